@@ -1,0 +1,45 @@
+// Command urlget fetches any URL that RFC 1738 defines, and more.
+//
+//	urlget [options] URL...        fetch each URL to stdout (or -o/-O files)
+//	urlget url [options] URL...    parse, resolve, normalize URLs (no network)
+//	urlget mirror URL DIR          mirror an ftp or gopher archive
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// env is what a subcommand may touch: its arguments and the standard streams.
+type env struct {
+	args   []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func main() {
+	os.Exit(run(env{args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}))
+}
+
+// run dispatches to a subcommand and returns the exit status.
+func run(e env) int {
+	if len(e.args) > 0 {
+		switch e.args[0] {
+		case "url":
+			e.args = e.args[1:]
+			return runURL(e)
+		}
+	}
+	return runFetch(e)
+}
+
+// fail prints one line on stderr, prefixed with the program name.
+func fail(e env, code int, format string, a ...any) int {
+	fmt.Fprintf(e.stderr, "urlget: "+format+"\n", a...)
+	return code
+}

@@ -1,0 +1,114 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strings"
+)
+
+// Kind classifies a fetch error. Each kind maps to one process exit code,
+// curl's number wherever curl has the same meaning (see README).
+type Kind int
+
+const (
+	ErrOther            Kind = iota // anything else (1)
+	ErrUnsupported                  // unsupported scheme (1)
+	ErrMalformed                    // URL malformed or refused before connecting (3)
+	ErrResolve                      // host name did not resolve (6)
+	ErrConnect                      // could not connect (7)
+	ErrProtocol                     // the server's reply made no sense (8)
+	ErrAccessDenied                 // access to the resource denied (9)
+	ErrTypeFailed                   // FTP TYPE refused (17)
+	ErrPartial                      // transfer ended before the whole resource (18)
+	ErrRetrFailed                   // FTP RETR refused (19)
+	ErrHTTP                         // HTTP status >= 400 with --fail (22)
+	ErrWrite                        // writing the output failed (23)
+	ErrUpload                       // upload refused (25)
+	ErrRead                         // reading a local file failed (26)
+	ErrTimeout                      // a timeout fired (28)
+	ErrResume                       // resume impossible (36)
+	ErrFileRead                     // file:// could not read the file (37)
+	ErrAborted                      // aborted by a callback or cancelled (42)
+	ErrTooManyRedirects             // more redirects than allowed (47)
+	ErrTLS                          // TLS handshake or certificate failure (35)
+	ErrTooLarge                     // over --max-filesize (63)
+	ErrLoginDenied                  // login refused (67)
+	ErrNotFound                     // remote file not found (78)
+)
+
+var exitCodes = map[Kind]int{
+	ErrOther: 1, ErrUnsupported: 1, ErrMalformed: 3, ErrResolve: 6, ErrConnect: 7,
+	ErrProtocol: 8, ErrAccessDenied: 9, ErrTypeFailed: 17, ErrPartial: 18, ErrRetrFailed: 19,
+	ErrHTTP: 22, ErrWrite: 23, ErrUpload: 25, ErrRead: 26, ErrTimeout: 28, ErrTLS: 35,
+	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
+	ErrLoginDenied: 67, ErrNotFound: 78,
+}
+
+// ExitCode is the process exit code for errors of this kind.
+func (k Kind) ExitCode() int { return exitCodes[k] }
+
+// Error is a typed fetch error.
+type Error struct {
+	Kind Kind
+	URL  string // the URL being fetched, passwords masked
+	Msg  string // one line, for people
+	Err  error  // underlying error, if any
+}
+
+func (e *Error) Error() string {
+	s := e.Msg
+	if e.Err != nil {
+		if s == "" {
+			s = e.Err.Error()
+		} else {
+			s += ": " + e.Err.Error()
+		}
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf-style constructor.
+func NewError(k Kind, msg string, err error) *Error { return &Error{Kind: k, Msg: msg, Err: err} }
+
+// KindOf classifies any error: a *Error gives its Kind; context and network
+// errors are recognised; anything else is ErrOther.
+func KindOf(err error) Kind {
+	if err == nil {
+		return ErrOther
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe.Kind
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return ErrTimeout
+	case errors.Is(err, context.Canceled):
+		return ErrAborted
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return ErrResolve
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ErrTimeout
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return ErrConnect
+	}
+	return ErrOther
+}
+
+// ExitCode maps an error to the process exit code: 0 for nil.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	return KindOf(err).ExitCode()
+}

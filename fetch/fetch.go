@@ -1,0 +1,129 @@
+// Package fetch is the contract every urlget scheme obeys, the registry of
+// scheme fetchers, and the Client that applies policy on top of them.
+//
+// The split follows net/http: a Fetcher is transport (it carries out one
+// scheme's access method and nothing else), a Client is policy (timeouts,
+// proxies, credentials, redirects, size caps, progress). Opening a URL gives
+// a Resource whose Body streams: nothing is ever buffered whole.
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"time"
+
+	"github.com/urlget/urlget/urlparse"
+)
+
+// A Fetcher carries out one scheme's access method. Fetchers register
+// themselves with Register, by scheme name, from their package's init.
+//
+// Open is called only after the Client has checked the URL with
+// urlparse.URL.CheckLine, so a Fetcher never sees CR, LF or NUL in any field
+// that goes on the wire.
+type Fetcher interface {
+	Open(ctx context.Context, req *Request) (*Resource, error)
+}
+
+// FetcherFunc adapts a function to the Fetcher interface.
+type FetcherFunc func(ctx context.Context, req *Request) (*Resource, error)
+
+// Open calls f(ctx, req).
+func (f FetcherFunc) Open(ctx context.Context, req *Request) (*Resource, error) { return f(ctx, req) }
+
+// Dialer opens network connections on behalf of a Fetcher. The Client's
+// dialer applies its connect timeout and proxy settings.
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Request is one retrieval handed by the Client to a Fetcher.
+type Request struct {
+	URL *urlparse.URL
+
+	// Head asks for metadata only: Resource.Body is empty.
+	Head bool
+	// Offset asks for the resource from this byte on (resume); 0 for all.
+	Offset int64
+	// Since, with Offset, is the modification time of the part already
+	// held: a fetcher that can tell the resource changed since then sends it
+	// whole (Resource.Offset 0) instead of resuming.
+	Since time.Time
+
+	// User and Password are the credentials to use, already chosen by the
+	// Client from the URL, -u or netrc. HasPassword tells an empty password
+	// from none.
+	User        string
+	Password    string
+	HasPassword bool
+
+	// Dialer opens connections; TLS configures TLS for the schemes that use
+	// it (https, gophers, nntps). Both are always set by the Client.
+	Dialer Dialer
+	TLS    *tls.Config
+
+	// Proxy is the proxy URL chosen for this request, or nil for none.
+	// Fetchers that can use an HTTP proxy gateway honour it; SOCKS proxies
+	// are already applied by Dialer.
+	Proxy *urlparse.URL
+
+	// UserAgent is sent by protocols that carry one.
+	UserAgent string
+
+	// Verbose, when non-nil, receives the protocol exchange, one line per
+	// command or reply, prefixed "> " (sent) or "< " (received), with
+	// passwords masked.
+	Verbose io.Writer
+
+	// Options holds scheme-specific settings by name (for example
+	// "ftp-method"); a fetcher ignores names it does not know.
+	Options map[string]string
+}
+
+// EntryType classifies a listing entry.
+type EntryType uint8
+
+const (
+	EntryUnknown EntryType = iota
+	EntryFile
+	EntryDir
+	EntryLink
+	EntryOther // device, socket, gopher info line, …
+)
+
+// Entry is one parsed line of a directory-like result (a directory listing,
+// a gopher menu).
+type Entry struct {
+	Name     string    // as the server gave it: data, never a local path
+	Type     EntryType //
+	Size     int64     // -1 when unknown
+	ModTime  time.Time // zero when unknown
+	Target   string    // symlink target, when known
+	URL      string    // absolute URL of the entry, when it has one
+	Raw      string    // the line as received
+	Unparsed bool      // the line could not be parsed: only Raw is set
+}
+
+// Meta is what is known about a resource before its body is read.
+type Meta struct {
+	Size         int64     // body size in bytes, -1 when unknown
+	ModTime      time.Time // zero when unknown
+	ContentType  string    // MIME type, when the protocol says
+	ItemType     byte      // gopher item type, 0 elsewhere
+	EffectiveURL string    // the URL finally fetched, after redirects
+	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none
+	Offset       int64     // where Body starts within the resource (resume)
+	Dir          bool      // the result is a listing; see Resource.Listing
+}
+
+// Resource is an opened URL: metadata, and a streaming body the caller
+// must close.
+type Resource struct {
+	Meta
+	Body io.ReadCloser
+	// Listing parses one line of a directory-like result into an Entry; it
+	// is nil for other results. See Resource.Entries.
+	Listing func(line []byte) Entry
+}

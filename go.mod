@@ -1,0 +1,3 @@
+module github.com/urlget/urlget
+
+go 1.26

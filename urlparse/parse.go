@@ -1,0 +1,52 @@
+package urlparse
+
+// Parse parses an absolute URL of any scheme: the generic RFC 3986 syntax
+// first (strictly), then the scheme's own syntax from RFC 1738 (or the later
+// RFC for https, gophers, mailto and nntps), filling in the typed fields.
+// Schemes are case-insensitive. An error is an *Error naming the byte offset
+// and the rule broken.
+func Parse(s string) (URL, error) {
+	var u URL
+	if err := u.Ref.parse(s); err != nil {
+		return URL{}, err
+	}
+	if u.RawScheme == "" {
+		return URL{}, errAt(s, 0, "URI", "no scheme (a URL starts with a scheme such as http: or ftp:)")
+	}
+	if u.Port > maxPort {
+		return URL{}, errAt(s, portOffset(s, &u.Ref), "port", "port number over 65535")
+	}
+	if err := u.parseScheme(s); err != nil {
+		return URL{}, err
+	}
+	return u, nil
+}
+
+// portOffset is the byte offset of the port in s.
+func portOffset(s string, r *Ref) int {
+	return len(r.RawScheme) + 3 + len(r.RawUserinfo) + b2i(r.HasUserinfo) + len(r.RawHost) + 1
+}
+
+// pathOffset is the byte offset of the path in s.
+func pathOffset(r *Ref) int {
+	n := len(r.RawScheme) + 1
+	if r.HasAuth {
+		n += 2 + len(r.RawUserinfo) + b2i(r.HasUserinfo) + len(r.RawHost) + b2i(r.HasPort) + len(r.RawPort)
+	}
+	return n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// PortOrDefault returns the URL's port, or its scheme's default port.
+func (u *URL) PortOrDefault() int {
+	if u.Port >= 0 {
+		return u.Port
+	}
+	return DefaultPort(u.Scheme)
+}
