@@ -115,3 +115,9 @@ type Prospero struct {
 	HSOName string  // decoded; may start with "/" (the URL path then starts "//")
 	Fields  []Field // in order
 }
+
+// Found is a URL found in running text by Extract.
+type Found struct {
+	URL        string // the URL, with whitespace inside a <URL:…> or <…> wrapper removed
+	Start, End int    // byte span in the text, wrapper included
+}
