@@ -1,5 +1,195 @@
 package urlparse
 
-// parseScheme fills in the typed fields for u.Scheme (placeholder: the
-// scheme parsers are being written).
-func (u *URL) parseScheme(s string) error { return nil }
+import "strings"
+
+// parseScheme fills in the typed fields for u.Scheme from the generic
+// components Ref already holds. s is the whole input, for error offsets and
+// for substrings that need no decoding. A scheme urlget does not know keeps
+// only the generic components.
+func (u *URL) parseScheme(s string) error {
+	switch u.Scheme {
+	case "ftp":
+		return u.parseFTP(s)
+	case "http", "https":
+		return u.parseHTTP(s)
+	case "gopher", "gophers":
+		return u.parseGopher(s)
+	case "mailto":
+		return u.parseMailto(s)
+	case "news":
+		return u.parseNews(s)
+	case "nntp", "nntps":
+		return u.parseNNTP(s)
+	case "telnet":
+		return u.parseTelnet(s)
+	case "wais":
+		return u.parseWAIS(s)
+	case "file":
+		return u.parseFile(s)
+	case "prospero":
+		return u.parseProspero(s)
+	}
+	return nil
+}
+
+// rule returns the RFC 1738 name of the scheme's production ("ftpurl").
+func (u *URL) rule() string {
+	switch u.Scheme {
+	case "ftp":
+		return "ftpurl"
+	case "http":
+		return "httpurl"
+	case "https":
+		return "https-URI"
+	case "gopher", "gophers":
+		return "gopherurl"
+	case "mailto":
+		return "mailtoURI"
+	case "news":
+		return "newsurl"
+	case "nntp", "nntps":
+		return "nntpurl"
+	case "telnet":
+		return "telneturl"
+	case "wais":
+		return "waisurl"
+	case "file":
+		return "fileurl"
+	case "prospero":
+		return "prosperourl"
+	}
+	return "URI"
+}
+
+// needHost refuses a URL of a scheme that names a server when it has no
+// "//" authority or an empty host.
+func (u *URL) needHost(s string) error {
+	if !u.HasAuth {
+		return errAt(s, len(u.RawScheme)+1, u.rule(), "a "+u.Scheme+" URL needs \"//\" and a host")
+	}
+	if u.RawHost == "" {
+		return errAt(s, len(u.RawScheme)+3+len(u.RawUserinfo)+b2i(u.HasUserinfo), "host", "empty host")
+	}
+	return nil
+}
+
+// pview gives the decoded form of spans of a URL's path (and, for the
+// schemes of RFC 1738 where "?" is an ordinary character, of "?" and the
+// query after it) without decoding a second time.
+//
+// Percent-decoding is local: a literal byte decodes to itself and each
+// three-byte escape to one byte, so the decoded form of a span of RawPath
+// that starts and ends outside escapes is a substring of Ref.Path, found by
+// counting the escapes before it (likewise RawQuery and Ref.Query). Only a
+// span that straddles the "?" between path and query needs a new string.
+type pview struct {
+	s     string
+	path  string // Ref.Path
+	query string // Ref.Query
+	po    int    // offset of the path in s
+	pe    int    // offset just past the path: the "?" when there is a query
+	end   int    // end of the region: pe, or the end of the query when re-joined
+
+	pCur, pPct int // escapes in s[po:pCur]
+	qCur, qPct int // escapes in s[pe+1:qCur]
+}
+
+// init sets v up over u's path; with rejoin, "?" and the query belong to
+// the region too.
+func (v *pview) init(s string, r *Ref, rejoin bool) {
+	// Only strings are copied out of r: a pointer kept in v would make the
+	// URL being parsed escape to the heap.
+	v.s, v.path, v.query = s, r.Path, r.Query
+	v.po = pathOffset(r)
+	v.pe = v.po + len(r.RawPath)
+	v.end = v.pe
+	if rejoin && r.HasQuery {
+		v.end = v.pe + 1 + len(r.RawQuery)
+	}
+	v.pCur, v.qCur = v.po, v.pe+1
+}
+
+// pctTo counts the escapes in s[base:k], continuing from the last count
+// when k has not moved backwards.
+func (v *pview) pctTo(cur, pct *int, base, k int) int {
+	if k < *cur {
+		*cur, *pct = base, 0
+	}
+	*pct += strings.Count(v.s[*cur:k], "%")
+	*cur = k
+	return *pct
+}
+
+// dec returns the decoded form of s[a:b], which lies within the region and
+// neither starts nor ends inside an escape.
+func (v *pview) dec(a, b int) string {
+	raw := v.s[a:b]
+	n := strings.Count(raw, "%")
+	if n == 0 {
+		return raw
+	}
+	switch {
+	case b <= v.pe:
+		d := a - v.po - 2*v.pctTo(&v.pCur, &v.pPct, v.po, a)
+		return v.path[d : d+len(raw)-2*n]
+	case a > v.pe:
+		q := v.pe + 1
+		d := a - q - 2*v.pctTo(&v.qCur, &v.qPct, q, a)
+		return v.query[d : d+len(raw)-2*n]
+	}
+	return Unescape(raw)
+}
+
+// urlPath returns the offset in s where the RFC 1738 url-path starts: just
+// after the "/" that follows host:port (that "/" is not part of it), or -1
+// when there is no url-path at all. A "?" with no "/" before it is refused
+// for the schemes that read "?" as part of the path.
+func (u *URL) urlPath(s string, v *pview) (int, error) {
+	if u.RawPath == "" {
+		if v.end > v.pe {
+			return 0, errAt(s, v.pe, u.rule(), "\"?\" before the \"/\" that starts the path")
+		}
+		return -1, nil
+	}
+	return v.po + 1, nil
+}
+
+// parseHTTP: host, port, path and search are all Ref's (RFC 1738 §3.3,
+// RFC 9110 §4.2); userinfo is accepted but flagged.
+func (u *URL) parseHTTP(s string) error {
+	if err := u.needHost(s); err != nil {
+		return err
+	}
+	u.HTTP.Userinfo = u.HasUserinfo
+	return nil
+}
+
+// parseTelnet: telnet://user:password@host:port/ (RFC 1738 §3.8), nothing
+// after the optional "/".
+func (u *URL) parseTelnet(s string) error {
+	if err := u.needHost(s); err != nil {
+		return err
+	}
+	po := pathOffset(&u.Ref)
+	if len(u.RawPath) > 1 {
+		return errAt(s, po+1, "telneturl", "a telnet URL has no path after the \"/\"")
+	}
+	if u.HasQuery {
+		return errAt(s, po+len(u.RawPath), "telneturl", "a telnet URL has no query")
+	}
+	return nil
+}
+
+// parseFile: file://host/path (RFC 1738 §3.10); "file:/path" (no
+// authority, RFC 8089) is local too. "?" is an ordinary path character.
+func (u *URL) parseFile(s string) error {
+	var v pview
+	v.init(s, &u.Ref, true)
+	if v.po == v.end || s[v.po] != '/' {
+		return errAt(s, v.po, "fileurl", "a file URL's path must start with \"/\"")
+	}
+	u.File.Local = !u.HasAuth || u.RawHost == "" ||
+		u.HostKind == HostRegName && strings.EqualFold(u.Host, "localhost")
+	u.File.Path = v.dec(v.po, v.end)
+	return nil
+}

@@ -1,0 +1,311 @@
+package urlparse
+
+import (
+	"strconv"
+	"strings"
+)
+
+// String returns the URL exactly as it was parsed, recomposed from its raw
+// components (RFC 3986 §5.3): Parse(u.String()) gives u back.
+func (u *URL) String() string { return u.Ref.String() }
+
+// Byte sets kept literal by the builders below; every other byte is
+// percent-encoded (upper-case hex), "%" itself included.
+const (
+	kUnres uint16 = 1 << iota // unreserved
+	kSub                      // sub-delims but ";", "=", "&", "+", ","
+	kSemi                     // ";"
+	kEq                       // "="
+	kAmp                      // "&"
+	kPlus                     // "+"
+	kComma                    // ","
+	kColon                    // ":"
+	kAt                       // "@"
+	kSlash                    // "/"
+
+	kAllSub = kSub | kSemi | kEq | kAmp | kPlus | kComma
+	kPchar  = kUnres | kAllSub | kColon | kAt
+
+	keepHost    = kUnres | kAllSub                // reg-name
+	keepUser    = kUnres | kAllSub                // user or password: ":" and "@" encoded
+	keepPath    = kPchar | kSlash                 // gopher-path, file path
+	keepSeg     = kPchar &^ kSemi                 // ftp segment: "/" and ";" encoded
+	keepHSO     = (kPchar | kSlash) &^ kSemi      // prospero hsoname
+	keepField   = kPchar &^ (kSemi | kEq)         // prospero field name or value
+	keepGroup   = kPchar                          // nntp group: "/" encoded
+	keepNews    = kPchar                          // news grouppart: "/" encoded
+	keepWAISSeg = kPchar                          // wais database, wtype: "/" encoded
+	keepDocID   = kPchar | kSlash                 // wais wpath
+	keepSearch  = (kPchar | kSlash) &^ kPlus      // wais search: "+" encoded (Lynx reads it as space)
+	keepAddr    = kPchar &^ kComma                // mailto address
+	keepHField  = kPchar &^ (kAmp | kEq | kComma) // mailto hfname, hfvalue
+)
+
+var keepClass [256]uint16
+
+func init() {
+	for c := 0; c < 256; c++ {
+		if isUnreserved(byte(c)) {
+			keepClass[c] |= kUnres
+		}
+	}
+	for _, c := range "!$'()*" {
+		keepClass[c] |= kSub
+	}
+	keepClass[';'] |= kSemi
+	keepClass['='] |= kEq
+	keepClass['&'] |= kAmp
+	keepClass['+'] |= kPlus
+	keepClass[','] |= kComma
+	keepClass[':'] |= kColon
+	keepClass['@'] |= kAt
+	keepClass['/'] |= kSlash
+}
+
+// appendEscaped appends s to b, percent-encoding every byte not in keep.
+func appendEscaped(b []byte, s string, keep uint16) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if keepClass[c]&keep != 0 {
+			b = append(b, c)
+		} else {
+			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+		}
+	}
+	return b
+}
+
+// appendAuthority appends "//", the userinfo when user or password is not
+// empty, the host (an IPv6 address in brackets, a reg-name
+// percent-encoded), and ":port" unless port is 0 or less or scheme's
+// default.
+func appendAuthority(b []byte, scheme, user, password, host string, port int) []byte {
+	b = append(b, "//"...)
+	if user != "" || password != "" {
+		b = appendEscaped(b, user, keepUser)
+		if password != "" {
+			b = append(b, ':')
+			b = appendEscaped(b, password, keepUser)
+		}
+		b = append(b, '@')
+	}
+	if IsIPv6Address(host) {
+		b = append(b, '[')
+		b = append(b, host...)
+		b = append(b, ']')
+	} else {
+		b = appendEscaped(b, host, keepHost)
+	}
+	if port > 0 && port != DefaultPort(scheme) {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(port), 10)
+	}
+	return b
+}
+
+func start(scheme string, n int) []byte {
+	b := make([]byte, 0, len(scheme)+n+16)
+	b = append(b, scheme...)
+	return append(b, ':')
+}
+
+// GopherURL returns the gopher (or gophers) URL of an item: scheme is
+// "gopher" or "gophers" ("" means "gopher"), port 0 or the default is
+// left out. The item type and selector are percent-encoded so that Parse
+// gives back the same bytes; a selector cannot hold TAB (it would start the
+// search).
+func GopherURL(scheme, host string, port int, itemType byte, selector string) string {
+	return gopherURL(scheme, host, port, itemType, selector, "", "", 0)
+}
+
+// GopherSearchURL is GopherURL for a search: selector%09search.
+func GopherSearchURL(scheme, host string, port int, itemType byte, selector, search string) string {
+	return gopherURL(scheme, host, port, itemType, selector, search, "", 1)
+}
+
+// GopherPlusURL is GopherURL with a search and a gopher+ string:
+// selector%09search%09plus.
+func GopherPlusURL(scheme, host string, port int, itemType byte, selector, search, plus string) string {
+	return gopherURL(scheme, host, port, itemType, selector, search, plus, 2)
+}
+
+func gopherURL(scheme, host string, port int, itemType byte, selector, search, plus string, tabs int) string {
+	if scheme == "" {
+		scheme = "gopher"
+	}
+	b := start(scheme, len(host)+len(selector)+len(search)+len(plus))
+	b = appendAuthority(b, scheme, "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, string([]byte{itemType}), keepPath) // one byte, not UTF-8
+	b = appendEscaped(b, selector, keepPath)
+	if tabs > 0 {
+		b = append(b, "%09"...)
+		b = appendEscaped(b, search, keepPath)
+	}
+	if tabs > 1 {
+		b = append(b, "%09"...)
+		b = appendEscaped(b, plus, keepPath)
+	}
+	return string(b)
+}
+
+// FTPURL returns ftp://user:password@host:port/cwd…/name;type=X. User and
+// password are left out when both are empty, the port when it is 0 or 21,
+// ";type=" when typecode is 0 (else it should be 'a', 'i' or 'd'). Every
+// segment is encoded on its own, "/" and ";" included, so Parse gives back
+// the same CWD, Name and Type.
+func FTPURL(host string, port int, user, password string, cwd []string, name string, typecode byte) string {
+	n := len(host) + len(user) + len(password) + len(name)
+	for _, c := range cwd {
+		n += len(c) + 1
+	}
+	b := start("ftp", n)
+	b = appendAuthority(b, "ftp", user, password, host, port)
+	b = append(b, '/')
+	for _, c := range cwd {
+		b = appendEscaped(b, c, keepSeg)
+		b = append(b, '/')
+	}
+	b = appendEscaped(b, name, keepSeg)
+	if typecode != 0 {
+		b = append(b, ";type="...)
+		b = append(b, typecode)
+	}
+	return string(b)
+}
+
+// NNTPURL returns nntp://host:port/group/article (article "" leaves out
+// the "/article"; it should be decimal digits). Port 0 or 119 is left out.
+func NNTPURL(host string, port int, group, article string) string {
+	b := start("nntp", len(host)+len(group)+len(article))
+	b = appendAuthority(b, "nntp", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, group, keepGroup)
+	if article != "" {
+		b = append(b, '/')
+		b = appendEscaped(b, article, keepGroup)
+	}
+	return string(b)
+}
+
+// NewsURL returns news:grouppart for a newsgroup, a message-id (without
+// angle brackets) or "*".
+func NewsURL(grouppart string) string {
+	b := start("news", len(grouppart))
+	return string(appendEscaped(b, grouppart, keepNews))
+}
+
+// TelnetURL returns telnet://user:password@host:port/.
+func TelnetURL(host string, port int, user, password string) string {
+	b := start("telnet", len(host)+len(user)+len(password))
+	b = appendAuthority(b, "telnet", user, password, host, port)
+	return string(append(b, '/'))
+}
+
+// WAISURL returns wais://host:port/database.
+func WAISURL(host string, port int, database string) string {
+	b := start("wais", len(host)+len(database))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	return string(appendEscaped(b, database, keepWAISSeg))
+}
+
+// WAISSearchURL returns wais://host:port/database?search ("+" in search is
+// encoded, since Lynx reads a literal "+" as a space).
+func WAISSearchURL(host string, port int, database, search string) string {
+	b := start("wais", len(host)+len(database)+len(search))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, database, keepWAISSeg)
+	b = append(b, '?')
+	return string(appendEscaped(b, search, keepSearch))
+}
+
+// WAISDocURL returns wais://host:port/database/wtype/length/wpath, or
+// without "/length" when length is "" (it should be decimal digits). When
+// there is no length and wpath itself starts with digits and "/", that
+// "/" is encoded so that Parse does not take the digits for a length.
+func WAISDocURL(host string, port int, database, docType, length, docPath string) string {
+	b := start("wais", len(host)+len(database)+len(docType)+len(length)+len(docPath))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, database, keepWAISSeg)
+	b = append(b, '/')
+	b = appendEscaped(b, docType, keepWAISSeg)
+	b = append(b, '/')
+	if length != "" {
+		b = appendEscaped(b, length, keepWAISSeg)
+		b = append(b, '/')
+	} else {
+		n := 0
+		for n < len(docPath) && docPath[n] >= '0' && docPath[n] <= '9' {
+			n++
+		}
+		if n > 0 && n < len(docPath) && docPath[n] == '/' {
+			b = append(b, docPath[:n]...)
+			b = append(b, "%2F"...)
+			docPath = docPath[n+1:]
+		}
+	}
+	return string(appendEscaped(b, docPath, keepDocID))
+}
+
+// ProsperoURL returns prospero://host:port/hsoname;name=value… (an
+// hsoname starting with "/" gives "//" after the host).
+func ProsperoURL(host string, port int, hsoname string, fields []Field) string {
+	n := len(host) + len(hsoname)
+	for _, f := range fields {
+		n += len(f.Name) + len(f.Value) + 2
+	}
+	b := start("prospero", n)
+	b = appendAuthority(b, "prospero", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, hsoname, keepHSO)
+	for _, f := range fields {
+		b = append(b, ';')
+		b = appendEscaped(b, f.Name, keepField)
+		b = append(b, '=')
+		b = appendEscaped(b, f.Value, keepField)
+	}
+	return string(b)
+}
+
+// MailtoURL returns mailto:addr,addr?name=value&name=value (RFC 6068).
+func MailtoURL(to []string, headers []Header) string {
+	n := 0
+	for _, a := range to {
+		n += len(a) + 1
+	}
+	for _, h := range headers {
+		n += len(h.Name) + len(h.Value) + 2
+	}
+	b := start("mailto", n)
+	for i, a := range to {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendEscaped(b, a, keepAddr)
+	}
+	for i, h := range headers {
+		if i == 0 {
+			b = append(b, '?')
+		} else {
+			b = append(b, '&')
+		}
+		b = appendEscaped(b, h.Name, keepHField)
+		b = append(b, '=')
+		b = appendEscaped(b, h.Value, keepHField)
+	}
+	return string(b)
+}
+
+// FileURL returns file:///path for a local path ("/" is put in front of a
+// path that does not start with one).
+func FileURL(path string) string {
+	b := start("file", len(path)+3)
+	b = append(b, "//"...)
+	if !strings.HasPrefix(path, "/") {
+		b = append(b, '/')
+	}
+	return string(appendEscaped(b, path, keepPath))
+}

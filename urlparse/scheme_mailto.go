@@ -1,0 +1,50 @@
+package urlparse
+
+import "strings"
+
+// parseMailto reads mailto:addr,addr?hfname=hfvalue&hfname=hfvalue
+// (RFC 6068 §2). The path is split on literal "," and the query on literal
+// "&" and then "=", and every piece is decoded after splitting, so "%2C",
+// "%26" and "%3D" stay inside their piece. "+" is not a space (RFC 6068
+// §5). An empty query ("mailto:a@b?") has no header fields.
+func (u *URL) parseMailto(s string) error {
+	if u.HasAuth {
+		return errAt(s, len(u.RawScheme)+1, "mailtoURI", "a mailto URL has no \"//\" authority")
+	}
+	var v pview
+	v.init(s, &u.Ref, false)
+	m := &u.Mailto
+	if u.RawPath != "" {
+		m.To = make([]string, strings.Count(u.RawPath, ",")+1)
+		a := v.po
+		for i := range m.To {
+			b := v.pe
+			if k := strings.IndexByte(s[a:b], ','); k >= 0 {
+				b = a + k
+			}
+			if a == b {
+				return errAt(s, a, "to", "empty address")
+			}
+			m.To[i] = v.dec(a, b)
+			a = b + 1
+		}
+	}
+	if u.RawQuery != "" {
+		m.Headers = make([]Header, strings.Count(u.RawQuery, "&")+1)
+		a := v.pe + 1
+		qe := a + len(u.RawQuery)
+		for i := range m.Headers {
+			b := qe
+			if k := strings.IndexByte(s[a:b], '&'); k >= 0 {
+				b = a + k
+			}
+			eq := strings.IndexByte(s[a:b], '=')
+			if eq < 0 {
+				return errAt(s, b, "hfield", "header field without \"=\"")
+			}
+			m.Headers[i] = Header{Name: v.dec(a, a+eq), Value: v.dec(a+eq+1, b)}
+			a = b + 1
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package urlparse
+
+import "strings"
+
+// parseNews reads news:<newsgroup>, news:<message-id> or news:*
+// (RFC 1738 §3.6). An "@" in the decoded grouppart makes it a message-id
+// (written without angle brackets); "*" alone is every group. The article
+// form allows "?" and "/", so the query belongs to the grouppart. The
+// RFC 5538 form news://server/grouppart is read the same way after the "/".
+func (u *URL) parseNews(s string) error {
+	var v pview
+	v.init(s, &u.Ref, true)
+	a := v.po
+	if u.HasAuth {
+		var err error
+		if a, err = u.urlPath(s, &v); err != nil {
+			return err
+		}
+		if a < 0 {
+			a = v.po
+		}
+	}
+	if a == v.end {
+		return errAt(s, a, "grouppart", "empty news URL (want a newsgroup, a message-id or \"*\")")
+	}
+	d := v.dec(a, v.end)
+	n := &u.News
+	switch {
+	case d == "*":
+		n.All = true
+	case strings.IndexByte(d, '@') >= 0:
+		n.MessageID = d
+	default:
+		n.Group = d
+	}
+	return nil
+}
+
+// parseNNTP reads nntp://host:port/group/article (RFC 1738 §3.7; nntps
+// the same). The article number is decimal digits as written, no escapes.
+func (u *URL) parseNNTP(s string) error {
+	if err := u.needHost(s); err != nil {
+		return err
+	}
+	var v pview
+	v.init(s, &u.Ref, false)
+	if u.HasQuery {
+		return errAt(s, v.pe, "nntpurl", "an nntp URL has no query")
+	}
+	if len(u.RawPath) < 2 {
+		return errAt(s, v.pe, "nntpurl", "no newsgroup (want /group or /group/article)")
+	}
+	a := v.po + 1
+	ge := v.pe
+	k := strings.IndexByte(s[a:v.pe], '/')
+	if k >= 0 {
+		ge = a + k
+	}
+	if ge == a {
+		return errAt(s, a, "group", "empty newsgroup")
+	}
+	u.NNTP.Group = v.dec(a, ge)
+	if k >= 0 {
+		for i := ge + 1; i < v.pe; i++ {
+			if c := s[i]; c < '0' || c > '9' {
+				return errAt(s, i, "digits", "article number holds "+quoteByte(c)+", not only digits")
+			}
+		}
+		u.NNTP.Article = s[ge+1 : v.pe]
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+package urlparse
+
+import "strings"
+
+// parseProspero reads prospero://host:port/hsoname;field=value;field=value
+// (RFC 1738 §3.11). The hsoname is everything after the "/" that follows
+// host:port up to the first literal ";", so prospero://h//a/b names "/a/b".
+// "?" is an ordinary character (psegment), so the query belongs to the
+// path. Fields are split on literal ";" and then on the first literal "=",
+// and each piece is decoded after splitting.
+func (u *URL) parseProspero(s string) error {
+	if err := u.needHost(s); err != nil {
+		return err
+	}
+	var v pview
+	v.init(s, &u.Ref, true)
+	a, err := u.urlPath(s, &v)
+	if err != nil || a < 0 {
+		return err
+	}
+	p := &u.Prospero
+	semi := strings.IndexByte(s[a:v.end], ';')
+	if semi < 0 {
+		p.HSOName = v.dec(a, v.end)
+		return nil
+	}
+	p.HSOName = v.dec(a, a+semi)
+	a += semi + 1
+	p.Fields = make([]Field, strings.Count(s[a:v.end], ";")+1)
+	for i := range p.Fields {
+		b := v.end
+		if k := strings.IndexByte(s[a:b], ';'); k >= 0 {
+			b = a + k
+		}
+		eq := strings.IndexByte(s[a:b], '=')
+		if eq < 0 {
+			return errAt(s, b, "fieldspec", "field without \"=\"")
+		}
+		p.Fields[i] = Field{Name: v.dec(a, a+eq), Value: v.dec(a+eq+1, b)}
+		a = b + 1
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package urlparse
+
+import "strings"
+
+// parseWAIS reads the wais URL forms (RFC 1738 §3.9, RFC 4156):
+//
+//	wais://host:port/database
+//	wais://host:port/database?search
+//	wais://host:port/database/wtype/wpath
+//	wais://host:port/database/wtype/length/wpath
+//
+// The last is what Lynx and CERN libwww write (wais.md §7): after
+// /database/wtype/, leading digits followed by "/" are the document length
+// (a libwww DOCID always starts "<digits>=", so this is unambiguous). The
+// wpath is everything after, decoded, "/" included. Search is the decoded
+// query as written: "+" is not turned into a space here (Lynx does that).
+func (u *URL) parseWAIS(s string) error {
+	if err := u.needHost(s); err != nil {
+		return err
+	}
+	var v pview
+	v.init(s, &u.Ref, false)
+	w := &u.WAIS
+	if u.RawPath == "" {
+		w.Search, w.HasSearch = u.Query, u.HasQuery
+		return nil
+	}
+	a := v.po + 1
+	k := strings.IndexByte(s[a:v.pe], '/')
+	if k < 0 {
+		w.Database = v.dec(a, v.pe)
+		w.Search, w.HasSearch = u.Query, u.HasQuery
+		return nil
+	}
+	w.Database = v.dec(a, a+k)
+	a += k + 1
+	k = strings.IndexByte(s[a:v.pe], '/')
+	if k < 0 {
+		return errAt(s, v.pe, "waisdoc", "a WAIS document URL needs /database/wtype/wpath")
+	}
+	w.DocType = v.dec(a, a+k)
+	a += k + 1
+	n := 0
+	for a+n < v.pe && s[a+n] >= '0' && s[a+n] <= '9' {
+		n++
+	}
+	if n > 0 && a+n < v.pe && s[a+n] == '/' {
+		w.Length = s[a : a+n]
+		a += n + 1
+	}
+	w.DocPath = v.dec(a, v.pe)
+	if u.HasQuery {
+		return errAt(s, v.pe, "waisdoc", "a WAIS document URL has no search")
+	}
+	return nil
+}
