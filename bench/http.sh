@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench/http.sh — urlget against curl, downloading one big file over HTTP
+# from nginx on 127.0.0.1. See bench/README.md.
+#
+#   bench/http.sh                       256 MiB, 5 rounds
+#   ROUNDS=9 SIZE_MIB=1024 bench/http.sh
+#   URLGET_CMD="curl -s" bench/http.sh  check the script itself: "urlget" is curl
+#
+# Targets: urlget's median wall time <= 0.85 x curl's; urlget's peak RSS
+# < 20 MiB. Exit status: 0 all met, 1 a target missed, 2 a client failed.
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# Debian packages this benchmark needs (installed when run as root).
+PACKAGES=(nginx-light curl time)
+
+ROUNDS=${ROUNDS:-5}
+SIZE_MIB=${SIZE_MIB:-256}
+MAX_RATIO=${MAX_RATIO:-0.85}       # urlget wall / curl wall
+MAX_RSS_KIB=${MAX_RSS_KIB:-20480}  # urlget peak RSS (20 MiB)
+
+bench_init
+bench_need_packages "${PACKAGES[@]}"
+command -v go >/dev/null || bench_die "go is not on PATH"
+bench_note "bench: building"
+bench_build
+
+# The clients, as templates (see lib.sh). URLGET_CMD replaces the urlget
+# binary built from ./cmd/urlget, e.g. to try the script with curl alone.
+CURL=(curl -s -o @OUT@ @URL@)
+if [ -n "${URLGET_CMD:-}" ]; then
+	read -r -a urlget_cmd <<<"$URLGET_CMD"
+else
+	bench_build_urlget
+	urlget_cmd=("$BENCH_BIN/urlget")
+fi
+URLGET=("${urlget_cmd[@]}" -o @OUT@ @URL@)
+
+mkdir "$BENCH_TMP/www"
+src=$BENCH_TMP/www/big.bin
+bench_note "bench: writing $SIZE_MIB MiB of random bytes"
+head -c "$((SIZE_MIB << 20))" /dev/urandom >"$src"
+sync "$src" # no writeback of it during the timed runs
+bytes=$(stat -c %s "$src")
+
+bench_start_server nginx -root "$BENCH_TMP/www"
+url=$BENCH_URL/big.bin
+
+echo "== HTTP: GET $url ($SIZE_MIB MiB, random bytes), $ROUNDS rounds"
+echo "   $(nginx -v 2>&1 | head -n 1); $(curl --version | head -n 1 | cut -d' ' -f1-2); urlget: ${URLGET[*]}"
+echo "   $(uname -sr)"
+bench_load_note
+
+# Untimed first run of each: checks the bytes and warms the page cache.
+bench_check curl "$src" "$url" "${CURL[@]}"
+bench_check urlget "$src" "$url" "${URLGET[@]}"
+sync -f "$BENCH_TMP"
+
+# Alternate the order from round to round, so neither client always runs
+# right after the other.
+for ((i = 1; i <= ROUNDS; i++)); do
+	if ((i % 2)); then
+		bench_run curl "$url" "${CURL[@]}"
+		bench_run urlget "$url" "${URLGET[@]}"
+	else
+		bench_run urlget "$url" "${URLGET[@]}"
+		bench_run curl "$url" "${CURL[@]}"
+	fi
+done
+
+echo
+bench_report "$bytes" curl urlget
+echo
+bench_ratio urlget curl "$MAX_RATIO"
+bench_ratio_info urlget curl
+bench_rss_limit urlget "$MAX_RSS_KIB"
+bench_status

@@ -1,0 +1,303 @@
+# shellcheck shell=bash
+# bench/lib.sh — shared functions for urlget's benchmark scripts. Source it:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   bench_init                          temp dir, cleanup trap, cd to the repo
+#   bench_need_packages nginx-light curl time
+#   bench_build                         go build the testserver helper into $BENCH_BIN
+#   bench_build_urlget                  go build ./cmd/urlget into $BENCH_BIN
+#   bench_start_server nginx -root DIR  sets BENCH_URL; stopped by PID at exit
+#   bench_check NAME FILE URL TEMPLATE...  the client must fetch URL's bytes = FILE
+#   bench_run NAME URL TEMPLATE...      one timed run: wall, peak RSS, CPU, status
+#   bench_report BYTES NAME...          table: median wall, peak RSS, CPU per NAME
+#   bench_ratio A B MAX                 median wall A / B, checked against MAX
+#   bench_ratio_info A B                fastest-run and CPU ratios (no target)
+#   bench_load_note                     load average, warning when busy
+#   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
+#
+# A client is a command TEMPLATE: words, where @URL@ stands for the URL and
+# @OUT@ for the output file, e.g. curl -s -o @OUT@ @URL@.
+#
+# Wall time is measured with `date +%s%N` around the command; peak RSS
+# ("Maximum resident set size", KiB) and user/system CPU come from GNU time
+# (/usr/bin/time, Debian package "time"). Servers are run by the Go helper
+# internal/testserver/cmd/testserver, in the foreground as children of the
+# script, and stopped by PID (SIGTERM, then SIGKILL) — never by name.
+#
+# Each check or run that fails is recorded; bench_status returns 0 when
+# every client worked and every target was met, 1 when a target was missed,
+# 2 when a client failed.
+
+BENCH_STATUS=0 # raised by failures: 1 target missed, 2 a client failed
+
+bench_note() { printf '%s\n' "$*" >&2; }
+bench_die() {
+	printf 'bench: %s\n' "$*" >&2
+	exit 2
+}
+bench_fail() { # LEVEL: remember the worst outcome
+	[ "$1" -gt "$BENCH_STATUS" ] && BENCH_STATUS=$1
+	return 0
+}
+bench_status() { return "$BENCH_STATUS"; }
+
+# bench_init: cd to the repository, make $BENCH_TMP (kept if BENCH_KEEP=1),
+# and arrange for servers to be stopped and the temp dir removed at exit.
+bench_init() {
+	cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+	BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/urlget-bench.XXXXXX")
+	BENCH_BIN=$BENCH_TMP/bin
+	mkdir -p "$BENCH_BIN"
+	BENCH_SERVER_PIDS=()
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+bench_cleanup() {
+	local st=$?
+	bench_stop_servers
+	if [ "${BENCH_KEEP:-}" = 1 ]; then
+		bench_note "bench: kept $BENCH_TMP"
+	else
+		rm -rf "$BENCH_TMP"
+	fi
+	return $st
+}
+
+# bench_need_packages PKG...: install the missing Debian packages (as root),
+# or fail saying which are missing.
+bench_need_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+		bench_die "missing Debian packages: ${missing[*]} (run as root to install them)"
+	fi
+	bench_note "bench: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	if [ ! -e /usr/sbin/policy-rc.d ]; then # keep packaged daemons from starting
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+	fi
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null || bench_die "apt-get install ${missing[*]} failed"
+}
+
+# bench_build: build the testserver helper into $BENCH_BIN.
+bench_build() {
+	go build -o "$BENCH_BIN/testserver" ./internal/testserver/cmd/testserver || bench_die "cannot build internal/testserver/cmd/testserver"
+}
+
+# bench_build_urlget: build ./cmd/urlget into $BENCH_BIN/urlget; if that
+# fails, client "urlget" is marked failed with the compiler's first lines.
+bench_build_urlget() {
+	if ! go build -o "$BENCH_BIN/urlget" ./cmd/urlget 2>"$BENCH_TMP/urlget-build.log"; then
+		bench_mark_failed urlget "go build ./cmd/urlget failed: $(head -n 3 "$BENCH_TMP/urlget-build.log" | tr '\n' ' ')"
+	fi
+}
+
+# bench_start_server KIND ARGS...: run `testserver KIND ARGS...` in the
+# background, wait (up to 30 s) for its "URL …" line and set BENCH_URL.
+bench_start_server() {
+	local n=${#BENCH_SERVER_PIDS[@]}
+	local out=$BENCH_TMP/server$n.out err=$BENCH_TMP/server$n.err
+	: >"$out"
+	"$BENCH_BIN/testserver" "$@" >"$out" 2>"$err" &
+	local pid=$!
+	BENCH_SERVER_PIDS+=("$pid")
+	local i
+	for ((i = 0; i < 300; i++)); do
+		BENCH_URL=$(awk '$1 == "URL" { print $2; exit }' "$out")
+		[ -n "$BENCH_URL" ] && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$err" >&2
+	bench_die "testserver $* did not start"
+}
+
+# bench_stop_servers: SIGTERM to each helper's PID (it stops its server the
+# same way), up to 10 s to exit, then SIGKILL.
+bench_stop_servers() {
+	local pid i
+	for pid in "${BENCH_SERVER_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || continue
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	BENCH_SERVER_PIDS=()
+}
+
+# bench_expand OUT URL WORD...: set the array BENCH_CMD to WORD... with the
+# words @OUT@ and @URL@ replaced by OUT and URL. Client commands are written
+# once as such templates, e.g. (curl -s -o @OUT@ @URL@).
+bench_expand() {
+	local out=$1 url=$2 w
+	shift 2
+	BENCH_CMD=()
+	for w in "$@"; do
+		case "$w" in
+		@OUT@) BENCH_CMD+=("$out") ;;
+		@URL@) BENCH_CMD+=("$url") ;;
+		*) BENCH_CMD+=("$w") ;;
+		esac
+	done
+}
+
+# bench_check NAME FILE URL TEMPLATE...: run the client once, writing to a
+# temp file, which must then hold exactly the bytes of FILE (this also warms
+# the caches). A failure marks NAME failed: bench_run then skips it and
+# bench_report says why.
+bench_check() {
+	local name=$1 want=$2 url=$3 st=0
+	shift 3
+	bench_failed "$name" && return 0
+	local out=$BENCH_TMP/$name.check.out
+	rm -f "$out"
+	bench_expand "$out" "$url" "$@"
+	"${BENCH_CMD[@]}" >"$BENCH_TMP/$name.check.stdout" 2>"$BENCH_TMP/$name.stderr" || st=$?
+	if [ $st -ne 0 ]; then
+		bench_mark_failed "$name" "exit status $st: $(head -c 300 "$BENCH_TMP/$name.stderr" | head -n 3 | tr '\n' ' ')"
+	elif ! cmp -s "$want" "$out"; then
+		bench_mark_failed "$name" "output differs from the served file ($(stat -c %s "$out" 2>/dev/null || echo no) bytes written, $(stat -c %s "$want") expected)"
+	fi
+	rm -f "$out"
+}
+
+bench_mark_failed() {
+	printf '%s\n' "$2" >"$BENCH_TMP/$1.failed"
+	bench_note "bench: $1 FAILED: $2"
+	bench_fail 2
+}
+
+bench_failed() { [ -e "$BENCH_TMP/$1.failed" ]; }
+
+# bench_run NAME URL TEMPLATE...: one timed run of the client, its output
+# going to /dev/null, unless NAME has failed. Appends "wall_s peak_rss_kib
+# user_s sys_s status" to $BENCH_TMP/NAME.runs. A non-zero status marks NAME
+# failed.
+bench_run() {
+	local name=$1 url=$2
+	shift 2
+	bench_failed "$name" && return 0
+	bench_expand /dev/null "$url" "$@"
+	local tf=$BENCH_TMP/$name.time st=0 t0 t1
+	t0=$(date +%s%N)
+	"$BENCH_TIME" -f '%M %U %S' -o "$tf" "${BENCH_CMD[@]}" >/dev/null 2>"$BENCH_TMP/$name.stderr" || st=$?
+	t1=$(date +%s%N)
+	local rss user sys
+	read -r rss user sys < <(tail -n 1 "$tf")
+	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
+		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$name.runs"
+	if [ $st -ne 0 ]; then
+		bench_mark_failed "$name" "exit status $st in a timed run: $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
+	fi
+}
+
+# bench_median: the median of the numbers on stdin, one a line.
+bench_median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.4f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# bench_stat NAME: "runs median_wall min_wall max_wall peak_rss_kib
+# median_cpu" over NAME's successful runs; nothing if there are none.
+bench_stat() {
+	local f=$BENCH_TMP/$1.runs ok
+	[ -s "$f" ] || return 0
+	ok=$(awk '$5 == 0' "$f")
+	[ -n "$ok" ] || return 0
+	local n mw mn mx rss mc
+	n=$(printf '%s\n' "$ok" | wc -l)
+	mw=$(printf '%s\n' "$ok" | awk '{ print $1 }' | bench_median)
+	mn=$(printf '%s\n' "$ok" | awk '{ print $1 }' | sort -g | head -n 1)
+	mx=$(printf '%s\n' "$ok" | awk '{ print $1 }' | sort -g | tail -n 1)
+	rss=$(printf '%s\n' "$ok" | awk '{ print $2 }' | sort -g | tail -n 1)
+	mc=$(printf '%s\n' "$ok" | awk '{ print $3 + $4 }' | bench_median)
+	printf '%s %s %s %s %s %s\n' "$n" "$mw" "$mn" "$mx" "$rss" "$mc"
+}
+
+# bench_report BYTES NAME...: a table of every NAME's runs.
+bench_report() {
+	local bytes=$1
+	shift
+	printf '%-8s %5s %10s %10s %10s %10s %12s %10s\n' client runs "median s" "min s" "max s" "MiB/s" "peak RSS" "CPU s"
+	local name runs mw mn mx rss cpu
+	for name in "$@"; do
+		read -r runs mw mn mx rss cpu < <(bench_stat "$name"; echo)
+		if bench_failed "$name"; then
+			printf '%-8s FAILED: %s\n' "$name" "$(cat "$BENCH_TMP/$name.failed")"
+		elif [ -z "$runs" ]; then
+			printf '%-8s no runs\n' "$name"
+		else
+			printf '%-8s %5s %10s %10s %10s %10s %8.1f MiB %10s\n' "$name" "$runs" "$mw" "$mn" "$mx" \
+				"$(awk -v b="$bytes" -v t="$mw" 'BEGIN { printf "%.0f", b / 1048576 / t }')" \
+				"$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$cpu"
+		fi
+	done
+}
+
+# bench_ratio A B MAX: print median wall A / median wall B and whether it is
+# at most MAX; a miss sets status 1.
+bench_ratio() {
+	local a b
+	a=$(bench_stat "$1" | awk '{ print $2 }')
+	b=$(bench_stat "$2" | awk '{ print $2 }')
+	if bench_failed "$1" || bench_failed "$2" || [ -z "$a" ] || [ -z "$b" ]; then
+		printf 'wall %s/%s: n/a (a client failed)           target <= %s  FAIL\n' "$1" "$2" "$3"
+		bench_fail 1
+		return 0
+	fi
+	local r ok
+	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')
+	ok=$(awk -v r="$r" -v m="$3" 'BEGIN { print (r <= m) ? "ok" : "MISS" }')
+	printf 'wall %s/%s: %s (%s s / %s s)  target <= %s  %s\n' "$1" "$2" "$r" "$a" "$b" "$3" "$ok"
+	[ "$ok" = ok ] || bench_fail 1
+}
+
+# bench_ratio_info A B: the ratios A/B of the fastest runs and of median CPU
+# time, which a busy machine disturbs less than median wall time (no target).
+bench_ratio_info() {
+	local sa sb
+	sa=$(bench_stat "$1")
+	sb=$(bench_stat "$2")
+	[ -n "$sa" ] && [ -n "$sb" ] || return 0
+	awk -v a="$sa" -v b="$sb" -v na="$1" -v nb="$2" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "(info) %s/%s: fastest run %.3f, median CPU %s\n", na, nb, x[3] / y[3], (y[6] > 0 ? sprintf("%.3f", x[6] / y[6]) : "n/a")
+	}'
+}
+
+# bench_load_note: print the load average, with a warning when the machine
+# is busy enough to make timings unreliable (1-minute load > CPUs / 2).
+bench_load_note() {
+	local load cpus
+	read -r load _ </proc/loadavg
+	cpus=$(nproc)
+	echo "   load average $load on $cpus CPUs"
+	if awk -v l="$load" -v c="$cpus" 'BEGIN { exit !(l > c / 2) }'; then
+		echo "   WARNING: the machine is busy; wall times are unreliable (compare CPU and fastest runs, or rerun when idle)"
+	fi
+}
+
+# bench_rss_limit NAME MAX_KIB: check NAME's peak RSS is below MAX_KIB.
+bench_rss_limit() {
+	local rss ok
+	rss=$(bench_stat "$1" | awk '{ print $5 }')
+	if bench_failed "$1" || [ -z "$rss" ]; then
+		printf 'peak RSS %s: n/a (failed)  target < %s KiB  FAIL\n' "$1" "$2"
+		bench_fail 1
+		return 0
+	fi
+	ok=$(awk -v r="$rss" -v m="$2" 'BEGIN { print (r < m) ? "ok" : "MISS" }')
+	printf 'peak RSS %s: %s KiB (%.1f MiB)  target < %s KiB  %s\n' "$1" "$rss" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$2" "$ok"
+	[ "$ok" = ok ] || bench_fail 1
+}
+
+BENCH_TIME=${BENCH_TIME:-/usr/bin/time}
