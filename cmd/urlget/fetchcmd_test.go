@@ -1,0 +1,766 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// fakeFile is one resource of a fakeSrv.
+type fakeFile struct {
+	data    []byte
+	status  []int     // status per attempt (the last repeats); default 200 for http, 0 else
+	mod     time.Time // modification time
+	ctype   string
+	cut     int   // with cutTimes: the body stops with an error after cut bytes
+	cutErr  error // the error it stops with (default: an unexpected EOF)
+	cutN    int   // the first cutN attempts are cut
+	failN   int   // the first failN attempts fail with failErr
+	failErr error
+	whole   bool // never resume
+	block   bool // block until the context ends
+}
+
+// fakeSrv is a Fetcher serving fakeFiles by path, recording requests.
+type fakeSrv struct {
+	mu       sync.Mutex
+	files    map[string]*fakeFile
+	reqs     []fetch.Request
+	attempts map[string]int
+}
+
+func newFakeSrv(files map[string]*fakeFile) *fakeSrv {
+	return &fakeSrv{files: files, attempts: map[string]int{}}
+}
+
+type cutReader struct {
+	r   io.Reader
+	n   int
+	err error
+}
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, c.err
+	}
+	if len(p) > c.n {
+		p = p[:c.n]
+	}
+	k, err := c.r.Read(p)
+	c.n -= k
+	if err == io.EOF {
+		err = c.err
+	}
+	return k, err
+}
+
+func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, *req)
+	f, ok := s.files[req.URL.Path]
+	s.attempts[req.URL.Path]++
+	n := s.attempts[req.URL.Path]
+	s.mu.Unlock()
+	isHTTP := req.URL.Scheme == "http"
+	if !ok {
+		if isHTTP {
+			return &fetch.Resource{Meta: fetch.Meta{Size: 9, Status: 404, EffectiveURL: req.URL.String()},
+				Body: io.NopCloser(strings.NewReader("not found"))}, nil
+		}
+		return nil, fetch.NewError(fetch.ErrNotFound, "no such file: "+req.URL.Path, nil)
+	}
+	if f.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if n <= f.failN {
+		return nil, f.failErr
+	}
+	status := 0
+	if isHTTP {
+		status = 200
+	}
+	if len(f.status) > 0 {
+		status = f.status[min(n, len(f.status))-1]
+	}
+	data := f.data
+	off := int64(0)
+	if req.Offset > 0 && !f.whole && req.Offset <= int64(len(data)) && (req.Since.IsZero() || !f.mod.After(req.Since)) {
+		off = req.Offset
+		data = data[off:]
+	}
+	if req.Head {
+		data = nil
+	}
+	var body io.Reader = bytes.NewReader(data)
+	if n <= f.cutN {
+		e := f.cutErr
+		if e == nil {
+			e = io.ErrUnexpectedEOF
+		}
+		body = &cutReader{r: body, n: f.cut, err: e}
+	}
+	size := int64(len(data))
+	if req.Head {
+		size = int64(len(f.data))
+	}
+	return &fetch.Resource{
+		Meta: fetch.Meta{Size: size, ModTime: f.mod, ContentType: f.ctype, EffectiveURL: req.URL.String(),
+			Status: status, Offset: off},
+		Body: io.NopCloser(body),
+	}, nil
+}
+
+// cliResult is the outcome of one in-process run.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs the fetch command in-process with srv serving the schemes
+// "test" and "http".
+func runCLI(t *testing.T, srv *fakeSrv, args ...string) cliResult {
+	t.Helper()
+	return runCLIWith(t, srv, nil, args...)
+}
+
+func runCLIWith(t *testing.T, srv *fakeSrv, setup func(*fetchCmd), args ...string) cliResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runFetchWith(env{args: args, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}, func(c *fetchCmd) {
+		if srv != nil {
+			c.client.Fetchers = map[string]fetch.Fetcher{"test": srv, "http": srv}
+		}
+		c.sleep = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
+		if setup != nil {
+			setup(c)
+		}
+	})
+	return cliResult{code, stdout.String(), stderr.String()}
+}
+
+func inDir(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	t.Chdir(d)
+	return d
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// noTemps fails if a temporary output file was left behind in dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".urlget-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestFlagParsing(t *testing.T) {
+	var e env
+	e.stderr, e.stdout, e.stdin = io.Discard, io.Discard, strings.NewReader("")
+	o, err := parseFetchArgs(e, []string{"-sSfL", "-o", "a", "u1", "-O", "u2", "--output", "b", "u3", "-C", "-",
+		"--retry", "3", "--retry-delay", "0.5", "--max-time", "2.5", "--connect-timeout", "1", "-u", "bob:se:cret",
+		"--max-filesize", "2k", "-#", "-w", "%{http_code}", "-x", "proxy:3128", "--noproxy", "a,b", "-A", "ua",
+		"-k", "--compressed", "-I", "--max-redirs", "7", "--netrc-file", "/n", "--output-dir", "d", "--create-dirs", "u4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []outSpec{{name: "a"}, {remote: true}, {name: "b"}}
+	if fmt.Sprint(o.outputs) != fmt.Sprint(want) {
+		t.Errorf("outputs %v, want %v", o.outputs, want)
+	}
+	if fmt.Sprint(o.urls) != "[u1 u2 u3 u4]" {
+		t.Errorf("urls %v", o.urls)
+	}
+	if !o.silent || !o.showError || !o.fail || !o.location || o.resumeFrom != -1 || o.retry != 3 ||
+		o.retryDelay != 500*time.Millisecond || o.maxTime != 2500*time.Millisecond || o.connectTimeout != time.Second ||
+		o.maxFilesize != 2048 || !o.progressBar || o.writeOut != "%{http_code}" || !o.insecure || !o.compressed ||
+		!o.head || o.maxRedirs != 7 || !o.netrc || o.netrcFile != "/n" || o.outputDir != "d" || !o.createDirs {
+		t.Errorf("options not all set: %+v", o)
+	}
+	c, err := newFetchCmd(e, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := c.client
+	if !cl.HasUser || cl.User != "bob" || !cl.HasPassword || cl.Password != "se:cret" {
+		t.Errorf("user %q %q %v %v", cl.User, cl.Password, cl.HasUser, cl.HasPassword)
+	}
+	if cl.Proxy == nil || cl.Proxy.String() != "http://proxy:3128" || cl.NoProxy != "a,b" || cl.UserAgent != "ua" ||
+		cl.MaxRedirects != 7 || !cl.FollowRedirects || cl.MaxFileSize != 2048 || !cl.Insecure || !cl.Compressed ||
+		cl.ConnectTimeout != time.Second || !cl.Netrc || cl.NetrcFile != "/n" {
+		t.Errorf("client not set up: %+v", cl)
+	}
+	if cl.Fail {
+		t.Errorf("Client.Fail set: -f is applied by the command, to know the status")
+	}
+
+	o, err = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "-C-", "x"})
+	if err != nil || o.resumeFrom != -1 {
+		t.Fatalf("-C-: %v %+v", err, o)
+	}
+	o, _ = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "x"})
+	c, _ = newFetchCmd(e, o)
+	if o.resumeFrom != 123 || c.client.User != "alice" || c.client.HasPassword {
+		t.Errorf("-C 123 -u alice: %+v %+v", o, c.client)
+	}
+	if c.client.UserAgent != "urlget/"+version {
+		t.Errorf("default user agent %q", c.client.UserAgent)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus", "http://x/"},
+		{"-Z", "http://x/"},
+		{},
+		{"-C", "abc", "http://x/"},
+		{"-C", "-5", "http://x/"},
+		{"--max-time", "soon", "http://x/"},
+		{"--retry", "-1", "http://x/"},
+		{"--max-filesize", "12Q", "http://x/"},
+		{"-o"},
+		{"-w", "@/nonexistent/format", "http://x/"},
+	} {
+		r := runCLI(t, nil, args...)
+		if r.code != 2 {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", args, r.code, r.stderr)
+		}
+		if !strings.HasPrefix(r.stderr, "urlget: ") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q: stderr %q, want one urlget: line", args, r.stderr)
+		}
+	}
+}
+
+func TestHelpVersion(t *testing.T) {
+	r := runCLI(t, nil, "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "--continue-at") || !strings.Contains(r.stdout, "usage: urlget") {
+		t.Errorf("--help: %d %q", r.code, r.stdout)
+	}
+	if r2 := runCLI(t, nil, "-h"); r2.stdout != r.stdout {
+		t.Errorf("-h differs from --help")
+	}
+	fetch.Schemes() // the registry may be empty in this package's tests
+	r = runCLI(t, nil, "-V")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "urlget "+version+"\nSchemes:") {
+		t.Errorf("-V: %d %q", r.code, r.stdout)
+	}
+}
+
+func TestStdoutAndFiles(t *testing.T) {
+	dir := inDir(t)
+	srv := newFakeSrv(map[string]*fakeFile{
+		"/a.txt":     {data: []byte("alpha\n")},
+		"/dir/b.txt": {data: []byte("beta\n")},
+		"/c":         {data: []byte("gamma\n")},
+	})
+	r := runCLI(t, srv, "test://h/a.txt", "test://h/dir/b.txt")
+	if r.code != 0 || r.stdout != "alpha\nbeta\n" || r.stderr != "" {
+		t.Fatalf("stdout: %+v", r)
+	}
+	// -o, -O and stdout in order, like curl.
+	r = runCLI(t, srv, "-O", "test://h/a.txt", "-o", "out/x", "--create-dirs", "test://h/dir/b.txt", "-o", "-", "test://h/c", "test://h/c")
+	if r.code != 0 || r.stdout != "gamma\ngamma\n" {
+		t.Fatalf("-O/-o: %+v", r)
+	}
+	if got := readFile(t, "a.txt"); got != "alpha\n" {
+		t.Errorf("a.txt %q", got)
+	}
+	if got := readFile(t, "out/x"); got != "beta\n" {
+		t.Errorf("out/x %q", got)
+	}
+	fi, _ := os.Stat("a.txt")
+	if fi.Mode().Perm() != 0o666&^umask(t) {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	// --output-dir and --remote-name-all.
+	r = runCLI(t, srv, "--output-dir", "od", "--create-dirs", "--remote-name-all", "test://h/a.txt", "test://h/dir/b.txt")
+	if r.code != 0 || readFile(t, "od/a.txt") != "alpha\n" || readFile(t, "od/b.txt") != "beta\n" {
+		t.Errorf("--output-dir: %+v", r)
+	}
+	// Without --create-dirs a missing directory is a write error.
+	r = runCLI(t, srv, "-o", "nodir/x", "test://h/a.txt")
+	if r.code != 23 || !strings.HasPrefix(r.stderr, "urlget: (23) ") {
+		t.Errorf("missing dir: %+v", r)
+	}
+	noTemps(t, dir)
+	noTemps(t, filepath.Join(dir, "out"))
+}
+
+func umask(t *testing.T) os.FileMode {
+	f := filepath.Join(t.TempDir(), "m")
+	os.WriteFile(f, nil, 0o666)
+	fi, _ := os.Stat(f)
+	return 0o666 &^ fi.Mode().Perm()
+}
+
+func TestRemoteNameHostile(t *testing.T) {
+	for _, tc := range []struct {
+		url, name string
+	}{
+		{"http://h/a/b/file.tar.gz", "file.tar.gz"},
+		{"http://h/file?x=1/2", "file"},
+		{"http://h/a%20b", "a%20b"},       // not decoded, as curl
+		{"http://h/..%2Fetc", "..%2Fetc"}, // %2F stays literal: no separator
+		{"ftp://h/d/f.bin;type=i", "f.bin"},
+		{"gopher://h/0/docs/readme", "readme"},
+		{"http://h/", ""},
+		{"http://h", ""},
+		{"http://h/a/..", ""},
+		{"http://h/.", ""},
+		{"http://h/dir/", ""},
+		{"mailto:a@b", ""},
+		{"http://h/" + strings.Repeat("x", 300), ""},
+	} {
+		u, err := parseFetchURL(tc.url)
+		if err != nil {
+			t.Errorf("%s: %v", tc.url, err)
+			continue
+		}
+		got, err := remoteName(&u)
+		if tc.name == "" {
+			if err == nil {
+				t.Errorf("%s: name %q, want refusal", tc.url, got)
+			} else if fetch.ExitCode(err) != 23 {
+				t.Errorf("%s: exit %d", tc.url, fetch.ExitCode(err))
+			}
+			continue
+		}
+		if err != nil || got != tc.name {
+			t.Errorf("%s: %q %v, want %q", tc.url, got, err, tc.name)
+		}
+	}
+	for _, name := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "a\x7fb", "a\u0085b", "\xff"} {
+		if checkRemoteName(name) == nil {
+			t.Errorf("checkRemoteName(%q) accepted", name)
+		}
+	}
+	for _, name := range []string{"a", ".hidden", "a b", "日本.txt", "-x"} {
+		if err := checkRemoteName(name); err != nil {
+			t.Errorf("checkRemoteName(%q): %v", name, err)
+		}
+	}
+	inDir(t)
+	r := runCLI(t, newFakeSrv(nil), "-O", "http://h/")
+	if r.code != 23 || !strings.Contains(r.stderr, "-O") {
+		t.Errorf("-O on /: %+v", r)
+	}
+}
+
+func TestExistingFilePreserved(t *testing.T) {
+	dir := inDir(t)
+	srv := newFakeSrv(map[string]*fakeFile{
+		"/cut":  {data: bytes.Repeat([]byte("n"), 1000), cut: 500, cutN: 100},
+		"/big":  {data: bytes.Repeat([]byte("b"), 1000)},
+		"/slow": {block: true},
+	})
+	orig := "precious original\n"
+	os.WriteFile("keep", []byte(orig), 0o640)
+	check := func(what string, r cliResult, code int) {
+		t.Helper()
+		if r.code != code {
+			t.Errorf("%s: exit %d, want %d (%q)", what, r.code, code, r.stderr)
+		}
+		if got := readFile(t, "keep"); got != orig {
+			t.Errorf("%s: existing file changed to %q", what, got)
+		}
+		noTemps(t, dir)
+	}
+	check("partial body", runCLI(t, srv, "-o", "keep", "test://h/cut"), 18)
+	check("not found", runCLI(t, srv, "-o", "keep", "test://h/missing"), 78)
+	check("-f 404", runCLI(t, srv, "-f", "-o", "keep", "http://h/missing"), 22)
+	check("max-time", runCLI(t, srv, "--max-time", "0.05", "-o", "keep", "test://h/slow"), 28)
+	check("-O hostile", runCLI(t, srv, "-O", "-o", "keep", "test://h/.."), 23)
+	check("retries exhausted", runCLI(t, srv, "--retry", "2", "-o", "keep", "test://h/cut"), 18)
+
+	// A write failure in the middle (the stdout side here; files below).
+	r := runCLIOut(t, srv, &failWriter{after: 10}, "test://h/big")
+	if r.code != 23 || !strings.Contains(r.stderr, "(23)") {
+		t.Errorf("stdout write error: %+v", r)
+	}
+
+	// Success replaces it, keeping its mode.
+	r = runCLI(t, srv, "-o", "keep", "test://h/big")
+	if r.code != 0 || readFile(t, "keep") != string(srv.files["/big"].data) {
+		t.Fatalf("replace: %+v", r)
+	}
+	if fi, _ := os.Stat("keep"); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode after replace: %v", fi.Mode())
+	}
+	noTemps(t, dir)
+
+	// A symlink is followed: its target is replaced, the link stays.
+	os.WriteFile("target", []byte(orig), 0o600)
+	os.Symlink("target", "link")
+	if r := runCLI(t, srv, "-o", "link", "test://h/big"); r.code != 0 {
+		t.Fatalf("symlink: %+v", r)
+	}
+	if fi, _ := os.Lstat("link"); fi.Mode()&os.ModeSymlink == 0 || readFile(t, "target") != string(srv.files["/big"].data) {
+		t.Errorf("symlink replaced or target not written")
+	}
+	// A device is written in place (never renamed over).
+	if r := runCLI(t, srv, "-o", "/dev/null", "test://h/big"); r.code != 0 {
+		t.Errorf("/dev/null: %+v", r)
+	}
+	if fi, err := os.Stat("/dev/null"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null damaged!")
+	}
+	// A directory is refused.
+	os.Mkdir("adir", 0o755)
+	if r := runCLI(t, srv, "-o", "adir", "test://h/big"); r.code != 23 {
+		t.Errorf("-o dir: %+v", r)
+	}
+}
+
+// failWriter fails every write after the first after bytes.
+type failWriter struct {
+	after int
+	n     int
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if w.n+len(p) > w.after {
+		return 0, errors.New("disk full")
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+func runCLIOut(t *testing.T, srv *fakeSrv, stdout io.Writer, args ...string) cliResult {
+	t.Helper()
+	var stderr bytes.Buffer
+	code := runFetchWith(env{args: args, stdin: strings.NewReader(""), stdout: stdout, stderr: &stderr}, func(c *fetchCmd) {
+		c.client.Fetchers = map[string]fetch.Fetcher{"test": srv, "http": srv}
+	})
+	return cliResult{code: code, stderr: stderr.String()}
+}
+
+func TestFileWriteErrorKeepsOriginal(t *testing.T) {
+	dir := inDir(t)
+	os.WriteFile("keep", []byte("original"), 0o644)
+	c := &fetchCmd{e: env{stdout: io.Discard}, o: &fetchOpts{}}
+	u, _ := parseFetchURL("http://h/x")
+	out, err := c.newOutput(&u, outSpec{name: "keep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.start(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Write([]byte("new data")); err != nil {
+		t.Fatal(err)
+	}
+	out.f.Close() // the disk "fills up"
+	if _, err := out.Write([]byte("more")); err == nil {
+		t.Fatal("write to a closed file succeeded")
+	} else if fetch.ExitCode(writeError(err)) != 23 {
+		t.Errorf("write error exit %d", fetch.ExitCode(writeError(err)))
+	}
+	out.abort()
+	if got := readFile(t, "keep"); got != "original" {
+		t.Errorf("existing file now %q", got)
+	}
+	noTemps(t, dir)
+}
+
+func TestExitCodes(t *testing.T) {
+	inDir(t)
+	srv := newFakeSrv(map[string]*fakeFile{
+		"/ok":    {data: []byte("ok")},
+		"/conn":  {failN: 100, failErr: fetch.NewError(fetch.ErrConnect, "connection refused", nil)},
+		"/deny":  {failN: 100, failErr: fetch.NewError(fetch.ErrLoginDenied, "login denied", nil)},
+		"/raw":   {failN: 100, failErr: errors.New("something odd")},
+		"/ctx":   {failN: 100, failErr: context.DeadlineExceeded},
+		"/cut":   {data: []byte("0123456789"), cut: 4, cutN: 100},
+		"/500":   {data: []byte("oops"), status: []int{500}},
+		"/short": {data: []byte("0123456789"), cut: 4, cutN: 100, cutErr: io.EOF},
+	})
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"test://h/ok"}, 0},
+		{[]string{"http://h/ok"}, 0},
+		{[]string{"http://h/missing"}, 0},             // no -f: the 404 body is output
+		{[]string{"-f", "http://h/missing"}, 22},      // -f
+		{[]string{"-f", "http://h/500"}, 22},          //
+		{[]string{"http://h/500"}, 0},                 //
+		{[]string{"test://h/missing"}, 78},            //
+		{[]string{"test://h/conn"}, 7},                //
+		{[]string{"test://h/deny"}, 67},               //
+		{[]string{"test://h/raw"}, 1},                 //
+		{[]string{"test://h/ctx"}, 28},                //
+		{[]string{"test://h/cut"}, 18},                //
+		{[]string{"test://h/short"}, 18},              // body shorter than Size
+		{[]string{"http://h/a b"}, 3},                 // malformed
+		{[]string{"http://[::1/"}, 3},                 //
+		{[]string{"test://h/conn", "test://h/ok"}, 7}, // the last failure counts
+		{[]string{"test://h/missing", "test://h/conn", "test://h/ok"}, 7},
+		{[]string{"test://h/ok", "test://h/missing"}, 78},
+	} {
+		r := runCLI(t, srv, tc.args...)
+		if r.code != tc.code {
+			t.Errorf("%q: exit %d, want %d (stderr %q)", tc.args, r.code, tc.code, r.stderr)
+		}
+		if tc.code != 0 && !strings.Contains(r.stderr, fmt.Sprintf("urlget: (%d) ", tc.code)) {
+			t.Errorf("%q: stderr %q", tc.args, r.stderr)
+		}
+	}
+	// Several failures: one line each, and the output of the good one.
+	r := runCLI(t, srv, "test://h/missing", "test://h/ok", "test://h/conn")
+	if r.stdout != "ok" || strings.Count(r.stderr, "\n") != 2 || !strings.HasPrefix(r.stderr, "urlget: (78) ") {
+		t.Errorf("several: %+v", r)
+	}
+	// -f writes no body.
+	if r := runCLI(t, srv, "-f", "http://h/missing"); r.stdout != "" {
+		t.Errorf("-f wrote %q", r.stdout)
+	}
+	// -s hides errors, -sS shows them.
+	if r := runCLI(t, srv, "-s", "test://h/missing"); r.code != 78 || r.stderr != "" {
+		t.Errorf("-s: %+v", r)
+	}
+	if r := runCLI(t, srv, "-sS", "test://h/missing"); r.code != 78 || !strings.HasPrefix(r.stderr, "urlget: (78) ") {
+		t.Errorf("-sS: %+v", r)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	inDir(t)
+	data := []byte("0123456789abcdefghij")
+	srv := newFakeSrv(map[string]*fakeFile{
+		"/conn2": {data: data, failN: 2, failErr: fetch.NewError(fetch.ErrConnect, "refused", nil)},
+		"/deny":  {data: data, failN: 2, failErr: fetch.NewError(fetch.ErrAccessDenied, "denied", nil)},
+		"/503":   {data: data, status: []int{503, 429, 200}},
+		"/cut":   {data: data, cut: 7, cutN: 2},
+		"/cutw":  {data: data, cut: 7, cutN: 1, whole: true},
+	})
+	r := runCLI(t, srv, "--retry", "2", "test://h/conn2")
+	if r.code != 0 || r.stdout != string(data) || strings.Count(r.stderr, "Will retry") != 2 {
+		t.Errorf("retry connect: %+v", r)
+	}
+	srv.attempts = map[string]int{}
+	if r := runCLI(t, srv, "--retry", "1", "test://h/conn2"); r.code != 7 {
+		t.Errorf("retry exhausted: %+v", r)
+	}
+	if r := runCLI(t, srv, "--retry", "5", "test://h/deny"); r.code != 9 || strings.Contains(r.stderr, "Will retry") {
+		t.Errorf("no retry of a permanent error: %+v", r)
+	}
+	// 503 and 429 are retried without writing their bodies.
+	srv.attempts = map[string]int{}
+	srv.files["/503"].data = []byte("good")
+	r = runCLI(t, srv, "-s", "--retry", "3", "http://h/503")
+	if r.code != 0 || r.stdout != "good" || r.stderr != "" {
+		t.Errorf("retry 503: %+v", r)
+	}
+	// Out of retries: the 503 body is the output (no -f), as curl.
+	srv.attempts = map[string]int{}
+	if r := runCLI(t, srv, "-s", "--retry", "0", "-w", "%{http_code}", "http://h/503"); r.code != 0 || r.stdout != "good503" {
+		t.Errorf("503 no retry: %+v", r)
+	}
+	// A partial transfer to stdout goes on from where it stopped.
+	srv.reqs = nil
+	r = runCLI(t, srv, "--retry", "3", "test://h/cut")
+	if r.code != 0 || r.stdout != string(data) {
+		t.Errorf("retry partial stdout: %+v", r)
+	}
+	if len(srv.reqs) != 3 || srv.reqs[1].Offset != 7 || srv.reqs[2].Offset != 14 {
+		t.Errorf("offsets asked: %v", offsets(srv.reqs))
+	}
+	// ... also when the server then sends it whole: the repeated part is skipped.
+	srv.attempts = map[string]int{}
+	if r := runCLI(t, srv, "--retry", "1", "test://h/cutw"); r.code != 0 || r.stdout != string(data) {
+		t.Errorf("retry partial whole: %+v", r)
+	}
+	// To a file: the temporary file goes on, then is renamed.
+	srv.attempts = map[string]int{}
+	srv.reqs = nil
+	if r := runCLI(t, srv, "--retry", "3", "-o", "f", "test://h/cut"); r.code != 0 || readFile(t, "f") != string(data) {
+		t.Errorf("retry partial file: %+v", r)
+	}
+	srv.attempts = map[string]int{}
+	if r := runCLI(t, srv, "--retry", "3", "-o", "g", "test://h/cutw"); r.code != 0 || readFile(t, "g") != string(data) {
+		t.Errorf("retry partial file whole: %+v", r)
+	}
+}
+
+func offsets(reqs []fetch.Request) []int64 {
+	var o []int64
+	for _, r := range reqs {
+		o = append(o, r.Offset)
+	}
+	return o
+}
+
+func TestResume(t *testing.T) {
+	dir := inDir(t)
+	data := []byte("0123456789abcdefghij")
+	old := time.Now().Add(-time.Hour)
+	srv := newFakeSrv(map[string]*fakeFile{
+		"/f":     {data: data, mod: old},
+		"/new":   {data: data, mod: time.Now().Add(time.Hour)},
+		"/whole": {data: data, whole: true},
+		"/cut":   {data: data, cut: 5, cutN: 1},
+	})
+	os.WriteFile("f", data[:8], 0o644)
+	srv.reqs = nil
+	r := runCLI(t, srv, "-C", "-", "-o", "f", "test://h/f")
+	if r.code != 0 || readFile(t, "f") != string(data) {
+		t.Fatalf("resume: %+v %q", r, readFile(t, "f"))
+	}
+	if srv.reqs[0].Offset != 8 || srv.reqs[0].Since.IsZero() {
+		t.Errorf("asked %+v", srv.reqs[0])
+	}
+	// -O works the same.
+	os.WriteFile("f", data[:3], 0o644)
+	if r := runCLI(t, srv, "-C", "-", "-O", "test://h/f"); r.code != 0 || readFile(t, "f") != string(data) {
+		t.Errorf("resume -O: %+v", r)
+	}
+	// Changed on the server since: sent whole, rewritten from scratch.
+	os.WriteFile("new", []byte("stale..."), 0o644)
+	if r := runCLI(t, srv, "-C", "-", "-o", "new", "test://h/new"); r.code != 0 || readFile(t, "new") != string(data) {
+		t.Errorf("resume changed: %+v %q", r, readFile(t, "new"))
+	}
+	os.WriteFile("whole", []byte("xyz"), 0o644)
+	if r := runCLI(t, srv, "-C", "-", "-o", "whole", "test://h/whole"); r.code != 0 || readFile(t, "whole") != string(data) {
+		t.Errorf("resume refused: %+v", r)
+	}
+	// No file yet: a plain download.
+	if r := runCLI(t, srv, "-C", "-", "-o", "fresh", "test://h/f"); r.code != 0 || readFile(t, "fresh") != string(data) {
+		t.Errorf("resume nothing: %+v", r)
+	}
+	// A failed resume keeps what it appended; the next run finishes it.
+	os.WriteFile("cut", data[:2], 0o644)
+	r = runCLI(t, srv, "-C", "-", "-o", "cut", "test://h/cut")
+	if r.code != 18 || readFile(t, "cut") != string(data[:7]) {
+		t.Errorf("failed resume: %+v %q", r, readFile(t, "cut"))
+	}
+	if r := runCLI(t, srv, "-C", "-", "-o", "cut", "test://h/cut"); r.code != 0 || readFile(t, "cut") != string(data) {
+		t.Errorf("resume again: %+v %q", r, readFile(t, "cut"))
+	}
+	// A new file whose transfer fails is kept partial with -C (to resume)...
+	srv.attempts = map[string]int{}
+	if r := runCLI(t, srv, "-C", "-", "-o", "part", "test://h/cut"); r.code != 18 || readFile(t, "part") != string(data[:5]) {
+		t.Errorf("partial new file with -C: %+v", r)
+	}
+	if r := runCLI(t, srv, "-C", "-", "-o", "part", "test://h/cut"); r.code != 0 || readFile(t, "part") != string(data) {
+		t.Errorf("resume partial new file: %+v", r)
+	}
+	// ... and removed without.
+	srv.attempts = map[string]int{}
+	if r := runCLI(t, srv, "-o", "gone", "test://h/cut"); r.code != 18 {
+		t.Errorf("partial new file: %+v", r)
+	}
+	if _, err := os.Stat("gone"); err == nil {
+		t.Errorf("partial file left without -C")
+	}
+	// -C N to stdout.
+	if r := runCLI(t, srv, "-C", "10", "test://h/f"); r.code != 0 || r.stdout != string(data[10:]) {
+		t.Errorf("-C 10: %+v", r)
+	}
+	// -C N to a file appends when the server resumes.
+	os.WriteFile("n", []byte("AB"), 0o644)
+	if r := runCLI(t, srv, "-C", "15", "-o", "n", "test://h/f"); r.code != 0 || readFile(t, "n") != "AB"+string(data[15:]) {
+		t.Errorf("-C 15 -o: %+v %q", r, readFile(t, "n"))
+	}
+	noTemps(t, dir)
+}
+
+func TestHead(t *testing.T) {
+	inDir(t)
+	mod := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	srv := newFakeSrv(map[string]*fakeFile{"/f": {data: []byte("12345"), mod: mod, ctype: "text/plain"}})
+	r := runCLI(t, srv, "-I", "test://h/f")
+	want := "Content-Length: 5\r\nContent-Type: text/plain\r\nLast-Modified: Fri, 01 Mar 2024 12:00:00 GMT\r\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("-I: %+v", r)
+	}
+	if !srv.reqs[0].Head {
+		t.Errorf("Head not asked")
+	}
+	if r := runCLI(t, srv, "-I", "-o", "h", "test://h/f"); r.code != 0 || readFile(t, "h") != want {
+		t.Errorf("-I -o: %+v", r)
+	}
+	if r := runCLI(t, srv, "-I", "-f", "http://h/none"); r.code != 22 || r.stdout != "" {
+		t.Errorf("-I -f: %+v", r)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	inDir(t)
+	srv := newFakeSrv(map[string]*fakeFile{"/f": {data: bytes.Repeat([]byte("x"), 1<<20)}})
+	// Never by default in tests: stderr is not a terminal.
+	if r := runCLI(t, srv, "-o", "f", "test://h/f"); r.stderr != "" {
+		t.Errorf("meter drawn: %q", r.stderr)
+	}
+	term := func(c *fetchCmd) { c.isTerminal = func(w io.Writer) bool { return w == c.e.stderr } }
+	r := runCLIWith(t, srv, term, "-o", "f", "test://h/f")
+	if !strings.Contains(r.stderr, "100.0%") || !strings.HasSuffix(r.stderr, "\n") {
+		t.Errorf("meter: %q", r.stderr)
+	}
+	r = runCLIWith(t, srv, term, "-#", "-o", "f", "test://h/f")
+	if !strings.Contains(r.stderr, "####") || !strings.Contains(r.stderr, "100.0%") {
+		t.Errorf("bar: %q", r.stderr)
+	}
+	if r := runCLIWith(t, srv, term, "-s", "-o", "f", "test://h/f"); r.stderr != "" {
+		t.Errorf("-s drew: %q", r.stderr)
+	}
+	// Output to the terminal: no meter.
+	both := func(c *fetchCmd) { c.isTerminal = func(io.Writer) bool { return true } }
+	if r := runCLIWith(t, srv, both, "test://h/f"); r.stderr != "" {
+		t.Errorf("meter with output on the terminal: %q", r.stderr[:min(80, len(r.stderr))])
+	}
+}
+
+func TestMeterLine(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := &meter{total: 1 << 20, start: now, now: func() time.Time { return now.Add(2 * time.Second) }}
+	m.done = 1 << 19
+	if s := m.line(80); !strings.HasPrefix(s, " 50.0%  512k / 1.0M  256k/s  0:00:02  ETA 0:00:02") || len(s) != 79 {
+		t.Errorf("meter %q", s)
+	}
+	m.bar = true
+	if s := m.line(20); s != "######        50.0%" {
+		t.Errorf("bar %q", s)
+	}
+	for n, want := range map[int64]string{0: "0", 99999: "99999", 100000: "98k", 5 << 20: "5.0M", 3 << 30: "3.0G"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestURLGuess(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com/x":        "http://example.com/x",
+		"localhost:8080/a":     "http://localhost:8080/a",
+		"ftp.example.com/pub/": "ftp://ftp.example.com/pub/",
+		"http://h/x":           "http://h/x",
+		"file:///etc/hosts":    "file:///etc/hosts",
+	} {
+		u, err := parseFetchURL(in)
+		if err != nil || u.String() != want {
+			t.Errorf("%s: %q %v, want %q", in, u.String(), err, want)
+		}
+	}
+}

@@ -1,0 +1,480 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// Output files.
+//
+// A file named by -o or -O is never written in place. The body goes to a
+// new temporary file in the same directory (".NAME.urlget-XXXXXXXX"), created
+// only once the server has answered, and is renamed over NAME when the
+// transfer is complete; a failed transfer removes the temporary file, so an
+// existing NAME is never destroyed or truncated. The new file takes the
+// permissions of the file it replaces (else 0666 less the umask). A symbolic
+// link is followed: its target is replaced. An existing NAME that is not a
+// regular file (/dev/null, a FIFO) is written directly.
+//
+// Resuming (-C - or -C OFFSET with a file) is the exception, since copying a
+// large file first would cost as much as the transfer: NAME is opened for
+// appending only after the server has confirmed it sends the rest
+// (Meta.Offset equal to the offset asked for). A failure then leaves the
+// bytes appended so far at the end of NAME, as curl does, and a rerun of -C -
+// continues from there; the bytes NAME held before are never touched. When
+// the server sends the whole resource instead (Meta.Offset 0), it is written
+// to a temporary file and renamed, as above. With -C, a failed transfer to a
+// NAME that did not exist leaves its partial data under NAME, so that a rerun
+// resumes; without -C, partial data is always removed.
+type output struct {
+	path       string      // final file; "" for stdout
+	stdout     io.Writer   // where stdout-bound data goes
+	resumeFrom int64       // -C: 0 none, -1 "-", else the offset
+	perm       fs.FileMode // the permissions of the file replaced, if replaces
+	replaces   bool        // path is an existing regular file
+	direct     bool        // path exists and is not a regular file: write it in place
+	remoteTime bool
+
+	f         *os.File
+	tmp       string // the temporary file, while writing one
+	appending bool   // f is path opened for appending (resume)
+	base      int64  // resource offset of the first byte written (stdout, append)
+	written   int64  // bytes written since base
+	started   bool
+	modTime   time.Time // the resource's, for -R
+}
+
+// newOutput resolves where a URL goes; it creates nothing yet, except the
+// directories --create-dirs asks for.
+func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
+	o := &output{stdout: c.e.stdout, resumeFrom: c.o.resumeFrom, remoteTime: c.o.remoteTime}
+	if c.o.continueAt == "" {
+		o.resumeFrom = 0
+	}
+	name := spec.name
+	if spec.remote {
+		n, err := remoteName(u)
+		if err != nil {
+			return nil, err
+		}
+		name = n
+	} else if name == "-" {
+		return o, nil
+	}
+	if name == "" {
+		return nil, fetch.NewError(fetch.ErrWrite, "empty output file name", nil)
+	}
+	if c.o.outputDir != "" && !filepath.IsAbs(name) {
+		name = filepath.Join(c.o.outputDir, name)
+	}
+	if c.o.createDirs {
+		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+			return nil, fetch.NewError(fetch.ErrWrite, "cannot create the directory for "+name, err)
+		}
+	}
+	o.path = name
+	if fi, err := os.Lstat(name); err == nil {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if t, err := filepath.EvalSymlinks(name); err == nil {
+				o.path = t
+				fi, err = os.Stat(t)
+				if err != nil {
+					return nil, fetch.NewError(fetch.ErrWrite, "cannot use output file "+name, err)
+				}
+			}
+		}
+		switch {
+		case fi.IsDir():
+			return nil, fetch.NewError(fetch.ErrWrite, "output file "+name+" is a directory", nil)
+		case fi.Mode().IsRegular():
+			o.perm, o.replaces = fi.Mode().Perm(), true
+		case fi.Mode()&fs.ModeSymlink == 0:
+			o.direct = true
+		}
+	}
+	return o, nil
+}
+
+// remoteName is -O's file name: the URL's last path segment as written (not
+// percent-decoded, as curl), without an FTP ";type=" suffix. A name that is
+// empty, "." or "..", or holds "/", "\", a control byte or invalid UTF-8, is
+// refused: a server or a URL must never choose a path outside the current
+// (or --output-dir) directory.
+func remoteName(u *urlparse.URL) (string, error) {
+	p := u.RawPath
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", fetch.NewError(fetch.ErrWrite, "-O: the URL has no path to name the file after; use -o", nil)
+	}
+	name := p[i+1:]
+	if u.Scheme == "ftp" {
+		if j := strings.LastIndex(name, ";type="); j >= 0 {
+			name = name[:j]
+		}
+	}
+	if err := checkRemoteName(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func checkRemoteName(name string) error {
+	bad := func(why string) error {
+		return fetch.NewError(fetch.ErrWrite, fmt.Sprintf("-O: refusing file name %q from the URL: %s; use -o", name, why), nil)
+	}
+	switch {
+	case name == "":
+		return bad("the URL's last path segment is empty")
+	case name == "." || name == "..":
+		return bad("a directory, not a file")
+	case strings.ContainsAny(name, "/\\"):
+		return bad("it holds a path separator")
+	case !utf8.ValidString(name):
+		return bad("not valid UTF-8")
+	case len(name) > 255:
+		return bad("longer than 255 bytes")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return bad("it holds a control character")
+		}
+	}
+	return nil
+}
+
+// want is the offset and modification time to ask the next attempt for.
+func (o *output) want() (int64, time.Time, error) {
+	switch {
+	case o.appending, o.path == "" && o.started:
+		return o.base + o.written, time.Time{}, nil
+	case o.tmp != "":
+		return o.written, time.Time{}, nil // continue the temporary file
+	case o.path == "" || o.direct:
+		if o.resumeFrom > 0 {
+			return o.resumeFrom, time.Time{}, nil
+		}
+		return 0, time.Time{}, nil
+	case o.resumeFrom == -1:
+		fi, err := os.Stat(o.path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, time.Time{}, nil
+		}
+		return fi.Size(), fi.ModTime(), nil
+	case o.resumeFrom > 0:
+		return o.resumeFrom, time.Time{}, nil
+	}
+	return 0, time.Time{}, nil
+}
+
+// start readies the output for a body that starts at resource offset got,
+// when asked was requested; it returns how many leading body bytes to
+// discard because an earlier attempt already wrote them.
+func (o *output) start(got, asked int64) (skip int64, err error) {
+	defer func() { o.started = err == nil || o.started }()
+	resumeErr := func() error {
+		return fetch.NewError(fetch.ErrResume, fmt.Sprintf("asked for byte %d on, the server sent from byte %d", asked, got), nil)
+	}
+	switch {
+	case o.path == "" || o.direct:
+		if o.direct && o.f == nil {
+			f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
+			if err != nil {
+				return 0, fetch.NewError(fetch.ErrWrite, "cannot open "+o.path, err)
+			}
+			o.f = f
+		}
+		if !o.started || o.written == 0 {
+			o.base, o.written = got, 0
+			return 0, nil
+		}
+		// A retry after a partial transfer: the stream must go on exactly
+		// where it stopped.
+		if got > asked {
+			return 0, resumeErr()
+		}
+		return asked - got, nil
+	case o.appending:
+		if got == asked {
+			return 0, nil
+		}
+		if got != 0 {
+			return 0, resumeErr()
+		}
+		// The server sends it whole after all: what was appended stays,
+		// the whole resource goes through a temporary file.
+		o.f.Close()
+		o.f, o.appending = nil, false
+		return 0, o.openTemp()
+	case o.tmp != "":
+		if got == asked {
+			return 0, nil
+		}
+		if got != 0 {
+			return 0, resumeErr()
+		}
+		if err := o.f.Truncate(0); err != nil {
+			return 0, writeError(err)
+		}
+		if _, err := o.f.Seek(0, io.SeekStart); err != nil {
+			return 0, writeError(err)
+		}
+		o.written = 0
+		return 0, nil
+	}
+	// The first answer for a file.
+	if asked > 0 && got == asked {
+		f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		if err != nil {
+			return 0, fetch.NewError(fetch.ErrWrite, "cannot open "+o.path+" to resume", err)
+		}
+		if fi, err := f.Stat(); err == nil && o.resumeFrom == -1 && fi.Size() != asked {
+			f.Close()
+			return 0, fetch.NewError(fetch.ErrResume, fmt.Sprintf("%s changed size during the transfer", o.path), nil)
+		}
+		o.f, o.appending, o.base, o.written = f, true, asked, 0
+		return 0, nil
+	}
+	if got != 0 {
+		return 0, resumeErr()
+	}
+	return 0, o.openTemp()
+}
+
+// openTemp creates the temporary file next to path.
+func (o *output) openTemp() error {
+	dir, base := filepath.Split(o.path)
+	if dir == "" {
+		dir = "."
+	}
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	var b [4]byte
+	for range 100 {
+		rand.Read(b[:])
+		tmp := filepath.Join(dir, "."+base+".urlget-"+hex.EncodeToString(b[:]))
+		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if os.IsExist(err) {
+			continue
+		}
+		if err != nil {
+			return fetch.NewError(fetch.ErrWrite, "cannot create output file "+o.path, err)
+		}
+		if o.replaces {
+			f.Chmod(o.perm)
+		}
+		o.f, o.tmp, o.written = f, tmp, 0
+		return nil
+	}
+	return fetch.NewError(fetch.ErrWrite, "cannot create a temporary file in "+dir, nil)
+}
+
+// writer is where the body goes: the file itself (so that its ReadFrom is
+// reached), or stdout, whose write errors are typed ErrWrite when it is not
+// a file (a file's are typed by the Client's Body).
+func (o *output) writer() io.Writer {
+	if o.f != nil {
+		return o.f
+	}
+	if _, ok := o.stdout.(*os.File); ok {
+		return o.stdout
+	}
+	return typedWriter{o.stdout}
+}
+
+// typedWriter types the errors of w as ErrWrite.
+type typedWriter struct{ w io.Writer }
+
+func (t typedWriter) Write(p []byte) (int, error) {
+	if tw, ok := t.w.(typedWriter); ok {
+		t = tw
+	}
+	n, err := t.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return n, writeError(err)
+	}
+	return n, nil
+}
+
+// Write writes bytes to the output (the -I text).
+func (o *output) Write(p []byte) (int, error) {
+	var w io.Writer = o.stdout
+	if o.f != nil {
+		w = o.f
+	}
+	n, err := w.Write(p)
+	o.written += int64(n)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	return n, err
+}
+
+// commit completes a successful transfer: the temporary file replaces path.
+func (o *output) commit(r *xferResult) error {
+	if o.f == nil {
+		if o.path != "" && !o.started {
+			// Nothing was ever written (cannot happen for a success, but
+			// an output file must exist after one).
+			if err := o.openTemp(); err != nil {
+				return err
+			}
+		} else {
+			return nil
+		}
+	}
+	f := o.f
+	o.f = nil
+	if err := f.Close(); err != nil {
+		o.removeTemp()
+		return writeError(err)
+	}
+	if o.tmp != "" {
+		if err := os.Rename(o.tmp, o.path); err != nil {
+			o.removeTemp()
+			return fetch.NewError(fetch.ErrWrite, "cannot rename the temporary file to "+o.path, err)
+		}
+		o.tmp = ""
+	}
+	o.setTime()
+	return nil
+}
+
+// setTime gives the file the resource's modification time, with -R, and
+// always when resuming (-C): the next -C - then sends it as If-Range, which
+// an HTTP server honours only when it equals the resource's Last-Modified.
+func (o *output) setTime() {
+	if (o.remoteTime || o.resumeFrom != 0) && !o.modTime.IsZero() && !o.direct && o.path != "" {
+		os.Chtimes(o.path, time.Time{}, o.modTime)
+	}
+}
+
+// abort cleans up after a failed transfer; path is left as it was, except
+// for data appended by a resume, and except that with -C a partial new file
+// is kept under path for the next -C - to resume.
+func (o *output) abort() {
+	if o.f != nil {
+		o.f.Close()
+		o.f = nil
+	}
+	if o.appending && o.written > 0 {
+		o.setTime()
+	}
+	if o.tmp == "" {
+		return
+	}
+	if o.resumeFrom != 0 && o.written > 0 {
+		if err := os.Link(o.tmp, o.path); err == nil {
+			o.setTime()
+		}
+	}
+	o.removeTemp()
+}
+
+func (o *output) removeTemp() {
+	if o.tmp != "" {
+		os.Remove(o.tmp)
+		o.tmp = ""
+	}
+}
+
+// headText is what -I prints for a resource: for HTTP the response header
+// block as received (like curl -I); for every other scheme the metadata as
+// header lines, CRLF-terminated as curl prints them.
+func headText(u *urlparse.URL, res *fetch.Resource, captured []byte) []byte {
+	if len(captured) > 0 {
+		return captured
+	}
+	var b strings.Builder
+	if isHTTPScheme(u.Scheme) && res.Status != 0 {
+		fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", res.Status, http.StatusText(res.Status))
+	}
+	if res.Size >= 0 {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", res.Size)
+	}
+	if res.ContentType != "" {
+		fmt.Fprintf(&b, "Content-Type: %s\r\n", res.ContentType)
+	}
+	if !res.ModTime.IsZero() {
+		fmt.Fprintf(&b, "Last-Modified: %s\r\n", res.ModTime.UTC().Format(http.TimeFormat))
+	}
+	if isHTTPScheme(u.Scheme) {
+		b.WriteString("\r\n")
+	}
+	return []byte(b.String())
+}
+
+// headCapture taps the Client's verbose stream for the HTTP response
+// headers ("< " lines), forwarding everything to fwd (stderr with -v).
+type headCapture struct {
+	mu     sync.Mutex
+	fwd    io.Writer
+	line   []byte
+	blocks [][]string // one per response: status line, then header lines
+}
+
+func (h *headCapture) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fwd != nil {
+		h.fwd.Write(p)
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			h.line = append(h.line, p...)
+			break
+		}
+		h.line = append(h.line, p[:i]...)
+		p = p[i+1:]
+		l := strings.TrimSuffix(string(h.line), "\r")
+		h.line = h.line[:0]
+		if rest, ok := strings.CutPrefix(l, "< "); ok {
+			if strings.HasPrefix(rest, "HTTP/") {
+				h.blocks = append(h.blocks, []string{rest})
+			} else if n := len(h.blocks); n > 0 {
+				h.blocks[n-1] = append(h.blocks[n-1], rest)
+			}
+		}
+	}
+	return n, nil
+}
+
+func (h *headCapture) reset() {
+	h.mu.Lock()
+	h.blocks, h.line = nil, h.line[:0]
+	h.mu.Unlock()
+}
+
+// text is the captured responses as curl -I prints them: each header block
+// CRLF-terminated and followed by an empty line.
+func (h *headCapture) text() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var b bytes.Buffer
+	for _, blk := range h.blocks {
+		for _, l := range blk {
+			b.WriteString(l + "\r\n")
+		}
+		b.WriteString("\r\n")
+	}
+	return b.Bytes()
+}

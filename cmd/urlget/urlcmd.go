@@ -1,0 +1,474 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/urlparse"
+)
+
+// Exit statuses of urlget url, curl's numbers where curl has the meaning.
+const (
+	urlExitUsage     = 2  // unknown flag, no URL
+	urlExitMalformed = 3  // curl's "URL malformed"
+	urlExitWrite     = 23 // writing stdout failed
+	urlExitRead      = 26 // reading stdin failed
+)
+
+const urlUsage = `usage: urlget url [options] [--] URL...
+       urlget url [options] --extract < TEXT
+
+Parse each URL (any RFC 3986 URI reference: relative references are fine) and
+print it back, one per line, recomposed from its components (RFC 3986 §5.3)
+with its bytes unchanged. Nothing is fetched. An absolute URL is also checked
+against its own scheme's syntax (RFC 1738, or the later RFC for https,
+gophers, mailto, nntps).
+
+Options:
+%s
+  --                end the options (for a reference that starts with "-")
+
+--json prints one object per line:
+  "url"           the URL as printed without --json
+  "start","end"   with --extract: its byte span in the text, wrapper included
+  "scheme"        lower case; absent for a relative reference
+  "user", "password", "host", "port", "path", "query", "fragment"
+                  the generic components, percent-DECODED; each is absent
+                  when its delimiter is ("@", ":" in the userinfo, "//", ":"
+                  after the host, "?", "#"); "path" is always there; "port" is
+                  a number, absent when no digits were given; an IPv6 host
+                  has no brackets
+  "host_lookup"   the form of the host a resolver is asked for (IDNA
+                  A-labels), when it differs from "host"
+  "raw"           the same keys holding the components as written (still
+                  percent-encoded; "port" is a string); always ASCII
+  "ftp", "gopher", "mailto", "news", "nntp", "wais", "file", "prospero", ...
+                  the scheme's own fields, decoded, under the scheme's name:
+                  ftp {cwd, name, type ("", "a", "i" or "d")};
+                  http/https {userinfo: true} only when the URL had userinfo;
+                  gopher/gophers {type, selector, search, plus} (search and
+                  plus only when present); mailto {to, headers [{name,
+                  value}]}; news {group} or {message_id} or {all: true};
+                  nntp/nntps {group, article}; wais {database, search (when
+                  present), doc_type, doc_path, length}; file {local, path};
+                  prospero {hsoname, fields [{name, value}]}
+
+Bytes in JSON strings: a decoded value may hold any byte. Valid UTF-8 is
+written as it is (with the escapes JSON requires); each byte that is not part
+of valid UTF-8 is written as \udcXX, XX being the byte in hex (0x80 to 0xff).
+Valid UTF-8 never encodes a surrogate, so this is reversible: it is Python's
+"surrogateescape" (json.loads(line)[k].encode("utf-8", "surrogateescape")
+gives the bytes back). Parsers that refuse lone surrogates or turn them into
+U+FFFD lose those bytes; the "raw" values keep them, percent-encoded.
+
+Exit status: 0 when every URL was good; 2 on a usage error; 3 when some URL
+was malformed: each bad one gets one line on stderr naming the problem and
+its byte offset, and the good ones are still printed; 23 when writing the
+output failed; 26 when reading stdin failed.
+`
+
+// urlCmd holds the options of one urlget url run.
+type urlCmd struct {
+	base      *urlparse.Ref
+	normalize bool
+	json      bool
+}
+
+// runURL is urlget url: the command-line face of urlparse.
+func runURL(e env) int {
+	fs := pflag.NewFlagSet("urlget url", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {} // errors are reported on one line below
+	fs.SortFlags = false
+	base := fs.String("base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
+	normalize := fs.Bool("normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")
+	asJSON := fs.Bool("json", false, "print one JSON object per URL (see below)")
+	extract := fs.Bool("extract", false, "read text on stdin and take the URLs found in it\n(<URL:...> and <...> wrappers, and bare URLs of the\nschemes urlget knows; only URLs that parse are taken)")
+	help := fs.BoolP("help", "h", false, "print this help")
+	if err := fs.Parse(e.args); err != nil {
+		return fail(e, urlExitUsage, "url: %v (try 'urlget url --help')", err)
+	}
+	if *help {
+		fmt.Fprintf(e.stdout, urlUsage, strings.TrimRight(fs.FlagUsages(), "\n"))
+		return 0
+	}
+	args := fs.Args()
+	switch {
+	case *extract && len(args) > 0:
+		return fail(e, urlExitUsage, "url: --extract reads stdin and takes no URL arguments (try 'urlget url --help')")
+	case !*extract && len(args) == 0:
+		return fail(e, urlExitUsage, "url: no URL given (try 'urlget url --help')")
+	}
+
+	c := urlCmd{normalize: *normalize, json: *asJSON}
+	if fs.Changed("base") {
+		b, err := urlparse.ParseAbsolute(*base)
+		if err != nil {
+			return fail(e, urlExitMalformed, "url: --base: %v", err)
+		}
+		c.base = &b
+	}
+
+	status := 0
+	do := func(arg, where string, found *urlparse.Found) bool {
+		line, err := c.line(arg, found)
+		if err != nil {
+			fail(e, urlExitMalformed, "url: %s%v", where, err)
+			status = urlExitMalformed
+			return true
+		}
+		if _, err := io.WriteString(e.stdout, line+"\n"); err != nil {
+			status = fail(e, urlExitWrite, "url: writing output: %v", err)
+			return false
+		}
+		return true
+	}
+	if *extract {
+		text, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return fail(e, urlExitRead, "url: reading stdin: %v", err)
+		}
+		for _, f := range urlparse.Extract(string(text)) {
+			if !do(f.URL, "stdin byte "+strconv.Itoa(f.Start)+": ", &f) {
+				break
+			}
+		}
+		return status
+	}
+	for _, a := range args {
+		if !do(a, "", nil) {
+			break
+		}
+	}
+	return status
+}
+
+// line turns one argument into its output line (without the newline).
+func (c *urlCmd) line(arg string, found *urlparse.Found) (string, error) {
+	u, err := c.url(arg)
+	if err != nil {
+		return "", err
+	}
+	s := u.String()
+	if !c.json {
+		return s, nil
+	}
+	return string(appendURLJSON(nil, &u, s, found)), nil
+}
+
+// url parses arg, checks an absolute one against its scheme's syntax,
+// resolves it against --base and normalizes it as asked. The URL returned is
+// the parse of the final string, so its components always agree with it.
+func (c *urlCmd) url(arg string) (urlparse.URL, error) {
+	r, err := urlparse.ParseRef(arg)
+	if err != nil {
+		return urlparse.URL{}, err
+	}
+	if c.base == nil && !c.normalize {
+		if !r.IsAbsolute() {
+			return urlparse.URL{Ref: r}, nil
+		}
+		return urlparse.Parse(arg)
+	}
+	if r.IsAbsolute() {
+		if _, err := urlparse.Parse(arg); err != nil {
+			return urlparse.URL{}, err
+		}
+	}
+	if c.base != nil {
+		r = c.base.Resolve(&r)
+	}
+	if c.normalize {
+		r = r.Normalize()
+	}
+	s := r.String()
+	if r, err = urlparse.ParseRef(s); err != nil {
+		return urlparse.URL{}, err
+	}
+	if !r.IsAbsolute() {
+		return urlparse.URL{Ref: r}, nil
+	}
+	return urlparse.Parse(s)
+}
+
+// appendURLJSON appends the --json object for u, whose recomposed form is s.
+func appendURLJSON(b []byte, u *urlparse.URL, s string, found *urlparse.Found) []byte {
+	w := jsonWriter{b: b}
+	w.open()
+	w.str("url", s)
+	if found != nil {
+		w.num("start", strconv.Itoa(found.Start))
+		w.num("end", strconv.Itoa(found.End))
+	}
+	if u.IsAbsolute() {
+		w.str("scheme", u.Scheme)
+	}
+	if u.HasUserinfo {
+		w.str("user", u.User)
+		if u.HasPassword {
+			w.str("password", u.Password)
+		}
+	}
+	if u.HasAuth {
+		w.str("host", u.Host)
+		if l, err := u.LookupHost(); err == nil && l != u.Host {
+			w.str("host_lookup", l)
+		}
+		if u.HasPort && u.RawPort != "" {
+			w.num("port", jsonPort(u))
+		}
+	}
+	w.str("path", u.Path)
+	if u.HasQuery {
+		w.str("query", u.Query)
+	}
+	if u.HasFragment {
+		w.str("fragment", u.Fragment)
+	}
+
+	w.obj("raw")
+	if u.IsAbsolute() {
+		w.str("scheme", u.RawScheme)
+	}
+	if u.HasUserinfo {
+		user, pass, colon := strings.Cut(u.RawUserinfo, ":")
+		w.str("user", user)
+		if colon {
+			w.str("password", pass)
+		}
+	}
+	if u.HasAuth {
+		w.str("host", u.RawHost)
+		if u.HasPort {
+			w.str("port", u.RawPort)
+		}
+	}
+	w.str("path", u.RawPath)
+	if u.HasQuery {
+		w.str("query", u.RawQuery)
+	}
+	if u.HasFragment {
+		w.str("fragment", u.RawFragment)
+	}
+	w.close()
+
+	appendSchemeJSON(&w, u)
+	w.close()
+	return w.b
+}
+
+// jsonPort is the port as a JSON number: Port, or for a relative reference
+// whose port is over 65535 (Parse refuses those in absolute URLs), its digits
+// without leading zeros.
+func jsonPort(u *urlparse.URL) string {
+	if u.Port >= 0 && u.Port <= 65535 {
+		return strconv.Itoa(u.Port)
+	}
+	d := strings.TrimLeft(u.RawPort, "0")
+	if d == "" {
+		d = "0"
+	}
+	return d
+}
+
+// appendSchemeJSON writes the scheme's own fields under the scheme's name. A
+// field that has a Has flag in urlparse is left out when the flag is false;
+// news carries only the one form the URL has.
+func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
+	switch u.Scheme {
+	case "ftp":
+		f := &u.FTP
+		w.obj(u.Scheme)
+		w.strs("cwd", f.CWD)
+		w.str("name", f.Name)
+		w.str("type", typecodeString(f.Type))
+		w.close()
+	case "http", "https":
+		if u.HTTP.Userinfo {
+			w.obj(u.Scheme)
+			w.boolean("userinfo", true)
+			w.close()
+		}
+	case "gopher", "gophers":
+		g := &u.Gopher
+		w.obj(u.Scheme)
+		w.str("type", typecodeString(g.Type))
+		w.str("selector", g.Selector)
+		if g.HasSearch {
+			w.str("search", g.Search)
+		}
+		if g.HasPlus {
+			w.str("plus", g.Plus)
+		}
+		w.close()
+	case "mailto":
+		m := &u.Mailto
+		w.obj(u.Scheme)
+		w.strs("to", m.To)
+		w.key("headers")
+		w.b = append(w.b, '[')
+		for i, h := range m.Headers {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.open()
+			w.str("name", h.Name)
+			w.str("value", h.Value)
+			w.close()
+		}
+		w.b = append(w.b, ']')
+		w.close()
+	case "news":
+		n := &u.News
+		w.obj(u.Scheme)
+		switch {
+		case n.All:
+			w.boolean("all", true)
+		case n.MessageID != "":
+			w.str("message_id", n.MessageID)
+		default:
+			w.str("group", n.Group)
+		}
+		w.close()
+	case "nntp", "nntps":
+		n := &u.NNTP
+		w.obj(u.Scheme)
+		w.str("group", n.Group)
+		w.str("article", n.Article)
+		w.close()
+	case "wais":
+		x := &u.WAIS
+		w.obj(u.Scheme)
+		w.str("database", x.Database)
+		if x.HasSearch {
+			w.str("search", x.Search)
+		}
+		w.str("doc_type", x.DocType)
+		w.str("doc_path", x.DocPath)
+		w.str("length", x.Length)
+		w.close()
+	case "file":
+		f := &u.File
+		w.obj(u.Scheme)
+		w.boolean("local", f.Local)
+		w.str("path", f.Path)
+		w.close()
+	case "prospero":
+		p := &u.Prospero
+		w.obj(u.Scheme)
+		w.str("hsoname", p.HSOName)
+		w.key("fields")
+		w.b = append(w.b, '[')
+		for i, f := range p.Fields {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.open()
+			w.str("name", f.Name)
+			w.str("value", f.Value)
+			w.close()
+		}
+		w.b = append(w.b, ']')
+		w.close()
+	}
+}
+
+// typecodeString is a one-byte typecode as a string; "" for 0 (absent).
+func typecodeString(c byte) string {
+	if c == 0 {
+		return ""
+	}
+	return string([]byte{c})
+}
+
+// jsonWriter writes JSON objects in a fixed key order.
+type jsonWriter struct {
+	b     []byte
+	first bool // no key written yet in the innermost open object
+}
+
+func (w *jsonWriter) open()  { w.b = append(w.b, '{'); w.first = true }
+func (w *jsonWriter) close() { w.b = append(w.b, '}'); w.first = false }
+
+func (w *jsonWriter) key(k string) {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.b = appendJSONString(w.b, k)
+	w.b = append(w.b, ':')
+}
+
+func (w *jsonWriter) obj(k string)         { w.key(k); w.open() }
+func (w *jsonWriter) str(k, v string)      { w.key(k); w.b = appendJSONString(w.b, v) }
+func (w *jsonWriter) num(k, digits string) { w.key(k); w.b = append(w.b, digits...) }
+
+func (w *jsonWriter) boolean(k string, v bool) {
+	w.key(k)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+// strs writes a string array; nil is written as [].
+func (w *jsonWriter) strs(k string, vs []string) {
+	w.key(k)
+	w.b = append(w.b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, v)
+	}
+	w.b = append(w.b, ']')
+}
+
+// appendJSONString appends s as a JSON string without losing a byte. Valid
+// UTF-8 is copied as it is, except for '"', '\\' and the control characters,
+// which are escaped. Each byte that is not part of a valid UTF-8 sequence is
+// written as the lone surrogate \udcXX, XX being the byte (0x80-0xff) in hex:
+// valid UTF-8 never encodes a surrogate, so the mapping can be undone exactly
+// (PEP 383's "surrogateescape"). encoding/json would write U+FFFD instead.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size > 1 {
+				i += size
+				continue
+			}
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			if c < 0x20 {
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			} else {
+				b = append(b, '\\', 'u', 'd', 'c', hex[c>>4], hex[c&15])
+			}
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

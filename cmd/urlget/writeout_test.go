@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+func TestWriteOutRender(t *testing.T) {
+	r := &xferResult{num: 1, url: "http://h/x", effective: "http://h/y", scheme: "http", status: 200, size: 1234,
+		contentType: "text/html", filename: "out", elapsed: 1500 * time.Millisecond}
+	for format, want := range map[string]string{
+		"%{http_code} %{size_download}\\n":   "200 1234\n",
+		"%{response_code}|%{url_effective}":  "200|http://h/y",
+		"%{url}\\t%{filename_effective}\\r":  "http://h/x\tout\r",
+		"%{exitcode} %{errormsg}.":           "0 .",
+		"100%% %{content_type} %{scheme}":    "100% text/html HTTP",
+		"%{time_total} %{speed_download}":    "1.500000 822",
+		"%{urlnum}":                          "1",
+		"plain \\x \\\\ %d %":                "plain \\x \\\\ %d %",
+		"%{unclosed":                         "%{unclosed",
+		"a%{stderr}b%{stdout}c%{stderr}d\\n": "ac",
+	} {
+		var out, errw bytes.Buffer
+		parseWriteOut(format).render(&out, &errw, r)
+		if out.String() != want {
+			t.Errorf("%q: %q, want %q", format, out.String(), want)
+		}
+		if strings.Contains(format, "%{stderr}") && errw.String() != "bd\n" {
+			t.Errorf("%q: stderr %q", format, errw.String())
+		}
+	}
+	var out, errw bytes.Buffer
+	parseWriteOut("[%{nosuch}]").render(&out, &errw, r)
+	if out.String() != "[]" || !strings.Contains(errw.String(), "unknown --write-out variable: 'nosuch'") {
+		t.Errorf("unknown variable: %q %q", out.String(), errw.String())
+	}
+	// No status: 000, as curl.
+	out.Reset()
+	parseWriteOut("%{http_code}").render(&out, &errw, &xferResult{})
+	if out.String() != "000" {
+		t.Errorf("no status: %q", out.String())
+	}
+}
+
+func TestWriteOutJSON(t *testing.T) {
+	r := &xferResult{url: "http://h/<x>&", effective: "http://h/<x>&", scheme: "http", status: 404, size: 5,
+		err: fetch.NewError(fetch.ErrHTTP, "The requested URL returned error: 404", nil), code: 22}
+	s := woJSON(r)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	if m["http_code"] != 404.0 || m["exitcode"] != 22.0 || m["size_download"] != 5.0 || m["url"] != "http://h/<x>&" ||
+		m["errormsg"] != "The requested URL returned error: 404" || m["filename_effective"] != nil || m["content_type"] != nil {
+		t.Errorf("json: %s", s)
+	}
+	if strings.Contains(s, `\u003c`) {
+		t.Errorf("HTML-escaped: %s", s)
+	}
+	if _, ok := m["time_total"].(float64); !ok {
+		t.Errorf("time_total not a number: %s", s)
+	}
+}
+
+func TestWriteOutCLI(t *testing.T) {
+	inDir(t)
+	srv := newFakeSrv(map[string]*fakeFile{"/a": {data: []byte("hello")}})
+	r := runCLI(t, srv, "-s", "-w", "%{http_code} %{size_download} %{exitcode}\\n", "http://h/a", "http://h/none", "test://h/none")
+	if r.stdout != "hello200 5 0\nnot found404 9 0\n000 0 78\n" || r.code != 78 {
+		t.Errorf("-w: %+v", r)
+	}
+	r = runCLI(t, srv, "-s", "-o", "f", "-w", "%{json}", "http://h/a")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || m["filename_effective"] != "f" || m["url_effective"] != "http://h/a" {
+		t.Errorf("-w %%{json}: %+v %v", r, err)
+	}
+	// -w @file
+	os.WriteFile(filepath.Join(".", "fmt"), []byte("code=%{http_code}"), 0o644)
+	if r := runCLI(t, srv, "-s", "-o", "/dev/null", "-w", "@fmt", "http://h/a"); r.stdout != "code=200" {
+		t.Errorf("-w @file: %+v", r)
+	}
+}
