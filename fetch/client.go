@@ -1,7 +1,13 @@
 package fetch
 
 import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/urlparse"
@@ -10,20 +16,32 @@ import (
 // Client holds policy and dispatches each URL to its scheme's Fetcher. The
 // zero Client is usable: no timeouts beyond the context's, proxies from the
 // environment, no redirects, no caps.
+//
+// A Client is safe for concurrent use as long as its fields are not changed
+// while requests run.
 type Client struct {
-	// ConnectTimeout bounds each connection attempt (0: none beyond ctx).
+	// ConnectTimeout bounds each connection attempt (0: none beyond ctx):
+	// the TCP connect, and through a SOCKS proxy the connection to the
+	// proxy and the SOCKS handshake. It does not bound a TLS handshake or
+	// the transfer; use the context for those.
 	ConnectTimeout time.Duration
 
 	// Proxy, when set, overrides the environment (-x): applied to every
 	// scheme unless NoProxy matches. ProxyFromEnv is used when nil:
 	// http_proxy, https_proxy, ftp_proxy, gopher_proxy, news_proxy,
 	// nntp_proxy, wais_proxy, all_proxy, no_proxy.
+	//
+	// NoProxy is a --noproxy list: host names, domain suffixes, IP
+	// addresses and CIDR blocks separated by commas, or "*" for every host.
+	// When non-empty it replaces the no_proxy environment variable. It
+	// applies to Proxy as well as to proxies from the environment.
 	Proxy   *urlparse.URL
-	NoProxy string // "-" or comma-separated hosts, as --noproxy
+	NoProxy string
 
 	// User and Password (-u) override URL userinfo. With Netrc set,
 	// credentials for hosts without them come from NetrcFile (default
-	// ~/.netrc).
+	// ~/.netrc). HasUser says -u was given (User may be empty);
+	// HasPassword tells an empty password from none.
 	User        string
 	Password    string
 	HasUser     bool
@@ -42,6 +60,8 @@ type Client struct {
 
 	// MaxFileSize (--max-filesize) refuses or stops a body larger than this
 	// (0: no cap). MaxDecompressed caps a --compressed body after decoding.
+	// Both count the whole resource: a resumed body may bring it up to
+	// MaxFileSize bytes, counting from the resume offset.
 	MaxFileSize     int64
 	Compressed      bool
 	MaxDecompressed int64
@@ -49,14 +69,432 @@ type Client struct {
 	// Insecure skips TLS certificate verification (-k).
 	Insecure bool
 
+	// TLS, when set, is the base TLS configuration (root CAs, client
+	// certificates, …). It is cloned for every request; Insecure still
+	// applies on top.
+	TLS *tls.Config
+
+	// Dialer, when set, opens the network connections instead of a
+	// net.Dialer. ConnectTimeout, SOCKS proxies and context cancellation
+	// are still applied on top of it.
+	Dialer Dialer
+
 	UserAgent string
 	Verbose   io.Writer         // protocol exchange, passwords masked
 	Options   map[string]string // passed to fetchers in Request.Options
 
 	// Progress, when set, is called as body bytes arrive: done so far and
-	// the total (-1 when unknown).
+	// the total (-1 when unknown). Both count the bytes of the body, not
+	// the part of the resource held before a resume.
 	Progress func(done, total int64)
 
 	// Fetchers overrides the registry for these schemes (tests).
 	Fetchers map[string]Fetcher
 }
+
+// DefaultMaxRedirects is the redirect limit when Client.MaxRedirects is 0.
+const DefaultMaxRedirects = 50
+
+// DefaultUserAgent is sent when Client.UserAgent is empty.
+const DefaultUserAgent = "urlget"
+
+// redirectSchemes are the schemes a redirect may lead to.
+var redirectSchemes = map[string]bool{"http": true, "https": true, "ftp": true}
+
+// Open parses rawURL and fetches it with Do. A URL that does not parse is an
+// *Error of kind ErrMalformed.
+func (c *Client) Open(ctx context.Context, rawURL string) (*Resource, error) {
+	u, err := urlparse.Parse(rawURL)
+	if err != nil {
+		var pe *urlparse.Error
+		if errors.As(err, &pe) {
+			// Mask the password byte for byte, so that the offset the
+			// message names still points at the right byte.
+			masked := *pe
+			masked.Input = maskPassword(pe.Input, false)
+			err = &masked
+		}
+		return nil, &Error{Kind: ErrMalformed, URL: redactString(rawURL), Err: err}
+	}
+	return c.Do(ctx, &Request{URL: &u})
+}
+
+// Do fetches req.URL. The caller sets URL, Head, Offset and Since; Do fills
+// in the rest of a copy of req (credentials, Dialer, TLS, Proxy, UserAgent,
+// Verbose, Options, Compressed) and hands it to the scheme's Fetcher.
+//
+// Before any Fetcher runs, Do refuses with ErrMalformed a URL whose decoded
+// fields hold CR, LF or NUL (urlparse.URL.CheckLine), and it does so for
+// every redirect target too. It follows redirects only with
+// FollowRedirects, applies Fail and MaxFileSize, and wraps the Body so that
+// it reports progress, stops at the size cap, turns a body that ends early
+// into ErrPartial, and fails with ErrAborted or ErrTimeout once ctx is done.
+// Every error Do returns, or the Body's Read returns, is an *Error (except
+// io.EOF at the end of a complete body).
+//
+// The context governs the whole transfer, body included: cancelling it
+// closes the connection under a blocked Read.
+func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
+	if req == nil || req.URL == nil {
+		return nil, &Error{Kind: ErrMalformed, Msg: "no URL to fetch"}
+	}
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, Redacted(req.URL))
+	}
+	first := req.URL
+	cred, err := c.credentials(first)
+	if err != nil {
+		return nil, err
+	}
+	origin := originOf(first)
+	limit := c.MaxRedirects
+	if limit == 0 {
+		limit = DefaultMaxRedirects
+	}
+	cur := first
+	for hops := 0; ; hops++ {
+		r := *req
+		r.URL = cur
+		r.User, r.Password, r.HasPassword = "", "", false
+		if originOf(cur) == origin {
+			cred.apply(&r)
+		}
+		res, isHTTP, err := c.open(ctx, &r)
+		if err != nil {
+			return nil, err
+		}
+		if res.Location != "" {
+			next, nerr := redirectTarget(cur, res.Location)
+			if nerr == nil {
+				res.Location = next.String()
+			}
+			if c.FollowRedirects && isHTTP && isRedirect(res.Status) {
+				res.Body.Close()
+				if nerr != nil {
+					return nil, nerr
+				}
+				if limit >= 0 && hops >= limit {
+					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
+						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
+				}
+				if !redirectSchemes[next.Scheme] {
+					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
+						Msg: "redirect to a " + next.Scheme + ": URL refused: only http, https and ftp redirects are followed"}
+				}
+				if c.Verbose != nil {
+					fmt.Fprintf(c.Verbose, "* Following redirect (%d) to %s\n", res.Status, Redacted(next))
+				}
+				cur = next
+				continue
+			}
+		}
+		return c.finish(ctx, &r, res, isHTTP)
+	}
+}
+
+// open makes one request, without redirects: the CR/LF/NUL check, proxy
+// choice, fetcher lookup, and the fetcher's Open. isHTTP reports whether the
+// reply is an HTTP reply (http, https, or any scheme through an HTTP proxy).
+func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bool, err error) {
+	u := r.URL
+	if err := u.CheckLine(); err != nil {
+		return nil, false, &Error{Kind: ErrMalformed, URL: Redacted(u), Msg: "URL refused", Err: err}
+	}
+	proxy, err := c.ProxyFor(u)
+	if err != nil {
+		return nil, false, err
+	}
+	var socks *urlparse.URL
+	name := u.Scheme
+	gateway := false
+	r.Proxy = nil
+	if proxy != nil {
+		switch proxy.Scheme {
+		case "socks5", "socks5h":
+			socks = proxy
+		case "http", "https":
+			switch {
+			case u.Scheme == "http" || u.Scheme == "https":
+				r.Proxy = proxy
+			case gatewaySchemes[u.Scheme]:
+				r.Proxy = proxy
+				gateway, name = true, "http"
+			}
+		}
+	}
+	f := c.fetcher(name)
+	if f == nil {
+		msg := "unsupported URL scheme " + strconv.Quote(u.Scheme)
+		if gateway {
+			msg = "an HTTP proxy gateway needs the http fetcher, which is not registered (import github.com/urlget/urlget/fetch/http)"
+		}
+		return nil, false, &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: msg}
+	}
+	r.Dialer = c.newDialer(socks)
+	r.TLS = c.tlsConfig()
+	r.UserAgent = c.UserAgent
+	if r.UserAgent == "" {
+		r.UserAgent = DefaultUserAgent
+	}
+	r.Verbose = c.Verbose
+	r.Options = c.Options
+	r.Compressed = c.Compressed
+	r.MaxDecompressed = c.MaxDecompressed
+	if c.Verbose != nil && proxy != nil {
+		how := "proxy"
+		if gateway {
+			how = "HTTP proxy gateway"
+		}
+		fmt.Fprintf(c.Verbose, "* Using %s %s\n", how, Redacted(proxy))
+	}
+	res, err = f.Open(ctx, r)
+	if err != nil {
+		return nil, false, wrapError(ctx, Redacted(u), err)
+	}
+	if res == nil {
+		return nil, false, &Error{Kind: ErrOther, URL: Redacted(u), Msg: "fetcher for " + u.Scheme + " returned no resource"}
+	}
+	if res.Body == nil {
+		res.Body = emptyBody{}
+	}
+	return res, gateway || u.Scheme == "http" || u.Scheme == "https", nil
+}
+
+// gatewaySchemes are the schemes an HTTP proxy fetches on urlget's behalf
+// (RFC 1630 gateways): every retrieval scheme but file.
+var gatewaySchemes = map[string]bool{
+	"ftp": true, "gopher": true, "gophers": true, "news": true, "nntp": true,
+	"nntps": true, "wais": true, "prospero": true,
+}
+
+// finish applies the policy that needs the reply: Fail, the size cap, and
+// the Body wrapper.
+func (c *Client) finish(ctx context.Context, r *Request, res *Resource, isHTTP bool) (*Resource, error) {
+	url := Redacted(r.URL)
+	res.EffectiveURL = url
+	if c.Fail && isHTTP && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
+		res.Body.Close()
+		return nil, &Error{Kind: ErrHTTP, URL: url, Msg: "the requested URL returned error: " + strconv.Itoa(res.Status)}
+	}
+	if c.MaxFileSize > 0 && !r.Head && res.Size >= 0 && res.Offset+res.Size > c.MaxFileSize {
+		res.Body.Close()
+		return nil, &Error{Kind: ErrTooLarge, URL: url,
+			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
+	}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress}
+	if r.Head {
+		b.size = -1
+	}
+	if c.MaxFileSize > 0 {
+		b.limit = max(c.MaxFileSize-res.Offset, 0)
+	}
+	res.Body = b
+	return res, nil
+}
+
+// fetcher returns the Fetcher for scheme: Client.Fetchers first, then the
+// registry.
+func (c *Client) fetcher(scheme string) Fetcher {
+	if f, ok := c.Fetchers[scheme]; ok {
+		return f
+	}
+	f, _ := Lookup(scheme)
+	return f
+}
+
+func (c *Client) tlsConfig() *tls.Config {
+	var t *tls.Config
+	if c.TLS != nil {
+		t = c.TLS.Clone()
+	} else {
+		t = &tls.Config{}
+	}
+	if c.Insecure {
+		t.InsecureSkipVerify = true
+	}
+	return t
+}
+
+// credentials chooses the credentials for u: -u first, then the URL's
+// userinfo (with the password from netrc when the URL names only a user that
+// netrc knows), then netrc by host.
+func (c *Client) credentials(u *urlparse.URL) (cred, error) {
+	if c.HasUser || c.User != "" || c.HasPassword {
+		return cred{set: true, user: c.User, pass: c.Password, hasPass: c.HasPassword || c.Password != ""}, nil
+	}
+	if u.Scheme == "file" {
+		return cred{}, nil
+	}
+	if u.HasUserinfo {
+		cr := cred{set: true, user: u.User, pass: u.Password, hasPass: u.HasPassword}
+		if !u.HasPassword && c.Netrc {
+			n, err := c.netrc()
+			if err != nil {
+				return cred{}, err
+			}
+			if m, ok := n.Lookup(u.Host, u.User); ok && m.HasPassword {
+				cr.pass, cr.hasPass = m.Password, true
+			}
+		}
+		return cr, nil
+	}
+	if c.Netrc && u.Host != "" {
+		n, err := c.netrc()
+		if err != nil {
+			return cred{}, err
+		}
+		if m, ok := n.Lookup(u.Host, ""); ok {
+			return cred{set: true, user: m.Login, pass: m.Password, hasPass: m.HasPassword}, nil
+		}
+	}
+	return cred{}, nil
+}
+
+// netrc reads the Client's netrc file. A missing default ~/.netrc is an
+// empty one; a missing NetrcFile is an error.
+func (c *Client) netrc() (*Netrc, error) {
+	path := c.NetrcFile
+	explicit := path != ""
+	if !explicit {
+		p, err := DefaultNetrcPath()
+		if err != nil {
+			return &Netrc{}, nil
+		}
+		path = p
+	}
+	n, err := ReadNetrc(path)
+	if err != nil {
+		if !explicit && isNotExist(err) {
+			return &Netrc{}, nil
+		}
+		return nil, &Error{Kind: ErrRead, Msg: "netrc", Err: err}
+	}
+	return n, nil
+}
+
+// cred is a chosen set of credentials.
+type cred struct {
+	set     bool
+	user    string
+	pass    string
+	hasPass bool
+}
+
+func (c cred) apply(r *Request) {
+	if c.set {
+		r.User, r.Password, r.HasPassword = c.user, c.pass, c.hasPass
+	}
+}
+
+// origin identifies where credentials may go: scheme, host and port.
+type origin struct {
+	scheme, host string
+	port         int
+}
+
+func originOf(u *urlparse.URL) origin {
+	return origin{u.Scheme, strings.ToLower(strings.TrimSuffix(u.Host, ".")), u.PortOrDefault()}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
+}
+
+// redirectTarget resolves a Location value against the URL that produced
+// it. Bytes that RFC 3986 does not allow but servers send anyway (spaces,
+// non-ASCII) are percent-encoded first, as browsers and curl do.
+func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
+	loc = escapeLax(strings.TrimSpace(loc))
+	ref, err := urlparse.ParseRef(loc)
+	if err != nil {
+		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
+	}
+	abs := base.Ref.Resolve(&ref)
+	u, err := urlparse.Parse(abs.String())
+	if err != nil {
+		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
+	}
+	return &u, nil
+}
+
+// escapeLax percent-encodes the bytes no URL may hold literally.
+func escapeLax(s string) string {
+	need := false
+	for i := 0; i < len(s) && !need; i++ {
+		need = laxEscape(s[i])
+	}
+	if !need {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; laxEscape(c) {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func laxEscape(c byte) bool {
+	return c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0
+}
+
+// Redacted returns u as a string with its password, if any, replaced by
+// "****": the form used in errors, verbose output and Meta.EffectiveURL.
+func Redacted(u *urlparse.URL) string {
+	if u == nil {
+		return ""
+	}
+	if !u.HasPassword {
+		return u.String()
+	}
+	r := u.Ref
+	user, _, _ := strings.Cut(r.RawUserinfo, ":")
+	r.RawUserinfo = user + ":****"
+	return r.String()
+}
+
+// redactString masks the password of a URL that may not parse.
+func redactString(s string) string { return maskPassword(s, true) }
+
+// maskPassword finds the password of a URL that may not parse and replaces
+// it with "****" (short) or with as many '*' as it has bytes.
+func maskPassword(s string, short bool) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return s
+	}
+	colon := strings.IndexByte(rest[:at], ':')
+	if colon < 0 {
+		return s
+	}
+	stars := "****"
+	if !short {
+		stars = strings.Repeat("*", at-colon-1)
+	}
+	return s[:i+3] + rest[:colon+1] + stars + rest[at:]
+}
+
+// emptyBody is the Body of a resource without one.
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (emptyBody) Close() error             { return nil }

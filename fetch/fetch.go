@@ -1,10 +1,3 @@
-// Package fetch is the contract every urlget scheme obeys, the registry of
-// scheme fetchers, and the Client that applies policy on top of them.
-//
-// The split follows net/http: a Fetcher is transport (it carries out one
-// scheme's access method and nothing else), a Client is policy (timeouts,
-// proxies, credentials, redirects, size caps, progress). Opening a URL gives
-// a Resource whose Body streams: nothing is ever buffered whole.
 package fetch
 
 import (
@@ -34,7 +27,10 @@ type FetcherFunc func(ctx context.Context, req *Request) (*Resource, error)
 func (f FetcherFunc) Open(ctx context.Context, req *Request) (*Resource, error) { return f(ctx, req) }
 
 // Dialer opens network connections on behalf of a Fetcher. The Client's
-// dialer applies its connect timeout and proxy settings.
+// dialer applies its connect timeout and SOCKS proxy, returns typed
+// errors, and closes the connection once the context passed to DialContext
+// is done, which is what aborts a blocked Body read: dial with the context
+// given to Open.
 type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
@@ -64,9 +60,11 @@ type Request struct {
 	Dialer Dialer
 	TLS    *tls.Config
 
-	// Proxy is the proxy URL chosen for this request, or nil for none.
-	// Fetchers that can use an HTTP proxy gateway honour it; SOCKS proxies
-	// are already applied by Dialer.
+	// Proxy is the HTTP proxy (an http:// or https:// URL) chosen for
+	// this request, or nil. Only the http fetcher sees it set: the Client
+	// sends http and https requests through it, and every other scheme
+	// with an HTTP proxy to the http fetcher as a gateway request. SOCKS
+	// proxies are applied by Dialer and leave Proxy nil.
 	Proxy *urlparse.URL
 
 	// UserAgent is sent by protocols that carry one.
@@ -80,6 +78,13 @@ type Request struct {
 	// Options holds scheme-specific settings by name (for example
 	// "ftp-method"); a fetcher ignores names it does not know.
 	Options map[string]string
+
+	// Compressed asks for a compressed transfer where the protocol offers
+	// one (HTTP: Accept-Encoding: gzip); the fetcher decodes the body, and
+	// stops it with ErrTooLarge past MaxDecompressed decoded bytes (0: no
+	// cap). Set by the Client from its fields of the same names.
+	Compressed      bool
+	MaxDecompressed int64
 }
 
 // EntryType classifies a listing entry.
@@ -116,6 +121,11 @@ type Meta struct {
 	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing
+
+	// Location is the redirect target of a 3xx reply (HTTP Location): as
+	// the server sent it from a Fetcher, resolved to an absolute URL by the
+	// Client. "" when the reply is not a redirect.
+	Location string
 }
 
 // Resource is an opened URL: metadata, and a streaming body the caller

@@ -1,0 +1,1157 @@
+package fetch_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
+	_ "github.com/urlget/urlget/fetch/file"
+	_ "github.com/urlget/urlget/fetch/http"
+	"github.com/urlget/urlget/urlparse"
+)
+
+func parse(t testing.TB, s string) *urlparse.URL {
+	t.Helper()
+	u, err := urlparse.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &u
+}
+
+// fetchAll opens url and reads the whole body.
+func fetchAll(t testing.TB, c *fetch.Client, url string) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	return doAll(c, context.Background(), &fetch.Request{URL: parse(t, url)})
+}
+
+func doAll(c *fetch.Client, ctx context.Context, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	res, err := c.Do(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+func wantExit(t *testing.T, what string, err error, code int) {
+	t.Helper()
+	if got := fetch.ExitCode(err); got != code {
+		t.Errorf("%s: %v: exit %d, want %d", what, err, got, code)
+	}
+	var fe *fetch.Error
+	if code != 0 && !errors.As(err, &fe) {
+		t.Errorf("%s: error %T is not a *fetch.Error", what, err)
+	}
+}
+
+// recorder is an HTTP server that remembers the Authorization header of
+// every request.
+type recorder struct {
+	*httptest.Server
+	mu    sync.Mutex
+	auths map[string][]string // path -> Authorization values ("" for none)
+}
+
+func newRecorder(t *testing.T, h func(w http.ResponseWriter, r *http.Request)) *recorder {
+	rec := &recorder{auths: map[string][]string{}}
+	rec.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.auths[r.URL.Path] = append(rec.auths[r.URL.Path], r.Header.Get("Authorization"))
+		rec.mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(rec.Close)
+	return rec
+}
+
+func (r *recorder) auth(path string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.auths[path]...)
+}
+
+func (r *recorder) hostPort() string { return strings.TrimPrefix(r.URL, "http://") }
+
+func redirectTo(loc string, code int) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", loc)
+		w.WriteHeader(code)
+		io.WriteString(w, "moved\n")
+	}
+}
+
+func TestRedirectOnlyWithFollow(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a" {
+			redirectTo("/b?x=1", 302)(w, r)
+			return
+		}
+		io.WriteString(w, "B")
+	})
+	res, body, err := fetchAll(t, &fetch.Client{}, srv.URL+"/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 302 || string(body) != "moved\n" || res.Location != srv.URL+"/b?x=1" {
+		t.Errorf("without FollowRedirects: status %d body %q Location %q", res.Status, body, res.Location)
+	}
+	if n := len(srv.auth("/b")); n != 0 {
+		t.Errorf("/b fetched %d times without FollowRedirects", n)
+	}
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		srv2 := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/a" {
+				redirectTo("/b", code)(w, r)
+				return
+			}
+			io.WriteString(w, "B")
+		})
+		res, body, err = fetchAll(t, &fetch.Client{FollowRedirects: true}, srv2.URL+"/a")
+		if err != nil || string(body) != "B" || res.EffectiveURL != srv2.URL+"/b" || res.Status != 200 {
+			t.Errorf("%d with FollowRedirects: %q %v, EffectiveURL %q", code, body, err, res.EffectiveURL)
+		}
+	}
+}
+
+func TestMaxRedirects(t *testing.T) {
+	// /r/N redirects to /r/N+1 until /r/limit, which answers.
+	var limit atomic.Int64
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/r/"))
+		if int64(n) >= limit.Load() {
+			io.WriteString(w, "end")
+			return
+		}
+		redirectTo("/r/"+strconv.Itoa(n+1), 302)(w, r)
+	})
+	for _, tc := range []struct {
+		max, chain int
+		ok         bool
+	}{
+		{3, 3, true}, {3, 4, false}, {0, 50, true}, {0, 51, false}, {-1, 120, true}, {1, 1, true}, {1, 2, false},
+	} {
+		limit.Store(int64(tc.chain))
+		c := &fetch.Client{FollowRedirects: true, MaxRedirects: tc.max}
+		_, body, err := fetchAll(t, c, srv.URL+"/r/0")
+		if tc.ok {
+			if err != nil || string(body) != "end" {
+				t.Errorf("MaxRedirects %d, %d redirects: %q %v", tc.max, tc.chain, body, err)
+			}
+			continue
+		}
+		wantExit(t, fmt.Sprintf("MaxRedirects %d, %d redirects", tc.max, tc.chain), err, 47)
+	}
+}
+
+// countingFetcher records the requests it gets and answers with body.
+type countingFetcher struct {
+	mu   sync.Mutex
+	reqs []fetch.Request
+	body string
+}
+
+func (f *countingFetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, *req)
+	f.mu.Unlock()
+	return &fetch.Resource{Meta: fetch.Meta{Size: int64(len(f.body))}, Body: io.NopCloser(strings.NewReader(f.body))}, nil
+}
+
+func (f *countingFetcher) calls() []fetch.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fetch.Request(nil), f.reqs...)
+}
+
+func TestRedirectSchemes(t *testing.T) {
+	for _, loc := range []string{"file:///etc/passwd", "gopher://127.0.0.1/0secret", "telnet://127.0.0.1/", "news:comp.lang.go", "x-unknown://h/"} {
+		srv := newRecorder(t, redirectTo(loc, 302))
+		fake := &countingFetcher{body: "must not be fetched"}
+		scheme, _, _ := strings.Cut(loc, ":")
+		c := &fetch.Client{FollowRedirects: true, Fetchers: map[string]fetch.Fetcher{scheme: fake}}
+		_, _, err := fetchAll(t, c, srv.URL+"/")
+		wantExit(t, "redirect to "+loc, err, 1)
+		if fetch.KindOf(err) != fetch.ErrUnsupported || !strings.Contains(err.Error(), "only http, https and ftp") {
+			t.Errorf("redirect to %s: %v, want a clear ErrUnsupported refusal", loc, err)
+		}
+		if n := len(fake.calls()); n != 0 {
+			t.Errorf("redirect to %s reached the %s fetcher %d times", loc, scheme, n)
+		}
+	}
+	// ftp is allowed.
+	srv := newRecorder(t, redirectTo("ftp://127.0.0.1/pub/file.txt", 301))
+	ftp := &countingFetcher{body: "ftp body"}
+	c := &fetch.Client{FollowRedirects: true, Fetchers: map[string]fetch.Fetcher{"ftp": ftp}}
+	res, body, err := fetchAll(t, c, srv.URL+"/")
+	if err != nil || string(body) != "ftp body" || res.EffectiveURL != "ftp://127.0.0.1/pub/file.txt" {
+		t.Errorf("redirect to ftp: %q %v", body, err)
+	}
+}
+
+// A redirect target whose decoded fields smuggle CR LF is refused before
+// anything is dialled.
+func TestRedirectInjectionRefused(t *testing.T) {
+	srv := newRecorder(t, redirectTo("ftp://user%0D%0ADELE%20x@127.0.0.1/f", 302))
+	ftp := &countingFetcher{body: "x"}
+	c := &fetch.Client{FollowRedirects: true, Fetchers: map[string]fetch.Fetcher{"ftp": ftp}}
+	_, _, err := fetchAll(t, c, srv.URL+"/")
+	wantExit(t, "redirect with CR LF", err, 3)
+	if len(ftp.calls()) != 0 {
+		t.Error("the ftp fetcher saw a URL with CR LF")
+	}
+}
+
+const basicAlice = "Basic YWxpY2U6cHc=" // alice:pw
+
+// Credentials follow a redirect only to the same scheme, host and port.
+func TestCredentialsNotLeakedOnRedirect(t *testing.T) {
+	netrc := filepath.Join(t.TempDir(), "netrc")
+	other := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "other") })
+	var origin *recorder
+	origin = newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/same":
+			redirectTo("/final", 302)(w, r)
+		case "/other-port":
+			redirectTo(other.URL+"/final", 302)(w, r)
+		case "/other-host":
+			// localhost and 127.0.0.1 are different hosts to the policy.
+			redirectTo("http://localhost:"+origin.URL[strings.LastIndexByte(origin.URL, ':')+1:]+"/final-localhost", 302)(w, r)
+		default:
+			io.WriteString(w, "final")
+		}
+	})
+	if err := os.WriteFile(netrc, []byte("machine 127.0.0.1 login alice password pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hp := origin.hostPort()
+	for _, tc := range []struct {
+		name string
+		c    fetch.Client
+		url  string
+	}{
+		{"userinfo", fetch.Client{FollowRedirects: true}, "http://alice:pw@" + hp},
+		{"-u", fetch.Client{FollowRedirects: true, User: "alice", Password: "pw", HasUser: true, HasPassword: true}, "http://" + hp},
+		{"netrc", fetch.Client{FollowRedirects: true, Netrc: true, NetrcFile: netrc}, "http://" + hp},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(other.auth("/final"))
+			for _, path := range []string{"/same", "/other-port", "/other-host"} {
+				if _, _, err := fetchAll(t, &tc.c, tc.url+path); err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				if a := origin.auth(path); len(a) == 0 || a[len(a)-1] != basicAlice {
+					t.Errorf("%s: the first request carried Authorization %q", path, a)
+				}
+			}
+			if a := origin.auth("/final"); len(a) == 0 || a[len(a)-1] != basicAlice {
+				t.Errorf("same-origin redirect lost the credentials: %q", a)
+			}
+			a := other.auth("/final")
+			if len(a) != before+1 || a[len(a)-1] != "" {
+				t.Errorf("redirect to another port carried Authorization %q", a)
+			}
+			if a := origin.auth("/final-localhost"); len(a) == 0 || a[len(a)-1] != "" {
+				t.Errorf("redirect to another host name carried Authorization %q", a)
+			}
+		})
+	}
+	// Another scheme on the same host and port: https gets nothing.
+	srv := newRecorder(t, redirectTo("https://"+hp+"/x", 302))
+	tls := &countingFetcher{body: "tls"}
+	c := &fetch.Client{FollowRedirects: true, User: "alice", Password: "pw", HasUser: true, HasPassword: true,
+		Fetchers: map[string]fetch.Fetcher{"https": tls}}
+	if _, _, err := fetchAll(t, c, strings.Replace(srv.URL, "127.0.0.1", "127.0.0.1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	calls := tls.calls()
+	if len(calls) != 1 || calls[0].User != "" || calls[0].Password != "" || calls[0].HasPassword {
+		t.Errorf("redirect to https on the same host got credentials: %+v", calls)
+	}
+}
+
+func TestCredentialChoice(t *testing.T) {
+	dir := t.TempDir()
+	netrc := filepath.Join(dir, "netrc")
+	os.WriteFile(netrc, []byte("machine 127.0.0.1 login bob password bobpw\nmachine 127.0.0.1 login carol password carolpw\ndefault login anon password anonpw\n"), 0o600)
+	fake := &countingFetcher{body: "x"}
+	for _, tc := range []struct {
+		name        string
+		c           fetch.Client
+		url         string
+		user, pass  string
+		hasPassword bool
+	}{
+		{"none", fetch.Client{}, "gopher://127.0.0.1/", "", "", false},
+		{"userinfo", fetch.Client{}, "gopher://u:p@127.0.0.1/", "u", "p", true},
+		{"userinfo empty password", fetch.Client{}, "gopher://u:@127.0.0.1/", "u", "", true},
+		{"-u overrides userinfo", fetch.Client{User: "x", Password: "y", HasUser: true, HasPassword: true}, "gopher://u:p@127.0.0.1/", "x", "y", true},
+		{"-u without password", fetch.Client{User: "x", HasUser: true}, "gopher://127.0.0.1/", "x", "", false},
+		{"netrc by host", fetch.Client{Netrc: true, NetrcFile: netrc}, "gopher://127.0.0.1/", "bob", "bobpw", true},
+		{"netrc password for the URL's user", fetch.Client{Netrc: true, NetrcFile: netrc}, "gopher://carol@127.0.0.1/", "carol", "carolpw", true},
+		{"netrc default", fetch.Client{Netrc: true, NetrcFile: netrc}, "gopher://other.example/", "anon", "anonpw", true},
+		{"userinfo beats netrc", fetch.Client{Netrc: true, NetrcFile: netrc}, "gopher://u:p@127.0.0.1/", "u", "p", true},
+		{"netrc off", fetch.Client{NetrcFile: netrc}, "gopher://127.0.0.1/", "", "", false},
+	} {
+		fake.reqs = nil
+		c := tc.c
+		c.Fetchers = map[string]fetch.Fetcher{"gopher": fake}
+		c.NoProxy = "*"
+		if _, _, err := fetchAll(t, &c, tc.url); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		r := fake.calls()[0]
+		if r.User != tc.user || r.Password != tc.pass || r.HasPassword != tc.hasPassword {
+			t.Errorf("%s: user %q password %q (has %v); want %q %q (%v)", tc.name, r.User, r.Password, r.HasPassword, tc.user, tc.pass, tc.hasPassword)
+		}
+	}
+	// An explicit netrc file that is missing is an error (26); the default
+	// ~/.netrc missing is not.
+	c := &fetch.Client{Netrc: true, NetrcFile: filepath.Join(dir, "absent"), Fetchers: map[string]fetch.Fetcher{"gopher": fake}, NoProxy: "*"}
+	_, _, err := fetchAll(t, c, "gopher://127.0.0.1/")
+	wantExit(t, "missing netrc file", err, 26)
+	t.Setenv("HOME", dir)
+	c.NetrcFile = ""
+	if _, _, err := fetchAll(t, c, "gopher://127.0.0.1/"); err != nil {
+		t.Errorf("missing ~/.netrc: %v", err)
+	}
+}
+
+func TestNetrcParse(t *testing.T) {
+	const file = `# a comment line
+machine ftp.example.com login anonymous password "me@example.com"
+machine Secure.Example.COM
+	login  alice
+	password "pa ss\"word\\"   # trailing comment
+	account acct1
+macdef init
+cd /pub
+binary
+
+machine after.macro login m password mp
+default login dflt password dpw
+machine never.reached login n password np
+`
+	n, err := fetch.ParseNetrc(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		host, login     string
+		ok              bool
+		wantLogin, want string
+	}{
+		{"ftp.example.com", "", true, "anonymous", "me@example.com"},
+		{"secure.example.com", "", true, "alice", `pa ss"word\`},
+		{"SECURE.example.com", "alice", true, "alice", `pa ss"word\`},
+		{"secure.example.com", "bob", false, "", ""},
+		{"after.macro", "", true, "m", "mp"},
+		{"unknown.example", "", true, "dflt", "dpw"},
+		{"never.reached", "", true, "n", "np"},
+		{"cd", "", true, "dflt", "dpw"}, // macro body is not parsed as tokens
+	} {
+		m, ok := n.Lookup(tc.host, tc.login)
+		if ok != tc.ok || ok && (m.Login != tc.wantLogin || m.Password != tc.want || !m.HasPassword) {
+			t.Errorf("Lookup(%q, %q) = %+v, %v", tc.host, tc.login, m, ok)
+		}
+	}
+	if m, _ := n.Lookup("secure.example.com", ""); m.Account != "acct1" {
+		t.Errorf("account = %q", m.Account)
+	}
+	for _, bad := range []string{"machine", "machine x login", `machine x password "unterminated`} {
+		if _, err := fetch.ParseNetrc(strings.NewReader(bad)); err == nil {
+			t.Errorf("ParseNetrc(%q) succeeded", bad)
+		}
+	}
+	// A login without a password is a login only.
+	n, _ = fetch.ParseNetrc(strings.NewReader("machine h login only"))
+	if m, ok := n.Lookup("h", ""); !ok || m.HasPassword || m.Login != "only" {
+		t.Errorf("login only: %+v", m)
+	}
+}
+
+func clearProxyEnv(t *testing.T) {
+	for _, k := range []string{"http_proxy", "https_proxy", "ftp_proxy", "gopher_proxy", "news_proxy", "nntp_proxy",
+		"wais_proxy", "all_proxy", "no_proxy", "telnet_proxy", "gophers_proxy", "nntps_proxy", "prospero_proxy"} {
+		for _, name := range []string{k, strings.ToUpper(k)} {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+}
+
+func TestProxyFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		url  string
+		want string // "" for none
+	}{
+		{"none", nil, "http://a.example/", ""},
+		{"http_proxy", map[string]string{"http_proxy": "http://p:3128"}, "http://a.example/", "http://p:3128"},
+		{"HTTP_PROXY ignored", map[string]string{"HTTP_PROXY": "http://p:3128"}, "http://a.example/", ""},
+		{"HTTPS_PROXY", map[string]string{"HTTPS_PROXY": "http://p:3128"}, "https://a.example/", "http://p:3128"},
+		{"lower case wins", map[string]string{"https_proxy": "http://low", "HTTPS_PROXY": "http://up"}, "https://a.example/", "http://low"},
+		{"no scheme is http", map[string]string{"ftp_proxy": "p.example:8080"}, "ftp://a.example/", "http://p.example:8080"},
+		{"gopher_proxy", map[string]string{"gopher_proxy": "http://g:1"}, "gopher://a.example/", "http://g:1"},
+		{"news_proxy", map[string]string{"news_proxy": "http://n:1"}, "news:comp.lang.go", "http://n:1"},
+		{"nntp_proxy", map[string]string{"NNTP_PROXY": "http://n:2"}, "nntp://a.example/comp.lang.go", "http://n:2"},
+		{"wais_proxy", map[string]string{"wais_proxy": "http://w:3"}, "wais://a.example/db", "http://w:3"},
+		{"all_proxy", map[string]string{"all_proxy": "socks5://s:1080"}, "gopher://a.example/", "socks5://s:1080"},
+		{"ALL_PROXY", map[string]string{"ALL_PROXY": "socks5h://s"}, "ftp://a.example/", "socks5h://s"},
+		{"scheme beats all", map[string]string{"all_proxy": "http://all", "http_proxy": "http://h"}, "http://a.example/", "http://h"},
+		{"set empty means none", map[string]string{"all_proxy": "http://all", "https_proxy": ""}, "https://a.example/", ""},
+		{"file never", map[string]string{"all_proxy": "http://all"}, "file:///etc/passwd", ""},
+		{"mailto never", map[string]string{"all_proxy": "http://all"}, "mailto:a@b.example", ""},
+		{"no_proxy host", map[string]string{"http_proxy": "http://p", "no_proxy": "a.example"}, "http://a.example/", ""},
+		{"no_proxy suffix", map[string]string{"http_proxy": "http://p", "no_proxy": "example.com"}, "http://www.example.com/", ""},
+		{"no_proxy not a suffix", map[string]string{"http_proxy": "http://p", "no_proxy": "example.com"}, "http://badexample.com/", "http://p"},
+		{"NO_PROXY star", map[string]string{"http_proxy": "http://p", "NO_PROXY": "*"}, "http://a.example/", ""},
+		{"no_proxy cidr", map[string]string{"http_proxy": "http://p", "no_proxy": "10.0.0.0/8, 192.168.1.1"}, "http://10.2.3.4/", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearProxyEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			p, err := fetch.ProxyFromEnv(parse(t, tc.url))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if p != nil {
+				got = p.String()
+			}
+			if got != tc.want {
+				t.Errorf("proxy for %s = %q, want %q", tc.url, got, tc.want)
+			}
+		})
+	}
+	clearProxyEnv(t)
+	t.Setenv("http_proxy", "socks4://old")
+	if _, err := fetch.ProxyFromEnv(parse(t, "http://a.example/")); fetch.KindOf(err) != fetch.ErrUnsupported {
+		t.Errorf("socks4 proxy: %v, want ErrUnsupported", err)
+	}
+}
+
+func TestNoProxyMatch(t *testing.T) {
+	for _, tc := range []struct {
+		list, host string
+		want       bool
+	}{
+		{"", "a.example", false},
+		{"*", "anything", true},
+		{"a.example", "A.Example.", true},
+		{".example.com", "example.com", true},
+		{".example.com", "x.example.com", true},
+		{"*.example.com", "x.y.example.com", true},
+		{"example.com", "notexample.com", false},
+		{"localhost,127.0.0.1", "127.0.0.1", true},
+		{"localhost 127.0.0.1", "localhost", true},
+		{"::1", "::1", true},
+		{"[::1]", "::1", true},
+		{"fd00::/8", "fd12::1", true},
+		{"10.0.0.0/8", "11.0.0.1", false},
+		{"10.0.0.0/8", "ten.example", false},
+		{"a.example", "", false},
+	} {
+		if got := fetch.NoProxyMatch(tc.list, tc.host); got != tc.want {
+			t.Errorf("NoProxyMatch(%q, %q) = %v", tc.list, tc.host, got)
+		}
+	}
+}
+
+func TestClientProxyOverride(t *testing.T) {
+	clearProxyEnv(t)
+	t.Setenv("http_proxy", "http://env-proxy:1")
+	t.Setenv("no_proxy", "skip.example")
+	x, err := fetch.ParseProxy("cli-proxy:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fetch.Client{Proxy: x}
+	for _, tc := range []struct {
+		url, noProxy, want string
+	}{
+		{"http://a.example/", "", "http://cli-proxy:2"},
+		{"gopher://a.example/", "", "http://cli-proxy:2"},
+		{"http://skip.example/", "", ""},                        // no_proxy from the environment
+		{"http://skip.example/", "other", "http://cli-proxy:2"}, // NoProxy replaces it
+		{"http://a.example/", "*", ""},
+		{"file:///x", "", ""},
+	} {
+		c.NoProxy = tc.noProxy
+		p, err := c.ProxyFor(parse(t, tc.url))
+		got := ""
+		if p != nil {
+			got = p.String()
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ProxyFor(%s) with NoProxy %q = %q, %v; want %q", tc.url, tc.noProxy, got, err, tc.want)
+		}
+	}
+}
+
+// proxyServer is an HTTP proxy for tests: it records each request line and
+// Proxy-Authorization, answers absolute-form GETs itself (with a body naming
+// the URL), and tunnels CONNECT to the address asked for.
+type proxyServer struct {
+	*fetchtest.Server
+	mu    sync.Mutex
+	lines []string
+	auth  []string
+}
+
+func newProxy(t *testing.T) *proxyServer {
+	p := &proxyServer{}
+	p.Server = fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.lines = append(p.lines, req.Method+" "+req.RequestURI+" "+req.Proto)
+		p.auth = append(p.auth, req.Header.Get("Proxy-Authorization"))
+		p.mu.Unlock()
+		if req.Method == "CONNECT" {
+			up, err := net.Dial("tcp", req.RequestURI)
+			if err != nil {
+				io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
+				return
+			}
+			defer up.Close()
+			io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+			go io.Copy(up, br)
+			io.Copy(c, up)
+			return
+		}
+		body := "via proxy: " + req.RequestURI
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n%s", len(body), body)
+	})
+	return p
+}
+
+func (p *proxyServer) seen() ([]string, []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.lines...), append([]string(nil), p.auth...)
+}
+
+func TestHTTPProxyAndGateway(t *testing.T) {
+	clearProxyEnv(t)
+	p := newProxy(t)
+	proxy, err := fetch.ParseProxy("http://puser:ppass@" + p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		url, line, body string
+		c               fetch.Client
+	}{
+		{"http://origin.example/a?b", "GET http://origin.example/a?b HTTP/1.1", "via proxy: http://origin.example/a?b", fetch.Client{}},
+		{"gopher://gopher.example/1/sel#frag", "GET gopher://gopher.example/1/sel HTTP/1.1", "via proxy: gopher://gopher.example/1/sel", fetch.Client{}},
+		{"ftp://ftp.example/pub/f.txt", "GET ftp://ftp.example/pub/f.txt HTTP/1.1", "via proxy: ftp://ftp.example/pub/f.txt", fetch.Client{}},
+		{"ftp://ftp.example/pub/f.txt", "GET ftp://me:my%20pw@ftp.example/pub/f.txt HTTP/1.1", "via proxy: ftp://me:my%20pw@ftp.example/pub/f.txt",
+			fetch.Client{User: "me", Password: "my pw", HasUser: true, HasPassword: true}},
+		{"news:comp.lang.go", "GET news:comp.lang.go HTTP/1.1", "via proxy: news:comp.lang.go", fetch.Client{}},
+		{"wais://wais.example:210/db?query", "GET wais://wais.example:210/db?query HTTP/1.1", "via proxy: wais://wais.example:210/db?query", fetch.Client{}},
+	} {
+		c := tc.c
+		c.Proxy = proxy
+		var v bytes.Buffer
+		c.Verbose = &v
+		res, body, err := fetchAll(t, &c, tc.url)
+		if err != nil {
+			t.Errorf("%s: %v", tc.url, err)
+			continue
+		}
+		lines, auth := p.seen()
+		if got := lines[len(lines)-1]; got != tc.line {
+			t.Errorf("%s: the proxy got %q, want %q", tc.url, got, tc.line)
+		}
+		if got := auth[len(auth)-1]; got != "Basic cHVzZXI6cHBhc3M=" {
+			t.Errorf("%s: Proxy-Authorization %q", tc.url, got)
+		}
+		if string(body) != tc.body || res.Status != 200 {
+			t.Errorf("%s: status %d body %q", tc.url, res.Status, body)
+		}
+		if strings.Contains(v.String(), "ppass") || strings.Contains(v.String(), "my pw") || strings.Contains(v.String(), "my%20pw") {
+			t.Errorf("%s: verbose output shows a password:\n%s", tc.url, v.String())
+		}
+	}
+	// Without the http fetcher, a gateway cannot be used.
+	c := &fetch.Client{Proxy: proxy, Fetchers: map[string]fetch.Fetcher{"http": nil}}
+	_, _, err = fetchAll(t, c, "gopher://gopher.example/")
+	wantExit(t, "gateway without the http fetcher", err, 1)
+	// telnet does not go through an HTTP proxy.
+	if lines, _ := p.seen(); len(lines) != 6 {
+		t.Errorf("the proxy saw %d requests, want 6", len(lines))
+	}
+}
+
+func TestHTTPSThroughConnect(t *testing.T) {
+	clearProxyEnv(t)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "tunnelled") }))
+	defer srv.Close()
+	p := newProxy(t)
+	proxy, _ := fetch.ParseProxy(p.Addr)
+	c := &fetch.Client{Proxy: proxy, Insecure: true}
+	_, body, err := fetchAll(t, c, srv.URL+"/x")
+	if err != nil || string(body) != "tunnelled" {
+		t.Fatalf("%q %v", body, err)
+	}
+	lines, _ := p.seen()
+	if want := "CONNECT " + strings.TrimPrefix(srv.URL, "https://") + " HTTP/1.1"; len(lines) != 1 || lines[0] != want {
+		t.Errorf("proxy saw %q, want %q", lines, want)
+	}
+}
+
+// socksServer is a minimal SOCKS5 server (RFC 1928, RFC 1929): it records
+// the address each client asks for and connects every request to target.
+type socksServer struct {
+	*fetchtest.Server
+	mu     sync.Mutex
+	asked  []string
+	logins []string
+}
+
+func newSOCKS(t *testing.T, target string, needAuth bool) *socksServer {
+	s := &socksServer{}
+	s.Server = fetchtest.NewServer(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
+		hdr := make([]byte, 2)
+		if _, err := io.ReadFull(r, hdr); err != nil || hdr[0] != 5 {
+			return
+		}
+		methods := make([]byte, hdr[1])
+		io.ReadFull(r, methods)
+		if needAuth {
+			if bytes.IndexByte(methods, 2) < 0 {
+				c.Write([]byte{5, 0xff})
+				return
+			}
+			c.Write([]byte{5, 2})
+			var v [2]byte
+			io.ReadFull(r, v[:])
+			user := make([]byte, v[1])
+			io.ReadFull(r, user)
+			var pl [1]byte
+			io.ReadFull(r, pl[:])
+			pass := make([]byte, pl[0])
+			io.ReadFull(r, pass)
+			s.mu.Lock()
+			s.logins = append(s.logins, string(user)+":"+string(pass))
+			s.mu.Unlock()
+			c.Write([]byte{1, 0})
+		} else {
+			c.Write([]byte{5, 0})
+		}
+		req := make([]byte, 4)
+		if _, err := io.ReadFull(r, req); err != nil || req[1] != 1 {
+			return
+		}
+		var host string
+		switch req[3] {
+		case 1:
+			ip := make([]byte, 4)
+			io.ReadFull(r, ip)
+			host = net.IP(ip).String()
+		case 3:
+			var l [1]byte
+			io.ReadFull(r, l[:])
+			name := make([]byte, l[0])
+			io.ReadFull(r, name)
+			host = string(name)
+		case 4:
+			ip := make([]byte, 16)
+			io.ReadFull(r, ip)
+			host = net.IP(ip).String()
+		}
+		var port [2]byte
+		io.ReadFull(r, port[:])
+		s.mu.Lock()
+		s.asked = append(s.asked, net.JoinHostPort(host, strconv.Itoa(int(binary.BigEndian.Uint16(port[:])))))
+		s.mu.Unlock()
+		up, err := net.Dial("tcp", target)
+		if err != nil {
+			c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0})
+			return
+		}
+		defer up.Close()
+		c.Write([]byte{5, 0, 0, 1, 127, 0, 0, 1, 0, 0})
+		go io.Copy(up, r)
+		io.Copy(c, up)
+	})
+	return s
+}
+
+func TestSOCKS5(t *testing.T) {
+	clearProxyEnv(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "socks ok "+r.Host)
+	}))
+	defer srv.Close()
+	target := strings.TrimPrefix(srv.URL, "http://")
+	// socks5h: the proxy resolves the name (which does not resolve here).
+	s := newSOCKS(t, target, false)
+	proxy, _ := fetch.ParseProxy("socks5h://" + s.Addr)
+	c := &fetch.Client{Proxy: proxy}
+	_, body, err := fetchAll(t, c, "http://unresolvable.invalid:8080/")
+	if err != nil || string(body) != "socks ok unresolvable.invalid:8080" {
+		t.Fatalf("socks5h: %q %v", body, err)
+	}
+	// socks5 with a login; localhost is resolved locally.
+	s2 := newSOCKS(t, target, true)
+	proxy, _ = fetch.ParseProxy("socks5://su:sp@" + s2.Addr)
+	c = &fetch.Client{Proxy: proxy}
+	_, body, err = fetchAll(t, c, "http://localhost:9/")
+	if err != nil || string(body) != "socks ok localhost:9" {
+		t.Fatalf("socks5: %q %v", body, err)
+	}
+	s.mu.Lock()
+	s2.mu.Lock()
+	defer s.mu.Unlock()
+	defer s2.mu.Unlock()
+	if len(s.asked) != 1 || s.asked[0] != "unresolvable.invalid:8080" {
+		t.Errorf("socks5h asked for %q", s.asked)
+	}
+	if len(s2.asked) != 1 || s2.asked[0] != "127.0.0.1:9" {
+		t.Errorf("socks5 asked for %q, want localhost resolved here to 127.0.0.1:9", s2.asked)
+	}
+	if len(s2.logins) != 1 || s2.logins[0] != "su:sp" {
+		t.Errorf("socks5 logins %q", s2.logins)
+	}
+	// A SOCKS proxy that is not there: could not connect.
+	dead := fetchtest.NewServer(t, func(net.Conn) {})
+	addr := dead.Addr
+	dead.Close()
+	proxy, _ = fetch.ParseProxy("socks5h://" + addr)
+	_, _, err = fetchAll(t, &fetch.Client{Proxy: proxy}, "http://a.example/")
+	wantExit(t, "dead SOCKS proxy", err, 7)
+}
+
+func TestResumeIfRange(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 100)
+	mod := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	var gotIfRange atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotIfRange.Store(r.Header.Get("If-Range"))
+		http.ServeContent(w, r, "f", mod, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	u := parse(t, srv.URL+"/f")
+	c := &fetch.Client{Fail: true}
+	res, body, err := doAll(c, context.Background(), &fetch.Request{URL: u, Offset: 990, Since: mod})
+	if err != nil || res.Offset != 990 || string(body) != "0123456789" || res.Status != 206 {
+		t.Errorf("unchanged: Offset %d status %d body %q %v", res.Offset, res.Status, body, err)
+	}
+	if gotIfRange.Load() != "Tue, 02 Jan 2024 03:04:05 GMT" {
+		t.Errorf("If-Range %q", gotIfRange.Load())
+	}
+	// The file changed since the part held was fetched: whole.
+	res, body, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: 990, Since: mod.Add(-time.Minute)})
+	if err != nil || res.Offset != 0 || !bytes.Equal(body, data) || res.Status != 200 {
+		t.Errorf("changed: Offset %d status %d %d bytes %v", res.Offset, res.Status, len(body), err)
+	}
+	// Complete already: 416, treated as done.
+	res, body, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
+	if err != nil || res.Offset != int64(len(data)) || len(body) != 0 {
+		t.Errorf("complete: %v Offset %d body %q", err, res.Offset, body)
+	}
+}
+
+// A server that answers 206 from another offset than asked is refused.
+func TestResumeWrongRange(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Range", "bytes 0-9/10")
+		w.WriteHeader(206)
+		io.WriteString(w, "0123456789")
+	}))
+	defer srv.Close()
+	_, _, err := doAll(&fetch.Client{}, context.Background(), &fetch.Request{URL: parse(t, srv.URL), Offset: 5})
+	wantExit(t, "206 from the wrong offset", err, 36)
+}
+
+func TestFail(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(404)
+		io.WriteString(w, "not here")
+	}))
+	defer srv.Close()
+	res, body, err := fetchAll(t, &fetch.Client{}, srv.URL)
+	if err != nil || res.Status != 404 || string(body) != "not here" {
+		t.Errorf("without Fail: %v status %d body %q", err, res.Status, body)
+	}
+	_, _, err = fetchAll(t, &fetch.Client{Fail: true}, srv.URL)
+	wantExit(t, "404 with Fail", err, 22)
+}
+
+// chunked answers with n bytes and no Content-Length.
+func chunked(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		w.Write(bytes.Repeat([]byte{'x'}, n))
+	}
+}
+
+func TestSizeCap(t *testing.T) {
+	known := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "5000")
+		w.Write(bytes.Repeat([]byte{'x'}, 5000))
+	}))
+	defer known.Close()
+	_, _, err := fetchAll(t, &fetch.Client{MaxFileSize: 4999}, known.URL)
+	wantExit(t, "known size over the cap", err, 63)
+	if _, b, err := fetchAll(t, &fetch.Client{MaxFileSize: 5000}, known.URL); err != nil || len(b) != 5000 {
+		t.Errorf("known size at the cap: %d bytes %v", len(b), err)
+	}
+	unknown := httptest.NewServer(chunked(100000))
+	defer unknown.Close()
+	for _, viaCopy := range []bool{false, true} {
+		for _, tc := range []struct {
+			max  int64
+			fail bool
+		}{{99999, true}, {100000, false}, {1, true}, {200000, false}} {
+			res, err := (&fetch.Client{MaxFileSize: tc.max}).Open(context.Background(), unknown.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if viaCopy {
+				_, err = io.Copy(&buf, res.Body)
+			} else {
+				_, err = buf.ReadFrom(struct{ io.Reader }{res.Body})
+			}
+			res.Body.Close()
+			if tc.fail {
+				wantExit(t, fmt.Sprintf("copy=%v: unknown size over a %d cap", viaCopy, tc.max), err, 63)
+				if int64(buf.Len()) != tc.max {
+					t.Errorf("copy=%v: %d bytes delivered past a %d cap", viaCopy, buf.Len(), tc.max)
+				}
+			} else if err != nil || buf.Len() != 100000 {
+				t.Errorf("copy=%v: cap %d: %d bytes %v", viaCopy, tc.max, buf.Len(), err)
+			}
+		}
+	}
+}
+
+func TestPartialBody(t *testing.T) {
+	s := fetchtest.CloseEarly(t, "\r\n\r\n", []byte("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789"))
+	for _, viaCopy := range []bool{false, true} {
+		res, err := (&fetch.Client{}).Open(context.Background(), "http://"+s.Addr+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if viaCopy {
+			_, err = io.Copy(&buf, res.Body)
+		} else {
+			_, err = buf.ReadFrom(struct{ io.Reader }{res.Body})
+		}
+		res.Body.Close()
+		wantExit(t, fmt.Sprintf("copy=%v: body cut short", viaCopy), err, 18)
+		if buf.String() != "0123456789" {
+			t.Errorf("copy=%v: delivered %q", viaCopy, buf.String())
+		}
+	}
+}
+
+// A fetcher's own body that ends before Meta.Size is ErrPartial too.
+func TestPartialFromFetcher(t *testing.T) {
+	short := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 10}, Body: io.NopCloser(strings.NewReader("12345"))}, nil
+	})
+	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-short": short}}
+	_, b, err := fetchAll(t, c, "x-short://h/")
+	wantExit(t, "short fetcher body", err, 18)
+	if string(b) != "12345" {
+		t.Errorf("delivered %q", b)
+	}
+}
+
+// rawFetcher dials with the Request's Dialer and returns the connection as
+// the body, as a line-protocol fetcher would.
+func rawFetcher(addr string) fetch.Fetcher {
+	return fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		conn, err := req.Dialer.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		io.WriteString(conn, "GET\r\n\r\n")
+		return &fetch.Resource{Meta: fetch.Meta{Size: -1}, Body: conn}, nil
+	})
+}
+
+func TestCancelAbortsBlockedRead(t *testing.T) {
+	s := fetchtest.Stall(t, "\r\n\r\n", []byte("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\nsome"))
+	for _, tc := range []struct {
+		name string
+		c    *fetch.Client
+		url  string
+	}{
+		{"http", &fetch.Client{}, "http://" + s.Addr + "/"},
+		{"raw fetcher", &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-raw": rawFetcher(s.Addr)}}, "x-raw://h/"},
+	} {
+		for _, deadline := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(context.Background())
+			if deadline {
+				ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+			}
+			res, err := tc.c.Open(ctx, tc.url)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := io.Copy(io.Discard, res.Body)
+				done <- err
+			}()
+			if !deadline {
+				time.Sleep(100 * time.Millisecond)
+				cancel()
+			}
+			want := 42
+			if deadline {
+				want = 28
+			}
+			select {
+			case err := <-done:
+				wantExit(t, fmt.Sprintf("%s, deadline=%v", tc.name, deadline), err, want)
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: a blocked Read outlived its context", tc.name)
+			}
+			res.Body.Close()
+			cancel()
+		}
+	}
+}
+
+func TestConnectTimeout(t *testing.T) {
+	// A dialer that never connects.
+	hang := dialerFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	c := &fetch.Client{ConnectTimeout: 200 * time.Millisecond, Dialer: hang}
+	start := time.Now()
+	_, _, err := fetchAll(t, c, "http://192.0.2.1/")
+	wantExit(t, "connect timeout", err, 28)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("connect timeout took %v", d)
+	}
+	if !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("message %q", err)
+	}
+}
+
+type dialerFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (f dialerFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f(ctx, network, addr)
+}
+
+func TestUnsupportedAndMalformed(t *testing.T) {
+	c := &fetch.Client{}
+	_, err := c.Open(context.Background(), "x-nothing://h/")
+	wantExit(t, "unknown scheme", err, 1)
+	if fetch.KindOf(err) != fetch.ErrUnsupported {
+		t.Errorf("unknown scheme: kind %d", fetch.KindOf(err))
+	}
+	_, err = c.Open(context.Background(), "http://[::1/")
+	wantExit(t, "malformed", err, 3)
+	_, err = c.Open(context.Background(), "http://user:secret@[::1/")
+	if err == nil || strings.Contains(err.(*fetch.Error).URL, "secret") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("malformed URL error shows the password: %v (URL %q)", err, err.(*fetch.Error).URL)
+	} else if !strings.Contains(err.Error(), "user:******@") {
+		t.Errorf("malformed URL error %q does not mask the password byte for byte", err)
+	}
+	_, err = c.Do(context.Background(), &fetch.Request{})
+	wantExit(t, "no URL", err, 3)
+}
+
+// Every fetcher goes through the CR/LF/NUL check: a fake fetcher never
+// sees such a URL.
+func TestCheckLineBeforeEveryFetcher(t *testing.T) {
+	fake := &countingFetcher{body: "x"}
+	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"gopher": fake, "ftp": fake, "nntp": fake}}
+	for _, u := range []string{
+		"gopher://h/0sel%0D%0Aection",
+		"gopher://h/7search%09term%0Amore",
+		"ftp://h/dir%0D%0ADELE%20x/file",
+		"ftp://us%00er@h/f",
+		"nntp://h/comp.lang%0D%0AQUIT/1",
+	} {
+		_, err := c.Open(context.Background(), u)
+		wantExit(t, u, err, 3)
+	}
+	if n := len(fake.calls()); n != 0 {
+		t.Errorf("fetchers saw %d refused URLs", n)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	data := bytes.Repeat([]byte("p"), 300000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.Write(data)
+	}))
+	defer srv.Close()
+	for _, viaCopy := range []bool{false, true} {
+		var calls int
+		var last, total int64
+		c := &fetch.Client{Progress: func(done, tot int64) {
+			if done < last {
+				t.Errorf("progress went back from %d to %d", last, done)
+			}
+			calls++
+			last, total = done, tot
+		}}
+		res, err := c.Open(context.Background(), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if viaCopy {
+			_, err = io.Copy(io.Discard, res.Body)
+		} else {
+			_, err = io.ReadAll(struct{ io.Reader }{res.Body})
+		}
+		res.Body.Close()
+		if err != nil || calls == 0 || last != int64(len(data)) || total != int64(len(data)) {
+			t.Errorf("copy=%v: %d calls, last %d/%d, %v", viaCopy, calls, last, total, err)
+		}
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://u:pw@h/p":    "http://u:****@h/p",
+		"ftp://u@h/":         "ftp://u@h/",
+		"http://h/":          "http://h/",
+		"http://u:%40x@h:1/": "http://u:****@h:1/",
+	} {
+		if got := fetch.Redacted(parse(t, in)); got != want {
+			t.Errorf("Redacted(%s) = %s, want %s", in, got, want)
+		}
+	}
+	// EffectiveURL is redacted too.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, _, err := fetchAll(t, &fetch.Client{}, strings.Replace(srv.URL, "//", "//u:topsecret@", 1))
+	if err != nil || strings.Contains(res.EffectiveURL, "topsecret") {
+		t.Errorf("EffectiveURL %q %v", res.EffectiveURL, err)
+	}
+}
+
+func TestEntriesBoundedLines(t *testing.T) {
+	long := strings.Repeat("L", 200<<10)
+	body := "first\r\n" + long + "\nlast"
+	res := &fetch.Resource{
+		Body:    io.NopCloser(strings.NewReader(body)),
+		Listing: func(line []byte) fetch.Entry { return fetch.Entry{Name: string(line), Raw: string(line)} },
+	}
+	var got []fetch.Entry
+	for e, err := range res.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d entries, want 3", len(got))
+	}
+	if got[0].Name != "first" || got[2].Name != "last" {
+		t.Errorf("entries %q, %q", got[0].Name, got[2].Name)
+	}
+	if !got[1].Unparsed || len(got[1].Raw) != fetch.MaxLineLength || got[1].Name != "" {
+		t.Errorf("long line: Unparsed %v, Raw %d bytes, Name %d bytes", got[1].Unparsed, len(got[1].Raw), len(got[1].Name))
+	}
+	// Not a listing.
+	res = &fetch.Resource{Body: io.NopCloser(strings.NewReader("x"))}
+	for _, err := range res.Entries() {
+		if err == nil {
+			t.Error("Entries without a Listing yielded no error")
+		}
+	}
+	// A read error ends the sequence.
+	res = &fetch.Resource{Body: io.NopCloser(io.MultiReader(strings.NewReader("a\nb"), iotestErr{})), Listing: func(l []byte) fetch.Entry { return fetch.Entry{Name: string(l)} }}
+	var names []string
+	var last error
+	for e, err := range res.Entries() {
+		if err != nil {
+			last = err
+			break
+		}
+		names = append(names, e.Name)
+	}
+	if strings.Join(names, ",") != "a" || last == nil {
+		t.Errorf("names %q, err %v", names, last)
+	}
+}
+
+type iotestErr struct{}
+
+func (iotestErr) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// A failed write is ErrWrite (23), told apart from a failed read.
+func TestWriteErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("w"), 100000))
+	}))
+	defer srv.Close()
+	p := filepath.Join(t.TempDir(), "src")
+	os.WriteFile(p, bytes.Repeat([]byte("f"), 100000), 0o644)
+	ro, err := os.Open(p) // read-only: writing to it fails
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for _, url := range []string{srv.URL, "file://" + filepath.ToSlash(p)} {
+		for _, progress := range []bool{false, true} {
+			for _, tc := range []struct {
+				w    io.Writer
+				want int
+			}{
+				{failingWriter{errors.New("disk quota")}, 23},
+				{failingWriter{&fetch.Error{Kind: fetch.ErrAborted, Msg: "the writer's own"}}, 42},
+				{ro, 23},
+			} {
+				c := &fetch.Client{}
+				if progress {
+					c.Progress = func(int64, int64) {}
+				}
+				res, err := c.Open(context.Background(), url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = io.Copy(tc.w, res.Body)
+				res.Body.Close()
+				wantExit(t, fmt.Sprintf("%s progress=%v writer %T", url, progress, tc.w), err, tc.want)
+			}
+		}
+	}
+}

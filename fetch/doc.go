@@ -1,0 +1,128 @@
+// Package fetch is the contract every urlget scheme obeys, the registry of
+// scheme fetchers, and the Client that applies policy on top of them.
+//
+// The split follows net/http: a Fetcher is transport (it carries out one
+// scheme's access method and nothing else), a Client is policy (timeouts,
+// proxies, credentials, redirects, size caps, progress). Opening a URL gives
+// a Resource whose Body streams: nothing is ever buffered whole, and memory
+// does not grow with the size of what is fetched.
+//
+// # Schemes
+//
+// Fetchers register themselves from their package's init. Import the
+// scheme packages you need, or all of them with
+//
+//	import _ "github.com/urlget/urlget/fetch/all"
+//
+// Package fetch/file serves file URLs (local files and directory listings);
+// package fetch/http serves http and https, and is the HTTP proxy gateway
+// for the other schemes.
+//
+// # Opening a URL
+//
+//	c := &fetch.Client{FollowRedirects: true, Fail: true}
+//	res, err := c.Open(ctx, "https://example.com/file.txt")
+//	if err != nil {
+//		os.Exit(fetch.ExitCode(err))
+//	}
+//	defer res.Body.Close()
+//	_, err = io.Copy(os.Stdout, res.Body)
+//
+// Client.Do takes a Request for a HEAD (Request.Head) or a resume
+// (Request.Offset, Request.Since). The context governs the whole transfer:
+// when it is done, the connection under a blocked Body.Read is closed and
+// the Read fails with ErrAborted (cancelled) or ErrTimeout (deadline).
+//
+// # What the Client guarantees
+//
+// Before any Fetcher runs, the Client refuses with ErrMalformed a URL whose
+// decoded fields hold CR, LF or NUL where they would go on the wire
+// (urlparse.URL.CheckLine). This is the one place the check is made, and
+// every fetcher, and every redirect target, goes through it.
+//
+// A Body returned by the Client fails with ErrPartial, never io.EOF, when it
+// ends before Meta.Size bytes; stops with ErrTooLarge at MaxFileSize; and
+// reports progress to Client.Progress. It implements io.WriterTo, so that
+// io.Copy keeps the fetcher's fast paths (a file:// body reaches
+// copy_file_range).
+//
+// Redirects (HTTP 301, 302, 303, 307, 308) are followed only with
+// FollowRedirects, at most MaxRedirects times (default 50; ErrTooManyRedirects
+// past that), and only to http, https and ftp URLs: any other target is
+// refused with ErrUnsupported. Credentials — from the URL's userinfo, from
+// Client.User (-u), or from netrc — are sent only to the scheme, host and
+// port of the URL first asked for, never to another after a redirect.
+// Without FollowRedirects, the 3xx reply is the result, with Meta.Location
+// the absolute target.
+//
+// # Credentials and netrc
+//
+// Client.User and Client.Password (curl's -u) override a URL's userinfo.
+// With Client.Netrc, a URL without userinfo takes its login and password
+// from the netrc file (Client.NetrcFile, default ~/.netrc) entry for its
+// host, or from the file's default entry; a URL with a user but no password
+// takes the password of that host's entry for that login. A missing
+// ~/.netrc is no error; a missing NetrcFile is ErrRead. See Netrc for the
+// file's syntax (machine, default, login, password, account, macdef).
+//
+// # Proxies
+//
+// Client.Proxy (curl's -x) applies to every scheme; without it, the
+// environment is read the way curl and lynx read it (see ProxyFromEnv):
+// http_proxy, https_proxy, ftp_proxy, gopher_proxy, news_proxy,
+// nntp_proxy, wais_proxy (any <scheme>_proxy, upper case accepted too
+// except HTTP_PROXY), all_proxy, and no_proxy. Client.NoProxy (--noproxy)
+// replaces no_proxy. file and mailto URLs are never proxied.
+//
+// A socks5:// (names resolved locally) or socks5h:// (names resolved by the
+// proxy) proxy carries connections of every scheme, with RFC 1929
+// username/password from the proxy URL. An http:// or https:// proxy
+// carries http (absolute-form requests) and https (CONNECT), and serves as
+// a gateway for ftp, gopher, gophers, news, nntp, nntps, wais and prospero:
+// the Client sends "GET <URL> HTTP/1.1" to the proxy (RFC 1630) through the
+// http fetcher, and the proxy's reply is the result (an HTTP reply, so Fail
+// applies). telnet is never sent through an HTTP proxy. A proxy URL's
+// userinfo becomes Proxy-Authorization.
+//
+// # Errors and exit codes
+//
+// Every error from the Client, and from a Body it returned, is an *Error
+// with a Kind. Kind.ExitCode gives the process exit code, curl's number
+// wherever curl has the same meaning:
+//
+//	exit  kind                 meaning
+//	   0                       success
+//	   1  ErrOther             anything else
+//	   1  ErrUnsupported       unsupported scheme, refused redirect target, unknown proxy scheme
+//	   3  ErrMalformed         malformed URL; CR, LF or NUL in a decoded field; file URL naming another host
+//	   6  ErrResolve           host name did not resolve
+//	   7  ErrConnect           could not connect (or through the proxy)
+//	   8  ErrProtocol          the server's reply made no sense (no reply, bad gzip, bad Location)
+//	   9  ErrAccessDenied      access to the resource denied
+//	  17  ErrTypeFailed        FTP TYPE refused
+//	  18  ErrPartial           transfer ended before the whole resource
+//	  19  ErrRetrFailed        FTP RETR refused
+//	  22  ErrHTTP              HTTP status >= 400 with Fail (-f)
+//	  23  ErrWrite             writing the output failed
+//	  25  ErrUpload            upload refused
+//	  26  ErrRead              reading a local file failed (netrc)
+//	  28  ErrTimeout           a timeout fired (connect timeout, context deadline)
+//	  35  ErrTLS               TLS handshake or certificate failure
+//	  36  ErrResume            resume impossible (offset past the end, wrong range)
+//	  37  ErrFileRead          file:// could not read the file
+//	  42  ErrAborted           cancelled
+//	  47  ErrTooManyRedirects  more redirects than MaxRedirects
+//	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
+//	  67  ErrLoginDenied       login refused
+//	  78  ErrNotFound          remote file not found
+//
+// # Writing a Fetcher
+//
+// A Fetcher dials only with Request.Dialer (which applies the connect
+// timeout, SOCKS proxies, and closes the connection when the context is
+// done), uses Request.TLS for TLS, returns typed *Error values, fills in
+// Meta as far as the protocol tells, and returns a Body that reads straight
+// from the connection. It never sees a URL the Client has not checked. The
+// package fetch/fetchtest holds the conformance suite each scheme's tests
+// run against a live server.
+package fetch

@@ -1,0 +1,162 @@
+// Package file fetches file URLs (RFC 1738 §3.10, RFC 8089): files and
+// directories of the local machine. Importing it registers the "file"
+// scheme with package fetch.
+//
+// A file URL whose host is empty or "localhost" names a local file; any other
+// host is refused with ErrMalformed (exit 3), since urlget has no way to
+// reach another machine's files.
+//
+// A regular file streams straight from the *os.File: nothing is buffered,
+// and io.Copy reaches the kernel's copy_file_range or sendfile. Meta.Size
+// and Meta.ModTime come from the file. A resume (Request.Offset) seeks;
+// with Request.Since set, a file modified after Since (to the second) is
+// sent whole instead (Meta.Offset 0). An offset past the end of the file is
+// ErrResume. Request.Head gives the metadata with an empty Body.
+//
+// A file that does not exist or cannot be read is ErrFileRead (exit 37),
+// as in curl.
+//
+// A directory gives a listing (Meta.Dir set, Resource.Listing parsing it;
+// see Resource.Entries): one line per entry, "." and ".." left out,
+//
+//	TYPE SIZE MTIME NAME
+//	l SIZE MTIME NAME -> TARGET
+//
+// where TYPE is one letter as in ls -l ('-' regular file, 'd' directory,
+// 'l' symbolic link, 'p' named pipe, 's' socket, 'c' character device,
+// 'b' block device, '?' anything else), SIZE the size in bytes (of the link
+// itself for a link), MTIME the modification time in UTC as RFC 3339
+// ("2006-01-02T15:04:05Z"), and NAME the file name. In NAME and TARGET a
+// backslash is written "\\", tab, newline and carriage return "\t", "\n",
+// "\r", and any other control byte "\xHH"; in NAME, a ">" that follows " -"
+// is written "\x3e", so that " -> " only ever separates a link from its
+// target. For example:
+//
+//	d 4096 2024-05-01T12:00:00Z src
+//	- 1234 2024-05-01T12:00:00Z notes.txt
+//	l 9 2024-05-01T12:00:00Z latest -> notes.txt
+//
+// A directory of at most 4096 entries is listed sorted by name; a larger one
+// is listed in the order the system returns its entries, sorted only within
+// each batch of 256, so that memory stays bounded.
+package file
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+func init() { fetch.Register("file", Fetcher{}) }
+
+// Fetcher is the file scheme's fetch.Fetcher.
+type Fetcher struct{}
+
+// Open opens the file or directory that req.URL names; see the package
+// documentation.
+func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	u := req.URL
+	if !u.File.Local {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed,
+			Msg: fmt.Sprintf("file:// URL names host %s: only local files (empty host or localhost) are fetched", u.Host)}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := u.File.Path
+	if p == "" {
+		p = "/"
+	}
+	name := filepath.FromSlash(p)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, openError(name, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, openError(name, err)
+	}
+	if fi.IsDir() {
+		return openDir(f, fi, req)
+	}
+	regular := fi.Mode().IsRegular()
+	size := int64(-1)
+	if regular {
+		size = fi.Size()
+	}
+	res := &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: fi.ModTime()}}
+	if req.Head {
+		f.Close()
+		res.Body = io.NopCloser(bytes.NewReader(nil))
+		return res, nil
+	}
+	off := req.Offset
+	if off > 0 && !req.Since.IsZero() && fi.ModTime().Truncate(time.Second).After(req.Since.Truncate(time.Second)) {
+		off = 0 // changed since the part held was fetched: send it whole
+	}
+	if off > 0 {
+		if !regular {
+			f.Close()
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: "cannot resume " + name + ": not a regular file"}
+		}
+		if off > size {
+			f.Close()
+			return nil, &fetch.Error{Kind: fetch.ErrResume,
+				Msg: fmt.Sprintf("cannot resume at byte %d: %s has only %d bytes", off, name, size)}
+		}
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			f.Close()
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: "cannot resume " + name, Err: err}
+		}
+		res.Offset = off
+		res.Size = size - off
+	}
+	res.Body = f
+	return res, nil
+}
+
+func openError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &fetch.Error{Kind: fetch.ErrFileRead, Msg: "couldn't open file " + name, Err: err}
+}
+
+func openDir(f *os.File, fi fs.FileInfo, req *fetch.Request) (*fetch.Resource, error) {
+	base := dirURL(req.URL)
+	res := &fetch.Resource{
+		Meta:    fetch.Meta{Size: -1, ModTime: fi.ModTime(), Dir: true, ContentType: "text/plain"},
+		Listing: func(line []byte) fetch.Entry { return parseLine(line, base) },
+	}
+	if req.Head {
+		f.Close()
+		res.Body = io.NopCloser(bytes.NewReader(nil))
+		return res, nil
+	}
+	res.Body = &lister{f: f, dir: f.Name()}
+	return res, nil
+}
+
+// dirURL is the URL of the directory with a trailing slash and without query
+// or fragment, so that entry names resolve under it.
+func dirURL(u *urlparse.URL) string {
+	r := u.Ref
+	r.HasQuery, r.RawQuery = false, ""
+	r.HasFragment, r.RawFragment = false, ""
+	if !strings.HasSuffix(r.RawPath, "/") {
+		r.RawPath += "/"
+	}
+	return r.String()
+}

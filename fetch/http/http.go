@@ -1,0 +1,487 @@
+// Package http fetches http and https URLs (RFC 1738 §3.3, RFC 9110, RFC
+// 9112) with net/http underneath, and carries any other scheme through an
+// HTTP proxy acting as a gateway (RFC 1630). Importing it registers the
+// "http" and "https" schemes with package fetch.
+//
+// The fetcher is transport only. It never follows redirects: a 3xx reply is
+// returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
+// decides. Connections go through the Request's Dialer (connect timeout,
+// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, one
+// connection per request.
+//
+// Request headers: User-Agent, "Accept: */*", Basic Authorization when the
+// Request carries credentials, and for a resume (Request.Offset > 0)
+// "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set.
+// With Request.Compressed, "Accept-Encoding: gzip" is sent (not on a resume)
+// and a gzip body is decoded, up to Request.MaxDecompressed bytes
+// (ErrTooLarge past that); otherwise nothing is decoded.
+//
+// Meta: Status is the HTTP status; Size the Content-Length (-1 when absent,
+// or when the body is decoded); ModTime from Last-Modified; ContentType from
+// Content-Type. A resume answered 206 has Meta.Offset N (Content-Range must
+// start at N, or the result is ErrResume); answered 200 it is the whole
+// resource, Meta.Offset 0; answered 416 with the local part already
+// complete (Content-Range "bytes */N", or no Content-Range) it is done, as
+// curl treats it: an empty body at Meta.Offset N.
+//
+// Through an HTTP proxy (Request.Proxy, http:// or https://), http URLs go
+// as absolute-form requests and https URLs through a CONNECT tunnel; any
+// other scheme is sent to the proxy as "GET <URL> HTTP/1.1", the URL's
+// credentials in its userinfo, and the proxy's reply is the result. The
+// proxy URL's userinfo becomes Proxy-Authorization.
+//
+// With Request.Verbose set, the request and response headers are written
+// prefixed "> " and "< ", with Authorization and Proxy-Authorization masked,
+// and connection events prefixed "* ".
+package http
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	nethttp "net/http"
+	"net/http/httptrace"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+func init() {
+	fetch.Register("http", Fetcher{})
+	fetch.Register("https", Fetcher{})
+}
+
+// Fetcher is the http and https fetch.Fetcher, and the HTTP proxy gateway
+// for other schemes.
+type Fetcher struct{}
+
+// defaultProxyPort is the port of a proxy URL without one, as in curl.
+const defaultProxyPort = 1080
+
+// Open sends one GET (or HEAD) request; see the package documentation.
+func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	u := req.URL
+	proxy := req.Proxy
+	if proxy != nil && proxy.Scheme != "http" && proxy.Scheme != "https" {
+		proxy = nil // SOCKS: already in the Dialer
+	}
+	direct := u.Scheme == "http" || u.Scheme == "https"
+	if !direct && proxy == nil {
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported,
+			Msg: "the http fetcher carries " + u.Scheme + " URLs only through an HTTP proxy"}
+	}
+	if u.HostKind == urlparse.HostIPvFuture {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "IPvFuture host literal: cannot connect"}
+	}
+
+	tr := &nethttp.Transport{
+		DialContext:            req.Dialer.DialContext,
+		TLSClientConfig:        req.TLS,
+		DisableCompression:     true,
+		DisableKeepAlives:      true,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+	method := "GET"
+	if req.Head {
+		method = "HEAD"
+	}
+	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
+	if err != nil {
+		return nil, err
+	}
+	h := hreq.Header
+	var verboseTarget string
+	if direct {
+		hreq.URL = &url.URL{Scheme: u.Scheme, Host: authority(u), Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery, ForceQuery: u.HasQuery && u.RawQuery == ""}
+		if u.Path == "" {
+			hreq.URL.Path, hreq.URL.RawPath = "/", ""
+		}
+		hreq.Host = hreq.URL.Host
+		verboseTarget = hreq.URL.RequestURI()
+		if proxy != nil {
+			pu := netURL(proxy)
+			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
+			if u.Scheme == "http" {
+				verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
+			}
+		}
+		if req.User != "" || req.HasPassword {
+			hreq.SetBasicAuth(req.User, req.Password)
+		}
+	} else {
+		abs := absolute(u, req, false)
+		hreq.URL = &url.URL{Scheme: proxy.Scheme, Host: proxyHost(proxy), Opaque: abs}
+		hreq.Host = authority(u)
+		if hreq.Host == "" {
+			hreq.Host = hreq.URL.Host
+		}
+		if proxy.HasUserinfo {
+			h.Set("Proxy-Authorization", basic(proxy.User, proxy.Password))
+		}
+		verboseTarget = absolute(u, req, true)
+	}
+	h.Set("User-Agent", req.UserAgent)
+	h.Set("Accept", "*/*")
+	if req.Offset > 0 && !req.Head {
+		h.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
+		if !req.Since.IsZero() {
+			h.Set("If-Range", req.Since.UTC().Format(nethttp.TimeFormat))
+		}
+	}
+	decode := req.Compressed && req.Offset == 0
+	if decode {
+		h.Set("Accept-Encoding", "gzip")
+	}
+
+	var v io.Writer
+	if req.Verbose != nil {
+		// Transport goroutines report connection events and the written
+		// request; the response is written here. One lock orders them.
+		v = &lockedWriter{w: req.Verbose}
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && proxy.HasUserinfo)
+		trace := &httptrace.ClientTrace{
+			WroteHeaders: func() { v.Write(head) },
+			ConnectDone: func(network, addr string, err error) {
+				if err == nil {
+					fmt.Fprintf(v, "* Connected to %s\n", addr)
+				}
+			},
+			TLSHandshakeDone: func(st tls.ConnectionState, err error) {
+				if err == nil {
+					fmt.Fprintf(v, "* TLS %s, %s\n", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+				}
+			},
+		}
+		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
+		if direct && proxy != nil && u.Scheme == "https" {
+			fmt.Fprintf(v, "* CONNECT %s through the proxy\n", hreq.URL.Host)
+		}
+	}
+
+	resp, err := tr.RoundTrip(hreq)
+	if err != nil {
+		return nil, roundTripError(ctx, err, direct && proxy != nil)
+	}
+	if v != nil {
+		writeResponse(v, resp)
+	}
+	return result(req, resp, decode)
+}
+
+// result turns a response into a Resource.
+func result(req *fetch.Request, resp *nethttp.Response, decode bool) (*fetch.Resource, error) {
+	m := fetch.Meta{Size: -1, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
+	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		m.ModTime = t
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		m.Location = resp.Header.Get("Location")
+	}
+	var body io.ReadCloser = resp.Body
+	size := resp.ContentLength
+	switch {
+	case req.Head:
+		resp.Body.Close()
+		body = nethttp.NoBody
+		size = -1
+		if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+			size = n
+		}
+	case resp.StatusCode == nethttp.StatusPartialContent && req.Offset > 0:
+		start, _, ok := contentRange(resp.Header.Get("Content-Range"))
+		if !ok || start != req.Offset {
+			resp.Body.Close()
+			return nil, &fetch.Error{Kind: fetch.ErrResume,
+				Msg: fmt.Sprintf("asked to resume at byte %d, the server sent Content-Range %q", req.Offset, resp.Header.Get("Content-Range"))}
+		}
+		m.Offset = req.Offset
+	case resp.StatusCode == nethttp.StatusRequestedRangeNotSatisfiable && req.Offset > 0:
+		resp.Body.Close()
+		if cr := resp.Header.Get("Content-Range"); cr != "" {
+			if _, total, ok := contentRange(cr); ok && total >= 0 && total != req.Offset {
+				return nil, &fetch.Error{Kind: fetch.ErrResume,
+					Msg: fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes", req.Offset, total)}
+			}
+		}
+		body, size, m.Offset = nethttp.NoBody, 0, req.Offset
+	case resp.StatusCode == nethttp.StatusNoContent || resp.StatusCode == nethttp.StatusNotModified:
+		size = 0
+	}
+	if decode && !req.Head && size != 0 {
+		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
+		case "gzip", "x-gzip":
+			body = &gunzip{raw: body, max: req.MaxDecompressed}
+			size = -1
+		}
+	}
+	m.Size = size
+	return &fetch.Resource{Meta: m, Body: body}, nil
+}
+
+// contentRange parses "bytes START-END/TOTAL" or "bytes */TOTAL"; start is
+// -1 in the second form, total -1 when "*".
+func contentRange(s string) (start, total int64, ok bool) {
+	unit, rest, found := strings.Cut(strings.TrimSpace(s), " ")
+	if !found || !strings.EqualFold(unit, "bytes") {
+		return 0, 0, false
+	}
+	rng, tot, found := strings.Cut(strings.TrimSpace(rest), "/")
+	if !found {
+		return 0, 0, false
+	}
+	total = -1
+	if tot != "*" {
+		n, err := strconv.ParseInt(tot, 10, 64)
+		if err != nil || n < 0 {
+			return 0, 0, false
+		}
+		total = n
+	}
+	if rng == "*" {
+		return -1, total, true
+	}
+	a, _, found := strings.Cut(rng, "-")
+	n, err := strconv.ParseInt(a, 10, 64)
+	if !found || err != nil || n < 0 {
+		return 0, 0, false
+	}
+	return n, total, true
+}
+
+// authority is host[:port] for the Host header and the transport: the
+// decoded host (IPv6 in brackets) and the port as written.
+func authority(u *urlparse.URL) string {
+	host := u.Host
+	if u.HostKind == urlparse.HostIPv6 {
+		host = "[" + host + "]"
+	}
+	if u.RawPort != "" {
+		host += ":" + strconv.Itoa(u.Port)
+	}
+	return host
+}
+
+func proxyHost(p *urlparse.URL) string {
+	port := p.Port
+	if port < 0 {
+		port = defaultProxyPort
+	}
+	host := p.Host
+	if p.HostKind == urlparse.HostIPv6 {
+		host = "[" + host + "]"
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+func netURL(p *urlparse.URL) *url.URL {
+	pu := &url.URL{Scheme: p.Scheme, Host: proxyHost(p)}
+	if p.HasUserinfo {
+		if p.HasPassword {
+			pu.User = url.UserPassword(p.User, p.Password)
+		} else {
+			pu.User = url.User(p.User)
+		}
+	}
+	return pu
+}
+
+// absolute is the URL a gateway request names: the URL without its
+// fragment, its scheme in lower case, and the Request's credentials as
+// userinfo (password masked when mask is set).
+func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
+	r := u.Ref
+	r.RawScheme = u.Scheme
+	r.HasFragment, r.RawFragment = false, ""
+	r.HasUserinfo, r.RawUserinfo = false, ""
+	if r.HasAuth && (req.User != "" || req.HasPassword) {
+		r.HasUserinfo = true
+		r.RawUserinfo = escapeUserinfo(req.User)
+		if req.HasPassword {
+			if mask {
+				r.RawUserinfo += ":****"
+			} else {
+				r.RawUserinfo += ":" + escapeUserinfo(req.Password)
+			}
+		}
+	}
+	return r.String()
+}
+
+// escapeUserinfo percent-encodes s for the user or password part of
+// userinfo: unreserved and sub-delims stay, everything else (":" and "@"
+// included) is encoded.
+func escapeUserinfo(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte("0123456789ABCDEF"[c>>4])
+		b.WriteByte("0123456789ABCDEF"[c&15])
+	}
+	return b.String()
+}
+
+func basic(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// requestHead formats the request head for the verbose log, credentials
+// masked.
+func requestHead(method, target string, r *nethttp.Request, proxyAuth bool) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "> %s %s HTTP/1.1\n> Host: %s\n", method, target, r.Host)
+	for _, k := range slices.Sorted(mapsKeys(r.Header)) {
+		for _, val := range r.Header[k] {
+			fmt.Fprintf(&b, "> %s: %s\n", k, maskHeader(k, val))
+		}
+	}
+	if proxyAuth {
+		b.WriteString("> Proxy-Authorization: Basic ****\n")
+	}
+	return b.Bytes()
+}
+
+func writeResponse(w io.Writer, resp *nethttp.Response) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "< %s %s\n", resp.Proto, resp.Status)
+	for _, k := range slices.Sorted(mapsKeys(resp.Header)) {
+		for _, val := range resp.Header[k] {
+			fmt.Fprintf(&b, "< %s: %s\n", k, val)
+		}
+	}
+	w.Write(b.Bytes())
+}
+
+func mapsKeys(h nethttp.Header) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range h {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func maskHeader(name, val string) string {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization":
+		scheme, _, _ := strings.Cut(val, " ")
+		return scheme + " ****"
+	}
+	return val
+}
+
+// roundTripError types an error from the transport.
+func roundTripError(ctx context.Context, err error, viaProxy bool) error {
+	if ctx.Err() != nil {
+		return err // the Client reports the context's error
+	}
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	var (
+		verr *tls.CertificateVerificationError
+		rerr tls.RecordHeaderError
+		aerr tls.AlertError
+		uerr x509.UnknownAuthorityError
+		herr x509.HostnameError
+		cerr x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &verr), errors.As(err, &rerr), errors.As(err, &aerr),
+		errors.As(err, &uerr), errors.As(err, &herr), errors.As(err, &cerr):
+		return &fetch.Error{Kind: fetch.ErrTLS, Msg: "TLS", Err: err}
+	}
+	if k := fetch.KindOf(err); k != fetch.ErrOther {
+		return &fetch.Error{Kind: k, Err: err}
+	}
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection without a reply", Err: err}
+	case strings.Contains(err.Error(), "malformed HTTP"):
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
+	case viaProxy:
+		return &fetch.Error{Kind: fetch.ErrConnect, Msg: "through the proxy", Err: err}
+	}
+	return &fetch.Error{Kind: fetch.ErrOther, Err: err}
+}
+
+// gunzip decodes a gzip body, at most max bytes (0: no cap).
+type gunzip struct {
+	raw io.ReadCloser
+	zr  *gzip.Reader
+	n   int64
+	max int64
+	err error
+}
+
+func (g *gunzip) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.zr == nil {
+		zr, err := gzip.NewReader(g.raw)
+		if err != nil {
+			g.err = gzipError(err)
+			return 0, g.err
+		}
+		g.zr = zr
+	}
+	if g.max > 0 && int64(len(p)) > g.max-g.n+1 {
+		p = p[:g.max-g.n+1]
+	}
+	n, err := g.zr.Read(p)
+	if g.max > 0 && g.n+int64(n) > g.max {
+		n = int(g.max - g.n)
+		g.n = g.max
+		g.err = &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("decompressed body over %d bytes", g.max)}
+		return n, g.err
+	}
+	g.n += int64(n)
+	if err != nil {
+		g.err = gzipError(err)
+	}
+	return n, g.err
+}
+
+func gzipError(err error) error {
+	var ce flate.CorruptInputError
+	switch {
+	case err == io.EOF:
+		return io.EOF
+	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, &ce):
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "bad gzip body", Err: err}
+	}
+	return err
+}
+
+func (g *gunzip) Close() error { return g.raw.Close() }

@@ -1,0 +1,374 @@
+package http_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
+	_ "github.com/urlget/urlget/fetch/http"
+	"github.com/urlget/urlget/internal/testserver"
+	"github.com/urlget/urlget/urlparse"
+)
+
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(88172645)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+var modTime = time.Date(2023, 6, 7, 8, 9, 10, 0, time.UTC)
+
+// failureServers gives the Suite's stalling and closing-early endpoints,
+// speaking just enough HTTP.
+func failureServers(t *testing.T, s *fetchtest.Suite) {
+	s.Stall = "http://" + fetchtest.Stall(t, "\r\n\r\n", nil).Addr + "/stall"
+	s.StallBody = "http://" + fetchtest.Stall(t, "\r\n\r\n",
+		[]byte("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\nthe start of it")).Addr + "/stall-body"
+	s.Early = "http://" + fetchtest.CloseEarly(t, "\r\n\r\n",
+		[]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly this much")).Addr + "/early"
+}
+
+func TestConformanceHTTPTest(t *testing.T) {
+	body := pattern(1 << 20)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/known.bin":
+			http.ServeContent(w, r, "known.bin", modTime, bytes.NewReader(body))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	l, count := fetchtest.CountingListener(srv.Listener)
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	s := fetchtest.Suite{
+		Known:       srv.URL + "/known.bin",
+		KnownBody:   body,
+		Missing:     srv.URL + "/missing",
+		MissingKind: fetch.ErrHTTP,
+		Inject:      "http://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
+		Received:    count,
+	}
+	failureServers(t, &s)
+	fetchtest.Run(t, s)
+}
+
+func TestConformanceHTTPS(t *testing.T) {
+	body := pattern(100 << 10)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/known.bin" {
+			http.ServeContent(w, r, "known.bin", modTime, bytes.NewReader(body))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	c := &fetch.Client{TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	fetchtest.Run(t, fetchtest.Suite{
+		Client:      c,
+		Known:       srv.URL + "/known.bin",
+		KnownBody:   body,
+		Missing:     srv.URL + "/nope",
+		MissingKind: fetch.ErrHTTP,
+	})
+}
+
+// startNginx serves a directory with a known file through the harness.
+func startNginx(t *testing.T, extra string) (*testserver.NginxServer, string, []byte) {
+	t.Helper()
+	root := t.TempDir()
+	body := pattern(3<<20 + 17)
+	p := filepath.Join(root, "known.bin")
+	if err := os.WriteFile(p, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, modTime, modTime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "new.txt"), []byte("the new place\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ng := testserver.StartNginx(t, testserver.NginxConfig{Root: root, Extra: extra})
+	return ng, root, body
+}
+
+func TestConformanceNginx(t *testing.T) {
+	ng, _, body := startNginx(t, "")
+	received := func() int {
+		lines, err := ng.Requests()
+		if err != nil {
+			return 0 // no request logged yet
+		}
+		n := 0
+		for _, l := range lines {
+			if l != "" {
+				n++
+			}
+		}
+		return n
+	}
+	s := fetchtest.Suite{
+		Known:       ng.URL + "/known.bin",
+		KnownBody:   body,
+		Missing:     ng.URL + "/missing.bin",
+		MissingKind: fetch.ErrHTTP,
+		Inject:      "http://evil%0D%0AX-Injected:%201@" + ng.Addr + "/known.bin",
+		Received:    received,
+	}
+	failureServers(t, &s)
+	fetchtest.Run(t, s)
+}
+
+func parse(t *testing.T, s string) *urlparse.URL {
+	t.Helper()
+	u, err := urlparse.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &u
+}
+
+func get(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	res, err := c.Do(context.Background(), req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// Resume against nginx: If-Range with the file's Last-Modified resumes;
+// with another date the whole file comes back; at the end, 416 is done.
+func TestResumeNginx(t *testing.T) {
+	ng, _, body := startNginx(t, "")
+	u := parse(t, ng.URL+"/known.bin")
+	c := &fetch.Client{Fail: true}
+	off := int64(len(body) - 1000)
+	for _, tc := range []struct {
+		name     string
+		off      int64
+		since    time.Time
+		wantOff  int64
+		wantBody []byte
+		status   int
+	}{
+		{"no If-Range", off, time.Time{}, off, body[off:], 206},
+		{"unchanged", off, modTime, off, body[off:], 206},
+		{"changed", off, modTime.Add(-time.Hour), 0, body, 200},
+		{"complete", int64(len(body)), modTime, int64(len(body)), nil, 416},
+	} {
+		res, got, err := get(t, c, &fetch.Request{URL: u, Offset: tc.off, Since: tc.since})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if res.Status != tc.status || res.Offset != tc.wantOff || !bytes.Equal(got, tc.wantBody) {
+			t.Errorf("%s: status %d Offset %d body %d bytes; want %d, %d, %d bytes",
+				tc.name, res.Status, res.Offset, len(got), tc.status, tc.wantOff, len(tc.wantBody))
+		}
+	}
+	if want := fmt.Sprintf(`"bytes=%d-"`, off); !strings.Contains(waitLog(ng, want), want) {
+		t.Errorf("nginx did not log the Range header:\n%s", waitLog(ng, want))
+	}
+	// Past the end: the local part is larger than the resource.
+	_, _, err := get(t, c, &fetch.Request{URL: u, Offset: int64(len(body)) + 5})
+	if fetch.KindOf(err) != fetch.ErrResume {
+		t.Errorf("resume past the end: %v, want ErrResume", err)
+	}
+}
+
+// waitLog returns nginx's access log once it holds want, or after a while.
+// nginx writes a request's line just after its response.
+func waitLog(ng *testserver.NginxServer, want string) string {
+	var log string
+	for range 100 {
+		lines, _ := ng.Requests()
+		log = strings.Join(lines, "\n")
+		if strings.Contains(log, want) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return log
+}
+
+func TestRedirectNginx(t *testing.T) {
+	ng, _, _ := startNginx(t, "location = /old { return 301 /new.txt; }\nlocation = /loop { return 302 /loop; }")
+	c := &fetch.Client{FollowRedirects: true}
+	res, got, err := get(t, c, &fetch.Request{URL: parse(t, ng.URL+"/old")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "the new place\n" || res.EffectiveURL != ng.URL+"/new.txt" || res.Status != 200 {
+		t.Errorf("followed /old: %q, EffectiveURL %q, status %d", got, res.EffectiveURL, res.Status)
+	}
+	c.MaxRedirects = 5
+	_, _, err = get(t, c, &fetch.Request{URL: parse(t, ng.URL+"/loop")})
+	if fetch.ExitCode(err) != 47 {
+		t.Errorf("redirect loop: %v (exit %d), want 47", err, fetch.ExitCode(err))
+	}
+	res, _, err = get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, ng.URL+"/old")})
+	if err != nil || res.Status != 301 || res.Location != ng.URL+"/new.txt" {
+		t.Errorf("without -L: status %d Location %q err %v", res.Status, res.Location, err)
+	}
+}
+
+func TestHead(t *testing.T) {
+	ng, _, body := startNginx(t, "")
+	res, got, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, ng.URL+"/known.bin"), Head: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 || res.Size != int64(len(body)) || !res.ModTime.Equal(modTime) || res.Status != 200 {
+		t.Errorf("HEAD: %d body bytes, Meta %+v", len(got), res.Meta)
+	}
+	if log := waitLog(ng, `"HEAD /known.bin HTTP/1.1"`); !strings.Contains(log, `"HEAD /known.bin HTTP/1.1"`) {
+		t.Errorf("nginx log has no HEAD:\n%s", log)
+	}
+}
+
+func TestUserAgentAndVerbose(t *testing.T) {
+	var mu sync.Mutex
+	var seen http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = r.Header.Clone()
+		mu.Unlock()
+		w.Header().Set("X-Reply", "yes")
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	var v bytes.Buffer
+	c := &fetch.Client{UserAgent: "urlget-test/1", Verbose: &v, User: "alice", Password: "s3cret-pw", HasUser: true, HasPassword: true}
+	_, got, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/p?q=1")})
+	if err != nil || string(got) != "ok" {
+		t.Fatalf("%q %v", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen.Get("User-Agent") != "urlget-test/1" {
+		t.Errorf("User-Agent %q", seen.Get("User-Agent"))
+	}
+	if u, p, ok := (&http.Request{Header: seen}).BasicAuth(); !ok || u != "alice" || p != "s3cret-pw" {
+		t.Errorf("Authorization %q", seen.Get("Authorization"))
+	}
+	if seen.Get("Accept-Encoding") != "" {
+		t.Errorf("Accept-Encoding %q sent without Compressed", seen.Get("Accept-Encoding"))
+	}
+	out := v.String()
+	for _, want := range []string{"> GET /p?q=1 HTTP/1.1\n", "> User-Agent: urlget-test/1\n", "> Authorization: Basic ****\n", "< HTTP/1.1 200 OK\n", "< X-Reply: yes\n", "* Connected to "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verbose output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "s3cret-pw") || strings.Contains(out, "YWxpY2U6czNjcmV0LXB3") {
+		t.Errorf("verbose output shows the password:\n%s", out)
+	}
+}
+
+func TestCompressed(t *testing.T) {
+	plain := bytes.Repeat([]byte("compressible text\n"), 10000)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain)
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes())
+			return
+		}
+		w.Write(plain)
+	}))
+	defer srv.Close()
+	u := parse(t, srv.URL+"/")
+	res, got, err := get(t, &fetch.Client{Compressed: true}, &fetch.Request{URL: u})
+	if err != nil || !bytes.Equal(got, plain) || res.Size != -1 {
+		t.Errorf("compressed: %d bytes (want %d), Size %d, %v", len(got), len(plain), res.Size, err)
+	}
+	_, got, err = get(t, &fetch.Client{}, &fetch.Request{URL: u})
+	if err != nil || !bytes.Equal(got, plain) {
+		t.Errorf("uncompressed: %d bytes, %v", len(got), err)
+	}
+	// A decompression bomb stops at the cap.
+	_, got, err = get(t, &fetch.Client{Compressed: true, MaxDecompressed: 1000}, &fetch.Request{URL: u})
+	if fetch.ExitCode(err) != 63 || len(got) != 1000 {
+		t.Errorf("capped: %d bytes, %v (exit %d); want 1000 bytes and exit 63", len(got), err, fetch.ExitCode(err))
+	}
+	// The same through io.Copy.
+	res, err = (&fetch.Client{Compressed: true, MaxDecompressed: 1000}).Do(context.Background(), &fetch.Request{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, res.Body)
+	res.Body.Close()
+	if fetch.ExitCode(err) != 63 || buf.Len() != 1000 {
+		t.Errorf("capped copy: %d bytes, %v", buf.Len(), err)
+	}
+}
+
+func TestCorruptGzip(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write([]byte("this is not gzip at all"))
+	}))
+	defer srv.Close()
+	_, _, err := get(t, &fetch.Client{Compressed: true}, &fetch.Request{URL: parse(t, srv.URL)})
+	if fetch.KindOf(err) != fetch.ErrProtocol {
+		t.Errorf("corrupt gzip: %v, want ErrProtocol", err)
+	}
+}
+
+func TestTLSErrors(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "secure") }))
+	defer srv.Close()
+	u := parse(t, srv.URL)
+	_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: u})
+	if fetch.ExitCode(err) != 35 {
+		t.Errorf("untrusted certificate: %v (exit %d), want 35", err, fetch.ExitCode(err))
+	}
+	_, got, err := get(t, &fetch.Client{Insecure: true}, &fetch.Request{URL: u})
+	if err != nil || string(got) != "secure" {
+		t.Errorf("-k: %q %v", got, err)
+	}
+}
+
+func TestServerClosesWithoutReply(t *testing.T) {
+	s := fetchtest.CloseEarly(t, "\r\n\r\n", nil)
+	_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/")})
+	if fetch.KindOf(err) != fetch.ErrProtocol {
+		t.Errorf("no reply: %v (kind %d), want ErrProtocol", err, fetch.KindOf(err))
+	}
+}
+
+func TestConnectRefused(t *testing.T) {
+	s := fetchtest.Stall(t, "", nil)
+	addr := s.Addr
+	s.Close() // nothing listens there now
+	_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+addr+"/")})
+	if fetch.ExitCode(err) != 7 {
+		t.Errorf("refused: %v (exit %d), want 7", err, fetch.ExitCode(err))
+	}
+}
