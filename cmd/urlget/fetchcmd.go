@@ -358,7 +358,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		cl.User, cl.Password, cl.HasPassword = strings.Cut(o.user, ":")
 	}
 	if o.proxy != "" {
-		p, err := parseProxy(o.proxy)
+		p, err := fetch.ParseProxy(o.proxy)
 		if err != nil {
 			return nil, fmt.Errorf("-x/--proxy: %v", err)
 		}
@@ -378,18 +378,6 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
-}
-
-// parseProxy reads -x: a URL, or host[:port] meaning http://host[:port].
-func parseProxy(s string) (*urlparse.URL, error) {
-	if !strings.Contains(s, "://") {
-		s = "http://" + s
-	}
-	u, err := urlparse.Parse(s)
-	if err != nil {
-		return nil, err
-	}
-	return &u, nil
 }
 
 // run fetches every URL in turn; the exit status is the last failure's.
