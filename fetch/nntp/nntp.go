@@ -1,0 +1,350 @@
+// Package nntp fetches Usenet articles and listings by URL: news: (RFC 1738
+// §3.6), nntp:// (RFC 1738 §3.7) and nntps:// (RFC 5538), over NNTP
+// (RFC 3977) with AUTHINFO USER/PASS (RFC 4643) and STARTTLS (RFC 4642).
+//
+// What each URL gives:
+//
+//	news:<message-id>            the article (ARTICLE); its header block (HEAD) with
+//	                             Options["nntp-head"]="1", its body (BODY) with
+//	                             Options["nntp-body"]="1"; Request.Head sends HEAD
+//	                             and gives metadata only (ModTime from Date)
+//	news:group                   the newest articles of the group, one line each (a listing)
+//	news:*  news:comp.*          the groups matching the wildmat (LIST ACTIVE), a listing
+//	nntp://host:port/group/N     article N of group (GROUP, then ARTICLE N)
+//	nntp://host:port/group       as news:group on that host
+//	nntp://host:port/id@domain   as news:<id@domain> on that host (as lynx does)
+//	nntps://…                    the same over TLS from the start (port 563)
+//
+// A news: URL names no server: it comes from Options["nntp-server"]
+// (HOST[:PORT], the CLI's --nntp-server), else from $NNTPSERVER; with
+// neither, Open fails with ErrMalformed (exit 3) saying how to set one. A
+// news://host/… URL (RFC 5538) uses its own host.
+//
+// Articles are streamed as the server sends them on the wire (CRLF line
+// ends) with dot-stuffing undone; nothing is ever buffered whole.
+//
+// Listings are text, one tab-separated line per item, "\n"-terminated:
+//
+//	article:  NUMBER  DATE  AUTHOR  SUBJECT  URL
+//	group:    GROUP  HIGH  LOW  STATUS  DESCRIPTION  URL
+//
+// DATE is RFC 3339 in UTC when the article's Date parses (the server's text
+// otherwise), URL is nntp://host:port/group/NUMBER (nntps:// over TLS) or
+// nntp://host:port/group, DESCRIPTION is empty unless
+// Options["nntp-describe"]="1". Control characters in server text become
+// "?". Resource.Listing parses these lines; ParseArticleLine,
+// ParseGroupLine and WriteJSON give them to programs.
+//
+// Errors: 411 (no such group), 420/423/430 (no such article) are
+// ErrNotFound; 480 without credentials and 481/482 are ErrLoginDenied;
+// 502 and 483 are ErrAccessDenied; anything unexpected is ErrProtocol
+// quoting (truncated) the server's line.
+package nntp
+
+import (
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// Request.Options keys this package reads.
+const (
+	// OptServer is the server for news: URLs, HOST[:PORT] (--nntp-server).
+	OptServer = "nntp-server"
+	// OptMaxArticles is how many of a group's newest articles a group
+	// listing shows (--max-articles); default DefaultMaxArticles, "0" for all.
+	OptMaxArticles = "max-articles"
+	// OptDescribe, "1", adds group descriptions (LIST NEWSGROUPS) to group
+	// listings (--describe).
+	OptDescribe = "nntp-describe"
+	// OptBody, "1", fetches only an article's body (BODY) (--body).
+	OptBody = "nntp-body"
+	// OptHead, "1", fetches only an article's header block (HEAD) as the
+	// body (--article-head). Request.Head (-I) sends HEAD too but gives
+	// metadata only, as for every scheme.
+	OptHead = "nntp-head"
+	// OptSSL is "try" or "required": STARTTLS on a plain connection
+	// (--ssl, --ssl-reqd).
+	OptSSL = "ssl"
+)
+
+// EnvServer names the environment variable giving the server for news:
+// URLs when Options has none.
+const EnvServer = "NNTPSERVER"
+
+// DefaultMaxArticles is the default size of a group listing.
+const DefaultMaxArticles = 100
+
+// Fetcher serves the news, nntp and nntps schemes.
+type Fetcher struct{}
+
+func init() {
+	fetch.Register("news", Fetcher{})
+	fetch.Register("nntp", Fetcher{})
+	fetch.Register("nntps", Fetcher{})
+}
+
+// target is what a URL asks for, decided before connecting.
+type target struct {
+	host     string
+	port     int
+	tls      bool
+	msgID    string // without angle brackets
+	group    string
+	article  string // digits
+	wildmat  string // LIST ACTIVE argument; "" with list for all groups
+	list     bool
+	scheme   string // for the URLs in listings: nntp or nntps
+	maxArts  int64
+	describe bool
+	body     bool
+	head     bool
+}
+
+// Open fetches the URL in req.
+func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	t, err := resolve(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx)
+	}
+	c, err := dial(ctx, req, t.host, t.port, t.tls)
+	if err != nil {
+		return nil, err
+	}
+	var res *fetch.Resource
+	switch {
+	case t.msgID != "":
+		res, err = openArticle(c, req, t, "<"+t.msgID+">")
+	case t.list:
+		res, err = openGroups(c, req, t)
+	case t.article != "":
+		if _, err = selectGroup(c, t.group); err == nil {
+			res, err = openArticle(c, req, t, t.article)
+		}
+	default:
+		res, err = openGroup(c, req, t)
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return res, nil
+}
+
+func malformed(msg string) error {
+	return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "nntp: " + msg}
+}
+
+// resolve decides server and target from the request and checks every
+// field that goes on the wire, before any connection is made.
+func resolve(req *fetch.Request) (*target, error) {
+	if req == nil || req.URL == nil {
+		return nil, malformed("no URL")
+	}
+	u := req.URL
+	t := &target{scheme: "nntp", maxArts: DefaultMaxArticles}
+	switch u.Scheme {
+	case "news":
+		if u.HasAuth && u.Host != "" {
+			t.host, t.port = u.Host, u.PortOrDefault()
+		} else if err := serverFromOptions(req, t); err != nil {
+			return nil, err
+		}
+		switch {
+		case u.News.All:
+			t.list = true
+		case u.News.MessageID != "":
+			t.msgID = u.News.MessageID
+		case isWildmat(u.News.Group):
+			t.list, t.wildmat = true, u.News.Group
+		default:
+			t.group = u.News.Group
+		}
+	case "nntp", "nntps":
+		if u.Host == "" {
+			return nil, malformed(u.Scheme + " URL without a host")
+		}
+		t.host, t.port = u.Host, u.PortOrDefault()
+		if u.Scheme == "nntps" {
+			t.tls, t.scheme = true, "nntps"
+		}
+		switch {
+		case u.NNTP.Article == "" && strings.Contains(u.NNTP.Group, "@"):
+			t.msgID = strings.TrimSuffix(strings.TrimPrefix(u.NNTP.Group, "<"), ">")
+		case u.NNTP.Article == "" && isWildmat(u.NNTP.Group):
+			t.list, t.wildmat = true, u.NNTP.Group
+		default:
+			t.group, t.article = u.NNTP.Group, u.NNTP.Article
+		}
+	default:
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "nntp: scheme " + strconv.Quote(u.Scheme) + " is not news, nntp or nntps"}
+	}
+	if t.port <= 0 || t.port > 65535 {
+		return nil, malformed("port out of range")
+	}
+	switch {
+	case t.msgID != "":
+		if err := checkMessageID(t.msgID); err != nil {
+			return nil, err
+		}
+	case t.list:
+		if t.wildmat != "" {
+			if err := checkName("wildmat", t.wildmat); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		if t.group == "" {
+			return nil, malformed("the URL names no newsgroup")
+		}
+		if err := checkName("newsgroup", t.group); err != nil {
+			return nil, err
+		}
+		if t.article != "" {
+			if err := checkNumber(t.article); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if s, ok := req.Options[OptMaxArticles]; ok && s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return nil, malformed("max-articles must be a whole number (0 for all), not " + strconv.Quote(s))
+		}
+		t.maxArts = n
+	}
+	t.describe = isOn(req.Options[OptDescribe])
+	t.body = isOn(req.Options[OptBody])
+	t.head = isOn(req.Options[OptHead])
+	for _, s := range []string{req.User, req.Password} {
+		if strings.ContainsAny(s, "\r\n\x00") {
+			return nil, malformed("user name or password holds CR, LF or NUL")
+		}
+	}
+	return t, nil
+}
+
+func isOn(s string) bool { return s == "1" || s == "true" || s == "yes" }
+
+// serverFromOptions sets the server of a news: URL from Options or the
+// environment.
+func serverFromOptions(req *fetch.Request, t *target) error {
+	s, from := req.Options[OptServer], "--nntp-server"
+	if s == "" {
+		s, from = os.Getenv(EnvServer), "$"+EnvServer
+	}
+	if s == "" {
+		return malformed("a news: URL names no server: give one with --nntp-server HOST[:PORT] or set " + EnvServer + "=HOST[:PORT] (or use nntp://HOST/…)")
+	}
+	host, port, err := splitServer(s)
+	if err != nil {
+		return malformed("bad server " + strconv.Quote(s) + " from " + from + ": " + err.Error())
+	}
+	t.host, t.port = host, port
+	return nil
+}
+
+type serverError string
+
+func (e serverError) Error() string { return string(e) }
+
+// splitServer parses HOST, HOST:PORT, [V6], [V6]:PORT or a bare IPv6
+// address.
+func splitServer(s string) (string, int, error) {
+	if strings.ContainsAny(s, " \t\r\n\x00/") {
+		return "", 0, serverError("want HOST[:PORT]")
+	}
+	host, port := s, 119
+	if strings.HasPrefix(s, "[") {
+		i := strings.IndexByte(s, ']')
+		if i < 0 {
+			return "", 0, serverError("missing ]")
+		}
+		host = s[1:i]
+		rest := s[i+1:]
+		if rest != "" {
+			if rest[0] != ':' {
+				return "", 0, serverError("want [ADDRESS]:PORT")
+			}
+			p, err := parsePort(rest[1:])
+			if err != nil {
+				return "", 0, err
+			}
+			port = p
+		}
+	} else if strings.Count(s, ":") == 1 {
+		i := strings.IndexByte(s, ':')
+		host = s[:i]
+		p, err := parsePort(s[i+1:])
+		if err != nil {
+			return "", 0, err
+		}
+		port = p
+	}
+	if host == "" {
+		return "", 0, serverError("empty host")
+	}
+	return host, port, nil
+}
+
+func parsePort(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 || s[0] == '+' {
+		return 0, serverError("port must be 1 to 65535")
+	}
+	return p, nil
+}
+
+// isWildmat tells a group pattern from a group name.
+func isWildmat(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// checkMessageID allows what RFC 3977 §9.8 allows between the angle
+// brackets: 1 to 248 octets of %x21-3D / %x3F-7E.
+func checkMessageID(id string) error {
+	if len(id) == 0 || len(id) > 248 {
+		return malformed("a message-id must be 1 to 248 bytes long")
+	}
+	for i := 0; i < len(id); i++ {
+		if b := id[i]; b < 0x21 || b > 0x7e || b == '>' {
+			return malformed("refusing message-id " + strconv.Quote(id) + ": byte " + strconv.Itoa(i) + " is not allowed (RFC 3977 §3.6)")
+		}
+	}
+	return nil
+}
+
+// checkName refuses a group name or wildmat that could not be one
+// argument of one command line: control characters, space, DEL and ">".
+func checkName(what, s string) error {
+	if len(s) > 497 {
+		return malformed(what + " too long")
+	}
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b <= 0x20 || b == 0x7f || b == '>' {
+			return malformed("refusing " + what + " " + strconv.Quote(s) + ": byte " + strconv.Itoa(i) + " is not allowed")
+		}
+	}
+	return nil
+}
+
+// checkNumber allows an article number: 1 to 16 digits (RFC 3977 §3.6).
+func checkNumber(s string) error {
+	if len(s) == 0 || len(s) > 16 {
+		return malformed("an article number has 1 to 16 digits")
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return malformed("refusing article number " + strconv.Quote(s) + ": not all digits")
+		}
+	}
+	return nil
+}
+
+// hostPort formats the server for URLs.
+func (t *target) hostPort() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package nntp
+
+const raceEnabled = false
