@@ -1,0 +1,971 @@
+// Package gopher fetches gopher:// and gophers:// URLs: RFC 1436 gopher,
+// the Gopher+ extensions ("upward compatible enhancements to the Internet
+// Gopher protocol", 1993), and gophers, gopher inside TLS (default port 70
+// for both).
+//
+// # The request
+//
+// One line is sent: the decoded selector, then TAB and the search string
+// when the URL has one (…%09search), then TAB and the gopher+ string when
+// it has one (…%09search%09+), then CRLF. An empty search before a gopher+
+// string (…%09%09+, which the URL syntax needs) is left out for items
+// other than searches: "selector TAB +" is the Gopher+ request for them.
+// An empty gopher-path is a type 1 item with an empty selector. A Gopher+
+// request is only made when the URL carries a gopher+ string or
+// Request.Options["gopher-plus"] asks for one. A gopher+ string beginning
+// with "?" answers the item's +ASK form (see the Options and AskError).
+//
+// Connections go through Request.Dialer; gophers wraps them in TLS with
+// Request.TLS (ServerName set to the URL's host when empty). Cancelling
+// the context closes the connection, which ends any read or write stalled
+// on it. A Head request makes no connection (gopher has no metadata-only
+// request). A resume (Request.Offset) reads and drops the start of the item.
+//
+// Options (fetch.Request.Options; the CLI flag that sets each is in
+// parentheses):
+//
+//	gopher-search      search string for a type 7 URL without one (-d/--data)
+//	gopher-plus        gopher+ string to send when the URL has none: "+",
+//	                   "+text/plain", "!", "!+ABSTRACT", "$", "?" ("" means "+")
+//	gopher-ask         answers to a +ASK form, one per line, in order (--ask-answer, stdin)
+//	gopher-allow-port  "1": allow the RefusedPorts (--gopher-allow-port)
+//	gopher-raw         "1": the body is the reply exactly as received: no
+//	                   Gopher+ header or "." handling, no error detection (--raw)
+//	gopher-text        how a type 0 text ends: "auto" (default) or "rfc1436"
+//
+// # The reply
+//
+// Menus (types 1 and 7) give a Resource with Dir set and a Listing that
+// parses each line (see Item, ParseItem, MenuReader, Render); the body is
+// the menu as sent, up to but without the "." line that ends it (read no
+// further, so a server that never closes does not stall the transfer).
+//
+// Text (type 0) is passed on byte for byte. Its end: neither pygopherd nor
+// gophernicus sends the RFC 1436 "." line after a text, and neither
+// dot-stuffs, so in the default "auto" mode a lone "." line is removed only
+// when it is the very last line before the server closes (it is then the
+// terminator), and a line beginning with ".." is left alone. With
+// gopher-text "rfc1436" the first lone "." ends the text and a leading ".."
+// is unstuffed to ".", for servers that follow RFC 1436 to the letter
+// (undoing dot-stuffing blindly would eat a dot from every "..." line
+// that the real servers send).
+//
+// Every other type (4, 5, 6, 9, g, I, s, h, d, …) is read to the close, byte
+// for byte. Types 8 and T (telnet and tn3270 sessions) and 2 (CSO
+// phone-book servers) are not gopher requests and are refused
+// (ErrUnsupported) before connecting.
+//
+// A Gopher+ reply header is removed and obeyed: "+N" is exactly N bytes
+// (fewer: ErrPartial; Resource.Size is N), "+-1" ends with a "." line
+// (missing: ErrPartial), "+-2" ends at the close. When a "+" request gets a
+// reply without a header (gophernicus has no Gopher+), the reply is read as
+// plain gopher. A "!+NAME…" request that gets no header is retried as "!"
+// and the blocks are filtered here (pygopherd only understands a bare "!").
+// Any other Gopher+ request without a header in the reply is ErrProtocol:
+// the server does not speak Gopher+ and its reply is not what was asked.
+//
+// # Errors
+//
+// Refused before connecting, Kind ErrMalformed (exit 3): a type 7 URL
+// without a search string (wraps ErrNeedSearch); a port in RefusedPorts
+// (wraps *PortError); CR, LF, NUL or TAB in an option that goes on the wire.
+// A +ASK form without the answers it needs is ErrMalformed too (wraps
+// *AskError, which lists the questions).
+//
+// Reported by the server (wraps *ServerError): an error item (type 3) in
+// place of the resource — a reply whose first line is a complete type 3
+// item and whose other lines, if any, are info lines — a Gopher+ error
+// reply ("--2", "-1 …"), or gophernicus's plain-text "Error: …" page. The
+// Kind is ErrNotFound (exit 78) for Gopher+ code 1 and whenever the text
+// says "not found", "does not exist" or "no such"; ErrAccessDenied (exit 9)
+// when it says "access denied", "forbidden" or "not allowed"; ErrNotFound
+// for code 3 (moved: the new location is in ServerError.Item); ErrOther
+// otherwise (code 2, "try again later", included).
+package gopher
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// Option names read from fetch.Request.Options.
+const (
+	OptSearch    = "gopher-search"
+	OptPlus      = "gopher-plus"
+	OptAsk       = "gopher-ask"
+	OptAllowPort = "gopher-allow-port"
+	OptRaw       = "gopher-raw"
+	OptText      = "gopher-text"
+)
+
+// DefaultPort is the port of gopher and gophers URLs without one.
+const DefaultPort = 70
+
+// ErrNeedSearch is wrapped by the error for a type 7 (search) URL that has
+// no search string and no Options["gopher-search"].
+var ErrNeedSearch = errors.New("gopher: a type 7 item is a search: it needs a search string")
+
+func init() {
+	fetch.Register("gopher", Fetcher{})
+	fetch.Register("gophers", Fetcher{})
+}
+
+// Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
+// it is registered for both schemes.
+type Fetcher struct{}
+
+// Limits on server replies held in memory.
+const (
+	// maxErrorReply bounds the Gopher+ error text kept for a message.
+	maxErrorReply = 64 << 10
+	// errorPeek is how much of a plain reply is looked at to tell an
+	// error item from a resource.
+	errorPeek = 8 << 10
+	// bufSize is the connection's read buffer.
+	bufSize = 64 << 10
+)
+
+// plan is one request, worked out from the URL and options.
+type plan struct {
+	url       string
+	scheme    string
+	secure    bool
+	host      string
+	port      int
+	typ       byte
+	selector  string
+	search    string
+	hasSearch bool
+	plus      string
+	hasPlus   bool
+	raw       bool
+	text      dotMode
+	opts      map[string]string
+}
+
+func malformed(msg string, err error) error {
+	return &fetch.Error{Kind: fetch.ErrMalformed, Msg: msg, Err: err}
+}
+
+// checkOption refuses bytes that would break the request line.
+func checkOption(name, v string, tab bool) error {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\r' || c == '\n' || c == 0 || (tab && c == '\t') {
+			return malformed(fmt.Sprintf("gopher: option %s contains %s at byte %d", name, byteName(c), i), nil)
+		}
+	}
+	return nil
+}
+
+func byteName(c byte) string {
+	switch c {
+	case '\r':
+		return "CR"
+	case '\n':
+		return "LF"
+	case 0:
+		return "NUL"
+	case '\t':
+		return "TAB"
+	}
+	return fmt.Sprintf("byte 0x%02X", c)
+}
+
+func makePlan(req *fetch.Request) (*plan, error) {
+	u := req.URL
+	if u == nil {
+		return nil, malformed("gopher: no URL", nil)
+	}
+	p := &plan{url: u.String(), scheme: u.Scheme, opts: req.Options}
+	switch u.Scheme {
+	case "gopher":
+	case "gophers":
+		p.secure = true
+	default:
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "gopher: cannot fetch a " + u.Scheme + " URL"}
+	}
+	// The Client has checked already; a direct caller may not have.
+	if err := u.CheckLine(); err != nil {
+		return nil, malformed("gopher: refused before connecting", err)
+	}
+	if u.Host == "" {
+		return nil, malformed("gopher: the URL has no host", nil)
+	}
+	p.host = u.Host
+	p.port = u.Port
+	if p.port < 0 {
+		p.port = DefaultPort
+	}
+	if p.port == 0 || p.port > 65535 {
+		return nil, malformed("gopher: bad port "+strconv.Itoa(p.port), nil)
+	}
+	if err := checkPort(p.port, req.Options[OptAllowPort] == "1"); err != nil {
+		return nil, malformed("", err)
+	}
+	g := u.Gopher
+	p.typ = g.Type
+	if p.typ == 0 {
+		p.typ = TypeMenu
+	}
+	switch p.typ {
+	case TypeTelnet, TypeTN3270:
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("gopher: item type %c is a telnet session, not a document: open telnet://%s instead", p.typ, net.JoinHostPort(p.host, strconv.Itoa(p.port)))}
+	case TypeCSO:
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "gopher: item type 2 is a CSO phone-book server, which urlget does not speak"}
+	}
+	p.selector = g.Selector
+	p.search, p.hasSearch = g.Search, g.HasSearch
+	if !p.hasSearch && p.typ == TypeSearch {
+		s, ok := req.Options[OptSearch]
+		if !ok {
+			return nil, malformed("gopher: "+p.url+" is a search (type 7): give the search string in the URL (…%09words) or with -d", ErrNeedSearch)
+		}
+		if err := checkOption(OptSearch, s, true); err != nil {
+			return nil, err
+		}
+		p.search, p.hasSearch = s, true
+	}
+	p.plus, p.hasPlus = g.Plus, g.HasPlus
+	if !p.hasPlus {
+		if s, ok := req.Options[OptPlus]; ok {
+			if err := checkOption(OptPlus, s, true); err != nil {
+				return nil, err
+			}
+			if s == "" {
+				s = "+"
+			}
+			p.plus, p.hasPlus = s, true
+		}
+	}
+	p.raw = req.Options[OptRaw] == "1"
+	switch t := req.Options[OptText]; t {
+	case "", "auto":
+		p.text = dotAuto
+	case "rfc1436":
+		p.text = dotStrict
+	default:
+		return nil, malformed("gopher: option gopher-text must be auto or rfc1436, not "+strconv.Quote(t), nil)
+	}
+	return p, nil
+}
+
+// sendSearch reports whether the search field goes on the wire. The URL
+// syntax (RFC 1738 §3.4) makes a gopher+ string follow a search, possibly
+// empty ("…%09%09+"); for an item that is not a search (type 7) an empty
+// search is left out, as the Gopher+ request for such items is "selector
+// TAB +…" and a Gopher+ server would take an empty second field for a
+// search.
+func (p *plan) sendSearch() bool {
+	return p.hasSearch && !(p.hasPlus && p.search == "" && p.typ != TypeSearch)
+}
+
+// line is the request line: selector [TAB search] [TAB gopher+] CRLF.
+func (p *plan) line() string {
+	var b strings.Builder
+	b.WriteString(p.selector)
+	if p.sendSearch() {
+		b.WriteByte('\t')
+		b.WriteString(p.search)
+	}
+	if p.hasPlus {
+		b.WriteByte('\t')
+		b.WriteString(p.plus)
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+func isMenuType(t byte) bool { return t == TypeMenu || t == TypeSearch }
+
+// contentType is the MIME type an item type implies ("" when unknown).
+func contentType(t byte) string {
+	switch t {
+	case TypeText:
+		return "text/plain"
+	case TypeMenu, TypeSearch:
+		return "application/gopher-menu"
+	case TypeBinHex:
+		return "application/mac-binhex40"
+	case TypeUUencoded:
+		return "text/x-uuencode"
+	case TypeBinary, TypeDOS:
+		return "application/octet-stream"
+	case TypeGIF:
+		return "image/gif"
+	case TypeHTML:
+		return "text/html"
+	case 'p':
+		return "image/png"
+	}
+	return ""
+}
+
+func (p *plan) meta() fetch.Meta {
+	return fetch.Meta{
+		Size:         -1,
+		ItemType:     p.typ,
+		ContentType:  contentType(p.typ),
+		EffectiveURL: p.url,
+		Dir:          isMenuType(p.typ) && (!p.hasPlus || isMenuView(p.plus)),
+	}
+}
+
+// Open fetches req.URL. See the package documentation.
+func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	p, err := makePlan(req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Head {
+		// Gopher has no metadata-only request.
+		return &fetch.Resource{Meta: p.meta(), Body: io.NopCloser(strings.NewReader(""))}, nil
+	}
+	if p.hasPlus && strings.HasPrefix(p.plus, "?") && !p.raw {
+		return askForm(ctx, req, p)
+	}
+	res, err := exchange(ctx, req, p, p.line(), nil, nil)
+	if errors.Is(err, errNoPlusHeader) && strings.HasPrefix(p.plus, "!") && len(p.plus) > 1 {
+		// "!+ABSTRACT…" to a server that only knows a bare "!": ask for
+		// every block and keep the named ones here.
+		q := *p
+		q.plus = "!"
+		logf(req.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
+		res, err = exchange(ctx, req, &q, q.line(), nil, nil)
+		if err == nil {
+			res.Body = &filteredBody{r: newBlockFilter(res.Body, blockNames(p.plus[1:])), c: res.Body}
+			res.Size = -1
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// errNoPlusHeader marks a Gopher+ request answered without a Gopher+ header.
+var errNoPlusHeader = errors.New("gopher: no Gopher+ header in the reply")
+
+// conn is one connection to the server.
+type conn struct {
+	ctx     context.Context
+	nc      net.Conn
+	br      *bufio.Reader
+	stop    func() bool
+	verbose io.Writer
+}
+
+func (c *conn) close() {
+	if c.stop != nil {
+		c.stop()
+	}
+	c.nc.Close()
+}
+
+func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx)
+	}
+	d := req.Dialer
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	addr := net.JoinHostPort(p.host, strconv.Itoa(p.port))
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx)
+		}
+		k := fetch.KindOf(err)
+		if k == fetch.ErrOther {
+			k = fetch.ErrConnect
+		}
+		return nil, &fetch.Error{Kind: k, Msg: "gopher: connecting to " + addr, Err: err}
+	}
+	logf(req.Verbose, "* connected to %s", addr)
+	if p.secure {
+		cfg := req.TLS
+		if cfg == nil {
+			cfg = &tls.Config{}
+		}
+		cfg = cfg.Clone()
+		if cfg.ServerName == "" {
+			cfg.ServerName = p.host
+		}
+		tc := tls.Client(nc, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			if ctx.Err() != nil {
+				return nil, ctxError(ctx)
+			}
+			k := fetch.KindOf(err)
+			if k != fetch.ErrTimeout {
+				k = fetch.ErrTLS
+			}
+			return nil, &fetch.Error{Kind: k, Msg: "gopher: TLS handshake with " + addr, Err: err}
+		}
+		st := tc.ConnectionState()
+		logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+		nc = tc
+	}
+	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose}
+	// Closing the connection is what ends a read or write stalled on a
+	// server that sends nothing: do it when the context ends.
+	c.stop = context.AfterFunc(ctx, func() { nc.Close() })
+	c.br = bufio.NewReaderSize(netReader{ctx: ctx, c: nc}, bufSize)
+	return c, nil
+}
+
+func (c *conn) send(line string, data []byte) error {
+	buf := make([]byte, 0, len(line)+len(data))
+	buf = append(buf, line...)
+	buf = append(buf, data...)
+	if _, err := c.nc.Write(buf); err != nil {
+		return ioError(c.ctx, err, "sending the request")
+	}
+	return nil
+}
+
+// exchange makes one request and interprets the reply. data, when not nil,
+// is sent after the line (a Gopher+ data block); logData, when not nil, is
+// what the verbose log shows of it.
+func exchange(ctx context.Context, req *fetch.Request, p *plan, line string, data []byte, logData []string) (*fetch.Resource, error) {
+	c, err := dial(ctx, req, p)
+	if err != nil {
+		return nil, err
+	}
+	logf(c.verbose, "> %s", strings.TrimSuffix(line, "\r\n"))
+	for _, l := range logData {
+		logf(c.verbose, "> %s", l)
+	}
+	if err := c.send(line, data); err != nil {
+		c.close()
+		return nil, err
+	}
+	res, err := reply(c, req, p)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	if req.Offset > 0 {
+		// Gopher cannot resume: the start of the item is read and dropped,
+		// so that the body still begins at the offset asked for.
+		if res.Size >= 0 {
+			if req.Offset > res.Size {
+				c.close()
+				return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("gopher: resume offset %d is past the end of the item (%d bytes)", req.Offset, res.Size)}
+			}
+			res.Size -= req.Offset
+		}
+		b := res.Body.(*body)
+		b.skip = req.Offset
+		res.Offset = req.Offset
+	}
+	return res, nil
+}
+
+// reply reads the reply's head and builds the Resource.
+func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
+	m := p.meta()
+	res := &fetch.Resource{Meta: m}
+	if p.raw {
+		res.Body = &body{r: c.br, c: c}
+		res.Dir = false
+		return res, nil
+	}
+	if p.hasPlus {
+		h, ok, err := peekHeader(c)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ok:
+			return plusReply(c, p, res, h)
+		case p.plus == "+":
+			logf(c.verbose, "* no Gopher+ header in the reply: reading it as plain gopher")
+		default:
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the server answered the Gopher+ request " +
+				strconv.Quote(p.plus) + " without a Gopher+ header: it does not support Gopher+", Err: errNoPlusHeader}
+		}
+	}
+	if err := detectError(c, p); err != nil {
+		return nil, err
+	}
+	var r io.Reader = c.br
+	switch {
+	case isMenuType(p.typ):
+		r = newDotReader(c.br, dotEnd, false, "menu")
+		res.Dir = true
+		res.Listing = listing(p)
+	case p.typ == TypeText:
+		r = newDotReader(c.br, p.text, p.text == dotStrict, "text")
+	}
+	res.Body = &body{r: r, c: c}
+	return res, nil
+}
+
+// listing returns the Resource.Listing of a menu fetched with p: items on
+// the same host and port as a gophers menu get gophers URLs.
+func listing(p *plan) func([]byte) fetch.Entry {
+	return func(line []byte) fetch.Entry {
+		it, _ := ParseItem(line)
+		scheme := "gopher"
+		if p.secure && strings.EqualFold(it.Host, p.host) && it.Port == p.port {
+			scheme = "gophers"
+		}
+		return it.Entry(scheme)
+	}
+}
+
+// peekUntil peeks at the start of the reply, waiting for more bytes only
+// while decide says it cannot tell yet (decide gets the bytes so far and
+// whether they are all there will be), and at most limit bytes. It
+// consumes nothing.
+func peekUntil(br *bufio.Reader, limit int, decide func(data []byte, eof bool) bool) (data []byte, eof bool, err error) {
+	n := 1
+	for {
+		if b := br.Buffered(); b > n {
+			n = b
+		}
+		if n > limit {
+			n = limit
+		}
+		data, err = br.Peek(n)
+		if err == bufio.ErrBufferFull {
+			err = nil
+		}
+		if err != nil && err != io.EOF {
+			return data, true, err
+		}
+		eof = err == io.EOF
+		if decide(data, eof) || eof || len(data) >= limit {
+			return data, eof, nil
+		}
+		n = len(data) + 1
+	}
+}
+
+// peekHeader looks for a Gopher+ header line at the start of the reply and
+// consumes it when there is one.
+func peekHeader(c *conn) (Header, bool, error) {
+	data, _, err := peekUntil(c.br, maxHeader, func(d []byte, eof bool) bool {
+		return (len(d) > 0 && d[0] != '+' && d[0] != '-') || bytes.IndexByte(d, '\n') >= 0
+	})
+	if err != nil {
+		return Header{}, false, err
+	}
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		return Header{}, false, nil
+	}
+	h, ok := ParseHeader(data[:i+1])
+	if !ok {
+		return Header{}, false, nil
+	}
+	logf(c.verbose, "< %s", trimEOL(data[:i+1]))
+	c.br.Discard(i + 1)
+	return h, true, nil
+}
+
+// framed returns the reader of a Gopher+ reply's data, per its header.
+func framed(c *conn, h Header, what string) (r io.Reader, dotEnded bool) {
+	switch {
+	case h.Length >= 0:
+		return &exactReader{r: c.br, left: h.Length, total: h.Length}, false
+	case h.Length == LengthDot:
+		return newDotReader(c.br, dotEnd, true, what), true
+	}
+	return c.br, false
+}
+
+func plusReply(c *conn, p *plan, res *fetch.Resource, h Header) (*fetch.Resource, error) {
+	if !h.OK {
+		var data []byte
+		if h.Text == "" {
+			r, _ := framed(c, h, "error reply")
+			data, _ = io.ReadAll(io.LimitReader(r, maxErrorReply))
+		}
+		e := parsePlusError(h, data)
+		logf(c.verbose, "< %s", sanitizeOneLine(e.Message, 200))
+		return nil, serverError(p, e)
+	}
+	r, dotEnded := framed(c, h, "Gopher+ reply")
+	if h.Length >= 0 {
+		res.Size = h.Length
+	}
+	switch {
+	case p.plus[0] == '!' || p.plus[0] == '$':
+		res.ContentType = ""
+		res.Dir = false
+	case isMenuType(p.typ) && isMenuView(p.plus):
+		if !dotEnded {
+			r = newDotReader(bufio.NewReaderSize(r, 4096), dotEnd, false, "menu")
+		}
+		res.Dir = true
+		res.Listing = listing(p)
+	default:
+		res.Dir = false
+		if v := strings.TrimPrefix(p.plus, "+"); v != "" {
+			mt, _, _ := strings.Cut(v, " ")
+			res.ContentType = mt
+		}
+	}
+	res.Body = &body{r: r, c: c}
+	return res, nil
+}
+
+// isMenuView reports whether a "+…" string asks for a menu view (the
+// default view, or a gopher menu type).
+func isMenuView(plus string) bool {
+	v := strings.TrimPrefix(plus, "+")
+	if v == "" || strings.HasPrefix(plus, "?") {
+		return true
+	}
+	mt, _, _ := strings.Cut(v, " ")
+	mt = strings.ToLower(mt)
+	return mt == "application/gopher-menu" || mt == "application/gopher+-menu"
+}
+
+// serverError wraps e in a fetch.Error of the right Kind.
+func serverError(p *plan, e *ServerError) error {
+	k := fetch.ErrOther
+	switch {
+	case e.NotFound() || e.Code == 3:
+		k = fetch.ErrNotFound
+	case e.Denied():
+		k = fetch.ErrAccessDenied
+	}
+	return &fetch.Error{Kind: k, URL: p.url, Err: e}
+}
+
+// detectError looks at the start of a plain reply for an error item (or
+// gophernicus's error page) standing in for the resource. It reads ahead
+// only while the reply still looks like one (and at most a few KiB), so a
+// resource is never held back.
+func detectError(c *conn, p *plan) error {
+	first, err := c.br.Peek(1)
+	if err != nil {
+		if err == io.EOF {
+			return nil // an empty reply
+		}
+		return err
+	}
+	switch first[0] {
+	case TypeError:
+		var e *ServerError
+		_, _, err := peekUntil(c.br, errorPeek, func(d []byte, eof bool) bool {
+			var decided bool
+			e, decided = errorMenu(d, eof)
+			return decided
+		})
+		if err != nil {
+			return err
+		}
+		if e != nil {
+			logf(c.verbose, "< %s", sanitizeOneLine(e.Item.Raw, 200))
+			return serverError(p, e)
+		}
+	case 'E':
+		// gophernicus answers a missing document with a text page:
+		// "Error: File or directory not found! …", then its footer, and
+		// closes.
+		const prefix = "Error: "
+		data, eof, err := peekUntil(c.br, 4096, func(d []byte, eof bool) bool {
+			k := min(len(d), len(prefix))
+			return string(d[:k]) != prefix[:k]
+		})
+		if err != nil {
+			return err
+		}
+		if !eof || !bytes.HasPrefix(data, []byte(prefix)) {
+			return nil
+		}
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i]
+		}
+		e := &ServerError{Message: string(trimEOL(line))}
+		if e.NotFound() || e.Denied() {
+			logf(c.verbose, "< %s", sanitizeOneLine(e.Message, 200))
+			return serverError(p, e)
+		}
+	}
+	return nil
+}
+
+// errorMenu tells from the start of a reply whether it is one error item,
+// possibly followed by info lines and the "." line: the error a server
+// sends instead of the resource. The error item must have all four fields,
+// so that a text beginning with "3" is not taken for one. It reports the
+// error (nil if none) and whether data was enough to decide (eof: data is
+// the whole reply).
+func errorMenu(data []byte, eof bool) (*ServerError, bool) {
+	var e *ServerError
+	for i := 0; len(data) > 0; i++ {
+		var l []byte
+		if j := bytes.IndexByte(data, '\n'); j >= 0 {
+			l, data = data[:j+1], data[j+1:]
+		} else if eof {
+			l, data = data, nil
+		} else {
+			return nil, false // an incomplete line: wait for more
+		}
+		if i == 0 {
+			it, err := ParseItem(l)
+			if err != nil || it.Type != TypeError || it.Fields < 4 {
+				return nil, true
+			}
+			e = &ServerError{Message: it.Display, Item: &it}
+			continue
+		}
+		if isTerminator(l) {
+			return e, true
+		}
+		if it, err := ParseItem(l); err != nil || it.Type != TypeInfo {
+			return nil, true
+		}
+	}
+	if eof {
+		return e, true
+	}
+	return nil, false
+}
+
+// askForm answers a Gopher+ +ASK form: it fetches the item's attributes,
+// answers the +ASK questions from Options["gopher-ask"], and sends the
+// answers as a data block (selector TAB + TAB 1, then "+-1", one line per
+// answer and "."), as the UMN client does.
+func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource, error) {
+	// 1. The form: "selector TAB !" ("selector TAB TAB !" for a search).
+	formLine := p.selector
+	if p.typ == TypeSearch {
+		formLine += "\t"
+	}
+	formLine += "\t!\r\n"
+	c, err := dial(ctx, req, p)
+	if err != nil {
+		return nil, err
+	}
+	logf(c.verbose, "> %s", strings.TrimSuffix(formLine, "\r\n"))
+	if err := c.send(formLine, nil); err != nil {
+		c.close()
+		return nil, err
+	}
+	h, ok, err := peekHeader(c)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	if !ok {
+		c.close()
+		return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the server sent no Gopher+ attributes for the +ASK form (it does not support Gopher+)", Err: errNoPlusHeader}
+	}
+	if !h.OK {
+		r, _ := framed(c, h, "error reply")
+		data, _ := io.ReadAll(io.LimitReader(r, maxErrorReply))
+		c.close()
+		return nil, serverError(p, parsePlusError(h, data))
+	}
+	r, _ := framed(c, h, "attribute reply")
+	attrs, err := NewAttributeReader(r).Next()
+	c.close()
+	if err == io.EOF {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	blk, ok := attrs.Block("ASK")
+	if !ok {
+		return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the item has no +ASK form (its attributes hold no +ASK block)"}
+	}
+	qs := ParseAsk(blk)
+	for _, q := range qs {
+		logf(req.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
+	}
+
+	// 2. The answers.
+	var answers []string
+	given, has := req.Options[OptAsk]
+	if has && given != "" {
+		answers = strings.Split(strings.TrimSuffix(given, "\n"), "\n")
+		for i, a := range answers {
+			a = strings.TrimSuffix(a, "\r")
+			if err := checkOption(OptAsk, a, false); err != nil {
+				return nil, err
+			}
+			answers[i] = a
+		}
+	}
+	if !has {
+		var missing []int
+		for i, q := range qs {
+			if q.NeedsAnswer() {
+				missing = append(missing, i)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", &AskError{Questions: qs, Missing: missing, Reason: "no answers given"})
+		}
+	}
+	lines, err := Answer(qs, answers)
+	if err != nil {
+		return nil, malformed("", err)
+	}
+
+	// 3. The request with the data block.
+	q := *p
+	q.plus = "+"
+	line := p.selector
+	if q.sendSearch() {
+		line += "\t" + p.search
+	}
+	line += "\t+\t1\r\n"
+	var data bytes.Buffer
+	data.WriteString("+-1\r\n")
+	logData := []string{"+-1"}
+	k := 0
+	for _, qq := range qs {
+		if !qq.NeedsAnswer() {
+			continue
+		}
+		n := 1
+		if qq.Kind == "AskL" {
+			n = 2
+		}
+		for j := 0; j < n && k < len(lines); j++ {
+			data.WriteString(lines[k])
+			data.WriteString("\r\n")
+			if qq.Kind == "AskP" {
+				logData = append(logData, "****")
+			} else {
+				logData = append(logData, lines[k])
+			}
+			k++
+		}
+	}
+	data.WriteString(".\r\n")
+	logData = append(logData, ".")
+	return exchange(ctx, req, &q, line, data.Bytes(), logData)
+}
+
+// logf writes one verbose line with control characters made visible.
+func logf(w io.Writer, format string, a ...any) {
+	if w == nil {
+		return
+	}
+	fmt.Fprintln(w, visible(fmt.Sprintf(format, a...)))
+}
+
+// visible escapes control characters (TAB as \t) and invalid UTF-8.
+func visible(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == utf8.RuneError && n == 1, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			if n > 1 {
+				for _, c := range []byte(s[i+1 : i+n]) {
+					fmt.Fprintf(&b, `\x%02x`, c)
+				}
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// sanitizeOneLine makes server text safe for a one-line message: control
+// characters become spaces, and it is cut to max bytes.
+func sanitizeOneLine(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// blockNames splits "+ABSTRACT+ADMIN" (or "+ABSTRACT +ADMIN") into names.
+func blockNames(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ' ' }) {
+		m[f] = true
+	}
+	return m
+}
+
+// blockFilter passes on the lines of an attribute reply that belong to the
+// wanted blocks (and +INFO), as they were received.
+type blockFilter struct {
+	br      *bufio.Reader
+	want    map[string]bool
+	keep    bool
+	atStart bool
+	pending []byte
+	err     error
+}
+
+func newBlockFilter(r io.Reader, want map[string]bool) *blockFilter {
+	return &blockFilter{br: bufio.NewReaderSize(r, 4096), want: want, atStart: true}
+}
+
+func (f *blockFilter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		line, err := f.br.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull {
+			f.err = err
+		}
+		if f.atStart && len(line) > 0 && line[0] == '+' {
+			name := line[1:]
+			if i := bytes.IndexAny(name, ": \r\n"); i >= 0 {
+				name = name[:i]
+			}
+			f.keep = string(name) == "INFO" || f.want[string(name)]
+		}
+		f.atStart = err == nil
+		if f.keep {
+			f.pending = line
+		}
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// filteredBody reads through a filter and closes the original body.
+type filteredBody struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (f *filteredBody) Read(p []byte) (int, error) { return f.r.Read(p) }
+func (f *filteredBody) Close() error               { return f.c.Close() }
