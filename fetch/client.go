@@ -119,7 +119,8 @@ func (c *Client) Open(ctx context.Context, rawURL string) (*Resource, error) {
 	return c.Do(ctx, &Request{URL: &u})
 }
 
-// Do fetches req.URL. The caller sets URL, Head, Offset and Since; Do fills
+// Do fetches req.URL. The caller sets URL, Head, Offset and Since, and may
+// set Options for this request alone (they override the Client's); Do fills
 // in the rest of a copy of req (credentials, Dialer, TLS, Proxy, UserAgent,
 // Verbose, Options, Compressed) and hands it to the scheme's Fetcher.
 //
@@ -237,7 +238,7 @@ func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bo
 		r.UserAgent = DefaultUserAgent
 	}
 	r.Verbose = c.Verbose
-	r.Options = c.Options
+	r.Options = mergeOptions(c.Options, r.Options)
 	r.Compressed = c.Compressed
 	r.MaxDecompressed = c.MaxDecompressed
 	if c.Verbose != nil && proxy != nil {
@@ -498,3 +499,22 @@ type emptyBody struct{}
 
 func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (emptyBody) Close() error             { return nil }
+
+// mergeOptions gives the Client's options overlaid with the request's own
+// (the request wins); it allocates only when both have some.
+func mergeOptions(client, req map[string]string) map[string]string {
+	if len(req) == 0 {
+		return client
+	}
+	if len(client) == 0 {
+		return req
+	}
+	m := make(map[string]string, len(client)+len(req))
+	for k, v := range client {
+		m[k] = v
+	}
+	for k, v := range req {
+		m[k] = v
+	}
+	return m
+}

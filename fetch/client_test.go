@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -1153,5 +1154,32 @@ func TestWriteErrors(t *testing.T) {
 				wantExit(t, fmt.Sprintf("%s progress=%v writer %T", url, progress, tc.w), err, tc.want)
 			}
 		}
+	}
+}
+
+func TestRequestOptionsOverrideClient(t *testing.T) {
+	var got map[string]string
+	c := &fetch.Client{
+		Options: map[string]string{"a": "client", "b": "client"},
+		Fetchers: map[string]fetch.Fetcher{"x-test": fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+			got = req.Options
+			return &fetch.Resource{Meta: fetch.Meta{Size: 0}, Body: io.NopCloser(strings.NewReader(""))}, nil
+		})},
+	}
+	u, err := urlparse.Parse("x-test://h/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Do(context.Background(), &fetch.Request{URL: &u, Options: map[string]string{"b": "req", "c": "req"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	want := map[string]string{"a": "client", "b": "req", "c": "req"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("options %v, want %v", got, want)
+	}
+	if c.Options["b"] != "client" || len(c.Options) != 2 {
+		t.Fatalf("client options changed: %v", c.Options)
 	}
 }

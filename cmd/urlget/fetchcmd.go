@@ -116,6 +116,8 @@ type fetchOpts struct {
 	help           bool
 	version        bool
 	urls           []string
+	scheme         schemeOpts        // the scheme flags (schemeflags.go)
+	options        map[string]string // Request.Options they ask for
 }
 
 // newFetchFlags defines every flag of the fetch command on a new FlagSet.
@@ -156,6 +158,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
+	addSchemeFlags(fs, &o.scheme)
 	return fs
 }
 
@@ -225,6 +228,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.netrcFile != "" {
 		o.netrc = true
 	}
+	if o.options, err = o.scheme.options(e.stdin); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -264,10 +270,11 @@ type fetchCmd struct {
 	e      env
 	o      *fetchOpts
 	client *fetch.Client
-	wo     *writeOut    // nil without -w
-	meter  *meter       // the current transfer's meter, if drawn
-	heads  *headCapture // -I: the HTTP headers from the verbose stream
-	buf    []byte       // the copy buffer (copyBufSize), shared by every transfer
+	asked  map[string]string // options answered on the terminal for the current URL
+	wo     *writeOut         // nil without -w
+	meter  *meter            // the current transfer's meter, if drawn
+	heads  *headCapture      // -I: the HTTP headers from the verbose stream
+	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
 	progress bool
@@ -344,6 +351,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		MaxDecompressed: o.maxFilesize,
 		Insecure:        o.insecure,
 		UserAgent:       o.userAgent,
+		Options:         o.options,
 	}
 	if o.location && o.maxRedirs == 0 {
 		// The Client reads 0 as its default limit: refuse the first
@@ -452,12 +460,22 @@ func (c *fetchCmd) transfer(ctx context.Context, num int, raw string, spec outSp
 		return r
 	}
 	r.filename = out.path
+	c.asked = nil
+	defer func() { c.asked = nil }()
 	delay := time.Second
 	for attempt := 0; ; attempt++ {
 		left := c.o.retry - attempt
 		err := c.attempt(ctx, &u, out, r, left > 0)
 		if err == nil {
 			break
+		}
+		if c.asked == nil {
+			// A gopher search or +ASK form: ask on the terminal, then
+			// try again with the answers (once; not a retry).
+			if c.asked = c.askUser(err); c.asked != nil {
+				attempt--
+				continue
+			}
 		}
 		if ctx.Err() != nil || left <= 0 || !transient(err) {
 			r.err = err
@@ -544,7 +562,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.heads != nil {
 		c.heads.reset()
 	}
-	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since}
+	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
@@ -595,7 +613,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
 		defer func() { c.meter.finish(); c.meter = nil }()
 	}
-	n, err := c.copyBody(res.Body, out, skip, u.Scheme == "file")
+	body := c.present(u, res)
+	defer body.Close()
+	n, err := c.copyBody(body, out, skip, u.Scheme == "file" && body == res.Body)
 	received = n
 	r.size = n
 	if err != nil {

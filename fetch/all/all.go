@@ -1,0 +1,14 @@
+// Package all registers every scheme urlget fetches: import it for its side
+// effect,
+//
+//	import _ "github.com/urlget/urlget/fetch/all"
+//
+// and a fetch.Client can open any of them.
+package all
+
+import (
+	_ "github.com/urlget/urlget/fetch/file"
+	_ "github.com/urlget/urlget/fetch/gopher"
+	_ "github.com/urlget/urlget/fetch/http"
+	_ "github.com/urlget/urlget/fetch/nntp"
+)

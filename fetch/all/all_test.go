@@ -1,0 +1,16 @@
+package all_test
+
+import (
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+	_ "github.com/urlget/urlget/fetch/all"
+)
+
+func TestRegistered(t *testing.T) {
+	for _, s := range []string{"file", "http", "https", "gopher", "gophers", "news", "nntp", "nntps"} {
+		if _, ok := fetch.Lookup(s); !ok {
+			t.Errorf("scheme %s is not registered by fetch/all", s)
+		}
+	}
+}
