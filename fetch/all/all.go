@@ -8,6 +8,7 @@ package all
 
 import (
 	_ "github.com/urlget/urlget/fetch/file"
+	_ "github.com/urlget/urlget/fetch/ftp"
 	_ "github.com/urlget/urlget/fetch/gopher"
 	_ "github.com/urlget/urlget/fetch/http"
 	_ "github.com/urlget/urlget/fetch/nntp"

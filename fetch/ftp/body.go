@@ -1,0 +1,281 @@
+package ftp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// dataBody streams a RETR, LIST, NLST or MLSD reply from the data
+// connection. It reports io.EOF only once the data connection has ended,
+// the server's final reply (226/250) has arrived and, when SIZE announced
+// one, the whole size has arrived; anything short of that is ErrPartial.
+type dataBody struct {
+	f     *Fetcher
+	c     *conn
+	ctx   context.Context
+	data  net.Conn
+	r     io.Reader // data, or an ASCII converter around it
+	ascii bool
+	want  int64 // bytes expected on the wire, -1 when unknown
+	n     int64 // bytes read from the data connection
+	final bool  // the final reply came instead of a 1xx: none to wait for
+	what  string
+
+	err    error // sticky: io.EOF or a typed error
+	inStep bool  // the control connection has no reply outstanding
+	closed bool
+}
+
+func (b *dataBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := b.r.Read(p)
+	if err != nil {
+		b.end(err)
+		if n > 0 {
+			return n, nil // the error is returned by the next Read
+		}
+		return 0, b.err
+	}
+	return n, nil
+}
+
+// countingReader counts the bytes read from the data connection (before
+// any ASCII conversion), which is what SIZE is compared with.
+type countingReader struct {
+	r io.Reader
+	b *dataBody
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.b.n += int64(n)
+	return n, err
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
+// WriteTo copies the rest of the body to w through one large buffer.
+func (b *dataBody) WriteTo(w io.Writer) (int64, error) {
+	if b.err != nil {
+		if b.err == io.EOF {
+			return 0, nil
+		}
+		return 0, b.err
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		nr, er := b.r.Read(buf)
+		if nr > 0 {
+			nw, ew := w.Write(buf[:nr])
+			total += int64(nw)
+			if ew == nil && nw < nr {
+				ew = io.ErrShortWrite
+			}
+			if ew != nil {
+				b.c.broken = true
+				b.err = ew
+				return total, ew
+			}
+		}
+		if er != nil {
+			b.end(er)
+			if b.err == io.EOF {
+				return total, nil
+			}
+			return total, b.err
+		}
+	}
+}
+
+// end handles the end of the data stream: EOF means read the final reply.
+func (b *dataBody) end(err error) {
+	if err != io.EOF {
+		b.data.Close()
+		b.c.broken = true
+		if b.ctx.Err() != nil {
+			b.err = ctxErr(b.ctx)
+			return
+		}
+		if fetch.KindOf(err) == fetch.ErrTimeout {
+			b.err = &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + b.what + ": data connection timed out", Err: err}
+			return
+		}
+		b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": data connection failed", Err: err}
+		return
+	}
+	b.data.Close()
+	if !b.final {
+		b.c.raw.SetReadDeadline(time.Now().Add(b.f.finalTimeout()))
+		r, rerr := b.c.readReply()
+		b.c.raw.SetReadDeadline(time.Time{})
+		if rerr != nil {
+			b.c.broken = true
+			if b.ctx.Err() != nil {
+				b.err = ctxErr(b.ctx)
+				return
+			}
+			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": no final reply after the data connection closed", Err: rerr}
+			return
+		}
+		b.inStep = true
+		if !r.positive() {
+			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": transfer failed",
+				Err: &ReplyError{Command: b.what, Code: r.code, Text: r.text()}}
+			return
+		}
+	} else {
+		b.inStep = true
+	}
+	if b.want >= 0 && b.n < b.want {
+		b.err = &fetch.Error{Kind: fetch.ErrPartial,
+			Msg: fmt.Sprintf("ftp: %s: transfer closed with %d bytes remaining to read", b.what, b.want-b.n)}
+		return
+	}
+	b.err = io.EOF
+}
+
+// Close releases the data connection. After a complete transfer the
+// control connection goes back to the pool; after an early Close it is
+// closed, since the server's reply to the abandoned transfer is still due.
+func (b *dataBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	b.data.Close()
+	if b.inStep && !b.c.broken {
+		b.f.release(b.c)
+	} else {
+		b.c.close()
+	}
+	if b.err == nil {
+		b.err = &fetch.Error{Kind: fetch.ErrOther, Msg: "ftp: read from a closed body"}
+	}
+	return nil
+}
+
+// doneBody is the empty Body of a result that needed no data connection
+// (HEAD, a resume with nothing left, an upload); Close releases the
+// control connection.
+type doneBody struct {
+	f    *Fetcher
+	c    *conn
+	once sync.Once
+}
+
+func (d *doneBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (d *doneBody) Close() error {
+	d.once.Do(func() {
+		if d.c != nil {
+			d.f.release(d.c)
+		}
+	})
+	return nil
+}
+
+// crlfReader turns the NVT-ASCII of a TYPE A transfer (lines ending in
+// CRLF) into local text (lines ending in LF): every CR directly followed by
+// LF is dropped; any other CR is kept.
+type crlfReader struct {
+	r    io.Reader
+	buf  []byte
+	i, n int
+	cr   bool // a CR was read and not yet passed on
+	err  error
+}
+
+func newCRLFReader(r io.Reader) *crlfReader {
+	return &crlfReader{r: r, buf: make([]byte, 32<<10)}
+}
+
+func (a *crlfReader) Read(p []byte) (int, error) {
+	w := 0
+	for w < len(p) {
+		if a.i == a.n {
+			if a.err != nil || w > 0 {
+				break
+			}
+			n, err := a.r.Read(a.buf)
+			a.i, a.n, a.err = 0, n, err
+			continue
+		}
+		c := a.buf[a.i]
+		if a.cr {
+			a.cr = false
+			if c == '\n' {
+				p[w] = '\n'
+				w++
+				a.i++
+			} else {
+				p[w] = '\r'
+				w++
+			}
+			continue
+		}
+		a.i++
+		if c == '\r' {
+			a.cr = true
+			continue
+		}
+		p[w] = c
+		w++
+	}
+	if w == 0 && len(p) > 0 && a.i == a.n && a.err != nil {
+		if a.cr {
+			a.cr = false
+			p[0] = '\r'
+			return 1, nil
+		}
+		return 0, a.err
+	}
+	return w, nil
+}
+
+// lfToCRLF turns local text into NVT-ASCII for a TYPE A upload: every LF
+// not already preceded by CR gets one.
+type lfToCRLF struct {
+	r    io.Reader
+	buf  []byte
+	out  []byte
+	last byte
+	err  error
+}
+
+func (l *lfToCRLF) Read(p []byte) (int, error) {
+	for len(l.out) == 0 {
+		if l.err != nil {
+			return 0, l.err
+		}
+		if l.buf == nil {
+			l.buf = make([]byte, 16<<10)
+		}
+		n, err := l.r.Read(l.buf)
+		l.err = err
+		out := l.out[:0]
+		for _, c := range l.buf[:n] {
+			if c == '\n' && l.last != '\r' {
+				out = append(out, '\r')
+			}
+			out = append(out, c)
+			l.last = c
+		}
+		l.out = out
+	}
+	n := copy(p, l.out)
+	l.out = l.out[n:]
+	return n, nil
+}

@@ -1,0 +1,334 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// dataConn is a data connection being set up: connected already (passive)
+// or waiting for the server to connect (active).
+type dataConn struct {
+	conn net.Conn     // passive: connected before the transfer command
+	ln   net.Listener // active: the server connects here after the 1xx reply
+	stop func() bool  // ends the context watch on ln
+}
+
+func (d *dataConn) close() {
+	if d.conn != nil {
+		d.conn.Close()
+	}
+	if d.ln != nil {
+		d.ln.Close()
+	}
+	if d.stop != nil {
+		d.stop()
+	}
+}
+
+// openData prepares a data connection: EPSV, then PASV, unless active mode
+// is asked for with ftp-port.
+func (f *Fetcher) openData(ctx context.Context, c *conn, req *fetch.Request, o *options) (*dataConn, error) {
+	if o.port != "" {
+		return f.openActive(ctx, c, o)
+	}
+	return f.openPassive(ctx, c, req, o)
+}
+
+// openPassive sends EPSV (RFC 2428), or PASV when EPSV is refused or turned
+// off, and connects. The address in a PASV reply is ignored — the data
+// connection goes to the control connection's peer — unless ftp-pasv-trust
+// says to use it: a server that names another host could otherwise turn
+// the client against a third party (RFC 2577 §3, the "FTP bounce").
+func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, o *options) (*dataConn, error) {
+	host := c.peerHost
+	port := 0
+	if !c.noEPSV && !o.noEPSV {
+		r, err := c.cmd("EPSV", "", false)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "EPSV", err)
+		}
+		if r.code == 229 {
+			p, ok := parseEPSV(r.lines[0])
+			if !ok {
+				return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed EPSV reply " + strconv.Quote(printable(r.lines[0]))}
+			}
+			port = p
+		} else {
+			c.noEPSV = true
+		}
+	}
+	if port == 0 {
+		r, err := c.cmd("PASV", "", false)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "PASV", err)
+		}
+		if r.code != 227 {
+			return nil, refused(fetch.ErrConnect, "PASV", "", r)
+		}
+		ip, p, ok := parsePASV(r.lines[0])
+		if !ok {
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed PASV reply " + strconv.Quote(printable(r.lines[0]))}
+		}
+		port = p
+		if o.pasvTrust {
+			host = ip.String()
+		}
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	dc, err := dialerOf(req).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxErr(ctx)
+		}
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			return nil, &fetch.Error{Kind: fe.Kind, Msg: "ftp: data connection to " + addr, Err: err}
+		}
+		return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: data connection to " + addr, Err: err}
+	}
+	return &dataConn{conn: dc}, nil
+}
+
+// dialerOf is the Request's Dialer, or a plain one for callers that use a
+// Fetcher without a Client.
+func dialerOf(req *fetch.Request) fetch.Dialer {
+	if req.Dialer != nil {
+		return req.Dialer
+	}
+	return &net.Dialer{}
+}
+
+// parseEPSV reads the port of "229 text (|||port|)": any delimiter, the
+// same four times.
+func parseEPSV(line string) (int, bool) {
+	i := strings.IndexByte(line, '(')
+	j := strings.LastIndexByte(line, ')')
+	if i < 0 || j < i+6 {
+		return 0, false
+	}
+	s := line[i+1 : j]
+	d := s[0]
+	if d < 33 || d > 126 || len(s) < 5 || s[1] != d || s[2] != d || s[len(s)-1] != d {
+		return 0, false
+	}
+	p, err := strconv.Atoi(s[3 : len(s)-1])
+	if err != nil || p < 1 || p > 65535 {
+		return 0, false
+	}
+	return p, true
+}
+
+// parsePASV reads "227 text (h1,h2,h3,h4,p1,p2)", with or without the
+// parentheses: the first run of six comma-separated numbers.
+func parsePASV(line string) (net.IP, int, bool) {
+	text := line
+	if len(text) > 4 {
+		text = text[4:]
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] < '0' || text[i] > '9' || i > 0 && text[i-1] >= '0' && text[i-1] <= '9' {
+			continue
+		}
+		var n [6]int
+		k, j := 0, i
+		for k < 6 {
+			start := j
+			for j < len(text) && text[j] >= '0' && text[j] <= '9' && j-start < 4 {
+				j++
+			}
+			if j == start {
+				break
+			}
+			v, _ := strconv.Atoi(text[start:j])
+			if v > 255 {
+				break
+			}
+			n[k] = v
+			k++
+			if k < 6 {
+				if j >= len(text) || text[j] != ',' {
+					break
+				}
+				j++
+			}
+		}
+		if k == 6 {
+			p := n[4]<<8 | n[5]
+			if p == 0 {
+				return nil, 0, false
+			}
+			return net.IPv4(byte(n[0]), byte(n[1]), byte(n[2]), byte(n[3])), p, true
+		}
+	}
+	return nil, 0, false
+}
+
+// openActive listens on the address ftp-port names and tells the server
+// with EPRT (RFC 2428), or PORT when EPRT is refused (IPv4 only).
+func (f *Fetcher) openActive(ctx context.Context, c *conn, o *options) (*dataConn, error) {
+	ip, low, high, err := activeAddr(ctx, o.port, c.localIP)
+	if err != nil {
+		return nil, err
+	}
+	var ln net.Listener
+	for p := low; ; p++ {
+		ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p)))
+		if err == nil || p >= high {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: active mode: cannot listen on " + ip.String(), Err: err}
+	}
+	d := &dataConn{ln: ln}
+	d.stop = context.AfterFunc(ctx, func() { ln.Close() })
+	port := ln.Addr().(*net.TCPAddr).Port
+	v4 := ip.To4()
+	sent := false
+	if !c.noEPRT && !o.noEPRT || v4 == nil {
+		fam := "1"
+		if v4 == nil {
+			fam = "2"
+		}
+		arg := "|" + fam + "|" + ip.String() + "|" + strconv.Itoa(port) + "|"
+		r, err := c.cmd("EPRT", arg, true)
+		if err != nil {
+			d.close()
+			return nil, ioError(ctx, fetch.ErrProtocol, "EPRT", err)
+		}
+		switch {
+		case r.positive():
+			sent = true
+		case v4 == nil:
+			d.close()
+			return nil, refused(fetch.ErrConnect, "EPRT", arg, r)
+		default:
+			c.noEPRT = true
+		}
+	}
+	if !sent {
+		arg := fmt.Sprintf("%d,%d,%d,%d,%d,%d", v4[0], v4[1], v4[2], v4[3], port>>8, port&0xff)
+		r, err := c.cmd("PORT", arg, true)
+		if err != nil {
+			d.close()
+			return nil, ioError(ctx, fetch.ErrProtocol, "PORT", err)
+		}
+		if !r.positive() {
+			d.close()
+			return nil, refused(fetch.ErrConnect, "PORT", arg, r)
+		}
+	}
+	return d, nil
+}
+
+// activeAddr resolves an ftp-port value: "-" (the control connection's
+// local address), an IP address, an interface name or a host name, each
+// optionally followed by ":PORT" or ":LOW-HIGH" (an IPv6 address then in
+// brackets).
+func activeAddr(ctx context.Context, spec string, local net.IP) (ip net.IP, low, high int, err error) {
+	bad := func(msg string) (net.IP, int, int, error) {
+		return nil, 0, 0, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp-port " + strconv.Quote(spec) + ": " + msg}
+	}
+	host, ports := spec, ""
+	switch {
+	case strings.HasPrefix(spec, "["):
+		end := strings.IndexByte(spec, ']')
+		if end < 0 {
+			return bad("missing ]")
+		}
+		host, ports = spec[1:end], strings.TrimPrefix(spec[end+1:], ":")
+	case strings.Count(spec, ":") == 1:
+		host, ports, _ = strings.Cut(spec, ":")
+	}
+	if ports != "" {
+		a, b, isRange := strings.Cut(ports, "-")
+		if low, err = strconv.Atoi(a); err != nil || low < 1 || low > 65535 {
+			return bad("bad port")
+		}
+		high = low
+		if isRange {
+			if high, err = strconv.Atoi(b); err != nil || high < low || high > 65535 {
+				return bad("bad port range")
+			}
+		}
+	}
+	switch {
+	case host == "-" || host == "":
+		ip = local
+	case net.ParseIP(host) != nil:
+		ip = net.ParseIP(host)
+	default:
+		if ifi, e := net.InterfaceByName(host); e == nil {
+			addrs, _ := ifi.Addrs()
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok && (ip == nil || ip.To4() == nil && n.IP.To4() != nil) {
+					ip = n.IP
+				}
+			}
+			if ip == nil {
+				return bad("interface has no address")
+			}
+		} else {
+			ips, e := net.DefaultResolver.LookupIP(ctx, "ip", host)
+			if e != nil || len(ips) == 0 {
+				return nil, 0, 0, &fetch.Error{Kind: fetch.ErrResolve, Msg: "ftp-port: could not resolve " + host, Err: e}
+			}
+			ip = ips[0]
+		}
+	}
+	if ip == nil {
+		return bad("no local address known")
+	}
+	return ip, low, high, nil
+}
+
+// accept waits for the server's data connection in active mode, at most
+// timeout. A connection from any address but the control connection's peer
+// is closed and the wait goes on (someone else racing for the port).
+func (d *dataConn) accept(ctx context.Context, c *conn, timeout time.Duration) (net.Conn, error) {
+	if tl, ok := d.ln.(*net.TCPListener); ok && timeout > 0 {
+		tl.SetDeadline(time.Now().Add(timeout))
+	}
+	for {
+		nc, err := d.ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctxErr(ctx)
+			}
+			if fetch.KindOf(err) == fetch.ErrTimeout {
+				return nil, &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: the server did not connect for the data transfer within " + timeout.String(), Err: err}
+			}
+			return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: active data connection", Err: err}
+		}
+		if c.remoteIP != nil {
+			if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok && !ta.IP.Equal(c.remoteIP) {
+				nc.Close()
+				continue
+			}
+		}
+		d.ln.Close()
+		d.stop()
+		stop := context.AfterFunc(ctx, func() { nc.Close() })
+		return &watched{Conn: nc, stop: stop}, nil
+	}
+}
+
+// watched is an accepted data connection closed when the context is done.
+type watched struct {
+	net.Conn
+	stop func() bool
+	once sync.Once
+}
+
+func (w *watched) Close() error {
+	w.once.Do(func() { w.stop() })
+	return w.Conn.Close()
+}

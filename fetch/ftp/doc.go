@@ -1,0 +1,136 @@
+// Package ftp fetches ftp:// URLs by RFC 1738's access method (§3.2),
+// over RFC 959 with the extensions of RFC 2428 (EPSV, EPRT), RFC 3659
+// (SIZE, MDTM, REST STREAM, MLSD) and RFC 2389 (FEAT). Importing it
+// registers Default for the "ftp" scheme.
+//
+// # The access method
+//
+// Login: the URL's user and password, which the Client replaces with -u or
+// fills from netrc (Request.User, Password, HasPassword). Without a user,
+// USER anonymous and, unless a password was given, the e-mail address as
+// PASS (option ftp-email, default DefaultEmail: $USER@hostname). A server
+// that logs in on USER (230) gets no PASS; 332 is answered with ACCT
+// (ftp-account). A user without a password whose server asks for one (331)
+// stops the login before PASS with a *PasswordNeededError (Kind
+// ErrLoginDenied, exit 67): the CLI prompts on a terminal and fetches
+// again with the password. 530 is ErrLoginDenied.
+//
+// Directories: each <cwd> segment, decoded, is one CWD, in order, relative
+// to the login directory (RFC 1738 §3.2.2): "%2Fetc/motd" sends CWD /etc
+// then RETR motd, and "//etc/motd" a CWD without argument (a null
+// argument: what it does is the server's business — vsftpd refuses it,
+// ProFTPD answers 501, pure-ftpd goes to the login directory) then CWD etc.
+// A refused CWD is ErrAccessDenied (exit 9). The ftp-method option trades
+// this for curl's alternatives: singlecwd (one CWD with the segments joined
+// by "/") or nocwd (no CWD; SIZE, RETR, LIST … get the whole path).
+//
+// Typecodes (§3.2.2, §3.2.3):
+//
+//	;type=d       NLST <name>, or NLST alone when the name is empty: the listing
+//	;type=a       TYPE A, RETR (lines arrive with CRLF; the body has LF)
+//	;type=i       TYPE I, SIZE, RETR (the bytes as stored)
+//	none, name    guessed from the name's suffix (GuessType): TYPE A or TYPE I
+//	none, "/"     a URL ending in "/" lists the directory: LIST, parsed
+//	              (ftp-list-only: NLST; ftp-mlsd: MLSD when FEAT offers it)
+//
+// The option ftp-type ("a" or "i") replaces the guess for URLs without a
+// typecode (curl's -B/--use-ascii is "a"; "i" is curl's default). A
+// listing needs no TYPE on a new connection (ASCII is the default) and
+// gets TYPE A on a reused one that is in binary. In ASCII mode every CRLF
+// of the data becomes LF (RFC 959 §3.1.1.1: NVT-ASCII to the local
+// convention); Meta.Size is then -1, and a resume is fetched whole.
+//
+// Errors: 550 on RETR (or SIZE and MDTM for a HEAD) is ErrNotFound (78);
+// any other refused RETR is ErrRetrFailed (19); a refused TYPE is
+// ErrTypeFailed (17); a refused LIST/NLST/MLSD is ErrNotFound (550) or
+// ErrRetrFailed, except 450 ("No files found"), an empty listing. A reply
+// that is not a reply is ErrProtocol (8). Every server refusal wraps a
+// *ReplyError with the command, code and text.
+//
+// # Data connections
+//
+// Passive first: EPSV, then PASV when EPSV is refused (remembered for the
+// connection; ftp-epsv=0 skips EPSV). The address in a PASV reply is
+// ignored — the data connection goes to the address the control connection
+// reached — because a server naming another host would make the client
+// connect wherever it says (RFC 2577's bounce, and NAT-broken servers);
+// ftp-pasv-trust=1 uses it. Through a SOCKS proxy the URL's host is used,
+// and the proxy connects. Active mode with ftp-port (curl's -P): "-" is
+// the control connection's local address; else an IP address, an interface
+// name or a host name, optionally ":PORT" or ":LOW-HIGH". EPRT is sent,
+// then PORT if EPRT is refused (ftp-eprt=0 sends PORT at once; IPv6 needs
+// EPRT). The server's connection is accepted only from the control
+// connection's peer, within AcceptTimeout (ErrTimeout after it).
+//
+// # Transfers
+//
+// SIZE gives Meta.Size (binary only) and MDTM Meta.ModTime, which is asked
+// for a HEAD, with ftp-mdtm=1 (for -R/--remote-time), and for a resume
+// with Request.Since. A resume (Request.Offset) sends REST before RETR,
+// unless SIZE says the file is smaller than the offset, or MDTM says it
+// changed after Since, or the transfer is ASCII, or REST is refused: then
+// the file comes whole, with Meta.Offset 0. An offset equal to the size
+// gives an empty body at that offset.
+//
+// The body streams from the data connection. It ends with io.EOF only when
+// the data connection has closed, the final reply (226/250) has come, and
+// — when SIZE was known — every byte arrived; otherwise ErrPartial (18):
+// a short transfer, 426/451 as the final reply, or no final reply within
+// FinalReplyTimeout. The context governs everything: a done context closes
+// the connections under a blocked Read (ErrTimeout/ErrAborted through the
+// Client).
+//
+// Uploads (Upload, Fetcher.Upload) go through the same CWDs and send STOR,
+// or APPE to append, in binary unless ;type=a or ftp-type=a (uploads are
+// never guessed); a refusal is ErrUpload (25).
+//
+// # Listings
+//
+// Resource.Listing parses LIST (ParseList: UNIX ls -l with and without a
+// year, symlinks, devices, ISO dates; DOS/IIS; EPLF; MLSx lines), MLSD
+// (ParseMLSx) and NLST (ParseNLST) lines into fetch.Entry values, with
+// Entry.URL set for entries of a directory URL. The body is the server's
+// listing as sent. A line that cannot be parsed is an Entry with Unparsed
+// set and Raw holding it, never an error. Names are data, never paths: a
+// name with "/", "..", control bytes or an absolute path stays one URL
+// segment (encoded) and SafeName makes one harmless local file name of it.
+//
+// # Connection reuse
+//
+// A Fetcher keeps logged-in control connections, per server address, user
+// and password, up to MaxIdlePerHost (default 2) for IdleTimeout (default
+// 30 s), and uses them for the next URLs (RFC 1738 §3.2.5 leaves this to
+// the client). On a connection that may be kept, the login directory is
+// noted with PWD before the first CWD; the next URL returns there with a
+// CWD to it — unless the connection is already in the directory the URL
+// names, or on the way to it, when only the missing CWDs are sent. TYPE and
+// EPSV support are remembered. A connection goes back to the pool only when
+// its exchange ended in step: after a complete transfer once the Body is
+// closed, after HEAD, after a refusal (550 …); a Body closed early closes
+// its connection. A pooled connection the server has dropped meanwhile is
+// replaced before anything is sent. ftp-reuse=0, or MaxIdlePerHost < 0,
+// turns reuse off (every URL then ends with QUIT). CloseIdle ends idle
+// connections with QUIT.
+//
+// # Options
+//
+// Request.Options keys (set with fetch.Client.Options) and the curl-style
+// flags the CLI maps to them:
+//
+//	ftp-method      multicwd (default) | singlecwd | nocwd   --ftp-method
+//	ftp-pasv-trust  "1": use the PASV reply's address        --ftp-pasv-trust (curl: --no-ftp-skip-pasv-ip)
+//	ftp-port        active mode address ("-", IP, iface, host[:port[-port]])  -P/--ftp-port
+//	ftp-epsv        "0": PASV only                           --disable-epsv
+//	ftp-eprt        "0": PORT only                           --disable-eprt
+//	ftp-list-only   "1": NLST for directory URLs             -l/--list-only
+//	ftp-mlsd        "1": MLSD for directory URLs when FEAT offers it  --ftp-mlsd, --json listings
+//	ftp-email       anonymous password (default $USER@host)  --ftp-email
+//	ftp-account     ACCT argument when the server asks (332)  --ftp-account
+//	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")
+//	ftp-mdtm        "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z
+//	ftp-reuse       "0": no connection reuse                  --no-keepalive
+//
+// A value that goes on the wire (ftp-email, ftp-account, ftp-port) may not
+// hold CR, LF or NUL (ErrMalformed). Bounds on what a server may send on
+// the control connection: MaxReplyLine, MaxReplyBytes, MaxReplyLines.
+package ftp

@@ -1,0 +1,647 @@
+package ftp
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// Fetcher carries out the ftp access method. Its zero value is ready to
+// use; Default is the one registered for "ftp". A Fetcher keeps a pool of
+// logged-in control connections (see the package documentation) and is
+// safe for concurrent use.
+type Fetcher struct {
+	// MaxIdlePerHost bounds the idle control connections kept per server
+	// and login (0: DefaultMaxIdlePerHost; negative: no reuse at all).
+	MaxIdlePerHost int
+	// IdleTimeout closes an idle connection after this long (0:
+	// DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// FinalReplyTimeout bounds the wait for the server's final reply (226)
+	// once a data connection has ended (0: DefaultFinalTimeout). When it
+	// passes, the transfer is ErrPartial: without that reply nothing says
+	// the data was complete.
+	FinalReplyTimeout time.Duration
+	// AcceptTimeout bounds the wait for the server to connect back in
+	// active mode (0: DefaultAcceptTimeout).
+	AcceptTimeout time.Duration
+
+	mu   sync.Mutex
+	idle map[poolKey][]*idleConn
+}
+
+// Default is the Fetcher registered for the ftp scheme.
+var Default = &Fetcher{}
+
+func init() { fetch.Register("ftp", Default) }
+
+// Transfer methods for the ftp-method option.
+const (
+	MultiCWD  = "multicwd"  // one CWD per <cwd> segment (RFC 1738; the default)
+	SingleCWD = "singlecwd" // one CWD with the segments joined by "/"
+	NoCWD     = "nocwd"     // no CWD: every command gets the whole path
+)
+
+// options are the Request.Options this fetcher reads.
+type options struct {
+	method    string
+	pasvTrust bool
+	port      string
+	noEPSV    bool
+	noEPRT    bool
+	listOnly  bool
+	mlsd      bool
+	email     string
+	account   string
+	typ       byte
+	mdtm      bool
+	reuse     bool
+}
+
+func optBool(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+func parseOptions(m map[string]string) (*options, error) {
+	o := &options{method: MultiCWD, reuse: true}
+	bad := func(k, v, want string) error {
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + k + "=" + strconv.Quote(v) + ": want " + want}
+	}
+	if v, ok := m["ftp-method"]; ok && v != "" {
+		switch strings.ToLower(v) {
+		case MultiCWD, SingleCWD, NoCWD:
+			o.method = strings.ToLower(v)
+		default:
+			return nil, bad("ftp-method", v, "multicwd, singlecwd or nocwd")
+		}
+	}
+	o.pasvTrust = optBool(m["ftp-pasv-trust"])
+	o.port = m["ftp-port"]
+	o.noEPSV = m["ftp-epsv"] != "" && !optBool(m["ftp-epsv"])
+	o.noEPRT = m["ftp-eprt"] != "" && !optBool(m["ftp-eprt"])
+	o.listOnly = optBool(m["ftp-list-only"])
+	o.mlsd = optBool(m["ftp-mlsd"])
+	o.mdtm = optBool(m["ftp-mdtm"])
+	if v, ok := m["ftp-reuse"]; ok && v != "" {
+		o.reuse = optBool(v)
+	}
+	o.account = m["ftp-account"]
+	if v := m["ftp-type"]; v != "" {
+		switch strings.ToLower(v) {
+		case "a", "ascii":
+			o.typ = 'a'
+		case "i", "binary", "image":
+			o.typ = 'i'
+		default:
+			return nil, bad("ftp-type", v, "a or i")
+		}
+	}
+	o.email = m["ftp-email"]
+	if o.email == "" {
+		o.email = DefaultEmail()
+	}
+	for k, v := range map[string]string{"ftp-email": o.email, "ftp-account": o.account, "ftp-port": o.port} {
+		if badLineByte(v) {
+			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + k + " holds CR, LF or NUL"}
+		}
+	}
+	return o, nil
+}
+
+// DefaultEmail is the anonymous password when ftp-email is not set:
+// $USER@hostname (RFC 1738 §3.2.1: "the end user's email address"), with
+// the user from the system when $USER is empty.
+func DefaultEmail() string {
+	name := os.Getenv("USER")
+	if name == "" {
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+	}
+	if name == "" {
+		name = "urlget"
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host
+}
+
+// plan is what one URL asks the server for.
+type plan struct {
+	cwd       []cwdArg // CWDs to send from the login directory
+	name      string   // argument of SIZE, MDTM, RETR, STOR (the whole path with nocwd)
+	list      bool     // a listing: NLST, LIST or MLSD
+	verb      string   // the listing command
+	listArg   string
+	hasArg    bool
+	typ       byte // TYPE for the transfer; 0 for a listing without a typecode
+	dirSegs   []string
+	entryURLs bool // listing entries get URLs
+}
+
+func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
+	f := &u.FTP
+	p := &plan{}
+	segs := f.CWD
+	prefix := ""
+	switch o.method {
+	case MultiCWD:
+		for _, s := range segs {
+			p.cwd = append(p.cwd, cwdArg{arg: s, bare: s == ""})
+		}
+	case SingleCWD:
+		if len(segs) > 0 {
+			dir := strings.Join(segs, "/")
+			if dir == "" {
+				dir = "/"
+			}
+			p.cwd = []cwdArg{{arg: dir}}
+		}
+	case NoCWD:
+		if len(segs) > 0 {
+			prefix = strings.Join(segs, "/") + "/"
+		}
+	}
+	dirPath := strings.TrimSuffix(prefix, "/")
+	if dirPath == "" && prefix != "" {
+		dirPath = "/"
+	}
+	if up != nil {
+		if f.Name == "" || f.Type == 'd' {
+			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: an upload needs a file name at the end of the URL (not a directory, not ;type=d)"}
+		}
+		p.name = prefix + f.Name
+		p.typ = f.Type
+		if p.typ == 0 {
+			p.typ = o.typ
+		}
+		if p.typ == 0 {
+			p.typ = 'i' // uploads are never guessed: see the package documentation
+		}
+		return p, nil
+	}
+	switch {
+	case f.Type == 'd':
+		p.list, p.verb = true, "NLST"
+		switch {
+		case f.Name != "":
+			p.listArg, p.hasArg = prefix+f.Name, true
+		case dirPath != "":
+			p.listArg, p.hasArg = dirPath, true
+		}
+		p.dirSegs, p.entryURLs = segs, f.Name == ""
+	case f.Name == "":
+		p.list, p.verb = true, "LIST"
+		if o.listOnly {
+			p.verb = "NLST"
+		}
+		if dirPath != "" {
+			p.listArg, p.hasArg = dirPath, true
+		}
+		p.typ = f.Type
+		p.dirSegs, p.entryURLs = segs, true
+	default:
+		p.name = prefix + f.Name
+		p.typ = f.Type
+		if p.typ == 0 {
+			p.typ = o.typ
+		}
+		if p.typ == 0 {
+			p.typ = GuessType(f.Name)
+		}
+	}
+	return p, nil
+}
+
+// Open fetches one ftp URL (see the package documentation).
+func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	return f.do(ctx, req, uploadFrom(ctx))
+}
+
+func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetch.Resource, error) {
+	u := req.URL
+	if u == nil || u.Scheme != "ftp" {
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "ftp: not an ftp URL"}
+	}
+	if err := u.CheckLine(); err != nil {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "URL refused", Err: err}
+	}
+	if badLineByte(req.User) || badLineByte(req.Password) {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: user or password holds CR, LF or NUL"}
+	}
+	if u.Host == "" {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: URL has no host"}
+	}
+	if ctx.Err() != nil {
+		return nil, ctxErr(ctx)
+	}
+	o, err := parseOptions(req.Options)
+	if err != nil {
+		return nil, err
+	}
+	p, err := makePlan(u, o, up)
+	if err != nil {
+		return nil, err
+	}
+	key := poolKey{addr: net.JoinHostPort(u.Host, strconv.Itoa(u.PortOrDefault())), user: req.User}
+	if req.HasPassword {
+		key.pass = "\x00" + req.Password
+	}
+	reuse := o.reuse && f.maxIdle() > 0
+	for attempt := 0; ; attempt++ {
+		var c *conn
+		if reuse && attempt == 0 {
+			c = f.take(key)
+		}
+		if c != nil {
+			c.reused, c.answered, c.got421 = true, false, false
+			c.verbose = req.Verbose
+			c.watch(ctx)
+		} else {
+			if c, err = f.dial(ctx, req, o, key, reuse); err != nil {
+				return nil, err
+			}
+		}
+		res, err := f.run(ctx, c, req, o, p, up)
+		if err == nil {
+			return res, nil
+		}
+		if c.reused && attempt == 0 && ctx.Err() == nil && (c.broken && !c.answered || c.got421) {
+			// The pooled connection had died (the server's idle timeout):
+			// nothing was done on it; start again on a new one.
+			c.close()
+			continue
+		}
+		if c.broken {
+			c.close()
+		} else {
+			f.release(c)
+		}
+		return nil, err
+	}
+}
+
+// chdir sends the plan's CWDs. On a reused connection it first goes back
+// to the login directory (CWD to the directory PWD gave after login) —
+// unless the connection is already where the plan leads, or on the way.
+func (f *Fetcher) chdir(ctx context.Context, c *conn, cwd []cwdArg) error {
+	if len(c.path) > 0 {
+		if hasPrefix(cwd, c.path) {
+			cwd = cwd[len(c.path):]
+		} else {
+			if !c.homeKnown {
+				c.broken = true
+				return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: cannot return to the login directory"}
+			}
+			r, err := c.cmd("CWD", c.home, true)
+			if err != nil {
+				return ioError(ctx, fetch.ErrProtocol, "CWD", err)
+			}
+			if !r.positive() {
+				c.broken = true
+				return refused(fetch.ErrAccessDenied, "CWD", c.home, r)
+			}
+			c.path = nil
+		}
+	}
+	if len(cwd) > 0 && len(c.path) == 0 && c.reusable && !c.homeKnown {
+		// Note where login put us, to come back for the next URL
+		// (RFC 1738 §3.2.5 leaves reuse to the client).
+		r, err := c.cmd("PWD", "", false)
+		if err != nil {
+			return ioError(ctx, fetch.ErrProtocol, "PWD", err)
+		}
+		if r.code == 257 {
+			if h, ok := parsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
+				c.home, c.homeKnown = h, true
+			}
+		}
+		if !c.homeKnown {
+			c.reusable = false
+		}
+	}
+	for _, a := range cwd {
+		r, err := c.cmd("CWD", a.arg, !a.bare)
+		if err != nil {
+			return ioError(ctx, fetch.ErrProtocol, "CWD", err)
+		}
+		if !r.positive() {
+			return refused(fetch.ErrAccessDenied, "CWD", a.arg, r)
+		}
+		c.path = append(c.path, a)
+	}
+	return nil
+}
+
+func hasPrefix(a, prefix []cwdArg) bool {
+	if len(prefix) > len(a) {
+		return false
+	}
+	for i := range prefix {
+		if a[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// setType sends TYPE A or TYPE I unless the connection is in that type.
+func (f *Fetcher) setType(ctx context.Context, c *conn, t byte) error {
+	if t == 0 || c.typ == t {
+		return nil
+	}
+	arg := "I"
+	if t == 'a' {
+		arg = "A"
+	}
+	r, err := c.cmd("TYPE", arg, true)
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "TYPE", err)
+	}
+	if !r.positive() {
+		return refused(fetch.ErrTypeFailed, "TYPE", arg, r)
+	}
+	c.typ = t
+	return nil
+}
+
+// features sends FEAT once per connection (RFC 2389).
+func (f *Fetcher) features(ctx context.Context, c *conn) (map[string]string, error) {
+	if c.featDone {
+		return c.feat, nil
+	}
+	r, err := c.cmd("FEAT", "", false)
+	if err != nil {
+		return nil, ioError(ctx, fetch.ErrProtocol, "FEAT", err)
+	}
+	c.featDone = true
+	c.feat = map[string]string{}
+	if r.code == 211 && len(r.lines) > 2 {
+		for _, l := range r.lines[1 : len(r.lines)-1] {
+			l = strings.TrimSpace(l)
+			name, params, _ := strings.Cut(l, " ")
+			c.feat[strings.ToUpper(name)] = params
+		}
+	}
+	return c.feat, nil
+}
+
+// run carries out the plan on a logged-in connection.
+func (f *Fetcher) run(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
+	if err := f.chdir(ctx, c, p.cwd); err != nil {
+		return nil, err
+	}
+	switch {
+	case up != nil:
+		return f.store(ctx, c, req, o, p, up)
+	case p.list:
+		return f.list(ctx, c, req, o, p)
+	}
+	return f.retrieve(ctx, c, req, o, p)
+}
+
+// transfer opens the data connection and sends the transfer command. It
+// returns the reply (1xx, or 2xx when the server skipped the 1xx) and, in
+// active mode, accepts the server's connection.
+func (f *Fetcher) transfer(ctx context.Context, c *conn, req *fetch.Request, o *options, verb, arg string, hasArg bool, rest int64, failKind func(*reply) fetch.Kind) (net.Conn, *reply, int64, error) {
+	d, err := f.openData(ctx, c, req, o)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if rest > 0 {
+		r, err := c.cmd("REST", strconv.FormatInt(rest, 10), true)
+		if err != nil {
+			d.close()
+			return nil, nil, 0, ioError(ctx, fetch.ErrProtocol, "REST", err)
+		}
+		if r.code != 350 {
+			rest = 0 // REST refused: the whole file
+		}
+	}
+	r, err := c.cmd(verb, arg, hasArg)
+	if err != nil {
+		d.close()
+		return nil, nil, 0, ioError(ctx, fetch.ErrProtocol, verb, err)
+	}
+	if !r.preliminary() && !r.positive() {
+		d.close()
+		return nil, r, 0, refused(failKind(r), verb, arg, r)
+	}
+	if d.ln != nil {
+		if r.positive() {
+			// No 1xx: the server will not connect.
+			d.close()
+			return nil, r, rest, nil
+		}
+		nc, err := d.accept(ctx, c, f.acceptTimeout())
+		if err != nil {
+			c.broken = true
+			return nil, nil, 0, err
+		}
+		return nc, r, rest, nil
+	}
+	return d.conn, r, rest, nil
+}
+
+// retrieve fetches a file: TYPE, SIZE, MDTM when needed, REST, RETR.
+func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
+	if err := f.setType(ctx, c, p.typ); err != nil {
+		return nil, err
+	}
+	size := int64(-1)
+	missing := false
+	if p.typ == 'i' {
+		// SIZE counts the bytes of the file as stored, which is what a
+		// binary transfer sends; in ASCII mode it means nothing (and
+		// ProFTPD refuses it).
+		r, err := c.cmd("SIZE", p.name, true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
+		}
+		switch {
+		case r.code == 213:
+			if n, err := strconv.ParseInt(strings.TrimSpace(r.text()), 10, 64); err == nil && n >= 0 {
+				size = n
+			}
+		case r.code == 550:
+			missing = true
+		}
+	}
+	var mtime time.Time
+	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() {
+		r, err := c.cmd("MDTM", p.name, true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
+		}
+		switch r.code {
+		case 213:
+			mtime, _ = ParseMDTM(r.text())
+		case 550:
+			missing = p.typ != 'i' || missing
+		default:
+			missing = false
+		}
+	}
+	if req.Head {
+		if missing {
+			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
+		}
+		return &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: mtime, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+	}
+	offset := req.Offset
+	if offset > 0 {
+		switch {
+		case p.typ != 'i':
+			offset = 0 // REST in ASCII mode counts the server's bytes: not resumable
+		case size >= 0 && size < offset:
+			offset = 0 // the file shrank: it changed
+		case !req.Since.IsZero() && !mtime.IsZero() && mtime.After(req.Since):
+			offset = 0 // changed since the part held was fetched
+		case size == offset:
+			// Nothing left to fetch.
+			return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+		}
+	}
+	dc, r, offset, err := f.transfer(ctx, c, req, o, "RETR", p.name, true, offset, func(r *reply) fetch.Kind {
+		if r.code == 550 {
+			return fetch.ErrNotFound
+		}
+		return fetch.ErrRetrFailed
+	})
+	if err != nil {
+		return nil, err
+	}
+	want := int64(-1)
+	if size >= 0 && p.typ == 'i' {
+		want = size - offset
+	}
+	if dc == nil {
+		// 2xx without a 1xx and no connection (active): an empty file.
+		if want > 0 {
+			return nil, &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: RETR ended without data"}
+		}
+		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
+	}
+	b := f.newBody(ctx, c, dc, r, p.typ == 'a', want, "RETR")
+	return &fetch.Resource{
+		Meta: fetch.Meta{Size: want, ModTime: mtime, Offset: offset, Status: r.code},
+		Body: b,
+	}, nil
+}
+
+func (f *Fetcher) newBody(ctx context.Context, c *conn, dc net.Conn, r *reply, ascii bool, want int64, what string) *dataBody {
+	b := &dataBody{f: f, c: c, ctx: ctx, data: dc, ascii: ascii, want: want, final: r.positive(), what: what}
+	var src = countingReader{r: dc, b: b}
+	b.r = src
+	if ascii {
+		b.r = newCRLFReader(src)
+	}
+	return b
+}
+
+// list fetches a listing: NLST for ;type=d and ftp-list-only, MLSD with
+// ftp-mlsd when FEAT offers it, LIST otherwise.
+func (f *Fetcher) list(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
+	typ := p.typ
+	if typ == 0 && c.typ == 'i' {
+		typ = 'a' // listings travel in ASCII (RFC 959 §4.1.3)
+	}
+	if err := f.setType(ctx, c, typ); err != nil {
+		return nil, err
+	}
+	verb := p.verb
+	if verb == "LIST" && o.mlsd {
+		feat, err := f.features(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := feat["MLST"]; ok {
+			verb = "MLSD"
+		} else if _, ok := feat["MLSD"]; ok {
+			verb = "MLSD"
+		}
+	}
+	res := &fetch.Resource{Meta: fetch.Meta{Size: -1, Dir: true}}
+	res.Listing = f.listing(req.URL, p, verb)
+	if req.Head {
+		res.Body = &doneBody{f: f, c: c}
+		return res, nil
+	}
+	fail := func(r *reply) fetch.Kind {
+		if r.code == 550 {
+			return fetch.ErrNotFound
+		}
+		return fetch.ErrRetrFailed
+	}
+	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0, fail)
+	if err != nil && verb == "MLSD" && r != nil && r.code >= 500 && r.code <= 504 {
+		verb = "LIST"
+		res.Listing = f.listing(req.URL, p, verb)
+		dc, r, _, err = f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0, fail)
+	}
+	if err != nil {
+		if r != nil && r.code == 450 {
+			// "No files found" (ProFTPD, wu-ftpd on an empty NLST): an
+			// empty listing, not a failure.
+			res.Status = 450
+			res.Body = &doneBody{f: f, c: c}
+			return res, nil
+		}
+		return nil, err
+	}
+	res.Status = r.code
+	if dc == nil {
+		res.Body = &doneBody{f: f, c: c}
+		return res, nil
+	}
+	res.Body = f.newBody(ctx, c, dc, r, false, -1, verb)
+	return res, nil
+}
+
+// listing returns the Resource.Listing for a listing command's output.
+func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string) func([]byte) fetch.Entry {
+	host, port, user := u.Host, u.PortOrDefault(), u.User
+	if !u.HasUserinfo {
+		user = ""
+	}
+	segs := append([]string(nil), p.dirSegs...)
+	withURL := p.entryURLs
+	return func(line []byte) fetch.Entry {
+		var e fetch.Entry
+		switch verb {
+		case "NLST":
+			e = ParseNLST(string(line))
+		case "MLSD":
+			var self, ok bool
+			if e, self, ok = parseMLSx(string(line)); !ok {
+				e = unparsed(string(line))
+			} else if self {
+				return e
+			}
+		default:
+			e = ParseList(string(line))
+		}
+		if withURL && !e.Unparsed && e.Name != "" && e.Name != "." && e.Name != ".." && e.Type != fetch.EntryOther {
+			if e.Type == fetch.EntryDir {
+				e.URL = urlparse.FTPURL(host, port, user, "", append(segs[:len(segs):len(segs)], e.Name), "", 0)
+			} else {
+				e.URL = urlparse.FTPURL(host, port, user, "", segs, e.Name, 0)
+			}
+		}
+		return e
+	}
+}

@@ -1,0 +1,848 @@
+package ftp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
+	"github.com/urlget/urlget/urlparse"
+)
+
+const email = "tester@example.org"
+
+var mod = time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+
+// binary is a fixture whose bytes include CR, LF and NUL.
+var binary = func() []byte {
+	b := make([]byte, 70000)
+	for i := range b {
+		b[i] = byte(i*7 + i/256)
+	}
+	return b
+}()
+
+func newServer(t *testing.T) *ftptest.Server {
+	s := ftptest.New(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Users["urlget"] = "secret"
+		s.Homes["urlget"] = "/home/urlget"
+	})
+	s.AddFile("/pub/binary.bin", binary, mod)
+	s.AddFile("/pub/hello.txt", []byte("hello\r\nworld\n"), mod)
+	s.AddFile("/pub/a/b/c/deep.bin", []byte("deep\n"), mod)
+	s.AddFile("/etc/motd", []byte("message of the day\n"), mod)
+	s.AddFile("/readme", []byte("readme\n"), mod)
+	s.AddFile("/home/urlget/private.bin", []byte("private\n"), mod)
+	s.AddDir("/home/urlget/upload")
+	s.AddDir("/pub/empty")
+	s.AddLink("/pub/link-to-hello", "hello.txt")
+	return s
+}
+
+func configure(s *ftptest.Server, f func(*ftptest.Server)) { s.Configure(f) }
+
+// client returns a Client whose ftp fetcher is f (a fresh one without
+// reuse when nil).
+func client(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
+	if f == nil {
+		f = &ftp.Fetcher{MaxIdlePerHost: -1}
+	}
+	o := map[string]string{"ftp-email": email}
+	for k, v := range opts {
+		o[k] = v
+	}
+	return &fetch.Client{Fetchers: map[string]fetch.Fetcher{"ftp": f}, Options: o}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// get fetches url whole.
+func get(t *testing.T, c *fetch.Client, url string) ([]byte, *fetch.Resource, error) {
+	t.Helper()
+	res, err := c.Open(ctx(t), url)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return b, res, err
+}
+
+func lines(s string) []string { return strings.Split(s, "\n") }
+
+func sameLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\ngot:\n\t%s\nwant:\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// TestCommandSequence checks the exact commands for RFC 1738's examples and
+// every typecode, on a connection that is not kept (so no PWD, and QUIT at
+// the end).
+func TestCommandSequence(t *testing.T) {
+	login := []string{"USER anonymous", "PASS " + email}
+	tests := []struct {
+		path string
+		opts map[string]string
+		want []string
+		body string
+	}{
+		{"/pub/a/b/c/deep.bin", nil, []string{"CWD pub", "CWD a", "CWD b", "CWD c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin"}, "deep\n"},
+		// RFC 1738 §3.2.2: "%2Fetc/motd" is CWD /etc, then RETR motd.
+		{"/%2Fetc/motd", nil, []string{"CWD /etc", "TYPE I", "SIZE motd", "EPSV", "RETR motd"}, "message of the day\n"},
+		// "//etc/motd": a CWD with a null argument, then CWD etc.
+		{"//etc/motd", nil, []string{"CWD", "CWD etc", "TYPE I", "SIZE motd", "EPSV", "RETR motd"}, "message of the day\n"},
+		{"/readme", nil, []string{"TYPE I", "SIZE readme", "EPSV", "RETR readme"}, "readme\n"},
+		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "NLST"}, ""},
+		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "NLST hello.txt"}, "hello.txt\r\n"},
+		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
+		{"/pub/hello.txt;type=i", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
+		// No typecode: .txt is guessed ASCII, .bin binary.
+		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
+		{"/pub/hello.txt", map[string]string{"ftp-type": "i"}, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
+		{"/pub/empty/", nil, []string{"CWD pub", "CWD empty", "EPSV", "LIST"}, ""},
+		{"/pub/empty/", map[string]string{"ftp-list-only": "1"}, []string{"CWD pub", "CWD empty", "EPSV", "NLST"}, ""},
+		{"/", nil, []string{"EPSV", "LIST"}, ""},
+		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "singlecwd"}, []string{"CWD pub/a/b/c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin"}, "deep\n"},
+		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.bin", "EPSV", "RETR pub/a/b/c/deep.bin"}, "deep\n"},
+		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"EPSV", "LIST /pub/a"}, ""},
+		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, string(binary)},
+		{"/pub/binary.bin", map[string]string{"ftp-mdtm": "1"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path+fmt.Sprint(tc.opts), func(t *testing.T) {
+			s := newServer(t)
+			c := client(nil, tc.opts)
+			body, res, err := get(t, c, "ftp://"+s.Addr+tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.body != "" && string(body) != tc.body {
+				t.Errorf("body %q, want %q", body, tc.body)
+			}
+			want := append(append(append([]string{}, login...), tc.want...), "QUIT")
+			sameLines(t, "commands", s.Lines(), want)
+			if s.Conns() != 1 {
+				t.Errorf("%d connections, want 1", s.Conns())
+			}
+			if strings.HasSuffix(tc.path, "/") || strings.Contains(tc.path, "type=d") {
+				if !res.Dir || res.Listing == nil {
+					t.Errorf("listing: Dir %v, Listing %v", res.Dir, res.Listing != nil)
+				}
+			} else if res.Dir {
+				t.Errorf("file with Dir set")
+			}
+		})
+	}
+}
+
+func TestLoginUser(t *testing.T) {
+	s := newServer(t)
+	body, _, err := get(t, client(nil, nil), "ftp://urlget:secret@"+s.Addr+"/private.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != "private\n" {
+		t.Errorf("body %q", body)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER urlget", "PASS secret", "TYPE I", "SIZE private.bin", "EPSV", "RETR private.bin", "QUIT"})
+
+	// Client.User/Password (-u, netrc) when the URL has none.
+	s2 := newServer(t)
+	c := client(nil, nil)
+	c.User, c.Password, c.HasPassword = "urlget", "secret", true
+	if _, _, err := get(t, c, "ftp://"+s2.Addr+"/upload/;type=d"); err != nil {
+		t.Fatal(err)
+	}
+	sameLines(t, "commands", s2.Lines(), []string{"USER urlget", "PASS secret", "CWD upload", "EPSV", "NLST", "QUIT"})
+}
+
+func TestErrorKinds(t *testing.T) {
+	tests := []struct {
+		name string
+		hook ftptest.Hook
+		url  string
+		kind fetch.Kind
+	}{
+		{"wrong password", nil, "ftp://urlget:wrong@%s/x", fetch.ErrLoginDenied},
+		{"unknown user", nil, "ftp://nobody:x@%s/x", fetch.ErrLoginDenied},
+		{"cwd refused", nil, "ftp://%s/nodir/x.bin", fetch.ErrAccessDenied},
+		{"missing file", nil, "ftp://%s/pub/nothere.bin", fetch.ErrNotFound},
+		{"missing ascii file", nil, "ftp://%s/pub/nothere.txt", fetch.ErrNotFound},
+		{"missing in listing", nil, "ftp://%s/pub/nothere;type=d", fetch.ErrNotFound},
+		{"type refused", ftptest.Reply("TYPE", "504 Type not supported"), "ftp://%s/pub/binary.bin", fetch.ErrTypeFailed},
+		{"retr refused", ftptest.Reply("RETR", "451 Local error"), "ftp://%s/pub/binary.bin", fetch.ErrRetrFailed},
+		{"greeting refused", ftptest.Reply("(connect)", "421 Too many users"), "ftp://%s/pub/binary.bin", fetch.ErrConnect},
+		{"garbage reply", ftptest.Reply("USER", "hello there"), "ftp://%s/pub/binary.bin", fetch.ErrProtocol},
+		{"dead passive port", ftptest.DeadPassive(), "ftp://%s/pub/binary.bin", fetch.ErrConnect},
+		{"endless greeting", ftptest.EndlessReply("(connect)", 220), "ftp://%s/pub/binary.bin", fetch.ErrProtocol},
+		{"endless reply", ftptest.EndlessReply("CWD", 250), "ftp://%s/pub/binary.bin", fetch.ErrProtocol},
+		{"megabyte reply line", ftptest.HugeLine("SIZE", 213, 3<<20), "ftp://%s/pub/binary.bin", fetch.ErrProtocol},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			configure(s, func(s *ftptest.Server) { s.Hook = tc.hook })
+			_, _, err := get(t, client(nil, nil), fmt.Sprintf(tc.url, s.Addr))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if k := fetch.KindOf(err); k != tc.kind {
+				t.Errorf("%v: kind %d (exit %d), want %d (exit %d)", err, k, k.ExitCode(), tc.kind, tc.kind.ExitCode())
+			}
+			var fe *fetch.Error
+			if !errors.As(err, &fe) {
+				t.Errorf("%T is not a *fetch.Error", err)
+			}
+		})
+	}
+}
+
+// A megabyte reply line must not be kept: the client reads it with a
+// bounded buffer. Measure the heap growth while reading one.
+func TestHugeLineBoundedMemory(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Hook = ftptest.HugeLine("SIZE", 213, 64<<20) })
+	var before, after runtimeMem
+	before.read()
+	_, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/pub/binary.bin")
+	after.read()
+	if fetch.KindOf(err) != fetch.ErrProtocol {
+		t.Fatalf("err %v, want ErrProtocol", err)
+	}
+	if grew := int64(after.total) - int64(before.total); grew > 16<<20 {
+		t.Errorf("allocated %d MiB reading a 64 MiB reply line", grew>>20)
+	}
+}
+
+func TestPasswordNeeded(t *testing.T) {
+	s := newServer(t)
+	_, _, err := get(t, client(nil, nil), "ftp://urlget@"+s.Addr+"/private.bin")
+	var pn *ftp.PasswordNeededError
+	if !errors.As(err, &pn) {
+		t.Fatalf("err %v, want a PasswordNeededError", err)
+	}
+	if pn.User != "urlget" || pn.Host != "127.0.0.1" || pn.Port != s.Port {
+		t.Errorf("PasswordNeededError %+v", pn)
+	}
+	if fetch.ExitCode(err) != 67 {
+		t.Errorf("exit %d, want 67", fetch.ExitCode(err))
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER urlget"})
+
+	// An empty password given explicitly is sent.
+	s2 := newServer(t)
+	_, _, err = get(t, client(nil, nil), "ftp://urlget:@"+s2.Addr+"/private.bin")
+	if fetch.KindOf(err) != fetch.ErrLoginDenied {
+		t.Fatalf("err %v", err)
+	}
+	sameLines(t, "commands", s2.Lines(), []string{"USER urlget", "PASS "})
+}
+
+func TestAnonymousEmail(t *testing.T) {
+	s := newServer(t)
+	c := client(nil, nil)
+	delete(c.Options, "ftp-email")
+	if _, _, err := get(t, c, "ftp://"+s.Addr+"/readme"); err != nil {
+		t.Fatal(err)
+	}
+	l := s.Lines()
+	if len(l) < 2 || l[1] != "PASS "+ftp.DefaultEmail() || !strings.Contains(ftp.DefaultEmail(), "@") {
+		t.Errorf("commands %q, want PASS %s", l, ftp.DefaultEmail())
+	}
+}
+
+// The PASV reply's address is ignored: the data connection goes to the
+// control connection's peer. 127.0.0.2 is on loopback but the server does
+// not listen there, so trusting it fails to connect.
+func TestPASVAddressIgnored(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.NoEPSV = true })
+	configure(s, func(s *ftptest.Server) { s.PASVAddress = "127.0.0.2" })
+	body, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/pub/binary.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(body, binary) {
+		t.Error("body differs")
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "PASV", "RETR binary.bin", "QUIT"})
+
+	_, _, err = get(t, client(nil, map[string]string{"ftp-pasv-trust": "1"}), "ftp://"+s.Addr+"/pub/binary.bin")
+	if fetch.KindOf(err) != fetch.ErrConnect || !strings.Contains(err.Error(), "127.0.0.2:") {
+		t.Errorf("with ftp-pasv-trust: %v, want ErrConnect to 127.0.0.2", err)
+	}
+}
+
+func TestActiveMode(t *testing.T) {
+	for _, tc := range []struct {
+		port   string
+		noEPRT bool
+		want   string
+	}{
+		{"-", false, "EPRT |1|127.0.0.1|"},
+		{"127.0.0.1", false, "EPRT |1|127.0.0.1|"},
+		{"-", true, "PORT 127,0,0,1,"},
+	} {
+		t.Run(tc.port+strconv.FormatBool(tc.noEPRT), func(t *testing.T) {
+			s := newServer(t)
+			configure(s, func(s *ftptest.Server) { s.NoEPRT = tc.noEPRT })
+			body, _, err := get(t, client(nil, map[string]string{"ftp-port": tc.port}), "ftp://"+s.Addr+"/pub/binary.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(body, binary) {
+				t.Error("body differs")
+			}
+			l := s.Lines()
+			if len(l) != 8 && !tc.noEPRT || tc.noEPRT && len(l) != 9 {
+				t.Fatalf("commands %q", l)
+			}
+			i := 5
+			if tc.noEPRT {
+				if !strings.HasPrefix(l[5], "EPRT |1|127.0.0.1|") {
+					t.Errorf("command 6 %q, want EPRT first", l[5])
+				}
+				i = 6
+			}
+			if !strings.HasPrefix(l[i], tc.want) || l[i+1] != "RETR binary.bin" {
+				t.Errorf("commands %q, want %s… then RETR", l, tc.want)
+			}
+		})
+	}
+}
+
+func TestActiveNeverConnects(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Hook = ftptest.NeverConnect() })
+	f := &ftp.Fetcher{MaxIdlePerHost: -1, AcceptTimeout: 300 * time.Millisecond}
+	start := time.Now()
+	_, _, err := get(t, client(f, map[string]string{"ftp-port": "-"}), "ftp://"+s.Addr+"/pub/binary.bin")
+	if fetch.KindOf(err) != fetch.ErrTimeout {
+		t.Fatalf("err %v, want ErrTimeout", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestShortTransfers(t *testing.T) {
+	tests := []struct {
+		name  string
+		hook  ftptest.Hook
+		final time.Duration
+	}{
+		{"226 after half", ftptest.ShortData("binary.bin", binary, len(binary)/2, "226 Transfer complete"), 0},
+		{"426 after half", ftptest.ShortData("binary.bin", binary, len(binary)/2, "426 Connection closed; transfer aborted"), 0},
+		{"426 after all", ftptest.ShortData("binary.bin", binary, len(binary), "426 Connection closed; transfer aborted"), 0},
+		{"no final reply", ftptest.ShortData("binary.bin", binary, len(binary), ""), 300 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			configure(s, func(s *ftptest.Server) { s.Hook = tc.hook })
+			f := &ftp.Fetcher{MaxIdlePerHost: -1, FinalReplyTimeout: tc.final}
+			start := time.Now()
+			_, _, err := get(t, client(f, nil), "ftp://"+s.Addr+"/pub/binary.bin")
+			if fetch.KindOf(err) != fetch.ErrPartial {
+				t.Fatalf("err %v (kind %d), want ErrPartial", err, fetch.KindOf(err))
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// CR, LF and NUL in any decoded field are refused before connecting.
+func TestInjectionRefused(t *testing.T) {
+	s := newServer(t)
+	for _, u := range []string{
+		"ftp://%s/pub/x%0D%0ADELE%20y",
+		"ftp://%s/pub%0AQUIT/x",
+		"ftp://%s/x%00y",
+		"ftp://us%0Der:pw@%s/x",
+		"ftp://user:p%0Aw@%s/x",
+		"ftp://%s/a%0D/;type=d",
+	} {
+		url := strings.Replace(u, "%s", s.Addr, 1)
+		_, _, err := get(t, client(nil, nil), url)
+		if fetch.KindOf(err) != fetch.ErrMalformed {
+			t.Errorf("%s: %v, want ErrMalformed", url, err)
+		}
+		// The fetcher refuses them too when called without a Client.
+		pu, perr := urlparse.Parse(url)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		_, err = ftp.Default.Open(ctx(t), &fetch.Request{URL: &pu})
+		if fetch.KindOf(err) != fetch.ErrMalformed {
+			t.Errorf("Fetcher.Open(%s): %v, want ErrMalformed", url, err)
+		}
+	}
+	// Client.User with a line break (from -u) is refused too.
+	c := client(nil, nil)
+	c.User, c.Password, c.HasPassword = "u\r\nDELE x", "p", true
+	if _, _, err := get(t, c, "ftp://"+s.Addr+"/x"); fetch.KindOf(err) != fetch.ErrMalformed {
+		t.Errorf("-u with CRLF: %v", err)
+	}
+	if n := s.Received(); n != 0 {
+		t.Errorf("the server received %d connections/commands", n)
+	}
+	// Options that go on the wire.
+	for _, k := range []string{"ftp-email", "ftp-account", "ftp-port"} {
+		_, _, err := get(t, client(nil, map[string]string{k: "a\r\nb"}), "ftp://"+s.Addr+"/x")
+		if fetch.KindOf(err) != fetch.ErrMalformed {
+			t.Errorf("option %s with CRLF: %v", k, err)
+		}
+	}
+	if n := s.Received(); n != 0 {
+		t.Errorf("the server received %d connections/commands", n)
+	}
+}
+
+func TestResume(t *testing.T) {
+	off := int64(len(binary) / 3)
+	tests := []struct {
+		name       string
+		offset     int64
+		since      time.Time
+		wantOffset int64
+		wantCmds   []string
+	}{
+		{"rest", off, time.Time{}, off, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
+		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
+		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}},
+		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "RETR binary.bin"}},
+		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "TYPE I", "SIZE binary.bin"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Offset: tc.offset, Since: tc.since})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Offset != tc.wantOffset {
+				t.Errorf("Offset %d, want %d", res.Offset, tc.wantOffset)
+			}
+			if want := binary[min(tc.wantOffset, int64(len(binary))):]; !bytes.Equal(body, want) {
+				t.Errorf("body %d bytes, want %d", len(body), len(want))
+			}
+			if res.Size != int64(len(body)) {
+				t.Errorf("Size %d, body %d", res.Size, len(body))
+			}
+			want := append(append([]string{"USER anonymous", "PASS " + email}, tc.wantCmds...), "QUIT")
+			sameLines(t, "commands", s.Lines(), want)
+		})
+	}
+}
+
+func TestHead(t *testing.T) {
+	s := newServer(t)
+	u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+	res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Head: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.Size != int64(len(binary)) || !res.ModTime.Equal(mod) {
+		t.Errorf("Size %d ModTime %v", res.Size, res.ModTime)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "QUIT"})
+
+	u, _ = urlparse.Parse("ftp://" + s.Addr + "/pub/none.bin")
+	if _, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Head: true}); fetch.KindOf(err) != fetch.ErrNotFound {
+		t.Errorf("HEAD of a missing file: %v", err)
+	}
+}
+
+// The pool keeps the control connection for the next URL of the same
+// server and login, returns to the login directory with CWD, and skips
+// what it can.
+func TestConnectionReuse(t *testing.T) {
+	s := newServer(t)
+	f := &ftp.Fetcher{}
+	defer f.CloseIdle()
+	c := client(f, nil)
+	urls := []string{"/pub/a/b/c/deep.bin", "/pub/binary.bin", "/pub/binary.bin", "/readme", "/pub/nothere.bin", "/pub/a/b/c/deep.bin"}
+	for i, p := range urls {
+		_, _, err := get(t, c, "ftp://"+s.Addr+p)
+		if (err != nil) != (i == 4) {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if s.Conns() != 1 {
+		t.Errorf("%d connections for %d URLs, want 1", s.Conns(), len(urls))
+	}
+	sameLines(t, "commands", s.Lines(), []string{
+		"USER anonymous", "PASS " + email,
+		"PWD", "CWD pub", "CWD a", "CWD b", "CWD c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin",
+		"CWD /", "CWD pub", "SIZE binary.bin", "EPSV", "RETR binary.bin",
+		"SIZE binary.bin", "EPSV", "RETR binary.bin",
+		"CWD /", "SIZE readme", "EPSV", "RETR readme",
+		"CWD pub", "SIZE nothere.bin", "EPSV", "RETR nothere.bin",
+		"CWD a", "CWD b", "CWD c", "SIZE deep.bin", "EPSV", "RETR deep.bin",
+	})
+	// The same URLs without reuse: one connection and login each.
+	s2 := newServer(t)
+	c2 := client(nil, nil)
+	for _, p := range urls {
+		get(t, c2, "ftp://"+s2.Addr+p)
+	}
+	if s2.Conns() != len(urls) {
+		t.Errorf("without reuse: %d connections, want %d", s2.Conns(), len(urls))
+	}
+	reused, fresh := len(s.Lines()), len(s2.Lines())
+	t.Logf("commands: %d with reuse, %d without; connections 1 vs %d", reused, fresh, len(urls))
+	if reused >= fresh {
+		t.Errorf("reuse sent %d commands, no fewer than %d without", reused, fresh)
+	}
+	if f.IdleConns() != 1 {
+		t.Errorf("%d idle connections, want 1", f.IdleConns())
+	}
+	f.CloseIdle()
+	if f.IdleConns() != 0 {
+		t.Errorf("CloseIdle left %d", f.IdleConns())
+	}
+}
+
+// A pooled connection the server has closed meanwhile is replaced
+// transparently.
+func TestReuseStaleConnection(t *testing.T) {
+	s := newServer(t)
+	f := &ftp.Fetcher{}
+	defer f.CloseIdle()
+	c := client(f, nil)
+	if _, _, err := get(t, c, "ftp://"+s.Addr+"/readme"); err != nil {
+		t.Fatal(err)
+	}
+	// The server times the idle session out.
+	var once atomic.Bool
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if once.CompareAndSwap(false, true) {
+				ss.Raw([]byte("421 Timeout.\r\n"))
+				ss.Conn().Close()
+				return true
+			}
+			return false
+		}
+	})
+	body, _, err := get(t, c, "ftp://"+s.Addr+"/pub/binary.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(body, binary) {
+		t.Error("body differs")
+	}
+	if s.Conns() != 2 {
+		t.Errorf("%d connections, want 2", s.Conns())
+	}
+}
+
+// Different logins never share a connection.
+func TestReuseKeyedByLogin(t *testing.T) {
+	s := newServer(t)
+	f := &ftp.Fetcher{}
+	defer f.CloseIdle()
+	c := client(f, nil)
+	for _, u := range []string{"ftp://%s/readme", "ftp://urlget:secret@%s/private.bin", "ftp://%s/readme", "ftp://urlget:secret@%s/private.bin"} {
+		if _, _, err := get(t, c, fmt.Sprintf(u, s.Addr)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Conns() != 2 {
+		t.Errorf("%d connections, want 2 (one per login)", s.Conns())
+	}
+	if _, _, err := get(t, c, "ftp://urlget:wrong@"+s.Addr+"/private.bin"); fetch.KindOf(err) != fetch.ErrLoginDenied {
+		t.Errorf("wrong password on a server with a pooled login: %v", err)
+	}
+}
+
+func TestUpload(t *testing.T) {
+	s := newServer(t)
+	c := client(nil, nil)
+	up := func(url string, data string, app bool) (int64, error) {
+		u, err := urlparse.Parse(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ftp.Upload(ctx(t), c, &fetch.Request{URL: &u}, strings.NewReader(data), app)
+	}
+	base := "ftp://urlget:secret@" + s.Addr
+	n, err := up(base+"/upload/new.bin", "first\n", false)
+	if err != nil || n != 6 {
+		t.Fatalf("STOR: %d, %v", n, err)
+	}
+	if _, err := up(base+"/upload/new.bin", "second\n", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(s.File("/home/urlget/upload/new.bin")); got != "first\nsecond\n" {
+		t.Errorf("uploaded %q", got)
+	}
+	if _, err := up(base+"/upload/text.txt;type=a", "a\nb\r\nc\n", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(s.File("/home/urlget/upload/text.txt")); got != "a\r\nb\r\nc\r\n" {
+		t.Errorf("ASCII upload stored %q", got)
+	}
+	// A .txt name is not guessed ASCII for an upload.
+	if _, err := up(base+"/upload/raw.txt", "a\nb\n", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(s.File("/home/urlget/upload/raw.txt")); got != "a\nb\n" {
+		t.Errorf("upload stored %q", got)
+	}
+	sameLines(t, "commands", s.Lines(), []string{
+		"USER urlget", "PASS secret", "CWD upload", "TYPE I", "EPSV", "STOR new.bin", "QUIT",
+		"USER urlget", "PASS secret", "CWD upload", "TYPE I", "EPSV", "APPE new.bin", "QUIT",
+		"USER urlget", "PASS secret", "CWD upload", "TYPE A", "EPSV", "STOR text.txt", "QUIT",
+		"USER urlget", "PASS secret", "CWD upload", "TYPE I", "EPSV", "STOR raw.txt", "QUIT",
+	})
+	// Anonymous upload refused: ErrUpload (25).
+	if _, err := up("ftp://"+s.Addr+"/pub/x.bin", "x", false); fetch.KindOf(err) != fetch.ErrUpload {
+		t.Errorf("anonymous STOR: %v, want ErrUpload", err)
+	}
+	// A directory URL cannot be uploaded to; nothing is sent.
+	before := s.Received()
+	if _, err := up(base+"/upload/", "x", false); fetch.KindOf(err) != fetch.ErrMalformed {
+		t.Errorf("upload to a directory URL: %v", err)
+	}
+	if s.Received() != before {
+		t.Error("an upload to a directory URL reached the server")
+	}
+	// A failing reader is ErrRead.
+	u, _ := urlparse.Parse(base + "/upload/fail.bin")
+	_, err = ftp.Upload(ctx(t), c, &fetch.Request{URL: &u}, io.MultiReader(strings.NewReader("abc"), errReader{}), false)
+	if fetch.KindOf(err) != fetch.ErrRead {
+		t.Errorf("failing reader: %v, want ErrRead", err)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestListing(t *testing.T) {
+	s := newServer(t)
+	for _, tc := range []struct {
+		opts map[string]string
+		verb string
+	}{
+		{nil, "LIST"},
+		{map[string]string{"ftp-mlsd": "1"}, "MLSD"},
+	} {
+		_, res, err := get(t, client(nil, tc.opts), "ftp://"+s.Addr+"/pub/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res
+		res, err = client(nil, tc.opts).Open(ctx(t), "ftp://"+s.Addr+"/pub/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]fetch.Entry{}
+		for e, err := range res.Entries() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[e.Name] = e
+		}
+		res.Body.Close()
+		if e := got["binary.bin"]; e.Type != fetch.EntryFile || e.Size != int64(len(binary)) || e.URL != "ftp://"+s.Addr+"/pub/binary.bin" {
+			t.Errorf("%s binary.bin: %+v", tc.verb, e)
+		}
+		if e := got["a"]; e.Type != fetch.EntryDir || e.URL != "ftp://"+s.Addr+"/pub/a/" {
+			t.Errorf("%s a: %+v", tc.verb, e)
+		}
+		if e := got["link-to-hello"]; e.Type != fetch.EntryLink || e.Target != "hello.txt" {
+			t.Errorf("%s link: %+v", tc.verb, e)
+		}
+		if tc.verb == "MLSD" && !got["binary.bin"].ModTime.Equal(mod) {
+			t.Errorf("MLSD modify: %v", got["binary.bin"].ModTime)
+		}
+	}
+	l := s.Lines()
+	want := []string{"USER anonymous", "PASS " + email, "CWD pub", "EPSV", "LIST", "QUIT"}
+	sameLines(t, "LIST commands", l[:6], want)
+	wantMLSD := []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "QUIT"}
+	sameLines(t, "MLSD commands", l[len(l)-7:], wantMLSD)
+
+	// A server without MLSD: fall back to LIST.
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) { s.NoMLSD = true })
+	if _, _, err := get(t, client(nil, map[string]string{"ftp-mlsd": "1"}), "ftp://"+s2.Addr+"/pub/"); err != nil {
+		t.Fatal(err)
+	}
+	sameLines(t, "fallback", s2.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "EPSV", "LIST", "QUIT"})
+	// FEAT without MLST: LIST at once.
+	s3 := newServer(t)
+	configure(s3, func(s *ftptest.Server) { s.Features = []string{"EPSV", "SIZE"} })
+	if _, _, err := get(t, client(nil, map[string]string{"ftp-mlsd": "1"}), "ftp://"+s3.Addr+"/pub/"); err != nil {
+		t.Fatal(err)
+	}
+	sameLines(t, "no MLST", s3.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "LIST", "QUIT"})
+}
+
+// Hostile names in a listing are data: Name keeps them, the URL encodes
+// them as one segment, and SafeName makes one harmless file name.
+func TestHostileListing(t *testing.T) {
+	s := newServer(t)
+	hostileListing := ftptest.ListingLines(
+		"-rw-r--r--    1 ftp      ftp             5 Jan 02  2024 ../../etc/passwd",
+		"-rw-r--r--    1 ftp      ftp             5 Jan 02  2024 /abs/path",
+		"-rw-r--r--    1 ftp      ftp             5 Jan 02  2024 esc\x1b[31mred",
+		"drwxr-xr-x    1 ftp      ftp          4096 Jan 02  2024 ..",
+		"this line is nothing at all",
+	)
+	configure(s, func(s *ftptest.Server) { s.Hook = hostileListing })
+	res, err := client(nil, nil).Open(ctx(t), "ftp://"+s.Addr+"/pub/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got []fetch.Entry
+	for e, err := range res.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d entries", len(got))
+	}
+	want := []struct{ name, url, safe string }{
+		{"../../etc/passwd", "ftp://" + s.Addr + "/pub/..%2F..%2Fetc%2Fpasswd", "_._.._etc_passwd"},
+		{"/abs/path", "ftp://" + s.Addr + "/pub/%2Fabs%2Fpath", "_abs_path"},
+		{"esc\x1b[31mred", "ftp://" + s.Addr + "/pub/esc%1B%5B31mred", "esc_[31mred"},
+		{"..", "", "_."},
+	}
+	for i, w := range want {
+		e := got[i]
+		if e.Name != w.name || e.URL != w.url || ftp.SafeName(e.Name) != w.safe {
+			t.Errorf("entry %d: name %q url %q safe %q; want %q %q %q", i, e.Name, e.URL, ftp.SafeName(e.Name), w.name, w.url, w.safe)
+		}
+	}
+	if !got[4].Unparsed || got[4].Raw != "this line is nothing at all" {
+		t.Errorf("garbage line: %+v", got[4])
+	}
+}
+
+func TestVerboseMasksPassword(t *testing.T) {
+	s := newServer(t)
+	var buf bytes.Buffer
+	c := client(nil, nil)
+	c.Verbose = &buf
+	if _, _, err := get(t, c, "ftp://urlget:secret@"+s.Addr+"/private.bin"); err != nil {
+		t.Fatal(err)
+	}
+	v := buf.String()
+	if strings.Contains(v, "secret") || !strings.Contains(v, "> PASS ****\n") || !strings.Contains(v, "> USER urlget\n") || !strings.Contains(v, "< 230 Logged in\n") {
+		t.Errorf("verbose output:\n%s", v)
+	}
+}
+
+// The context bounds everything: a silent server, a stalled data
+// connection.
+func TestContext(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Hook = ftptest.Silent() })
+	cx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := client(nil, nil).Open(cx, "ftp://"+s.Addr+"/pub/binary.bin")
+	if fetch.KindOf(err) != fetch.ErrTimeout {
+		t.Errorf("silent server: %v, want ErrTimeout", err)
+	}
+}
+
+// The fetcher works without a Client too (nil Dialer).
+func TestFetcherDirect(t *testing.T) {
+	s := newServer(t)
+	u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+	f := &ftp.Fetcher{MaxIdlePerHost: -1}
+	res, err := f.Open(ctx(t), &fetch.Request{URL: &u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, res.Body) // through WriteTo
+	res.Body.Close()
+	if err != nil || n != int64(len(binary)) || !bytes.Equal(buf.Bytes(), binary) {
+		t.Errorf("io.Copy: %d, %v", n, err)
+	}
+}
+
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m.total = ms.TotalAlloc
+}
+
+// A server that wants an account (332) gets ACCT with ftp-account, after
+// USER or after PASS; without the option the login is ErrLoginDenied.
+func TestAccount(t *testing.T) {
+	for _, after := range []string{"USER", "PASS"} {
+		s := newServer(t)
+		var step atomic.Int32
+		configure(s, func(s *ftptest.Server) {
+			s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+				switch {
+				case verb == after && step.CompareAndSwap(0, 1):
+					ss.Reply(332, "Need account")
+					return true
+				case verb == "ACCT":
+					if arg != "acct1" {
+						ss.Reply(530, "bad account")
+					} else {
+						ss.LogIn()
+						ss.Reply(230, "Logged in with account")
+					}
+					return true
+				}
+				return false
+			}
+		})
+		body, _, err := get(t, client(nil, map[string]string{"ftp-account": "acct1"}), "ftp://"+s.Addr+"/readme")
+		if err != nil || string(body) != "readme\n" {
+			t.Errorf("332 after %s: %q, %v", after, body, err)
+		}
+		l := s.Lines()
+		want := []string{"USER anonymous", "ACCT acct1"}
+		if after == "PASS" {
+			want = []string{"USER anonymous", "PASS " + email, "ACCT acct1"}
+		}
+		if len(l) < len(want) || strings.Join(l[:len(want)], "|") != strings.Join(want, "|") {
+			t.Errorf("332 after %s: commands %q, want %q first", after, l, want)
+		}
+		s2 := newServer(t)
+		configure(s2, func(s *ftptest.Server) { s.Hook = ftptest.Reply("USER", "332 Need account") })
+		if _, _, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme"); fetch.KindOf(err) != fetch.ErrLoginDenied {
+			t.Errorf("332 without ftp-account: %v", err)
+		}
+	}
+}

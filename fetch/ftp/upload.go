@@ -1,0 +1,184 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// upload is one upload riding on a request: the Client hands the context
+// to Open unchanged, so the upload reaches this fetcher with all of the
+// Client's policy (credentials, netrc, CheckLine, dialer, SOCKS, verbose)
+// applied, and no field of fetch.Request is needed for it.
+type upload struct {
+	r      io.Reader
+	append bool
+	n      int64
+	done   bool
+}
+
+type uploadKey struct{}
+
+func withUpload(ctx context.Context, up *upload) context.Context {
+	return context.WithValue(ctx, uploadKey{}, up)
+}
+
+func uploadFrom(ctx context.Context) *upload {
+	up, _ := ctx.Value(uploadKey{}).(*upload)
+	return up
+}
+
+// Upload stores what r holds at an ftp URL, through the Client c (nil: a
+// zero Client): STOR name, or APPE name when appending, after the same
+// CWDs as a retrieval (ftp-method applies). The URL must end in a file
+// name. The transfer type is ;type=a or ;type=i when the URL says, else
+// the ftp-type option, else binary: uploads are never guessed from the
+// name, so that a file arrives byte for byte unless ASCII is asked for
+// (then LF line ends are sent as CRLF). It returns the bytes sent (before
+// any ASCII conversion: the bytes taken from r).
+//
+// req gives the URL (and nothing else is read from it: Head, Offset and
+// Since are ignored); the Client fills in the rest as for a retrieval.
+// Errors: the server refusing STOR/APPE or the transfer is ErrUpload
+// (exit 25); reading r failing is ErrRead (26); the login and CWD errors
+// are those of a retrieval. An ftp URL that the Client would send through
+// an HTTP proxy cannot be uploaded (ErrUnsupported): proxies get GET.
+//
+// To resume an upload, ask the remote size first (a HEAD: Meta.Size), skip
+// that much of the local file, and Upload with append set.
+func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reader, append bool) (int64, error) {
+	if c == nil {
+		c = &fetch.Client{}
+	}
+	if req == nil || req.URL == nil {
+		return 0, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "no URL to upload to"}
+	}
+	u := req.URL
+	if u.Scheme != "ftp" {
+		return 0, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "ftp.Upload: not an ftp URL"}
+	}
+	proxy, err := c.ProxyFor(u)
+	if err != nil {
+		return 0, err
+	}
+	if proxy != nil && (proxy.Scheme == "http" || proxy.Scheme == "https") {
+		return 0, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
+			Msg: "ftp upload through an HTTP proxy is not supported (the proxy would be sent a GET)"}
+	}
+	up := &upload{r: r, append: append}
+	res, err := c.Do(withUpload(ctx, up), &fetch.Request{URL: u})
+	if err != nil {
+		return up.n, err
+	}
+	res.Body.Close()
+	if !up.done {
+		return up.n, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
+			Msg: "the Client's ftp fetcher did not carry out the upload (it must be a *ftp.Fetcher)"}
+	}
+	return up.n, nil
+}
+
+// Upload is the package's Upload for a Request prepared by the caller
+// (credentials, Dialer, Options, Verbose), without a Client.
+func (f *Fetcher) Upload(ctx context.Context, req *fetch.Request, r io.Reader, append bool) (int64, error) {
+	up := &upload{r: r, append: append}
+	res, err := f.do(ctx, req, up)
+	if err != nil {
+		return up.n, err
+	}
+	res.Body.Close()
+	return up.n, nil
+}
+
+// store carries out an upload on a connection in the right directory.
+func (f *Fetcher) store(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
+	if err := f.setType(ctx, c, p.typ); err != nil {
+		return nil, err
+	}
+	verb := "STOR"
+	if up.append {
+		verb = "APPE"
+	}
+	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.name, true, 0, func(*reply) fetch.Kind { return fetch.ErrUpload })
+	if err != nil {
+		return nil, err
+	}
+	if dc == nil {
+		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + " ended before any data was sent",
+			Err: &ReplyError{Command: verb, Code: r.code, Text: r.text()}}
+	}
+	var src io.Reader
+	cr := &countReader{r: up.r}
+	if p.typ == 'a' {
+		src = &lfToCRLF{r: cr}
+	} else {
+		src = cr
+	}
+	bp := bufPool.Get().(*[]byte)
+	var werr, rerr error
+	for {
+		n, er := src.Read(*bp)
+		if n > 0 {
+			if _, ew := dc.Write((*bp)[:n]); ew != nil {
+				werr = ew
+				break
+			}
+		}
+		if er == io.EOF {
+			break
+		}
+		if er != nil {
+			rerr = er
+			break
+		}
+	}
+	bufPool.Put(bp)
+	up.n = cr.n
+	if werr != nil || rerr != nil {
+		dc.Close()
+		c.broken = true // the server's reply to the cut transfer is still due
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctxErr(ctx)
+		case rerr != nil:
+			var fe *fetch.Error
+			if errors.As(rerr, &fe) {
+				return nil, fe
+			}
+			return nil, &fetch.Error{Kind: fetch.ErrRead, Msg: "ftp: reading the data to upload", Err: rerr}
+		}
+		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + ": data connection failed", Err: werr}
+	}
+	if err := dc.Close(); err != nil {
+		c.broken = true
+		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + ": closing the data connection", Err: err}
+	}
+	if !r.positive() {
+		c.raw.SetReadDeadline(time.Now().Add(f.finalTimeout()))
+		fr, err := c.readReply()
+		c.raw.SetReadDeadline(time.Time{})
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrUpload, verb+": no final reply", err)
+		}
+		if !fr.positive() {
+			return nil, refused(fetch.ErrUpload, verb, p.name, fr)
+		}
+		r = fr
+	}
+	up.done = true
+	return &fetch.Resource{Meta: fetch.Meta{Size: 0, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
