@@ -309,3 +309,8 @@ func FileURL(path string) string {
 	}
 	return string(appendEscaped(b, path, keepPath))
 }
+
+// SegmentEscape percent-encodes s for use as one path segment: every byte
+// but pchar is encoded, and so are ";" and "/" (so that an ftp name keeps
+// its bytes and cannot start a ;type= or a new segment).
+func SegmentEscape(s string) string { return string(appendEscaped(nil, s, keepSeg)) }

@@ -199,3 +199,21 @@ func FuzzFTPURL(f *testing.F) {
 		}
 	})
 }
+
+func TestSegmentEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"notes.txt":    "notes.txt",
+		"a b;type=a":   "a%20b%3Btype=a",
+		"x/y%z":        "x%2Fy%25z",
+		"\r\n":         "%0D%0A",
+		"caf\xc3\xa9!": "caf%C3%A9!",
+	} {
+		if got := SegmentEscape(in); got != want {
+			t.Errorf("SegmentEscape(%q) = %q, want %q", in, got, want)
+		}
+		u, err := Parse("ftp://h/d/" + SegmentEscape(in))
+		if err != nil || u.FTP.Name != in {
+			t.Errorf("ftp://h/d/%s: name %q, err %v; want %q", SegmentEscape(in), u.FTP.Name, err, in)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
+	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -116,6 +117,8 @@ type fetchOpts struct {
 	help           bool
 	version        bool
 	urls           []string
+	uploadFile     string            // -T: upload this file instead of fetching
+	appendUpload   bool              // --append
 	scheme         schemeOpts        // the scheme flags (schemeflags.go)
 	options        map[string]string // Request.Options they ask for
 }
@@ -158,6 +161,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
+	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` to each URL instead of fetching (ftp: STOR; a URL ending in \"/\" gets FILE's name)")
+	fs.BoolVar(&o.appendUpload, "append", false, "with -T, append to the remote file (ftp: APPE)")
 	addSchemeFlags(fs, &o.scheme)
 	return fs
 }
@@ -230,6 +235,13 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	}
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
 		return nil, err
+	}
+	if o.remoteTime || o.continueAt != "" {
+		// ftp asks MDTM only when the modification time is wanted.
+		if o.options == nil {
+			o.options = map[string]string{}
+		}
+		o.options[ftp.OptMDTM] = "1"
 	}
 	return o, nil
 }
@@ -334,6 +346,8 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Logged-in ftp connections kept for the next URL say QUIT at the end.
+	defer ftp.Default.CloseIdle()
 	return c.run(ctx)
 }
 
@@ -392,7 +406,12 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 func (c *fetchCmd) run(ctx context.Context) int {
 	status := 0
 	for i, raw := range c.o.urls {
-		r := c.transfer(ctx, i, raw, c.outSpecFor(i))
+		var r *xferResult
+		if c.o.uploadFile != "" {
+			r = c.upload(ctx, i, raw)
+		} else {
+			r = c.transfer(ctx, i, raw, c.outSpecFor(i))
+		}
 		if ctx.Err() != nil {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/fetch/nntp"
 	"github.com/urlget/urlget/urlparse"
@@ -34,6 +35,18 @@ var optFlags = []optFlag{
 	{name: "data", short: "d", key: gopher.OptSearch, arg: "TEXT", usage: "gopher: the search string for a type 7 item"},
 	{name: "gopher-allow-port", key: gopher.OptAllowPort, set: "1", usage: "gopher: allow ports of line-based services (21, 25, 119, 6379, ...)"},
 	{name: "gopher-text", key: gopher.OptText, arg: "MODE", usage: "gopher: \"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
+	{name: "ftp-method", key: ftp.OptMethod, arg: "METHOD", usage: "ftp: multicwd (one CWD per segment, RFC 1738; the default), singlecwd or nocwd"},
+	{name: "ftp-pasv-trust", key: ftp.OptPasvTrust, set: "1", usage: "ftp: connect to the address in a PASV reply (by default the control connection's address is used)"},
+	{name: "ftp-port", short: "P", key: ftp.OptPort, arg: "ADDR", usage: "ftp: active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
+	{name: "disable-epsv", key: ftp.OptEPSV, set: "0", usage: "ftp: passive mode with PASV only"},
+	{name: "disable-eprt", key: ftp.OptEPRT, set: "0", usage: "ftp: active mode with PORT only"},
+	{name: "list-only", short: "l", key: ftp.OptListOnly, set: "1", usage: "ftp: list directories with NLST (names only)"},
+	{name: "ftp-mlsd", key: ftp.OptMLSD, set: "1", usage: "ftp: list directories with MLSD where the server has it"},
+	{name: "ftp-no-reuse", key: ftp.OptReuse, set: "0", usage: "ftp: a new connection for every URL"},
+	{name: "ftp-email", key: ftp.OptEmail, arg: "ADDR", usage: "ftp: the anonymous password (default $USER@hostname)"},
+	{name: "ftp-account", key: ftp.OptAccount, arg: "DATA", usage: "ftp: ACCT data when the server asks for an account"},
+	{name: "use-ascii", short: "B", key: ftp.OptType, set: "a", usage: "ftp: ASCII transfers when the URL has no ;type="},
+	{name: "ftp-binary", key: ftp.OptType, set: "i", usage: "ftp: binary transfers when the URL has no ;type= (no guessing from the name)"},
 	{name: "nntp-server", key: nntp.OptServer, arg: "HOST[:PORT]", usage: "news: the server for news: URLs (else $NNTPSERVER)"},
 	{name: "max-articles", key: nntp.OptMaxArticles, arg: "N", usage: "news: list a group's newest N articles (0: all; default 100)"},
 	{name: "describe", key: nntp.OptDescribe, set: "1", usage: "news: add group descriptions to group lists"},
@@ -173,8 +186,8 @@ func writeEntriesJSON(w io.Writer, res *fetch.Resource) error {
 	return nil
 }
 
-// askUser answers, on a terminal, what a fetcher said it needs: a gopher
-// search string or a +ASK form. It returns the options to retry with, or
+// askUser answers, on a terminal, what a fetcher said it needs: an ftp
+// password, a gopher search string or a +ASK form. It returns the options to retry with, or
 // nil when there is nothing to ask or no terminal to ask on.
 func (c *fetchCmd) askUser(err error) map[string]string {
 	f, ok := c.e.stdin.(*os.File)
@@ -191,6 +204,17 @@ func (c *fetchCmd) askUser(err error) map[string]string {
 		}
 		line, err := in.ReadString('\n')
 		return strings.TrimRight(line, "\r\n"), err == nil || line != ""
+	}
+	var pn *ftp.PasswordNeededError
+	if errors.As(err, &pn) {
+		// The answer goes to the Client; the empty map asks for a retry.
+		pw, ok := ask("Enter host password for user '"+pn.User+"': ", true)
+		if !ok {
+			return nil
+		}
+		c.client.User, c.client.HasUser = pn.User, true
+		c.client.Password, c.client.HasPassword = pw, true
+		return map[string]string{}
 	}
 	if errors.Is(err, gopher.ErrNeedSearch) {
 		if s, ok := ask("Search: ", false); ok {

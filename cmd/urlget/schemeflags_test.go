@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/fetch/nntp"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
@@ -150,7 +151,7 @@ func TestSchemeOptions(t *testing.T) {
 		got = nil
 		var stdout, stderr bytes.Buffer
 		code := runFetchWith(env{args: args, stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr}, func(c *fetchCmd) {
-			c.client.Fetchers = map[string]fetch.Fetcher{"gopher": rec, "news": rec}
+			c.client.Fetchers = map[string]fetch.Fetcher{"gopher": rec, "news": rec, "ftp": rec}
 		})
 		if code != 0 {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr.String())
@@ -169,6 +170,13 @@ func TestSchemeOptions(t *testing.T) {
 	want = map[string]string{nntp.OptServer: "n:1119", nntp.OptMaxArticles: "7", nntp.OptDescribe: "1", nntp.OptBody: "1", nntp.OptHead: "1", nntp.OptSSL: "required"}
 	if !maps.Equal(got, want) {
 		t.Errorf("news options %v, want %v", got, want)
+	}
+	run("", "--ftp-method", "nocwd", "--ftp-pasv-trust", "-P", "-", "--disable-epsv", "--disable-eprt", "-l", "--ftp-mlsd",
+		"--ftp-no-reuse", "--ftp-email", "me@x", "--ftp-account", "acct", "-B", "-R", "ftp://h/d/")
+	want = map[string]string{ftp.OptMethod: "nocwd", ftp.OptPasvTrust: "1", ftp.OptPort: "-", ftp.OptEPSV: "0", ftp.OptEPRT: "0",
+		ftp.OptListOnly: "1", ftp.OptMLSD: "1", ftp.OptReuse: "0", ftp.OptEmail: "me@x", ftp.OptAccount: "acct", ftp.OptType: "a", ftp.OptMDTM: "1"}
+	if !maps.Equal(got, want) {
+		t.Errorf("ftp options %v, want %v", got, want)
 	}
 	run("", "gopher://h/1/")
 	if got != nil {

@@ -74,45 +74,61 @@ func optBool(v string) bool {
 	return false
 }
 
+// Request.Options keys this package reads (the CLI flag in brackets).
+const (
+	OptMethod    = "ftp-method"     // multicwd (default), singlecwd or nocwd (--ftp-method)
+	OptPasvTrust = "ftp-pasv-trust" // "1": use the address in a PASV reply (--ftp-pasv-trust)
+	OptPort      = "ftp-port"       // active mode: the address to listen on, "-" for the control connection's (-P)
+	OptEPSV      = "ftp-epsv"       // "0": never try EPSV (--disable-epsv)
+	OptEPRT      = "ftp-eprt"       // "0": never try EPRT (--disable-eprt)
+	OptListOnly  = "ftp-list-only"  // "1": list directories with NLST (-l)
+	OptMLSD      = "ftp-mlsd"       // "1": list directories with MLSD when the server has it (--ftp-mlsd)
+	OptMDTM      = "ftp-mdtm"       // "1": ask MDTM for Meta.ModTime (-R)
+	OptReuse     = "ftp-reuse"      // "0": never reuse a logged-in connection (--ftp-no-reuse)
+	OptAccount   = "ftp-account"    // ACCT data (--ftp-account)
+	OptType      = "ftp-type"       // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
+	OptEmail     = "ftp-email"      // the anonymous password (--ftp-email)
+)
+
 func parseOptions(m map[string]string) (*options, error) {
 	o := &options{method: MultiCWD, reuse: true}
 	bad := func(k, v, want string) error {
 		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + k + "=" + strconv.Quote(v) + ": want " + want}
 	}
-	if v, ok := m["ftp-method"]; ok && v != "" {
+	if v, ok := m[OptMethod]; ok && v != "" {
 		switch strings.ToLower(v) {
 		case MultiCWD, SingleCWD, NoCWD:
 			o.method = strings.ToLower(v)
 		default:
-			return nil, bad("ftp-method", v, "multicwd, singlecwd or nocwd")
+			return nil, bad(OptMethod, v, "multicwd, singlecwd or nocwd")
 		}
 	}
-	o.pasvTrust = optBool(m["ftp-pasv-trust"])
-	o.port = m["ftp-port"]
-	o.noEPSV = m["ftp-epsv"] != "" && !optBool(m["ftp-epsv"])
-	o.noEPRT = m["ftp-eprt"] != "" && !optBool(m["ftp-eprt"])
-	o.listOnly = optBool(m["ftp-list-only"])
-	o.mlsd = optBool(m["ftp-mlsd"])
-	o.mdtm = optBool(m["ftp-mdtm"])
-	if v, ok := m["ftp-reuse"]; ok && v != "" {
+	o.pasvTrust = optBool(m[OptPasvTrust])
+	o.port = m[OptPort]
+	o.noEPSV = m[OptEPSV] != "" && !optBool(m[OptEPSV])
+	o.noEPRT = m[OptEPRT] != "" && !optBool(m[OptEPRT])
+	o.listOnly = optBool(m[OptListOnly])
+	o.mlsd = optBool(m[OptMLSD])
+	o.mdtm = optBool(m[OptMDTM])
+	if v, ok := m[OptReuse]; ok && v != "" {
 		o.reuse = optBool(v)
 	}
-	o.account = m["ftp-account"]
-	if v := m["ftp-type"]; v != "" {
+	o.account = m[OptAccount]
+	if v := m[OptType]; v != "" {
 		switch strings.ToLower(v) {
 		case "a", "ascii":
 			o.typ = 'a'
 		case "i", "binary", "image":
 			o.typ = 'i'
 		default:
-			return nil, bad("ftp-type", v, "a or i")
+			return nil, bad(OptType, v, "a or i")
 		}
 	}
-	o.email = m["ftp-email"]
+	o.email = m[OptEmail]
 	if o.email == "" {
 		o.email = DefaultEmail()
 	}
-	for k, v := range map[string]string{"ftp-email": o.email, "ftp-account": o.account, "ftp-port": o.port} {
+	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port} {
 		if badLineByte(v) {
 			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + k + " holds CR, LF or NUL"}
 		}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
+)
+
+func newFTPServer(t *testing.T) *ftptest.Server {
+	s := ftptest.New(t)
+	s.Configure(func(s *ftptest.Server) {
+		s.Users["urlget"] = "secret"
+		s.Homes["urlget"] = "/home/urlget"
+	})
+	mod := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	s.AddFile("/pub/hello.bin", []byte("hello\r\nworld\n"), mod)
+	s.AddFile("/pub/sub/deep.bin", []byte("deep\n"), mod)
+	s.AddDir("/home/urlget/upload")
+	return s
+}
+
+// TestFTPUploadCLI checks -T (STOR, the local name appended to a URL that
+// ends in "/") and --append (APPE), through the real command path.
+func TestFTPUploadCLI(t *testing.T) {
+	s := newFTPServer(t)
+	dir := t.TempDir()
+	local := filepath.Join(dir, "notes 1.txt")
+	if err := os.WriteFile(local, []byte("line one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := "ftp://urlget:secret@" + s.Addr + "/upload/"
+	if r := runCLI(t, nil, "-T", local, base); r.code != 0 {
+		t.Fatalf("-T: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := string(s.File("/home/urlget/upload/notes 1.txt")); got != "line one\n" {
+		t.Fatalf("stored %q", got)
+	}
+	if r := runCLI(t, nil, "-T", local, "--append", base+"notes%201.txt"); r.code != 0 {
+		t.Fatalf("-T --append: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := string(s.File("/home/urlget/upload/notes 1.txt")); got != "line one\nline one\n" {
+		t.Fatalf("after APPE %q", got)
+	}
+	var verbs []string
+	for _, c := range s.Commands() {
+		if strings.HasPrefix(c.Line, "STOR ") || strings.HasPrefix(c.Line, "APPE ") {
+			verbs = append(verbs, c.Line)
+		}
+	}
+	if want := []string{"STOR notes 1.txt", "APPE notes 1.txt"}; strings.Join(verbs, "|") != strings.Join(want, "|") {
+		t.Errorf("commands %q, want %q", verbs, want)
+	}
+	if r := runCLI(t, nil, "-T", local, "http://127.0.0.1:1/x"); r.code != 1 {
+		t.Errorf("-T to http: exit %d, want 1 (%s)", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "-T", filepath.Join(dir, "missing"), base); r.code != 26 {
+		t.Errorf("-T missing file: exit %d, want 26 (%s)", r.code, r.stderr)
+	}
+}
+
+// TestFTPListingsCLI checks that a directory URL prints the server's
+// listing as-is, -l asks NLST, and --json prints parsed entries.
+func TestFTPListingsCLI(t *testing.T) {
+	s := newFTPServer(t)
+	u := "ftp://" + s.Addr + "/pub/"
+	r := runCLI(t, nil, u)
+	if r.code != 0 || !strings.Contains(r.stdout, "hello.bin") || !strings.Contains(r.stdout, "sub") {
+		t.Fatalf("LIST: exit %d, stderr %q, out %q", r.code, r.stderr, r.stdout)
+	}
+	r = runCLI(t, nil, "-l", u)
+	if r.code != 0 || r.stdout != "hello.bin\r\nsub\r\n" && r.stdout != "hello.bin\nsub\n" {
+		t.Fatalf("-l: exit %d, stderr %q, out %q", r.code, r.stderr, r.stdout)
+	}
+	r = runCLI(t, nil, "--json", u)
+	if r.code != 0 {
+		t.Fatalf("--json: exit %d, stderr %q", r.code, r.stderr)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var e struct {
+			Name, Type string
+			Size       *int64
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		got[e.Name] = e.Type
+		if e.Name == "hello.bin" && (e.Size == nil || *e.Size != 13) {
+			t.Errorf("hello.bin size %v, want 13", e.Size)
+		}
+	}
+	if got["hello.bin"] != "file" || got["sub"] != "dir" || len(got) != 2 {
+		t.Errorf("entries %v, want hello.bin file and sub dir", got)
+	}
+	// -R asks MDTM and sets the file's time.
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h")
+	if r := runCLI(t, nil, "-R", "-o", out, "ftp://"+s.Addr+"/pub/hello.bin"); r.code != 0 {
+		t.Fatalf("-R: exit %d, stderr %q", r.code, r.stderr)
+	}
+	fi, err := os.Stat(out)
+	if err != nil || !fi.ModTime().Equal(time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)) {
+		t.Errorf("-R mtime %v (%v), want 2025-03-04 05:06:07 UTC", fi.ModTime(), err)
+	}
+}
