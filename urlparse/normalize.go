@@ -1,9 +1,6 @@
 package urlparse
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // DefaultPort returns the well-known port of a scheme RFC 1738 (or a later
 // RFC) defines, or 0 when there is none.
@@ -43,25 +40,73 @@ func (r *Ref) Normalize() Ref {
 		if r.HasPort && (r.RawPort == "" || r.Port == DefaultPort(r.Scheme) && r.Scheme != "") {
 			n.HasPort, n.RawPort, n.Port = false, "", -1
 		} else if r.HasPort {
-			n.RawPort = strconv.Itoa(r.Port) // drops leading zeros: same port
+			// Leading zeros name the same port.
+			if n.RawPort = strings.TrimLeft(r.RawPort, "0"); n.RawPort == "" {
+				n.RawPort = "0"
+			}
 		}
 	}
 	p := normPct(r.RawPath, false)
-	if p != "" && p[0] != '/' {
-		// Dot segments of a rootless or relative path are removed as if it
-		// were rooted, without gaining a leading "/".
-		p = RemoveDotSegments("/" + p)[1:]
+	if r.RawScheme == "" && !r.HasAuth && p != "" && p[0] != '/' {
+		p = removeDotSegmentsRelative(p)
 	} else {
+		// §5.2.4 as written, as resolution applies it: a rootless path
+		// whose ".." climbs past its first segment becomes rooted
+		// ("foo:a/../../b" is "foo:/b").
 		p = RemoveDotSegments(p)
 	}
-	if p == "" && r.HasAuth && (r.Scheme == "http" || r.Scheme == "https") {
+	switch {
+	case p == "" && r.HasAuth && (r.Scheme == "http" || r.Scheme == "https"):
 		p = "/"
+	case !r.HasAuth && strings.HasPrefix(p, "//"):
+		// "/.//x" lost its "/." and would now read as an authority.
+		p = "/." + p
 	}
 	n.RawPath = p
 	n.RawQuery = normPct(r.RawQuery, false)
 	n.RawFragment = normPct(r.RawFragment, false)
-	n.decode(true)
+	n.decode(n.decodeMask())
 	return n
+}
+
+// removeDotSegmentsRelative removes the dot segments of the relative path
+// of a relative reference (no scheme, no authority, no leading "/") without
+// changing what the reference resolves to against any base: a ".." that has
+// no segment of its own to remove is kept (it removes one of the base's),
+// the result gains a "./" prefix when its first segment would otherwise be
+// empty or hold a ':', and a path that cancels out entirely becomes "./",
+// which like "." and "a/.." names the base's directory.
+func removeDotSegmentsRelative(p string) string {
+	if !hasDotSegment(p) {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	up := 0 // leading ".." segments in out
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+		case "..":
+			if len(out) > up {
+				out = out[:len(out)-1]
+			} else {
+				out = append(out, "..")
+				up++
+			}
+		default:
+			out = append(out, seg)
+			continue
+		}
+		if last {
+			out = append(out, "") // a final "." or ".." names a directory
+		}
+	}
+	q := strings.Join(out, "/")
+	if q == "" || q[0] == '/' || strings.IndexByte(out[0], ':') >= 0 {
+		q = "./" + q
+	}
+	return q
 }
 
 // normPct upper-cases the hex digits of every pct-encoded octet and decodes

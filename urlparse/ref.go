@@ -37,7 +37,8 @@ func (k HostKind) String() string {
 // input. The decoded fields hold the same component with every pct-encoded
 // octet replaced by its byte: nothing else is changed, so a decoded field may
 // hold any byte at all (see CheckLine). Parsing allocates only when some
-// component contains a percent sign, and then only once.
+// component contains a percent sign (or the scheme is an unknown one written
+// in upper case), and then only once.
 type Ref struct {
 	RawScheme   string // scheme as written ("" for a relative reference)
 	Scheme      string // scheme in lower case
@@ -101,223 +102,347 @@ func badByte(s string, off int, rule string) *Error {
 
 // ParseRef parses s as an RFC 3986 URI-reference (absolute URI or relative
 // reference). Anything the grammar rejects is an *Error; nothing is repaired.
-func ParseRef(s string) (Ref, error) {
-	var r Ref
-	if err := r.parse(s); err != nil {
+func ParseRef(s string) (r Ref, err error) {
+	if err = r.parse(s, false); err != nil {
 		return Ref{}, err
 	}
 	return r, nil
 }
 
 // ParseAbsolute parses s as an RFC 3986 URI: a scheme is required.
-func ParseAbsolute(s string) (Ref, error) {
-	r, err := ParseRef(s)
-	if err == nil && r.RawScheme == "" {
-		return Ref{}, errAt(s, 0, "URI", "no scheme")
+func ParseAbsolute(s string) (r Ref, err error) {
+	if err = r.parse(s, true); err != nil {
+		return Ref{}, err
 	}
-	return r, err
+	return r, nil
+}
+
+// noScheme is the error for input that does not start with scheme ":";
+// j is the offset of the first byte that cannot continue a scheme (the end
+// of the input when the scheme runs to the end).
+func noScheme(s string, j int) *Error {
+	return errAt(s, j, "scheme", "no scheme (a URL starts with a scheme name and ':', as in http: or ftp:)")
+}
+
+// scan checks s from offset k against the class mask, allowing pct-encoded
+// octets, and stops at the first byte that is neither (or at the end). It
+// returns that offset, the offset of the byte that spoils a pct-encoded
+// octet there (or -1), and whether a '%' was seen.
+func scan(s string, k int, mask uint16) (stop, badPct int, pct bool) {
+	for k < len(s) {
+		// eight, then four bytes a step while all are in the class (mask
+		// is one class bit), then one at a time up to the byte that is not
+		t := s[k:]
+		for len(t) >= 8 && class[t[0]]&class[t[1]]&class[t[2]]&class[t[3]]&
+			class[t[4]]&class[t[5]]&class[t[6]]&class[t[7]]&mask != 0 {
+			t = t[8:]
+		}
+		if len(t) >= 4 && class[t[0]]&class[t[1]]&class[t[2]]&class[t[3]]&mask != 0 {
+			t = t[4:]
+		}
+		for len(t) > 0 && class[t[0]]&mask != 0 {
+			t = t[1:]
+		}
+		k = len(s) - len(t)
+		if len(t) == 0 || t[0] != '%' {
+			break
+		}
+		if len(t) < 3 || class[t[1]]&class[t[2]]&cHex == 0 {
+			return k, pctBad(s, k), pct
+		}
+		pct = true
+		k += 3
+	}
+	return k, -1, pct
 }
 
 // scanPct checks s[i:j] against the class mask, allowing pct-encoded octets.
-// It returns the offset of the first bad byte or -1, and whether a '%' was seen.
-func scanPct(s string, i, j int, mask uint8) (bad int, pct bool) {
-	for ; i < j; i++ {
-		c := s[i]
-		if class[c]&mask != 0 {
-			continue
-		}
-		if c == '%' {
-			if i+2 >= j || !isHex(s[i+1]) || !isHex(s[i+2]) {
-				return i, pct
-			}
-			pct = true
-			i += 2
-			continue
-		}
-		return i, pct
+// It returns the offset of the first bad byte or -1, whether that byte
+// spoils a pct-encoded octet, and whether a '%' was seen.
+func scanPct(s string, i, j int, mask uint16) (bad int, badPct, pct bool) {
+	k, bp, pct := scan(s[:j], i, mask)
+	switch {
+	case bp >= 0:
+		return bp, true, pct
+	case k < j:
+		return k, false, pct
 	}
-	return -1, pct
+	return -1, false, pct
 }
 
-func (r *Ref) parse(s string) error {
+// pctBad checks the pct-encoded octet whose '%' is at s[i]. It returns -1
+// when two hex digits follow, or else the offset of the first byte that is
+// not one (len(s) when s stops short): that byte, not the '%', is where the
+// input goes wrong.
+func pctBad(s string, i int) int {
+	for k := i + 1; k <= i+2; k++ {
+		if k >= len(s) || !isHex(s[k]) {
+			return k
+		}
+	}
+	return -1
+}
+
+// pctErr reports a '%' at s[i] not followed by two hex digits, at offset
+// off (pctBad's answer).
+func pctErr(s string, off int, rule string) *Error {
+	return errAt(s, off, rule, "bad percent-encoding ('%' must be followed by two hex digits)")
+}
+
+// componentErr reports the bad byte scanPct found.
+func componentErr(s string, off int, badPct bool, rule string) *Error {
+	if badPct {
+		return pctErr(s, off, rule)
+	}
+	return badByte(s, off, rule)
+}
+
+// Bits saying which fields decode must compute into its buffer: the
+// components that hold a '%', and the scheme when it is an unknown one
+// written with upper case.
+const (
+	decScheme uint8 = 1 << iota
+	decUserinfo
+	decHost
+	decPath
+	decQuery
+	decFragment
+)
+
+// parse splits and checks s in one pass from left to right. The components
+// are delimited as RFC 3986 §3 and appendix B delimit them (the authority
+// runs to the first "/", "?" or "#", the path to the first "?" or "#", the
+// query to the first "#"), and the error is the first bad byte of the first
+// bad component. With abs, a scheme is required.
+func (r *Ref) parse(s string, abs bool) error {
 	r.Port = -1
-	i := 0
-	// scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"
+	var dec uint8
+	// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"; the union
+	// of the classes of its bytes says whether it holds upper case.
+	i, j, cl := 0, 0, uint16(0)
 	if len(s) > 0 && class[s[0]]&cAlpha != 0 {
-		j := 1
-		for j < len(s) && class[s[j]]&cSchemeRest != 0 {
-			j++
-		}
-		if j < len(s) && s[j] == ':' {
-			r.RawScheme = s[:j]
-			r.Scheme = lowerScheme(r.RawScheme)
-			i = j + 1
+		for j, cl = 1, class[s[0]]; j < len(s) && class[s[j]]&cSchemeRest != 0; j++ {
+			cl |= class[s[j]]
 		}
 	}
-	// Fragment and query split first: '#' cannot appear before the fragment,
-	// '?' cannot appear in the authority or path.
-	end := len(s)
-	if k := strings.IndexByte(s[i:], '#'); k >= 0 {
-		r.HasFragment = true
-		r.RawFragment = s[i+k+1:]
-		end = i + k
+	if j > 0 && j < len(s) && s[j] == ':' {
+		r.RawScheme = s[:j]
+		r.Scheme = r.RawScheme
+		if cl&cUpper != 0 {
+			if r.Scheme = knownScheme(r.RawScheme); r.Scheme == "" {
+				dec |= decScheme
+			}
+		}
+		i = j + 1
+	} else if abs {
+		return noScheme(s, j)
 	}
-	if k := strings.IndexByte(s[i:end], '?'); k >= 0 {
-		r.HasQuery = true
-		r.RawQuery = s[i+k+1 : end]
-		end = i + k
-	}
-	pct := false
-	if end-i >= 2 && s[i] == '/' && s[i+1] == '/' {
+	if len(s)-i >= 2 && s[i] == '/' && s[i+1] == '/' {
 		r.HasAuth = true
-		a := i + 2
-		b := a
-		for b < end && s[b] != '/' {
-			b++
-		}
-		p, err := r.parseAuthority(s, a, b)
+		b, p, err := r.parseAuthority(s, i+2)
 		if err != nil {
 			return err
 		}
-		pct = pct || p
+		dec |= p
 		i = b
 	}
-	r.RawPath = s[i:end]
-	// path: pchar and "/"; a relative reference's first segment may not hold ':'.
-	mask := cPchar
-	noColon := r.RawScheme == "" && !r.HasAuth
-	for k := i; k < end; k++ {
-		c := s[k]
-		if c == '/' {
-			noColon = false
-			continue
-		}
-		if class[c]&mask != 0 {
-			if c == ':' && noColon {
-				return errAt(s, k, "path-noscheme", "':' in the first segment of a relative reference (a scheme must start with a letter and hold only letters, digits, '+', '-', '.')")
-			}
-			continue
-		}
-		if c == '%' && k+2 < end && isHex(s[k+1]) && isHex(s[k+2]) {
-			pct = true
-			k += 2
-			continue
-		}
-		return badByte(s, k, "path")
-	}
-	if r.HasQuery {
-		if bad, p := scanPct(s, end+1, end+1+len(r.RawQuery), cQuery); bad >= 0 {
-			return badByte(s, bad, "query")
-		} else {
-			pct = pct || p
+	// path: pchar and "/"; a relative reference's first segment may not
+	// hold ':' (path-noscheme).
+	k, bad, p := i, -1, false
+	if r.RawScheme == "" && !r.HasAuth {
+		if k, bad, p = scan(s, k, cSegmentNC); bad < 0 && k < len(s) && s[k] == ':' {
+			return colonErr(s, k)
 		}
 	}
-	if r.HasFragment {
-		off := len(s) - len(r.RawFragment)
-		if bad, p := scanPct(s, off, len(s), cQuery); bad >= 0 {
-			return badByte(s, bad, "fragment")
-		} else {
-			pct = pct || p
-		}
+	if bad < 0 {
+		var p2 bool
+		k, bad, p2 = scan(s, k, cPath)
+		p = p || p2
 	}
-	r.decode(pct)
+	if bad >= 0 {
+		return pctErr(s, bad, "path")
+	}
+	if p {
+		dec |= decPath
+	}
+	r.RawPath = s[i:k]
+	if k < len(s) && s[k] == '?' {
+		q := k + 1
+		if k, bad, p = scan(s, q, cQuery); bad >= 0 {
+			return pctErr(s, bad, "query")
+		}
+		if p {
+			dec |= decQuery
+		}
+		r.HasQuery = true
+		r.RawQuery = s[q:k]
+	}
+	if k < len(s) && s[k] == '#' {
+		f := k + 1
+		if k, bad, p = scan(s, f, cQuery); bad >= 0 {
+			return pctErr(s, bad, "fragment")
+		}
+		if p {
+			dec |= decFragment
+		}
+		r.HasFragment = true
+		r.RawFragment = s[f:k]
+	}
+	if k < len(s) {
+		rule := "path"
+		switch {
+		case r.HasFragment:
+			rule = "fragment"
+		case r.HasQuery:
+			rule = "query"
+		}
+		return badByte(s, k, rule)
+	}
+	r.decode(dec)
 	return nil
 }
 
-// parseAuthority parses s[a:b] as authority = [ userinfo "@" ] host [ ":" port ].
-func (r *Ref) parseAuthority(s string, a, b int) (pct bool, err error) {
-	h := a
+// colonErr reports the ':' at s[k] in the first segment of a relative
+// reference. When all before it could be a scheme but for its first byte
+// ("3ttp:"), that first byte is the one to blame.
+func colonErr(s string, k int) *Error {
+	if k > 0 {
+		j := 0
+		for j < k && class[s[j]]&cSchemeRest != 0 {
+			j++
+		}
+		if j == k {
+			return errAt(s, 0, "scheme", "a scheme must start with a letter")
+		}
+	}
+	return errAt(s, k, "path-noscheme", "':' in the first segment of a relative reference (a scheme must start with a letter and hold only letters, digits, '+', '-', '.')")
+}
+
+// parseAuthority parses the authority that starts at s[a] and runs to the
+// first "/", "?" or "#" (or the end), and returns that end:
+// authority = [ userinfo "@" ] host [ ":" port ].
+func (r *Ref) parseAuthority(s string, a int) (b int, dec uint8, err error) {
+	// The common authority, a reg-name or IPv4 host with an optional port,
+	// is checked in one scan; anything else (userinfo, an IP-literal, a bad
+	// byte) is taken apart below.
+	h, bad, p := scan(s, a, cRegName)
+	b = h
+	if bad < 0 && b < len(s) && s[b] == ':' {
+		b++
+		for b < len(s) && s[b]-'0' <= 9 {
+			b++
+		}
+	}
+	if bad < 0 && (b == len(s) || s[b] == '/' || s[b] == '?' || s[b] == '#') {
+		if p {
+			dec = decHost
+		}
+		return b, dec, r.setHostPort(s, a, h, b)
+	}
+	for b < len(s) && s[b] != '/' && s[b] != '?' && s[b] != '#' {
+		b++
+	}
+	h = a
 	if k := strings.IndexByte(s[a:b], '@'); k >= 0 {
 		r.HasUserinfo = true
 		r.RawUserinfo = s[a : a+k]
 		// userinfo = *( unreserved / pct-encoded / sub-delims / ":" ): that is
 		// pchar less "@", and it ends at the first "@".
-		bad, p := scanPct(s, a, a+k, cPchar)
+		bad, badPct, p := scanPct(s, a, a+k, cPchar)
 		if bad >= 0 {
-			return false, badByte(s, bad, "userinfo")
+			return b, 0, componentErr(s, bad, badPct, "userinfo")
 		}
-		pct = p
+		if p {
+			dec = decUserinfo
+		}
 		h = a + k + 1
 	}
-	hostEnd := b
 	if h < b && s[h] == '[' {
 		k := strings.IndexByte(s[h:b], ']')
 		if k < 0 {
-			return false, errAt(s, h, "IP-literal", "'[' without closing ']'")
+			// reported where the ']' should have been
+			return b, 0, errAt(s, b, "IP-literal", "'[' without closing ']'")
 		}
 		lit := s[h+1 : h+k]
 		if len(lit) > 0 && (lit[0] == 'v' || lit[0] == 'V') {
 			if off := checkIPvFuture(lit); off >= 0 {
-				return false, errAt(s, h+1+off, "IPvFuture", "malformed IPvFuture literal")
+				return b, 0, errAt(s, h+1+off, "IPvFuture", "malformed IPvFuture literal")
 			}
 			r.HostKind = HostIPvFuture
 		} else {
 			if off := checkIPv6(lit); off >= 0 {
-				return false, errAt(s, h+1+off, "IPv6address", "malformed IPv6 address")
+				return b, 0, errAt(s, h+1+off, "IPv6address", "malformed IPv6 address")
 			}
 			r.HostKind = HostIPv6
 		}
-		hostEnd = h + k + 1
+		hostEnd := h + k + 1
 		if hostEnd < b && s[hostEnd] != ':' {
-			return false, badByte(s, hostEnd, "authority")
+			return b, 0, badByte(s, hostEnd, "authority")
 		}
-	} else {
-		if k := strings.IndexByte(s[h:b], ':'); k >= 0 {
-			hostEnd = h + k
-		}
-		bad, p := scanPct(s, h, hostEnd, cUnreserved|cSubDelim)
-		if bad >= 0 {
-			return false, badByte(s, bad, "host")
-		}
-		pct = pct || p
-		if isIPv4(s[h:hostEnd]) {
-			r.HostKind = HostIPv4
-		} else {
-			r.HostKind = HostRegName
-		}
+		r.RawHost = s[h:hostEnd]
+		return b, dec, r.setPort(s, hostEnd, b)
 	}
-	r.RawHost = s[h:hostEnd]
-	if hostEnd < b {
-		r.HasPort = true
-		r.RawPort = s[hostEnd+1 : b]
-		// port = *DIGIT: any number of digits is grammatical; a number
-		// too large for TCP is refused by Parse, not here.
-		n := 0
-		for k := hostEnd + 1; k < b; k++ {
-			c := s[k]
-			if c < '0' || c > '9' {
-				return false, badByte(s, k, "port")
-			}
-			if n <= maxPort {
-				n = n*10 + int(c-'0')
-			}
-		}
-		if len(r.RawPort) > 0 {
-			r.Port = min(n, maxPort+1)
-		}
+	hostEnd := b
+	if k := strings.IndexByte(s[h:b], ':'); k >= 0 {
+		hostEnd = h + k
 	}
-	return pct, nil
+	bad, badPct, p := scanPct(s, h, hostEnd, cRegName)
+	if bad >= 0 {
+		return b, 0, componentErr(s, bad, badPct, "host")
+	}
+	if p {
+		dec |= decHost
+	}
+	return b, dec, r.setHostPort(s, h, hostEnd, b)
 }
 
-// lowerScheme returns the scheme in lower case, without allocating for the
-// schemes urlget knows or for schemes already in lower case.
-func lowerScheme(s string) string {
-	lower := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			lower = false
-			break
+// setHostPort sets the reg-name or IPv4address host s[h:hostEnd], which
+// holds only unreserved characters, sub-delims and pct-encoded octets, and
+// the port s[hostEnd+1:b] when s[hostEnd] is ':' (hostEnd < b).
+func (r *Ref) setHostPort(s string, h, hostEnd, b int) error {
+	r.RawHost = s[h:hostEnd]
+	r.HostKind = HostRegName
+	if hostEnd > h && s[h]-'0' <= 9 && isIPv4(r.RawHost) {
+		r.HostKind = HostIPv4
+	}
+	return r.setPort(s, hostEnd, b)
+}
+
+// setPort sets the port s[hostEnd+1:b] when s[hostEnd] is the ':' that
+// starts one (hostEnd < b).
+func (r *Ref) setPort(s string, hostEnd, b int) error {
+	if hostEnd == b {
+		return nil
+	}
+	r.HasPort = true
+	r.RawPort = s[hostEnd+1 : b]
+	// port = *DIGIT: any number of digits is grammatical; a number too
+	// large for TCP is refused by Parse, not here.
+	n := 0
+	for k := hostEnd + 1; k < b; k++ {
+		c := s[k]
+		if c < '0' || c > '9' {
+			return badByte(s, k, "port")
+		}
+		if n <= maxPort {
+			n = n*10 + int(c-'0')
 		}
 	}
-	if lower {
-		return s
+	if len(r.RawPort) > 0 {
+		r.Port = min(n, maxPort+1)
 	}
+	return nil
+}
+
+// knownScheme returns the lower-case name of a scheme urlget knows written
+// in any case, or "".
+func knownScheme(s string) string {
 	for _, k := range knownSchemes {
 		if strings.EqualFold(s, k) {
 			return k
 		}
 	}
-	return strings.ToLower(s)
+	return ""
 }
 
 var knownSchemes = [...]string{"http", "https", "ftp", "gopher", "gophers", "mailto", "news", "nntp", "nntps", "telnet", "wais", "file", "prospero"}
@@ -360,75 +485,76 @@ func isIPv4(h string) bool {
 }
 
 // checkIPv6 validates an IPv6address (RFC 3986 §3.2.2); it returns the offset
-// of the first problem within s, or -1.
+// within s of the first byte that cannot be part of one (len(s) when s stops
+// short), or -1.
 func checkIPv6(s string) int {
-	groups := 0
-	double := false
-	i := 0
 	if len(s) == 0 {
 		return 0
 	}
+	groups := 0 // h16 groups so far; an IPv4address counts as two
+	double := false
+	i := 0
 	if s[0] == ':' {
 		if len(s) < 2 || s[1] != ':' {
-			return 0
+			return 0 // a single leading ':'
 		}
-		double = true
-		i = 2
+		double, i = true, 2
 		if i == len(s) {
-			return -1
+			return -1 // "::"
 		}
 	}
-	for i < len(s) {
+	for {
 		// one h16, or an IPv4address as the last 32 bits
 		j := i
-		for j < len(s) && j-i < 5 && isHex(s[j]) {
+		for j < len(s) && isHex(s[j]) {
 			j++
 		}
 		if j < len(s) && s[j] == '.' {
-			// the rest must be an IPv4address
-			if !isIPv4(s[i:]) {
+			if !isIPv4(s[i:]) || groups+2 > 8 || double && groups+2 > 7 {
 				return i
 			}
 			groups += 2
-			i = len(s)
 			break
 		}
-		if j == i || j-i > 4 {
-			return i
+		switch {
+		case j == i:
+			return i // a group must start here
+		case j-i > 4:
+			return i + 4 // an h16 has at most four digits
 		}
 		groups++
-		i = j
-		if i == len(s) {
+		if groups > 8 || double && groups > 7 {
+			return i // one group too many
+		}
+		if j == len(s) {
 			break
 		}
-		if s[i] != ':' {
-			return i
+		if s[j] != ':' {
+			return j
 		}
-		i++
-		if i < len(s) && s[i] == ':' {
-			if double {
-				return i
+		i = j + 1
+		if i == len(s) {
+			return i // a single trailing ':'
+		}
+		if s[i] == ':' {
+			if double || groups > 7 {
+				return i // a second "::", or "::" after eight groups
 			}
 			double = true
 			i++
 			if i == len(s) {
 				break
 			}
-		} else if i == len(s) {
-			return i - 1 // trailing single ':'
 		}
 	}
-	if double {
-		if groups > 7 {
-			return len(s) - 1
-		}
-	} else if groups != 8 {
-		return len(s) - 1
+	if !double && groups != 8 {
+		return len(s) // too few groups
 	}
 	return -1
 }
 
-// checkIPvFuture validates "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
+// checkIPvFuture validates "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" );
+// it returns the offset of the first bad byte (len(s) when s stops short), or -1.
 func checkIPvFuture(s string) int {
 	i := 1
 	for i < len(s) && isHex(s[i]) {
@@ -439,7 +565,7 @@ func checkIPvFuture(s string) int {
 	}
 	i++
 	if i == len(s) {
-		return i - 1
+		return i
 	}
 	for ; i < len(s); i++ {
 		if c := s[i]; class[c]&(cUnreserved|cSubDelim) == 0 && c != ':' {
@@ -449,31 +575,64 @@ func checkIPvFuture(s string) int {
 	return -1
 }
 
-// decode fills the decoded fields. Components without '%' share the input's
-// bytes; the others are decoded into one buffer allocated once.
-func (r *Ref) decode(pct bool) {
+// decode fills the decoded fields and Scheme. Fields that need no work
+// share the input's bytes; the others (those dec names) are computed into
+// one buffer allocated once.
+func (r *Ref) decode(dec uint8) {
 	user, pass := r.RawUserinfo, ""
-	if k := strings.IndexByte(user, ':'); k >= 0 {
-		r.HasPassword = true
-		user, pass = user[:k], user[k+1:]
+	if user != "" {
+		if k := strings.IndexByte(user, ':'); k >= 0 {
+			r.HasPassword = true
+			user, pass = user[:k], user[k+1:]
+		}
 	}
 	host := r.RawHost
 	if r.HostKind == HostIPv6 || r.HostKind == HostIPvFuture {
 		host = host[1 : len(host)-1]
 	}
-	if !pct {
-		r.User, r.Password, r.Host = user, pass, host
-		r.Path, r.Query, r.Fragment = r.RawPath, r.RawQuery, r.RawFragment
+	r.User, r.Password, r.Host = user, pass, host
+	r.Path, r.Query, r.Fragment = r.RawPath, r.RawQuery, r.RawFragment
+	if dec == 0 {
 		return
 	}
+	n := len(r.RawScheme) + len(r.RawPath) + len(r.RawQuery) + len(r.RawFragment)
+	if dec&(decUserinfo|decHost) != 0 {
+		n += len(r.RawUserinfo) + len(host)
+	}
 	var d decoder
-	d.init(len(user) + len(pass) + len(host) + len(r.RawPath) + len(r.RawQuery) + len(r.RawFragment))
-	r.User = d.add(user)
-	r.Password = d.add(pass)
-	r.Host = d.add(host)
-	r.Path = d.add(r.RawPath)
-	r.Query = d.add(r.RawQuery)
-	r.Fragment = d.add(r.RawFragment)
+	d.init(n) // at most this long: cheaper to add up than to trim
+	if dec&decScheme != 0 {
+		r.Scheme = d.lower(r.RawScheme)
+	}
+	if dec&decUserinfo != 0 {
+		r.User, r.Password = d.add(user), d.add(pass)
+	}
+	if dec&decHost != 0 {
+		r.Host = d.add(host)
+	}
+	if dec&decPath != 0 {
+		r.Path = d.add(r.RawPath)
+	}
+	if dec&decQuery != 0 {
+		r.Query = d.add(r.RawQuery)
+	}
+	if dec&decFragment != 0 {
+		r.Fragment = d.add(r.RawFragment)
+	}
+}
+
+// decodeMask says which raw components hold a '%'.
+func (r *Ref) decodeMask() uint8 {
+	var m uint8
+	for _, c := range [...]struct {
+		bit uint8
+		s   string
+	}{{decUserinfo, r.RawUserinfo}, {decHost, r.RawHost}, {decPath, r.RawPath}, {decQuery, r.RawQuery}, {decFragment, r.RawFragment}} {
+		if strings.IndexByte(c.s, '%') >= 0 {
+			m |= c.bit
+		}
+	}
+	return m
 }
 
 // decoder percent-decodes several strings into one allocation. Strings with
@@ -484,7 +643,7 @@ type decoder struct {
 
 func (d *decoder) init(n int) { d.buf = make([]byte, 0, n) }
 
-// add decodes s, which must already be known to hold only valid escapes.
+// add decodes s; malformed escapes are copied as they are.
 func (d *decoder) add(s string) string {
 	k := strings.IndexByte(s, '%')
 	if k < 0 {
@@ -494,17 +653,33 @@ func (d *decoder) add(s string) string {
 		d.buf = make([]byte, 0, len(s))
 	}
 	start := len(d.buf)
-	d.buf = append(d.buf, s[:k]...)
-	for i := k; i < len(s); i++ {
+	for k >= 0 {
+		d.buf = append(d.buf, s[:k]...)
+		if k+2 < len(s) && isHex(s[k+1]) && isHex(s[k+2]) {
+			d.buf = append(d.buf, unhex(s[k+1])<<4|unhex(s[k+2]))
+			s = s[k+3:]
+		} else {
+			d.buf = append(d.buf, '%')
+			s = s[k+1:]
+		}
+		k = strings.IndexByte(s, '%')
+	}
+	d.buf = append(d.buf, s...)
+	// The buffer's capacity was reserved up front, so later appends never
+	// move bytes that earlier strings point at.
+	return bytesString(d.buf[start:])
+}
+
+// lower adds s in lower case.
+func (d *decoder) lower(s string) string {
+	start := len(d.buf)
+	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			c = unhex(s[i+1])<<4 | unhex(s[i+2])
-			i += 2
+		if c-'A' < 26 {
+			c += 'a' - 'A'
 		}
 		d.buf = append(d.buf, c)
 	}
-	// The buffer's capacity was reserved up front, so later appends never
-	// move bytes that earlier strings point at.
 	return bytesString(d.buf[start:])
 }
 

@@ -39,7 +39,7 @@ func (r *Ref) Resolve(ref *Ref) Ref {
 		t.setScheme(r)
 	}
 	t.HasFragment, t.RawFragment = ref.HasFragment, ref.RawFragment
-	t.decode(true)
+	t.decode(t.decodeMask())
 	return t
 }
 
@@ -103,7 +103,7 @@ func RemoveDotSegments(in string) string {
 			in = in[k:]
 		}
 	}
-	return string(out)
+	return bytesString(out) // out is not written again
 }
 
 func popSegment(out []byte) []byte {
