@@ -742,8 +742,8 @@ func TestHostileListing(t *testing.T) {
 	}
 	for i, w := range want {
 		e := got[i]
-		if e.Name != w.name || e.URL != w.url || ftp.SafeName(e.Name) != w.safe {
-			t.Errorf("entry %d: name %q url %q safe %q; want %q %q %q", i, e.Name, e.URL, ftp.SafeName(e.Name), w.name, w.url, w.safe)
+		if e.Name != w.name || e.URL != w.url || fetch.SafeName(e.Name) != w.safe {
+			t.Errorf("entry %d: name %q url %q safe %q; want %q %q %q", i, e.Name, e.URL, fetch.SafeName(e.Name), w.name, w.url, w.safe)
 		}
 	}
 	if !got[4].Unparsed || got[4].Raw != "this line is nothing at all" {

@@ -1,12 +1,13 @@
-package ftp
+package fetch
 
 import "unicode/utf8"
 
 // maxName bounds a local file name (most file systems allow 255 bytes).
 const maxName = 255
 
-// SafeName returns a local file name for a name from an ftp URL or a
-// listing, for -O and the mirror. A server's names are data: this makes
+// SafeName returns a local file name for a name a server gave (a listing
+// entry, the last segment of a URL or selector), for -O and the mirror. A
+// server's names are data: this makes
 // one path component of them that cannot leave the directory it is
 // written in. Every "/" and "\" becomes "_" (the name stays one component,
 // and "a/b" does not collide with "b"), so does every control byte (below
