@@ -107,7 +107,7 @@ func (b *dataBody) end(err error) {
 		b.data.Close()
 		b.c.broken = true
 		if b.ctx.Err() != nil {
-			b.err = ctxErr(b.ctx)
+			b.err = fetch.ContextError(b.ctx)
 			return
 		}
 		if fetch.KindOf(err) == fetch.ErrTimeout {
@@ -125,7 +125,7 @@ func (b *dataBody) end(err error) {
 		if rerr != nil {
 			b.c.broken = true
 			if b.ctx.Err() != nil {
-				b.err = ctxErr(b.ctx)
+				b.err = fetch.ContextError(b.ctx)
 				return
 			}
 			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": no final reply after the data connection closed", Err: rerr}

@@ -263,7 +263,7 @@ func refused(kind fetch.Kind, verb, arg string, r *reply) error {
 // else (the server closed, reset) as kind.
 func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error {
 	if ctx.Err() != nil {
-		return ctxErr(ctx)
+		return fetch.ContextError(ctx)
 	}
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
@@ -273,15 +273,6 @@ func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error
 		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": timed out", Err: err}
 	}
 	return &fetch.Error{Kind: kind, Msg: "ftp: " + what, Err: err}
-}
-
-// ctxErr is the typed error for a done context.
-func ctxErr(ctx context.Context) error {
-	err := context.Cause(ctx)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "operation timed out", Err: err}
-	}
-	return &fetch.Error{Kind: fetch.ErrAborted, Msg: "operation aborted", Err: err}
 }
 
 // watch closes the connection when ctx is done, until the returned stop is

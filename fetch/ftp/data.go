@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -83,27 +82,11 @@ func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, 
 		}
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	dc, err := dialerOf(req).DialContext(ctx, "tcp", addr)
+	dc, err := fetch.Connect(ctx, req, addr, "ftp: data connection to")
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctxErr(ctx)
-		}
-		var fe *fetch.Error
-		if errors.As(err, &fe) {
-			return nil, &fetch.Error{Kind: fe.Kind, Msg: "ftp: data connection to " + addr, Err: err}
-		}
-		return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: data connection to " + addr, Err: err}
+		return nil, err
 	}
 	return &dataConn{conn: dc}, nil
-}
-
-// dialerOf is the Request's Dialer, or a plain one for callers that use a
-// Fetcher without a Client.
-func dialerOf(req *fetch.Request) fetch.Dialer {
-	if req.Dialer != nil {
-		return req.Dialer
-	}
-	return &net.Dialer{}
 }
 
 // parseEPSV reads the port of "229 text (|||port|)": any delimiter, the
@@ -301,7 +284,7 @@ func (d *dataConn) accept(ctx context.Context, c *conn, timeout time.Duration) (
 		nc, err := d.ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctxErr(ctx)
+				return nil, fetch.ContextError(ctx)
 			}
 			if fetch.KindOf(err) == fetch.ErrTimeout {
 				return nil, &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: the server did not connect for the data transfer within " + timeout.String(), Err: err}

@@ -263,7 +263,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: URL has no host"}
 	}
 	if ctx.Err() != nil {
-		return nil, ctxErr(ctx)
+		return nil, fetch.ContextError(ctx)
 	}
 	o, err := parseOptions(req.Options)
 	if err != nil {

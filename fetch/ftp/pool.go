@@ -150,7 +150,7 @@ func (f *Fetcher) IdleConns() int {
 // in the pool; the request's context still aborts the dial, and closes the
 // connection while the request uses it (conn.watch).
 func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key poolKey, reusable bool) (*conn, error) {
-	d := dialerOf(req)
+	d := fetch.DialerOf(req)
 	lctx, life := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, life)
 	raw, err := d.DialContext(lctx, "tcp", key.addr)
@@ -158,7 +158,7 @@ func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key 
 	if err != nil {
 		life()
 		if ctx.Err() != nil {
-			return nil, ctxErr(ctx)
+			return nil, fetch.ContextError(ctx)
 		}
 		var fe *fetch.Error
 		if errors.As(err, &fe) {

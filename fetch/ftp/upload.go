@@ -142,7 +142,7 @@ func (f *Fetcher) store(ctx context.Context, c *conn, req *fetch.Request, o *opt
 		c.broken = true // the server's reply to the cut transfer is still due
 		switch {
 		case ctx.Err() != nil:
-			return nil, ctxErr(ctx)
+			return nil, fetch.ContextError(ctx)
 		case rerr != nil:
 			var fe *fetch.Error
 			if errors.As(rerr, &fe) {

@@ -170,7 +170,7 @@ func (r netReader) Read(p []byte) (int, error) {
 
 func ioError(ctx context.Context, err error, doing string) error {
 	if ctx.Err() != nil {
-		return ctxError(ctx)
+		return fetch.ContextError(ctx)
 	}
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
@@ -181,14 +181,6 @@ func ioError(ctx context.Context, err error, doing string) error {
 		k = fetch.ErrPartial
 	}
 	return &fetch.Error{Kind: k, Msg: "gopher: " + doing, Err: err}
-}
-
-func ctxError(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		err = cause
-	}
-	return &fetch.Error{Kind: fetch.KindOf(ctx.Err()), Msg: "gopher", Err: err}
 }
 
 // body is a Resource body: reading goes through the framing readers,

@@ -374,46 +374,16 @@ func (c *conn) close() {
 }
 
 func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, ctxError(ctx)
-	}
-	d := req.Dialer
-	if d == nil {
-		d = &net.Dialer{}
-	}
 	addr := net.JoinHostPort(p.host, strconv.Itoa(p.port))
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	nc, err := fetch.Connect(ctx, req, addr, "gopher: connecting to")
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctxError(ctx)
-		}
-		k := fetch.KindOf(err)
-		if k == fetch.ErrOther {
-			k = fetch.ErrConnect
-		}
-		return nil, &fetch.Error{Kind: k, Msg: "gopher: connecting to " + addr, Err: err}
+		return nil, err
 	}
 	logf(req.Verbose, "* connected to %s", addr)
 	if p.secure {
-		cfg := req.TLS
-		if cfg == nil {
-			cfg = &tls.Config{}
-		}
-		cfg = cfg.Clone()
-		if cfg.ServerName == "" {
-			cfg.ServerName = p.host
-		}
-		tc := tls.Client(nc, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			nc.Close()
-			if ctx.Err() != nil {
-				return nil, ctxError(ctx)
-			}
-			k := fetch.KindOf(err)
-			if k != fetch.ErrTimeout {
-				k = fetch.ErrTLS
-			}
-			return nil, &fetch.Error{Kind: k, Msg: "gopher: TLS handshake with " + addr, Err: err}
+		tc, err := fetch.HandshakeTLS(ctx, req, nc, p.host, "gopher: "+addr)
+		if err != nil {
+			return nil, err
 		}
 		st := tc.ConnectionState()
 		logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))

@@ -66,21 +66,10 @@ type conn struct {
 // (capabilities, MODE READER, STARTTLS); it does not authenticate until the
 // server asks (480).
 func dial(ctx context.Context, req *fetch.Request, host string, port int, implicitTLS bool) (*conn, error) {
-	d := req.Dialer
-	if d == nil {
-		d = &net.Dialer{}
-	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	nc, err := fetch.Connect(ctx, req, addr, "nntp: connect to")
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctxError(ctx)
-		}
-		k := fetch.KindOf(err)
-		if k == fetch.ErrOther {
-			k = fetch.ErrConnect
-		}
-		return nil, &fetch.Error{Kind: k, Msg: "nntp: connect to " + addr, Err: err}
+		return nil, err
 	}
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose, req: req, host: host, port: port}
 	// Cancelling the context closes the connection, which ends any read or
@@ -121,29 +110,13 @@ func (c *conn) quit() {
 }
 
 // tlsConfig is the request's TLS configuration for this host.
-func (c *conn) tlsConfig() *tls.Config {
-	var cfg *tls.Config
-	if c.req.TLS != nil {
-		cfg = c.req.TLS.Clone()
-	} else {
-		cfg = &tls.Config{}
-	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = c.host
-	}
-	return cfg
-}
-
 // handshake starts TLS on the connection. Whatever the server sent before
 // the handshake and the client has not read is discarded by the caller: the
 // new reader starts empty.
 func (c *conn) handshake() error {
-	tc := tls.Client(c.nc, c.tlsConfig())
-	if err := tc.HandshakeContext(c.ctx); err != nil {
-		if c.ctx.Err() != nil {
-			return ctxError(c.ctx)
-		}
-		return &fetch.Error{Kind: fetch.ErrTLS, Msg: "nntp: TLS handshake with " + net.JoinHostPort(c.host, strconv.Itoa(c.port)), Err: err}
+	tc, err := fetch.HandshakeTLS(c.ctx, c.req, c.nc, c.host, "nntp: "+net.JoinHostPort(c.host, strconv.Itoa(c.port)))
+	if err != nil {
+		return err
 	}
 	c.nc = tc
 	c.br = newReader(tc)
@@ -450,7 +423,7 @@ func (c *conn) readDataLine() ([]byte, error) {
 // is done (it closed the connection), a timeout, or an early close.
 func (c *conn) ioError(err error, doing string) error {
 	if c.ctx.Err() != nil {
-		return ctxError(c.ctx)
+		return fetch.ContextError(c.ctx)
 	}
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
@@ -465,14 +438,6 @@ func (c *conn) ioError(err error, doing string) error {
 		k = fetch.ErrPartial
 	}
 	return &fetch.Error{Kind: k, Msg: "nntp: " + doing, Err: err}
-}
-
-func ctxError(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		err = cause
-	}
-	return &fetch.Error{Kind: fetch.KindOf(ctx.Err()), Msg: "nntp", Err: err}
 }
 
 // logf writes one verbose line with control characters made visible.

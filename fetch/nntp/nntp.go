@@ -112,7 +112,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, ctxError(ctx)
+		return nil, fetch.ContextError(ctx)
 	}
 	c, err := dial(ctx, req, t.host, t.port, t.tls)
 	if err != nil {

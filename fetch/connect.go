@@ -1,0 +1,77 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+)
+
+// This file is the dialing code fetchers share: a connection to the
+// server with a typed error, and a TLS handshake with one.
+
+// ContextError is the typed error for a context that has ended: ErrTimeout
+// for a deadline, ErrAborted for a cancellation, the cause kept as Err.
+func ContextError(ctx context.Context) error { return ctxError(ctx, "") }
+
+// DialerOf is req.Dialer, or a plain net.Dialer for a Request made without
+// a Client.
+func DialerOf(req *Request) Dialer {
+	if req.Dialer != nil {
+		return req.Dialer
+	}
+	return &net.Dialer{}
+}
+
+// Connect opens a TCP connection to addr (host:port) with DialerOf(req).
+// Its error is typed: the context's (ContextError) when that ended first,
+// the dialer's own *Error (the Client's dialer types its errors), or else
+// ErrResolve, ErrTimeout or ErrConnect from the network error. what starts
+// the message ("gopher: connecting to").
+func Connect(ctx context.Context, req *Request, addr, what string) (net.Conn, error) {
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, "")
+	}
+	nc, err := DialerOf(req).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx, "")
+		}
+		var fe *Error
+		if errors.As(err, &fe) {
+			return nil, &Error{Kind: fe.Kind, Msg: what + " " + addr, Err: err}
+		}
+		k := KindOf(err)
+		if k == ErrOther {
+			k = ErrConnect
+		}
+		return nil, &Error{Kind: k, Msg: what + " " + addr, Err: err}
+	}
+	return nc, nil
+}
+
+// HandshakeTLS runs a TLS client handshake on nc with a copy of req.TLS
+// (ServerName set to host when the config has none). On failure nc is
+// closed and the error is ErrTLS, or ErrTimeout, or the context's.
+func HandshakeTLS(ctx context.Context, req *Request, nc net.Conn, host, what string) (*tls.Conn, error) {
+	cfg := &tls.Config{}
+	if req.TLS != nil {
+		cfg = req.TLS.Clone()
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx, "")
+		}
+		k := KindOf(err)
+		if k != ErrTimeout {
+			k = ErrTLS
+		}
+		return nil, &Error{Kind: k, Msg: what + ": TLS handshake", Err: err}
+	}
+	return tc, nil
+}
