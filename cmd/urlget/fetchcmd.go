@@ -406,12 +406,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 func (c *fetchCmd) run(ctx context.Context) int {
 	status := 0
 	for i, raw := range c.o.urls {
-		var r *xferResult
-		if c.o.uploadFile != "" {
-			r = c.upload(ctx, i, raw)
-		} else {
-			r = c.transfer(ctx, i, raw, c.outSpecFor(i))
-		}
+		r := c.one(ctx, i, raw)
 		if ctx.Err() != nil {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
@@ -459,24 +454,32 @@ type xferResult struct {
 	elapsed     time.Duration
 }
 
-// transfer fetches one URL into its output, retrying transient failures.
-func (c *fetchCmd) transfer(ctx context.Context, num int, raw string, spec outSpec) (r *xferResult) {
+// one handles the URL numbered num: a fetch, or with -T an upload.
+func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 	start := time.Now()
-	r = &xferResult{num: num, url: raw, effective: raw}
-	defer func() {
-		r.elapsed = time.Since(start)
-		r.code = fetch.ExitCode(r.err)
-	}()
-	u, err := parseFetchURL(raw)
-	if err != nil {
+	r := &xferResult{num: num, url: raw, effective: raw}
+	if u, err := parseFetchURL(raw); err != nil {
 		r.err = fetch.NewError(fetch.ErrMalformed, "malformed URL", err)
-		return r
+	} else {
+		r.scheme = u.Scheme
+		if c.o.uploadFile != "" {
+			r.err = c.upload(ctx, &u, r)
+		} else {
+			c.transfer(ctx, &u, r, c.outSpecFor(num))
+		}
 	}
-	r.scheme = u.Scheme
-	out, err := c.newOutput(&u, spec)
+	r.elapsed = time.Since(start)
+	r.code = fetch.ExitCode(r.err)
+	return r
+}
+
+// transfer fetches u into its output, retrying transient failures; the
+// outcome goes into r.
+func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult, spec outSpec) {
+	out, err := c.newOutput(u, spec)
 	if err != nil {
 		r.err = err
-		return r
+		return
 	}
 	r.filename = out.path
 	c.asked = nil
@@ -484,7 +487,7 @@ func (c *fetchCmd) transfer(ctx context.Context, num int, raw string, spec outSp
 	delay := time.Second
 	for attempt := 0; ; attempt++ {
 		left := c.o.retry - attempt
-		err := c.attempt(ctx, &u, out, r, left > 0)
+		err := c.attempt(ctx, u, out, r, left > 0)
 		if err == nil {
 			break
 		}
@@ -520,7 +523,6 @@ func (c *fetchCmd) transfer(ctx context.Context, num int, raw string, spec outSp
 	} else {
 		out.abort()
 	}
-	return r
 }
 
 // errRetryStatus is a response whose status says "try again" (HTTP 408,
