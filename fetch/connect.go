@@ -25,7 +25,8 @@ func DialerOf(req *Request) Dialer {
 
 // Connect opens a TCP connection to addr (host:port) with DialerOf(req).
 // Its error is typed: the context's (ContextError) when that ended first,
-// the dialer's own *Error (the Client's dialer types its errors), or else
+// the dialer's own *Error as it is (the Client's dialer types and words its
+// errors), or else
 // ErrResolve, ErrTimeout or ErrConnect from the network error. what starts
 // the message ("gopher: connecting to").
 func Connect(ctx context.Context, req *Request, addr, what string) (net.Conn, error) {
@@ -39,7 +40,7 @@ func Connect(ctx context.Context, req *Request, addr, what string) (net.Conn, er
 		}
 		var fe *Error
 		if errors.As(err, &fe) {
-			return nil, &Error{Kind: fe.Kind, Msg: what + " " + addr, Err: err}
+			return nil, err // already typed and worded by the Client's dialer
 		}
 		k := KindOf(err)
 		if k == ErrOther {

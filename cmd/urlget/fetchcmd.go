@@ -459,7 +459,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
 	if u, err := parseFetchURL(raw); err != nil {
-		r.err = fetch.NewError(fetch.ErrMalformed, "malformed URL", err)
+		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
 		if c.o.uploadFile != "" {
