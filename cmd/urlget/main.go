@@ -33,6 +33,9 @@ func run(e env) int {
 		case "url":
 			e.args = e.args[1:]
 			return runURL(e)
+		case "mirror":
+			e.args = e.args[1:]
+			return runMirror(e)
 		}
 	}
 	return runFetch(e)

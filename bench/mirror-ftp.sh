@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# bench/mirror-ftp.sh — `urlget mirror` beside `lftp mirror` and `wget -m`,
+# mirroring one FTP tree from vsftpd through a delaying proxy, in one run.
+#
+#   bench/mirror-ftp.sh                 1000 files in 50 directories (~31 MiB), 40 ms RTT, 4 connections
+#   ROUNDS=3 bench/mirror-ftp.sh        three timed runs of each client
+#   CLIENTS="urlget lftp" bench/mirror-ftp.sh   leave wget out (it takes ~2 minutes)
+#   DELAY_MS=0 bench/mirror-ftp.sh      no added latency
+#   BENCH_KEEP=1 bench/mirror-ftp.sh    keep the temp dir (trees, logs)
+#
+# The machine's kernel has no netem, so latency comes from a TCP proxy
+# (internal/testserver/delayproxy.go, run by mirror/internal/benchtool)
+# that releases every chunk DELAY_MS after reading it, in each direction.
+# It listens on 127.0.0.2 — the control port, and the passive port range
+# mapped one to one — and vsftpd announces 127.0.0.2 in its PASV replies,
+# so every client's control and data connections go through it. lftp and
+# urlget use PARALLEL connections; wget has no parallel FTP (one).
+#
+# Each client mirrors into an empty directory; the result must equal the
+# served tree (diff -r; wget's .listing files and urlget's manifest left
+# out), otherwise the client is reported as failed. Then, as information,
+# urlget and lftp run again on their finished mirrors (nothing to fetch).
+#
+# Target: urlget's median wall time <= MAX_RATIO (0.55) x lftp's.
+# Exit status: 0 target met, 1 missed, 2 a client failed. Needs root
+# (vsftpd).
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(vsftpd lftp wget time)
+
+ROUNDS=${ROUNDS:-1}
+FILES=${FILES:-1000}
+DIRS=${DIRS:-50}
+MIB=${MIB:-31}
+DELAY_MS=${DELAY_MS:-20} # each way: RTT = 2 x DELAY_MS
+PARALLEL=${PARALLEL:-4}
+MAX_RATIO=${MAX_RATIO:-0.55} # urlget wall / lftp wall
+CLIENTS=${CLIENTS:-"urlget lftp wget"}
+
+bench_init
+[ "$(id -u)" = 0 ] || bench_die "vsftpd needs root: run bench/mirror-ftp.sh as root"
+bench_need_packages "${PACKAGES[@]}"
+command -v go >/dev/null || bench_die "go is not on PATH"
+bench_note "bench: building"
+go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
+bench_build_urlget
+
+# start_helper NAME ARGS...: run `benchtool ARGS...` in the background
+# (stopped by PID at exit) and wait for its READY or PORT line; sets
+# HELPER_OUT to its stdout file.
+start_helper() {
+	local name=$1
+	shift
+	HELPER_OUT=$BENCH_TMP/$name.out
+	"$BENCH_BIN/benchtool" "$@" >"$HELPER_OUT" 2>"$BENCH_TMP/$name.err" &
+	local pid=$!
+	BENCH_SERVER_PIDS+=("$pid")
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -qE '^(READY|PORT) ' "$HELPER_OUT" && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$BENCH_TMP/$name.err" >&2
+	bench_die "benchtool $1 did not start"
+}
+
+# free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.
+free_range() {
+	local n=$1 lo p ok try
+	for ((try = 0; try < 50; try++)); do
+		lo=$((30000 + RANDOM % 25000))
+		ok=1
+		for ((p = lo; p < lo + n; p++)); do
+			if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.2/$p") 2>/dev/null; then
+				ok=0
+				break
+			fi
+		done
+		if [ $ok = 1 ]; then
+			echo "$lo-$((lo + n - 1))"
+			return 0
+		fi
+	done
+	bench_die "no $n free ports in a row"
+}
+
+ANON=$BENCH_TMP/anon
+mkdir -p "$ANON"
+chmod 755 "$BENCH_TMP" "$ANON"
+bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
+"$BENCH_BIN/benchtool" ftptree -root "$ANON/pub" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
+BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+sync -f "$ANON"
+
+PASV=$(free_range 100)
+mkdir -p "$BENCH_TMP/vsftpd"
+start_helper vsftpd vsftpd -root "$ANON" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
+PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
+start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT" "127.0.0.2:$PASV=127.0.0.1:${PASV%-*}"
+HOSTPORT=127.0.0.2:$PORT
+URL=ftp://$HOSTPORT/pub/
+
+# The clients: NAME and a command with @OUT@ for the target directory.
+client_cmd() {
+	case "$1" in
+	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; open ftp://$HOSTPORT; mirror --parallel=$PARALLEL /pub @OUT@") ;;
+	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -P @OUT@ "$URL") ;;
+	*) bench_die "unknown client $1" ;;
+	esac
+	local i
+	for i in "${!CMD[@]}"; do
+		CMD[i]=${CMD[i]//@OUT@/$2}
+	done
+}
+
+# mirror_run NAME RUNSNAME OUT: one timed run into OUT (emptied first
+# unless RUNSNAME ends in "2": the second, incremental run); the result is
+# checked against the served tree.
+mirror_run() {
+	local name=$1 rname=$2 out=$3 st=0 t0 t1 rss user sys
+	bench_failed "$rname" && return 0
+	case "$rname" in *2) ;; *) rm -rf "$out" ;; esac
+	client_cmd "$name" "$out"
+	t0=$(date +%s%N)
+	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$rname.time" "${CMD[@]}" >"$BENCH_TMP/$rname.stdout" 2>"$BENCH_TMP/$rname.stderr" || st=$?
+	t1=$(date +%s%N)
+	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$rname.time")
+	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
+		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$rname.runs"
+	if [ $st -ne 0 ]; then
+		bench_mark_failed "$rname" "exit status $st: $(head -n 3 "$BENCH_TMP/$rname.stderr" | tr '\n' ' ')"
+		return 0
+	fi
+	if ! diff -r -q -x .listing -x '.urlget-mirror*' "$ANON/pub" "$out" >"$BENCH_TMP/$rname.diff" 2>&1; then
+		bench_mark_failed "$rname" "the mirror differs from the served tree: $(head -n 3 "$BENCH_TMP/$rname.diff" | tr '\n' ' ')"
+	fi
+}
+
+echo "== FTP mirror: $URL — $FILES files in $DIRS directories, $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB; RTT $((2 * DELAY_MS)) ms (delay proxy); $PARALLEL connections (wget: 1); $ROUNDS round(s)"
+echo "   vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null); $(lftp --version | head -n 1); $(wget --version | head -n 1 | cut -d' ' -f1-3)"
+echo "   $(uname -sr)"
+bench_load_note
+
+read -r -a clients <<<"$CLIENTS"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for c in "${clients[@]}"; do
+		bench_note "bench: round $r: $c"
+		mirror_run "$c" "$c" "$BENCH_TMP/out-$c"
+	done
+done
+for c in "${clients[@]}"; do
+	case "$c" in urlget | lftp)
+		bench_note "bench: $c again on its finished mirror"
+		mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c"
+		;;
+	esac
+done
+
+echo
+names=()
+for c in "${clients[@]}"; do names+=("$c"); done
+for c in urlget2 lftp2; do [ -e "$BENCH_TMP/$c.runs" ] && names+=("$c"); done
+bench_report "$BYTES" "${names[@]}"
+echo "(urlget2, lftp2: the same client run again on its finished mirror — nothing to fetch)"
+echo
+if [[ " $CLIENTS " == *" urlget "* && " $CLIENTS " == *" lftp "* ]]; then
+	bench_ratio urlget lftp "$MAX_RATIO"
+fi
+if [[ " $CLIENTS " == *" urlget "* && " $CLIENTS " == *" wget "* ]]; then
+	bench_ratio_info urlget wget
+	a=$(bench_stat urlget | awk '{ print $2 }')
+	b=$(bench_stat wget | awk '{ print $2 }')
+	[ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { printf "(info) wall urlget/wget: %.3f\n", a / b }'
+fi
+bench_status

@@ -1,0 +1,443 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror"
+)
+
+// Exit statuses of the mirror command that do not come from a fetch error.
+const (
+	mirrorExitLocal      = 1   // the local directory cannot be used
+	mirrorExitUsage      = 2   // bad flag or flag value, wrong number of arguments
+	mirrorExitIncomplete = 4   // the run went through, but not everything was mirrored
+	mirrorExitInterrupt  = 130 // SIGINT or SIGTERM
+)
+
+const mirrorUsage = `usage: urlget mirror [options] URL DIR
+
+Mirror an FTP tree (ftp://) or a gopher hole (gopher://, gophers://) into
+DIR: new and changed files only, over several connections, resumable.
+DIR/.urlget-mirror.jsonl is the manifest (one JSON line per URL) that makes
+the next run incremental; delete it to start afresh.
+
+FTP: the tree below URL, listed with MLSD, LIST or NLST; files get the
+server's modification times; symbolic links are recorded, not followed.
+Gopher: menus crawled from URL on its host and port; every menu saved byte
+for byte as DIR/<selector>/.gopher-menu, every document as DIR/<selector>;
+search, telnet and h URL: items recorded, not followed; robots.txt obeyed.
+
+Names from the server never leave DIR: bytes that cannot be in a local
+name ("/", "\", control bytes, a leading ".", invalid UTF-8, "%%") are
+percent-encoded, and the manifest maps each local path to its URL.
+
+Options:
+%s
+
+--include/--exclude take shell globs (* ? [...]): without "/" they match
+base names, with "/" the path below URL. Excluded directories are not
+walked; include patterns apply to files only.
+
+Exit status: 0 when everything was mirrored; 4 when the run went through
+but some items failed, a --max-* limit stopped it, or --max-delete refused
+the deletions (the summary says which); 2 for a usage error; 130 when
+interrupted; 1 when DIR cannot be used (not writable, locked by another
+run, a mirror of another URL); otherwise, when URL itself cannot be read,
+the fetch command's code for the error (6 resolve, 7 connect, 9 denied, 67
+login refused, 78 not found, ...).
+`
+
+// mirrorOpts holds the mirror command line.
+type mirrorOpts struct {
+	parallel, perHost   int
+	retry               int
+	retryDelay          string
+	timeout             string
+	connectTimeout      string
+	maxFiles, maxDepth  int
+	maxBytes            string
+	delete, dryRun      bool
+	maxDelete           int
+	include, exclude    []string
+	spanHosts           bool
+	rewriteMenus        bool
+	noRobots, refetch   bool
+	jsonOut             bool
+	quiet, verbose      bool
+	trace               bool
+	user                string
+	netrc               bool
+	netrcFile           string
+	insecure            bool
+	proxy, noproxy      string
+	userAgent           string
+	ftpEmail            string
+	help                bool
+	url, dir            string
+	maxBytesN           int64
+	retryWait, timeoutD time.Duration
+	connectD            time.Duration
+}
+
+func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("urlget mirror", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	fs.IntVarP(&o.parallel, "parallel", "P", mirror.DefaultParallel, "use `N` connections")
+	fs.IntVar(&o.perHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
+	fs.BoolVar(&o.delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
+	fs.IntVar(&o.maxDelete, "max-delete", -1, "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
+	fs.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
+	fs.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
+	fs.IntVar(&o.maxDepth, "max-depth", mirror.DefaultMaxDepth, "go at most `N` directory or menu levels below URL (-1: no limit)")
+	fs.IntVar(&o.maxFiles, "max-files", mirror.DefaultMaxFiles, "stop after `N` files (-1: no limit)")
+	fs.StringVar(&o.maxBytes, "max-bytes", "", "stop after downloading `SIZE` bytes (suffix k, M, G; default: no limit)")
+	fs.IntVar(&o.retry, "retry", mirror.DefaultRetries, "retry a transient failure up to `N` times, with backoff")
+	fs.StringVar(&o.retryDelay, "retry-delay", "", "wait `SECONDS` before the first retry, doubling after (default 1)")
+	fs.StringVar(&o.timeout, "timeout", "", "give up on a request when the server is silent for `SECONDS` (default 60)")
+	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each connection attempt at most `SECONDS`")
+	fs.BoolVar(&o.spanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
+	fs.BoolVar(&o.rewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
+	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
+	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
+	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
+	fs.BoolVar(&o.trace, "trace", false, "show the protocol exchange on stderr (passwords masked)")
+	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]` (FTP)")
+	fs.BoolVar(&o.netrc, "netrc", false, "take FTP credentials from ~/.netrc")
+	fs.StringVar(&o.netrcFile, "netrc-file", "", "take FTP credentials from `FILE`")
+	fs.StringVar(&o.ftpEmail, "ftp-email", "", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
+	fs.BoolVarP(&o.insecure, "insecure", "k", false, "gophers: do not verify TLS certificates")
+	fs.StringVarP(&o.proxy, "proxy", "x", "", "gopher: use the proxy `URL`")
+	fs.StringVar(&o.noproxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
+	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
+	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
+	return fs
+}
+
+func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
+	o := &mirrorOpts{}
+	fs := newMirrorFlags(e, o)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.help {
+		return o, nil
+	}
+	if fs.NArg() != 2 {
+		return nil, fmt.Errorf("want a URL and a directory, got %d %s", fs.NArg(), plural(fs.NArg(), "argument", "arguments"))
+	}
+	o.url, o.dir = fs.Arg(0), fs.Arg(1)
+	var err error
+	if o.maxBytes != "" {
+		if o.maxBytesN, err = parseSize(o.maxBytes); err != nil {
+			return nil, fmt.Errorf("--max-bytes: %v", err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		s    string
+		d    *time.Duration
+	}{{"retry-delay", o.retryDelay, &o.retryWait}, {"timeout", o.timeout, &o.timeoutD}, {"connect-timeout", o.connectTimeout, &o.connectD}} {
+		if f.s == "" {
+			continue
+		}
+		if *f.d, err = parseSeconds(f.s); err != nil {
+			return nil, fmt.Errorf("--%s: %v", f.name, err)
+		}
+	}
+	switch {
+	case o.parallel < 1:
+		return nil, fmt.Errorf("-P/--parallel: want at least 1, not %d", o.parallel)
+	case o.perHost < 0:
+		return nil, fmt.Errorf("--per-host: want at least 1, not %d", o.perHost)
+	case o.retry < 0:
+		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.retry)
+	case o.maxDelete < -1:
+		return nil, fmt.Errorf("--max-delete: want a count >= 0, not %d", o.maxDelete)
+	case o.maxFiles == 0:
+		return nil, errors.New("--max-files: want at least 1, or -1 for no limit")
+	case o.maxDepth == 0:
+		return nil, errors.New("--max-depth: want at least 1, or -1 for no limit")
+	}
+	if o.netrcFile != "" {
+		o.netrc = true
+	}
+	return o, nil
+}
+
+// mirrorOptions turns the command line into mirror.Options.
+func (o *mirrorOpts) options(e env) (mirror.Options, error) {
+	cl := &fetch.Client{
+		ConnectTimeout: o.connectD,
+		NoProxy:        o.noproxy,
+		Netrc:          o.netrc,
+		NetrcFile:      o.netrcFile,
+		Insecure:       o.insecure,
+		UserAgent:      o.userAgent,
+	}
+	if cl.UserAgent == "" {
+		cl.UserAgent = "urlget/" + version
+	}
+	if o.user != "" {
+		cl.HasUser = true
+		cl.User, cl.Password, cl.HasPassword = strings.Cut(o.user, ":")
+	}
+	if o.proxy != "" {
+		p, err := fetch.ParseProxy(o.proxy)
+		if err != nil {
+			return mirror.Options{}, fmt.Errorf("-x/--proxy: %v", err)
+		}
+		cl.Proxy = p
+	}
+	if o.ftpEmail != "" {
+		cl.Options = map[string]string{"ftp-email": o.ftpEmail}
+	}
+	if o.trace {
+		cl.Verbose = &lockedWriter{w: e.stderr}
+	}
+	opt := mirror.Options{
+		URL: o.url, Dir: o.dir, Client: cl,
+		Parallel: o.parallel, PerHost: o.perHost,
+		Retries: o.retry, RetryWait: o.retryWait, Timeout: o.timeoutD,
+		MaxFiles: o.maxFiles, MaxBytes: o.maxBytesN, MaxDepth: o.maxDepth,
+		Delete: o.delete, DryRun: o.dryRun,
+		Include: o.include, Exclude: o.exclude,
+		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch,
+	}
+	if o.retry == 0 {
+		opt.Retries = -1
+	}
+	switch {
+	case o.maxDelete == 0:
+		opt.DeleteLimit = -1
+	case o.maxDelete > 0:
+		opt.DeleteLimit = o.maxDelete
+	}
+	return opt, nil
+}
+
+// lockedWriter serialises writes from several connections.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// mirrorCmd is one run of the mirror command.
+type mirrorCmd struct {
+	e          env
+	o          *mirrorOpts
+	isTerminal func(io.Writer) bool
+	width      func() int
+	out        *lockedWriter // stderr
+	mu         sync.Mutex
+	drawn      bool // a progress line is on the screen
+}
+
+// runMirror is the mirror command: urlget mirror [options] URL DIR.
+func runMirror(e env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runMirrorWith(ctx, e, nil)
+}
+
+// runMirrorWith is runMirror with a context; setup adjusts the command and
+// its options before the run (tests).
+func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Options)) int {
+	o, err := parseMirrorArgs(e, e.args)
+	if err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			o = &mirrorOpts{help: true}
+		} else {
+			return fail(e, mirrorExitUsage, "mirror: %v (try 'urlget mirror --help')", err)
+		}
+	}
+	if o.help {
+		fmt.Fprintf(e.stdout, mirrorUsage, strings.TrimRight(newMirrorFlags(e, &mirrorOpts{}).FlagUsages(), "\n"))
+		return 0
+	}
+	opt, err := o.options(e)
+	if err != nil {
+		return fail(e, mirrorExitUsage, "mirror: %v (try 'urlget mirror --help')", err)
+	}
+	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal, out: &lockedWriter{w: e.stderr}, width: func() int {
+		if f, ok := e.stderr.(*os.File); ok {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
+				return w
+			}
+		}
+		return 80
+	}}
+	if setup != nil {
+		setup(c, &opt)
+	}
+	if !o.quiet && !o.trace && c.isTerminal(e.stderr) {
+		opt.Progress = c.progress
+	}
+	opt.Event = c.event
+	sum, err := mirror.Run(ctx, opt)
+	c.clearLine()
+	return c.finish(ctx, sum, err)
+}
+
+// event prints one line per item with -v (and --dry-run), failures always.
+func (c *mirrorCmd) event(ev mirror.Event) {
+	var line string
+	switch ev.Kind {
+	case mirror.EventFailed:
+		line = fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), oneLine(ev.Err.Error()))
+	case mirror.EventWouldGet:
+		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
+	case mirror.EventWouldDel:
+		line = fmt.Sprintf("would delete %s", shown(ev.Path, ev.URL))
+	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted:
+		if !c.o.verbose {
+			return
+		}
+		line = fmt.Sprintf("%-9s %s", ev.Kind, shown(ev.Path, ev.URL))
+	case mirror.EventGone:
+		if !c.o.verbose {
+			return
+		}
+		line = fmt.Sprintf("gone      %s (kept: no --delete)", shown(ev.Path, ev.URL))
+	case mirror.EventSkipped:
+		if !c.o.verbose {
+			return
+		}
+		what := shown(ev.Path, ev.URL)
+		if what == "" {
+			line = "note      " + oneLine(ev.Err.Error())
+		} else {
+			line = fmt.Sprintf("skipped   %s: %s", what, oneLine(ev.Err.Error()))
+		}
+	default:
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearLocked()
+	fmt.Fprintf(c.out, "urlget: %s\n", sanitize(line))
+}
+
+// shown is how an item is named in messages: its local path, else its URL.
+func shown(p, url string) string {
+	if p != "" {
+		return p
+	}
+	return url
+}
+
+// sanitize replaces control characters (a hostile server's escape
+// sequences) in text meant for the terminal.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// progress draws one line on the terminal: files done of those found,
+// bytes, rate, and what is being transferred.
+func (c *mirrorCmd) progress(p mirror.Progress) {
+	line := fmt.Sprintf("%d/%d files, %d dirs, %s, %s/s", p.FilesDone, p.FilesKnown, p.Dirs, sizeStr(p.Bytes), sizeStr(int64(p.Rate)))
+	if len(p.Current) > 0 {
+		line += "  " + strings.Join(p.Current, " ")
+	}
+	line = sanitize(line)
+	if w := c.width() - 1; len([]rune(line)) > w {
+		line = string([]rune(line)[:w])
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fmt.Fprintf(c.out, "\r\x1b[K%s", line)
+	c.drawn = true
+}
+
+func (c *mirrorCmd) clearLocked() {
+	if c.drawn {
+		io.WriteString(c.out, "\r\x1b[K")
+		c.drawn = false
+	}
+}
+
+func (c *mirrorCmd) clearLine() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearLocked()
+}
+
+// sizeStr is a byte count for people.
+func sizeStr(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// finish prints the summary and chooses the exit status.
+func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) int {
+	if c.o.jsonOut {
+		b, _ := json.MarshalIndent(sum, "", "  ")
+		fmt.Fprintf(c.e.stdout, "%s\n", b)
+	}
+	if !c.o.quiet && sum.URL != "" {
+		verb := "mirrored"
+		if sum.DryRun {
+			verb = "dry run of"
+		}
+		deleted := fmt.Sprintf("%d deleted", sum.Deleted)
+		if sum.Gone > 0 {
+			deleted += fmt.Sprintf(", %d gone (kept)", sum.Gone)
+		}
+		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %d %s; %s in %.1f s\n",
+			verb, sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
+			sum.Dirs, plural(int(sum.Dirs), "directory", "directories"), sizeStr(sum.Bytes), sum.Seconds)
+	}
+	var fe *fetch.Error
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil:
+		fmt.Fprintf(c.out, "urlget: mirror interrupted: run it again to resume\n")
+		return mirrorExitInterrupt
+	case errors.Is(err, mirror.ErrIncomplete):
+		fmt.Fprintf(c.out, "urlget: %s\n", sanitize(err.Error()))
+		return mirrorExitIncomplete
+	case errors.As(err, &fe):
+		code := fe.Kind.ExitCode()
+		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, sanitize(oneLine(err.Error())))
+		return code
+	}
+	fmt.Fprintf(c.out, "urlget: %s\n", sanitize(oneLine(err.Error())))
+	return mirrorExitLocal
+}

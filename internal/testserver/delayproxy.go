@@ -1,0 +1,256 @@
+package testserver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// DelayProxy is a TCP proxy that adds latency: every chunk of data it reads
+// from one side is written to the other Delay after it was read, in order,
+// in both directions — so a request and its answer take 2×Delay more (the
+// round-trip time). The kernel here has no netem (see the servers notes),
+// so this is how benchmarks get a 40 ms RTT on loopback.
+//
+// What is not delayed: the TCP handshake (the proxy accepts at once and
+// connects to the target at once) and the proxy's own acknowledgements, so
+// throughput is not limited by window size the way a real long link limits
+// it. The end of the data (FIN) is passed on Delay after it arrived, like
+// data.
+//
+// A route can map a range of ports one to one ("127.0.0.2:41500-41599" to
+// "127.0.0.1:41500"): FTP passive data connections, whose port the server
+// names, go through the proxy when the proxy listens on the same port
+// numbers on another address (and the server announces that address for
+// PASV; EPSV names only the port).
+type DelayProxy struct {
+	Delay time.Duration
+	// Addrs are the addresses listened on, in route order (a range gives
+	// one address per port).
+	Addrs []string
+
+	lns   []net.Listener
+	done  chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	once  sync.Once
+}
+
+// ProxyRoute is one mapping: connections to Listen ("host:port" or
+// "host:low-high") go to Target ("host:port"; for a range, the port of
+// the range's first port, the others following one to one).
+type ProxyRoute struct {
+	Listen string
+	Target string
+}
+
+// ParseProxyRoute reads "LISTEN=TARGET".
+func ParseProxyRoute(s string) (ProxyRoute, error) {
+	l, t, ok := strings.Cut(s, "=")
+	if !ok || l == "" || t == "" {
+		return ProxyRoute{}, fmt.Errorf("testserver: route %q: want LISTEN=TARGET", s)
+	}
+	return ProxyRoute{Listen: l, Target: t}, nil
+}
+
+// expand lists the (listen, target) address pairs of a route.
+func (r ProxyRoute) expand() ([][2]string, error) {
+	lhost, lport, err := net.SplitHostPort(r.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("testserver: route listen %q: %w", r.Listen, err)
+	}
+	thost, tport, err := net.SplitHostPort(r.Target)
+	if err != nil {
+		return nil, fmt.Errorf("testserver: route target %q: %w", r.Target, err)
+	}
+	tp, err := strconv.Atoi(tport)
+	if err != nil || tp <= 0 || tp > 65535 {
+		return nil, fmt.Errorf("testserver: route target %q: bad port", r.Target)
+	}
+	lo, hi := lport, lport
+	if a, b, ok := strings.Cut(lport, "-"); ok {
+		lo, hi = a, b
+	}
+	l, err1 := strconv.Atoi(lo)
+	h, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || l < 0 || h < l || h > 65535 || tp+(h-l) > 65535 {
+		return nil, fmt.Errorf("testserver: route listen %q: bad port or range", r.Listen)
+	}
+	var out [][2]string
+	for p := l; p <= h; p++ {
+		out = append(out, [2]string{net.JoinHostPort(lhost, strconv.Itoa(p)), net.JoinHostPort(thost, strconv.Itoa(tp+p-l))})
+	}
+	return out, nil
+}
+
+// StartDelayProxy starts a proxy for the rest of the test.
+func StartDelayProxy(t testing.TB, delay time.Duration, routes ...ProxyRoute) *DelayProxy {
+	t.Helper()
+	p, err := LaunchDelayProxy(delay, routes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// LaunchDelayProxy starts a proxy outside a test; the caller must Close it.
+// A listen port 0 (not in a range) picks a free port: see Addrs.
+func LaunchDelayProxy(delay time.Duration, routes ...ProxyRoute) (*DelayProxy, error) {
+	p := &DelayProxy{Delay: delay, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+	for _, r := range routes {
+		pairs, err := r.expand()
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		for _, pr := range pairs {
+			ln, err := net.Listen("tcp", pr[0])
+			if err != nil {
+				p.Close()
+				return nil, fmt.Errorf("testserver: delay proxy: %w", err)
+			}
+			p.lns = append(p.lns, ln)
+			p.Addrs = append(p.Addrs, ln.Addr().String())
+			p.wg.Add(1)
+			go p.serve(ln, pr[1])
+		}
+	}
+	return p, nil
+}
+
+// Close stops listening, closes every connection and waits for the
+// proxy's goroutines.
+func (p *DelayProxy) Close() {
+	p.once.Do(func() {
+		close(p.done)
+		for _, ln := range p.lns {
+			ln.Close()
+		}
+		p.mu.Lock()
+		for c := range p.conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+}
+
+func (p *DelayProxy) track(c net.Conn, add bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if add {
+		select {
+		case <-p.done:
+			return false
+		default:
+		}
+		p.conns[c] = true
+	} else {
+		delete(p.conns, c)
+	}
+	return true
+}
+
+func (p *DelayProxy) serve(ln net.Listener, target string) {
+	defer p.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		p.wg.Add(1)
+		go p.handle(c, target)
+	}
+}
+
+func (p *DelayProxy) handle(client net.Conn, target string) {
+	defer p.wg.Done()
+	if !p.track(client, true) {
+		client.Close()
+		return
+	}
+	defer p.track(client, false)
+	defer client.Close()
+	server, err := net.DialTimeout("tcp", target, 10*time.Second)
+	if err != nil {
+		return
+	}
+	if !p.track(server, true) {
+		server.Close()
+		return
+	}
+	defer p.track(server, false)
+	defer server.Close()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); p.pump(server, client) }()
+	go func() { defer wg.Done(); p.pump(client, server) }()
+	wg.Wait()
+}
+
+// chunk is data read at one moment, or the end of the data (nil b).
+type chunk struct {
+	b   []byte
+	due time.Time
+	err error
+}
+
+// pump copies src to dst, each chunk Delay after it was read. On a read
+// error other than the end, or a write error, both connections are
+// closed.
+func (p *DelayProxy) pump(dst, src net.Conn) {
+	ch := make(chan chunk, 4096)
+	go func() {
+		defer close(ch)
+		for {
+			buf := make([]byte, 32<<10)
+			n, err := src.Read(buf)
+			if n > 0 {
+				ch <- chunk{b: buf[:n], due: time.Now().Add(p.Delay)}
+			}
+			if err != nil {
+				ch <- chunk{err: err, due: time.Now().Add(p.Delay)}
+				return
+			}
+		}
+	}()
+	for c := range ch {
+		if d := time.Until(c.due); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-p.done:
+				t.Stop()
+				return
+			}
+		}
+		if c.err != nil {
+			var ne net.Error
+			if errors.Is(c.err, net.ErrClosed) || errors.As(c.err, &ne) {
+				dst.Close()
+				src.Close()
+			} else if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+				cw.CloseWrite() // the end of the data, passed on
+			} else {
+				dst.Close()
+			}
+			for range ch {
+			}
+			return
+		}
+		if _, err := dst.Write(c.b); err != nil {
+			dst.Close()
+			src.Close()
+			for range ch {
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package mirror
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// finishDeletes deals with what the manifest holds but the server no longer
+// has. An item is gone when it was not found this run although the
+// directory or menu it was found in last time was read completely this run
+// (or is gone itself). With Delete its local copy is removed (only files
+// the manifest records: never anything else in DIR), at most DeleteLimit of
+// them; without it, it is kept and recorded as gone.
+func (e *engine) finishDeletes() {
+	e.mu.Lock()
+	seen, listed, capHit := e.seen, e.listedOK, e.capHit
+	e.mu.Unlock()
+	recs := e.man.all()
+	byURL := make(map[string]Record, len(recs))
+	for _, r := range recs {
+		byURL[r.URL] = r
+	}
+	memo := map[string]bool{}
+	var isGone func(url string, depth int) bool
+	isGone = func(url string, depth int) bool {
+		if v, ok := memo[url]; ok {
+			return v
+		}
+		memo[url] = false // a loop of parents is not gone
+		r, ok := byURL[url]
+		v := false
+		switch {
+		case !ok, seen[url], url == e.rootURL, r.Parent == "", depth > 10_000:
+		case listed[r.Parent]:
+			v = true
+		default:
+			v = isGone(r.Parent, depth+1)
+		}
+		memo[url] = v
+		return v
+	}
+	live := map[string]bool{} // local paths still in use
+	liveDirs := map[string]bool{"": true}
+	var gone, goneDirs []Record
+	for _, r := range recs {
+		if isGone(r.URL, 0) {
+			switch r.Type {
+			case TypeDir:
+				goneDirs = append(goneDirs, r)
+			default:
+				gone = append(gone, r)
+			}
+			continue
+		}
+		if r.Path != "" && r.Status == StatusOK {
+			live[r.Path] = true
+			d := r.Path
+			if r.Type != TypeDir {
+				d = path.Dir(d)
+			}
+			for d != "." && d != "" && !liveDirs[d] {
+				liveDirs[d] = true
+				d = path.Dir(d)
+			}
+		}
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].Path < gone[j].Path })
+	var files []Record
+	for _, r := range gone {
+		if r.Path != "" && (r.Type == TypeFile || r.Type == TypeMenu) {
+			files = append(files, r)
+			continue
+		}
+		// Nothing local: forget it.
+		if !e.opt.DryRun {
+			e.man.put(Record{URL: r.URL, Status: StatusDeleted, Type: r.Type})
+		}
+	}
+	keep := func(reason string) {
+		for _, r := range files {
+			e.nGone.Add(1)
+			if r.Status != StatusGone && !e.opt.DryRun {
+				r.Status = StatusGone
+				e.man.put(r)
+			}
+			e.emit(Event{Kind: EventGone, URL: r.URL, Path: r.Path, Size: r.Size})
+		}
+		if reason != "" && len(files) > 0 {
+			e.markIncomplete(reason)
+		}
+	}
+	switch {
+	case !e.opt.Delete:
+		keep("")
+		return
+	case capHit && len(files) > 0:
+		keep("no files deleted: a limit stopped the run before the whole tree was read")
+		return
+	case e.opt.DeleteLimit < 0 && len(files) > 0,
+		e.opt.DeleteLimit > 0 && len(files) > e.opt.DeleteLimit:
+		keep(fmt.Sprintf("%d files are gone from the server, more than --max-delete %d allows: none deleted",
+			len(files), max(e.opt.DeleteLimit, 0)))
+		return
+	}
+	emptied := map[string]bool{}
+	for _, r := range files {
+		if e.opt.DryRun {
+			e.nDeleted.Add(1)
+			e.emit(Event{Kind: EventWouldDel, URL: r.URL, Path: r.Path, Size: r.Size})
+			continue
+		}
+		if !live[r.Path] {
+			if err := e.fs.removeFile(r.Path); err != nil {
+				e.fail(r, fmt.Errorf("deleting %s: %w", r.Path, err))
+				continue
+			}
+			if r.Type == TypeMenu {
+				e.fs.removeFile(path.Join(path.Dir(r.Path), rewrittenMenu))
+			}
+		}
+		e.man.put(Record{URL: r.URL, Status: StatusDeleted, Type: r.Type})
+		e.nDeleted.Add(1)
+		e.emit(Event{Kind: EventDeleted, URL: r.URL, Path: r.Path, Size: r.Size})
+		for d := path.Dir(r.Path); d != "." && d != ""; d = path.Dir(d) {
+			emptied[d] = true
+		}
+	}
+	for _, r := range goneDirs {
+		if e.opt.DryRun {
+			continue
+		}
+		e.man.put(Record{URL: r.URL, Status: StatusDeleted, Type: r.Type})
+		if r.Path != "" {
+			emptied[r.Path] = true
+		}
+	}
+	if e.opt.DryRun {
+		return
+	}
+	var dirs []string
+	for d := range emptied {
+		if !liveDirs[d] {
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Slice(dirs, func(i, j int) bool {
+		ci, cj := strings.Count(dirs[i], "/"), strings.Count(dirs[j], "/")
+		if ci != cj {
+			return ci > cj
+		}
+		return dirs[i] > dirs[j]
+	})
+	for _, d := range dirs {
+		e.fs.sweepTemp(d)
+		e.fs.removeEmptyDir(d) // fails, harmlessly, when something else is in it
+		e.mu.Lock()
+		delete(e.dirTimes, d)
+		e.mu.Unlock()
+	}
+}

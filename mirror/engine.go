@@ -1,0 +1,698 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// engine is one run.
+type engine struct {
+	opt     Options
+	u       *urlparse.URL
+	rootURL string // canonical URL of the mirrored tree (the manifest's)
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	client  *fetch.Client
+	fs      *localFS
+	man     *manifest
+	paths   *pathTable
+	filter  *filter
+	sched   *scheduler
+	start   time.Time
+
+	parallel, perHost, retries int
+	maxFiles, maxDepth         int
+	retryWait, timeout         time.Duration
+
+	nNew, nChanged, nUnchanged, nDeleted, nGone atomic.Int64
+	nFailed, nSkipped, nRecorded, nDirs         atomic.Int64
+	filesKnown, filesClaimed, bytes             atomic.Int64
+
+	mu         sync.Mutex
+	incomplete []string
+	failures   []Failure
+	seen       map[string]bool // URLs found this run (listed, linked)
+	listedOK   map[string]bool // directories and menus read completely this run
+	dirTimes   map[string]time.Time
+	touched    map[string]bool // local directories written into
+	current    map[int]string  // worker -> local path in transfer
+	capHit     bool
+	fatal      error // the URL itself could not be read
+}
+
+func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, error) {
+	switch u.Scheme {
+	case "ftp", "gopher", "gophers":
+	default:
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
+			Msg: "mirror: only ftp, gopher and gophers URLs can be mirrored, not " + u.Scheme}
+	}
+	if u.Host == "" {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: fetch.Redacted(u), Msg: "mirror: the URL has no host"}
+	}
+	if err := u.CheckLine(); err != nil {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: fetch.Redacted(u), Msg: "URL refused", Err: err}
+	}
+	f, err := newFilter(opt.Include, opt.Exclude)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: %w", err)
+	}
+	e := &engine{opt: opt, u: u, filter: f, paths: newPathTable(), start: time.Now(),
+		seen: map[string]bool{}, listedOK: map[string]bool{}, dirTimes: map[string]time.Time{},
+		touched: map[string]bool{}, current: map[int]string{}}
+	e.client = opt.Client
+	if e.client == nil {
+		e.client = &fetch.Client{}
+	}
+	e.parallel = orDefault(opt.Parallel, DefaultParallel)
+	e.perHost = opt.PerHost
+	if e.perHost <= 0 || e.perHost > e.parallel {
+		e.perHost = e.parallel
+	}
+	e.retries = opt.Retries
+	switch {
+	case e.retries == 0:
+		e.retries = DefaultRetries
+	case e.retries < 0:
+		e.retries = 0
+	}
+	e.retryWait = opt.RetryWait
+	if e.retryWait <= 0 {
+		e.retryWait = DefaultRetryWait
+	}
+	e.maxFiles = orDefault(opt.MaxFiles, DefaultMaxFiles)
+	e.maxDepth = orDefault(opt.MaxDepth, DefaultMaxDepth)
+	e.timeout = opt.Timeout
+	if e.timeout <= 0 {
+		e.timeout = DefaultTimeout
+	}
+	e.rootURL = canonicalURL(u)
+	if opt.DryRun {
+		// Nothing is written: the directory is only read, if it exists.
+		e.fs, err = openLocalReadOnly(opt.Dir)
+	} else {
+		e.fs, err = openLocal(opt.Dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mirror: %w", err)
+	}
+	e.man, err = loadManifest(e.fs, e.rootURL, opt.DryRun)
+	if err != nil {
+		e.fs.close()
+		return nil, fmt.Errorf("mirror: %w", err)
+	}
+	for _, r := range e.man.all() {
+		switch {
+		case r.Path == "":
+		case r.Type == TypeDir:
+			e.paths.reserve(ownerKey(r.URL), r.Path, true)
+		case r.Type == TypeMenu:
+			d := path.Dir(r.Path)
+			if d == "." {
+				d = ""
+			}
+			e.paths.reserve(ownerKey(r.URL), d, true)
+		default:
+			e.paths.reserve(ownerKey(r.URL), r.Path, false)
+		}
+	}
+	e.ctx, e.cancel = context.WithCancelCause(ctx)
+	e.sched = newScheduler(e.perHost)
+	return e, nil
+}
+
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return -1
+	}
+	return v
+}
+
+func (e *engine) close() {
+	e.cancel(nil)
+	e.man.release()
+	e.fs.close()
+}
+
+// run walks, fetches, deletes, and sums up.
+func (e *engine) run() (Summary, error) {
+	stopProgress := e.startProgress()
+	var walkErr error
+	switch e.u.Scheme {
+	case "ftp":
+		walkErr = e.runFTP()
+	default:
+		walkErr = e.runGopher()
+	}
+	interrupted := e.ctx.Err() != nil
+	if walkErr == nil && !interrupted && e.fatal == nil {
+		e.finishDeletes()
+	}
+	if !e.opt.DryRun {
+		e.finishLocal(interrupted)
+	}
+	stopProgress()
+	sum := e.summary()
+	if err := e.man.err; err != nil && !e.opt.DryRun {
+		return sum, fmt.Errorf("mirror: writing the manifest: %w", err)
+	}
+	if !e.opt.DryRun {
+		if (e.fatal != nil || walkErr != nil) && !e.man.anyOK() {
+			// Nothing was mirrored (the URL could not be read): leave
+			// no manifest that would tie DIR to it.
+			e.man.release()
+			e.fs.removeFile(ManifestName)
+		} else if err := e.man.compact(); err != nil && walkErr == nil {
+			return sum, fmt.Errorf("mirror: writing the manifest: %w", err)
+		}
+	}
+	switch {
+	case interrupted:
+		cause := context.Cause(e.ctx)
+		if cause == nil {
+			cause = e.ctx.Err()
+		}
+		k := fetch.ErrAborted
+		if errors.Is(e.ctx.Err(), context.DeadlineExceeded) {
+			k = fetch.ErrTimeout
+		}
+		return sum, &fetch.Error{Kind: k, URL: e.rootURL, Msg: "mirror interrupted", Err: cause}
+	case walkErr != nil:
+		return sum, walkErr
+	case e.fatal != nil:
+		return sum, e.fatal
+	case sum.Failed > 0 || len(sum.Incomplete) > 0:
+		reasons := append([]string(nil), sum.Incomplete...)
+		if sum.Failed > 0 {
+			reasons = append([]string{fmt.Sprintf("%d %s failed", sum.Failed, plural(sum.Failed, "item", "items"))}, reasons...)
+		}
+		return sum, &IncompleteError{Failed: sum.Failed, Reasons: reasons}
+	}
+	return sum, nil
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// finishLocal sets directory times (deepest first, after everything in
+// them was written) and sweeps temporary files left by an interrupted run.
+func (e *engine) finishLocal(interrupted bool) {
+	e.mu.Lock()
+	dirs := make([]string, 0, len(e.touched))
+	for d := range e.touched {
+		dirs = append(dirs, d)
+	}
+	times := e.dirTimes
+	e.mu.Unlock()
+	for _, d := range dirs {
+		e.fs.sweepTemp(d)
+	}
+	if interrupted {
+		return
+	}
+	var list []string
+	for d := range times {
+		list = append(list, d)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		di, dj := strings.Count(list[i], "/"), strings.Count(list[j], "/")
+		if di != dj {
+			return di > dj
+		}
+		return list[i] > list[j]
+	})
+	for _, d := range list {
+		if d == "" {
+			continue
+		}
+		e.fs.chtimes(d, times[d])
+	}
+}
+
+func (e *engine) summary() Summary {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := time.Since(e.start)
+	return Summary{
+		URL: e.rootURL, Dir: e.opt.Dir,
+		New: e.nNew.Load(), Changed: e.nChanged.Load(), Unchanged: e.nUnchanged.Load(),
+		Deleted: e.nDeleted.Load(), Gone: e.nGone.Load(), Failed: e.nFailed.Load(),
+		Skipped: e.nSkipped.Load(), Recorded: e.nRecorded.Load(), Dirs: e.nDirs.Load(),
+		Bytes: e.bytes.Load(), Duration: d, Seconds: d.Seconds(), DryRun: e.opt.DryRun,
+		Incomplete: append([]string(nil), e.incomplete...),
+		Failures:   append([]Failure(nil), e.failures...),
+	}
+}
+
+// markIncomplete records why the mirror is not complete (once per reason).
+func (e *engine) markIncomplete(reason string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.incomplete {
+		if r == reason {
+			return
+		}
+	}
+	e.incomplete = append(e.incomplete, reason)
+}
+
+// hitCap records that a limit stopped the run: no deletions then, as what
+// was not reached is not known to be gone.
+func (e *engine) hitCap(reason string) {
+	e.mu.Lock()
+	e.capHit = true
+	e.mu.Unlock()
+	e.markIncomplete(reason)
+}
+
+func (e *engine) emit(ev Event) {
+	if e.opt.Event != nil {
+		e.opt.Event(ev)
+	}
+}
+
+func (e *engine) markSeen(url string) {
+	e.mu.Lock()
+	e.seen[url] = true
+	e.mu.Unlock()
+}
+
+func (e *engine) markListed(url string) {
+	e.mu.Lock()
+	e.listedOK[url] = true
+	e.mu.Unlock()
+}
+
+func (e *engine) touch(localDir string) {
+	e.mu.Lock()
+	e.touched[localDir] = true
+	e.mu.Unlock()
+}
+
+// claimFileSlot counts one more file against MaxFiles; false when the
+// limit is reached.
+func (e *engine) claimFileSlot() bool {
+	n := e.filesClaimed.Add(1)
+	if e.maxFiles > 0 && n > int64(e.maxFiles) {
+		e.hitCap(fmt.Sprintf("--max-files %d reached", e.maxFiles))
+		return false
+	}
+	e.filesKnown.Add(1)
+	return true
+}
+
+// addBytes counts downloaded bytes; it reports false once MaxBytes is
+// passed.
+func (e *engine) addBytes(n int64) bool {
+	total := e.bytes.Add(n)
+	if e.opt.MaxBytes > 0 && total > e.opt.MaxBytes {
+		e.hitCap(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
+		return false
+	}
+	return true
+}
+
+// overBytes reports whether MaxBytes has been passed.
+func (e *engine) overBytes() bool {
+	return e.opt.MaxBytes > 0 && e.bytes.Load() > e.opt.MaxBytes
+}
+
+// errIdle is the cause of a request stopped because the server sent
+// nothing for Timeout.
+var errIdle = errors.New("the server sent nothing")
+
+// requestCtx returns the context of one request (gopher goes through the
+// fetch.Client, which has no idle timeout): it is cancelled when touch is
+// not called for Timeout. done releases it.
+func (e *engine) requestCtx() (ctx context.Context, touch func(), done func()) {
+	ctx, cancel := context.WithCancelCause(e.ctx)
+	t := time.AfterFunc(e.timeout, func() { cancel(errIdle) })
+	return ctx, func() { t.Reset(e.timeout) }, func() { t.Stop(); cancel(nil) }
+}
+
+// idleErr turns the error of a request stopped by requestCtx's timer into
+// a timeout (retried), leaving other errors alone.
+func (e *engine) idleErr(ctx context.Context, err error) error {
+	if err != nil && e.ctx.Err() == nil && errors.Is(context.Cause(ctx), errIdle) {
+		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: fmt.Sprintf("the server sent nothing for %v", e.timeout), Err: err}
+	}
+	return err
+}
+
+// errBytesCap stops a transfer at MaxBytes.
+var errBytesCap = errors.New("--max-bytes reached")
+
+// fail records a failed item.
+func (e *engine) fail(r Record, err error) {
+	e.nFailed.Add(1)
+	msg := oneLine(err.Error())
+	e.mu.Lock()
+	e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
+	e.mu.Unlock()
+	old, had := e.man.get(r.URL)
+	if had && old.Status == StatusOK {
+		// Keep what is known of the local copy: it is still there.
+		old.Status, old.Error = StatusFailed, msg
+		r = old
+	} else {
+		r.Status, r.Error = StatusFailed, msg
+	}
+	if !e.opt.DryRun {
+		e.man.put(r)
+	}
+	e.emit(Event{Kind: EventFailed, URL: r.URL, Path: r.Path, Err: err})
+}
+
+// skip records an item deliberately not mirrored.
+func (e *engine) skip(r Record, reason string) {
+	e.nSkipped.Add(1)
+	r.Status, r.Error = StatusSkipped, reason
+	if !e.opt.DryRun {
+		e.man.put(r)
+	}
+	e.emit(Event{Kind: EventSkipped, URL: r.URL, Path: r.Path, Err: errors.New(reason)})
+}
+
+// record records an item that is listed but not fetched (a link, a
+// search…).
+func (e *engine) record(r Record) {
+	e.nRecorded.Add(1)
+	r.Status = StatusRecorded
+	if old, ok := e.man.get(r.URL); !ok || old != r {
+		if !e.opt.DryRun {
+			e.man.put(r)
+		}
+	}
+	e.emit(Event{Kind: EventRecorded, URL: r.URL, Path: r.Path})
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// retryable reports whether a failure may go away when tried again.
+func retryable(err error) bool {
+	if errors.Is(err, errBytesCap) || errors.Is(err, errLocal) {
+		return false
+	}
+	var te interface{ Temporary() bool }
+	if errors.As(err, &te) && te.Temporary() {
+		return true
+	}
+	switch fetch.KindOf(err) {
+	case fetch.ErrConnect, fetch.ErrTimeout, fetch.ErrPartial, fetch.ErrProtocol, fetch.ErrOther, fetch.ErrTLS:
+		return true
+	}
+	return false
+}
+
+// errLocal marks an error of the local file system (never retried).
+var errLocal = errors.New("local file system")
+
+type localError struct{ err error }
+
+func (l *localError) Error() string { return l.err.Error() }
+func (l *localError) Unwrap() []error {
+	return []error{l.err, errLocal}
+}
+
+func asLocal(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &localError{err}
+}
+
+// backoff waits before retry number attempt (from 1): RetryWait doubled
+// each time, at most 30 s, with ±20 % jitter. It returns false when the
+// context ended.
+func (e *engine) backoff(attempt int) bool {
+	d := e.retryWait
+	for i := 1; i < attempt && d < maxRetryWait; i++ {
+		d *= 2
+	}
+	d = min(d, maxRetryWait)
+	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-e.ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// setCurrent shows what worker w transfers ("" when idle).
+func (e *engine) setCurrent(w int, p string) {
+	e.mu.Lock()
+	if p == "" {
+		delete(e.current, w)
+	} else {
+		e.current[w] = p
+	}
+	e.mu.Unlock()
+}
+
+func (e *engine) progress() Progress {
+	e.mu.Lock()
+	cur := make([]string, 0, len(e.current))
+	keys := make([]int, 0, len(e.current))
+	for k := range e.current {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		cur = append(cur, e.current[k])
+	}
+	e.mu.Unlock()
+	el := time.Since(e.start)
+	b := e.bytes.Load()
+	rate := 0.0
+	if s := el.Seconds(); s > 0 {
+		rate = float64(b) / s
+	}
+	done := e.nNew.Load() + e.nChanged.Load() + e.nUnchanged.Load() + e.nFailed.Load() + e.nSkipped.Load()
+	return Progress{FilesDone: done, FilesKnown: max(e.filesKnown.Load(), done), Dirs: e.nDirs.Load(), Bytes: b,
+		Rate: rate, Elapsed: el, Current: cur}
+}
+
+func (e *engine) startProgress() (stop func()) {
+	if e.opt.Progress == nil {
+		return func() {}
+	}
+	every := e.opt.ProgressInterval
+	if every <= 0 {
+		every = 200 * time.Millisecond
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				e.opt.Progress(e.progress())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		e.opt.Progress(e.progress())
+	}
+}
+
+// stamp is the time written into records.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// scheduler hands tasks to workers: listings before files (so that the
+// tree is known early), oldest first, never more than perHost at once on a
+// host.
+type scheduler struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	lists   []*task
+	files   []*task
+	active  int
+	perHost map[string]int
+	hostCap int
+	stopped bool
+}
+
+// task is one listing or one file to fetch.
+type task struct {
+	list    bool
+	host    string
+	slot    bool // holds one of its host's connection slots
+	attempt int
+	job     any
+}
+
+func newScheduler(hostCap int) *scheduler {
+	s := &scheduler{perHost: map[string]int{}, hostCap: hostCap}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+func (s *scheduler) push(t *task) {
+	s.mu.Lock()
+	if t.list {
+		s.lists = append(s.lists, t)
+	} else {
+		s.files = append(s.files, t)
+	}
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+// pick removes the first task of q whose host has room (scanning at most
+// a few hundred).
+func (s *scheduler) pick(q *[]*task, needRoom bool) *task {
+	for i, t := range *q {
+		if i > 512 {
+			break
+		}
+		if !needRoom || s.perHost[t.host] < s.hostCap {
+			*q = append((*q)[:i:i], (*q)[i+1:]...)
+			return t
+		}
+	}
+	return nil
+}
+
+// next waits for a task; nil when there is none left and none running
+// (or the scheduler was stopped).
+func (s *scheduler) next() *task {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if s.stopped {
+			return nil
+		}
+		t := s.pick(&s.lists, true)
+		if t == nil {
+			t = s.pick(&s.files, true)
+		}
+		if t != nil {
+			s.active++
+			s.perHost[t.host]++
+			t.slot = true
+			return t
+		}
+		if s.active == 0 && len(s.lists) == 0 && len(s.files) == 0 {
+			s.stopped = true
+			s.cond.Broadcast()
+			return nil
+		}
+		s.cond.Wait()
+	}
+}
+
+// tryFile takes a file task for host without waiting and without a
+// connection slot of its own: it rides on the caller's connection.
+func (s *scheduler) tryFile(host string) *task {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped || len(s.lists) > 0 {
+		return nil
+	}
+	for i, t := range s.files {
+		if i > 512 {
+			break
+		}
+		if t.host == host {
+			s.files = append(s.files[:i:i], s.files[i+1:]...)
+			s.active++
+			t.slot = false
+			return t
+		}
+	}
+	return nil
+}
+
+// done ends a task taken with next or tryFile.
+func (s *scheduler) done(t *task) {
+	s.mu.Lock()
+	s.active--
+	if t.slot {
+		s.perHost[t.host]--
+		t.slot = false
+	}
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// requeue puts a task taken with next or tryFile back (to be tried again).
+func (s *scheduler) requeue(t *task) {
+	s.mu.Lock()
+	s.active--
+	if t.slot {
+		s.perHost[t.host]--
+		t.slot = false
+	}
+	if t.list {
+		s.lists = append(s.lists, t)
+	} else {
+		s.files = append(s.files, t)
+	}
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// stop wakes every waiting worker and makes next return nil.
+func (s *scheduler) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// runWorkers runs n workers until the scheduler is empty; each calls
+// handle for its tasks, and stops early when handle returns false. The
+// context's end stops the scheduler.
+func (e *engine) runWorkers(n int, handle func(w int, t *task) bool) {
+	stop := context.AfterFunc(e.ctx, e.sched.stop)
+	defer stop()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for t := e.sched.next(); t != nil; t = e.sched.next() {
+				if !handle(w, t) {
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+}

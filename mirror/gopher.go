@@ -1,0 +1,691 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/gopher"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// menuFile is the name a menu is saved under, byte for byte, in its
+// directory; rewrittenMenu is the browsable copy (RewriteMenus).
+const (
+	menuFile      = ".gopher-menu"
+	rewrittenMenu = "gophermap"
+	// maxMenu bounds one menu (bytes).
+	maxMenu = 64 << 20
+	// maxRobots bounds robots.txt.
+	maxRobots = 256 << 10
+)
+
+// gopherState is the crawl's shared state.
+type gopherState struct {
+	raw     *fetch.Client // for menus: replies byte for byte
+	mu      sync.Mutex
+	visited map[string]bool
+	robots  map[string]*robotsOnce // by host:port
+}
+
+type robotsOnce struct {
+	once  sync.Once
+	rules *robots
+}
+
+// gopherMenuJob is a menu to read.
+type gopherMenuJob struct {
+	url      string
+	scheme   string
+	host     string
+	port     int
+	selector string
+	depth    int
+	parent   string
+	dir      string   // local directory
+	rel      string   // path below the mirrored URL's host root, for filters
+	segs     []string // local path components of dir
+}
+
+// gopherDocJob is a document to fetch.
+type gopherDocJob struct {
+	url    string
+	typ    byte
+	rec    Record
+	old    Record
+	hasOld bool
+	mtime  time.Time
+}
+
+func hostKey(host string, port int) string {
+	return strings.ToLower(host) + ":" + strconv.Itoa(port)
+}
+
+// canonSelector is a menu selector as cycles are told: leading and
+// trailing slashes do not count ("", "/"; "/docs", "/docs/").
+func canonSelector(s string) string { return strings.Trim(s, "/") }
+
+func menuKey(host string, port int, sel string) string {
+	return "m|" + hostKey(host, port) + "|" + canonSelector(sel)
+}
+
+func docKey(host string, port int, sel string) string {
+	return "d|" + hostKey(host, port) + "|" + sel
+}
+
+// ownerKey names who owns a local path: for gopher the canonical menu or
+// document key, so that "/docs" and "/docs/" share a directory.
+func ownerKey(raw string) string {
+	u, err := urlparse.Parse(raw)
+	if err != nil || (u.Scheme != "gopher" && u.Scheme != "gophers") {
+		return raw
+	}
+	port := u.Port
+	if port < 0 {
+		port = gopher.DefaultPort
+	}
+	if u.Gopher.Type == gopher.TypeMenu || u.Gopher.Type == 0 {
+		return menuKey(u.Host, port, u.Gopher.Selector)
+	}
+	return docKey(u.Host, port, u.Gopher.Selector)
+}
+
+// localSegs is where an item of host:port goes: the selector's path for
+// the mirrored host, under "@host:port" for others.
+func (e *engine) localSegs(host string, port int, sel string) []string {
+	segs := SelectorPath(sel)
+	if !strings.EqualFold(host, e.u.Host) || port != e.u.PortOrDefault() {
+		segs = append([]string{hostComponent(host, port)}, segs...)
+	}
+	return segs
+}
+
+func (e *engine) runGopher() error {
+	g := &gopherState{visited: map[string]bool{}, robots: map[string]*robotsOnce{}}
+	raw := *e.client
+	raw.Options = maps.Clone(e.client.Options)
+	if raw.Options == nil {
+		raw.Options = map[string]string{}
+	}
+	raw.Options[gopher.OptRaw] = "1"
+	delete(raw.Options, gopher.OptPlus)
+	g.raw = &raw
+
+	gu := e.u.Gopher
+	typ := gu.Type
+	if typ == 0 {
+		typ = gopher.TypeMenu
+	}
+	if gu.HasSearch || gu.HasPlus {
+		return &fetch.Error{Kind: fetch.ErrMalformed, URL: e.rootURL, Msg: "mirror: the URL has a search or gopher+ string; give a menu or document URL"}
+	}
+	switch typ {
+	case gopher.TypeSearch, gopher.TypeTelnet, gopher.TypeTN3270, gopher.TypeCSO:
+		return &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
+			Msg: fmt.Sprintf("mirror: a type %c item cannot be mirrored: give a menu or document URL", typ)}
+	}
+	port := e.u.PortOrDefault()
+	host := e.u.Host
+	if !e.opt.IgnoreRobots {
+		e.robotsFor(g, e.u.Scheme, host, port)
+	}
+	if typ == gopher.TypeMenu {
+		segs := SelectorPath(gu.Selector)
+		job := &gopherMenuJob{url: e.rootURL, scheme: e.u.Scheme, host: host, port: port,
+			selector: gu.Selector, segs: segs}
+		job.dir = e.paths.claimDir(ownerKey(e.rootURL), segs)
+		g.visited[menuKey(host, port, gu.Selector)] = true
+		e.markSeen(e.rootURL)
+		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
+	} else {
+		it := gopher.Item{Type: typ, Selector: gu.Selector, Host: host, Port: port, Display: path.Base(gu.Selector)}
+		if !e.queueDoc(it, e.rootURL, "", "", time.Time{}) {
+			return e.fatal
+		}
+	}
+	e.runWorkers(e.parallel, func(w int, t *task) bool {
+		defer e.sched.done(t)
+		switch j := t.job.(type) {
+		case *gopherMenuJob:
+			e.gopherMenu(g, w, j)
+		case *gopherDocJob:
+			e.gopherDoc(w, j)
+		}
+		return true
+	})
+	if e.opt.RewriteMenus && !e.opt.DryRun && e.ctx.Err() == nil {
+		e.rewriteMenus()
+	}
+	return nil
+}
+
+// robotsFor returns the robots.txt rules of host:port, fetching them the
+// first time.
+func (e *engine) robotsFor(g *gopherState, scheme, host string, port int) *robots {
+	g.mu.Lock()
+	ro := g.robots[hostKey(host, port)]
+	if ro == nil {
+		ro = &robotsOnce{}
+		g.robots[hostKey(host, port)] = ro
+	}
+	g.mu.Unlock()
+	ro.once.Do(func() {
+		u, err := urlparse.Parse(urlparse.GopherURL(scheme, host, port, gopher.TypeText, "/robots.txt"))
+		if err != nil {
+			return
+		}
+		ctx, touch, done := e.requestCtx()
+		defer done()
+		res, err := e.client.Do(ctx, &fetch.Request{URL: &u})
+		if err != nil {
+			return
+		}
+		defer res.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(&countReader{r: res.Body, e: e, touch: touch}, maxRobots))
+		if err != nil {
+			return
+		}
+		ro.rules = parseRobots(data, "urlget")
+	})
+	return ro.rules
+}
+
+// allowed reports whether robots.txt lets the crawl fetch sel on host:port.
+func (e *engine) allowed(g *gopherState, scheme, host string, port int, sel string) bool {
+	if e.opt.IgnoreRobots {
+		return true
+	}
+	return e.robotsFor(g, scheme, host, port).allows(sel)
+}
+
+// gopherMenu reads one menu, saves it, and queues its items.
+func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
+	rec := Record{URL: j.url, Type: TypeMenu, ItemType: "1", Path: path.Join(j.dir, menuFile), Parent: j.parent, Size: -1}
+	if j.selector != "" && "/"+j.dir != j.selector && "/"+j.dir+"/" != j.selector {
+		rec.Name = validName(j.selector)
+	}
+	var items []gopher.Item
+	var err error
+	for attempt := 0; ; attempt++ {
+		e.setCurrent(w, rec.Path)
+		items, err = e.readMenu(g, j, &rec)
+		e.setCurrent(w, "")
+		if err == nil || e.ctx.Err() != nil || !retryable(err) || attempt >= e.retries || errors.Is(err, errBytesCap) {
+			break
+		}
+		if !e.backoff(attempt + 1) {
+			break
+		}
+	}
+	if e.ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		if errors.Is(err, errBytesCap) {
+			return
+		}
+		if j.depth == 0 {
+			e.mu.Lock()
+			if e.fatal == nil {
+				e.fatal = err
+			}
+			e.mu.Unlock()
+		}
+		e.fail(rec, err)
+		return
+	}
+	e.nDirs.Add(1)
+	e.markListed(j.url)
+	e.emit(Event{Kind: EventDir, URL: j.url, Path: rec.Path, Size: rec.Size})
+
+	// Gopher+ servers give every item's Mod-Date in one "$" request.
+	var mods map[string]time.Time
+	for _, it := range items {
+		if it.Plus != 0 {
+			mods = e.menuModDates(j)
+			break
+		}
+	}
+	for _, it := range items {
+		if e.ctx.Err() != nil {
+			return
+		}
+		e.menuItem(g, j, it, mods)
+	}
+}
+
+// readMenu fetches the menu byte for byte, saves it (when it changed) and
+// returns its items (info and error lines left out).
+func (e *engine) readMenu(g *gopherState, j *gopherMenuJob, rec *Record) ([]gopher.Item, error) {
+	u, err := urlparse.Parse(j.url)
+	if err != nil {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: j.url, Err: err}
+	}
+	ctx, touch, done := e.requestCtx()
+	defer done()
+	items, err := e.readMenuBody(ctx, touch, g, &u, j, rec)
+	return items, e.idleErr(ctx, err)
+}
+
+func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState, u *urlparse.URL, j *gopherMenuJob, rec *Record) ([]gopher.Item, error) {
+	res, err := g.raw.Do(ctx, &fetch.Request{URL: u})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	var tmp *tmpFile
+	var sink io.Writer = io.Discard
+	if !e.opt.DryRun {
+		if tmp, err = e.fs.create(rec.Path); err != nil {
+			return nil, asLocal(err)
+		}
+		defer tmp.discard()
+		sink = tmp
+		e.touch(j.dir)
+	}
+	cr := &countReader{r: res.Body, e: e, limit: maxMenu, touch: touch}
+	tee := io.TeeReader(cr, sink)
+	mr := gopher.NewMenuReader(tee)
+	var items []gopher.Item
+	var first gopher.Item
+	n := 0
+	onlyInfo := true
+	for {
+		it, err := mr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			first = it
+		} else if it.Type != gopher.TypeInfo {
+			onlyInfo = false
+		}
+		n++
+		if it.Unparsed || it.Type == gopher.TypeInfo || it.Type == gopher.TypeError {
+			continue
+		}
+		items = append(items, it)
+	}
+	// The rest (after a "." line) is saved too: the menu as received.
+	if _, err := io.Copy(io.Discard, tee); err != nil {
+		return nil, err
+	}
+	// A reply that is one error item (and info lines), or gophernicus's
+	// "Error: …" page, stands for a menu that is not there.
+	errItem := n > 0 && !first.Unparsed && first.Type == gopher.TypeError && first.Fields >= 4 && onlyInfo
+	errPage := n > 0 && strings.HasPrefix(first.Raw, "Error: ") && len(items) == 0
+	if errItem || errPage {
+		msg := first.Raw
+		if errItem {
+			msg = first.Display
+		}
+		se := &gopher.ServerError{Message: msg}
+		k := fetch.ErrOther
+		if se.NotFound() {
+			k = fetch.ErrNotFound
+		} else if se.Denied() {
+			k = fetch.ErrAccessDenied
+		}
+		return nil, &fetch.Error{Kind: k, URL: j.url, Msg: "gopher: the server answered with an error", Err: se}
+	}
+	rec.Size = cr.n
+	rec.Fetched = stamp(time.Now())
+	rec.Status = StatusOK
+	if e.opt.DryRun {
+		return items, nil
+	}
+	rec.SHA256 = tmp.sum()
+	old, had := e.man.get(j.url)
+	if had && old.Status == StatusOK && old.SHA256 == rec.SHA256 && old.Path == rec.Path && e.fs.intact(rec.Path, rec.Size) {
+		tmp.discard()
+	} else if err := tmp.commit(rec.Path, time.Time{}); err != nil {
+		return nil, asLocal(err)
+	}
+	e.man.put(*rec)
+	return items, nil
+}
+
+// menuModDates asks a Gopher+ server for the attributes of every item of
+// the menu ("$") and returns their Mod-Dates by selector. Errors give an
+// empty map: the dates are a help, not a need.
+func (e *engine) menuModDates(j *gopherMenuJob) map[string]time.Time {
+	u, err := urlparse.Parse(urlparse.GopherPlusURL(j.scheme, j.host, j.port, gopher.TypeMenu, j.selector, "", "$"))
+	if err != nil {
+		return nil
+	}
+	ctx, touch, done := e.requestCtx()
+	defer done()
+	res, err := e.client.Do(ctx, &fetch.Request{URL: &u})
+	if err != nil {
+		return nil
+	}
+	defer res.Body.Close()
+	cr := &countReader{r: res.Body, e: e, limit: maxMenu, touch: touch}
+	ar := gopher.NewAttributeReader(cr)
+	out := map[string]time.Time{}
+	for {
+		a, err := ar.Next()
+		if err != nil {
+			break
+		}
+		if a.Info.Unparsed {
+			continue
+		}
+		if t, ok := parseModDate(a.Admin()["Mod-Date"]); ok {
+			out[a.Info.Selector] = t
+		}
+	}
+	return out
+}
+
+// parseModDate reads a Gopher+ Mod-Date: "… <YYYYMMDDhhmmss>".
+func parseModDate(s string) (time.Time, bool) {
+	i := strings.LastIndexByte(s, '<')
+	k := strings.LastIndexByte(s, '>')
+	if i < 0 || k < i+15 {
+		return time.Time{}, false
+	}
+	t, err := time.ParseInLocation("20060102150405", s[i+1:k], time.UTC)
+	return t, err == nil
+}
+
+// menuItem handles one item of a menu.
+func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods map[string]time.Time) {
+	same := strings.EqualFold(it.Host, j.host) && it.Port == j.port
+	scheme := "gopher"
+	if same {
+		scheme = j.scheme
+	}
+	if h, ok := it.HURL(); ok {
+		url := fmt.Sprintf("%s#%s", it.URLWithScheme(scheme), "link")
+		e.markSeen(url)
+		e.record(Record{URL: url, Type: TypeLink, ItemType: "h", Name: validName(it.Display), Target: h, Size: -1, Parent: j.url})
+		return
+	}
+	url := it.URLWithScheme(scheme)
+	if url == "" {
+		return // no host or port: nothing to fetch
+	}
+	pu, err := urlparse.Parse(url)
+	if err != nil {
+		return
+	}
+	e.markSeen(url)
+	rec := Record{URL: url, ItemType: string([]byte{it.Type}), Size: -1, Parent: j.url}
+	if err := pu.CheckLine(); err != nil {
+		// CR, LF or NUL in the selector: it cannot be asked for.
+		rec.Type = TypeOther
+		e.skip(rec, "refused: "+err.Error())
+		return
+	}
+	switch it.Type {
+	case gopher.TypeSearch:
+		rec.Type = TypeSearch
+		e.record(rec)
+		return
+	case gopher.TypeTelnet, gopher.TypeTN3270:
+		rec.Type = TypeSession
+		e.record(rec)
+		return
+	case gopher.TypeCSO:
+		rec.Type = TypeCSO
+		e.record(rec)
+		return
+	case gopher.TypeMirror:
+		rec.Type = TypeOther
+		e.record(rec)
+		return
+	}
+	sameHost := strings.EqualFold(it.Host, e.u.Host) && it.Port == e.u.PortOrDefault()
+	if !sameHost && !e.opt.SpanHosts {
+		rec.Type = TypeExternal
+		e.record(rec)
+		return
+	}
+	rel := strings.TrimPrefix(it.Selector, "/")
+	if !sameHost {
+		rel = hostKey(it.Host, it.Port) + "/" + rel
+	}
+	if it.Type == gopher.TypeMenu {
+		key := menuKey(it.Host, it.Port, it.Selector)
+		g.mu.Lock()
+		dup := g.visited[key]
+		g.visited[key] = true
+		g.mu.Unlock()
+		if dup {
+			return // a cycle, or a menu linked twice: read once
+		}
+		rec.Type = TypeMenu
+		if !e.filter.dir(rel) {
+			return
+		}
+		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
+			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
+			e.skip(rec, "deeper than --max-depth")
+			return
+		}
+		if !e.allowed(g, scheme, it.Host, it.Port, it.Selector) {
+			e.skip(rec, "disallowed by robots.txt")
+			return
+		}
+		segs := e.localSegs(it.Host, it.Port, it.Selector)
+		job := &gopherMenuJob{url: url, scheme: scheme, host: it.Host, port: it.Port, selector: it.Selector,
+			depth: j.depth + 1, parent: j.url, rel: rel, segs: segs}
+		job.dir = e.paths.claimDir(ownerKey(url), segs)
+		e.sched.push(&task{list: true, host: hostKey(it.Host, it.Port), job: job})
+		return
+	}
+	key := docKey(it.Host, it.Port, it.Selector)
+	g.mu.Lock()
+	dup := g.visited[key]
+	g.visited[key] = true
+	g.mu.Unlock()
+	if dup {
+		return
+	}
+	if !e.filter.file(rel) {
+		return
+	}
+	if !e.allowed(g, scheme, it.Host, it.Port, it.Selector) {
+		rec.Type = TypeFile
+		e.skip(rec, "disallowed by robots.txt")
+		return
+	}
+	var mtime time.Time
+	if mods != nil && same {
+		mtime = mods[it.Selector]
+	}
+	key = "line:" + it.Raw
+	if !mtime.IsZero() {
+		key += "|mod:" + mtime.Format("20060102150405")
+	}
+	e.queueDoc(it, url, j.url, key, mtime)
+}
+
+// queueDoc decides whether a document is fetched (new, changed, its copy
+// missing) or unchanged, and queues it. It returns false when it could
+// not (a limit).
+func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Time) bool {
+	rec := Record{URL: url, Type: TypeFile, ItemType: string([]byte{it.Type}), Size: -1, Parent: parent, Key: key}
+	if !e.claimFileSlot() {
+		e.markSeen(url)
+		return false
+	}
+	segs := e.localSegs(it.Host, it.Port, it.Selector)
+	if len(segs) == 0 || len(segs) == 1 && strings.HasPrefix(segs[0], "@") {
+		segs = append(segs, "@empty")
+	}
+	rec.Path = e.paths.claimFile(ownerKey(url), segs)
+	if path.Join(SelectorPath(it.Selector)...) != rec.Path || it.Selector != "/"+rec.Path {
+		rec.Name = validName(it.Selector)
+	}
+	if !mtime.IsZero() {
+		rec.MTime, rec.MTimeSource = stamp(mtime), "gopher+"
+	}
+	e.markSeen(url)
+	old, had := e.man.get(url)
+	if had && old.Status == StatusOK && old.Key == key && key != "" && old.Path == rec.Path && !e.opt.Refetch &&
+		e.fs.intact(old.Path, old.Size) {
+		e.nUnchanged.Add(1)
+		if old.Parent != parent && parent != "" {
+			old.Parent = parent
+			if !e.opt.DryRun {
+				e.man.put(old)
+			}
+		}
+		e.emit(Event{Kind: EventUnchanged, URL: url, Path: old.Path, Size: old.Size})
+		return true
+	}
+	e.sched.push(&task{host: hostKey(it.Host, it.Port), job: &gopherDocJob{url: url, typ: it.Type, rec: rec, old: old,
+		hasOld: had && old.Status == StatusOK, mtime: mtime}})
+	return true
+}
+
+// gopherDoc fetches one document.
+func (e *engine) gopherDoc(w int, j *gopherDocJob) {
+	if e.opt.DryRun {
+		kind := EventNew
+		if j.hasOld {
+			e.nChanged.Add(1)
+			kind = EventChanged
+		} else {
+			e.nNew.Add(1)
+		}
+		e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rec.Path, Err: errors.New(kind)})
+		return
+	}
+	if e.overBytes() {
+		e.markIncomplete(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
+		return
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		e.setCurrent(w, j.rec.Path)
+		err = e.fetchDoc(j)
+		e.setCurrent(w, "")
+		if err == nil || e.ctx.Err() != nil || !retryable(err) || attempt >= e.retries {
+			break
+		}
+		if !e.backoff(attempt + 1) {
+			break
+		}
+	}
+	if e.ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, errBytesCap) {
+		return
+	}
+	if err != nil {
+		e.fail(j.rec, err)
+	}
+}
+
+func (e *engine) fetchDoc(j *gopherDocJob) error {
+	ctx, touch, done := e.requestCtx()
+	defer done()
+	return e.idleErr(ctx, e.fetchDocBody(ctx, touch, j))
+}
+
+func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob) error {
+	u, err := urlparse.Parse(j.url)
+	if err != nil {
+		return &fetch.Error{Kind: fetch.ErrMalformed, URL: j.url, Err: err}
+	}
+	res, err := e.client.Do(ctx, &fetch.Request{URL: &u})
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	tmp, err := e.fs.create(j.rec.Path)
+	if err != nil {
+		return asLocal(err)
+	}
+	defer tmp.discard()
+	e.touch(path.Dir(j.rec.Path))
+	cr := &countReader{r: res.Body, e: e, touch: touch}
+	if _, err := io.Copy(tmp, cr); err != nil {
+		if cr.readErr == nil {
+			return asLocal(err)
+		}
+		return err
+	}
+	rec := j.rec
+	rec.Size = tmp.n
+	rec.SHA256 = tmp.sum()
+	rec.Fetched = stamp(time.Now())
+	rec.Status = StatusOK
+	if j.hasOld && j.old.SHA256 == rec.SHA256 && j.old.Path == rec.Path && e.fs.intact(rec.Path, rec.Size) {
+		// Fetched again (the menu line changed), but the same bytes.
+		tmp.discard()
+		if !j.mtime.IsZero() {
+			e.fs.chtimes(rec.Path, j.mtime)
+		}
+		e.man.put(rec)
+		e.nUnchanged.Add(1)
+		e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: rec.Path, Size: rec.Size})
+		return nil
+	}
+	if err := tmp.commit(rec.Path, j.mtime); err != nil {
+		return asLocal(err)
+	}
+	e.man.put(rec)
+	kind := EventNew
+	if j.hasOld {
+		e.nChanged.Add(1)
+		kind = EventChanged
+	} else {
+		e.nNew.Add(1)
+	}
+	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size})
+	return nil
+}
+
+// countReader counts what is read into the run's byte total, stops at
+// MaxBytes (and at limit bytes when limit > 0), and remembers read errors
+// (to tell them from write errors).
+type countReader struct {
+	r       io.Reader
+	e       *engine
+	n       int64
+	limit   int64
+	readErr error
+	touch   func() // called when data arrives (idle timeout)
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if n > 0 && c.touch != nil {
+		c.touch()
+	}
+	if n > 0 && !c.e.addBytes(int64(n)) {
+		c.readErr = errBytesCap
+		return n, errBytesCap
+	}
+	if c.limit > 0 && c.n > c.limit {
+		c.readErr = &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("over %d bytes", c.limit)}
+		return n, c.readErr
+	}
+	if err != nil && err != io.EOF {
+		c.readErr = err
+	}
+	return n, err
+}
+
+// fetchedTime is the time a record was fetched (zero when unknown).
+func fetchedTime(r Record) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, r.Fetched)
+	return t
+}

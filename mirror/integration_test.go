@@ -1,0 +1,411 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// Integration tests against real servers (vsftpd, ProFTPD, pure-ftpd,
+// gophernicus, pygopherd), started by internal/testserver: skipped when a
+// server is missing, failed instead when CI is set.
+
+// inodes maps every file below dir to its inode: a file that was not
+// written again keeps its inode (a rewrite renames a new file over it).
+func inodes(t *testing.T, dir string) map[string]uint64 {
+	t.Helper()
+	out := map[string]uint64{}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			if rel != ManifestName {
+				out[filepath.ToSlash(rel)] = fi.Sys().(*syscall.Stat_t).Ino
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func sameInodes(t *testing.T, before, after map[string]uint64, except ...string) {
+	t.Helper()
+	skip := map[string]bool{}
+	for _, e := range except {
+		skip[e] = true
+	}
+	for p, ino := range before {
+		if skip[p] {
+			continue
+		}
+		if after[p] != ino {
+			t.Errorf("%s was written again", p)
+		}
+	}
+}
+
+func TestRealFTPServers(t *testing.T) {
+	for _, kind := range testserver.FTPKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			s := testserver.StartFTP(t, kind)
+			testRealFTP(t, s)
+		})
+	}
+}
+
+func testRealFTP(t *testing.T, s *testserver.FTPServer) {
+	pub := filepath.Join(s.Anon, "pub")
+	// More files (for the interrupted run), a symbolic link loop, and
+	// names that need encoding.
+	for i := 0; i < 24; i++ {
+		writeFile(t, filepath.Join(pub, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+	}
+	if err := os.Symlink(".", filepath.Join(pub, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != testserver.PureFTPd {
+		// pure-ftpd lists dot files but refuses them (553), and leaves
+		// names with control bytes out of its listings.
+		writeFile(t, filepath.Join(pub, "odd", ".hidden"), "hidden\n", t1)
+		writeFile(t, filepath.Join(pub, "odd", "ctl\x01name"), "ctl\n", t1)
+	}
+	writeFile(t, filepath.Join(pub, "odd", "per%cent"), "pct\n", t1)
+
+	want := map[string]string{}
+	filepath.Walk(pub, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			rel, _ := filepath.Rel(pub, p)
+			b, _ := os.ReadFile(p)
+			want[encodeRel(filepath.ToSlash(rel))] = string(b)
+		}
+		return nil
+	})
+	url := s.URL + "/pub/"
+	dir := t.TempDir()
+	nfiles := int64(len(want))
+
+	// 1. The first mirror is byte for byte, with the server's times.
+	sum := mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.New != nfiles || sum.Failed != 0 || sum.Recorded != 2 {
+		t.Errorf("first run: %+v, want %d new and 2 recorded (links)", countsOf(sum), nfiles)
+	}
+	sameTree(t, tree(t, dir), want)
+	for _, rel := range []string{"binary.bin", "a/b/c/deep.txt", "many/m03.txt"} {
+		src, _ := os.Stat(filepath.Join(pub, rel))
+		got, err := os.Stat(filepath.Join(dir, rel))
+		if err != nil || !got.ModTime().Equal(src.ModTime().Truncate(time.Second)) {
+			t.Errorf("%s: mtime %v, want %v", rel, got.ModTime(), src.ModTime())
+		}
+	}
+	recs := records(t, dir)
+	if r := recs[url+"loop"]; r.Type != TypeSymlink || r.Status != StatusRecorded {
+		t.Errorf("loop: %+v", r)
+	}
+	if r := recs[url+"odd/.hidden"]; s.Kind != testserver.PureFTPd && (r.Path != "odd/%2Ehidden" || r.Name != ".hidden") {
+		t.Errorf(".hidden: %+v", r)
+	}
+
+	// 2. A second run transfers nothing.
+	before := inodes(t, dir)
+	sum = mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.New != 0 || sum.Changed != 0 || sum.Unchanged != nfiles {
+		t.Errorf("second run: %+v, want %d unchanged", countsOf(sum), nfiles)
+	}
+	sameInodes(t, before, inodes(t, dir))
+	if s.Kind == testserver.Vsftpd {
+		n := 0
+		cmds, _ := s.Commands()
+		for _, c := range cmds {
+			if strings.HasPrefix(c.Line, "RETR") {
+				n++
+			}
+		}
+		if n != int(nfiles) {
+			t.Errorf("vsftpd saw %d RETR over two runs, want %d", n, nfiles)
+		}
+	}
+
+	// 3. A changed file is fetched again; 4. a deleted one is removed with
+	// --delete.
+	writeFile(t, filepath.Join(pub, "hello.txt"), "hello, changed\n", t3)
+	if err := os.Remove(filepath.Join(pub, "semi;colon.txt")); err != nil {
+		t.Fatal(err)
+	}
+	before = inodes(t, dir)
+	sum = mirrorOK(t, Options{URL: url, Dir: dir, Delete: true})
+	if sum.Changed != 1 || sum.Deleted != 1 || sum.New != 0 || sum.Unchanged != nfiles-2 {
+		t.Errorf("third run: %+v, want 1 changed, 1 deleted, %d unchanged", countsOf(sum), nfiles-2)
+	}
+	got := tree(t, dir)
+	if got["hello.txt"] != "hello, changed\n" {
+		t.Errorf("hello.txt = %q", got["hello.txt"])
+	}
+	if _, ok := got["semi;colon.txt"]; ok {
+		t.Errorf("semi;colon.txt not deleted")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "hello.txt")); err != nil || !fi.ModTime().Equal(t3) {
+		t.Errorf("hello.txt mtime %v, want %v", fi.ModTime(), t3)
+	}
+	sameInodes(t, before, inodes(t, dir), "hello.txt", "semi;colon.txt")
+
+	// 5. An interrupted run resumes without fetching again what it
+	// finished.
+	dir2 := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int64
+	_, err := Run(ctx, Options{URL: url, Dir: dir2, Parallel: 2, Event: func(ev Event) {
+		if ev.Kind == EventNew && done.Add(1) == 10 {
+			cancel()
+		}
+	}})
+	if fetch.KindOf(err) != fetch.ErrAborted {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	first := inodes(t, dir2)
+	if len(first) < 10 || int64(len(first)) >= nfiles-1 {
+		t.Fatalf("%d files after the interruption", len(first))
+	}
+	sum = mirrorOK(t, Options{URL: url, Dir: dir2})
+	if sum.Unchanged != int64(len(first)) || sum.New != nfiles-1-int64(len(first)) {
+		t.Errorf("resumed: %+v, want %d unchanged, %d new", countsOf(sum), len(first), nfiles-1-int64(len(first)))
+	}
+	sameInodes(t, first, inodes(t, dir2))
+}
+
+// encodeRel encodes each component of a server path as the mirror does.
+func encodeRel(rel string) string {
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		parts[i] = EncodeName(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+func writeFile(t *testing.T, p, data string, mtime time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawGopher reads what a gopher server sends for a selector, byte for
+// byte.
+func rawGopher(t *testing.T, addr, sel string) []byte {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, sel+"\r\n")
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestRealGopherServers(t *testing.T) {
+	for _, kind := range []string{"gophernicus", "pygopherd"} {
+		t.Run(kind, func(t *testing.T) {
+			root := t.TempDir()
+			if err := testserver.GopherFixtures(root); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 20; i++ {
+				writeFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+			}
+			// A menu that links to itself and to the root.
+			writeFile(t, filepath.Join(root, "loop", "gophermap"), "iA loop\n1Myself\t/loop\n1Root\t/\n0Hello\t/hello.txt\n", t1)
+			writeFile(t, filepath.Join(root, "robots.txt"), "User-agent: *\nDisallow: /cgi-bin\n", t1)
+			openUp(t, root)
+			var s *testserver.GopherServer
+			if kind == "gophernicus" {
+				s = testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
+			} else {
+				s = testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
+			}
+			testRealGopher(t, s, root)
+		})
+	}
+}
+
+// openUp makes root and its parents reachable by a server running as
+// nobody.
+func openUp(t *testing.T, root string) {
+	t.Helper()
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			if fi.IsDir() {
+				os.Chmod(p, 0o755)
+			} else if fi.Mode().Perm()&0o111 == 0 {
+				os.Chmod(p, 0o644)
+			}
+		}
+		return nil
+	})
+	for d := filepath.Dir(root); d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+			os.Chmod(d, fi.Mode().Perm()|0o005)
+		}
+	}
+}
+
+func testRealGopher(t *testing.T, s *testserver.GopherServer, root string) {
+	url := s.URL("1/")
+	if s.Kind == "pygopherd" {
+		url = s.URL("")
+	}
+	dir := t.TempDir()
+
+	// 1. The first mirror: every saved item is what the server sends.
+	sum := mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.New < 25 || sum.Failed != 0 {
+		t.Fatalf("first run: %+v", countsOf(sum))
+	}
+	recs := records(t, dir)
+	nfiles := int64(0)
+	for u, r := range recs {
+		if r.Status != StatusOK || r.Type == TypeDir {
+			continue
+		}
+		if r.Type == TypeFile {
+			nfiles++
+		}
+		sel := r.Name
+		if sel == "" {
+			if r.Type == TypeMenu {
+				sel = "/" + strings.TrimSuffix(filepath.ToSlash(filepath.Dir(r.Path)), ".")
+			} else {
+				sel = "/" + r.Path
+			}
+		}
+		got, err := os.ReadFile(filepath.Join(dir, r.Path))
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+			continue
+		}
+		raw := rawGopher(t, s.Addr, sel)
+		if r.Type == TypeFile && r.ItemType == "0" {
+			raw = textBody(raw)
+		}
+		if string(got) != string(raw) && !(r.Type == TypeMenu && sel == "/" && len(got) > 0) {
+			t.Errorf("%s (%q): saved %d bytes, the server sends %d", u, sel, len(got), len(raw))
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "binary.bin")); string(b) != string(testserver.GopherBinary()) {
+		t.Errorf("binary.bin: %d bytes, want the fixture", len(b))
+	}
+	for u, r := range recs {
+		if strings.Contains(u, "cgi-bin") && r.Status == StatusOK {
+			t.Errorf("robots.txt disallows %s, fetched", u)
+		}
+	}
+	// The loop menu was read once.
+	loops := 0
+	for u, r := range recs {
+		if r.Type == TypeMenu && strings.Contains(u, "loop") {
+			loops++
+		}
+	}
+	if loops != 1 {
+		t.Errorf("%d loop menus, want 1", loops)
+	}
+
+	// 2. A second run fetches no document again.
+	before := inodes(t, dir)
+	sum = mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.New != 0 || sum.Changed != 0 || sum.Unchanged != nfiles {
+		t.Errorf("second run: %+v, want %d unchanged", countsOf(sum), nfiles)
+	}
+	sameInodes(t, before, inodes(t, dir))
+
+	// 3. A changed document (new content, new time) is fetched again; 4.
+	// a deleted one is removed with --delete.
+	writeFile(t, filepath.Join(root, "docs", "one.txt"), "one, changed\n", t3)
+	os.Chmod(filepath.Join(root, "docs", "one.txt"), 0o644)
+	if err := os.Remove(filepath.Join(root, "docs", "two.txt")); err != nil {
+		t.Fatal(err)
+	}
+	before = inodes(t, dir)
+	sum = mirrorOK(t, Options{URL: url, Dir: dir, Delete: true})
+	if sum.Changed != 1 || sum.Deleted != 1 || sum.New != 0 {
+		t.Errorf("third run: %+v, want 1 changed, 1 deleted", countsOf(sum))
+	}
+	got := tree(t, dir)
+	if v, ok := got["docs/one.txt"]; !ok || !strings.HasPrefix(strings.ReplaceAll(v, "\r", ""), "one, changed\n") {
+		t.Errorf("docs/one.txt = %q", v)
+	}
+	if _, ok := got["docs/two.txt"]; ok {
+		t.Errorf("docs/two.txt not deleted")
+	}
+	sameInodes(t, before, inodes(t, dir), "docs/one.txt", "docs/two.txt", "docs/.gopher-menu", ".gopher-menu")
+
+	// 5. An interrupted run resumes.
+	dir2 := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var done atomic.Int64
+	_, err := Run(ctx, Options{URL: url, Dir: dir2, Parallel: 2, Event: func(ev Event) {
+		if ev.Kind == EventNew && done.Add(1) == 8 {
+			cancel()
+		}
+	}})
+	if fetch.KindOf(err) != fetch.ErrAborted {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	first := map[string]uint64{}
+	for p, ino := range inodes(t, dir2) {
+		if !strings.HasSuffix(p, menuFile) {
+			first[p] = ino
+		}
+	}
+	if len(first) < 8 {
+		t.Fatalf("%d files after the interruption", len(first))
+	}
+	sum = mirrorOK(t, Options{URL: url, Dir: dir2})
+	if sum.Unchanged != int64(len(first)) {
+		t.Errorf("resumed: %+v, want %d unchanged", countsOf(sum), len(first))
+	}
+	sameInodes(t, first, inodes(t, dir2))
+
+	// 6. The rewritten menus point at the local copies: served from the
+	// mirror, every mirrored item of the root menu is there.
+	mirrorOK(t, Options{URL: url, Dir: dir, RewriteMenus: true})
+	gm, err := os.ReadFile(filepath.Join(dir, "gophermap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(gm), "\t/docs/\n") || !strings.Contains(string(gm), "\t/hello.txt\n") {
+		t.Errorf("gophermap:\n%s", gm)
+	}
+}
+
+// textBody is a text item as the gopher client gives it: without a last
+// lone "." line (the RFC 1436 terminator gophernicus does not send, but a
+// text may end with).
+func textBody(b []byte) []byte {
+	s := string(b)
+	for _, end := range []string{".\r\n", ".\n", "."} {
+		if strings.HasSuffix(s, "\n"+end) {
+			return []byte(s[:len(s)-len(end)])
+		}
+	}
+	return b
+}

@@ -1,0 +1,311 @@
+package mirror
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// tmpPrefix starts the names of files being written. A server's name never
+// starts with "." (EncodeName), so these never collide with mirrored files.
+const tmpPrefix = ".urlget-tmp-"
+
+// errNotDir says a path component that must be a directory is something
+// else in the local tree (a file, or a symbolic link, which is never
+// followed).
+var errNotDir = errors.New("not a directory (a file or a symbolic link is in the way)")
+
+// localFS writes the mirror below its root. Every operation goes through
+// an os.Root, which cannot leave the directory (no "..", no absolute
+// paths, no symbolic link leading out); on top of that, directories are
+// checked one component at a time with Lstat so that a symbolic link is
+// never followed even inside the tree, and files are written to a new
+// temporary name (O_EXCL: never through an existing link) and renamed over
+// the target, which replaces a link instead of writing through it.
+type localFS struct {
+	root *os.Root
+	dir  string // the root's path, for messages
+}
+
+func openLocal(dir string) (*localFS, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &localFS{root: r, dir: dir}, nil
+}
+
+func (l *localFS) close() error { return l.root.Close() }
+
+// osPath is a slash-separated relative path as the local system spells it.
+func osPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// mkdirAll makes the directory rel and its parents, refusing any component
+// that exists as something other than a directory.
+func (l *localFS) mkdirAll(rel string) error {
+	if rel == "" {
+		return nil
+	}
+	cur := ""
+	for _, c := range strings.Split(rel, "/") {
+		cur = path.Join(cur, c)
+		fi, err := l.root.Lstat(cur)
+		switch {
+		case err == nil && fi.IsDir():
+			continue
+		case err == nil:
+			return &fs.PathError{Op: "mkdir", Path: cur, Err: errNotDir}
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		if err := l.root.Mkdir(cur, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		// Made by someone else meanwhile: check again.
+		if fi, err := l.root.Lstat(cur); err != nil || !fi.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: cur, Err: errNotDir}
+		}
+	}
+	return nil
+}
+
+// checkDirs verifies that every directory above rel is a real directory
+// (not a symbolic link).
+func (l *localFS) checkDirs(rel string) error {
+	dir := path.Dir(rel)
+	if dir == "." {
+		return nil
+	}
+	cur := ""
+	for _, c := range strings.Split(dir, "/") {
+		cur = path.Join(cur, c)
+		fi, err := l.root.Lstat(cur)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return &fs.PathError{Op: "open", Path: cur, Err: errNotDir}
+		}
+	}
+	return nil
+}
+
+// tmpFile is a file being written: committed under its final name, or
+// removed.
+type tmpFile struct {
+	l    *localFS
+	f    *os.File
+	rel  string // the temporary name
+	h    hash.Hash
+	n    int64
+	done bool
+}
+
+// create opens a new temporary file in the directory of rel (made if
+// needed).
+func (l *localFS) create(rel string) (*tmpFile, error) {
+	dir := path.Dir(rel)
+	if dir == "." {
+		dir = ""
+	}
+	if err := l.mkdirAll(dir); err != nil {
+		return nil, err
+	}
+	for range 10 {
+		var rnd [8]byte
+		rand.Read(rnd[:])
+		tmp := path.Join(dir, tmpPrefix+hex.EncodeToString(rnd[:]))
+		f, err := l.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &tmpFile{l: l, f: f, rel: tmp, h: sha256.New()}, nil
+	}
+	return nil, fmt.Errorf("cannot make a temporary file in %s", osPath(dir))
+}
+
+func (t *tmpFile) Write(p []byte) (int, error) {
+	n, err := t.f.Write(p)
+	t.h.Write(p[:n])
+	t.n += int64(n)
+	return n, err
+}
+
+// sum is the SHA-256 of what was written, in hex.
+func (t *tmpFile) sum() string { return hex.EncodeToString(t.h.Sum(nil)) }
+
+// discard closes and removes the temporary file (no-op once committed).
+func (t *tmpFile) discard() {
+	if t.done {
+		return
+	}
+	t.done = true
+	t.f.Close()
+	t.l.root.Remove(t.rel)
+}
+
+// commit closes the file, renames it to rel and gives it mtime (when not
+// zero). A directory at rel is an error; a file or symbolic link there is
+// replaced (the link itself, never what it points to).
+func (t *tmpFile) commit(rel string, mtime time.Time) error {
+	if t.done {
+		return errors.New("file already closed")
+	}
+	if err := t.f.Close(); err != nil {
+		t.discard()
+		return err
+	}
+	if err := t.l.checkDirs(rel); err != nil {
+		t.discard()
+		return err
+	}
+	if fi, err := t.l.root.Lstat(rel); err == nil && fi.IsDir() {
+		t.discard()
+		return &fs.PathError{Op: "rename", Path: rel, Err: errors.New("a directory is in the way")}
+	}
+	if err := t.l.root.Rename(t.rel, rel); err != nil {
+		t.discard()
+		return err
+	}
+	t.done = true
+	if !mtime.IsZero() {
+		return t.l.chtimes(rel, mtime)
+	}
+	return nil
+}
+
+// chtimes sets the modification (and access) time of rel, which must be a
+// regular file or a directory (never through a symbolic link).
+func (l *localFS) chtimes(rel string, mtime time.Time) error {
+	fi, err := l.root.Lstat(osPath(rel))
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return &fs.PathError{Op: "chtimes", Path: rel, Err: errors.New("a symbolic link")}
+	}
+	return l.root.Chtimes(osPath(rel), mtime, mtime)
+}
+
+// intact reports whether rel is a regular file of size bytes (size < 0:
+// any size).
+func (l *localFS) intact(rel string, size int64) bool {
+	if l.checkDirs(rel) != nil {
+		return false
+	}
+	fi, err := l.root.Lstat(rel)
+	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
+}
+
+// removeFile removes rel if it is a regular file or a symbolic link
+// (never a directory, never what a link points to). A missing file is not
+// an error.
+func (l *localFS) removeFile(rel string) error {
+	if err := l.checkDirs(rel); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	fi, err := l.root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return &fs.PathError{Op: "remove", Path: rel, Err: errors.New("is a directory")}
+	}
+	return l.root.Remove(rel)
+}
+
+// removeEmptyDir removes the directory rel if it is empty.
+func (l *localFS) removeEmptyDir(rel string) error {
+	if rel == "" {
+		return nil
+	}
+	if err := l.checkDirs(rel); err != nil {
+		return nil
+	}
+	fi, err := l.root.Lstat(rel)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	return l.root.Remove(rel) // fails when not empty: fine
+}
+
+// readFile reads a (small) regular file, never through a symbolic link.
+func (l *localFS) readFile(rel string, max int64) ([]byte, error) {
+	if err := l.checkDirs(rel); err != nil {
+		return nil, err
+	}
+	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// sweepTemp removes leftover temporary files (from an interrupted run) in
+// the directory rel.
+func (l *localFS) sweepTemp(rel string) {
+	if l.checkDirs(path.Join(osPath(rel), "x")) != nil {
+		return
+	}
+	f, err := l.root.OpenFile(osPath(rel), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		if strings.HasPrefix(n, tmpPrefix) {
+			l.root.Remove(path.Join(osPath(rel), n))
+		}
+	}
+}
+
+// openLocalReadOnly opens dir for a dry run, which writes nothing: a
+// directory that does not exist reads as empty.
+func openLocalReadOnly(dir string) (*localFS, error) {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &localFS{root: r, dir: dir}, nil
+	}
+	tmp, err := os.MkdirTemp("", "urlget-mirror-dry-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	r, err := os.OpenRoot(tmp)
+	if err != nil {
+		return nil, err
+	}
+	return &localFS{root: r, dir: dir}, nil
+}

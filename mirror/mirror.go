@@ -1,0 +1,287 @@
+// Package mirror copies an FTP tree or a gopher hole into a local
+// directory, incrementally, over several connections, and safely.
+//
+//	sum, err := mirror.Run(ctx, mirror.Options{URL: "ftp://ftp.example.org/pub/", Dir: "pub"})
+//
+// # FTP
+//
+// The tree below the URL is walked with MLSD where the server has it (exact
+// sizes and UTC modification times), else with LIST (parsed: ls, DOS and
+// EPLF formats), else with NLST (names only). New and changed files — by
+// size and modification time — are downloaded, each file gets the server's
+// modification time (MLSD, else MDTM, both UTC; from LIST only when
+// neither is there: minutes, time zone unknown, year guessed for recent
+// files — the manifest says which), and directories get theirs after
+// their contents. Symbolic links are recorded in the manifest, never
+// followed. Connections stay logged in for the whole run and commands are
+// pipelined: the next file's commands go out while the current file
+// arrives.
+//
+// # Gopher
+//
+// Menus are crawled from the URL, on the same host and port (unless
+// SpanHosts), breadth first. Every menu is saved byte for byte as it was
+// received (DIR/<selector path>/.gopher-menu), every document under a path
+// derived from its selector (DIR/<selector path>), binary items byte for
+// byte. Search (7), CSO (2), telnet (8, T), mirror (+) and "h" URL: items
+// are recorded, not followed; info lines stay in the saved menus. With
+// RewriteMenus a "gophermap" beside each saved menu points its items at the
+// local files, so that DIR can be served by gophernicus or pygopherd (or
+// read with urlget file://…). A robots.txt at the server's root (selector
+// "/robots.txt") is obeyed unless IgnoreRobots. Where the server speaks
+// Gopher+, the "$" attributes of each menu give the items' Mod-Dates.
+//
+// # Incremental runs, interrupted runs
+//
+// DIR/.urlget-mirror.jsonl is the manifest: one JSON line per URL (local
+// path, type, size, server time, SHA-256, when fetched, status). Lines are
+// appended as items finish, and the file is rewritten with one line per URL
+// at the end, so that a rerun fetches only what is new or changed, and a
+// run that was killed resumes without fetching again what it finished.
+// Listings and menus are always read again (they are how changes are
+// seen); a file is fetched again when its listing entry changed (size or
+// time; for gopher the menu line or the Gopher+ Mod-Date) or its local copy
+// is missing or has the wrong size.
+//
+// # Safety
+//
+// Names from the server never leave DIR: each is one path component made
+// by EncodeName (no "/", no "..", no leading ".", no control bytes; the
+// offending bytes are percent-encoded, nothing is dropped) and the mapping
+// is in the manifest. Everything is written through an os.Root, no
+// symbolic link is ever followed (not even inside DIR), files are written
+// to a new temporary name and renamed into place when complete. Cycles (a
+// directory or menu that contains itself, two that point at each other)
+// are found from what was visited: host, port and canonical selector or
+// path, the MLSD "unique" fact, or a directory whose listing is the same
+// as one of its ancestors' — never by depth alone.
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultParallel  = 4
+	DefaultRetries   = 3
+	DefaultRetryWait = time.Second
+	DefaultMaxFiles  = 100_000
+	DefaultMaxDepth  = 50
+	DefaultTimeout   = 60 * time.Second
+	// maxRetryWait caps the doubling backoff between retries.
+	maxRetryWait = 30 * time.Second
+)
+
+// Options say what to mirror where, and how.
+type Options struct {
+	// URL is the ftp, gopher or gophers URL to mirror: an FTP directory, a
+	// gopher menu (or a single document).
+	URL string
+	// Dir is the local directory (made if needed).
+	Dir string
+
+	// Client carries the policy for gopher transfers (timeouts, TLS,
+	// proxies, MaxFileSize, Verbose) and for FTP the credentials (User,
+	// Password, Netrc), ConnectTimeout, Dialer and Verbose. nil: a zero
+	// Client.
+	Client *fetch.Client
+
+	// Parallel is the number of connections in all (0: DefaultParallel);
+	// PerHost caps the connections to one host (0: Parallel). An FTP
+	// server that answers 421 ("too many connections") gets fewer.
+	Parallel int
+	PerHost  int
+
+	// Retries is how many times a failed transfer is tried again (0:
+	// DefaultRetries, negative: never), waiting RetryWait (0:
+	// DefaultRetryWait) before the first retry, twice that before the
+	// next, … at most 30 s. Only transient failures are retried (connect,
+	// timeout, partial transfer, FTP 4xx replies); "not found" or "access
+	// denied" are not.
+	Retries   int
+	RetryWait time.Duration
+
+	// MaxFiles stops the run after this many files (0: DefaultMaxFiles,
+	// negative: no limit); MaxBytes after this many bytes downloaded (0:
+	// no limit); MaxDepth does not go deeper than this many directory or
+	// menu levels below the URL (0: DefaultMaxDepth, negative: no limit).
+	// A run that hits a limit is incomplete.
+	MaxFiles int
+	MaxBytes int64
+	MaxDepth int
+
+	// Delete removes local files that are gone from the server (only
+	// files this mirror made: those in the manifest). With DeleteLimit >
+	// 0, more deletions than that are refused (none is made, the run is
+	// incomplete); negative refuses every deletion.
+	Delete      bool
+	DeleteLimit int
+	// DryRun reads listings and menus and reports what would be fetched
+	// and deleted, writing nothing at all.
+	DryRun bool
+
+	// Include and Exclude are glob patterns (see the package filter
+	// rules in the README: a pattern without "/" matches base names, one
+	// with "/" the path below the URL).
+	Include, Exclude []string
+
+	// SpanHosts follows gopher items to other hosts and ports.
+	SpanHosts bool
+	// RewriteMenus writes a browsable "gophermap" beside each saved menu.
+	RewriteMenus bool
+	// IgnoreRobots does not fetch or obey the gopher robots.txt.
+	IgnoreRobots bool
+	// Refetch fetches every file again, even when its listing entry did
+	// not change (a file whose content is the same is left alone).
+	Refetch bool
+
+	// Timeout bounds each wait for the server: an FTP reply, data on a
+	// connection, the next bytes of a gopher reply (0: DefaultTimeout). A
+	// request that times out is retried.
+	Timeout time.Duration
+
+	// Progress, when set, is called every ProgressInterval (0: 200 ms)
+	// while the run goes on, and once at the end.
+	Progress         func(Progress)
+	ProgressInterval time.Duration
+	// Event, when set, is called for every item as it is done. Calls may
+	// come from several goroutines at once.
+	Event func(Event)
+}
+
+// Progress is a snapshot of a running mirror.
+type Progress struct {
+	FilesDone  int64         // files done (new, changed, unchanged, failed, skipped)
+	FilesKnown int64         // files found so far
+	Dirs       int64         // directories or menus read
+	Bytes      int64         // bytes downloaded
+	Rate       float64       // bytes per second since the start
+	Elapsed    time.Duration //
+	Current    []string      // local paths being transferred
+}
+
+// Event kinds.
+const (
+	EventNew       = "new"
+	EventChanged   = "changed"
+	EventUnchanged = "unchanged"
+	EventDeleted   = "deleted"
+	EventGone      = "gone"
+	EventFailed    = "failed"
+	EventSkipped   = "skipped"
+	EventRecorded  = "recorded"
+	EventDir       = "dir"
+	EventWouldGet  = "would-fetch"
+	EventWouldDel  = "would-delete"
+)
+
+// Event reports one item done.
+type Event struct {
+	Kind string
+	URL  string
+	Path string // local path, relative to Dir
+	Size int64
+	Err  error // for EventFailed and EventSkipped
+}
+
+// Summary says what a run did.
+type Summary struct {
+	URL        string        `json:"url"`
+	Dir        string        `json:"dir"`
+	New        int64         `json:"new"`
+	Changed    int64         `json:"changed"`
+	Unchanged  int64         `json:"unchanged"`
+	Deleted    int64         `json:"deleted"`
+	Gone       int64         `json:"gone"` // gone from the server, kept (no Delete)
+	Failed     int64         `json:"failed"`
+	Skipped    int64         `json:"skipped"`
+	Recorded   int64         `json:"recorded"` // links, searches, sessions: recorded, not fetched
+	Dirs       int64         `json:"dirs"`     // directories or menus read
+	Bytes      int64         `json:"bytes"`    // bytes downloaded (files, listings and menus)
+	Duration   time.Duration `json:"-"`
+	Seconds    float64       `json:"seconds"`
+	DryRun     bool          `json:"dry_run,omitempty"`
+	Incomplete []string      `json:"incomplete,omitempty"` // why the mirror is not complete
+	Failures   []Failure     `json:"failures,omitempty"`
+}
+
+// Failure is one item that could not be mirrored.
+type Failure struct {
+	URL   string `json:"url"`
+	Path  string `json:"path,omitempty"`
+	Error string `json:"error"`
+}
+
+// ErrIncomplete is wrapped by the error Run returns when the run went
+// through but the mirror is not complete: some items failed, a limit was
+// reached, or deletions were refused.
+var ErrIncomplete = errors.New("mirror incomplete")
+
+// IncompleteError is that error: Reasons says why.
+type IncompleteError struct {
+	Failed  int64
+	Reasons []string
+}
+
+func (e *IncompleteError) Error() string {
+	return "mirror incomplete: " + strings.Join(e.Reasons, "; ")
+}
+
+func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
+
+// Run mirrors opt.URL into opt.Dir. It returns the summary and, when not
+// everything was mirrored, an error: one wrapping ErrIncomplete (see
+// IncompleteError) when the run went through but some items failed or a
+// limit stopped it; a *fetch.Error when the URL itself could not be read
+// (its Kind gives the exit code), or the context's error (ErrAborted,
+// ErrTimeout) when it was cancelled; another error for a local problem
+// (the directory cannot be written, it is a mirror of another URL, another
+// run holds it).
+func Run(ctx context.Context, opt Options) (Summary, error) {
+	u, err := urlparse.Parse(opt.URL)
+	if err != nil {
+		return Summary{URL: opt.URL, Dir: opt.Dir}, &fetch.Error{Kind: fetch.ErrMalformed, URL: opt.URL, Err: err}
+	}
+	if opt.Dir == "" {
+		return Summary{URL: opt.URL}, errors.New("mirror: no local directory given")
+	}
+	e, err := newEngine(ctx, opt, &u)
+	if err != nil {
+		return Summary{URL: fetch.Redacted(&u), Dir: opt.Dir}, err
+	}
+	defer e.close()
+	return e.run()
+}
+
+// canonicalURL is the URL as the manifest names it: without a password.
+func canonicalURL(u *urlparse.URL) string {
+	r := u.Ref
+	r.RawUserinfo, r.HasUserinfo, r.HasPassword = "", false, false
+	if u.HasUserinfo && u.User != "" {
+		r.RawUserinfo, r.HasUserinfo = urlparseUserEscape(u.User), true
+	}
+	r.Fragment, r.RawFragment, r.HasFragment = "", "", false
+	return r.String()
+}
+
+// urlparseUserEscape percent-encodes a user name for a URL's userinfo.
+func urlparseUserEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,245 @@
+package mirror
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// maxComponent bounds one local path component (most file systems allow
+// 255 bytes).
+const maxComponent = 255
+
+// EncodeName maps one name supplied by a server (an FTP listing entry, one
+// segment of a gopher selector, a host name) to one local path component
+// that cannot leave the directory it is created in:
+//
+//   - "%" and the bytes that have no business in a file name — "/", "\",
+//     control bytes (below 0x20, 0x7F, and the C1 controls U+0080–U+009F),
+//     and bytes that are not part of valid UTF-8 — become %XX;
+//   - a leading "." or "@" becomes %2E or %40: no hidden files, never "."
+//     or "..", and the names urlget uses itself (".urlget-…", ".gopher-menu",
+//     "@host:port") cannot come from a server;
+//   - a result longer than 255 bytes is cut, and "%~" and 16 hex digits of
+//     the name's SHA-256 are appended, so that long names stay distinct.
+//
+// The mapping is one-to-one (apart from the cut of over-long names), so two
+// names never share a file; the empty name gives "%~empty". Decoding the
+// %XX escapes gives the name back.
+func EncodeName(name string) string {
+	if name == "" {
+		return "%~empty"
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 8)
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '%' || i == 0 && (c == '.' || c == '@') {
+				writeEscape(&b, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && n == 1 || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r == 0xfeff {
+			for k := 0; k < n; k++ {
+				writeEscape(&b, name[i+k])
+			}
+		} else {
+			b.WriteString(name[i : i+n])
+		}
+		i += n
+	}
+	s := b.String()
+	if len(s) <= maxComponent {
+		return s
+	}
+	sum := sha256.Sum256([]byte(name))
+	suffix := "%~" + hex.EncodeToString(sum[:8])
+	cut := maxComponent - len(suffix)
+	// Never cut inside a %XX escape or a UTF-8 sequence.
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if cut >= 1 && s[cut-1] == '%' {
+		cut--
+	} else if cut >= 2 && s[cut-2] == '%' {
+		cut -= 2
+	}
+	return s[:cut] + suffix
+}
+
+func writeEscape(b *strings.Builder, c byte) {
+	const hexd = "0123456789ABCDEF"
+	b.WriteByte('%')
+	b.WriteByte(hexd[c>>4])
+	b.WriteByte(hexd[c&15])
+}
+
+// validName is name when it is UTF-8 (JSON can hold it), else "": the
+// record's URL always has the exact bytes, percent-encoded.
+func validName(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	return ""
+}
+
+// gopherReserved are local names urlget writes into a menu's directory
+// itself: a server's item of that name is encoded.
+var gopherReserved = map[string]bool{"gophermap": true}
+
+// encodeGopherSegment is EncodeName for a selector segment: the name of the
+// rewritten menu ("gophermap") is reserved as well.
+func encodeGopherSegment(s string) string {
+	if gopherReserved[s] {
+		return "%" + strings.ToUpper(strconv.FormatInt(int64(s[0]), 16)) + s[1:]
+	}
+	return EncodeName(s)
+}
+
+// SelectorPath maps a gopher selector to local path components: the
+// selector is split at "/", empty segments are dropped, and each segment is
+// encoded (EncodeName; "gophermap" is reserved too). "", "/" and "//" give
+// no components (the root).
+func SelectorPath(selector string) []string {
+	var out []string
+	for _, s := range strings.Split(selector, "/") {
+		if s == "" {
+			continue
+		}
+		out = append(out, encodeGopherSegment(s))
+	}
+	return out
+}
+
+// hostComponent is the local directory of another gopher host's items
+// (with --span-hosts): "@host:port". A leading "@" never comes from
+// EncodeName, so it cannot collide with a selector's path.
+func hostComponent(host string, port int) string {
+	return "@" + EncodeName(strings.ToLower(host)) + ":" + strconv.Itoa(port)
+}
+
+// pathTable hands out local paths, so that no two URLs share one and no
+// file stands where a directory is needed. Paths are slash-separated and
+// relative to the mirror's root.
+type pathTable struct {
+	mu    sync.Mutex
+	files map[string]string // file path -> the URL that owns it
+	dirs  map[string]string // directory path -> the URL that owns it ("" for a directory only implied by a path)
+	alias map[string]string // directory as computed -> as handed out (differs after a clash with a file)
+}
+
+func newPathTable() *pathTable {
+	return &pathTable{files: map[string]string{}, dirs: map[string]string{"": ""}, alias: map[string]string{}}
+}
+
+// reserve records a path from the manifest as owned by url: a later claim
+// by url gets it back, and other URLs keep off it.
+func (t *pathTable) reserve(url, p string, dir bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if dir {
+		t.markDirs(p)
+		t.dirs[p] = url
+		return
+	}
+	t.markDirs(path.Dir(p))
+	t.files[p] = url
+}
+
+// markDirs records p and its ancestors as directories.
+func (t *pathTable) markDirs(p string) {
+	for p != "." && p != "" && p != "/" {
+		if _, ok := t.dirs[p]; ok {
+			return
+		}
+		t.dirs[p] = ""
+		p = path.Dir(p)
+	}
+}
+
+// resolveDir returns the local directory for the components segs, made
+// unique against files: a component that names a file gets a suffix
+// "%!2", "%!3", … (never produced by EncodeName).
+func (t *pathTable) resolveDir(segs []string) string {
+	cur := ""
+	for _, s := range segs {
+		key := cur + "\x00" + s
+		if a, ok := t.alias[key]; ok {
+			cur = a
+			continue
+		}
+		cand := path.Join(cur, s)
+		for n := 2; ; n++ {
+			if _, isFile := t.files[cand]; !isFile {
+				break
+			}
+			cand = path.Join(cur, s+"%!"+strconv.Itoa(n))
+		}
+		t.alias[key] = cand
+		if _, ok := t.dirs[cand]; !ok {
+			t.dirs[cand] = ""
+		}
+		cur = cand
+	}
+	return cur
+}
+
+// claimFile returns the local file path for url, whose components are
+// segs (at least one): its own earlier path when it has one, else a free
+// one.
+func (t *pathTable) claimFile(url string, segs []string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	dir := t.resolveDir(segs[:len(segs)-1])
+	last := segs[len(segs)-1]
+	cand := path.Join(dir, last)
+	for n := 2; ; n++ {
+		owner, isFile := t.files[cand]
+		_, isDir := t.dirs[cand]
+		if !isDir && (!isFile || owner == url) {
+			break
+		}
+		cand = path.Join(dir, last+"%!"+strconv.Itoa(n))
+	}
+	t.files[cand] = url
+	return cand
+}
+
+// claimDir returns the local directory for url (a menu, an FTP directory):
+// a directory that no other URL owns.
+func (t *pathTable) claimDir(url string, segs []string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(segs) == 0 {
+		if owner := t.dirs[""]; owner == "" || owner == url {
+			t.dirs[""] = url
+			return ""
+		}
+		segs = []string{"@root"}
+	}
+	parent := t.resolveDir(segs[:len(segs)-1])
+	last := segs[len(segs)-1]
+	cand := path.Join(parent, last)
+	for n := 2; ; n++ {
+		_, isFile := t.files[cand]
+		owner, isDir := t.dirs[cand]
+		if !isFile && (!isDir || owner == "" || owner == url) {
+			break
+		}
+		cand = path.Join(parent, last+"%!"+strconv.Itoa(n))
+	}
+	t.dirs[cand] = url
+	if _, ok := t.alias[parent+"\x00"+last]; !ok {
+		t.alias[parent+"\x00"+last] = cand
+	}
+	return cand
+}

@@ -1,0 +1,283 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
+)
+
+func TestEncodeName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain.txt", "plain.txt"},
+		{"", "%~empty"},
+		{".", "%2E"},
+		{"..", "%2E."},
+		{"a/b", "a%2Fb"},
+		{"a\\b", "a%5Cb"},
+		{"100%", "100%25"},
+		{"@x", "%40x"},
+		{"x@y.z", "x@y.z"},
+		{"tab\there", "tab%09here"},
+		{"del\x7f", "del%7F"},
+		{"c1\u0085x", "c1%C2%85x"},
+		{"ok é", "ok é"},
+		{"\xff", "%FF"},
+		{"line\u2028sep", "line%E2%80%A8sep"},
+	} {
+		if got := EncodeName(tc.in); got != tc.want {
+			t.Errorf("EncodeName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	long := strings.Repeat("é", 200) // 400 bytes
+	a, b := EncodeName(long), EncodeName(long+"x")
+	if len(a) > 255 || len(b) > 255 || a == b || !strings.Contains(a, "%~") {
+		t.Errorf("long names: %d and %d bytes, equal %v", len(a), len(b), a == b)
+	}
+}
+
+func FuzzEncodeName(f *testing.F) {
+	for _, s := range []string{"", ".", "..", "a/b", "%41", "\x00", strings.Repeat("x", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e := EncodeName(s)
+		if e == "" || e == "." || e == ".." || strings.ContainsAny(e, "/\\\x00") || len(e) > 255 || e[0] == '.' || e[0] == '@' {
+			t.Fatalf("EncodeName(%q) = %q", s, e)
+		}
+		for i := 0; i < len(e); i++ {
+			if e[i] < 0x20 || e[i] == 0x7f {
+				t.Fatalf("EncodeName(%q) = %q holds a control byte", s, e)
+			}
+		}
+		// One to one (below the length cut): a different name, a
+		// different result.
+		if len(s) < 60 && EncodeName(s+"x") == e {
+			t.Fatalf("EncodeName(%q) = EncodeName(%q)", s, s+"x")
+		}
+	})
+}
+
+func TestSelectorPath(t *testing.T) {
+	for _, tc := range []struct {
+		sel  string
+		want []string
+	}{
+		{"", nil},
+		{"/", nil},
+		{"/docs/one.txt", []string{"docs", "one.txt"}},
+		{"docs//x/", []string{"docs", "x"}},
+		{"/../../etc", []string{"%2E.", "%2E.", "etc"}},
+		{"/a/gophermap", []string{"a", "%67ophermap"}},
+		{"/@h:70/x", []string{"%40h:70", "x"}},
+	} {
+		if got := SelectorPath(tc.sel); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("SelectorPath(%q) = %q, want %q", tc.sel, got, tc.want)
+		}
+	}
+}
+
+func TestPathTable(t *testing.T) {
+	p := newPathTable()
+	if got := p.claimFile("u1", []string{"a"}); got != "a" {
+		t.Errorf("first file: %q", got)
+	}
+	// "a" is a file: a directory "a" goes elsewhere, consistently.
+	if got := p.claimFile("u2", []string{"a", "b"}); got != "a%!2/b" {
+		t.Errorf("file under a file: %q", got)
+	}
+	if got := p.claimFile("u3", []string{"a", "c"}); got != "a%!2/c" {
+		t.Errorf("second file under it: %q", got)
+	}
+	// A file where a directory is: elsewhere.
+	if got := p.claimFile("u4", []string{"a%!2"}); got != "a%!2%!2" {
+		t.Errorf("file on a directory: %q", got)
+	}
+	// The same URL gets its path back; another URL does not.
+	if got := p.claimFile("u1", []string{"a"}); got != "a" {
+		t.Errorf("again: %q", got)
+	}
+	if got := p.claimFile("u5", []string{"a"}); got != "a%!2%!3" && got != "a%!3" {
+		t.Errorf("another URL, same name: %q", got)
+	}
+	if got := p.claimDir("m1", []string{"d"}); got != "d" {
+		t.Errorf("dir: %q", got)
+	}
+	if got := p.claimDir("m2", []string{"d"}); got != "d%!2" {
+		t.Errorf("another menu, same directory: %q", got)
+	}
+}
+
+func TestRobots(t *testing.T) {
+	r := parseRobots([]byte(`# comment
+User-agent: someone-else
+Disallow: /
+
+User-agent: *
+Disallow: /private
+Allow: /private/open
+Disallow: cgi-bin
+
+User-agent: URLGet
+Disallow: /only-for-urlget
+`), "urlget")
+	for sel, want := range map[string]bool{
+		"/only-for-urlget/x": false,
+		"/private":           true, // urlget's own group applies, not "*"
+		"/anything":          true,
+	} {
+		if got := r.allows(sel); got != want {
+			t.Errorf("urlget group: allows(%q) = %v, want %v", sel, got, want)
+		}
+	}
+	r = parseRobots([]byte("User-agent: *\nDisallow: /private\nAllow: /private/open\nDisallow: cgi-bin\n"), "urlget")
+	for sel, want := range map[string]bool{
+		"/private/x":      false,
+		"private/x":       false,
+		"/private/open/y": true,
+		"/cgi-bin/s.cgi":  false,
+		"/public":         true,
+		"":                true,
+	} {
+		if got := r.allows(sel); got != want {
+			t.Errorf("* group: allows(%q) = %v, want %v", sel, got, want)
+		}
+	}
+	if !parseRobots([]byte("User-agent: *\nDisallow:\n"), "urlget").allows("/x") {
+		t.Errorf("an empty Disallow allows everything")
+	}
+}
+
+func TestFilter(t *testing.T) {
+	f, err := newFilter([]string{"*.txt", "docs/*.bin"}, []string{"tmp", "secret*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]bool{
+		"a.txt": true, "x/y/a.txt": true, "docs/a.bin": true, "x/docs/a.bin": false, "a.bin": false,
+		"secret.txt": false, "x/secret-plan.txt": false,
+	} {
+		if got := f.file(rel); got != want {
+			t.Errorf("file(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	for rel, want := range map[string]bool{"tmp": false, "x/tmp": false, "docs": true} {
+		if got := f.dir(rel); got != want {
+			t.Errorf("dir(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	if _, err := newFilter([]string{"["}, nil); err == nil {
+		t.Errorf("a bad pattern is accepted")
+	}
+}
+
+func TestManifestJournal(t *testing.T) {
+	dir := t.TempDir()
+	data := `{"urlget_mirror":"urlget","version":1,"url":"ftp://h/"}
+{"url":"ftp://h/a","path":"a","type":"file","size":1,"status":"ok"}
+{"url":"ftp://h/b","path":"b","type":"file","size":2,"status":"ok"}
+{"url":"ftp://h/a","path":"a","type":"file","size":3,"status":"ok"}
+{"url":"ftp://h/b","type":"file","size":0,"status":"deleted"}
+{"url":"ftp://h/c","path":"c","ty`
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, recs, err := ReadManifest(dir)
+	if err != nil || url != "ftp://h/" || len(recs) != 1 || recs[0].URL != "ftp://h/a" || recs[0].Size != 3 {
+		t.Errorf("ReadManifest = %q, %+v, %v (the last line for a URL counts, a cut line is skipped)", url, recs, err)
+	}
+	// Another URL into the same directory is refused.
+	_, err = Run(context.Background(), Options{URL: "ftp://127.0.0.1:1/", Dir: dir})
+	if !errors.Is(err, ErrManifestMismatch) {
+		t.Errorf("another URL: %v", err)
+	}
+}
+
+func TestFTPLimitsAndFilters(t *testing.T) {
+	s := ftptest.New(t)
+	ftpTree(s)
+	url := "ftp://" + s.Addr + "/pub/"
+
+	// --include/--exclude.
+	dir := t.TempDir()
+	sum := mirrorOK(t, Options{URL: url, Dir: dir, Include: []string{"*.txt"}, Exclude: []string{"c"}})
+	got := keys(tree(t, dir))
+	if want := []string{"a/one.txt", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("filtered: %q, want %q", got, want)
+	}
+	if sum.New != 3 {
+		t.Errorf("filtered: %d new", sum.New)
+	}
+
+	// --max-depth 1: the top and one level below.
+	dir = t.TempDir()
+	sum, err := Run(context.Background(), Options{URL: url, Dir: dir, MaxDepth: 1})
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "--max-depth 1 reached") {
+		t.Errorf("max-depth: %v", err)
+	}
+	if got, want := keys(tree(t, dir)), []string{"a/one.txt", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("max-depth: %q, want %q", got, want)
+	}
+
+	// --max-files 2: two files, and no deletion of what was not reached.
+	dir = t.TempDir()
+	sum, err = Run(context.Background(), Options{URL: url, Dir: dir, MaxFiles: 2, Parallel: 1})
+	if !errors.Is(err, ErrIncomplete) || sum.New != 2 || len(tree(t, dir)) != 2 {
+		t.Errorf("max-files: %v, %+v", err, countsOf(sum))
+	}
+
+	// --max-bytes: stops.
+	dir = t.TempDir()
+	_, err = Run(context.Background(), Options{URL: url, Dir: dir, MaxBytes: 100, Parallel: 1})
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "--max-bytes 100 reached") {
+		t.Errorf("max-bytes: %v", err)
+	}
+
+	// --dry-run writes nothing at all.
+	dir = filepath.Join(t.TempDir(), "never")
+	sum, err = Run(context.Background(), Options{URL: url, Dir: dir, DryRun: true})
+	if err != nil || sum.New != 5 {
+		t.Errorf("dry run: %v %+v", err, countsOf(sum))
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("dry run made the directory: %v", err)
+	}
+}
+
+func TestFTPFallbacks(t *testing.T) {
+	// No EPSV (PASV only), no MLSD, LIST refused: NLST and SIZE.
+	s := ftptest.New(t)
+	s.AddFile("d/f1.txt", []byte("one"), t1)
+	s.AddFile("g.txt", []byte("gee"), t1)
+	list := ftptest.Reply("LIST", "502 LIST not here")
+	configure(s, func(srv *ftptest.Server) {
+		srv.NoEPSV, srv.NoMLSD = true, true
+		srv.Features = []string{"PASV", "SIZE"}
+		srv.Hook = list
+	})
+	dir := t.TempDir()
+	sum := mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/", Dir: dir})
+	if sum.New != 2 || sum.Dirs != 2 {
+		t.Errorf("%+v", countsOf(sum))
+	}
+	if got := tree(t, dir); got["d/f1.txt"] != "one" || got["g.txt"] != "gee" {
+		t.Errorf("tree %q", got)
+	}
+	var verbs []string
+	for _, l := range s.Lines() {
+		v, _, _ := strings.Cut(l, " ")
+		if v == "EPSV" || v == "PASV" || v == "NLST" || v == "LIST" {
+			if len(verbs) == 0 || verbs[len(verbs)-1] != v {
+				verbs = append(verbs, v)
+			}
+		}
+	}
+	if verbs[0] != "EPSV" || !strings.Contains(strings.Join(verbs, " "), "NLST") {
+		t.Errorf("commands: %q", verbs)
+	}
+}
