@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
 )
 
 // ftpConn is one logged-in FTP control connection of the mirror. It is
@@ -100,23 +101,15 @@ func printableLine(s string) string {
 
 // ftpLogin holds what a connection needs to log in.
 type ftpLogin struct {
-	addr     string
-	user     string
-	pass     string
-	hasPass  bool
-	dialer   fetch.Dialer
-	connect  time.Duration
-	verbose  io.Writer
-	email    string
-	maxReply int
+	addr    string
+	user    string
+	pass    string
+	hasPass bool
+	dialer  fetch.Dialer
+	connect time.Duration
+	verbose io.Writer
+	email   string
 }
-
-// maxReplyLines bounds a multi-line reply (a hostile server's endless
-// "230-" lines).
-const (
-	maxReplyLines = 1000
-	maxReplyLine  = 8 << 10
-)
 
 // dialFTP connects and logs in: greeting, USER and PASS (sent together),
 // then TYPE I, FEAT and PWD (together).
@@ -242,34 +235,13 @@ func (c *ftpConn) login(lg *ftpLogin) error {
 		return c.ioErr("PWD", err)
 	}
 	if rw.code == 257 {
-		c.home, _ = parsePWD(rw.lines[0])
+		c.home, _ = ftp.ParsePWD(rw.lines[0])
 	}
 	if c.home == "" {
 		c.home = "/"
 	}
 	c.cwd = c.home
 	return nil
-}
-
-// parsePWD reads the directory from a 257 reply: `257 "/a ""b"" c" …`.
-func parsePWD(line string) (string, bool) {
-	i := strings.IndexByte(line, '"')
-	if i < 0 {
-		return "", false
-	}
-	var b strings.Builder
-	for j := i + 1; j < len(line); j++ {
-		if line[j] == '"' {
-			if j+1 < len(line) && line[j+1] == '"' {
-				b.WriteByte('"')
-				j++
-				continue
-			}
-			return b.String(), true
-		}
-		b.WriteByte(line[j])
-	}
-	return "", false
 }
 
 // send writes commands in one write.
@@ -293,74 +265,15 @@ func (c *ftpConn) send(cmds ...string) error {
 	return err
 }
 
-// read reads one reply (RFC 959 §4.2: "123-" … "123 ").
+// read reads one reply, bounded as fetch/ftp's ReadReply bounds it, within
+// the engine's timeout.
 func (c *ftpConn) read() (*ftpReply, error) {
 	c.nc.SetReadDeadline(time.Now().Add(c.e.timeout))
-	r := &ftpReply{}
-	for n := 0; ; n++ {
-		if n >= maxReplyLines {
-			return nil, errors.New("reply too long")
-		}
-		line, err := c.readLine()
-		if err != nil {
-			return nil, err
-		}
-		r.lines = append(r.lines, line)
-		if n == 0 {
-			if len(line) < 3 || !isDigits(line[:3]) {
-				return nil, fmt.Errorf("not an FTP reply: %q", printableLine(truncate(line, 80)))
-			}
-			r.code, _ = strconv.Atoi(line[:3])
-			if len(line) == 3 || line[3] != '-' {
-				break
-			}
-			continue
-		}
-		if len(line) >= 4 && line[:3] == strconv.Itoa(r.code) && line[3] == ' ' || len(line) == 3 && line == strconv.Itoa(r.code) {
-			break
-		}
+	code, lines, err := ftp.ReadReply(c.br, c.verbose)
+	if err != nil {
+		return nil, err
 	}
-	if c.verbose != nil {
-		for _, l := range r.lines {
-			fmt.Fprintf(c.verbose, "< %s\n", printableLine(l))
-		}
-	}
-	return r, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// readLine reads a line of at most maxReplyLine bytes (the rest of a
-// longer one is dropped).
-func (c *ftpConn) readLine() (string, error) {
-	var buf []byte
-	for {
-		frag, err := c.br.ReadSlice('\n')
-		if len(buf) < maxReplyLine {
-			buf = append(buf, frag[:min(len(frag), maxReplyLine-len(buf))]...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return strings.TrimRight(string(buf), "\r\n"), nil
-	}
+	return &ftpReply{code: code, lines: lines}, nil
 }
 
 func (c *ftpConn) ioErr(what string, err error) error {
@@ -386,29 +299,12 @@ func (c *ftpConn) dataPort(r *ftpReply, verb string) (int, error) {
 	line := r.lines[len(r.lines)-1]
 	switch {
 	case verb == "EPSV" && r.code == 229:
-		i := strings.IndexByte(line, '(')
-		j := strings.LastIndexByte(line, ')')
-		if i >= 0 && j > i+4 {
-			in := line[i+1 : j]
-			d := in[0]
-			parts := strings.Split(in, string(d))
-			if len(parts) == 5 {
-				if p, err := strconv.Atoi(parts[3]); err == nil && p > 0 && p < 65536 {
-					return p, nil
-				}
-			}
+		if p, ok := ftp.ParseEPSV(line); ok {
+			return p, nil
 		}
 	case verb == "PASV" && r.code == 227:
-		start := strings.IndexAny(line[4:], "0123456789")
-		if start >= 0 {
-			nums := strings.FieldsFunc(line[4+start:], func(r rune) bool { return r < '0' || r > '9' })
-			if len(nums) >= 6 {
-				p1, e1 := strconv.Atoi(nums[4])
-				p2, e2 := strconv.Atoi(nums[5])
-				if e1 == nil && e2 == nil && p1 < 256 && p2 < 256 && p1*256+p2 > 0 {
-					return p1*256 + p2, nil
-				}
-			}
+		if _, p, ok := ftp.ParsePASV(line); ok {
+			return p, nil
 		}
 	case r.code >= 400:
 		return 0, refusedErr(verb, r)

@@ -146,51 +146,62 @@ func (c *conn) send(verb, arg string, hasArg bool) error {
 	return nil
 }
 
-// readReply reads one complete reply, single or multi-line (RFC 959 §4.2),
-// within the bounds above.
+// readReply reads one complete reply and notes what it means for the
+// connection (421: closing; an error: not reusable).
 func (c *conn) readReply() (*reply, error) {
-	total := 0
-	first, err := c.readLine(&total)
+	code, lines, err := ReadReply(c.br, c.verbose)
 	if err != nil {
 		c.broken = true
 		return nil, err
 	}
-	code, ok := replyCode(first)
-	if !ok {
-		c.broken = true
-		return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(first))}
-	}
 	if code == 421 {
 		c.got421, c.broken = true, true
 	}
-	r := &reply{code: code, lines: []string{first}}
+	c.answered = true
+	return &reply{code: code, lines: lines}, nil
+}
+
+// ReadReply reads one complete FTP reply, single or multi-line (RFC 959
+// §4.2), from br: its code and its lines without CRLF. It stays within
+// MaxReplyLine bytes a line (the rest of a longer line is dropped),
+// MaxReplyLines lines and MaxReplyBytes in all, so a hostile server cannot
+// make it grow without bound. A reply that does not start with a code is
+// ErrProtocol. With verbose set, each line is written there as "< line".
+func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, err error) {
+	total := 0
+	first, err := readReplyLine(br, verbose, &total)
+	if err != nil {
+		return 0, nil, err
+	}
+	code, ok := replyCode(first)
+	if !ok {
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(first))}
+	}
+	lines = []string{first}
 	if len(first) > 3 && first[3] == '-' {
 		for {
-			line, err := c.readLine(&total)
+			line, err := readReplyLine(br, verbose, &total)
 			if err != nil {
-				c.broken = true
-				return nil, err
+				return 0, nil, err
 			}
-			if len(r.lines) >= MaxReplyLines {
-				c.broken = true
-				return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", code, MaxReplyLines)}
+			if len(lines) >= MaxReplyLines {
+				return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", code, MaxReplyLines)}
 			}
-			r.lines = append(r.lines, line)
+			lines = append(lines, line)
 			if len(line) >= 3 && line[:3] == first[:3] && (len(line) == 3 || line[3] == ' ') {
 				break
 			}
 		}
 	}
-	c.answered = true
-	return r, nil
+	return code, lines, nil
 }
 
-// readLine reads one line without its CRLF (or bare LF), cut at
+// readReplyLine reads one line without its CRLF (or bare LF), cut at
 // MaxReplyLine bytes; *total counts the bytes of the whole reply.
-func (c *conn) readLine(total *int) (string, error) {
+func readReplyLine(br *bufio.Reader, verbose io.Writer, total *int) (string, error) {
 	var keep []byte
 	for {
-		part, err := c.br.ReadSlice('\n')
+		part, err := br.ReadSlice('\n')
 		*total += len(part)
 		if *total > MaxReplyBytes {
 			return "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply longer than %d bytes", MaxReplyBytes)}
@@ -211,8 +222,8 @@ func (c *conn) readLine(total *int) (string, error) {
 	}
 	s := strings.TrimSuffix(string(keep), "\n")
 	s = strings.TrimSuffix(s, "\r")
-	if c.verbose != nil {
-		fmt.Fprintf(c.verbose, "< %s\n", printable(s))
+	if verbose != nil {
+		fmt.Fprintf(verbose, "< %s\n", printable(s))
 	}
 	return s, nil
 }
@@ -312,9 +323,9 @@ func (c *conn) quit() {
 	c.close()
 }
 
-// parsePWD reads the directory from a 257 reply: `257 "/dir" is current`,
+// ParsePWD reads the directory from a 257 reply: `257 "/dir" is current`,
 // with "" standing for a quote inside the name (RFC 959 Appendix II).
-func parsePWD(line string) (string, bool) {
+func ParsePWD(line string) (string, bool) {
 	i := strings.IndexByte(line, '"')
 	if i < 0 {
 		return "", false

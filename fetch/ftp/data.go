@@ -55,7 +55,7 @@ func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, 
 			return nil, ioError(ctx, fetch.ErrProtocol, "EPSV", err)
 		}
 		if r.code == 229 {
-			p, ok := parseEPSV(r.lines[0])
+			p, ok := ParseEPSV(r.lines[0])
 			if !ok {
 				return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed EPSV reply " + strconv.Quote(printable(r.lines[0]))}
 			}
@@ -72,7 +72,7 @@ func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, 
 		if r.code != 227 {
 			return nil, refused(fetch.ErrConnect, "PASV", "", r)
 		}
-		ip, p, ok := parsePASV(r.lines[0])
+		ip, p, ok := ParsePASV(r.lines[0])
 		if !ok {
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed PASV reply " + strconv.Quote(printable(r.lines[0]))}
 		}
@@ -89,9 +89,9 @@ func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, 
 	return &dataConn{conn: dc}, nil
 }
 
-// parseEPSV reads the port of "229 text (|||port|)": any delimiter, the
+// ParseEPSV reads the port of "229 text (|||port|)": any delimiter, the
 // same four times.
-func parseEPSV(line string) (int, bool) {
+func ParseEPSV(line string) (int, bool) {
 	i := strings.IndexByte(line, '(')
 	j := strings.LastIndexByte(line, ')')
 	if i < 0 || j < i+6 {
@@ -109,9 +109,9 @@ func parseEPSV(line string) (int, bool) {
 	return p, true
 }
 
-// parsePASV reads "227 text (h1,h2,h3,h4,p1,p2)", with or without the
+// ParsePASV reads "227 text (h1,h2,h3,h4,p1,p2)", with or without the
 // parentheses: the first run of six comma-separated numbers.
-func parsePASV(line string) (net.IP, int, bool) {
+func ParsePASV(line string) (net.IP, int, bool) {
 	text := line
 	if len(text) > 4 {
 		text = text[4:]

@@ -342,7 +342,7 @@ func (f *Fetcher) chdir(ctx context.Context, c *conn, cwd []cwdArg) error {
 			return ioError(ctx, fetch.ErrProtocol, "PWD", err)
 		}
 		if r.code == 257 {
-			if h, ok := parsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
+			if h, ok := ParsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
 				c.home, c.homeKnown = h, true
 			}
 		}

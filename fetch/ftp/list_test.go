@@ -178,9 +178,9 @@ func TestParsePassive(t *testing.T) {
 		"229 no parens":    0,
 		"229 (|1|::1|64|)": 0,
 	} {
-		got, ok := parseEPSV(line)
+		got, ok := ParseEPSV(line)
 		if got != want || ok != (want != 0) {
-			t.Errorf("parseEPSV(%q) = %d, %v; want %d", line, got, ok, want)
+			t.Errorf("ParseEPSV(%q) = %d, %v; want %d", line, got, ok, want)
 		}
 	}
 	for line, want := range map[string]string{
@@ -192,13 +192,13 @@ func TestParsePassive(t *testing.T) {
 		"227 (1,2,3,4,0,0)":                               "",
 		"227 no numbers":                                  "",
 	} {
-		ip, p, ok := parsePASV(line)
+		ip, p, ok := ParsePASV(line)
 		got := ""
 		if ok {
 			got = ip.String() + ":" + itoa(p)
 		}
 		if got != want {
-			t.Errorf("parsePASV(%q) = %q, want %q", line, got, want)
+			t.Errorf("ParsePASV(%q) = %q, want %q", line, got, want)
 		}
 	}
 }
@@ -267,13 +267,13 @@ func TestParsePWD(t *testing.T) {
 		`257 "/a ""quoted"" dir" is current`: `/a "quoted" dir`,
 		`257 "/home/urlget"`:                 "/home/urlget",
 	} {
-		if got, ok := parsePWD(in); !ok || got != want {
-			t.Errorf("parsePWD(%q) = %q, %v", in, got, ok)
+		if got, ok := ParsePWD(in); !ok || got != want {
+			t.Errorf("ParsePWD(%q) = %q, %v", in, got, ok)
 		}
 	}
 	for _, bad := range []string{`257 /no/quotes`, `257 "unterminated`} {
-		if _, ok := parsePWD(bad); ok {
-			t.Errorf("parsePWD(%q) accepted", bad)
+		if _, ok := ParsePWD(bad); ok {
+			t.Errorf("ParsePWD(%q) accepted", bad)
 		}
 	}
 }
