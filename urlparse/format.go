@@ -314,3 +314,8 @@ func FileURL(path string) string {
 // but pchar is encoded, and so are ";" and "/" (so that an ftp name keeps
 // its bytes and cannot start a ;type= or a new segment).
 func SegmentEscape(s string) string { return string(appendEscaped(nil, s, keepSeg)) }
+
+// UserinfoEscape percent-encodes s for the user or the password part of a
+// userinfo: unreserved characters and sub-delims stay, everything else
+// (":" and "@" included) is encoded.
+func UserinfoEscape(s string) string { return string(appendEscaped(nil, s, keepUser)) }

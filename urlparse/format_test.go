@@ -217,3 +217,20 @@ func TestSegmentEscape(t *testing.T) {
 		}
 	}
 }
+
+func TestUserinfoEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"alice":       "alice",
+		"a:b@c":       "a%3Ab%40c",
+		"p ss/%":      "p%20ss%2F%25",
+		"!$&'()*+,;=": "!$&'()*+,;=",
+	} {
+		if got := UserinfoEscape(in); got != want {
+			t.Errorf("UserinfoEscape(%q) = %q, want %q", in, got, want)
+		}
+		u, err := Parse("http://" + UserinfoEscape(in) + ":" + UserinfoEscape(in) + "@h/")
+		if err != nil || u.User != in || u.Password != in {
+			t.Errorf("round trip of %q: user %q password %q, err %v", in, u.User, u.Password, err)
+		}
+	}
+}

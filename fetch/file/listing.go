@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // sortLimit is the largest directory listed sorted by name (a variable
@@ -251,27 +252,10 @@ func parseLine(line []byte, base string) fetch.Entry {
 		return bad
 	}
 	if base != "" {
-		e.URL = base + escapeSegment(e.Name)
+		e.URL = base + urlparse.SegmentEscape(e.Name)
 		if e.Type == fetch.EntryDir {
 			e.URL += "/"
 		}
 	}
 	return e
-}
-
-// escapeSegment percent-encodes a file name as one path segment: every byte
-// but unreserved characters, sub-delims, ':' and '@'.
-func escapeSegment(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte("0123456789ABCDEF"[c>>4])
-		b.WriteByte("0123456789ABCDEF"[c&15])
-	}
-	return b.String()
 }

@@ -307,34 +307,16 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 	r.HasUserinfo, r.RawUserinfo = false, ""
 	if r.HasAuth && (req.User != "" || req.HasPassword) {
 		r.HasUserinfo = true
-		r.RawUserinfo = escapeUserinfo(req.User)
+		r.RawUserinfo = urlparse.UserinfoEscape(req.User)
 		if req.HasPassword {
 			if mask {
 				r.RawUserinfo += ":****"
 			} else {
-				r.RawUserinfo += ":" + escapeUserinfo(req.Password)
+				r.RawUserinfo += ":" + urlparse.UserinfoEscape(req.Password)
 			}
 		}
 	}
 	return r.String()
-}
-
-// escapeUserinfo percent-encodes s for the user or password part of
-// userinfo: unreserved and sub-delims stay, everything else (":" and "@"
-// included) is encoded.
-func escapeUserinfo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte("0123456789ABCDEF"[c>>4])
-		b.WriteByte("0123456789ABCDEF"[c&15])
-	}
-	return b.String()
 }
 
 func basic(user, pass string) string {
