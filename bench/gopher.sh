@@ -50,7 +50,6 @@ bench_note "bench: writing $SIZE_MIB MiB of random bytes"
 head -c "$((SIZE_MIB << 20))" /dev/urandom >"$src"
 chmod 644 "$src"
 sync "$src"
-bytes=$(stat -c %s "$src")
 
 # bench_free_port: a TCP port on 127.0.0.1 that nothing answers on now.
 bench_free_port() {
@@ -106,24 +105,4 @@ echo "   gophernicus $(dpkg-query -W -f='${Version}' gophernicus 2>/dev/null || 
 echo "   $(uname -sr)"
 bench_load_note
 
-bench_check curl "$src" "$url" "${CURL[@]}"
-bench_check urlget "$src" "$url" "${URLGET[@]}"
-sync -f "$BENCH_TMP"
-
-for ((i = 1; i <= ROUNDS; i++)); do
-	if ((i % 2)); then
-		bench_run curl "$url" "${CURL[@]}"
-		bench_run urlget "$url" "${URLGET[@]}"
-	else
-		bench_run urlget "$url" "${URLGET[@]}"
-		bench_run curl "$url" "${CURL[@]}"
-	fi
-done
-
-echo
-bench_report "$bytes" curl urlget
-echo
-bench_ratio urlget curl "$MAX_RATIO"
-bench_ratio_info urlget curl
-bench_rss_limit urlget "$MAX_RSS_KIB"
-bench_status
+bench_versus_curl "$src" "$url"

@@ -42,7 +42,6 @@ src=$BENCH_TMP/www/big.bin
 bench_note "bench: writing $SIZE_MIB MiB of random bytes"
 head -c "$((SIZE_MIB << 20))" /dev/urandom >"$src"
 sync "$src" # no writeback of it during the timed runs
-bytes=$(stat -c %s "$src")
 
 bench_start_server nginx -root "$BENCH_TMP/www"
 url=$BENCH_URL/big.bin
@@ -52,27 +51,4 @@ echo "   $(nginx -v 2>&1 | head -n 1); $(curl --version | head -n 1 | cut -d' ' 
 echo "   $(uname -sr)"
 bench_load_note
 
-# Untimed first run of each: checks the bytes and warms the page cache.
-bench_check curl "$src" "$url" "${CURL[@]}"
-bench_check urlget "$src" "$url" "${URLGET[@]}"
-sync -f "$BENCH_TMP"
-
-# Alternate the order from round to round, so neither client always runs
-# right after the other.
-for ((i = 1; i <= ROUNDS; i++)); do
-	if ((i % 2)); then
-		bench_run curl "$url" "${CURL[@]}"
-		bench_run urlget "$url" "${URLGET[@]}"
-	else
-		bench_run urlget "$url" "${URLGET[@]}"
-		bench_run curl "$url" "${CURL[@]}"
-	fi
-done
-
-echo
-bench_report "$bytes" curl urlget
-echo
-bench_ratio urlget curl "$MAX_RATIO"
-bench_ratio_info urlget curl
-bench_rss_limit urlget "$MAX_RSS_KIB"
-bench_status
+bench_versus_curl "$src" "$url"

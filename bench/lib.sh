@@ -99,24 +99,66 @@ bench_build_urlget() {
 	fi
 }
 
-# bench_start_server KIND ARGS...: run `testserver KIND ARGS...` in the
-# background, wait (up to 30 s) for its "URL …" line and set BENCH_URL.
-bench_start_server() {
-	local n=${#BENCH_SERVER_PIDS[@]}
-	local out=$BENCH_TMP/server$n.out err=$BENCH_TMP/server$n.err
-	: >"$out"
-	"$BENCH_BIN/testserver" "$@" >"$out" 2>"$err" &
+# bench_launch NAME PATTERN PROGRAM ARGS...: run $BENCH_BIN/PROGRAM ARGS...
+# in the background (stopped by PID at exit) and wait (up to 30 s) for a
+# line of its stdout matching the extended regex PATTERN. Its stdout is
+# $BENCH_TMP/NAME.out, also left in BENCH_LAUNCH_OUT.
+bench_launch() {
+	local name=$1 pattern=$2 prog=$3
+	shift 3
+	BENCH_LAUNCH_OUT=$BENCH_TMP/$name.out
+	local err=$BENCH_TMP/$name.err
+	: >"$BENCH_LAUNCH_OUT"
+	"$BENCH_BIN/$prog" "$@" >"$BENCH_LAUNCH_OUT" 2>"$err" &
 	local pid=$!
 	BENCH_SERVER_PIDS+=("$pid")
 	local i
 	for ((i = 0; i < 300; i++)); do
-		BENCH_URL=$(awk '$1 == "URL" { print $2; exit }' "$out")
-		[ -n "$BENCH_URL" ] && return 0
+		grep -qE "$pattern" "$BENCH_LAUNCH_OUT" && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	cat "$err" >&2
-	bench_die "testserver $* did not start"
+	bench_die "$prog $* did not start"
+}
+
+# bench_start_program PROGRAM ARGS...: bench_launch for a server that
+# prints "URL …" when it is ready; sets BENCH_URL.
+bench_start_program() {
+	bench_launch "server${#BENCH_SERVER_PIDS[@]}" '^URL ' "$@"
+	# shellcheck disable=SC2034 # read by the calling script
+	BENCH_URL=$(awk '$1 == "URL" { print $2; exit }' "$BENCH_LAUNCH_OUT")
+}
+
+# bench_start_server KIND ARGS...: bench_start_program testserver KIND ARGS...
+bench_start_server() { bench_start_program testserver "$@"; }
+
+# bench_versus_curl SRC URL: the whole comparison of a single download:
+# an untimed run of each client that checks the bytes against SRC (and
+# warms the page cache), ROUNDS timed rounds alternating which client goes
+# first, then the report and the MAX_RATIO and MAX_RSS_KIB targets. The
+# clients are the arrays CURL and URLGET (templates with @OUT@ and @URL@).
+bench_versus_curl() {
+	local src=$1 url=$2 i
+	bench_check curl "$src" "$url" "${CURL[@]}"
+	bench_check urlget "$src" "$url" "${URLGET[@]}"
+	sync -f "$BENCH_TMP"
+	for ((i = 1; i <= ROUNDS; i++)); do
+		if ((i % 2)); then
+			bench_run curl "$url" "${CURL[@]}"
+			bench_run urlget "$url" "${URLGET[@]}"
+		else
+			bench_run urlget "$url" "${URLGET[@]}"
+			bench_run curl "$url" "${CURL[@]}"
+		fi
+	done
+	echo
+	bench_report "$(stat -c %s "$src")" curl urlget
+	echo
+	bench_ratio urlget curl "$MAX_RATIO"
+	bench_ratio_info urlget curl
+	bench_rss_limit urlget "$MAX_RSS_KIB"
+	bench_status
 }
 
 # bench_stop_servers: SIGTERM to each helper's PID (it stops its server the

@@ -53,18 +53,8 @@ bench_build_urlget
 start_helper() {
 	local name=$1
 	shift
-	HELPER_OUT=$BENCH_TMP/$name.out
-	"$BENCH_BIN/benchtool" "$@" >"$HELPER_OUT" 2>"$BENCH_TMP/$name.err" &
-	local pid=$!
-	BENCH_SERVER_PIDS+=("$pid")
-	local i
-	for ((i = 0; i < 300; i++)); do
-		grep -qE '^(READY|PORT) ' "$HELPER_OUT" && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$BENCH_TMP/$name.err" >&2
-	bench_die "benchtool $1 did not start"
+	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
+	HELPER_OUT=$BENCH_LAUNCH_OUT
 }
 
 # free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.

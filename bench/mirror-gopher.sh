@@ -56,21 +56,14 @@ bench_note "bench: building"
 go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
 bench_build_urlget
 
+# start_helper NAME ARGS...: run `benchtool ARGS...` in the background
+# (stopped by PID at exit) and wait for its READY or PORT line; sets
+# HELPER_OUT to its stdout file.
 start_helper() {
 	local name=$1
 	shift
-	HELPER_OUT=$BENCH_TMP/$name.out
-	"$BENCH_BIN/benchtool" "$@" >"$HELPER_OUT" 2>"$BENCH_TMP/$name.err" &
-	local pid=$!
-	BENCH_SERVER_PIDS+=("$pid")
-	local i
-	for ((i = 0; i < 300; i++)); do
-		grep -qE '^(READY|PORT) ' "$HELPER_OUT" && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$BENCH_TMP/$name.err" >&2
-	bench_die "benchtool $1 did not start"
+	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
+	HELPER_OUT=$BENCH_LAUNCH_OUT
 }
 
 case "$BENCH_TMP" in
