@@ -161,6 +161,7 @@ func (c *ctxConn) Close() error {
 }
 
 // NetConn returns the underlying connection.
+// NetConn is the connection underneath (as tls.Conn.NetConn).
 func (c *ctxConn) NetConn() net.Conn { return c.Conn }
 
 func (c *ctxConn) ReadFrom(r io.Reader) (int64, error) { return io.Copy(c.Conn, r) }

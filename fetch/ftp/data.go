@@ -86,6 +86,8 @@ func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, 
 	if err != nil {
 		return nil, err
 	}
+	// Stream mode: the server closes the data connection at the end.
+	fetch.ReadToEnd(dc)
 	return &dataConn{conn: dc}, nil
 }
 
@@ -300,6 +302,7 @@ func (d *dataConn) accept(ctx context.Context, c *conn, timeout time.Duration) (
 		d.ln.Close()
 		d.stop()
 		stop := context.AfterFunc(ctx, func() { nc.Close() })
+		fetch.ReadToEnd(nc) // stream mode: the server closes it at the end
 		return &watched{Conn: nc, stop: stop}, nil
 	}
 }

@@ -480,6 +480,9 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 		res.Listing = listing(p)
 	case p.typ == TypeText:
 		r = newDotReader(c.br, p.text, p.text == dotStrict, "text")
+	default:
+		// Any other item is read until the server closes the connection.
+		fetch.ReadToEnd(c.nc)
 	}
 	res.Body = &body{r: r, c: c}
 	return res, nil

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package fetch
+
+import "net"
+
+func setLowat(net.Conn, int) {}
