@@ -310,18 +310,7 @@ func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
 		m := &u.Mailto
 		w.obj(u.Scheme)
 		w.strs("to", m.To)
-		w.key("headers")
-		w.b = append(w.b, '[')
-		for i, h := range m.Headers {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.open()
-			w.str("name", h.Name)
-			w.str("value", h.Value)
-			w.close()
-		}
-		w.b = append(w.b, ']')
+		w.nameValues("headers", len(m.Headers), func(i int) (string, string) { return m.Headers[i].Name, m.Headers[i].Value })
 		w.close()
 	case "news":
 		n := &u.News
@@ -362,18 +351,7 @@ func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
 		p := &u.Prospero
 		w.obj(u.Scheme)
 		w.str("hsoname", p.HSOName)
-		w.key("fields")
-		w.b = append(w.b, '[')
-		for i, f := range p.Fields {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.open()
-			w.str("name", f.Name)
-			w.str("value", f.Value)
-			w.close()
-		}
-		w.b = append(w.b, ']')
+		w.nameValues("fields", len(p.Fields), func(i int) (string, string) { return p.Fields[i].Name, p.Fields[i].Value })
 		w.close()
 	}
 }
@@ -422,6 +400,24 @@ func (w *jsonWriter) strs(k string, vs []string) {
 			w.b = append(w.b, ',')
 		}
 		w.b = appendJSONString(w.b, v)
+	}
+	w.b = append(w.b, ']')
+}
+
+// nameValues writes k as an array of n {"name","value"} objects, the i-th
+// from at(i) (mailto headers, prospero fields).
+func (w *jsonWriter) nameValues(k string, n int, at func(int) (name, value string)) {
+	w.key(k)
+	w.b = append(w.b, '[')
+	for i := range n {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		name, value := at(i)
+		w.open()
+		w.str("name", name)
+		w.str("value", value)
+		w.close()
 	}
 	w.b = append(w.b, ']')
 }
