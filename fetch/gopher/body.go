@@ -188,23 +188,10 @@ func ioError(ctx context.Context, err error, doing string) error {
 type body struct {
 	r    io.Reader
 	c    *conn
-	skip int64
 	once sync.Once
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	if b.skip > 0 {
-		n, err := io.CopyN(io.Discard, b.r, b.skip)
-		b.skip -= n
-		if err == io.EOF {
-			return 0, &fetch.Error{Kind: fetch.ErrResume, Msg: "gopher: the item is shorter than the resume offset"}
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return b.r.Read(p)
-}
+func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 func (b *body) Close() error {
 	b.once.Do(func() { b.c.close() })

@@ -439,7 +439,7 @@ func exchange(ctx context.Context, req *fetch.Request, p *plan, line string, dat
 			res.Size -= req.Offset
 		}
 		b := res.Body.(*body)
-		b.skip = req.Offset
+		b.r = fetch.SkipReader(b.r, req.Offset, "gopher: the item is shorter than the resume offset")
 		res.Offset = req.Offset
 	}
 	return res, nil

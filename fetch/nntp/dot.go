@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"io"
 	"sync"
-
-	"github.com/urlget/urlget/fetch"
 )
 
 // dotReader streams the data of a multi-line reply (RFC 3977 §3.1.1) with
@@ -91,23 +89,9 @@ type body struct {
 	once sync.Once
 	// complete reports whether the server's reply was read to its end.
 	complete func() bool
-	// skip bytes are discarded before the first Read (resume).
-	skip int64
 }
 
-func (b *body) Read(p []byte) (int, error) {
-	if b.skip > 0 {
-		n, err := io.CopyN(io.Discard, b.r, b.skip)
-		b.skip -= n
-		if err == io.EOF {
-			return 0, &fetch.Error{Kind: fetch.ErrResume, Msg: "nntp: cannot resume: the article is shorter than the part already held"}
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return b.r.Read(p)
-}
+func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 func (b *body) Close() error {
 	b.once.Do(func() {

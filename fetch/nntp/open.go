@@ -45,7 +45,8 @@ func openArticle(c *conn, req *fetch.Request, t *target, spec string) (*fetch.Re
 		return &fetch.Resource{Meta: meta, Body: io.NopCloser(bytes.NewReader(nil))}, nil
 	}
 	dr := newDotReader(c)
-	b := &body{r: dr, c: c, complete: func() bool { return dr.done }, skip: req.Offset}
+	b := &body{r: fetch.SkipReader(dr, req.Offset, "nntp: cannot resume: the article is shorter than the part already held"),
+		c: c, complete: func() bool { return dr.done }}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: -1, ContentType: ctype, Status: r.code, Offset: req.Offset},
 		Body: b,
