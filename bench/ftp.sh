@@ -28,19 +28,10 @@ command -v go >/dev/null || bench_die "go is not on PATH"
 bench_note "bench: building"
 go build -o "$BENCH_BIN/ftpserver" ./internal/testserver/cmd/ftpserver || bench_die "cannot build internal/testserver/cmd/ftpserver"
 
-CURL=(curl -s -o @OUT@ @URL@)
-if [ -n "${URLGET_CMD:-}" ]; then
-	read -r -a urlget_cmd <<<"$URLGET_CMD"
-else
-	bench_build_urlget
-	urlget_cmd=("$BENCH_BIN/urlget")
-fi
-URLGET=("${urlget_cmd[@]}" -o @OUT@ @URL@)
+bench_clients
 
 src=$BENCH_TMP/big.bin
-bench_note "bench: writing $SIZE_MIB MiB of random bytes"
-head -c "$((SIZE_MIB << 20))" /dev/urandom >"$src"
-sync "$src"
+bench_random_file "$src"
 
 bench_start_program ftpserver -dir "$BENCH_TMP/ftp" -file "$src" vsftpd
 url=$BENCH_URL/pub/big.bin

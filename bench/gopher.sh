@@ -33,23 +33,14 @@ command -v go >/dev/null || bench_die "go is not on PATH"
 bench_note "bench: building"
 bench_build
 
-CURL=(curl -s -o @OUT@ @URL@)
-if [ -n "${URLGET_CMD:-}" ]; then
-	read -r -a urlget_cmd <<<"$URLGET_CMD"
-else
-	bench_build_urlget
-	urlget_cmd=("$BENCH_BIN/urlget")
-fi
-URLGET=("${urlget_cmd[@]}" -o @OUT@ @URL@)
+bench_clients
 
 # gophernicus runs as nobody: the served tree must be reachable by others.
 chmod 755 "$BENCH_TMP"
 mkdir -m 755 "$BENCH_TMP/gopher"
 src=$BENCH_TMP/gopher/big.bin
-bench_note "bench: writing $SIZE_MIB MiB of random bytes"
-head -c "$((SIZE_MIB << 20))" /dev/urandom >"$src"
+bench_random_file "$src"
 chmod 644 "$src"
-sync "$src"
 
 # bench_free_port: a TCP port on 127.0.0.1 that nothing answers on now.
 bench_free_port() {

@@ -26,22 +26,11 @@ command -v go >/dev/null || bench_die "go is not on PATH"
 bench_note "bench: building"
 bench_build
 
-# The clients, as templates (see lib.sh). URLGET_CMD replaces the urlget
-# binary built from ./cmd/urlget, e.g. to try the script with curl alone.
-CURL=(curl -s -o @OUT@ @URL@)
-if [ -n "${URLGET_CMD:-}" ]; then
-	read -r -a urlget_cmd <<<"$URLGET_CMD"
-else
-	bench_build_urlget
-	urlget_cmd=("$BENCH_BIN/urlget")
-fi
-URLGET=("${urlget_cmd[@]}" -o @OUT@ @URL@)
+bench_clients
 
 mkdir "$BENCH_TMP/www"
 src=$BENCH_TMP/www/big.bin
-bench_note "bench: writing $SIZE_MIB MiB of random bytes"
-head -c "$((SIZE_MIB << 20))" /dev/urandom >"$src"
-sync "$src" # no writeback of it during the timed runs
+bench_random_file "$src"
 
 bench_start_server nginx -root "$BENCH_TMP/www"
 url=$BENCH_URL/big.bin

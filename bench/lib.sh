@@ -133,6 +133,30 @@ bench_start_program() {
 # bench_start_server KIND ARGS...: bench_start_program testserver KIND ARGS...
 bench_start_server() { bench_start_program testserver "$@"; }
 
+# bench_clients: set CURL and URLGET, the two clients of a single-download
+# comparison, as templates (@OUT@, @URL@). URLGET_CMD replaces the urlget
+# binary built from ./cmd/urlget, e.g. to try a script with curl alone.
+bench_clients() {
+	local urlget_cmd
+	# shellcheck disable=SC2034 # read by bench_versus_curl
+	CURL=(curl -s -o @OUT@ @URL@)
+	if [ -n "${URLGET_CMD:-}" ]; then
+		read -r -a urlget_cmd <<<"$URLGET_CMD"
+	else
+		bench_build_urlget
+		urlget_cmd=("$BENCH_BIN/urlget")
+	fi
+	URLGET=("${urlget_cmd[@]}" -o @OUT@ @URL@)
+}
+
+# bench_random_file PATH: write SIZE_MIB MiB of random bytes to PATH and
+# flush them, so that no writeback happens during the timed runs.
+bench_random_file() {
+	bench_note "bench: writing $SIZE_MIB MiB of random bytes"
+	head -c "$((SIZE_MIB << 20))" /dev/urandom >"$1"
+	sync "$1"
+}
+
 # bench_versus_curl SRC URL: the whole comparison of a single download:
 # an untimed run of each client that checks the bytes against SRC (and
 # warms the page cache), ROUNDS timed rounds alternating which client goes
