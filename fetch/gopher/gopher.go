@@ -570,7 +570,7 @@ func plusReply(c *conn, p *plan, res *fetch.Resource, h Header) (*fetch.Resource
 			data, _ = io.ReadAll(io.LimitReader(r, maxErrorReply))
 		}
 		e := parsePlusError(h, data)
-		logf(c.verbose, "< %s", sanitizeOneLine(e.Message, 200))
+		logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 		return nil, serverError(p, e)
 	}
 	r, dotEnded := framed(c, h, "Gopher+ reply")
@@ -646,7 +646,7 @@ func detectError(c *conn, p *plan) error {
 			return err
 		}
 		if e != nil {
-			logf(c.verbose, "< %s", sanitizeOneLine(e.Item.Raw, 200))
+			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Item.Raw, 200))
 			return serverError(p, e)
 		}
 	case 'E':
@@ -670,7 +670,7 @@ func detectError(c *conn, p *plan) error {
 		}
 		e := &ServerError{Message: string(trimEOL(line))}
 		if e.NotFound() || e.Denied() {
-			logf(c.verbose, "< %s", sanitizeOneLine(e.Message, 200))
+			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 			return serverError(p, e)
 		}
 	}
@@ -866,22 +866,6 @@ func visible(s string) string {
 		i += n
 	}
 	return b.String()
-}
-
-// sanitizeOneLine makes server text safe for a one-line message: control
-// characters become spaces, and it is cut to max bytes.
-func sanitizeOneLine(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
 }
 
 // blockNames splits "+ABSTRACT+ADMIN" (or "+ABSTRACT +ADMIN") into names.

@@ -218,7 +218,7 @@ func formatArticle(n int64, date, from, subject, base string) []byte {
 }
 
 // field makes server text safe for one listing field.
-func field(s string) string { return sanitize(strings.TrimSpace(s)) }
+func field(s string) string { return fetch.Sanitize(strings.TrimSpace(s)) }
 
 // listDate is RFC 3339 UTC when the Date header parses, the text otherwise.
 func listDate(s string) string {
