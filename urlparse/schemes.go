@@ -5,23 +5,8 @@ import "strings"
 // parseScheme fills in the typed fields for u.Scheme from the generic
 // components Ref already holds. s is the whole input, for error offsets and
 // for substrings that need no decoding. A scheme urlget does not know keeps
-// only the generic components. The error is the scheme layer's: an *Error
-// with Scheme set.
-func (u *URL) parseScheme(s string) *Error {
-	err := u.parseTyped(s)
-	if err == nil {
-		return nil
-	}
-	e := err.(*Error) // every scheme parser reports with errAt
-	e.Scheme = u.Scheme
-	return e
-}
-
-// parseTyped checks the port and runs the scheme's parser.
-func (u *URL) parseTyped(s string) error {
-	if u.Port > maxPort {
-		return errAt(s, portOffset(s, &u.Ref), "port", "port number over 65535")
-	}
+// only the generic components. Every error is an *Error (errAt).
+func (u *URL) parseScheme(s string) error {
 	switch u.Scheme {
 	case "ftp":
 		return u.parseFTP(s)
