@@ -26,36 +26,28 @@ import (
 // refused; so is everything the URI grammar refuses in ASCII (spaces, for
 // instance). Errors name the input as given and offsets into it. The URL's
 // raw fields and String are those of the URI form.
-func ParseIRI(s string) (URL, error) {
-	u, err := Parse(s)
-	if err == nil || !mayBeIRI(s) {
-		return u, err
-	}
-	uri, edits, cerr := toURI(s)
-	if cerr != nil {
-		return URL{}, cerr
-	}
-	if u, err = Parse(uri); err != nil {
-		edits.blame(err.(*Error), s)
-	}
-	return u, err
-}
+func ParseIRI(s string) (URL, error) { return parseIRI(s, Parse) }
 
 // ParseIRIRef is ParseRef for an IRI reference: the reference's URI form, as
 // ParseIRI maps it. A relative reference's host goes through IDNA too.
-func ParseIRIRef(s string) (Ref, error) {
-	r, err := ParseRef(s)
+func ParseIRIRef(s string) (Ref, error) { return parseIRI(s, ParseRef) }
+
+// parseIRI parses s with parse, or else its URI form, and makes an error
+// about the URI form name the input instead.
+func parseIRI[T any](s string, parse func(string) (T, error)) (T, error) {
+	v, err := parse(s)
 	if err == nil || !mayBeIRI(s) {
-		return r, err
+		return v, err
 	}
 	uri, edits, cerr := toURI(s)
 	if cerr != nil {
-		return Ref{}, cerr
+		var zero T
+		return zero, cerr
 	}
-	if r, err = ParseRef(uri); err != nil {
+	if v, err = parse(uri); err != nil {
 		edits.blame(err.(*Error), s)
 	}
-	return r, err
+	return v, err
 }
 
 // mayBeIRI reports whether s holds something toURI would change.
