@@ -346,7 +346,9 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 			if f == fetch.FormatJSON {
 				mode = JSON
 			}
-			return RenderFrom(w, body, mode, from)
+			return fetch.Buffered(w, body, func(w io.Writer, body io.Reader) error {
+				return RenderFrom(w, body, mode, from)
+			})
 		}
 	}
 	return res, err
