@@ -46,12 +46,12 @@ func TestListParserVMS(t *testing.T) {
 			t.Errorf("line %d %q: %+v, want Unparsed", i, lines[i], got[i])
 		}
 	}
-	want := fetch.Entry{Name: "UNZIP_AND_ATTACH_FILES.COM;12", Type: fetch.EntryFile, Size: 14 * 512,
+	want := fetch.Entry{Name: "UNZIP_AND_ATTACH_FILES.COM;12", Type: fetch.EntryFile, Size: -1,
 		ModTime: utc(2002, 7, 24, 14, 35, 40), Raw: lines[2] + "\r\n" + lines[3]}
 	if got[3] != want {
 		t.Errorf("wrapped entry\n got %+v\nwant %+v", got[3], want)
 	}
-	if got[4].Name != "DATA.DIR;1" || got[4].Type != fetch.EntryDir || got[4].Size != 512 {
+	if got[4].Name != "DATA.DIR;1" || got[4].Type != fetch.EntryDir || got[4].Size != -1 {
 		t.Errorf("directory: %+v", got[4])
 	}
 	if p.Format() != ListVMS {
@@ -115,4 +115,21 @@ func TestVMSLocalName(t *testing.T) {
 			t.Errorf("VMSLocalName(%q, %v) = %q, want %q", tc.name, tc.dir, got, tc.want)
 		}
 	}
+}
+
+// FuzzListParser: no line or pair of lines makes a parser panic, and an
+// entry that parsed has a name.
+func FuzzListParser(f *testing.F) {
+	for _, c := range loadListCases(f) {
+		f.Add(uint8(0), c.Line)
+	}
+	f.Fuzz(func(t *testing.T, hint uint8, lines string) {
+		p := NewListParser(ListFormat(hint % uint8(len(listFormatNames))))
+		for _, l := range []string{lines, lines, "NAME.TXT;1", lines} {
+			if e := p.Parse(l); !e.Unparsed && e.Name == "" {
+				t.Errorf("%q: entry without a name: %+v", l, e)
+			}
+		}
+		ParseMLSx(lines)
+	})
 }

@@ -16,12 +16,11 @@ import (
 //	                         4/15         24-FEB-2003 13:17:24  [POSTWARE,LP]    (RWED,RWED,RE,)
 //
 // The name keeps its version (";1": RETR of it fetches that version) and a
-// directory is NAME.DIR;N. The size is the blocks used times 512. A name
+// directory is NAME.DIR;N. The size is unknown (-1): the blocks used
+// ("9/9": used/allocated) only bound it, and a mirror comparing sizes would
+// fetch every file again. A name
 // too long for its column stands alone on its line and the rest follows on
 // the next: ListParser joins the two.
-
-// vmsBlock is the size of a VMS disk block.
-const vmsBlock = 512
 
 // isVMSName reports whether s is NAME.TYPE;VERSION.
 func isVMSName(s string) bool {
@@ -38,7 +37,7 @@ func parseVMS(line string) (fetch.Entry, bool) {
 	if len(f) < 4 || !isVMSName(f[0].s) {
 		return fetch.Entry{}, false
 	}
-	used, _, _ := strings.Cut(f[1].s, "/")
+	used, _, _ := strings.Cut(f[1].s, "/") // blocks used/allocated
 	if used == "" || strings.Trim(used, "0123456789") != "" {
 		return fetch.Entry{}, false
 	}
@@ -65,9 +64,6 @@ func parseVMS(line string) (fetch.Entry, bool) {
 		return fetch.Entry{}, false
 	}
 	e := fetch.Entry{Name: f[0].s, Type: fetch.EntryFile, Size: -1, ModTime: t, Raw: line}
-	if n, err := strconv.ParseInt(used, 10, 64); err == nil && n <= (1<<63-1)/vmsBlock {
-		e.Size = n * vmsBlock
-	}
 	if strings.HasSuffix(strings.ToUpper(e.Name[:strings.LastIndexByte(e.Name, ';')]), ".DIR") {
 		e.Type = fetch.EntryDir
 	}
