@@ -62,3 +62,8 @@ func fields(line string, n int) []field {
 	}
 	return out
 }
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}

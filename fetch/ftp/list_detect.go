@@ -193,15 +193,15 @@ func (p *ListParser) parseMVS(line string) (fetch.Entry, bool) {
 	if e, ok := parseUnix(line); ok {
 		return e, ok
 	}
-	for t, parse := range map[int]func(string) (fetch.Entry, bool){mvsDataset: parseMVSDataset, mvsJES: parseMVSJES} {
-		if e, ok := parse(line); ok {
-			p.mvs = t
+	// The strictest first: a member line may be a name alone.
+	for _, k := range []struct {
+		t     int
+		parse func(string) (fetch.Entry, bool)
+	}{{mvsDataset, parseMVSDataset}, {mvsJES, parseMVSJES}, {mvsMember, parseMVSMember}} {
+		if e, ok := k.parse(line); ok {
+			p.mvs = k.t
 			return e, true
 		}
-	}
-	if e, ok := parseMVSMember(line); ok {
-		p.mvs = mvsMember
-		return e, true
 	}
 	return fetch.Entry{}, false
 }

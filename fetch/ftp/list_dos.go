@@ -94,7 +94,7 @@ func parseDOSTime(date, clock string) (time.Time, bool) {
 // A, R, S, H), optional DIR, date, time, name.
 func parseOS2(line string) (fetch.Entry, bool) {
 	f := fields(line, 6)
-	if len(f) < 4 || strings.Trim(f[0].s, "0123456789") != "" {
+	if len(f) < 4 || !isDigits(f[0].s) {
 		return fetch.Entry{}, false
 	}
 	i := 1

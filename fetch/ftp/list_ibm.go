@@ -199,12 +199,11 @@ func parseMVSJES(line string) (fetch.Entry, bool) {
 
 // isJobID: JOB, TSU or STC and five digits, or J and seven.
 func isJobID(s string) bool {
-	digits := func(d string) bool { return d != "" && strings.Trim(d, "0123456789") == "" }
 	switch {
 	case len(s) == 8 && (strings.HasPrefix(s, "JOB") || strings.HasPrefix(s, "TSU") || strings.HasPrefix(s, "STC")):
-		return digits(s[3:])
+		return isDigits(s[3:])
 	case len(s) == 8 && s[0] == 'J':
-		return digits(s[1:])
+		return isDigits(s[1:])
 	}
 	return false
 }

@@ -34,11 +34,11 @@ func parseUnix(line string) (fetch.Entry, bool) {
 	} else if len(mode) > 11 && strings.ContainsRune("+@.", rune(mode[10])) {
 		mode, rest = mode[:11], mode[11:] // "drwxr-x---+1464"
 	}
-	if !isMode(mode) || strings.Trim(rest, "0123456789") != "" {
+	if !isMode(mode) || rest != "" && !isDigits(rest) {
 		return fetch.Entry{}, false
 	}
 	// The link count, when there is one, is a number: "1ftp" is garbage.
-	if c := f[1].s[0]; rest == "" && c >= '0' && c <= '9' && strings.Trim(f[1].s, "0123456789") != "" {
+	if c := f[1].s[0]; rest == "" && c >= '0' && c <= '9' && !isDigits(f[1].s) {
 		return fetch.Entry{}, false
 	}
 	e := fetch.Entry{Size: -1, Raw: line}
@@ -101,7 +101,7 @@ func lsTail(line string, f []field, from int, e *fetch.Entry) (int, bool) {
 			if !strings.Contains(sizeField, ",") {
 				size--
 			}
-		} else if strings.HasSuffix(sizeField, ",") || sizeField == "" || strings.Trim(sizeField, "0123456789") != "" {
+		} else if !isDigits(sizeField) {
 			continue
 		} else if n, err := strconv.ParseInt(sizeField, 10, 64); err == nil && e.Type != fetch.EntryOther {
 			e.Size = n
@@ -150,7 +150,7 @@ func lsDate(f []field, i int) (t time.Time, last int, ok bool) {
 // cjkNumber reads "12月" (any of the suffixes): the number before it.
 func cjkNumber(s string, suffixes ...string) (int, bool) {
 	for _, suf := range suffixes {
-		if n, ok := strings.CutSuffix(s, suf); ok && n != "" && len(n) <= 4 && strings.Trim(n, "0123456789") == "" {
+		if n, ok := strings.CutSuffix(s, suf); ok && len(n) <= 4 && isDigits(n) {
 			v, _ := strconv.Atoi(n)
 			return v, true
 		}

@@ -25,7 +25,7 @@ import (
 // isVMSName reports whether s is NAME.TYPE;VERSION.
 func isVMSName(s string) bool {
 	semi := strings.LastIndexByte(s, ';')
-	if semi <= 0 || semi == len(s)-1 || strings.Trim(s[semi+1:], "0123456789") != "" {
+	if semi <= 0 || !isDigits(s[semi+1:]) {
 		return false
 	}
 	return strings.IndexByte(s[:semi], '.') >= 0
@@ -38,10 +38,10 @@ func parseVMS(line string) (fetch.Entry, bool) {
 		return fetch.Entry{}, false
 	}
 	used, _, _ := strings.Cut(f[1].s, "/") // blocks used/allocated
-	if used == "" || strings.Trim(used, "0123456789") != "" {
+	if !isDigits(used) {
 		return fetch.Entry{}, false
 	}
-	if _, alloc, ok := strings.Cut(f[1].s, "/"); ok && (alloc == "" || strings.Trim(alloc, "0123456789") != "") {
+	if _, alloc, ok := strings.Cut(f[1].s, "/"); ok && !isDigits(alloc) {
 		return fetch.Entry{}, false
 	}
 	t, ok := parseVMSTime(f[2].s, f[3].s)
@@ -122,7 +122,7 @@ func parseVMSTime(date, clock string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	clock, frac, _ := strings.Cut(clock, ".")
-	if frac != "" && strings.Trim(frac, "0123456789") != "" {
+	if frac != "" && !isDigits(frac) {
 		return time.Time{}, false
 	}
 	parts := strings.Split(clock, ":")
