@@ -164,6 +164,15 @@ func appendGopherRest(b []byte, scheme, host string, port int, itemType byte, se
 	return b
 }
 
+// SessionURL returns scheme://user@host:port/ for an interactive session
+// (telnet, tn3270, rlogin): the user is left out when empty, the port when
+// it is 0 or the scheme's default (telnet and tn3270 23, rlogin 513).
+func SessionURL(scheme, user, host string, port int) string {
+	b := start(scheme, len(user)+len(host)+8)
+	b = appendAuthority(b, scheme, user, "", host, port)
+	return string(append(b, '/'))
+}
+
 // FTPURL returns ftp://user:password@host:port/cwd…/name;type=X. User and
 // password are left out when both are empty, the port when it is 0 or 21,
 // ";type=" when typecode is 0 (else it should be 'a', 'i' or 'd'). Every
