@@ -391,13 +391,13 @@ func TestRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")
-	if len(lines) != 6 || !strings.HasPrefix(lines[2], "[70] apple.txt   /srv/wais/data/   (TEXT, 124 bytes, 3 lines)") ||
-		lines[3] != "       "+s.URL("test/TEXT/124/1=vm%3A22100;2=/srv/wais/db/test;3=0%20124%20/srv/wais/data/apple.txt;4=vm%3A22100;5=/srv/wais/db/test;6=0%20124%20/srv/wais/data/apple.txt;7=%00;") ||
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "[522] apple.txt   /srv/wais/data/   (TEXT, 124 bytes, 3 lines)") ||
+		lines[1] != "       "+s.URL("test/TEXT/124/1=vm%3A22100;2=/srv/wais/db/test;3=0%20124%20/srv/wais/data/apple.txt;4=vm%3A22100;5=/srv/wais/db/test;6=0%20124%20/srv/wais/data/apple.txt;7=%00;") ||
 		!strings.Contains(lines[4], "(TEXT, 47 bytes, 1 lines, 19930215)") {
 		t.Errorf("text:\n%s", text.String())
 	}
 	jl := strings.Split(strings.TrimSuffix(js.String(), "\n"), "\n")
-	if len(jl) != 3 || jl[1] != `{"score":70,"headline":"apple.txt   /srv/wais/data/","length":124,"lines":3,"types":["TEXT"],"date":"0","url":"`+
+	if len(jl) != 3 || jl[0] != `{"score":522,"headline":"apple.txt   /srv/wais/data/","length":124,"lines":3,"types":["TEXT"],"date":"0","url":"`+
 		s.URL("test/TEXT/124/1=vm%3A22100;2=/srv/wais/db/test;3=0%20124%20/srv/wais/data/apple.txt;4=vm%3A22100;5=/srv/wais/db/test;6=0%20124%20/srv/wais/data/apple.txt;7=%00;")+`"}` {
 		t.Errorf("json:\n%s", js.String())
 	}

@@ -91,6 +91,9 @@ const (
 	// CloseMidDocument closes the connection halfway through the second
 	// chunk of a retrieval.
 	CloseMidDocument
+	// StallMidDocument answers the first chunk of a retrieval and nothing
+	// after it.
+	StallMidDocument
 )
 
 // Config sets up a Server.
@@ -418,7 +421,9 @@ func (cc *conn) search(h apdu.Header, q *apdu.Search) []byte {
 			n += bytes.Count(text, []byte(w))
 		}
 		if n > 0 {
-			hits = append(hits, hit{d, n})
+			// Occurrences per 10000 bytes: a short document about the
+			// words comes before a long one that mentions them.
+			hits = append(hits, hit{d, max(1, n*10000/len(text))})
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
@@ -434,10 +439,9 @@ func (cc *conn) search(h apdu.Header, q *apdu.Search) []byte {
 		r.Headers = s.help(db, "Search produced no result. Here's the Catalog for database: "+dbDir+db.Name)[1:]
 	}
 	for _, x := range hits {
-		r.Headers = append(r.Headers, s.header(db, x.d, uint32(min(1000, x.score*10))))
+		r.Headers = append(r.Headers, s.header(db, x.d, uint32(min(1000, x.score))))
 	}
 	r.Returned = len(r.Headers)
-	r.SeedWordsUsed = seed
 	return cc.fit(h, r)
 }
 
@@ -485,29 +489,35 @@ func (s *Server) find(q *apdu.Search) ([]byte, bool) {
 
 func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
 	s := cc.s
-	r := &apdu.Response{ReferenceID: q.ReferenceID, Returned: 1}
+	r := &apdu.Response{ReferenceID: q.ReferenceID}
 	if !q.HasType {
 		return zero(h) // freeWAIS-sf crashes; the client sees nothing
 	}
 	data, ok := s.find(q)
 	if !ok {
 		r.Diags = []apdu.Diag{{Code: "S1", Text: "can't parse DocID or document not found"}}
+		r.Returned = 1
 		return cc.fit(h, r)
 	}
 	start, end := q.Start, q.End
 	if start < 0 || end < start {
 		r.Diags = []apdu.Diag{{Code: "SF", Text: "Bad byte range"}}
+		r.Returned = 1
 		return cc.fit(h, r)
 	}
 	cc.chunks++
+	if s.cfg.Mode == StallMidDocument && cc.chunks > 1 {
+		return nil
+	}
 	if s.cfg.Mode == Endless {
-		r.HasText, r.TextID = true, q.DocID
+		r.HasText, r.TextID, r.Returned = true, q.DocID, 1
 		r.Text = endless(start, end)
 		return cc.fit(h, r)
 	}
 	size := int64(len(data))
 	if end > size {
 		r.Diags = []apdu.Diag{{Code: "SF", Text: "Request out of range"}}
+		r.Returned++
 		end = size
 	}
 	if start < end {

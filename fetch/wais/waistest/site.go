@@ -9,8 +9,8 @@ import (
 // Apple is the 124-byte apple.txt of the captured freeWAIS-sf database.
 const Apple = "Apples and orchards\nThe apple is a sweet fruit grown in orchards around the world.\nOrchards of apple trees bloom in spring.\n"
 
-// Big is a text of n lines like the captured big.txt (whose 63237 bytes
-// start the same way).
+// Big is a text of n lines like the captured big.txt, which is Big(800):
+// 63,237 bytes.
 func Big(n int) []byte {
 	var b strings.Builder
 	b.WriteString("Big document about the apple harvest\n")
@@ -42,7 +42,7 @@ var LongPath = "/srv/wais/data/" + strings.Repeat("a-rather-long-directory-name/
 // big.txt, a 1-byte file, 300 KB and 10 MB of binary, and a text under
 // LongPath.
 func TestDB() *DB {
-	big := Big(800)[:63237]
+	big := Big(800)
 	return &DB{
 		Name:        "test",
 		Description: "A test database about apples.",
@@ -53,6 +53,20 @@ func TestDB() *DB {
 			{Name: "k300.bin", Type: "BINARY", Data: Bytes(300_000, 300)},
 			{Name: "m10.bin", Type: "BINARY", Data: Bytes(10_000_000, 10)},
 			{Name: "long.txt", Path: LongPath, Date: "19930215", Data: []byte("a document whose path is long, about apple pie\n")},
+		},
+	}
+}
+
+// CaptureDB is the database of the captures (wais-captures.txt): served
+// with Config.Name "vm:22100" and Config.DBDir "/tmp/wais-build/db/", its
+// DocIDs are the captured ones byte for byte.
+func CaptureDB() *DB {
+	return &DB{
+		Name:        "test",
+		Description: "test",
+		Docs: []*Doc{
+			{Name: "apple.txt", Path: "/tmp/wais-build/data/apple.txt", Data: []byte(Apple)},
+			{Name: "big.txt", Path: "/tmp/wais-build/data/big.txt", Data: Big(800)},
 		},
 	}
 }
