@@ -159,8 +159,12 @@ func (b *docBody) Close() error {
 }
 
 // fill sends chunk requests until window are in flight (or the known end
-// is reached).
+// is reached). It waits until half the window has been answered, so that
+// requests go out several to a write.
 func (b *docBody) fill() error {
+	if len(b.inflight) > b.window/2 {
+		return nil
+	}
 	b.wbuf = b.wbuf[:0]
 	for len(b.inflight) < b.window && (b.end < 0 || b.next < b.end) {
 		sp := span{b.next, b.next + b.chunk}
