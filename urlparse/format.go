@@ -233,17 +233,8 @@ func WAISSearchURL(host string, port int, database, search string) string {
 // there is no length and wpath itself starts with digits and "/", that
 // "/" is encoded so that Parse does not take the digits for a length.
 func WAISDocURL(host string, port int, database, docType, length, docPath string) string {
-	b := start("wais", len(host)+len(database)+len(docType)+len(length)+len(docPath))
-	b = appendAuthority(b, "wais", "", "", host, port)
-	b = append(b, '/')
-	b = appendEscaped(b, database, keepWAISSeg)
-	b = append(b, '/')
-	b = appendEscaped(b, docType, keepWAISSeg)
-	b = append(b, '/')
-	if length != "" {
-		b = appendEscaped(b, length, keepWAISSeg)
-		b = append(b, '/')
-	} else {
+	b := startWAISDoc(len(docPath), host, port, database, docType, length)
+	if length == "" {
 		n := 0
 		for n < len(docPath) && docPath[n] >= '0' && docPath[n] <= '9' {
 			n++
@@ -257,17 +248,10 @@ func WAISDocURL(host string, port int, database, docType, length, docPath string
 	return string(appendEscaped(b, docPath, keepDocID))
 }
 
-// WAISDocFieldsURL returns wais://host:port/database/wtype/length/docid with
-// the DocID written as Lynx and CERN libwww write it: "<tag>=<value>;" for
-// every field, each byte of a value outside A-Z a-z 0-9 . / - _ $ as %XX.
-// Old WAIS clients understand this form; Parse gives the fields back in
-// DocFields. length is decimal digits, or "" to leave the segment out.
-func WAISDocFieldsURL(host string, port int, database, docType, length string, fields []WAISField) string {
-	n := len(host) + len(database) + len(docType) + len(length)
-	for _, f := range fields {
-		n += len(f.Value) + 12
-	}
-	b := start("wais", n)
+// startWAISDoc starts a document URL: wais://host:port/database/wtype/,
+// and length/ unless length is "", with room for n more bytes.
+func startWAISDoc(n int, host string, port int, database, docType, length string) []byte {
+	b := start("wais", n+len(host)+len(database)+len(docType)+len(length))
 	b = appendAuthority(b, "wais", "", "", host, port)
 	b = append(b, '/')
 	b = appendEscaped(b, database, keepWAISSeg)
@@ -278,6 +262,20 @@ func WAISDocFieldsURL(host string, port int, database, docType, length string, f
 		b = appendEscaped(b, length, keepWAISSeg)
 		b = append(b, '/')
 	}
+	return b
+}
+
+// WAISDocFieldsURL returns wais://host:port/database/wtype/length/docid with
+// the DocID written as Lynx and CERN libwww write it: "<tag>=<value>;" for
+// every field, each byte of a value outside A-Z a-z 0-9 . / - _ $ as %XX.
+// Old WAIS clients understand this form; Parse gives the fields back in
+// DocFields. length is decimal digits, or "" to leave the segment out.
+func WAISDocFieldsURL(host string, port int, database, docType, length string, fields []WAISField) string {
+	n := 0
+	for _, f := range fields {
+		n += len(f.Value) + 12
+	}
+	b := startWAISDoc(n, host, port, database, docType, length)
 	for _, f := range fields {
 		b = strconv.AppendInt(b, int64(f.Tag), 10)
 		b = append(b, '=')

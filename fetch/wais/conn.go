@@ -62,22 +62,13 @@ func (c *conn) close() {
 // ended, ErrTimeout for a deadline, else ErrPartial (the server went away
 // in the middle of the exchange).
 func (c *conn) ioError(err error, doing string) error {
-	if c.ctx.Err() != nil {
-		return fetch.ContextError(c.ctx)
-	}
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
-	k := fetch.KindOf(err)
-	if k != fetch.ErrTimeout {
-		k = fetch.ErrPartial
-	}
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = errors.New("the server closed the connection")
+		err = errServerClosed
 	}
-	return &fetch.Error{Kind: k, URL: c.url, Msg: "wais: " + doing, Err: err}
+	return fetch.IOError(c.ctx, err, "wais: "+doing)
 }
+
+var errServerClosed = errors.New("the server closed the connection")
 
 func (c *conn) protocol(format string, a ...any) error {
 	return &fetch.Error{Kind: fetch.ErrProtocol, URL: c.url, Msg: "wais: " + fmt.Sprintf(format, a...)}

@@ -189,6 +189,23 @@ const (
 // " ", 0x1F, the element set name.
 const elementSet = " \x1fDocument Text"
 
+// beginSearch starts a Search message: the header and HLI reserved, the
+// PDU type, the three set bounds (which freeWAIS-sf ignores), the replace
+// indicator, the result set name, the database and the query type.
+func beginSearch(b []byte, bounds [3]int, resultSet, database, queryType string) ([]byte, int) {
+	b = Begin(b)
+	b, hli := beginHLI(b)
+	b = append(b, PDUSearch)
+	for _, n := range bounds {
+		b = appendUint24(b, n)
+	}
+	b = append(b, 1) // replace indicator
+	b = AppendString(b, TagResultSetName, resultSet)
+	b = AppendString(b, TagDatabaseNames, database)
+	b = AppendString(b, TagQueryType, queryType)
+	return b, hli
+}
+
 // AppendSearch appends a relevance search (query type "3") on database for
 // seed (the words as typed; "" asks freeWAIS-sf for its help records),
 // returning at most maxDocs document headers. The bytes are those of
@@ -196,16 +213,7 @@ const elementSet = " \x1fDocument Text"
 // DateFactor 1).
 func AppendSearch(b []byte, database, seed string, maxDocs uint32) []byte {
 	start := len(b)
-	b = Begin(b)
-	b, hli := beginHLI(b)
-	b = append(b, PDUSearch)
-	b = appendUint24(b, 30)
-	b = appendUint24(b, 5000)
-	b = appendUint24(b, 30)
-	b = append(b, 1) // replace indicator
-	b = AppendString(b, TagResultSetName, "")
-	b = AppendString(b, TagDatabaseNames, database)
-	b = AppendString(b, TagQueryType, "3")
+	b, hli := beginSearch(b, [3]int{30, 5000, 30}, "", database, "3")
 	b = endHLI(b, hli)
 	var num [12]byte
 	mx := AppendNum(num[:0], TagMaxDocs, maxDocs)
@@ -225,16 +233,7 @@ func AppendSearch(b []byte, database, seed string, maxDocs uint32) []byte {
 // freeWAIS-sf needs one.
 func AppendRetrieval(b []byte, database string, docID []byte, docType string, first, end int64) []byte {
 	start := len(b)
-	b = Begin(b)
-	b, hli := beginHLI(b)
-	b = append(b, PDUSearch)
-	b = appendUint24(b, 10)
-	b = appendUint24(b, 16)
-	b = appendUint24(b, 15)
-	b = append(b, 1)
-	b = AppendString(b, TagResultSetName, "FOO")
-	b = AppendString(b, TagDatabaseNames, database)
-	b = AppendString(b, TagQueryType, "1")
+	b, hli := beginSearch(b, [3]int{10, 16, 15}, "FOO", database, "1")
 	b = AppendString(b, TagElementSetNames, elementSet)
 	b = AppendString(b, TagReferenceID, "3")
 	b = endHLI(b, hli)
