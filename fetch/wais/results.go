@@ -105,7 +105,9 @@ func hitOf(p *plan, h *apdu.DocHeader) Hit {
 	}
 	length := strconv.FormatUint(uint64(h.Length), 10)
 	var u string
-	if fields, ok := apdu.DocIDFields(h.DocID); ok {
+	// The fields form, when it gives back the very bytes (a length with
+	// leading 0x80 bytes would come back shorter); else the bytes as they are.
+	if fields, ok := apdu.DocIDFields(h.DocID); ok && bytes.Equal(apdu.AppendDocID(nil, fields), h.DocID) {
 		u = urlparse.WAISDocFieldsURL(p.u.Host, p.u.Port, p.db, typ, length, fields)
 	} else {
 		u = urlparse.WAISDocURL(p.u.Host, p.u.Port, p.db, typ, length, string(h.DocID))
