@@ -41,4 +41,3 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
-
