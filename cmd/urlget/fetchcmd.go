@@ -420,6 +420,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
+				c.reportKept(r)
 			}
 			return fetchExitInterrupted
 		}
@@ -427,6 +428,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 			status = r.code
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
+				c.reportKept(r)
 			}
 		}
 		if c.wo != nil {
@@ -461,6 +463,8 @@ type xferResult struct {
 	err         error
 	code        int // exit code of err
 	elapsed     time.Duration
+	kept        string // the .part file holding what a failed transfer received
+	keptSize    int64
 }
 
 // one handles the URL numbered num: a fetch, or with -T an upload.
@@ -530,8 +534,28 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	if r.err == nil {
 		r.err = out.commit(r)
 	} else {
-		out.abort()
+		r.kept, r.keptSize = out.abort()
 	}
+}
+
+// reportKept says, in one line, where the bytes of a failed transfer are
+// and how to resume it.
+func (c *fetchCmd) reportKept(r *xferResult) {
+	if r.kept == "" {
+		return
+	}
+	fmt.Fprintf(c.e.stderr, "urlget: %d bytes kept in %s; resume with: urlget -C - -o %s %s\n",
+		r.keptSize, r.kept, shellQuote(r.filename), shellQuote(r.url))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // errRetryStatus is a response whose status says "try again" (HTTP 408,

@@ -678,6 +678,7 @@ func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string) func([]byte) fe
 	}
 	segs := append([]string(nil), p.dirSegs...)
 	withURL := p.entryURLs
+	lp := NewListParser(ListAuto) // one per listing: its first lines settle the format
 	return func(line []byte) fetch.Entry {
 		var e fetch.Entry
 		switch verb {
@@ -691,7 +692,7 @@ func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string) func([]byte) fe
 				return e
 			}
 		default:
-			e = ParseList(string(line))
+			e = lp.Parse(string(line))
 		}
 		if withURL && !e.Unparsed && e.Name != "" && e.Name != "." && e.Name != ".." && e.Type != fetch.EntryOther {
 			if e.Type == fetch.EntryDir {

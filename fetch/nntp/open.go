@@ -113,7 +113,7 @@ func listingResource(c *conn, status int, next func() ([]byte, error), done func
 // script (WriteJSON).
 func render(w io.Writer, body io.Reader, f fetch.Format) error {
 	if f == fetch.FormatJSON {
-		return WriteJSON(w, body)
+		return fetch.Buffered(w, body, WriteJSON)
 	}
 	if _, err := io.Copy(w, body); err != nil {
 		return err
