@@ -201,37 +201,28 @@ type hitJSON struct {
 // A line that is not a hit is written as it is. Write errors are
 // *fetch.Error of Kind ErrWrite.
 func Render(w io.Writer, body io.Reader, f fetch.Format) error {
-	bw := bufio.NewWriter(w)
-	br := bufio.NewReaderSize(body, fetch.MaxLineLength)
-	var out []byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 && (err == nil || err == io.EOF || err == bufio.ErrBufferFull) {
-			out = renderLine(out[:0], line, f)
-			if _, werr := bw.Write(out); werr != nil {
-				return &fetch.Error{Kind: fetch.ErrWrite, Msg: "wais: writing the search results", Err: werr}
+	return fetch.Buffered(w, body, func(w io.Writer, body io.Reader) error {
+		br := bufio.NewReaderSize(body, fetch.MaxLineLength)
+		var out []byte
+		for {
+			line, err := br.ReadSlice('\n')
+			if len(line) > 0 && (err == nil || err == io.EOF || err == bufio.ErrBufferFull) {
+				out = renderLine(out[:0], line, f)
+				if _, werr := w.Write(out); werr != nil {
+					return werr
+				}
 			}
-		}
-		if err == bufio.ErrBufferFull {
 			for err == bufio.ErrBufferFull {
-				_, err = br.ReadSlice('\n')
-			}
-		}
-		if err != nil {
-			if ferr := bw.Flush(); ferr != nil {
-				return &fetch.Error{Kind: fetch.ErrWrite, Msg: "wais: writing the search results", Err: ferr}
+				_, err = br.ReadSlice('\n') // the rest of an over-long line
 			}
 			if err == io.EOF {
 				return nil
 			}
-			return err
-		}
-		if br.Buffered() == 0 {
-			if err := bw.Flush(); err != nil {
-				return &fetch.Error{Kind: fetch.ErrWrite, Msg: "wais: writing the search results", Err: err}
+			if err != nil {
+				return err
 			}
 		}
-	}
+	})
 }
 
 func renderLine(b, line []byte, f fetch.Format) []byte {
