@@ -70,8 +70,9 @@ Options:
                   plus only when present); mailto {to, headers [{name,
                   value}]}; news {group} or {message_id} or {all: true};
                   nntp/nntps {group, article, message_id (when present)};
-                  wais {database, search (when
-                  present), doc_type, doc_path, length}; file {local, path};
+                  wais {database, search (when present), doc_type,
+                  doc_path, length, doc_fields [{name: the tag, value}]
+                  when doc_path is a Lynx DocID}; file {local, path};
                   prospero {hsoname, fields [{name, value}]}
   "scheme_error"  instead of the scheme's fields, when the URL breaks its
                   scheme's syntax: the warning's text (offset, rule)
@@ -384,6 +385,11 @@ func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
 		w.str("doc_type", x.DocType)
 		w.str("doc_path", x.DocPath)
 		w.str("length", x.Length)
+		if x.DocFields != nil {
+			w.nameValues("doc_fields", len(x.DocFields), func(i int) (string, string) {
+				return strconv.Itoa(x.DocFields[i].Tag), x.DocFields[i].Value
+			})
+		}
 		w.close()
 	case "file":
 		f := &u.File
