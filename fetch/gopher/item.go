@@ -233,8 +233,16 @@ func (it Item) Target() string {
 // being the user name to log in with (RFC 1436; RFC 4266 §2.2), left out
 // when empty, and the port when it is 23.
 func (it Item) SessionURL() (string, bool) {
-	scheme := map[byte]string{TypeTelnet: "telnet", TypeTN3270: "tn3270"}[it.Type]
-	if scheme == "" || it.Unparsed || it.Host == "" || it.Port <= 0 {
+	var scheme string
+	switch it.Type {
+	case TypeTelnet:
+		scheme = "telnet"
+	case TypeTN3270:
+		scheme = "tn3270"
+	default:
+		return "", false
+	}
+	if it.Unparsed || it.Host == "" || it.Port <= 0 {
 		return "", false
 	}
 	return urlparse.SessionURL(scheme, it.Selector, it.Host, it.Port), true
