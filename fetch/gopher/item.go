@@ -90,8 +90,14 @@ func (e *ItemError) Unwrap() error { return ErrBadItem }
 // fields and a numeric port of at most 65535. On error the returned Item
 // still has Raw, Type and whatever fields were found, with Unparsed set.
 func ParseItem(line []byte) (Item, error) {
-	line = trimEOL(line)
-	it := Item{Raw: string(line), Port: -1}
+	return parseItem(string(trimEOL(line)))
+}
+
+// parseItem parses a line without its line end: the Item's strings are
+// substrings of raw.
+func parseItem(raw string) (Item, error) {
+	line := raw
+	it := Item{Raw: raw, Port: -1}
 	if len(line) == 0 {
 		it.Unparsed = true
 		return it, &ItemError{Reason: "empty line"}
