@@ -11,5 +11,6 @@ import (
 	_ "github.com/urlget/urlget/fetch/ftp"
 	_ "github.com/urlget/urlget/fetch/gopher"
 	_ "github.com/urlget/urlget/fetch/http"
+	_ "github.com/urlget/urlget/fetch/mailto"
 	_ "github.com/urlget/urlget/fetch/nntp"
 )
