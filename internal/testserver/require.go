@@ -26,6 +26,7 @@ var packages = map[string]string{
 	"innd":        "inn2",
 	"nnrpd":       "inn2",
 	"telnetd":     "inetutils-telnetd",
+	"smtpd":       "opensmtpd",
 }
 
 // LookPath finds a server binary: an absolute or relative path is checked as
