@@ -89,7 +89,6 @@ func TestSendSMTP(t *testing.T) {
 	}
 }
 
-
 func TestRefusedRecipients(t *testing.T) {
 	srv := (&smtptest.Server{Refuse: map[string]string{
 		"x@example.org": "550 5.1.1 no such user",
