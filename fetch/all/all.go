@@ -12,5 +12,6 @@ import (
 	_ "github.com/urlget/urlget/fetch/gopher"
 	_ "github.com/urlget/urlget/fetch/http"
 	_ "github.com/urlget/urlget/fetch/mailto"
+	_ "github.com/urlget/urlget/fetch/mid"
 	_ "github.com/urlget/urlget/fetch/nntp"
 )
