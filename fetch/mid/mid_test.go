@@ -145,7 +145,6 @@ func TestCIDFile(t *testing.T) {
 	}
 }
 
-
 // TestINN fetches fixture articles of the real INN server by Message-ID.
 func TestINN(t *testing.T) {
 	s := testserver.INN(t)
