@@ -105,7 +105,20 @@ func listingResource(c *conn, status int, next func() ([]byte, error), done func
 		Meta:    fetch.Meta{Size: -1, ContentType: "text/plain; charset=utf-8", Status: status, Dir: true},
 		Body:    &body{r: &lineReader{next: next}, c: c, complete: done},
 		Listing: parse,
+		Render:  render,
 	}
+}
+
+// render presents a listing: as received for a person, JSON lines for a
+// script (WriteJSON).
+func render(w io.Writer, body io.Reader, f fetch.Format) error {
+	if f == fetch.FormatJSON {
+		return fetch.Buffered(w, body, WriteJSON)
+	}
+	if _, err := io.Copy(w, body); err != nil {
+		return err
+	}
+	return nil
 }
 
 func emptyListing(c *conn, status int) *fetch.Resource {
