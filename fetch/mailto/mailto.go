@@ -97,7 +97,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, err
 	}
 	for _, w := range msg.Warnings {
-		warn(req, w)
+		warn(ctx, req, w)
 	}
 	if req.Head {
 		return &fetch.Resource{Meta: fetch.Meta{Size: -1, ContentType: "message/rfc822"}, Body: io.NopCloser(strings.NewReader(""))}, nil
@@ -133,10 +133,22 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		Body: io.NopCloser(bytes.NewReader(report))}, nil
 }
 
-// warn reports a composition warning: on Request.Verbose when set, else on
-// standard error (a mailto URL's ignored fields must not pass silently).
-func warn(req *fetch.Request, line string) {
-	w := req.Verbose
+type warningsKey struct{}
+
+// WithWarnings gives Open a writer for its warnings (the URL's ignored
+// header fields, blind copies), one line each: a program passes its
+// standard error this way. Without one they go to Request.Verbose, else to
+// os.Stderr: they are never dropped.
+func WithWarnings(ctx context.Context, w io.Writer) context.Context {
+	return context.WithValue(ctx, warningsKey{}, w)
+}
+
+// warn reports a composition warning (see WithWarnings).
+func warn(ctx context.Context, req *fetch.Request, line string) {
+	w, _ := ctx.Value(warningsKey{}).(io.Writer)
+	if w == nil {
+		w = req.Verbose
+	}
 	if w == nil {
 		w = os.Stderr
 	}
