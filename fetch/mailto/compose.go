@@ -4,8 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"mime"
-	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -55,7 +53,7 @@ var (
 func compose(m *urlparse.Mailto, from string, allowBcc bool) (*Message, error) {
 	msg := &Message{Date: now()}
 	if from == "" {
-		from = defaultFrom()
+		from = fetch.DefaultAddress()
 	}
 	a, err := parseAddress(from, "sender (--mail-from)")
 	if err != nil {
@@ -143,22 +141,6 @@ func compose(m *urlparse.Mailto, from string, allowBcc bool) (*Message, error) {
 	}
 	msg.MessageID = newUniqueID() + "@" + strings.Trim(msg.From.Domain, "[]")
 	return msg, nil
-}
-
-// defaultFrom is the login name at the host name.
-func defaultFrom() string {
-	name := os.Getenv("USER")
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
-	}
-	if name == "" {
-		name = "urlget"
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return name + "@" + host
 }
 
 // recipients are the envelope's RCPT addresses: To, Cc and Bcc, each once.
