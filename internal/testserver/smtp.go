@@ -45,13 +45,7 @@ type SMTPServer struct {
 func StartOpenSMTPD(t testing.TB, cfg SMTPConfig) *SMTPServer {
 	t.Helper()
 	smtpd := Require(t, "smtpd")
-	if os.Geteuid() != 0 {
-		msg := "OpenSMTPD tests need root (smtpd drops privileges itself)"
-		if InCI() {
-			t.Fatal(msg + ", and CI is set")
-		}
-		t.Skip(msg)
-	}
+	RequireRoot(t, "OpenSMTPD tests need root (smtpd drops privileges itself)")
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
@@ -224,13 +218,7 @@ func EximBinary() string { return filepath.Join(FTPOptDir(), "usr/sbin/exim4") }
 func StartExim(t testing.TB, cfg SMTPConfig) *SMTPServer {
 	t.Helper()
 	exim := Require(t, EximBinary())
-	if os.Geteuid() != 0 {
-		msg := "Exim tests need root"
-		if InCI() {
-			t.Fatal(msg + ", and CI is set")
-		}
-		t.Skip(msg)
-	}
+	RequireRoot(t, "Exim tests need root")
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
