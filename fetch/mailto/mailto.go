@@ -228,6 +228,7 @@ func deliverSMTP(ctx context.Context, req *fetch.Request, srv server, msg *Messa
 	if err != nil {
 		return nil, err
 	}
+	defer s.close() // after QUIT, or on any error
 	if err := s.auth(); err != nil {
 		s.quit()
 		return nil, err

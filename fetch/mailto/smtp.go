@@ -108,6 +108,14 @@ type session struct {
 	tls      bool
 	verbose  io.Writer
 	loopback bool
+	stop     func() bool // releases the context watch
+}
+
+// close closes the connection (TLS or not) and releases the watch on the
+// context.
+func (s *session) close() {
+	s.stop()
+	s.nc.Close()
 }
 
 // smtpError is a reply the client did not want.
@@ -131,27 +139,28 @@ func dial(ctx context.Context, req *fetch.Request, srv server) (*session, error)
 		s.loopback = true
 	}
 	// The Client's dialer closes the connection when ctx ends; a Request
-	// made without a Client gets the same here.
-	context.AfterFunc(ctx, func() { nc.Close() })
+	// made without a Client gets the same here, until close.
+	s.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	if srv.implicit {
 		tc, err := fetch.HandshakeTLS(ctx, req, nc, srv.host, "smtp")
 		if err != nil {
+			s.stop()
 			return nil, err
 		}
 		s.nc, s.tls = tc, true
 	}
 	s.br = bufio.NewReaderSize(s.nc, maxReplyLine)
 	if _, err := s.expect(replyTimeout, "greeting", 220); err != nil {
-		s.nc.Close()
+		s.close()
 		return nil, err
 	}
 	if err := s.hello(); err != nil {
-		s.nc.Close()
+		s.close()
 		return nil, err
 	}
 	ssl := req.Options.String(fetch.OptSSL)
 	if ssl != "" && ssl != "try" && ssl != "required" {
-		s.nc.Close()
+		s.close()
 		return nil, fetch.NewError(fetch.ErrMalformed, "smtp: option ssl must be try or required, not "+quote(ssl), nil)
 	}
 	if !s.tls {
@@ -159,11 +168,11 @@ func dial(ctx context.Context, req *fetch.Request, srv server) (*session, error)
 		switch {
 		case offered:
 			if err := s.startTLS(); err != nil {
-				s.nc.Close()
+				s.close()
 				return nil, err
 			}
 		case ssl == "required":
-			s.nc.Close()
+			s.close()
 			return nil, &fetch.Error{Kind: fetch.ErrTLS, Msg: "smtp: " + srv.String() + " does not offer STARTTLS (--ssl-reqd)"}
 		}
 	}
@@ -371,7 +380,7 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 	s.deadline(dataTimeout)
 	dw := &dotWriter{w: bufio.NewWriterSize(s.nc, 32<<10)}
 	if err := r.writeTo(dw); err != nil {
-		s.nc.Close() // no final ".": nothing half-sent is delivered
+		s.close() // no final ".": nothing half-sent is delivered
 		var re *bodyReadError
 		if errors.As(err, &re) {
 			return nil, "", &fetch.Error{Kind: fetch.ErrRead, Msg: "mailto: reading the message body failed; the connection was dropped before the end of the message, nothing was sent", Err: re.err}
@@ -379,7 +388,7 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 		return nil, "", s.netError("sending the message", err)
 	}
 	if err := dw.close(); err != nil {
-		s.nc.Close()
+		s.close()
 		return nil, "", s.netError("sending the message", err)
 	}
 	s.logf("> (message: %d bytes)", dw.n)
@@ -399,7 +408,7 @@ func (s *session) quit() {
 	if s.write("QUIT", "QUIT") == nil {
 		s.read(5*time.Second, "QUIT")
 	}
-	s.nc.Close()
+	s.close()
 }
 
 // refused is the typed error for an unwanted reply to what: 421 (the
@@ -413,7 +422,7 @@ func (s *session) refused(what string, code int, lines []string) error {
 	msg := "smtp: " + s.srv.String() + " refused " + what
 	if code == 421 {
 		msg = "smtp: " + s.srv.String() + " closed the session at " + what
-		s.nc.Close()
+		s.close()
 	}
 	return &fetch.Error{Kind: k, Msg: msg, Err: &smtpError{code, replyText(lines)}}
 }
@@ -519,7 +528,7 @@ func (s *session) read(timeout time.Duration, what string) (int, []string, error
 // ended, ErrTimeout for a deadline, else ErrSendFailed (the connection
 // broke mid-session).
 func (s *session) netError(what string, err error) error {
-	s.nc.Close()
+	s.close()
 	if s.ctx.Err() != nil {
 		return fetch.ContextError(s.ctx)
 	}
