@@ -29,6 +29,7 @@ import (
 	"net/textproto"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/nntp"
@@ -104,11 +105,19 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		msg.Close()
 		return nil, err
 	}
-	return &fetch.Resource{Meta: fetch.Meta{Size: -1, ContentType: ctype},
-		Body: struct {
-			io.Reader
-			io.Closer
-		}{body, msg}}, nil
+	meta := fetch.Meta{Size: -1, ContentType: ctype}
+	if req.Head {
+		msg.Close()
+		return &fetch.Resource{Meta: meta, Body: io.NopCloser(strings.NewReader(""))}, nil
+	}
+	if req.Offset > 0 {
+		body = fetch.SkipReader(body, req.Offset, "cid: the part is shorter than the resume offset")
+		meta.Offset = req.Offset
+	}
+	return &fetch.Resource{Meta: meta, Body: struct {
+		io.Reader
+		io.Closer
+	}{body, msg}}, nil
 }
 
 // article fetches the news article with this Message-ID through the nntp
@@ -124,7 +133,9 @@ func article(ctx context.Context, req *fetch.Request, id string, head bool) (*fe
 	}
 	r := *req
 	r.URL = &nu
-	r.Head = head && req.Head
+	if !head { // the whole article, to look for a part in
+		r.Head, r.Offset, r.Since = false, 0, time.Time{}
+	}
 	opts := fetch.Options{}
 	for k, v := range req.Options {
 		opts[k] = v

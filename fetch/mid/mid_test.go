@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
 	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/urlparse"
@@ -170,4 +171,21 @@ func TestINN(t *testing.T) {
 	if _, _, err := get(t, "mid:no-such-article@example.net", opts); fetch.KindOf(err) != fetch.ErrNotFound {
 		t.Errorf("missing article: %v", err)
 	}
+}
+
+// The shared conformance suite, on a part of an article of nntptest. A
+// mid: URL names no server, so the stall cases (a server given by URL)
+// do not apply: the connection is nntp's, whose suite has them.
+func TestConformance(t *testing.T) {
+	srv := (&nntptest.Server{Loose: []*nntptest.Article{mimeArticle}}).Start(t)
+	c := &fetch.Client{Options: fetch.Options{"nntp-server": srv.Addr}}
+	fetchtest.Run(t, fetchtest.Suite{
+		Client:      c,
+		Known:       "mid:mime-1@example.net/text.1@example.net",
+		KnownBody:   []byte("café and more"),
+		Missing:     "mid:mime-1@example.net/nope@example.net",
+		MissingKind: fetch.ErrNotFound,
+		Inject:      "mid:a%0D%0AQUIT@example.net",
+		Received:    srv.Conns,
+	})
 }
