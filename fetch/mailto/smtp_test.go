@@ -198,6 +198,19 @@ func TestStartTLS(t *testing.T) {
 	if m := srv.Messages(); len(m) != 1 || !m[0].TLS || m[0].User != "joe" {
 		t.Errorf("not sent over TLS with AUTH: %+v", m)
 	}
+	// smtps://: TLS from the start, AUTH over it
+	imp := (&smtptest.Server{Users: users, TLS: stls, ImplicitTLS: true}).Start(t)
+	_, err = send(t, imp, "mailto:a@example.org", fetch.Options{OptServer: "smtps://localhost:" + strings.Split(imp.Addr, ":")[1]},
+		func(r *fetch.Request) {
+			r.User, r.Password, r.HasPassword, r.Dialer = "joe", "s3cret", true, remoteDialer{}
+			r.TLS = ctls.Clone()
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := imp.Messages(); len(m) != 1 || !m[0].TLS || m[0].User != "joe" {
+		t.Errorf("smtps: %+v", m)
+	}
 	// a certificate not trusted: ErrTLS
 	_, err = send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) { r.TLS = &tls.Config{} })
 	if fetch.KindOf(err) != fetch.ErrTLS {

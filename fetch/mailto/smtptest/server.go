@@ -57,8 +57,10 @@ type Server struct {
 	Refuse map[string]string
 	// Users are the AUTH credentials accepted.
 	Users map[string]string
-	// TLS, when set, makes the server offer STARTTLS.
-	TLS *tls.Config
+	// TLS, when set, makes the server offer STARTTLS, or with ImplicitTLS
+	// speak TLS from the start (smtps).
+	TLS         *tls.Config
+	ImplicitTLS bool
 
 	*fetchtest.Server
 	mu         sync.Mutex
@@ -108,6 +110,13 @@ type conn struct {
 
 func (s *Server) serve(nc net.Conn) {
 	c := &conn{s: s, nc: nc, br: bufio.NewReader(nc)}
+	if s.ImplicitTLS {
+		tc := tls.Server(nc, s.TLS)
+		if tc.Handshake() != nil {
+			return
+		}
+		c.nc, c.br, c.tls = tc, bufio.NewReader(tc), true
+	}
 	c.reply("220 smtptest ESMTP ready")
 	for {
 		line, err := c.line()
