@@ -272,7 +272,10 @@ func (s *session) auth() error {
 		line += " " + encode64(ir)
 	}
 	code, lines, err := s.cmdMasked(replyTimeout, line, "AUTH "+mech+" ****")
-	for err == nil && code == 334 {
+	for round := 0; err == nil && code == 334; round++ {
+		if round == 10 { // PLAIN needs none, LOGIN one: a server asking on is stalling
+			return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: AUTH " + mech + ": more than 10 challenges"}
+		}
 		chal, derr := base64.StdEncoding.DecodeString(strings.Join(lines, ""))
 		if derr != nil {
 			return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: AUTH challenge not in base64"}
