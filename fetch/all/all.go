@@ -14,4 +14,5 @@ import (
 	_ "github.com/urlget/urlget/fetch/mailto"
 	_ "github.com/urlget/urlget/fetch/mid"
 	_ "github.com/urlget/urlget/fetch/nntp"
+	_ "github.com/urlget/urlget/fetch/wais"
 )
