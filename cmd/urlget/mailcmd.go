@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 
-	"golang.org/x/term"
-
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/mailto"
 )
@@ -15,10 +13,10 @@ import (
 //   - -T FILE, or -T - for stdin, is the message text after the URL's body=;
 //   - -o FILE (or -O) writes the composed message instead of sending it,
 //     as --dry-run does;
-//   - on a terminal the fetcher asks before sending (InputNeededError,
-//     answered by askUser) unless --yes.
+//   - warnings go to stderr.
 //
-// Warnings go to stderr. It returns the context to use and what to close
+// On a terminal the fetcher asks before sending (fetch.OptInteractive,
+// answered by askUser) unless --yes. It returns the context to use and what to close
 // after the attempt.
 func (c *fetchCmd) mailRequest(ctx context.Context, req *fetch.Request, out *output) (context.Context, io.Closer, error) {
 	ctx = mailto.WithWarnings(ctx, c.e.stderr)
@@ -28,9 +26,6 @@ func (c *fetchCmd) mailRequest(ctx context.Context, req *fetch.Request, out *out
 	}
 	if out.path != "" {
 		opts[mailto.OptDryRun] = "1"
-	}
-	if f, ok := c.e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		opts[mailto.OptConfirmRequired] = "1"
 	}
 	req.Options = opts
 	req.BodySize = -1

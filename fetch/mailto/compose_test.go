@@ -290,7 +290,7 @@ func TestUTF8LocalPart(t *testing.T) {
 }
 
 func TestConfirm(t *testing.T) {
-	opts := fetch.Options{OptConfirmRequired: "1", OptFrom: "me@example.net", OptServer: "127.0.0.1:1"}
+	opts := fetch.Options{fetch.OptInteractive: "1", OptFrom: "me@example.net", OptServer: "127.0.0.1:1"}
 	_, err := open(t, "mailto:a@example.org?subject=Hi%1B%5B31m", opts, nil)
 	if fetch.KindOf(err) != fetch.ErrMalformed || !strings.Contains(err.Error(), "control character") {
 		// an ESC in the subject is refused before any prompt

@@ -33,7 +33,7 @@
 // With Options[OptDryRun] the composed message is the result (the
 // Resource's Body, message/rfc822). Otherwise it is delivered, and the
 // Body is a report with one line per recipient. A program that can ask
-// the user sets Options[OptConfirmRequired]: Open then returns a
+// the user sets Options[fetch.OptInteractive]: Open then returns a
 // *fetch.InputNeededError (Key OptConfirm) whose Prompt shows From, To, Cc
 // and Subject, and sends when asked again with Options[OptConfirm] = "yes".
 //

@@ -27,10 +27,6 @@ const (
 	// OptServer is the SMTP server: HOST[:PORT], smtp://HOST[:PORT] or
 	// smtps://HOST[:PORT] (--smtp-server).
 	OptServer = "smtp-server"
-	// OptConfirmRequired, set by a program that can ask the user (the CLI
-	// on a terminal), makes Open return an *fetch.InputNeededError with
-	// Key OptConfirm and a summary of the message before sending it.
-	OptConfirmRequired = "mail-confirm-required"
 	// OptConfirm is the answer: y or yes (any case), 1, true or on sends
 	// (--yes sets it); anything else is ErrAborted.
 	OptConfirm = "mail-confirm"
@@ -163,10 +159,10 @@ func bodyError(err error) error {
 	return err
 }
 
-// confirm asks before sending when the caller can ask (OptConfirmRequired)
-// and has no answer yet (OptConfirm).
+// confirm asks before sending when the caller can ask
+// (fetch.OptInteractive) and has no answer yet (OptConfirm).
 func confirm(req *fetch.Request, msg *Message) error {
-	need, err := req.Options.Bool(OptConfirmRequired)
+	need, err := req.Options.Bool(fetch.OptInteractive)
 	if err != nil || !need {
 		return err
 	}
