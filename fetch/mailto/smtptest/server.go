@@ -110,12 +110,8 @@ type conn struct {
 
 func (s *Server) serve(nc net.Conn) {
 	c := &conn{s: s, nc: nc, br: bufio.NewReader(nc)}
-	if s.ImplicitTLS {
-		tc := tls.Server(nc, s.TLS)
-		if tc.Handshake() != nil {
-			return
-		}
-		c.nc, c.br, c.tls = tc, bufio.NewReader(tc), true
+	if s.ImplicitTLS && !c.startTLS() {
+		return
 	}
 	c.reply("220 smtptest ESMTP ready")
 	for {
@@ -207,30 +203,25 @@ func (c *conn) command(line string) bool {
 			return true
 		}
 		c.reply("220 2.0.0 go ahead")
-		tc := tls.Server(c.nc, c.s.TLS)
-		if err := tc.Handshake(); err != nil {
+		if !c.startTLS() {
 			return false
 		}
-		c.nc, c.br, c.tls = tc, bufio.NewReader(tc), true
 		c.from, c.to, c.user = "", nil, ""
 	case "AUTH":
 		c.auth(arg)
-	case "MAIL":
-		rest, ok := cutPrefixFold(arg, "FROM:<")
+	case "MAIL", "RCPT":
+		prefix := map[string]string{"MAIL": "FROM:<", "RCPT": "TO:<"}[verb]
+		rest, ok := cutPrefixFold(arg, prefix)
 		if !ok {
 			c.reply("501 5.5.4 syntax")
 			return true
 		}
 		addr, params, _ := strings.Cut(rest, ">")
-		c.from, c.par, c.to = addr, strings.TrimSpace(params), nil
-		c.reply("250 2.1.0 ok")
-	case "RCPT":
-		rest, ok := cutPrefixFold(arg, "TO:<")
-		if !ok {
-			c.reply("501 5.5.4 syntax")
+		if verb == "MAIL" {
+			c.from, c.par, c.to = addr, strings.TrimSpace(params), nil
+			c.reply("250 2.1.0 ok")
 			return true
 		}
-		addr, _, _ := strings.Cut(rest, ">")
 		if c.s.Mode == Close421AtRcpt {
 			c.reply("421 4.3.0 shutting down")
 			return false
@@ -340,6 +331,16 @@ func (c *conn) auth(arg string) {
 		return
 	}
 	c.reply("535 5.7.8 authentication failed")
+}
+
+// startTLS runs the server side of a TLS handshake on the connection.
+func (c *conn) startTLS() bool {
+	tc := tls.Server(c.nc, c.s.TLS)
+	if tc.Handshake() != nil {
+		return false
+	}
+	c.nc, c.br, c.tls = tc, bufio.NewReader(tc), true
+	return true
 }
 
 func cutPrefixFold(s, prefix string) (string, bool) {
