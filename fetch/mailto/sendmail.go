@@ -46,17 +46,18 @@ func sendmail(ctx context.Context, req *fetch.Request, path string, msg *Message
 		withBcc = &c
 	}
 	werr := withBcc.writeTo(&lfWriter{w: in})
-	if werr != nil {
+	var re *bodyReadError
+	if errors.As(werr, &re) {
 		cancel() // kill sendmail before it reads the end of its input
 		cmd.Wait()
-		var re *bodyReadError
-		if errors.As(werr, &re) {
-			return nil, &fetch.Error{Kind: fetch.ErrRead, Msg: "mailto: reading the message body failed; sendmail was stopped, nothing was sent", Err: re.err}
-		}
-		return nil, &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "mailto: writing to sendmail", Err: werr}
+		return nil, &fetch.Error{Kind: fetch.ErrRead, Msg: "mailto: reading the message body failed; sendmail was stopped, nothing was sent", Err: re.err}
 	}
 	in.Close()
-	if err := cmd.Wait(); err != nil {
+	err = cmd.Wait()
+	if err == nil && werr != nil {
+		err = werr // sendmail stopped reading yet said nothing was wrong
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fetch.ContextError(ctx)
 		}
