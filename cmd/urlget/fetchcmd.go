@@ -483,7 +483,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" {
+		if c.o.uploadFile != "" && u.Scheme != "mailto" { // a mail's -T is its text: mailcmd.go
 			r.err = c.upload(ctx, &u, r)
 		} else {
 			c.transfer(ctx, &u, r, c.outSpecFor(num))
@@ -625,6 +625,14 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.heads.reset()
 	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	if u.Scheme == "mailto" {
+		mctx, closer, err := c.mailRequest(actx, req, out)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		actx = mctx
+	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
