@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -148,7 +149,8 @@ func TestMaxRedirects(t *testing.T) {
 		max, chain int
 		ok         bool
 	}{
-		{3, 3, true}, {3, 4, false}, {0, 50, true}, {0, 51, false}, {-1, 120, true}, {1, 1, true}, {1, 2, false},
+		{3, 3, true}, {3, 4, false}, {0, 50, true}, {0, 51, false}, {math.MaxInt, 120, true}, {1, 1, true}, {1, 2, false},
+		{fetch.NoRedirects, 0, true}, {fetch.NoRedirects, 1, false}, {-7, 1, false},
 	} {
 		limit.Store(int64(tc.chain))
 		c := &fetch.Client{FollowRedirects: true, MaxRedirects: tc.max}
@@ -160,6 +162,64 @@ func TestMaxRedirects(t *testing.T) {
 			continue
 		}
 		wantExit(t, fmt.Sprintf("MaxRedirects %d, %d redirects", tc.max, tc.chain), err, 47)
+	}
+}
+
+// The replies of the redirects followed are kept in Meta.Redirects, with
+// their own header fields.
+func TestRedirectsKept(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a":
+			w.Header().Set("X-Hop", "a")
+			redirectTo("/b", 301)(w, r)
+		case "/b":
+			w.Header().Set("X-Hop", "b")
+			redirectTo("/c", 307)(w, r)
+		default:
+			io.WriteString(w, "end")
+		}
+	})
+	res, body, err := fetchAll(t, &fetch.Client{FollowRedirects: true}, srv.URL+"/a")
+	if err != nil || string(body) != "end" {
+		t.Fatalf("%q %v", body, err)
+	}
+	if len(res.Redirects) != 2 {
+		t.Fatalf("%d redirects kept, want 2", len(res.Redirects))
+	}
+	for i, want := range []struct {
+		status   int
+		hop, url string
+		location string
+	}{{301, "a", srv.URL + "/a", srv.URL + "/b"}, {307, "b", srv.URL + "/b", srv.URL + "/c"}} {
+		m := res.Redirects[i]
+		if m.Status != want.status || m.Header.Get("x-hop") != want.hop || m.EffectiveURL != want.url || m.Location != want.location || !m.IsHTTP() {
+			t.Errorf("redirect %d: %d %q %q %q", i, m.Status, m.Header.Get("X-Hop"), m.EffectiveURL, m.Location)
+		}
+	}
+	if res.Status != 200 || res.Header.Get("X-Hop") != "" {
+		t.Errorf("final reply: %d %q", res.Status, res.Header)
+	}
+}
+
+// idleFetcher counts CloseIdleConnections calls.
+type idleFetcher struct {
+	fetch.FetcherFunc
+	closed *atomic.Int64
+}
+
+func (f idleFetcher) CloseIdleConnections() { f.closed.Add(1) }
+
+func TestCloseIdleConnections(t *testing.T) {
+	var a, b atomic.Int64
+	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{
+		"pooled-a": idleFetcher{closed: &a},
+		"pooled-b": idleFetcher{closed: &b},
+		"plain":    fetch.FetcherFunc(func(context.Context, *fetch.Request) (*fetch.Resource, error) { return nil, nil }),
+	}}
+	c.CloseIdleConnections()
+	if a.Load() != 1 || b.Load() != 1 {
+		t.Errorf("CloseIdleConnections reached a %d times, b %d times; want once each", a.Load(), b.Load())
 	}
 }
 

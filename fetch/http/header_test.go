@@ -187,7 +187,6 @@ func tunnelProxy(t *testing.T) *fetchtest.Server {
 	})
 }
 
-
 // clearProxyEnv keeps the environment's proxies out of a test.
 func clearProxyEnv(t *testing.T) {
 	for _, k := range []string{"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"} {
