@@ -74,7 +74,7 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	isHTTP := req.URL.Scheme == "http"
 	if !ok {
 		if isHTTP {
-			return &fetch.Resource{Meta: fetch.Meta{Size: 9, Status: 404, EffectiveURL: req.URL.String()},
+			return &fetch.Resource{Meta: fetch.Meta{Size: 9, Status: 404, Proto: "HTTP/1.1", EffectiveURL: req.URL.String()},
 				Body: io.NopCloser(strings.NewReader("not found"))}, nil
 		}
 		return nil, fetch.NewError(fetch.ErrNotFound, "no such file: "+req.URL.Path, nil)
@@ -86,9 +86,9 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	if n <= f.failN {
 		return nil, f.failErr
 	}
-	status := 0
+	status, proto := 0, ""
 	if isHTTP {
-		status = 200
+		status, proto = 200, "HTTP/1.1"
 	}
 	if len(f.status) > 0 {
 		status = f.status[min(n, len(f.status))-1]
@@ -116,7 +116,7 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: size, ModTime: f.mod, ContentType: f.ctype, EffectiveURL: req.URL.String(),
-			Status: status, Offset: off},
+			Status: status, Offset: off, Proto: proto},
 		Body: io.NopCloser(body),
 	}, nil
 }
