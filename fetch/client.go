@@ -215,8 +215,8 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 // choice, fetcher lookup, and the fetcher's Open.
 func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	u := r.URL
-	if err := u.CheckLine(); err != nil {
-		return nil, &Error{Kind: ErrMalformed, URL: Redacted(u), Msg: "URL refused", Err: err}
+	if err := CheckURL(u); err != nil {
+		return nil, wrapError(ctx, Redacted(u), err)
 	}
 	proxy, err := c.ProxyFor(u)
 	if err != nil {
@@ -276,6 +276,18 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		res.Body = emptyBody{}
 	}
 	return res, nil
+}
+
+// CheckURL refuses, with an ErrMalformed *Error, a URL whose decoded fields
+// hold CR, LF or NUL where they would go on the wire
+// (urlparse.URL.CheckLine). The Client calls it before any Fetcher runs;
+// a Fetcher calls it too, first thing in Open, for callers that use it
+// without a Client.
+func CheckURL(u *urlparse.URL) error {
+	if err := u.CheckLine(); err != nil {
+		return &Error{Kind: ErrMalformed, Msg: "URL refused", Err: err}
+	}
+	return nil
 }
 
 // gatewaySchemes are the schemes an HTTP proxy fetches on urlget's behalf

@@ -55,8 +55,9 @@
 //
 // Before any Fetcher runs, the Client refuses with ErrMalformed a URL whose
 // decoded fields hold CR, LF or NUL where they would go on the wire
-// (urlparse.URL.CheckLine). This is the one place the check is made, and
-// every fetcher, and every redirect target, goes through it.
+// (CheckURL), for the URL asked for and every redirect target; each Fetcher
+// makes the same check again for callers that use it without a Client
+// (fetchtest runs both).
 //
 // A Body returned by the Client fails with ErrPartial, never io.EOF, when it
 // ends before Meta.Size bytes; stops with ErrTooLarge at MaxFileSize; and

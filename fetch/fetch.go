@@ -14,9 +14,9 @@ import (
 // A Fetcher carries out one scheme's access method. Fetchers register
 // themselves with Register, by scheme name, from their package's init.
 //
-// Open is called only after the Client has checked the URL with
-// urlparse.URL.CheckLine, so a Fetcher never sees CR, LF or NUL in any field
-// that goes on the wire.
+// The Client calls Open only after checking the URL with CheckURL, so that
+// no CR, LF or NUL reaches a field that goes on the wire; Open checks again
+// (CheckURL, before any connection), for callers without a Client.
 type Fetcher interface {
 	Open(ctx context.Context, req *Request) (*Resource, error)
 }

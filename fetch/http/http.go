@@ -78,6 +78,9 @@ const defaultProxyPort = 1080
 // Open sends one GET (or HEAD) request; see the package documentation.
 func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
+	}
 	proxy := req.Proxy
 	if proxy != nil && proxy.Scheme != "http" && proxy.Scheme != "https" {
 		proxy = nil // SOCKS: already in the Dialer
