@@ -128,11 +128,11 @@ func (d *dialer) connectTunnel(addr string) (net.Conn, error) {
 	}
 	resp.Body.Close()
 	if d.v != nil {
-		fmt.Fprintf(d.v, "< %s %s\n", resp.Proto, resp.Status)
+		fmt.Fprintf(d.v, "< %s %s\n", resp.Proto, fetch.SanitizeLine(resp.Status, 200))
 	}
 	if resp.StatusCode/100 != 2 {
 		return fail(&fetch.Error{Kind: fetch.ErrConnect,
-			Msg: "the proxy refused the tunnel: " + resp.Status})
+			Msg: "the proxy refused the tunnel: " + fetch.SanitizeLine(resp.Status, 200)})
 	}
 	if br.Buffered() > 0 {
 		// A server that speaks before TLS is not the one asked for.

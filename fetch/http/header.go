@@ -136,16 +136,16 @@ func parseHead(b []byte) (h *wireHead, rest []byte, ok bool) {
 }
 
 // writeHead writes a response head to the verbose log, "< " before each
-// line, in the order received.
+// line, in the order received, sanitized for the terminal.
 func writeHead(w io.Writer, h *wireHead) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "< %s %d", h.proto, h.code)
+	fmt.Fprintf(&b, "< %s %d", fetch.Sanitize(h.proto), h.code)
 	if h.reason != "" {
-		b.WriteString(" " + h.reason)
+		b.WriteString(" " + fetch.Sanitize(h.reason))
 	}
 	b.WriteByte('\n')
 	for _, f := range h.header {
-		fmt.Fprintf(&b, "< %s: %s\n", f.Name, f.Value)
+		fmt.Fprintf(&b, "< %s: %s\n", fetch.Sanitize(f.Name), fetch.Sanitize(f.Value))
 	}
 	w.Write(b.Bytes())
 }

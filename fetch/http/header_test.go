@@ -88,6 +88,24 @@ func TestHeaderAsReceived(t *testing.T) {
 	}
 }
 
+// The verbose log shows server text sanitized: no escape sequence reaches
+// the terminal. Meta.Header keeps the bytes as sent.
+func TestHeaderVerboseSanitized(t *testing.T) {
+	s := rawHTTP(t, "HTTP/1.1 200 O\x1bK\r\nX-Esc: a\u009b31mb\tc\r\nContent-Length: 0", "")
+	var v bytes.Buffer
+	c := &fetch.Client{Verbose: &v}
+	res, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.String(), "< HTTP/1.1 200 O?K\n< X-Esc: a?31mb?c\n") || strings.ContainsAny(v.String(), "\x1b\u009b\t") {
+		t.Errorf("verbose output:\n%q", v.String())
+	}
+	if res.Header.Get("X-Esc") != "a\u009b31mb\tc" || res.Reason != "O\x1bK" {
+		t.Errorf("Header value %q", res.Header.Get("X-Esc"))
+	}
+}
+
 func TestHeaderTooLarge(t *testing.T) {
 	s := rawHTTP(t, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("a", 2<<20), "")
 	c := &fetch.Client{}
