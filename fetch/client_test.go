@@ -573,50 +573,13 @@ func TestClientProxyOverride(t *testing.T) {
 	}
 }
 
-// proxyServer is an HTTP proxy for tests: it records each request line and
-// Proxy-Authorization, answers absolute-form GETs itself (with a body naming
-// the URL), and tunnels CONNECT to the address asked for.
-type proxyServer struct {
-	*fetchtest.Server
-	mu    sync.Mutex
-	lines []string
-	auth  []string
-}
-
-func newProxy(t *testing.T) *proxyServer {
-	p := &proxyServer{}
-	p.Server = fetchtest.NewServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.lines = append(p.lines, req.Method+" "+req.RequestURI+" "+req.Proto)
-		p.auth = append(p.auth, req.Header.Get("Proxy-Authorization"))
-		p.mu.Unlock()
-		if req.Method == "CONNECT" {
-			up, err := net.Dial("tcp", req.RequestURI)
-			if err != nil {
-				io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
-				return
-			}
-			defer up.Close()
-			io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-			go io.Copy(up, br)
-			io.Copy(c, up)
-			return
-		}
+// newProxy is an HTTP proxy that answers absolute-form and gateway
+// requests itself, with a body naming the URL, and tunnels CONNECT.
+func newProxy(t *testing.T) *fetchtest.Proxy {
+	return fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
 		body := "via proxy: " + req.RequestURI
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n%s", len(body), body)
+		fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n%s", len(body), body)
 	})
-	return p
-}
-
-func (p *proxyServer) seen() ([]string, []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.lines...), append([]string(nil), p.auth...)
 }
 
 func TestHTTPProxyAndGateway(t *testing.T) {
@@ -647,11 +610,12 @@ func TestHTTPProxyAndGateway(t *testing.T) {
 			t.Errorf("%s: %v", tc.url, err)
 			continue
 		}
-		lines, auth := p.seen()
-		if got := lines[len(lines)-1]; got != tc.line {
+		reqs := p.Requests()
+		last := reqs[len(reqs)-1]
+		if got := last.Line; got != tc.line {
 			t.Errorf("%s: the proxy got %q, want %q", tc.url, got, tc.line)
 		}
-		if got := auth[len(auth)-1]; got != "Basic cHVzZXI6cHBhc3M=" {
+		if got := last.ProxyAuth; got != "Basic cHVzZXI6cHBhc3M=" {
 			t.Errorf("%s: Proxy-Authorization %q", tc.url, got)
 		}
 		if string(body) != tc.body || res.Status != 200 {
@@ -666,8 +630,8 @@ func TestHTTPProxyAndGateway(t *testing.T) {
 	_, _, err = fetchAll(t, c, "gopher://gopher.example/")
 	wantExit(t, "gateway without the http fetcher", err, 1)
 	// telnet does not go through an HTTP proxy.
-	if lines, _ := p.seen(); len(lines) != 6 {
-		t.Errorf("the proxy saw %d requests, want 6", len(lines))
+	if reqs := p.Requests(); len(reqs) != 6 {
+		t.Errorf("the proxy saw %d requests, want 6", len(reqs))
 	}
 }
 
@@ -682,9 +646,9 @@ func TestHTTPSThroughConnect(t *testing.T) {
 	if err != nil || string(body) != "tunnelled" {
 		t.Fatalf("%q %v", body, err)
 	}
-	lines, _ := p.seen()
-	if want := "CONNECT " + strings.TrimPrefix(srv.URL, "https://") + " HTTP/1.1"; len(lines) != 1 || lines[0] != want {
-		t.Errorf("proxy saw %q, want %q", lines, want)
+	reqs := p.Requests()
+	if want := "CONNECT " + strings.TrimPrefix(srv.URL, "https://") + " HTTP/1.1"; len(reqs) != 1 || reqs[0].Line != want {
+		t.Errorf("proxy saw %q, want %q", reqs, want)
 	}
 }
 

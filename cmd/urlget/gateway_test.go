@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"net"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,15 +13,6 @@ import (
 	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
-// gateway is an HTTP proxy acting as a gateway for other schemes (RFC
-// 1630): it answers every "GET <URL>" from a table by URL, with header
-// fields written in the order and case given, and records what it got.
-type gateway struct {
-	*fetchtest.Server
-	mu    sync.Mutex
-	asked []string
-}
-
 // gatewayReply is a reply: the status line, field lines, body.
 type gatewayReply struct {
 	status string
@@ -30,45 +20,34 @@ type gatewayReply struct {
 	body   string
 }
 
-func newGateway(t *testing.T, replies map[string][]gatewayReply) *gateway {
-	g := &gateway{}
+// newGateway is an HTTP proxy acting as a gateway for other schemes (RFC
+// 1630): it answers "GET <URL>" with the replies listed for the URL in
+// turn (the last one again and again), the header fields written in the
+// order and case given.
+func newGateway(t *testing.T, replies map[string][]gatewayReply) *fetchtest.Proxy {
+	var mu sync.Mutex
 	n := map[string]int{}
-	g.Server = fetchtest.NewServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		for {
-			req, err := http.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			g.mu.Lock()
-			g.asked = append(g.asked, req.Method+" "+req.RequestURI)
-			list := replies[req.RequestURI]
-			i := min(n[req.RequestURI], len(list)-1)
-			n[req.RequestURI]++
-			g.mu.Unlock()
-			r := gatewayReply{status: "HTTP/1.1 502 Bad Gateway", fields: []string{"Content-Length: 0"}}
-			if i >= 0 {
-				r = list[i]
-			}
-			var b bytes.Buffer
-			b.WriteString(r.status + "\r\n")
-			for _, f := range r.fields {
-				b.WriteString(f + "\r\n")
-			}
-			b.WriteString("\r\n")
-			if req.Method != "HEAD" {
-				b.WriteString(r.body)
-			}
-			c.Write(b.Bytes())
+	return fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		mu.Lock()
+		list := replies[req.RequestURI]
+		i := min(n[req.RequestURI], len(list)-1)
+		n[req.RequestURI]++
+		mu.Unlock()
+		r := gatewayReply{status: "HTTP/1.1 502 Bad Gateway", fields: []string{"Content-Length: 0"}}
+		if i >= 0 {
+			r = list[i]
 		}
+		var b bytes.Buffer
+		b.WriteString(r.status + "\r\n")
+		for _, f := range r.fields {
+			b.WriteString(f + "\r\n")
+		}
+		b.WriteString("\r\n")
+		if req.Method != "HEAD" {
+			b.WriteString(r.body)
+		}
+		w.Write(b.Bytes())
 	})
-	return g
-}
-
-func (g *gateway) requests() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]string(nil), g.asked...)
 }
 
 // An ftp:// URL fetched through an HTTP proxy gateway gets an HTTP reply:
@@ -126,14 +105,14 @@ func TestGatewayReplyIsHTTP(t *testing.T) {
 		t.Errorf("-v through the gateway:\n%s", r.stderr)
 	}
 	// A 503 from the gateway is retried, as from an http server.
-	before := len(g.requests())
+	before := len(g.Requests())
 	if r := runGW("--retry", "2", "ftp://ftp.example/busy"); r.code != 0 || r.stdout != "yes" {
 		t.Errorf("--retry on the gateway's 503: %+v", r)
 	}
-	if n := len(g.requests()) - before; n != 2 {
+	if n := len(g.Requests()) - before; n != 2 {
 		t.Errorf("--retry: %d requests to the gateway, want 2", n)
 	}
-	if got := g.requests()[0]; got != "GET ftp://ftp.example/missing" {
+	if got := g.Requests()[0].Line; got != "GET ftp://ftp.example/missing HTTP/1.1" {
 		t.Errorf("the gateway got %q", got)
 	}
 }

@@ -127,7 +127,7 @@ func TestHeaderHTTPSAndProxies(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	tlsConf := srv.Client().Transport.(*http.Transport).TLSClientConfig
-	proxy := tunnelProxy(t)
+	proxy := fetchtest.NewProxy(t, nil)
 	for _, viaProxy := range []bool{false, true} {
 		c := &fetch.Client{TLS: tlsConf}
 		if viaProxy {
@@ -183,26 +183,6 @@ func TestHeaderOfGatewayReply(t *testing.T) {
 	if k := fetch.KindOf(err); k != fetch.ErrHTTP {
 		t.Errorf("Fail on a gateway's 404: %v (kind %d), want ErrHTTP", err, k)
 	}
-}
-
-// tunnelProxy tunnels CONNECT requests to the address asked for.
-func tunnelProxy(t *testing.T) *fetchtest.Server {
-	return fetchtest.NewServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		req, err := http.ReadRequest(br)
-		if err != nil || req.Method != "CONNECT" {
-			return
-		}
-		up, err := net.Dial("tcp", req.RequestURI)
-		if err != nil {
-			io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
-			return
-		}
-		defer up.Close()
-		io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-		go io.Copy(up, br)
-		io.Copy(c, up)
-	})
 }
 
 // clearProxyEnv keeps the environment's proxies out of a test.
