@@ -66,7 +66,10 @@ func tunnel(c net.Conn, br *bufio.Reader, addr string) {
 	}
 	defer up.Close()
 	io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-	go io.Copy(up, br)
+	go func() {
+		io.Copy(up, br)
+		up.Close() // the client is gone: so is the tunnel
+	}()
 	io.Copy(c, up)
 }
 

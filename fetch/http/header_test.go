@@ -3,6 +3,7 @@ package http_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -182,6 +183,61 @@ func TestHeaderOfGatewayReply(t *testing.T) {
 	_, _, err = get(t, c, &fetch.Request{URL: parse(t, "ftp://ftp.example/missing")})
 	if k := fetch.KindOf(err); k != fetch.ErrHTTP {
 		t.Errorf("Fail on a gateway's 404: %v (kind %d), want ErrHTTP", err, k)
+	}
+}
+
+// Through an https:// proxy (TLS to the proxy): a gateway request and an
+// http request in absolute form (both answered by the proxy), and an https
+// request tunnelled inside the proxy's TLS; each reply's head is read as
+// sent.
+func TestHTTPSProxy(t *testing.T) {
+	clearProxyEnv(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["x-origin"] = []string{r.URL.Scheme + "-ok"}
+		io.WriteString(w, "origin")
+	}))
+	srv.StartTLS()
+	defer srv.Close()
+	gw := fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		io.WriteString(w, "HTTP/1.1 200 OK\r\nx-gateway: yes\r\nContent-Length: 7\r\n\r\ngateway")
+	})
+	// TLS in front of the proxy, with the origin's certificate (valid for
+	// 127.0.0.1), so that the client trusts both.
+	front := fetchtest.NewServer(t, func(c net.Conn) {
+		tc := tls.Server(c, srv.TLS)
+		defer tc.Close()
+		up, err := net.Dial("tcp", gw.Addr)
+		if err != nil {
+			return
+		}
+		go func() {
+			io.Copy(up, tc)
+			up.Close()
+		}()
+		io.Copy(tc, up)
+	})
+	p, err := fetch.ParseProxy("https://" + front.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fetch.Client{Proxy: p, TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	for _, tc := range []struct{ url, body, field, value string }{
+		{"ftp://ftp.example/f", "gateway", "X-Gateway", "yes"},
+		{"http://origin.example/p", "gateway", "X-Gateway", "yes"},
+		{srv.URL + "/s", "origin", "X-Origin", "-ok"},
+	} {
+		res, body, err := get(t, c, &fetch.Request{URL: parse(t, tc.url)})
+		if err != nil || string(body) != tc.body {
+			t.Errorf("%s through an https proxy: %q %v", tc.url, body, err)
+			continue
+		}
+		if res.Header.Get(tc.field) != tc.value || strings.ToLower(tc.field) != res.Header[0].Name {
+			t.Errorf("%s through an https proxy: Header %q", tc.url, fields(res.Header))
+		}
+	}
+	if reqs := gw.Requests(); len(reqs) != 3 || reqs[0].Line != "GET ftp://ftp.example/f HTTP/1.1" ||
+		reqs[1].Line != "GET http://origin.example/p HTTP/1.1" || !strings.HasPrefix(reqs[2].Line, "CONNECT ") {
+		t.Errorf("the proxy got %q", reqs)
 	}
 }
 
