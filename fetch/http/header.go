@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/urlget/urlget/fetch"
 )
@@ -25,17 +26,17 @@ const (
 // into a map, which loses the order and the case of the fields.
 type recorder struct {
 	net.Conn
+	done atomic.Bool // head was taken: recording stopped
 	mu   sync.Mutex
 	buf  []byte
 	over bool // bytes were dropped past maxRecorded
-	done bool // head was taken: recording stopped
 }
 
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.Conn.Read(p)
-	if n > 0 {
+	if n > 0 && !r.done.Load() {
 		r.mu.Lock()
-		if !r.done {
+		if !r.done.Load() {
 			room := maxRecorded - len(r.buf)
 			if n > room {
 				r.over = true
@@ -64,7 +65,8 @@ type wireHead struct {
 func (r *recorder) head(code int) (*wireHead, error) {
 	r.mu.Lock()
 	buf, over := r.buf, r.over
-	r.buf, r.done = nil, true
+	r.buf = nil
+	r.done.Store(true)
 	r.mu.Unlock()
 	for {
 		h, rest, ok := parseHead(buf)
