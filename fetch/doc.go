@@ -167,7 +167,9 @@
 //   - if its URLs have fields of their own, a typed URL in urlparse
 //     (urlparse/scheme_<name>.go) that the fetcher reads;
 //   - its in-tree test server beside it (fetch/<scheme>/<scheme>test, on
-//     fetchtest.Serve), the conformance suite run against it, and a real
+//     fetchtest.Serve), the conformance suite run against it (every case
+//     given, or listed in Suite.Cannot with the reason; Open starts with
+//     CheckURL, which the suite's direct Inject run checks), and a real
 //     server started by internal/testserver where one exists (its Debian
 //     package added to scripts/test);
 //   - its section in README.
