@@ -786,3 +786,27 @@ func TestURLGuess(t *testing.T) {
 		}
 	}
 }
+
+// pooledSrv is a fakeSrv that keeps connections: it counts the calls that
+// close them.
+type pooledSrv struct {
+	*fakeSrv
+	closed int
+}
+
+func (p *pooledSrv) CloseIdleConnections() { p.closed++ }
+
+// The connections fetchers keep are closed once every URL is done.
+func TestCloseIdleAtExit(t *testing.T) {
+	inDir(t)
+	p := &pooledSrv{fakeSrv: newFakeSrv(map[string]*fakeFile{"/f": {data: []byte("x")}})}
+	r := runCLIWith(t, nil, func(c *fetchCmd) {
+		c.client.Fetchers = map[string]fetch.Fetcher{"test": p}
+	}, "test://h/f", "test://h/f")
+	if r.code != 0 || r.stdout != "xx" {
+		t.Fatalf("%+v", r)
+	}
+	if p.closed != 1 {
+		t.Errorf("CloseIdleConnections called %d times, want once at the end", p.closed)
+	}
+}
