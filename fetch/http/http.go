@@ -175,6 +175,10 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, roundTripError(ctx, err, direct && proxy != nil)
 	}
 	c := d.conn()
+	if c == nil { // cannot happen: the Transport is this request's alone
+		resp.Body.Close()
+		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
+	}
 	resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	head, err := c.head(resp.StatusCode)
 	if err != nil {
