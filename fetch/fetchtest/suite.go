@@ -1,7 +1,7 @@
 // Package fetchtest is the conformance suite that every urlget scheme's
-// tests run against a live server, and the small raw TCP servers (Stall,
+// tests run against a live server, the small raw TCP servers (Stall,
 // CloseEarly) that give it the failures real servers do not produce on
-// demand.
+// demand, and an HTTP proxy (Proxy) for the proxy and gateway paths.
 //
 // A scheme's test describes what its server offers in a Suite and calls
 // Run:
@@ -12,6 +12,10 @@
 //		Missing:     "http://" + addr + "/nope",
 //		MissingKind: fetch.ErrHTTP,
 //		Stall:       "http://" + fetchtest.Stall(t, "\r\n\r\n", nil).Addr + "/",
+//		StallBody:   …, Early: …, Inject: …,
+//		Cannot: map[fetchtest.Case]string{
+//			fetchtest.CaseDir: "HTTP has no listing format",
+//		},
 //	})
 //
 // Known and KnownBody are required. Every other case (Missing, Dir, Stall,
