@@ -278,8 +278,8 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if u == nil || u.Scheme != "ftp" {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "ftp: not an ftp URL"}
 	}
-	if err := u.CheckLine(); err != nil {
-		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "URL refused", Err: err}
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
 	}
 	if badLineByte(req.User) || badLineByte(req.Password) {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: user or password holds CR, LF or NUL"}
