@@ -187,5 +187,11 @@ func TestConformance(t *testing.T) {
 		MissingKind: fetch.ErrNotFound,
 		Inject:      "mid:a%0D%0AQUIT@example.net",
 		Received:    srv.Conns,
+		Cannot: map[fetchtest.Case]string{
+			fetchtest.CaseDir:       "a mid: URL names one message or one part of it, never a listing",
+			fetchtest.CaseStall:     "a mid: URL names no server: the connection is nntp's, whose suite stalls it",
+			fetchtest.CaseStallBody: "a mid: URL names no server: the connection is nntp's, whose suite stalls it",
+			fetchtest.CaseEarly:     "a mid: URL names no server: the connection is nntp's, whose suite closes it early",
+		},
 	})
 }
