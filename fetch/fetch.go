@@ -148,11 +148,12 @@ type Resource struct {
 	Listing func(line []byte) Entry
 	// Render, when non-nil, writes a directory-like result (a menu, a
 	// listing, search results) for a person (FormatText) or a script
-	// (FormatJSON), reading Body as it goes. It writes through a buffer
-	// that it flushes whenever the input pauses, so that a terminal sees
-	// items as they arrive. Callers that want the bytes as the server sent
-	// them read Body instead.
-	Render func(w io.Writer, f Format) error
+	// (FormatJSON), reading body as it goes: the caller passes Body (as
+	// the Client wrapped it, so that progress, caps and cancellation still
+	// apply). It writes through a buffer that it flushes whenever the input
+	// pauses, so that a terminal sees items as they arrive. Callers that
+	// want the bytes as the server sent them read Body instead.
+	Render func(w io.Writer, body io.Reader, f Format) error
 }
 
 // Format is how Resource.Render presents a result.

@@ -101,11 +101,11 @@ import (
 
 // Option names read from fetch.Request.Options.
 const (
-	OptSearch    = "gopher-search"
+	OptSearch    = fetch.OptSearch // the search string of a type 7 item
 	OptPlus      = "gopher-plus"
 	OptAsk       = "gopher-ask"
 	OptAllowPort = "gopher-allow-port"
-	OptRaw       = "gopher-raw"
+	OptRaw       = fetch.OptRaw // the menu as sent, closing "." included
 	OptText      = "gopher-text"
 )
 
@@ -113,12 +113,21 @@ const (
 const DefaultPort = 70
 
 // ErrNeedSearch is wrapped by the error for a type 7 (search) URL that has
-// no search string and no Options["gopher-search"].
+// no search string and no Options["search"] (a *fetch.InputNeededError).
 var ErrNeedSearch = errors.New("gopher: a type 7 item is a search: it needs a search string")
 
 func init() {
 	fetch.Register("gopher", Fetcher{})
 	fetch.Register("gophers", Fetcher{})
+	schemes := []string{"gopher", "gophers"}
+	fetch.RegisterOptions(
+		fetch.Option{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
+			Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
+		fetch.Option{Key: OptAllowPort, Kind: fetch.Bool, Schemes: schemes,
+			Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
+		fetch.Option{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
+			Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
+	)
 }
 
 // Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
@@ -221,7 +230,8 @@ func makePlan(req *fetch.Request) (*plan, error) {
 	}
 	switch p.typ {
 	case TypeTelnet, TypeTN3270:
-		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("gopher: item type %c is a telnet session, not a document: open telnet://%s instead", p.typ, net.JoinHostPort(p.host, strconv.Itoa(p.port)))}
+		target, _ := Item{Type: p.typ, Selector: u.Gopher.Selector, Host: p.host, Port: p.port}.SessionURL()
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("gopher: item type %c is an interactive session, not a document: open %s instead", p.typ, target)}
 	case TypeCSO:
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "gopher: item type 2 is a CSO phone-book server, which urlget does not speak"}
 	}
@@ -230,7 +240,8 @@ func makePlan(req *fetch.Request) (*plan, error) {
 	if !p.hasSearch && p.typ == TypeSearch {
 		s, ok := req.Options[OptSearch]
 		if !ok {
-			return nil, malformed("gopher: "+p.url+" is a search (type 7): give the search string in the URL (…%09words) or with -d", ErrNeedSearch)
+			return nil, &fetch.InputNeededError{Key: OptSearch, Prompt: "Search: ",
+				Err: malformed("gopher: "+p.url+" is a search (type 7): give the search words in the URL (…%09words) or with -d WORDS", ErrNeedSearch)}
 		}
 		if err := checkOption(OptSearch, s, true); err != nil {
 			return nil, err
@@ -249,7 +260,10 @@ func makePlan(req *fetch.Request) (*plan, error) {
 			p.plus, p.hasPlus = s, true
 		}
 	}
-	p.raw = req.Options[OptRaw] == "1"
+	var err error
+	if p.raw, err = req.Options.Bool(OptRaw); err != nil {
+		return nil, err
+	}
 	switch t := req.Options[OptText]; t {
 	case "", "auto":
 		p.text = dotAuto
@@ -322,8 +336,26 @@ func (p *plan) meta() fetch.Meta {
 	}
 }
 
-// Open fetches req.URL. See the package documentation.
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+// Open fetches req.URL. See the package documentation. A menu's Resource
+// renders itself (Resource.Render) as Readable text or JSON lines.
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	res, err := f.open(ctx, req)
+	if err == nil && res.Dir && res.Render == nil {
+		from := req.URL
+		res.Render = func(w io.Writer, body io.Reader, f fetch.Format) error {
+			mode := Readable
+			if f == fetch.FormatJSON {
+				mode = JSON
+			}
+			return fetch.Buffered(w, body, func(w io.Writer, body io.Reader) error {
+				return RenderFrom(w, body, mode, from)
+			})
+		}
+	}
+	return res, err
+}
+
+func (Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	p, err := makePlan(req)
 	if err != nil {
 		return nil, err

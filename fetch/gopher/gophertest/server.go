@@ -10,26 +10,21 @@
 package gophertest
 
 import (
+	"github.com/urlget/urlget/fetch/fetchtest"
+
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // Request is what a client sent on one connection.
@@ -97,16 +92,11 @@ type Server struct {
 
 	Handler Handler
 
-	ln       net.Listener
+	loop     *fetchtest.Loop
 	pool     *x509.CertPool
-	done     chan struct{}
-	wg       sync.WaitGroup
 	mu       sync.Mutex
-	conns    map[net.Conn]bool
 	requests []Request
-	accepted atomic.Int64
 	bytesIn  atomic.Int64
-	closed   sync.Once
 }
 
 // Start starts a plain gopher server on 127.0.0.1 and a free port; it is
@@ -141,7 +131,7 @@ func Listen(h Handler, useTLS bool) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Handler: h, TLS: useTLS, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+	s := &Server{Handler: h, TLS: useTLS}
 	if useTLS {
 		cert, pool, err := sharedCert()
 		if err != nil {
@@ -151,12 +141,10 @@ func Listen(h Handler, useTLS bool) (*Server, error) {
 		s.pool = pool
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
-	s.ln = ln
 	s.Addr = ln.Addr().String()
 	s.Host = "127.0.0.1"
 	s.Port = ln.Addr().(*net.TCPAddr).Port
-	s.wg.Add(1)
-	go s.serve()
+	s.loop = fetchtest.Serve(ln, s.handle)
 	return s, nil
 }
 
@@ -191,48 +179,14 @@ func (s *Server) Requests() []Request {
 
 // Accepted returns the number of connections accepted so far (TLS
 // handshakes that failed included).
-func (s *Server) Accepted() int64 { return s.accepted.Load() }
+func (s *Server) Accepted() int64 { return int64(s.loop.Accepted()) }
 
 // BytesIn returns the number of request bytes received so far (after TLS).
 func (s *Server) BytesIn() int64 { return s.bytesIn.Load() }
 
 // Close stops the server: the listener and every open connection are
 // closed, and Close waits for the handlers to return.
-func (s *Server) Close() {
-	s.closed.Do(func() {
-		close(s.done)
-		s.ln.Close()
-		s.mu.Lock()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
-}
-
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.accepted.Add(1)
-		s.mu.Lock()
-		select {
-		case <-s.done:
-			s.mu.Unlock()
-			c.Close()
-			return
-		default:
-		}
-		s.conns[c] = true
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.handle(c)
-	}
-}
+func (s *Server) Close() { s.loop.Close() }
 
 type countReader struct {
 	r io.Reader
@@ -246,13 +200,6 @@ func (c countReader) Read(p []byte) (int, error) {
 }
 
 func (s *Server) handle(nc net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		nc.Close()
-		s.mu.Lock()
-		delete(s.conns, nc)
-		s.mu.Unlock()
-	}()
 	br := bufio.NewReaderSize(countReader{nc, &s.bytesIn}, 4096)
 	r, err := readRequest(br)
 	if err != nil {
@@ -263,7 +210,7 @@ func (s *Server) handle(nc net.Conn) {
 	s.requests = append(s.requests, *r)
 	s.mu.Unlock()
 	if s.Handler != nil {
-		s.Handler.ServeGopher(&Conn{Conn: nc, Server: s, closed: s.done}, r)
+		s.Handler.ServeGopher(&Conn{Conn: nc, Server: s, closed: s.loop.Done()}, r)
 	}
 }
 
@@ -361,36 +308,14 @@ func readDataBlock(br *bufio.Reader, r *Request) error {
 	return fmt.Errorf("bad data block header %q", h)
 }
 
-var (
-	certOnce sync.Once
-	certVal  tls.Certificate
-	certPool *x509.CertPool
-	certErr  error
-)
-
-// sharedCert is the one certificate of every TLS server of this process,
-// so that one client configuration (ClientTLS) trusts them all.
-func sharedCert() (tls.Certificate, *x509.CertPool, error) {
-	certOnce.Do(func() { certVal, certPool, certErr = selfSigned() })
-	return certVal, certPool, certErr
-}
+// sharedCert is the one certificate of every TLS test server of this
+// process (fetchtest.Cert).
+func sharedCert() (tls.Certificate, *x509.CertPool, error) { return fetchtest.Cert() }
 
 // CertPEM returns the certificate and private key shared by the TLS
 // servers, PEM-encoded, for real servers (pygopherd, socat) started by
 // tests, so that ClientTLS trusts them as well.
-func CertPEM() (certPEM, keyPEM []byte, err error) {
-	cert, _, err := sharedCert()
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
-	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	return certPEM, keyPEM, nil
-}
+func CertPEM() (certPEM, keyPEM []byte, err error) { return fetchtest.CertPEM() }
 
 // TrustedTLS returns a client configuration that trusts the shared
 // certificate.
@@ -400,35 +325,4 @@ func TrustedTLS() (*tls.Config, error) {
 		return nil, err
 	}
 	return &tls.Config{RootCAs: pool}, nil
-}
-
-// selfSigned makes a certificate for 127.0.0.1, ::1 and localhost.
-func selfSigned() (tls.Certificate, *x509.CertPool, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: "gophertest"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool, nil
 }
