@@ -617,6 +617,11 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.heads.reset()
 	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	actx, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	if err != nil {
+		return err
+	}
+	defer func() { err = endSession(err) }()
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}

@@ -27,6 +27,10 @@ const (
 // half-closed, so that the replies to the last lines still arrive.
 const DefaultLinger = 3 * time.Second
 
+// FirstDataWait bounds how long a script's input waits for the server's
+// first data (its prompt) before it is sent anyway.
+const FirstDataWait = 2 * time.Second
+
 // DefaultEscape is the escape character of a terminal session: ^] as in
 // telnet(1).
 const DefaultEscape = "^]"
@@ -228,9 +232,6 @@ func (s *ctl) start(ctx context.Context, req *fetch.Request, p *params, sess Ses
 	a := &s.login
 	a.on, a.user, a.pass = p.autologin, req.User, req.Password
 	a.ready = make(chan struct{})
-	if !a.on {
-		a.open()
-	}
 	// The context ends the session: the Client's dialer closes the
 	// connection, and so does this (for connections made elsewhere).
 	stop := context.AfterFunc(ctx, func() { s.nc.Close() })
@@ -247,6 +248,7 @@ func (s *ctl) start(ctx context.Context, req *fetch.Request, p *params, sess Ses
 func (s *ctl) sawData(p []byte) {
 	a := &s.login
 	if !a.on {
+		a.open()
 		return
 	}
 	a.mu.Lock()
@@ -273,11 +275,17 @@ func (s *ctl) sawData(p []byte) {
 // server sees the end of input and closes when done.
 func (s *ctl) pump(r io.Reader, linger time.Duration, terminal bool) {
 	a := &s.login
-	if a.on {
-		// Nothing typed ahead reaches the login prompts: stdin waits for
-		// the password to be answered, or for a while when the server
-		// never asks.
-		t := time.NewTimer(linger + 5*time.Second)
+	if !terminal {
+		// A script's input waits for the server's first data (a prompt):
+		// the negotiation is over by then, and nothing typed ahead is
+		// echoed or swallowed by a program not yet started. With
+		// autologin it waits for the password to be answered. A server
+		// that never speaks first gets it after a while.
+		wait := FirstDataWait
+		if a.on {
+			wait += linger
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-a.ready:
 		case <-t.C:
