@@ -219,6 +219,7 @@ type autologin struct {
 	tail      promptTail
 	userSent  bool
 	passSent  bool
+	lastData  time.Time // output after the password was answered
 	ready     chan struct{} // closed when stdin may flow
 	readyOnce sync.Once
 }
@@ -253,7 +254,9 @@ func (s *ctl) sawData(p []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.userSent && a.passSent {
+	if a.passSent {
+		// Done: a user prompt after the password is the shell's business.
+		a.lastData = time.Now()
 		return
 	}
 	a.tail.add(p)
@@ -269,6 +272,33 @@ func (s *ctl) sawData(p []byte) {
 		a.open()
 	}
 }
+
+// settle returns once output has come after the password and paused for
+// settleTime, or when timeout fires or the session ends.
+func (s *ctl) settle(timeout <-chan time.Time) {
+	a := &s.login
+	tick := time.NewTicker(settleTime / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			a.mu.Lock()
+			last := a.lastData
+			a.mu.Unlock()
+			if !last.IsZero() && time.Since(last) >= settleTime {
+				return
+			}
+		case <-timeout:
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// settleTime is the pause in the output after a login that tells the
+// shell is waiting for input.
+const settleTime = 300 * time.Millisecond
 
 // pump sends r (stdin, or what the terminal passes on) to the server. At
 // the end of r it waits linger, then half-closes the connection: the
@@ -288,6 +318,11 @@ func (s *ctl) pump(r io.Reader, linger time.Duration, terminal bool) {
 		t := time.NewTimer(wait)
 		select {
 		case <-a.ready:
+			if a.on {
+				// login discards what was typed ahead of the shell:
+				// wait for its output (the motd, the prompt) to pause.
+				s.settle(t.C)
+			}
 		case <-t.C:
 		case <-s.done:
 		}
