@@ -13,4 +13,5 @@ import (
 	_ "github.com/urlget/urlget/fetch/http"
 	_ "github.com/urlget/urlget/fetch/nntp"
 	_ "github.com/urlget/urlget/fetch/telnet"
+	_ "github.com/urlget/urlget/fetch/wais"
 )

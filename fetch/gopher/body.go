@@ -3,7 +3,6 @@ package gopher
 import (
 	"bufio"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -78,18 +77,7 @@ func (r netReader) Read(p []byte) (int, error) {
 }
 
 func ioError(ctx context.Context, err error, doing string) error {
-	if ctx.Err() != nil {
-		return fetch.ContextError(ctx)
-	}
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
-	k := fetch.KindOf(err)
-	if k != fetch.ErrTimeout {
-		k = fetch.ErrPartial
-	}
-	return &fetch.Error{Kind: k, Msg: "gopher: " + doing, Err: err}
+	return fetch.IOError(ctx, err, "gopher: "+doing)
 }
 
 // body is a Resource body: reading goes through the framing readers,
