@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/telnet/telnettest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -117,40 +118,58 @@ func TestTelnetTerminal(t *testing.T) {
 	}
 }
 
+// pane is a tmux session running one shell command, on its own server.
+type pane struct {
+	t    *testing.T
+	tmux string
+	sock string
+}
+
+func newPane(t *testing.T, tmux, name, dir, script string) *pane {
+	p := &pane{t: t, tmux: tmux, sock: "urlget-test-" + strconv.Itoa(os.Getpid()) + "-" + name}
+	p.tm("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", dir, "sh", "-c", script)
+	t.Cleanup(func() { exec.Command(tmux, "-L", p.sock, "kill-server").Run() })
+	return p
+}
+
+func (p *pane) tm(args ...string) string {
+	out, err := exec.Command(p.tmux, append([]string{"-L", p.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (p *pane) screen() string { return p.tm("capture-pane", "-p", "-t", "t") }
+
+func (p *pane) waitFor(what string, ok func(string) bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok(p.screen()) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.t.Fatalf("waiting for %s; screen:\n%s", what, p.screen())
+}
+
+func (p *pane) keys(text string) {
+	p.tm("send-keys", "-t", "t", "-l", text)
+	p.tm("send-keys", "-t", "t", "Enter")
+}
+
+func has(s string) func(string) bool { return func(sc string) bool { return strings.Contains(sc, s) } }
+
 func terminalSession(t *testing.T, tmux, bin, addr, end, wantRC string) {
 	dir := t.TempDir()
-	sock := "urlget-test-" + strconv.Itoa(os.Getpid()) + "-" + end
-	tm := func(args ...string) string {
-		out, err := exec.Command(tmux, append([]string{"-L", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
 	maxTime := "60"
 	if end == "max-time" {
 		maxTime = "8"
 	}
 	script := "stty -a > before; sh -c 'echo $$ > pid; exec " + bin + " --max-time " + maxTime + " telnet://" + addr + "/'; echo rc=$? > rc; stty -a > after; sleep 60"
-	tm("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", "-c", dir, "sh", "-c", script)
-	t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
-	screen := func() string { return tm("capture-pane", "-p", "-t", "t") }
-	waitFor := func(what string, ok func(string) bool) {
-		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for time.Now().Before(deadline) {
-			if sc := screen(); ok(sc) {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("waiting for %s; screen:\n%s", what, screen())
-	}
-	has := func(s string) func(string) bool { return func(sc string) bool { return strings.Contains(sc, s) } }
-	keys := func(text string) {
-		tm("send-keys", "-t", "t", "-l", text)
-		tm("send-keys", "-t", "t", "Enter")
-	}
+	p := newPane(t, tmux, end, dir, script)
+	tm, screen, waitFor, keys := p.tm, p.screen, p.waitFor, p.keys
 	waitFor("the escape notice and the prompt", has("escape character is '^]'"))
 	time.Sleep(300 * time.Millisecond)
 	keys("echo TYPED$((2*21))")
@@ -167,6 +186,10 @@ func terminalSession(t *testing.T, tmux, bin, addr, end, wantRC string) {
 	case "quit":
 		tm("send-keys", "-t", "t", "C-]")
 		waitFor("the escape prompt", has("urlget>"))
+		keys("send ayt")
+		// telnetd answers "Are You There" in the session's output.
+		waitFor("the answer to AYT", func(sc string) bool { return strings.Contains(strings.ToLower(sc), "yes]") })
+		tm("send-keys", "-t", "t", "C-]")
 		keys("quit")
 	case "exit":
 		keys("exit")
@@ -205,5 +228,29 @@ func terminalSession(t *testing.T, tmux, bin, addr, end, wantRC string) {
 	}
 	if len(before) == 0 || norm(before) != norm(after) {
 		t.Errorf("stty -a before and after differ:\n%s\n---\n%s", before, after)
+	}
+}
+
+// TestTelnetTerminalLocalEcho: a server that does not echo gets what is
+// typed echoed locally, once.
+func TestTelnetTerminalLocalEcho(t *testing.T) {
+	tmux := testserver.Require(t, "tmux")
+	sh := &telnettest.Shell{}
+	s := telnettest.Start(t, sh.Handle)
+	bin := filepath.Join(t.TempDir(), "urlget")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	p := newPane(t, tmux, "localecho", dir, bin+" --max-time 30 "+s.URL("")+"; echo rc=$? > rc; sleep 60")
+	p.waitFor("the prompt", has("$"))
+	p.keys("echo LOCAL1")
+	p.waitFor("the local echo and the output", func(sc string) bool {
+		return strings.Count(sc, "echo LOCAL1") == 1 && strings.Contains(sc, "\nLOCAL1")
+	})
+	p.keys("exit")
+	p.waitFor("the end", has("connection closed"))
+	if got := sh.Last().Lines; len(got) < 2 || got[0] != "echo LOCAL1" {
+		t.Errorf("server read %q", got)
 	}
 }
