@@ -219,7 +219,7 @@ type autologin struct {
 	tail      promptTail
 	userSent  bool
 	passSent  bool
-	lastData  time.Time // output after the password was answered
+	lastData  time.Time     // output after the password was answered
 	ready     chan struct{} // closed when stdin may flow
 	readyOnce sync.Once
 }

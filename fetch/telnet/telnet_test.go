@@ -234,3 +234,11 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+func mustParse(s string) *urlparse.URL {
+	u, err := urlparse.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return &u
+}
