@@ -242,7 +242,8 @@ func TestTelnetTerminalLocalEcho(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	p := newPane(t, tmux, "localecho", dir, bin+" --max-time 30 "+s.URL("")+"; echo rc=$? > rc; sleep 60")
+	p := newPane(t, tmux, "localecho", dir, bin+" --max-time 30 "+s.URL("guest:pw")+"; echo rc=$? > rc; sleep 60")
+	p.waitFor("the suggested login", has("suggested login: guest (password given in the URL)"))
 	p.waitFor("the prompt", has("$"))
 	p.keys("echo LOCAL1")
 	p.waitFor("the local echo and the output", func(sc string) bool {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
-	_ "github.com/urlget/urlget/fetch/telnet"
+	"github.com/urlget/urlget/fetch/telnet"
 	"github.com/urlget/urlget/fetch/telnet/telnettest"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -241,4 +242,44 @@ func mustParse(s string) *urlparse.URL {
 		panic(err)
 	}
 	return &u
+}
+
+func TestTN3270(t *testing.T) {
+	ctx := context.Background()
+	missing := &telnet.TN3270Fetcher{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }}
+	_, err := missing.Open(ctx, &fetch.Request{URL: mustParse("tn3270://mainframe.example/")})
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Kind != fetch.ErrUnsupported || !strings.Contains(fe.Msg, "Debian package s3270") {
+		t.Errorf("missing s3270: %v", err)
+	}
+	// The emulator gets one argument, host:port, and never a host that its
+	// own syntax would read otherwise.
+	var argv []string
+	echo := &telnet.TN3270Fetcher{LookPath: func(string) (string, error) { return "/bin/echo", nil }}
+	for url, want := range map[string]string{
+		"tn3270://mainframe.example/": "mainframe.example:23",
+		"tn3270://u@10.0.0.1:3270/":   "10.0.0.1:3270",
+		"tn3270://[::1]/":             "[::1]:23",
+		"tn3270://-oops.example/":     "",
+		"tn3270://lu%40host.example/": "",
+		"tn3270://a%3Ab.example/":     "",
+	} {
+		res, err := echo.Open(ctx, &fetch.Request{URL: mustParse(url)})
+		if want == "" {
+			if fetch.KindOf(err) != fetch.ErrMalformed {
+				t.Errorf("%s: %v, want ErrMalformed", url, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", url, err)
+			continue
+		}
+		out, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		argv = strings.Fields(string(out))
+		if err != nil || len(argv) != 1 || argv[0] != want {
+			t.Errorf("%s: argv %q (%v), want [%s]", url, argv, err, want)
+		}
+	}
 }
