@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,26 @@ func TestRlogindScript(t *testing.T) {
 	}
 	if !strings.Contains(errs, "< (urgent) 0x80") {
 		t.Errorf("no window-size request seen: %s", errs)
+	}
+	// Without root there is no reserved port: one line, exit 7.
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv to run urlget without root")
+	}
+	bin := filepath.Join(t.TempDir(), "urlget")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// nobody must reach the binary: open the test's private directories.
+	os.Chmod(filepath.Dir(bin), 0o755)
+	os.Chmod(filepath.Dir(filepath.Dir(bin)), 0o755)
+	cmd := exec.Command(setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", bin, url)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 || !strings.Contains(stderr.String(), "source port below 1024") {
+		t.Errorf("rlogin as nobody: %v, stderr %q; want exit 7 saying why", err, stderr.String())
 	}
 }
 
