@@ -54,6 +54,10 @@ func (*RloginFetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Reso
 	if err != nil {
 		return nil, err
 	}
+	if req.Head {
+		nc.Close()
+		return &fetch.Resource{Meta: fetch.Meta{Size: -1}}, nil
+	}
 	hs := make([]byte, 0, 64)
 	hs = append(hs, 0)
 	hs = append(hs, local...)
