@@ -142,3 +142,40 @@ func TestWantsUser(t *testing.T) {
 		t.Errorf("escaped = %q", got)
 	}
 }
+
+// FuzzParse: whatever a server sends, the parser does not fail, writes
+// no more than it read, and an input without IAC and CR comes out as it
+// went in.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("a\r\nb\xff\xff\xff\xfb\x01\xff\xfa\x18\x01\xff\xf0c"), false)
+	f.Add([]byte("\xff\xfa\x27\x01\x00USER\xff\xf0\r"), true)
+	f.Fuzz(func(t *testing.T, in []byte, terminal bool) {
+		client, server := net.Pipe()
+		defer client.Close()
+		go func() {
+			buf := make([]byte, 256)
+			for {
+				if _, err := server.Read(buf); err != nil {
+					return
+				}
+			}
+		}()
+		c := newConn(client, terminal, nil)
+		c.ttype, c.user = "xterm", "joe"
+		copy(c.rbuf, in)
+		c.w = min(len(in), len(c.rbuf))
+		out := make([]byte, 0, len(in))
+		buf := make([]byte, 7)
+		for c.r < c.w && c.perr == nil {
+			n := c.parse(buf)
+			out = append(out, buf[:n]...)
+		}
+		server.Close()
+		if len(out) > len(in) {
+			t.Fatalf("%d bytes out of %d in", len(out), len(in))
+		}
+		if !bytes.ContainsAny(in, "\xff\r") && !bytes.Equal(out, in) {
+			t.Fatalf("plain data changed: %q -> %q", in, out)
+		}
+	})
+}
