@@ -222,6 +222,12 @@ func TestConformance(t *testing.T) {
 		StallBody: stallBody.URL(""),
 		Inject:    known.URL("a%0D%0Ab:c"),
 		Received:  known.Accepted,
+		Fetcher:   telnet.Telnet,
+		Cannot: map[fetchtest.Case]string{
+			fetchtest.CaseMissing: "a telnet URL names a host, not a resource: there is nothing to be missing",
+			fetchtest.CaseDir:     "a session has no listing",
+			fetchtest.CaseEarly:   "a session has no announced length: the server closing is its normal end",
+		},
 	})
 }
 
