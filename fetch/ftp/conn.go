@@ -57,20 +57,9 @@ func (r *reply) text() string {
 	return printable(s)
 }
 
-// printable replaces control bytes so that a hostile reply cannot reach a
-// terminal or a log as escape sequences or line breaks.
-func printable(s string) string {
-	if len(s) > 512 {
-		s = s[:512] + "…"
-	}
-	b := []byte(s)
-	for i, c := range b {
-		if c < 0x20 || c == 0x7f {
-			b[i] = '?'
-		}
-	}
-	return string(b)
-}
+// printable makes server text (or a name) safe for a message or the
+// verbose log: fetch.Sanitize, cut to 512 bytes.
+func printable(s string) string { return fetch.SanitizeLine(s, 512) }
 
 func (r *reply) positive() bool     { return r.code >= 200 && r.code < 300 }
 func (r *reply) preliminary() bool  { return r.code >= 100 && r.code < 200 }

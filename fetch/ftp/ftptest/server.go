@@ -11,6 +11,8 @@
 package ftptest
 
 import (
+	"github.com/urlget/urlget/fetch/fetchtest"
+
 	"bufio"
 	"errors"
 	"fmt"
@@ -75,15 +77,12 @@ type Server struct {
 	// Hook, when set, sees every command first.
 	Hook Hook
 
-	ln       net.Listener
+	loop     *fetchtest.Loop
 	mu       sync.Mutex
 	tree     map[string]*node
 	log      []Command
-	conns    atomic.Int64
+	conns    atomic.Int64 // sessions started: numbers them
 	received atomic.Int64
-	wg       sync.WaitGroup
-	done     chan struct{}
-	open     map[net.Conn]bool
 }
 
 // New starts a server with an empty tree (only "/"); Close is registered
@@ -101,13 +100,9 @@ func New(t testing.TB) *Server {
 		Homes:       map[string]string{},
 		Anonymous:   true,
 		PASVAddress: "127.0.0.1",
-		ln:          ln,
 		tree:        map[string]*node{"/": {dir: true}},
-		done:        make(chan struct{}),
-		open:        map[net.Conn]bool{},
 	}
-	s.wg.Add(1)
-	go s.serve()
+	s.loop = fetchtest.Serve(ln, s.serve)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -143,25 +138,11 @@ func (s *Server) conf(user string) config {
 }
 
 // Close stops the server and closes every connection.
-func (s *Server) Close() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	close(s.done)
-	s.ln.Close()
-	s.mu.Lock()
-	for c := range s.open {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
+func (s *Server) Close() { s.loop.Close() }
 
 // Done is closed when the server closes: hooks that hold a connection wait
 // on it.
-func (s *Server) Done() <-chan struct{} { return s.done }
+func (s *Server) Done() <-chan struct{} { return s.loop.Done() }
 
 // AddFile adds a file (and its parent directories).
 func (s *Server) AddFile(p string, data []byte, mod time.Time) {
@@ -229,30 +210,12 @@ func (s *Server) Conns() int { return int(s.conns.Load()) }
 // reaching the server moves it.
 func (s *Server) Received() int { return int(s.received.Load()) }
 
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		n := int(s.conns.Add(1))
-		s.received.Add(1)
-		s.mu.Lock()
-		s.open[c] = true
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			ss := &Session{srv: s, conn: c, n: n, br: bufio.NewReaderSize(c, MaxLine), cwd: "/", typ: 'A'}
-			ss.run()
-			ss.closeData()
-			c.Close()
-			s.mu.Lock()
-			delete(s.open, c)
-			s.mu.Unlock()
-		}()
-	}
+// serve runs one control connection.
+func (s *Server) serve(c net.Conn) {
+	s.received.Add(1)
+	ss := &Session{srv: s, conn: c, n: int(s.conns.Add(1)), br: bufio.NewReaderSize(c, MaxLine), cwd: "/", typ: 'A'}
+	ss.run()
+	ss.closeData()
 }
 
 // Session is one control connection.
@@ -290,7 +253,7 @@ func (ss *Session) Raw(b []byte) error {
 // or the server is closed.
 func (ss *Session) Hold() {
 	go func() {
-		<-ss.srv.done
+		<-ss.srv.loop.Done()
 		ss.conn.Close()
 	}()
 	io.Copy(io.Discard, ss.conn)
