@@ -136,6 +136,12 @@ type Meta struct {
 	// the server sent it from a Fetcher, resolved to an absolute URL by the
 	// Client. "" when the reply is not a redirect.
 	Location string
+	// Referral says that Location is what the URL resolves to, not a
+	// reply to show: a name service (prospero) found the resource there.
+	// The Client then fetches Location in its place, without
+	// FollowRedirects but under the same policy as a redirect
+	// (Client.Do).
+	Referral bool
 }
 
 // Resource is an opened URL: metadata, and a streaming body the caller
