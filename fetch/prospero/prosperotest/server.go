@@ -61,7 +61,8 @@ type Object struct {
 type Hostile uint
 
 const (
-	// HugeTotal claims 65,535 packets in the reply and sends only the real ones.
+	// HugeTotal claims 65,535 packets in every multi-packet reply and
+	// sends only the real ones.
 	HugeTotal Hostile = 1 << iota
 	// PastTotal sends a packet numbered past the reply's total first.
 	PastTotal
@@ -331,7 +332,7 @@ func (s *Server) answer(x *txn) {
 	x.reply = ardp.Split(reply)
 	if s.Hostile&Spoof != 0 {
 		forged := []byte("FAILURE NOT-FOUND forged\n")
-		h := ardp.Header{CID: x.cid}
+		h := ardp.Header{CID: x.cid, Seq: 1, Total: 1}
 		s.spoof.WriteToUDPAddrPort(h.Append(nil, forged), x.peer)
 		h.CID = x.cid + 1
 		s.send(x.peer, h.Append(nil, forged))
@@ -348,8 +349,9 @@ func (s *Server) answer(x *txn) {
 // last of the window asking for an ACK.
 func (s *Server) sendWindow(x *txn) {
 	n := len(x.reply)
-	if n == 1 && s.Hostile&HugeTotal == 0 {
-		h := ardp.Header{CID: x.cid}
+	huge := s.Hostile&HugeTotal != 0 && n > 1
+	if n == 1 {
+		h := ardp.Header{CID: x.cid, Seq: 1, Total: 1}
 		s.send(x.peer, h.Append(nil, x.reply[0]))
 		return
 	}
@@ -359,7 +361,7 @@ func (s *Server) sendWindow(x *txn) {
 	for seq := x.prcvd + 1; seq <= end; seq++ {
 		h := ardp.Header{CID: x.cid, Seq: uint16(seq)}
 		switch {
-		case s.Hostile&HugeTotal != 0:
+		case huge:
 			h.Total = 65535
 		case first && seq < n:
 			h.Total = 0 // not known yet, as the real server sends them
@@ -372,7 +374,7 @@ func (s *Server) sendWindow(x *txn) {
 				h.CID = x.cid>>8 | x.cid<<8
 			}
 		}
-		if seq == x.prcvd+s.Window && seq < n || s.Hostile&HugeTotal != 0 && seq == end {
+		if seq == x.prcvd+s.Window && seq < n || huge && seq == end {
 			h.RcvdThru, h.Flags = 1, ardp.FlagPleaseAck
 		}
 		if h.Total == 0 && h.Flags == 0 && first {
