@@ -247,7 +247,7 @@ func TestForwarded(t *testing.T) {
 	first := start(t, &prosperotest.Server{Objects: map[string]*prosperotest.Object{
 		root + "/moved.txt": {Forward: second.srv.Host()},
 	}})
-	second.srv.Objects[root+"/moved.txt"] = &prosperotest.Object{Contents: []byte("moved here\n")}
+	second.srv.Set(root+"/moved.txt", &prosperotest.Object{Contents: []byte("moved here\n")})
 	var v bytes.Buffer
 	got, res, err := get(t, &fetch.Client{Verbose: &v}, first.url(root+"/moved.txt"))
 	if err != nil || string(got) != "moved here\n" {
@@ -264,7 +264,7 @@ func TestForwarded(t *testing.T) {
 func TestForwardLoop(t *testing.T) {
 	s := &prosperotest.Server{Objects: map[string]*prosperotest.Object{}}
 	e := start(t, s)
-	s.Objects[root+"/loop"] = &prosperotest.Object{Forward: s.Host()}
+	s.Set(root+"/loop", &prosperotest.Object{Forward: s.Host()})
 	_, _, err := get(t, &fetch.Client{MaxRedirects: 5}, e.url(root+"/loop"))
 	if fetch.KindOf(err) != fetch.ErrTooManyRedirects {
 		t.Errorf("forward loop: %v", err)
@@ -273,14 +273,14 @@ func TestForwardLoop(t *testing.T) {
 
 func TestResolveOption(t *testing.T) {
 	e := start(t, &prosperotest.Server{})
-	e.srv.Objects[root+"/pub/multi"] = &prosperotest.Object{Methods: [][]string{
+	e.srv.Set(root+"/pub/multi", &prosperotest.Object{Methods: [][]string{
 		{"NFS", "INTERNET-D", "nfs.example", "ASCII", "/x", "/export"},
 		{"AFTP", "INTERNET-D", "ftp.example", "ASCII", "/pub/dir/x.tar", "BINARY"},
 		{"AFTP", "INTERNET-D", "ftp.example(2121)", "ASCII", "/pub/README", "TEXT"},
 		{"GOPHER", "INTERNET-D", "gopher.example(7070)", "ASCII", "/docs/one.txt", "TEXT"},
 		{"GOPHER", "INTERNET-D", "gopher.example", "ASCII", "1/menu"},
 		{"WAIS", "INTERNET-D", "wais.example(8210)", "ASCII", "db"},
-	}}
+	}})
 	c := &fetch.Client{Options: fetch.Options{prospero.OptResolve: "1"}}
 	got, _, err := get(t, c, e.url(root+"/pub/multi"))
 	if err != nil {
@@ -490,7 +490,7 @@ func TestLossyRelay(t *testing.T) {
 	}})
 	relay2 := prosperotest.NewRelay(second.addr, 15)
 	raddr := relay2.Start(t)
-	e.srv.Objects[root+"/moved.txt"] = &prosperotest.Object{Forward: strings.Replace(raddr, ":", "(", 1) + ")"}
+	e.srv.Set(root+"/moved.txt", &prosperotest.Object{Forward: strings.Replace(raddr, ":", "(", 1) + ")"})
 	got, _, err := get(t, nil, le.url(root+"/moved.txt"))
 	if err != nil || !bytes.Equal(got, big) {
 		t.Errorf("FORWARDED through relays: %d bytes, %v", len(got), err)

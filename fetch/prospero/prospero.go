@@ -65,7 +65,9 @@ type target struct {
 	verbose  io.Writer
 }
 
-func malformed(msg string) error { return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "prospero: " + msg} }
+func malformed(msg string) error {
+	return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "prospero: " + msg}
+}
 
 // Open resolves req.URL: see the package documentation.
 func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
@@ -321,7 +323,7 @@ func textResource(s string) *fetch.Resource {
 		Body: io.NopCloser(strings.NewReader(s))}
 }
 
-// mapMethod expands an ACCESS-METHOD's '' tokens from the link (this
+// mapMethod expands an ACCESS-METHOD's ” tokens from the link (this
 // URL's host and hsoname) and maps it to a URL (§3.4).
 func (t *target) mapMethod(v []string, telnet bool) method {
 	m := method{name: v[0]}
@@ -481,7 +483,7 @@ func (t *target) contents(ctx context.Context, req *fetch.Request, info *Reply) 
 }
 
 // contentsReader unquotes the data token as it arrives: a "'" opens a
-// quoted run in which "''" is one "'"; outside quotes the token ends at a
+// quoted run in which "”" is one "'"; outside quotes the token ends at a
 // space, tab or LF.
 type contentsReader struct {
 	br     *bufio.Reader
@@ -680,4 +682,3 @@ func ParseEntry(line []byte) fetch.Entry {
 	e.URL = url
 	return e
 }
-

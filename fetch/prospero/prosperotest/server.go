@@ -154,6 +154,13 @@ func (s *Server) Listen() (string, error) {
 	return c.LocalAddr().String(), nil
 }
 
+// Set adds or replaces the object hsoname while the server runs.
+func (s *Server) Set(hsoname string, o *Object) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Objects[hsoname] = o
+}
+
 // Host is the server as its LINKs name it: "127.0.0.1(PORT)".
 func (s *Server) Host() string { return s.host }
 
