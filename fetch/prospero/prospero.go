@@ -38,7 +38,7 @@ func init() {
 	s := []string{"prospero"}
 	fetch.RegisterOptions(
 		fetch.Option{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
-			Help: "print the URL(s) a prospero name resolves to instead of fetching it"},
+			Help: "print the URL(s) the name resolves to instead of fetching it"},
 		fetch.Option{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
 			Help: "follow a TELNET/TN3270 access method instead of printing it"},
 	)
