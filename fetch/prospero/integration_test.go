@@ -97,4 +97,6 @@ func TestGopherGophernicus(t *testing.T) {
 	testGopher(t, testserver.Gophernicus(t), strings.ReplaceAll(testserver.GopherHello, "\n", "\r\n"))
 }
 
-func TestGopherPygopherd(t *testing.T) { testGopher(t, testserver.Pygopherd(t), testserver.GopherHello) }
+func TestGopherPygopherd(t *testing.T) {
+	testGopher(t, testserver.Pygopherd(t), testserver.GopherHello)
+}
