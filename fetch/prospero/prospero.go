@@ -101,12 +101,14 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		t.user = "anonymous"
 	}
 	t.addr = net.JoinHostPort(strings.Trim(t.host, "[]"), strconv.Itoa(t.port))
+	if v, ok := u.Prospero.Field(urlparse.ObjectVersion); ok {
+		if v == "" {
+			return nil, malformed("empty " + urlparse.ObjectVersion)
+		}
+		t.version = v
+	}
 	for _, f := range u.Prospero.Fields {
-		if strings.EqualFold(f.Name, "OBJECT-VERSION") {
-			if f.Value == "" {
-				return nil, malformed("empty OBJECT-VERSION")
-			}
-			t.version = f.Value
+		if strings.EqualFold(f.Name, urlparse.ObjectVersion) {
 			continue
 		}
 		t.logf("* prospero: field %s=%s ignored (only OBJECT-VERSION is used)",
@@ -241,7 +243,7 @@ func (t *target) forwarded(r *Reply) (*fetch.Resource, error) {
 	}
 	var fields []urlparse.Field
 	if version != "0" {
-		fields = []urlparse.Field{{Name: "OBJECT-VERSION", Value: version}}
+		fields = []urlparse.Field{{Name: urlparse.ObjectVersion, Value: version}}
 	}
 	to := urlparse.ProsperoURL(host, port, f[3], fields)
 	t.logf("* prospero: FORWARDED to %s", fetch.Sanitize(to))
@@ -626,7 +628,7 @@ func (t *target) entry(l *Link) fetch.Entry {
 	if h, p, err := hostPort(l.Host, DefaultPort); err == nil {
 		var fields []urlparse.Field
 		if l.Version != "0" && l.Version != "" {
-			fields = []urlparse.Field{{Name: "OBJECT-VERSION", Value: l.Version}}
+			fields = []urlparse.Field{{Name: urlparse.ObjectVersion, Value: l.Version}}
 		}
 		e.URL = urlparse.ProsperoURL(h, portOrZero(p, DefaultPort), l.HSOName, fields)
 	}

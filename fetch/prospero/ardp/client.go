@@ -520,7 +520,7 @@ func (r *Reply) redirect(h Header) (bool, time.Duration, error) {
 // Close ends the transaction; before the end of the reply it sends the
 // server a cancel.
 func (r *Reply) Close() error {
-	if r.conn != nil && !r.done && r.ctx.Err() == nil {
+	if r.conn != nil && !r.done {
 		h := Header{Len: 13, CID: r.cid, Option: OptCancel}
 		h.Seq, h.Total = 0, 0
 		r.conn.Write(h.Append(nil, nil))
