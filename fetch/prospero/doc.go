@@ -34,7 +34,8 @@
 //	                   opened, unless Options["prospero-telnet"] is set
 //	others (NFS, AFS, FTP, RCP, …)  skipped, with a note under -v
 //
-// ” in tokens 2–5 of a method means "the link's": this URL's host and
+// An empty token (two quotes on the wire) in positions 2–5 of a method
+// means "the link's": this URL's host and
 // hsoname. An object without access methods whose UNIX-MODES starts with
 // "d" (or a NONE-FOUND reply) is a directory: DIRECTORY + LIST ATTRIBUTES
 // COMPONENTS, given as a listing (Meta.Dir; Resource.Listing is

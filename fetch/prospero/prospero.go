@@ -325,7 +325,7 @@ func textResource(s string) *fetch.Resource {
 		Body: io.NopCloser(strings.NewReader(s))}
 }
 
-// mapMethod expands an ACCESS-METHOD's ” tokens from the link (this
+// mapMethod fills an ACCESS-METHOD's empty tokens from the link (this
 // URL's host and hsoname) and maps it to a URL (§3.4).
 func (t *target) mapMethod(v []string, telnet bool) method {
 	m := method{name: v[0]}
@@ -485,7 +485,7 @@ func (t *target) contents(ctx context.Context, req *fetch.Request, info *Reply) 
 }
 
 // contentsReader unquotes the data token as it arrives: a "'" opens a
-// quoted run in which "”" is one "'"; outside quotes the token ends at a
+// quoted run in which a doubled quote is one "'"; outside quotes the token ends at a
 // space, tab or LF.
 type contentsReader struct {
 	br     *bufio.Reader

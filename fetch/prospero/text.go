@@ -14,7 +14,7 @@ import (
 const needsQuote = " \t\f\v\n\r/'+,"
 
 // Quote writes s as one protocol token the way the ISI server does: ""
-// is "”"; otherwise bytes are copied until the first one of SP TAB FF VT
+// is two quotes; otherwise bytes are copied until the first one of SP TAB FF VT
 // LF CR / ' + , where a "'" opens a quoted run that lasts to the end of
 // the token, with "'" doubled inside it.
 func Quote(s string) string {
@@ -44,7 +44,7 @@ var errUnterminated = errors.New("unterminated quoted string")
 // Lines cuts a message into lines of unquoted tokens. Lines end at an
 // unquoted LF (the last may lack it); tokens are separated by runs of
 // unquoted spaces and tabs; a "'" anywhere in a token opens a quoted run
-// in which every byte is literal and "”" is one "'". Empty lines are
+// in which every byte is literal and a doubled quote is one "'". Empty lines are
 // dropped.
 func Lines(msg []byte) ([][]string, error) {
 	var (
