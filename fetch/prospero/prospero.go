@@ -129,11 +129,8 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if err != nil {
 		return nil, err
 	}
-	if res, err := t.forwarded(reply); res != nil || err != nil {
+	if res, err := t.final(reply); res != nil || err != nil {
 		return res, err
-	}
-	if reply.Failure != nil {
-		return nil, t.failure(reply)
 	}
 	methods := accessMethods(reply.Attrs)
 	if len(methods) == 0 {
@@ -194,6 +191,18 @@ func (t *target) logReceived(msg []byte) {
 	}
 }
 
+// final handles the replies that end a request: FORWARDED (a referral to
+// the new location) and FAILURE (a typed error). Both nil: go on.
+func (t *target) final(r *Reply) (*fetch.Resource, error) {
+	if r.Forwarded != nil {
+		return t.forwarded(r)
+	}
+	if r.Failure != nil {
+		return nil, t.failure(r)
+	}
+	return nil, nil
+}
+
 // failure types a FAILURE reply.
 func (t *target) failure(r *Reply) error {
 	f := r.Failure
@@ -226,9 +235,6 @@ func (t *target) noAnswer(r *Reply) error {
 // forwarded turns FORWARDED into a referral to the new location: the
 // Client follows it under its redirect policy and hop limit.
 func (t *target) forwarded(r *Reply) (*fetch.Resource, error) {
-	if r.Forwarded == nil {
-		return nil, nil
-	}
 	f := r.Forwarded
 	if len(f) < 4 {
 		return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "prospero: short FORWARDED reply"}
@@ -569,11 +575,8 @@ func (t *target) list(ctx context.Context, req *fetch.Request, resolve bool) (*f
 	if err != nil {
 		return nil, err
 	}
-	if res, err := t.forwarded(r); res != nil || err != nil {
+	if res, err := t.final(r); res != nil || err != nil {
 		return res, err
-	}
-	if r.Failure != nil {
-		return nil, t.failure(r)
 	}
 	var b strings.Builder
 	for i := range r.Links {
