@@ -680,3 +680,28 @@ func TestCancelMidTransfer(t *testing.T) {
 		t.Errorf("untyped error %T", err)
 	}
 }
+
+// BenchmarkContents fetches 200 KB by PROSPERO-CONTENTS (161 packets,
+// ten windows) from the in-tree server on loopback.
+func BenchmarkContents(b *testing.B) {
+	s := &prosperotest.Server{Objects: tree()}
+	addr, err := s.Listen()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	url := "prospero://" + addr + "/" + root + "/pub/big.bin"
+	c := &fetch.Client{}
+	b.SetBytes(int64(len(big)))
+	for b.Loop() {
+		res, err := c.Open(context.Background(), url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if err != nil || n != int64(len(big)) {
+			b.Fatal(n, err)
+		}
+	}
+}

@@ -89,6 +89,9 @@ type Server struct {
 	// Waits-i and the expected seconds (option 254).
 	Waits    int
 	WaitSecs uint16
+	// RedirectTo, when valid, answers every request with an ARDP redirect
+	// (option 4) to this address.
+	RedirectTo netip.AddrPort
 
 	conn  *net.UDPConn
 	host  string
@@ -317,9 +320,12 @@ func (s *Server) answer(x *txn) {
 		h := ardp.Header{Len: 11, CID: x.cid, Seq: 0, Total: 0, Wait: max(s.WaitSecs, 1)}
 		s.send(x.peer, h.Append(nil, nil))
 		return
-	case s.Hostile&RedirectLoop != 0:
-		h := ardp.Header{CID: x.cid, Seq: 0, Total: 0, Option: ardp.OptRedirect,
-			Redirect: s.conn.LocalAddr().(*net.UDPAddr).AddrPort()}
+	case s.Hostile&RedirectLoop != 0 || s.RedirectTo.IsValid():
+		to := s.RedirectTo
+		if s.Hostile&RedirectLoop != 0 {
+			to = s.conn.LocalAddr().(*net.UDPAddr).AddrPort()
+		}
+		h := ardp.Header{CID: x.cid, Seq: 0, Total: 0, Option: ardp.OptRedirect, Redirect: to}
 		s.send(x.peer, h.Append(nil, nil))
 		return
 	case x.waits < s.Waits:
