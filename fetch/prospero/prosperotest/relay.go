@@ -1,6 +1,7 @@
 package prosperotest
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -138,10 +139,7 @@ func (r *Relay) fromServer(u *net.UDPConn, peer netip.AddrPort) {
 	}
 }
 
-func isClosed(err error) bool {
-	ne, ok := err.(*net.OpError)
-	return ok && ne.Err != nil && ne.Err.Error() == "use of closed network connection"
-}
+func isClosed(err error) bool { return errors.Is(err, net.ErrClosed) }
 
 // pass sends pkt on (dir 0: to the server, 1: to the client), losing it
 // as the odds say. A held datagram goes out after the next one in the same
