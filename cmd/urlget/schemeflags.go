@@ -157,7 +157,9 @@ func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
 	case !c.o.scheme.json:
 		return res.Body
 	default:
-		render = func(w io.Writer) error { return writeEntriesJSON(w, res) }
+		render = func(w io.Writer) error {
+			return fetch.Buffered(w, res.Body, func(w io.Writer, body io.Reader) error { return writeEntriesJSON(w, res, body) })
+		}
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(render(pw)) }()
@@ -179,10 +181,10 @@ type entryJSON struct {
 var entryTypes = [...]string{fetch.EntryUnknown: "unknown", fetch.EntryFile: "file", fetch.EntryDir: "dir", fetch.EntryLink: "link", fetch.EntryOther: "other"}
 
 // writeEntriesJSON writes a listing's parsed entries, one JSON object a line.
-func writeEntriesJSON(w io.Writer, res *fetch.Resource) error {
+func writeEntriesJSON(w io.Writer, res *fetch.Resource, body io.Reader) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for e, err := range res.Entries() {
+	for e, err := range res.EntriesFrom(body) {
 		if err != nil {
 			return err
 		}

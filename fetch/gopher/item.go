@@ -90,31 +90,45 @@ func (e *ItemError) Unwrap() error { return ErrBadItem }
 // fields and a numeric port of at most 65535. On error the returned Item
 // still has Raw, Type and whatever fields were found, with Unparsed set.
 func ParseItem(line []byte) (Item, error) {
-	line = trimEOL(line)
-	it := Item{Raw: string(line), Port: -1}
+	return parseItem(string(trimEOL(line)))
+}
+
+// parseItem parses a line without its line end: the Item's strings are
+// substrings of raw.
+func parseItem(raw string) (Item, error) {
+	line := raw
+	it := Item{Raw: raw, Port: -1}
 	if len(line) == 0 {
 		it.Unparsed = true
 		return it, &ItemError{Reason: "empty line"}
 	}
 	it.Type = line[0]
-	rest := it.Raw[1:]
-	fields := strings.Split(rest, "\t")
-	it.Fields = len(fields)
+	// The first four TAB-separated fields, and the rest as it stands.
+	var fields [4]string
+	rest, more := it.Raw[1:], true
+	nf := 0
+	for ; nf < 4 && more; nf++ {
+		fields[nf], rest, more = strings.Cut(rest, "\t")
+	}
+	it.Fields = nf
+	if more {
+		it.Fields += 1 + strings.Count(rest, "\t")
+	}
 	it.Display = fields[0]
-	if len(fields) > 1 {
+	if nf > 1 {
 		it.Selector = fields[1]
 	}
-	if len(fields) > 2 {
+	if nf > 2 {
 		it.Host = fields[2]
 	}
-	if len(fields) > 3 {
+	if nf > 3 {
 		it.RawPort = fields[3]
 		if p, ok := parsePort(fields[3]); ok {
 			it.Port = p
 		}
 	}
-	if len(fields) > 4 {
-		extra := strings.Join(fields[4:], "\t")
+	if more {
+		extra := rest
 		if extra == "+" || extra == "?" {
 			it.Plus = extra[0]
 		} else {
@@ -127,10 +141,10 @@ func ParseItem(line []byte) (Item, error) {
 	}
 	lenient := it.Type == TypeInfo || it.Type == TypeError
 	switch {
-	case len(fields) < 4 && !lenient:
+	case it.Fields < 4 && !lenient:
 		it.Unparsed = true
-		return it, &ItemError{Line: it.Raw, Reason: strconv.Itoa(len(fields)) + " fields, want display, selector, host and port"}
-	case len(fields) >= 4 && it.Port < 0 && !lenient:
+		return it, &ItemError{Line: it.Raw, Reason: strconv.Itoa(it.Fields) + " fields, want display, selector, host and port"}
+	case it.Fields >= 4 && it.Port < 0 && !lenient:
 		it.Unparsed = true
 		return it, &ItemError{Line: it.Raw, Reason: "port " + strconv.Quote(fields[3]) + " is not a number from 0 to 65535"}
 	}
@@ -208,12 +222,36 @@ func (it Item) URLWithScheme(scheme string) string {
 }
 
 // Target is what the item points to for a person: for an "h" item with a
-// "URL:" selector the target URL itself, otherwise the item's gopher URL.
+// "URL:" selector the target URL itself, for a telnet or tn3270 item its
+// session URL (SessionURL), otherwise the item's gopher URL.
 func (it Item) Target() string {
 	if u, ok := it.HURL(); ok {
 		return u
 	}
+	if u, ok := it.SessionURL(); ok {
+		return u
+	}
 	return it.URL()
+}
+
+// SessionURL is the URL of the interactive session a telnet (8) or tn3270
+// (T) item names: telnet://USER@HOST:PORT/ or tn3270://…, the selector
+// being the user name to log in with (RFC 1436; RFC 4266 §2.2), left out
+// when empty, and the port when it is 23.
+func (it Item) SessionURL() (string, bool) {
+	var scheme string
+	switch it.Type {
+	case TypeTelnet:
+		scheme = "telnet"
+	case TypeTN3270:
+		scheme = "tn3270"
+	default:
+		return "", false
+	}
+	if it.Unparsed || it.Host == "" || it.Port <= 0 {
+		return "", false
+	}
+	return urlparse.SessionURL(scheme, it.Selector, it.Host, it.Port), true
 }
 
 // EntryType classifies an item type for fetch.Entry: menus are

@@ -46,7 +46,7 @@ func openArticle(c *conn, req *fetch.Request, t *target, spec string) (*fetch.Re
 	}
 	dr := newDotReader(c)
 	b := &body{r: fetch.SkipReader(dr, req.Offset, "nntp: cannot resume: the article is shorter than the part already held"),
-		c: c, complete: func() bool { return dr.done }}
+		c: c, complete: dr.Ended}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: -1, ContentType: ctype, Status: r.code, Offset: req.Offset},
 		Body: b,
@@ -113,7 +113,7 @@ func listingResource(c *conn, status int, next func() ([]byte, error), done func
 // script (WriteJSON).
 func render(w io.Writer, body io.Reader, f fetch.Format) error {
 	if f == fetch.FormatJSON {
-		return WriteJSON(w, body)
+		return fetch.Buffered(w, body, WriteJSON)
 	}
 	if _, err := io.Copy(w, body); err != nil {
 		return err

@@ -490,7 +490,8 @@ func TestNoServer(t *testing.T) {
 
 // TestConformance runs the shared suite against the in-tree server: a
 // silent UDP socket for Stall, a server that claims more packets than it
-// sends for StallBody.
+// sends for StallBody, one whose CONTENTS reply ends inside the data for
+// Early.
 func TestConformance(t *testing.T) {
 	e := start(t, &prosperotest.Server{})
 	stall, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -499,7 +500,10 @@ func TestConformance(t *testing.T) {
 	}
 	defer stall.Close()
 	huge := start(t, &prosperotest.Server{Hostile: prosperotest.HugeTotal})
+	cut := start(t, &prosperotest.Server{Hostile: prosperotest.Truncated})
 	fetchtest.Run(t, fetchtest.Suite{
+		Fetcher:     prospero.Fetcher{},
+		Early:       cut.url(root + "/pub/big.bin"),
 		Known:       e.url(root + "/pub/all.bin"),
 		KnownBody:   allBytes,
 		Missing:     e.url(root + "/pub/missing"),

@@ -75,8 +75,8 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if u == nil || u.Scheme != "prospero" {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "prospero: not a prospero URL"}
 	}
-	if err := u.CheckLine(); err != nil {
-		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "prospero: URL refused", Err: err}
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
 	}
 	if req.Body != nil {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "prospero: cannot send a body"}

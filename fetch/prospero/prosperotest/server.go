@@ -73,6 +73,9 @@ const (
 	// Spoof sends forged replies before the real one: from another
 	// socket, and from the server's socket with another connection id.
 	Spoof
+	// Truncated cuts the end off every CONTENTS reply, the closing quote
+	// of the data included: the message ends inside the data.
+	Truncated
 	// SwapCID byte-swaps the connection id in every packet after the
 	// first window, like the unpatched ISI server on x86.
 	SwapCID
@@ -492,7 +495,11 @@ func (s *Server) objectInfo(out *strings.Builder, attrs, hso, version string) {
 			return
 		}
 		// The data as one token: quoted as %'s writes it.
-		out.WriteString("ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA " + prospero.Quote(string(data)) + "\n")
+		line := "ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA " + prospero.Quote(string(data)) + "\n"
+		if s.Hostile&Truncated != 0 {
+			line = line[:len(line)-min(len(line)/2, 100)]
+		}
+		out.WriteString(line)
 		return
 	}
 	s.objectAttrs(out, o, data, attrs == "ACCESS-METHOD")
