@@ -28,7 +28,7 @@
 //	AFTP               ftp://host:port/path;type=i (";type=a" for TEXT)
 //	GOPHER             gopher://host:port/<type><selector> (6th token TEXT→0,
 //	                   BINARY→9, or the type; else the selector's first byte)
-//	WAIS               wais://host:port/<hsoname>
+//	WAIS               wais://host:port/<hsoname> (database, or db/TYPE[/LENGTH]/DOCID)
 //	LOCAL              file:///hsoname, only when the server is this machine
 //	TELNET, TN3270     printed (the body lists the URL and the login hint), not
 //	                   opened, unless Options["prospero-telnet"] is set

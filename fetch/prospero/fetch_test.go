@@ -321,6 +321,7 @@ func TestResolveOption(t *testing.T) {
 		{"GOPHER", "INTERNET-D", "gopher.example(7070)", "ASCII", "/docs/one.txt", "TEXT"},
 		{"GOPHER", "INTERNET-D", "gopher.example", "ASCII", "1/menu"},
 		{"WAIS", "INTERNET-D", "wais.example(8210)", "ASCII", "db"},
+		{"WAIS", "INTERNET-D", "wais.example", "ASCII", "db/TEXT/12/x"},
 	}})
 	c := &fetch.Client{Options: fetch.Options{prospero.OptResolve: "1"}}
 	got, _, err := get(t, c, e.url(root+"/pub/multi"))
@@ -332,7 +333,8 @@ func TestResolveOption(t *testing.T) {
 		"ftp://ftp.example:2121/pub/README;type=a\n" +
 		"gopher://gopher.example:7070/0/docs/one.txt\n" +
 		"gopher://gopher.example/11/menu\n" +
-		"wais://wais.example:8210/db\n"
+		"wais://wais.example:8210/db\n" +
+		"wais://wais.example/db/TEXT/12/x\n"
 	if string(got) != want {
 		t.Errorf("resolved:\n%s\nwant:\n%s", got, want)
 	}

@@ -367,7 +367,7 @@ func (t *target) mapMethod(v []string, telnet bool) method {
 			m.note = err.Error()
 			return m
 		}
-		m.url = urlparse.WAISURL(h, portOrZero(p, 210), strings.TrimPrefix(hso, "/"))
+		m.url = waisURL(h, portOrZero(p, 210), strings.TrimPrefix(hso, "/"))
 		return m
 	}
 	switch m.name {
@@ -423,6 +423,23 @@ func (t *target) mapMethod(v []string, telnet bool) method {
 		}
 	}
 	return m
+}
+
+// waisURL maps a WAIS hsoname: "database" is the database,
+// "database/TYPE/DOCID" and "database/TYPE/LENGTH/DOCID" a document, as
+// in wais URLs. (The ISI WAIS gateway's own hsonames are docids only it
+// understands: those fail at the WAIS server, and the next method is not
+// tried, since the referral has been handed to the Client.)
+func waisURL(host string, port int, hso string) string {
+	parts := strings.SplitN(hso, "/", 3)
+	if len(parts) < 3 {
+		return urlparse.WAISURL(host, port, hso)
+	}
+	db, typ, rest := parts[0], parts[1], parts[2]
+	if n, doc, ok := strings.Cut(rest, "/"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		return urlparse.WAISDocURL(host, port, db, typ, n, doc)
+	}
+	return urlparse.WAISDocURL(host, port, db, typ, "", rest)
 }
 
 func portOrZero(p, def int) int {
