@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -115,5 +116,34 @@ func TestReadMessageLimit(t *testing.T) {
 	}
 	if _, err := ardp.ReadMessage(r, 10000); fetch.KindOf(err) != fetch.ErrTooLarge {
 		t.Errorf("limit: %v", err)
+	}
+}
+
+// Nobody listening: the ICMP errors do not end the transaction early, the
+// retransmission timer and the context do.
+func TestNobodyListening(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	pc.Close() // the port is now closed: every datagram gets "port unreachable"
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	r, err := ardp.Send(ctx, &ardp.Config{}, addr, 0, []byte("VERSION\n"))
+	if err == nil {
+		_, err = ardp.ReadMessage(r, 100)
+	}
+	if fetch.KindOf(err) != fetch.ErrTimeout || time.Since(begin) > time.Second {
+		t.Errorf("%v after %v", err, time.Since(begin))
+	}
+	// With short timers and no deadline, the retries run out.
+	r, err = ardp.Send(context.Background(), &ardp.Config{Timeout: 10 * time.Millisecond, Retries: 2}, addr, 0, []byte("VERSION\n"))
+	if err == nil {
+		_, err = ardp.ReadMessage(r, 100)
+	}
+	if fetch.KindOf(err) != fetch.ErrTimeout || !strings.Contains(err.Error(), "2 retransmissions") {
+		t.Errorf("retries: %v", err)
 	}
 }
