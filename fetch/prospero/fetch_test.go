@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -708,6 +709,27 @@ func BenchmarkContents(b *testing.B) {
 		res.Body.Close()
 		if err != nil || n != int64(len(big)) {
 			b.Fatal(n, err)
+		}
+	}
+}
+
+// TestContentsSmallReads reads the data a byte at a time and in odd
+// sizes: the unquoting keeps its state across Reads.
+func TestContentsSmallReads(t *testing.T) {
+	e := start(t, &prosperotest.Server{})
+	quotes := bytes.Repeat([]byte("''a' b'"), 500)
+	e.srv.Set(root+"/pub/quotes", &prosperotest.Object{Contents: quotes})
+	for name, want := range map[string][]byte{"all.bin": allBytes, "quotes": quotes} {
+		for _, wrap := range []func(io.Reader) io.Reader{iotest.OneByteReader, iotest.HalfReader} {
+			res, err := (&fetch.Client{}).Open(ctxT(t, 30*time.Second), e.url(root+"/pub/"+name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(wrap(res.Body))
+			res.Body.Close()
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: %v, %d bytes (equal prefix %d)", name, err, len(got), commonPrefix(got, want))
+			}
 		}
 	}
 }

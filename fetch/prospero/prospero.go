@@ -524,6 +524,26 @@ func (c *contentsReader) Read(p []byte) (int, error) {
 	}
 	n := 0
 	for n < len(p) && !c.end {
+		// Fast path: a run of data bytes already buffered is copied whole
+		// (inside quotes up to the next quote; outside, up to a quote or
+		// a blank).
+		if k := c.br.Buffered(); k > 0 {
+			buf, _ := c.br.Peek(k)
+			stop := quoteOrBlank
+			if c.quoted {
+				stop = "'"
+			}
+			i := bytes.IndexAny(buf, stop)
+			if i < 0 {
+				i = len(buf)
+			}
+			if i > 0 {
+				m := copy(p[n:], buf[:i])
+				c.br.Discard(m)
+				n += m
+				continue
+			}
+		}
 		b, err := c.br.ReadByte()
 		if err != nil {
 			if err == io.EOF {
@@ -564,6 +584,9 @@ func (c *contentsReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// quoteOrBlank are the bytes that end a run of unquoted data.
+const quoteOrBlank = "' \t\n"
 
 // maxTrailer bounds what may follow the data token in the reply.
 const maxTrailer = 64 << 10
