@@ -412,6 +412,18 @@ func TestMultiPacketRequest(t *testing.T) {
 	if len(seqs) < 3 {
 		t.Errorf("request packets %v", seqs)
 	}
+
+	// 25 packets: more than the window of 16, so the rest goes out only
+	// after the server's ACK of the first 16.
+	longer := root + "/" + strings.Repeat("y", 30000)
+	_, _, err = get(t, nil, e.url(longer))
+	if fetch.KindOf(err) != fetch.ErrNotFound {
+		t.Fatalf("longer name: %v", err)
+	}
+	msgs = e.srv.Messages()
+	if len(msgs) != 2 || !strings.Contains(msgs[1], prospero.Quote(longer)) {
+		t.Fatalf("server got %d messages", len(msgs))
+	}
 }
 
 func TestRefusedBeforeSending(t *testing.T) {

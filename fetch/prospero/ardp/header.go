@@ -49,8 +49,9 @@ const (
 // does not cover take their defaults: a header shorter than 5 octets makes
 // the packet number 1 of 1.
 type Header struct {
-	// Len is the header length in octets (octet 0). Marshal uses the
-	// shortest length that carries the fields set, but at least Len.
+	// Len is the header length in octets (octet 0). Append uses the
+	// shortest length that carries the fields set, but at least Len (of
+	// the 13 fixed octets; the extensions follow them).
 	Len      int
 	CID      uint16 // connection id, 0: none
 	Seq      uint16 // packet number from 1; 0: unsequenced control packet
@@ -223,10 +224,7 @@ func (h *Header) Append(b []byte, data []byte) []byte {
 	case h.CID != 0:
 		n = 3
 	}
-	n = max(n, h.Len)
-	if n > 13 && len(ext) == 0 || n > 31-len(ext) {
-		n = 13 // lengths past the fixed fields only come from extensions
-	}
+	n = max(n, min(h.Len, 13)) // past octet 13 come only the extensions
 	start := len(b)
 	b = append(b, byte(n+len(ext)))
 	full := [12]byte{}
