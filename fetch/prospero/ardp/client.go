@@ -344,8 +344,8 @@ func (r *Reply) receive() error {
 				if !isRefused(err) {
 					return r.netError(err)
 				}
-				if err := sleep(r.ctx, min(rto/4, time.Until(deadline))); err != nil {
-					return err
+				if fetch.Sleep(r.ctx, min(rto/4, time.Until(deadline))) != nil {
+					return fetch.ContextError(r.ctx)
 				}
 				if time.Now().Before(deadline) {
 					continue
@@ -402,21 +402,6 @@ func (r *Reply) receive() error {
 			r.waits = 0
 			return nil
 		}
-	}
-}
-
-// sleep waits for d, or until ctx ends (its typed error).
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return fetch.ContextError(ctx)
 	}
 }
 
