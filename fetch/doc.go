@@ -125,6 +125,7 @@
 //	   0                       success
 //	   1  ErrOther             anything else
 //	   1  ErrUnsupported       unsupported scheme, refused redirect target, unknown proxy scheme
+//	   2  ErrNotConfigured     nothing set up to carry out the request (no mail server, no sendmail)
 //	   3  ErrMalformed         malformed URL; CR, LF or NUL in a decoded field; file URL naming another host
 //	   6  ErrResolve           host name did not resolve
 //	   7  ErrConnect           could not connect (or through the proxy)

@@ -41,7 +41,7 @@
 // smtp://HOST[:PORT] or smtps://HOST[:PORT]; an smtp URL's path is the
 // EHLO name, as in curl), $SMTP_SERVER, $MAILHOST, a local
 // "sendmail -t -oi -f FROM" (run without a shell). With none, Open fails
-// with ErrMalformed (exit 3) saying how to configure one.
+// with ErrNotConfigured (exit 2) saying how to configure one.
 //
 // SMTP (RFC 5321): EHLO (HELO when EHLO is refused with 500 or 502);
 // STARTTLS whenever the server offers it, required with Options["ssl"] =

@@ -186,7 +186,7 @@ type method struct {
 
 // deliveryMethod picks the delivery: Options[OptServer], else
 // $SMTP_SERVER, else $MAILHOST, else a local sendmail; with none,
-// ErrMalformed (exit 3) saying how to configure one.
+// ErrNotConfigured (exit 2) saying how to configure one.
 func deliveryMethod(req *fetch.Request) (method, error) {
 	for _, c := range []struct{ v, from string }{
 		{req.Options.String(OptServer), "--smtp-server"},
@@ -201,7 +201,7 @@ func deliveryMethod(req *fetch.Request) (method, error) {
 	if p := findSendmail(); p != "" {
 		return method{sendmail: p}, nil
 	}
-	return method{}, fetch.NewError(fetch.ErrMalformed, "mailto: no way to send mail: give --smtp-server HOST[:PORT] (or smtps://HOST), set "+
+	return method{}, fetch.NewError(fetch.ErrNotConfigured, "mailto: no way to send mail: give --smtp-server HOST[:PORT] (or smtps://HOST), set "+
 		EnvServer+" or "+EnvMailhost+", or install a sendmail; --dry-run writes the message instead", nil)
 }
 
