@@ -29,7 +29,7 @@ const maxListing = 64 << 20
 // ftpState is the walk's shared state.
 type ftpState struct {
 	req     *fetch.Request // the Client's policy for the URL (Client.Prepare)
-	host    string // host:port, the scheduler's key
+	host    string         // host:port, the scheduler's key
 	urlHost string
 	urlPort int
 	urlUser string
