@@ -80,8 +80,8 @@ type Client struct {
 	Dialer Dialer
 
 	UserAgent string
-	Verbose   io.Writer         // protocol exchange, passwords masked
-	Options   map[string]string // passed to fetchers in Request.Options
+	Verbose   io.Writer // protocol exchange, passwords masked
+	Options   Options   // passed to fetchers in Request.Options
 
 	// Progress, when set, is called as body bytes arrive: done so far and
 	// the total (-1 when unknown). Both count the bytes of the body, not
@@ -169,7 +169,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 			if nerr == nil {
 				res.Location = next.String()
 			}
-			if c.FollowRedirects && isHTTP && isRedirect(res.Status) {
+			if c.FollowRedirects && isHTTP && isRedirect(res.Status) && req.Body == nil {
 				res.Body.Close()
 				if nerr != nil {
 					return nil, nerr
@@ -230,6 +230,11 @@ func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bo
 			msg = "an HTTP proxy gateway needs the http fetcher, which is not registered (import github.com/urlget/urlget/fetch/http)"
 		}
 		return nil, false, &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: msg}
+	}
+	if r.Body != nil {
+		if err := checkBody(f, u, gateway); err != nil {
+			return nil, false, err
+		}
 	}
 	c.fill(r, socks)
 	if c.Verbose != nil && proxy != nil {
@@ -544,16 +549,28 @@ type emptyBody struct{}
 func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (emptyBody) Close() error             { return nil }
 
+// checkBody refuses a request body that f cannot send to u.
+func checkBody(f Fetcher, u *urlparse.URL, gateway bool) error {
+	if gateway {
+		return &Error{Kind: ErrUnsupported, URL: Redacted(u),
+			Msg: "cannot send data to a " + u.Scheme + ": URL through an HTTP proxy (the proxy would be sent a GET)"}
+	}
+	if bs, ok := f.(BodySender); !ok || !bs.SendsBody(u) {
+		return &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: "cannot send data to this " + u.Scheme + ": URL"}
+	}
+	return nil
+}
+
 // mergeOptions gives the Client's options overlaid with the request's own
 // (the request wins); it allocates only when both have some.
-func mergeOptions(client, req map[string]string) map[string]string {
+func mergeOptions(client, req Options) Options {
 	if len(req) == 0 {
 		return client
 	}
 	if len(client) == 0 {
 		return req
 	}
-	m := make(map[string]string, len(client)+len(req))
+	m := make(Options, len(client)+len(req))
 	for k, v := range client {
 		m[k] = v
 	}

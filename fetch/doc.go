@@ -125,4 +125,29 @@
 // from the connection. It never sees a URL the Client has not checked. The
 // package fetch/fetchtest holds the conformance suite each scheme's tests
 // run against a live server.
+//
+// # Adding a scheme
+//
+// A new scheme touches these places, and no others:
+//
+//   - its package, fetch/<scheme>, whose init calls Register (once per
+//     scheme name it serves) and RegisterOptions (every option it reads
+//     from Request.Options: key, flag, kind, default, one line of help).
+//     The CLI builds its flags, their --help lines and the warning for a
+//     flag that no URL's scheme uses from these declarations; the values
+//     reach the fetcher already checked by the parser of their kind, and
+//     the fetcher reads them with the Options accessors.
+//   - what the CLI shows: a directory-like result sets Resource.Render
+//     (text and JSON lines) or Resource.Listing (entries); a request that
+//     needs an answer from the user returns *InputNeededError; a fetcher
+//     that sends Request.Body implements BodySender. None of these needs a
+//     change outside the package.
+//   - one import line in fetch/all, so that programs and the CLI get it;
+//   - if its URLs have fields of their own, a typed URL in urlparse
+//     (urlparse/scheme_<name>.go) that the fetcher reads;
+//   - its in-tree test server beside it (fetch/<scheme>/<scheme>test, on
+//     fetchtest.Serve), the conformance suite run against it, and a real
+//     server started by internal/testserver where one exists (its Debian
+//     package added to scripts/test);
+//   - its section in README.
 package fetch

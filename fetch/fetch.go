@@ -75,9 +75,19 @@ type Request struct {
 	// passwords masked.
 	Verbose io.Writer
 
-	// Options holds scheme-specific settings by name (for example
-	// "ftp-method"); a fetcher ignores names it does not know.
-	Options map[string]string
+	// Options holds scheme-specific settings by key (for example
+	// "ftp-method"), as declared with RegisterOptions; a fetcher ignores
+	// keys it does not know.
+	Options Options
+
+	// Body is what the request sends to the resource (an ftp STOR, the
+	// text of a mail message, what is typed into a telnet session); nil
+	// for a plain retrieval. BodySize is its length when known, else -1.
+	// The Client hands Body only to a Fetcher that implements BodySender;
+	// it is never sent through an HTTP proxy gateway, and a request with a
+	// Body does not follow redirects.
+	Body     io.Reader
+	BodySize int64
 
 	// Compressed asks for a compressed transfer where the protocol offers
 	// one (HTTP: Accept-Encoding: gzip); the fetcher decodes the body, and
@@ -136,4 +146,27 @@ type Resource struct {
 	// Listing parses one line of a directory-like result into an Entry; it
 	// is nil for other results. See Resource.Entries.
 	Listing func(line []byte) Entry
+	// Render, when non-nil, writes a directory-like result (a menu, a
+	// listing, search results) for a person (FormatText) or a script
+	// (FormatJSON), reading body as it goes: the caller passes Body (as
+	// the Client wrapped it, so that progress, caps and cancellation still
+	// apply). It writes through a buffer that it flushes whenever the input
+	// pauses, so that a terminal sees items as they arrive. Callers that
+	// want the bytes as the server sent them read Body instead.
+	Render func(w io.Writer, body io.Reader, f Format) error
+}
+
+// Format is how Resource.Render presents a result.
+type Format uint8
+
+const (
+	FormatText Format = iota + 1 // readable, for a person (terminal or file)
+	FormatJSON                   // one JSON object a line, for scripts
+)
+
+// BodySender is implemented by a Fetcher that can send Request.Body.
+type BodySender interface {
+	// SendsBody reports whether the fetcher sends Body for u (ftp: to a
+	// file name, not a directory URL).
+	SendsBody(u *urlparse.URL) bool
 }

@@ -24,13 +24,17 @@ const MaxLineLength = 64 << 10
 // A read error is yielded once, with a zero Entry, and ends the sequence;
 // so does calling Entries on a resource without a Listing. The caller still
 // closes Body.
-func (r *Resource) Entries() iter.Seq2[Entry, error] {
+func (r *Resource) Entries() iter.Seq2[Entry, error] { return r.EntriesFrom(r.Body) }
+
+// EntriesFrom is Entries reading the listing from body (Body as a caller
+// wrapped it) instead of Body.
+func (r *Resource) EntriesFrom(body io.Reader) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		if r.Listing == nil {
 			yield(Entry{}, &Error{Kind: ErrOther, URL: r.EffectiveURL, Msg: "the resource is not a listing"})
 			return
 		}
-		br := bufio.NewReaderSize(r.Body, MaxLineLength)
+		br := bufio.NewReaderSize(body, MaxLineLength)
 		for {
 			line, err := br.ReadSlice('\n')
 			if errors.Is(err, bufio.ErrBufferFull) {

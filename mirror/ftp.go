@@ -384,6 +384,7 @@ func (c *ftpConn) listArgFor(verb string) string {
 // the directory itself (type=cdir), when given.
 func parseListing(data []byte, verb string) (out []ftpEntry, self string) {
 	seen := map[string]bool{}
+	lp := ftp.NewListParser(ftp.ListAuto) // the listing's first lines settle its format
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		l := strings.TrimSuffix(string(line), "\r")
 		if l == "" {
@@ -413,7 +414,8 @@ func parseListing(data []byte, verb string) (out []ftpEntry, self string) {
 				fe.Name = fe.Name[i+1:]
 			}
 		default:
-			fe.Entry = ftp.ParseList(l)
+			fe.Entry = lp.Parse(l)
+			fe.Name = listName(lp.Format(), fe.Entry)
 			if !fe.Unparsed && !fe.ModTime.IsZero() {
 				fe.noYear = lsNoYear.MatchString(fe.Raw)
 				if fe.noYear {

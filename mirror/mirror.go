@@ -6,8 +6,9 @@
 // # FTP
 //
 // The tree below the URL is walked with MLSD where the server has it (exact
-// sizes and UTC modification times), else with LIST (parsed: ls, DOS and
-// EPLF formats), else with NLST (names only). New and changed files — by
+// sizes and UTC modification times), else with LIST (parsed by
+// ftp.ListParser: UNIX ls, DOS/IIS, EPLF, VMS, OS/2, NetWare, OS/400, MVS,
+// z/OS), else with NLST (names only). New and changed files — by
 // size and modification time — are downloaded, each file gets the server's
 // modification time (MLSD, else MDTM, both UTC; from LIST only when
 // neither is there: minutes, time zone unknown, year guessed for recent
@@ -21,6 +22,14 @@
 // credentials, netrc, connect timeout and SOCKS proxy mean the same as for
 // a fetch, and a refused command is the same error (a refused CWD is
 // ErrAccessDenied).
+//
+// VMS names are mapped, for the server and the local disk alike:
+// "FILE.TXT;3" is FILE.TXT (a VMS server gives the newest version of a name
+// without one, and lists the newest first; older versions are not
+// mirrored), "NAME.DIR;1" is the directory NAME, "NOTES.;1" (no type) is
+// NOTES. A VMS listing's sizes are in blocks, not bytes: its files are
+// judged unchanged by the listing's date alone (its day against the copy's
+// MDTM time), as for ls dates with a year.
 //
 // # Gopher
 //

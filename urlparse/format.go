@@ -129,11 +129,26 @@ func GopherPlusURL(scheme, host string, port int, itemType byte, selector, searc
 	return gopherURL(scheme, host, port, itemType, selector, search, plus, 2)
 }
 
+// AppendGopherURL appends GopherURL(scheme, host, port, itemType,
+// selector) to b: for renderers that write many URLs into one buffer.
+func AppendGopherURL(b []byte, scheme, host string, port int, itemType byte, selector string) []byte {
+	if scheme == "" {
+		scheme = "gopher"
+	}
+	b = append(b, scheme...)
+	b = append(b, ':')
+	return appendGopherRest(b, scheme, host, port, itemType, selector, "", "", 0)
+}
+
 func gopherURL(scheme, host string, port int, itemType byte, selector, search, plus string, tabs int) string {
 	if scheme == "" {
 		scheme = "gopher"
 	}
 	b := start(scheme, len(host)+len(selector)+len(search)+len(plus))
+	return string(appendGopherRest(b, scheme, host, port, itemType, selector, search, plus, tabs))
+}
+
+func appendGopherRest(b []byte, scheme, host string, port int, itemType byte, selector, search, plus string, tabs int) []byte {
 	b = appendAuthority(b, scheme, "", "", host, port)
 	b = append(b, '/')
 	b = appendEscaped(b, string([]byte{itemType}), keepPath) // one byte, not UTF-8
@@ -146,7 +161,7 @@ func gopherURL(scheme, host string, port int, itemType byte, selector, search, p
 		b = append(b, "%09"...)
 		b = appendEscaped(b, plus, keepPath)
 	}
-	return string(b)
+	return b
 }
 
 // FTPURL returns ftp://user:password@host:port/cwd…/name;type=X. User and

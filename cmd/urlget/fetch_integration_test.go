@@ -327,9 +327,9 @@ func TestNginxOwnCases(t *testing.T) {
 		t.Errorf("whole request: %s", l)
 	}
 
-	// --max-time stops a slow transfer: 28. Without -C nothing is left; with
-	// -C the part fetched stays, with the server's time, and the next -C -
-	// finishes it with a 206.
+	// --max-time stops a slow transfer: 28. What arrived stays in slow.part
+	// (never under slow), with the server's time; -C - continues it (206)
+	// and the next -C - finishes it.
 	start := time.Now()
 	if r := runIt("-sS", "--max-time", "0.5", "-o", "slow", s.URL+"/slow/big.bin"); r.code != 28 ||
 		!strings.HasPrefix(r.stderr, "urlget: (28) ") {
@@ -339,15 +339,25 @@ func TestNginxOwnCases(t *testing.T) {
 		t.Errorf("--max-time 0.5 took %v", d)
 	}
 	if _, err := os.Stat("slow"); err == nil {
-		t.Errorf("partial file left without -C")
+		t.Errorf("partial file under its final name")
 	}
-	noTemps(t, dir)
+	fi, err := os.Stat("slow.part")
+	if err != nil || fi.Size() == 0 || fi.Size() >= int64(len(big)) || !fi.ModTime().Equal(old) {
+		t.Fatalf("partial kept in slow.part: %v %v", fi, err)
+	}
+	if got, _ := os.ReadFile("slow.part"); !bytes.Equal(got, big[:len(got)]) {
+		t.Errorf("slow.part is not a prefix of the resource")
+	}
+	first := fi.Size()
 	if r := runIt("-sS", "-C", "-", "--max-time", "0.5", "-o", "slow", s.URL+"/slow/big.bin"); r.code != 28 {
 		t.Errorf("--max-time -C: %+v", r)
 	}
-	fi, err := os.Stat("slow")
-	if err != nil || fi.Size() == 0 || fi.Size() >= int64(len(big)) || !fi.ModTime().Equal(old) {
-		t.Fatalf("partial kept with -C: %v %v", fi, err)
+	fi, err = os.Stat("slow.part")
+	if err != nil || fi.Size() <= first || fi.Size() >= int64(len(big)) || !fi.ModTime().Equal(old) {
+		t.Fatalf("slow.part not continued with -C -: %v %v", fi, err)
+	}
+	if l := lastRequest(t, s); !strings.Contains(l, " 206 ") {
+		t.Errorf("continuing slow.part: %s", l)
 	}
 	if r := runIt("-sS", "-C", "-", "-o", "slow", s.URL+"/big.bin"); r.code != 0 {
 		t.Fatalf("finish: %+v", r)
@@ -430,8 +440,8 @@ func TestBinary(t *testing.T) {
 			t.Errorf("%q: exit %d (want %d), %d bytes (want %d)", tc.args, code, tc.code, len(out), len(tc.out))
 		}
 	}
-	// SIGINT: the temporary file is removed, the existing file kept, and
-	// the exit status is 130.
+	// SIGINT: the existing file is kept, what arrived stays in keep.part,
+	// and the exit status is 130.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "keep"), []byte("precious"), 0o644)
 	cmd := exec.Command(bin, "-s", "-o", "keep", s.URL+"/slow/big.bin")
@@ -454,7 +464,9 @@ func TestBinary(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "keep")); string(got) != "precious" {
 		t.Errorf("SIGINT: existing file now %d bytes", len(got))
 	}
-	noTemps(t, dir)
+	if got, err := os.ReadFile(filepath.Join(dir, "keep.part")); err != nil || len(got) == 0 || !bytes.Equal(got, files["big.bin"][:len(got)]) {
+		t.Errorf("SIGINT: keep.part holds %d bytes (%v), want a prefix of the resource", len(got), err)
+	}
 
 	// stdout closed early (a pipe whose reader went away): a write error, 23.
 	cmd = exec.Command("bash", "-c", fmt.Sprintf("%q -sS %q | head -c 10 >/dev/null; echo ${PIPESTATUS[0]}", bin, s.URL+"/big.bin"))
@@ -530,7 +542,7 @@ func TestThroughput(t *testing.T) {
 func hasTemp(dir string) bool {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.Contains(e.Name(), ".urlget-") {
+		if strings.HasSuffix(e.Name(), ".part") {
 			return true
 		}
 	}

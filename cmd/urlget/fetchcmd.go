@@ -117,10 +117,9 @@ type fetchOpts struct {
 	help           bool
 	version        bool
 	urls           []string
-	uploadFile     string            // -T: upload this file instead of fetching
-	appendUpload   bool              // --append
-	scheme         schemeOpts        // the scheme flags (schemeflags.go)
-	options        map[string]string // Request.Options they ask for
+	uploadFile     string        // -T: upload this file instead of fetching
+	scheme         schemeOpts    // the scheme flags (schemeflags.go)
+	options        fetch.Options // Request.Options they ask for
 }
 
 // newFetchFlags defines every flag of the fetch command on a new FlagSet.
@@ -162,7 +161,6 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
 	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` to each URL instead of fetching (ftp: STOR; a URL ending in \"/\" gets FILE's name)")
-	fs.BoolVar(&o.appendUpload, "append", false, "with -T, append to the remote file (ftp: APPE)")
 	addSchemeFlags(fs, &o.scheme)
 	return fs
 }
@@ -239,7 +237,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.remoteTime || o.continueAt != "" {
 		// ftp asks MDTM only when the modification time is wanted.
 		if o.options == nil {
-			o.options = map[string]string{}
+			o.options = fetch.Options{}
 		}
 		o.options[ftp.OptMDTM] = "1"
 	}
@@ -322,6 +320,17 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		return 0
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
+	}
+	if !o.silent {
+		schemes := make([]string, 0, len(o.urls))
+		for _, raw := range o.urls {
+			if i := strings.IndexByte(raw, ':'); i > 0 {
+				schemes = append(schemes, strings.ToLower(raw[:i]))
+			}
+		}
+		for _, w := range o.scheme.unused(schemes) {
+			fmt.Fprintf(e.stderr, "urlget: warning: %s\n", w)
+		}
 	}
 	if n := len(o.outputs); n > len(o.urls) && !o.silent {
 		fmt.Fprintf(e.stderr, "urlget: warning: %d -o/-O for %d %s: the extra ones are unused\n", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
@@ -411,6 +420,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
+				c.reportKept(r)
 			}
 			return fetchExitInterrupted
 		}
@@ -418,6 +428,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 			status = r.code
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
+				c.reportKept(r)
 			}
 		}
 		if c.wo != nil {
@@ -452,6 +463,8 @@ type xferResult struct {
 	err         error
 	code        int // exit code of err
 	elapsed     time.Duration
+	kept        string // the .part file holding what a failed transfer received
+	keptSize    int64
 }
 
 // one handles the URL numbered num: a fetch, or with -T an upload.
@@ -521,8 +534,28 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	if r.err == nil {
 		r.err = out.commit(r)
 	} else {
-		out.abort()
+		r.kept, r.keptSize = out.abort()
 	}
+}
+
+// reportKept says, in one line, where the bytes of a failed transfer are
+// and how to resume it.
+func (c *fetchCmd) reportKept(r *xferResult) {
+	if r.kept == "" {
+		return
+	}
+	fmt.Fprintf(c.e.stderr, "urlget: %d bytes kept in %s; resume with: urlget -C - -o %s %s\n",
+		r.keptSize, r.kept, shellQuote(r.filename), shellQuote(r.url))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // errRetryStatus is a response whose status says "try again" (HTTP 408,
@@ -628,7 +661,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
 		defer func() { c.meter.finish(); c.meter = nil }()
 	}
-	body := c.present(u, res)
+	body := c.present(res)
 	defer body.Close()
 	n, err := c.copyBody(body, out, skip, u.Scheme == "file" && body == res.Body)
 	received = n

@@ -165,13 +165,13 @@ func readFile(t *testing.T, name string) string {
 	return string(b)
 }
 
-// noTemps fails if a temporary output file was left behind in dir.
+// noTemps fails if a .part file was left behind in dir.
 func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.Contains(e.Name(), ".urlget-") {
-			t.Errorf("temporary file left behind: %s", e.Name())
+		if strings.HasSuffix(e.Name(), ".part") {
+			t.Errorf(".part file left behind: %s", e.Name())
 		}
 	}
 }
@@ -377,7 +377,9 @@ func TestExistingFilePreserved(t *testing.T) {
 	})
 	orig := "precious original\n"
 	os.WriteFile("keep", []byte(orig), 0o640)
-	check := func(what string, r cliResult, code int) {
+	// Each failure leaves keep as it was; what arrived (if anything) is
+	// in keep.part, a prefix of the resource (part).
+	check := func(what string, r cliResult, code int, part string) {
 		t.Helper()
 		if r.code != code {
 			t.Errorf("%s: exit %d, want %d (%q)", what, r.code, code, r.stderr)
@@ -385,14 +387,20 @@ func TestExistingFilePreserved(t *testing.T) {
 		if got := readFile(t, "keep"); got != orig {
 			t.Errorf("%s: existing file changed to %q", what, got)
 		}
+		if part != "" {
+			if got, err := os.ReadFile("keep.part"); err != nil || len(got) < 500 || !strings.HasPrefix(part, string(got)) {
+				t.Errorf("%s: keep.part holds %d bytes (%v), want at least the 500 sent before the cut", what, len(got), err)
+			}
+			os.Remove("keep.part")
+		}
 		noTemps(t, dir)
 	}
-	check("partial body", runCLI(t, srv, "-o", "keep", "test://h/cut"), 18)
-	check("not found", runCLI(t, srv, "-o", "keep", "test://h/missing"), 78)
-	check("-f 404", runCLI(t, srv, "-f", "-o", "keep", "http://h/missing"), 22)
-	check("max-time", runCLI(t, srv, "--max-time", "0.05", "-o", "keep", "test://h/slow"), 28)
-	check("-O hostile", runCLI(t, srv, "-O", "-o", "keep", "test://h/.."), 23)
-	check("retries exhausted", runCLI(t, srv, "--retry", "2", "-o", "keep", "test://h/cut"), 18)
+	check("partial body", runCLI(t, srv, "-o", "keep", "test://h/cut"), 18, strings.Repeat("n", 1000))
+	check("not found", runCLI(t, srv, "-o", "keep", "test://h/missing"), 78, "")
+	check("-f 404", runCLI(t, srv, "-f", "-o", "keep", "http://h/missing"), 22, "")
+	check("max-time", runCLI(t, srv, "--max-time", "0.05", "-o", "keep", "test://h/slow"), 28, "")
+	check("-O hostile", runCLI(t, srv, "-O", "-o", "keep", "test://h/.."), 23, "")
+	check("retries exhausted", runCLI(t, srv, "--retry", "2", "-o", "keep", "test://h/cut"), 18, strings.Repeat("n", 1000))
 
 	// A write failure in the middle (the stdout side here; files below).
 	r := runCLIOut(t, srv, &failWriter{after: 10}, "test://h/big")
@@ -457,7 +465,7 @@ func runCLIOut(t *testing.T, srv *fakeSrv, stdout io.Writer, args ...string) cli
 }
 
 func TestFileWriteErrorKeepsOriginal(t *testing.T) {
-	dir := inDir(t)
+	inDir(t)
 	os.WriteFile("keep", []byte("original"), 0o644)
 	c := &fetchCmd{e: env{stdout: io.Discard}, o: &fetchOpts{}}
 	u, _ := parseFetchURL("http://h/x")
@@ -477,11 +485,12 @@ func TestFileWriteErrorKeepsOriginal(t *testing.T) {
 	} else if fetch.ExitCode(writeError(err)) != 23 {
 		t.Errorf("write error exit %d", fetch.ExitCode(writeError(err)))
 	}
-	out.abort()
+	if kept, n := out.abort(); kept != "keep.part" || n != 8 || readFile(t, "keep.part") != "new data" {
+		t.Errorf("abort kept %q (%d bytes), want keep.part with the 8 bytes written", kept, n)
+	}
 	if got := readFile(t, "keep"); got != "original" {
 		t.Errorf("existing file now %q", got)
 	}
-	noTemps(t, dir)
 }
 
 func TestExitCodes(t *testing.T) {
@@ -658,22 +667,35 @@ func TestResume(t *testing.T) {
 	if r := runCLI(t, srv, "-C", "-", "-o", "cut", "test://h/cut"); r.code != 0 || readFile(t, "cut") != string(data) {
 		t.Errorf("resume again: %+v %q", r, readFile(t, "cut"))
 	}
-	// A new file whose transfer fails is kept partial with -C (to resume)...
-	srv.attempts = map[string]int{}
-	if r := runCLI(t, srv, "-C", "-", "-o", "part", "test://h/cut"); r.code != 18 || readFile(t, "part") != string(data[:5]) {
-		t.Errorf("partial new file with -C: %+v", r)
+	// A transfer that fails keeps what arrived in NAME.part (never under
+	// NAME), with or without -C, says so, and -C - continues it.
+	for _, args := range [][]string{{"-C", "-"}, nil} {
+		os.Remove("part")
+		srv.attempts = map[string]int{}
+		r := runCLI(t, srv, append(args, "-o", "part", "test://h/cut")...)
+		if r.code != 18 || readFile(t, "part.part") != string(data[:5]) {
+			t.Errorf("%v: partial new file: %+v", args, r)
+		}
+		if !strings.Contains(r.stderr, "urlget: 5 bytes kept in part.part; resume with: urlget -C - -o part test://h/cut\n") {
+			t.Errorf("%v: no resume hint: %q", args, r.stderr)
+		}
+		if _, err := os.Stat("part"); err == nil {
+			t.Errorf("%v: a partial file sits under its final name", args)
+		}
+		if r := runCLI(t, srv, "-C", "-", "-o", "part", "test://h/cut"); r.code != 0 || readFile(t, "part") != string(data) {
+			t.Errorf("%v: resume from part.part: %+v", args, r)
+		}
+		if _, err := os.Stat("part.part"); err == nil {
+			t.Errorf("%v: part.part left after the resume completed", args)
+		}
 	}
-	if r := runCLI(t, srv, "-C", "-", "-o", "part", "test://h/cut"); r.code != 0 || readFile(t, "part") != string(data) {
-		t.Errorf("resume partial new file: %+v", r)
+	// A .part that is a symbolic link is never written through.
+	os.Symlink("victim", "link.part")
+	os.WriteFile("victim", []byte("precious"), 0o644)
+	if r := runCLI(t, srv, "-o", "link", "test://h/f"); r.code != 23 || readFile(t, "victim") != "precious" {
+		t.Errorf("symlinked .part: %+v, victim %q", r, readFile(t, "victim"))
 	}
-	// ... and removed without.
-	srv.attempts = map[string]int{}
-	if r := runCLI(t, srv, "-o", "gone", "test://h/cut"); r.code != 18 {
-		t.Errorf("partial new file: %+v", r)
-	}
-	if _, err := os.Stat("gone"); err == nil {
-		t.Errorf("partial file left without -C")
-	}
+	os.Remove("link.part")
 	// -C N to stdout.
 	if r := runCLI(t, srv, "-C", "10", "test://h/f"); r.code != 0 || r.stdout != string(data[10:]) {
 		t.Errorf("-C 10: %+v", r)

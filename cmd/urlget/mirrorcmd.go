@@ -339,7 +339,7 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clearLocked()
-	fmt.Fprintf(c.out, "urlget: %s\n", sanitize(line))
+	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(line))
 }
 
 // shown is how an item is named in messages: its local path, else its URL.
@@ -350,17 +350,6 @@ func shown(p, url string) string {
 	return url
 }
 
-// sanitize replaces control characters (a hostile server's escape
-// sequences) in text meant for the terminal.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return '?'
-		}
-		return r
-	}, s)
-}
-
 // progress draws one line on the terminal: files done of those found,
 // bytes, rate, and what is being transferred.
 func (c *mirrorCmd) progress(p mirror.Progress) {
@@ -368,7 +357,7 @@ func (c *mirrorCmd) progress(p mirror.Progress) {
 	if len(p.Current) > 0 {
 		line += "  " + strings.Join(p.Current, " ")
 	}
-	line = sanitize(line)
+	line = fetch.Sanitize(line)
 	if w := c.width() - 1; len([]rune(line)) > w {
 		line = string([]rune(line)[:w])
 	}
@@ -420,7 +409,7 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 			deleted += fmt.Sprintf(", %d gone (kept)", sum.Gone)
 		}
 		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %d %s; %s in %.1f s\n",
-			verb, sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
+			verb, fetch.Sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
 			sum.Dirs, plural(int(sum.Dirs), "directory", "directories"), sizeStr(sum.Bytes), sum.Seconds)
 	}
 	var fe *fetch.Error
@@ -431,13 +420,13 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		fmt.Fprintf(c.out, "urlget: mirror interrupted: run it again to resume\n")
 		return mirrorExitInterrupt
 	case errors.Is(err, mirror.ErrIncomplete):
-		fmt.Fprintf(c.out, "urlget: %s\n", sanitize(err.Error()))
+		fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(err.Error()))
 		return mirrorExitIncomplete
 	case errors.As(err, &fe):
 		code := fe.Kind.ExitCode()
-		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, sanitize(oneLine(err.Error())))
+		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, fetch.Sanitize(oneLine(err.Error())))
 		return code
 	}
-	fmt.Fprintf(c.out, "urlget: %s\n", sanitize(oneLine(err.Error())))
+	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(oneLine(err.Error())))
 	return mirrorExitLocal
 }

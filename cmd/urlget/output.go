@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -21,25 +20,29 @@ import (
 
 // Output files.
 //
-// A file named by -o or -O is never written in place. The body goes to a
-// new temporary file in the same directory (".NAME.urlget-XXXXXXXX"), created
-// only once the server has answered, and is renamed over NAME when the
-// transfer is complete; a failed transfer removes the temporary file, so an
-// existing NAME is never destroyed or truncated. The new file takes the
-// permissions of the file it replaces (else 0666 less the umask). A symbolic
-// link is followed: its target is replaced. An existing NAME that is not a
-// regular file (/dev/null, a FIFO) is written directly.
+// A file named by -o or -O is never written in place. The body goes to
+// NAME.part in the same directory, created only once the server has
+// answered, and NAME.part is renamed over NAME when the transfer is
+// complete, so an existing NAME is never destroyed or truncated and nothing
+// half-written ever sits under NAME. The new file takes the permissions of
+// the file it replaces (else 0666 less the umask). A symbolic link is
+// followed: its target is replaced. An existing NAME that is not a regular
+// file (/dev/null, a FIFO) is written directly.
 //
-// Resuming (-C - or -C OFFSET with a file) is the exception, since copying a
-// large file first would cost as much as the transfer: NAME is opened for
-// appending only after the server has confirmed it sends the rest
+// A transfer that fails or is interrupted after bytes arrived keeps them in
+// NAME.part (its modification time set to the resource's when known), and
+// stderr says how to resume; a rerun with -C - continues NAME.part from its
+// end, asking the server whether the resource changed since (If-Range, MDTM)
+// where the protocol can tell, and renames it to NAME when complete. A
+// NAME.part that is a symbolic link or not a regular file is refused.
+//
+// -C - without a NAME.part resumes NAME itself, as curl does: NAME is opened
+// for appending only after the server has confirmed it sends the rest
 // (Meta.Offset equal to the offset asked for). A failure then leaves the
-// bytes appended so far at the end of NAME, as curl does, and a rerun of -C -
-// continues from there; the bytes NAME held before are never touched. When
-// the server sends the whole resource instead (Meta.Offset 0), it is written
-// to a temporary file and renamed, as above. With -C, a failed transfer to a
-// NAME that did not exist leaves its partial data under NAME, so that a rerun
-// resumes; without -C, partial data is always removed.
+// bytes appended so far at the end of NAME, and a rerun of -C - continues
+// from there; the bytes NAME held before are never touched. When the server
+// sends the whole resource instead (Meta.Offset 0), it goes through
+// NAME.part as above.
 type output struct {
 	path       string      // final file; "" for stdout
 	stdout     io.Writer   // where stdout-bound data goes
@@ -50,7 +53,8 @@ type output struct {
 	remoteTime bool
 
 	f         *os.File
-	tmp       string // the temporary file, while writing one
+	tmp       string // the .part file, while writing one
+	partFrom  int64  // -C -: the size of the .part file found, to continue (0: none)
 	appending bool   // f is path opened for appending (resume)
 	base      int64  // resource offset of the first byte written (stdout, append)
 	written   int64  // bytes written since base
@@ -162,13 +166,17 @@ func (o *output) want() (int64, time.Time, error) {
 	case o.appending, o.path == "" && o.started:
 		return o.base + o.written, time.Time{}, nil
 	case o.tmp != "":
-		return o.written, time.Time{}, nil // continue the temporary file
+		return o.base + o.written, time.Time{}, nil // continue the .part file
 	case o.path == "" || o.direct:
 		if o.resumeFrom > 0 {
 			return o.resumeFrom, time.Time{}, nil
 		}
 		return 0, time.Time{}, nil
 	case o.resumeFrom == -1:
+		if fi, err := os.Lstat(partName(o.path)); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			o.partFrom = fi.Size()
+			return fi.Size(), fi.ModTime(), nil
+		}
 		fi, err := os.Stat(o.path)
 		if err != nil || !fi.Mode().IsRegular() {
 			return 0, time.Time{}, nil
@@ -232,10 +240,23 @@ func (o *output) start(got, asked int64) (skip int64, err error) {
 		if _, err := o.f.Seek(0, io.SeekStart); err != nil {
 			return 0, writeError(err)
 		}
-		o.written = 0
+		o.base, o.written = 0, 0
 		return 0, nil
 	}
 	// The first answer for a file.
+	if o.partFrom > 0 && asked == o.partFrom && got == asked {
+		// -C -: NAME.part goes on from its end.
+		f, err := openPart(partName(o.path), os.O_WRONLY|os.O_APPEND)
+		if err != nil {
+			return 0, fetch.NewError(fetch.ErrWrite, "cannot open "+partName(o.path)+" to resume", err)
+		}
+		if fi, err := f.Stat(); err == nil && fi.Size() != asked {
+			f.Close()
+			return 0, fetch.NewError(fetch.ErrResume, fmt.Sprintf("%s changed size during the transfer", partName(o.path)), nil)
+		}
+		o.f, o.tmp, o.base, o.written = f, partName(o.path), asked, 0
+		return 0, nil
+	}
 	if asked > 0 && got == asked {
 		f, err := os.OpenFile(o.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 		if err != nil {
@@ -254,33 +275,34 @@ func (o *output) start(got, asked int64) (skip int64, err error) {
 	return 0, o.openTemp()
 }
 
-// openTemp creates the temporary file next to path.
+// partName is where a file's body is written until it is complete.
+func partName(path string) string { return path + ".part" }
+
+// openPart opens a .part file, never through a symbolic link.
+func openPart(name string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(name, flag|syscall.O_NOFOLLOW, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	return f, nil
+}
+
+// openTemp creates (or empties) NAME.part for the whole resource.
 func (o *output) openTemp() error {
-	dir, base := filepath.Split(o.path)
-	if dir == "" {
-		dir = "."
+	part := partName(o.path)
+	f, err := openPart(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return fetch.NewError(fetch.ErrWrite, "cannot create "+part, err)
 	}
-	if len(base) > 200 {
-		base = base[:200]
+	if o.replaces {
+		f.Chmod(o.perm)
 	}
-	var b [4]byte
-	for range 100 {
-		rand.Read(b[:])
-		tmp := filepath.Join(dir, "."+base+".urlget-"+hex.EncodeToString(b[:]))
-		f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if os.IsExist(err) {
-			continue
-		}
-		if err != nil {
-			return fetch.NewError(fetch.ErrWrite, "cannot create output file "+o.path, err)
-		}
-		if o.replaces {
-			f.Chmod(o.perm)
-		}
-		o.f, o.tmp, o.written = f, tmp, 0
-		return nil
-	}
-	return fetch.NewError(fetch.ErrWrite, "cannot create a temporary file in "+dir, nil)
+	o.f, o.tmp, o.base, o.written = f, part, 0, 0
+	return nil
 }
 
 // writer is where the body goes: the file itself (so that its ReadFrom is
@@ -366,10 +388,11 @@ func (o *output) setTime() {
 	}
 }
 
-// abort cleans up after a failed transfer; path is left as it was, except
-// for data appended by a resume, and except that with -C a partial new file
-// is kept under path for the next -C - to resume.
-func (o *output) abort() {
+// abort cleans up after a failed transfer: path is left as it was, except
+// for data appended by a resume. The bytes received into NAME.part stay
+// there for -C - to continue; abort returns that file's name and size ("",
+// 0 when nothing was kept).
+func (o *output) abort() (kept string, size int64) {
 	if o.f != nil {
 		o.f.Close()
 		o.f = nil
@@ -378,14 +401,17 @@ func (o *output) abort() {
 		o.setTime()
 	}
 	if o.tmp == "" {
-		return
+		return "", 0
 	}
-	if o.resumeFrom != 0 && o.written > 0 {
-		if err := os.Link(o.tmp, o.path); err == nil {
-			o.setTime()
+	if n := o.base + o.written; n > 0 {
+		if !o.modTime.IsZero() {
+			os.Chtimes(o.tmp, time.Time{}, o.modTime)
 		}
+		kept, o.tmp = o.tmp, ""
+		return kept, n
 	}
 	o.removeTemp()
+	return "", 0
 }
 
 func (o *output) removeTemp() {

@@ -16,98 +16,115 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/fetch/gopher"
-	"github.com/urlget/urlget/fetch/nntp"
-	"github.com/urlget/urlget/urlparse"
 )
 
-// optFlag is a command-line flag that sets one fetch.Request option, read
-// by the scheme fetchers that know it.
-type optFlag struct {
-	name, short string
-	key         string // the Request.Options key
-	set         string // the value a boolean flag sets; "" for a flag with an argument
-	arg         string // the argument's name, for the usage text
-	usage       string
-}
-
-// optFlags lists the scheme flags; the fetch packages document each key.
-var optFlags = []optFlag{
-	{name: "data", short: "d", key: gopher.OptSearch, arg: "TEXT", usage: "gopher: the search string for a type 7 item"},
-	{name: "gopher-allow-port", key: gopher.OptAllowPort, set: "1", usage: "gopher: allow ports of line-based services (21, 25, 119, 6379, ...)"},
-	{name: "gopher-text", key: gopher.OptText, arg: "MODE", usage: "gopher: \"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
-	{name: "ftp-method", key: ftp.OptMethod, arg: "METHOD", usage: "ftp: multicwd (one CWD per segment, RFC 1738; the default), singlecwd or nocwd"},
-	{name: "ftp-pasv-trust", key: ftp.OptPasvTrust, set: "1", usage: "ftp: connect to the address in a PASV reply (by default the control connection's address is used)"},
-	{name: "ftp-port", short: "P", key: ftp.OptPort, arg: "ADDR", usage: "ftp: active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
-	{name: "disable-epsv", key: ftp.OptEPSV, set: "0", usage: "ftp: passive mode with PASV only"},
-	{name: "disable-eprt", key: ftp.OptEPRT, set: "0", usage: "ftp: active mode with PORT only"},
-	{name: "list-only", short: "l", key: ftp.OptListOnly, set: "1", usage: "ftp: list directories with NLST (names only)"},
-	{name: "ftp-mlsd", key: ftp.OptMLSD, set: "1", usage: "ftp: list directories with MLSD where the server has it"},
-	{name: "ftp-no-reuse", key: ftp.OptReuse, set: "0", usage: "ftp: a new connection for every URL"},
-	{name: "ftp-email", key: ftp.OptEmail, arg: "ADDR", usage: "ftp: the anonymous password (default $USER@hostname)"},
-	{name: "ftp-account", key: ftp.OptAccount, arg: "DATA", usage: "ftp: ACCT data when the server asks for an account"},
-	{name: "use-ascii", short: "B", key: ftp.OptType, set: "a", usage: "ftp: ASCII transfers when the URL has no ;type="},
-	{name: "ftp-binary", key: ftp.OptType, set: "i", usage: "ftp: binary transfers when the URL has no ;type= (no guessing from the name)"},
-	{name: "nntp-server", key: nntp.OptServer, arg: "HOST[:PORT]", usage: "news: the server for news: URLs (else $NNTPSERVER)"},
-	{name: "max-articles", key: nntp.OptMaxArticles, arg: "N", usage: "news: list a group's newest N articles (0: all; default 100)"},
-	{name: "describe", key: nntp.OptDescribe, set: "1", usage: "news: add group descriptions to group lists"},
-	{name: "body", key: nntp.OptBody, set: "1", usage: "news: fetch an article's body only (BODY)"},
-	{name: "article-head", key: nntp.OptHead, set: "1", usage: "news: fetch an article's header block only (HEAD)"},
-	{name: "ssl", key: nntp.OptSSL, set: "try", usage: "nntp: use STARTTLS when the server offers it"},
-	{name: "ssl-reqd", key: nntp.OptSSL, set: "required", usage: "nntp: require STARTTLS"},
-}
-
-// schemeOpts holds the scheme flags' values.
+// schemeOpts holds the values of the scheme flags: one flag for each option
+// the fetch packages declare (fetch.RegisteredOptions), plus --json.
 type schemeOpts struct {
-	values     []*string // one per optFlags entry: argument flags
-	bools      []*bool   // one per optFlags entry: boolean flags
-	askAnswers []string  // --ask-answer, in order
-	raw        bool      // --raw
-	json       bool      // --json
+	decl   []fetch.Option
+	values []*string   // argument flags, by decl index
+	bools  []*bool     // Bool flags, by decl index
+	lists  []*[]string // Strings flags, by decl index
+	fs     *pflag.FlagSet
+	json   bool // --json
 }
 
 func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
-	s.values = make([]*string, len(optFlags))
-	s.bools = make([]*bool, len(optFlags))
-	for i, f := range optFlags {
-		if f.set != "" {
-			s.bools[i] = fs.BoolP(f.name, f.short, false, f.usage)
-		} else {
-			s.values[i] = fs.StringP(f.name, f.short, "", "`"+f.arg+"`: "+f.usage)
+	s.decl = fetch.RegisteredOptions()
+	s.fs = fs
+	s.values = make([]*string, len(s.decl))
+	s.bools = make([]*bool, len(s.decl))
+	s.lists = make([]*[]string, len(s.decl))
+	for i, o := range s.decl {
+		usage := optionUsage(o)
+		switch o.Kind {
+		case fetch.Bool:
+			s.bools[i] = fs.BoolP(o.FlagName(), o.Short, false, usage)
+		case fetch.Strings:
+			s.lists[i] = fs.StringArrayP(o.FlagName(), o.Short, nil, usage)
+		default:
+			s.values[i] = fs.StringP(o.FlagName(), o.Short, "", usage)
 		}
 	}
-	fs.StringArrayVar(&s.askAnswers, "ask-answer", nil, "gopher: an `ANSWER` to the next +ASK question (repeat in order; \"-\": read answers from stdin)")
-	fs.BoolVar(&s.raw, "raw", false, "print menus and listings exactly as the server sent them")
-	fs.BoolVar(&s.json, "json", false, "print menus and listings as JSON objects, one per line")
+	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line")
 }
 
-// options gives the Request.Options the scheme flags ask for (nil when none).
-func (s *schemeOpts) options(stdin io.Reader) (map[string]string, error) {
-	m := map[string]string{}
-	for i, f := range optFlags {
+// optionUsage is a flag's help line: "SCHEME: help (default …)", with the
+// argument's placeholder marked for pflag.
+func optionUsage(o fetch.Option) string {
+	u := o.Help
+	if o.Arg != "" {
+		u = "`" + o.Arg + "`: " + u
+	}
+	if len(o.Schemes) > 0 {
+		u = o.Schemes[0] + ": " + u
+	}
+	if o.Default != "" {
+		u += " (default " + o.Default + ")"
+	}
+	return u
+}
+
+// options gives the Request.Options the scheme flags ask for (nil when
+// none), each value checked with the parser of its kind. A Strings option
+// given once as "-" reads its values from stdin, one a line.
+func (s *schemeOpts) options(stdin io.Reader) (fetch.Options, error) {
+	m := fetch.Options{}
+	for i, o := range s.decl {
+		key, flag := o.Key, "--"+o.FlagName()
 		switch {
-		case s.bools[i] != nil && *s.bools[i]:
-			m[f.key] = f.set
-		case s.values[i] != nil && *s.values[i] != "":
-			m[f.key] = *s.values[i]
-		}
-	}
-	if s.raw {
-		m[gopher.OptRaw] = "1"
-	}
-	if len(s.askAnswers) > 0 {
-		answers := s.askAnswers
-		if len(answers) == 1 && answers[0] == "-" {
+		case s.bools[i] != nil:
+			if *s.bools[i] {
+				m[key] = o.SetValue()
+			}
+		case s.lists[i] != nil:
+			vals := *s.lists[i]
+			if len(vals) == 1 && vals[0] == "-" {
+				var err error
+				if vals, err = readLines(stdin); err != nil {
+					return nil, fmt.Errorf("%s -: %v", flag, err)
+				}
+			}
+			if len(vals) > 0 {
+				m[key] = strings.Join(vals, "\n")
+			}
+		case s.fs.Changed(o.FlagName()):
+			m[key] = *s.values[i]
 			var err error
-			if answers, err = readLines(stdin); err != nil {
-				return nil, fmt.Errorf("--ask-answer -: %v", err)
+			switch o.Kind {
+			case fetch.Int:
+				_, err = m.Int(key, 0)
+			case fetch.Duration:
+				_, err = m.Duration(key, 0)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s %q: want %s", flag, *s.values[i], map[fetch.OptionKind]string{fetch.Int: "a whole number", fetch.Duration: "a number of seconds"}[o.Kind])
 			}
 		}
-		m[gopher.OptAsk] = strings.Join(answers, "\n")
 	}
 	if len(m) == 0 {
 		return nil, nil
 	}
 	return m, nil
+}
+
+// unused names the scheme flags given that mean nothing for any of the
+// URLs' schemes, one warning line each.
+func (s *schemeOpts) unused(schemes []string) []string {
+	var out []string
+	for _, o := range s.decl {
+		if len(o.Schemes) == 0 || !s.fs.Changed(o.FlagName()) {
+			continue
+		}
+		used := false
+		for _, sc := range schemes {
+			used = used || o.AppliesTo(sc)
+		}
+		if !used {
+			out = append(out, "--"+o.FlagName()+" applies to "+strings.Join(o.Schemes, ", ")+" URLs only: ignored")
+		}
+	}
+	return out
 }
 
 func readLines(r io.Reader) ([]string, error) {
@@ -119,28 +136,30 @@ func readLines(r io.Reader) ([]string, error) {
 	return lines, sc.Err()
 }
 
-// present turns a directory-like result into what the user sees: a gopher
-// menu as a readable listing (or JSON with --json), any other listing as
-// the server sent it (or JSON with --json). With --raw, and for every other
-// result, the body passes through untouched. The renderers stream.
-func (c *fetchCmd) present(u *urlparse.URL, res *fetch.Resource) io.ReadCloser {
-	if !res.Dir || c.o.scheme.raw {
+// present turns a directory-like result into what the user sees: what the
+// Resource renders (Resource.Render: readable text, or JSON with --json),
+// else for --json the parsed entries, else the body as the server sent it.
+// With --raw, and for every other result, the body passes through
+// untouched. The renderers stream.
+func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
+	raw, _ := c.o.options.Bool(fetch.OptRaw)
+	if !res.Dir || raw {
 		return res.Body
 	}
 	var render func(w io.Writer) error
+	format := fetch.FormatText
+	if c.o.scheme.json {
+		format = fetch.FormatJSON
+	}
 	switch {
-	case u.Scheme == "gopher" || u.Scheme == "gophers":
-		mode := gopher.Readable
-		if c.o.scheme.json {
-			mode = gopher.JSON
-		}
-		render = func(w io.Writer) error { return gopher.RenderFrom(w, res.Body, mode, u) }
+	case res.Render != nil:
+		render = func(w io.Writer) error { return res.Render(w, res.Body, format) }
 	case !c.o.scheme.json:
 		return res.Body
-	case u.Scheme == "news" || u.Scheme == "nntp" || u.Scheme == "nntps":
-		render = func(w io.Writer) error { return nntp.WriteJSON(w, res.Body) }
 	default:
-		render = func(w io.Writer) error { return writeEntriesJSON(w, res) }
+		render = func(w io.Writer) error {
+			return fetch.Buffered(w, res.Body, func(w io.Writer, body io.Reader) error { return writeEntriesJSON(w, res, body) })
+		}
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(render(pw)) }()
@@ -162,10 +181,10 @@ type entryJSON struct {
 var entryTypes = [...]string{fetch.EntryUnknown: "unknown", fetch.EntryFile: "file", fetch.EntryDir: "dir", fetch.EntryLink: "link", fetch.EntryOther: "other"}
 
 // writeEntriesJSON writes a listing's parsed entries, one JSON object a line.
-func writeEntriesJSON(w io.Writer, res *fetch.Resource) error {
+func writeEntriesJSON(w io.Writer, res *fetch.Resource, body io.Reader) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for e, err := range res.Entries() {
+	for e, err := range res.EntriesFrom(body) {
 		if err != nil {
 			return err
 		}
@@ -216,9 +235,10 @@ func (c *fetchCmd) askUser(err error) map[string]string {
 		c.client.Password, c.client.HasPassword = pw, true
 		return map[string]string{}
 	}
-	if errors.Is(err, gopher.ErrNeedSearch) {
-		if s, ok := ask("Search: ", false); ok {
-			return map[string]string{gopher.OptSearch: s}
+	var ine *fetch.InputNeededError
+	if errors.As(err, &ine) {
+		if s, ok := ask(ine.Prompt, ine.Secret); ok {
+			return map[string]string{ine.Key: s}
 		}
 		return nil
 	}

@@ -183,3 +183,40 @@ func TestSchemeOptions(t *testing.T) {
 		t.Errorf("no scheme flags gave options %v", got)
 	}
 }
+
+// Every option a fetch package declares is a flag of the fetch command,
+// its value is checked by its kind, and a flag that means nothing for the
+// URLs given is a warning, not silence.
+func TestSchemeFlagsFromRegistry(t *testing.T) {
+	fs := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
+	for _, o := range fetch.RegisteredOptions() {
+		f := fs.Lookup(o.FlagName())
+		if f == nil {
+			t.Errorf("option %s has no --%s flag", o.Key, o.FlagName())
+			continue
+		}
+		if f.Shorthand != o.Short {
+			t.Errorf("--%s: short flag %q, declared %q", o.FlagName(), f.Shorthand, o.Short)
+		}
+		if len(o.Schemes) > 0 && !strings.HasPrefix(f.Usage, o.Schemes[0]+": ") {
+			t.Errorf("--%s: help %q does not name its scheme", o.FlagName(), f.Usage)
+		}
+	}
+	rec := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 0}, Body: io.NopCloser(strings.NewReader(""))}, nil
+	})
+	run := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := runFetchWith(env{args: args, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}, func(c *fetchCmd) {
+			c.client.Fetchers = map[string]fetch.Fetcher{"gopher": rec, "news": rec, "ftp": rec}
+		})
+		return code, stderr.String()
+	}
+	if code, stderr := run("--max-articles", "many", "news:g"); code != fetchExitUsage || !strings.Contains(stderr, "--max-articles") {
+		t.Errorf("--max-articles many: exit %d, %q", code, stderr)
+	}
+	code, stderr := run("--ftp-mlsd", "--gopher-allow-port", "gopher://h/1/")
+	if code != 0 || !strings.Contains(stderr, "--ftp-mlsd applies to ftp URLs only") || strings.Contains(stderr, "gopher-allow-port") {
+		t.Errorf("--ftp-mlsd for a gopher URL: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -36,6 +36,7 @@ func (c *fetchCmd) upload(ctx context.Context, u *urlparse.URL, r *xferResult) e
 		ctx, cancel = context.WithTimeout(ctx, c.o.maxTime)
 		defer cancel()
 	}
-	r.size, err = ftp.Upload(ctx, c.client, &fetch.Request{URL: u, Options: c.asked}, f, c.o.appendUpload)
+	app, _ := c.o.options.Bool(ftp.OptAppend) // checked when the flags were read
+	r.size, err = ftp.Upload(ctx, c.client, &fetch.Request{URL: u, Options: c.asked}, f, app)
 	return err
 }

@@ -10,18 +10,97 @@ import (
 	"time"
 )
 
-// Server is a raw TCP server on 127.0.0.1 for failure-mode tests: each
-// connection is handed to a handler, and Accepted counts them. The server
-// and every connection it still holds are closed by t.Cleanup.
-type Server struct {
-	Addr string // "127.0.0.1:PORT"
-
+// Loop is the accept loop of an in-tree test server: every connection
+// accepted on its listener is handed to a handler in a goroutine of its own
+// until Close. ftptest, gophertest, nntptest and the other in-tree servers
+// run on it, so that closing one works the same everywhere.
+type Loop struct {
 	ln       net.Listener
 	accepted atomic.Int64
 	mu       sync.Mutex
 	conns    map[net.Conn]bool
 	done     chan struct{}
 	wg       sync.WaitGroup
+}
+
+// Serve runs handle for every connection accepted on ln until Close. The
+// handler need not close the connection.
+func Serve(ln net.Listener, handle func(net.Conn)) *Loop {
+	l := &Loop{ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			l.accepted.Add(1)
+			l.mu.Lock()
+			if l.closing() {
+				l.mu.Unlock()
+				c.Close()
+				return
+			}
+			l.conns[c] = true
+			l.wg.Add(1)
+			l.mu.Unlock()
+			go func() {
+				defer l.wg.Done()
+				defer func() {
+					l.mu.Lock()
+					delete(l.conns, c)
+					l.mu.Unlock()
+					c.Close()
+				}()
+				handle(c)
+			}()
+		}
+	}()
+	return l
+}
+
+func (l *Loop) closing() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Addr is the listener's address ("127.0.0.1:PORT").
+func (l *Loop) Addr() string { return l.ln.Addr().String() }
+
+// Accepted is how many connections the loop has accepted.
+func (l *Loop) Accepted() int { return int(l.accepted.Load()) }
+
+// Done is closed when Close starts: handlers that hold a connection open
+// wait on it.
+func (l *Loop) Done() <-chan struct{} { return l.done }
+
+// Close closes the listener and every connection still open, and waits
+// for the handlers to return. It may be called more than once.
+func (l *Loop) Close() {
+	l.mu.Lock()
+	if l.closing() {
+		l.mu.Unlock()
+		return
+	}
+	close(l.done)
+	l.ln.Close()
+	for c := range l.conns {
+		c.Close()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// Server is a raw TCP server on 127.0.0.1 for failure-mode tests: a Loop
+// on a fresh listener, closed by t.Cleanup.
+type Server struct {
+	*Loop
+	Addr string // "127.0.0.1:PORT"
 }
 
 // NewServer starts a server that runs handle, in a goroutine of its own,
@@ -32,58 +111,9 @@ func NewServer(t testing.TB, handle func(net.Conn)) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Addr: ln.Addr().String(), ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.accepted.Add(1)
-			s.mu.Lock()
-			s.conns[c] = true
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer func() {
-					s.mu.Lock()
-					delete(s.conns, c)
-					s.mu.Unlock()
-					c.Close()
-				}()
-				handle(c)
-			}()
-		}
-	}()
-	t.Cleanup(s.Close)
-	return s
-}
-
-// Accepted is how many connections the server has accepted.
-func (s *Server) Accepted() int { return int(s.accepted.Load()) }
-
-// Done is closed when the server is closing: handlers that hold a
-// connection open wait on it.
-func (s *Server) Done() <-chan struct{} { return s.done }
-
-// Close stops the server and closes its connections.
-func (s *Server) Close() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	close(s.done)
-	s.ln.Close()
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	l := Serve(ln, handle)
+	t.Cleanup(l.Close)
+	return &Server{Loop: l, Addr: l.Addr()}
 }
 
 // Stall starts a server that, on each connection, waits for the client to

@@ -87,20 +87,9 @@ func (r *Reply) Preliminary() bool { return r.code >= 100 && r.code < 200 }
 // Intermediate reports a 3xx reply (the command needs another: PASS, REST).
 func (r *Reply) Intermediate() bool { return r.code >= 300 && r.code < 400 }
 
-// printable replaces control bytes so that a hostile reply cannot reach a
-// terminal or a log as escape sequences or line breaks.
-func printable(s string) string {
-	if len(s) > 512 {
-		s = s[:512] + "…"
-	}
-	b := []byte(s)
-	for i, c := range b {
-		if c < 0x20 || c == 0x7f {
-			b[i] = '?'
-		}
-	}
-	return string(b)
-}
+// printable makes server text (or a name) safe for a message or the
+// verbose log: fetch.Sanitize, cut to 512 bytes.
+func printable(s string) string { return fetch.SanitizeLine(s, 512) }
 
 // ReplyKind is the one table from a refused command to the error kind (and
 // so the exit code) every caller reports: 421 (the server is closing the

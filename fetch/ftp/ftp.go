@@ -66,14 +66,6 @@ type options struct {
 	reuse     bool
 }
 
-func optBool(v string) bool {
-	switch strings.ToLower(v) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
-
 // Request.Options keys this package reads (the CLI flag in brackets).
 const (
 	OptMethod    = "ftp-method"     // multicwd (default), singlecwd or nocwd (--ftp-method)
@@ -88,10 +80,35 @@ const (
 	OptAccount   = "ftp-account"    // ACCT data (--ftp-account)
 	OptType      = "ftp-type"       // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
 	OptEmail     = "ftp-email"      // the anonymous password (--ftp-email)
+	OptAppend    = "ftp-append"     // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
 )
 
-func parseOptions(m map[string]string) (*options, error) {
-	o := &options{method: MultiCWD, reuse: true}
+func init() {
+	ftp := []string{"ftp"}
+	fetch.RegisterOptions(
+		fetch.Option{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp,
+			Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
+		fetch.Option{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
+			Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},
+		fetch.Option{Key: OptPort, Short: "P", Kind: fetch.String, Arg: "ADDR", Schemes: ftp,
+			Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
+		fetch.Option{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
+		fetch.Option{Key: OptEPRT, Flag: "disable-eprt", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "active mode with PORT only"},
+		fetch.Option{Key: OptListOnly, Flag: "list-only", Short: "l", Kind: fetch.Bool, Schemes: ftp, Help: "list directories with NLST (names only)"},
+		fetch.Option{Key: OptMLSD, Kind: fetch.Bool, Schemes: ftp, Help: "list directories with MLSD where the server has it"},
+		fetch.Option{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
+		fetch.Option{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: "$USER@hostname", Schemes: ftp, Help: "the anonymous password"},
+		fetch.Option{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
+		fetch.Option{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
+			Help: "ASCII transfers when the URL has no ;type="},
+		fetch.Option{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
+			Help: "binary transfers when the URL has no ;type= (no guessing from the name)"},
+		fetch.Option{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
+	)
+}
+
+func parseOptions(m fetch.Options) (*options, error) {
+	o := &options{method: MultiCWD}
 	bad := func(k, v, want string) error {
 		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + k + "=" + strconv.Quote(v) + ": want " + want}
 	}
@@ -103,16 +120,27 @@ func parseOptions(m map[string]string) (*options, error) {
 			return nil, bad(OptMethod, v, "multicwd, singlecwd or nocwd")
 		}
 	}
-	o.pasvTrust = optBool(m[OptPasvTrust])
-	o.port = m[OptPort]
-	o.noEPSV = m[OptEPSV] != "" && !optBool(m[OptEPSV])
-	o.noEPRT = m[OptEPRT] != "" && !optBool(m[OptEPRT])
-	o.listOnly = optBool(m[OptListOnly])
-	o.mlsd = optBool(m[OptMLSD])
-	o.mdtm = optBool(m[OptMDTM])
-	if v, ok := m[OptReuse]; ok && v != "" {
-		o.reuse = optBool(v)
+	var err error
+	var noReuse bool
+	for _, b := range []struct {
+		key string
+		v   *bool
+	}{{OptPasvTrust, &o.pasvTrust}, {OptListOnly, &o.listOnly}, {OptMLSD, &o.mlsd}, {OptMDTM, &o.mdtm}} {
+		if *b.v, err = m.Bool(b.key); err != nil {
+			return nil, err
+		}
 	}
+	for _, b := range []struct {
+		key string
+		v   *bool
+	}{{OptEPSV, &o.noEPSV}, {OptEPRT, &o.noEPRT}, {OptReuse, &noReuse}} {
+		if *b.v, err = m.Bool(b.key); err != nil {
+			return nil, err
+		}
+		*b.v = m.String(b.key) != "" && !*b.v // set to a false value: off
+	}
+	o.reuse = !noReuse
+	o.port = m[OptPort]
 	o.account = m[OptAccount]
 	if v := m[OptType]; v != "" {
 		switch strings.ToLower(v) {
@@ -243,10 +271,24 @@ func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
 	return p, nil
 }
 
-// Open fetches one ftp URL (see the package documentation).
+// Open fetches one ftp URL (see the package documentation); with a
+// Request.Body it stores the body there instead (see Upload).
 func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	return f.do(ctx, req, uploadFrom(ctx))
+	var up *upload
+	if req.Body != nil {
+		app, err := req.Options.Bool(OptAppend)
+		if err != nil {
+			return nil, err
+		}
+		up = &upload{r: req.Body, append: app}
+	}
+	return f.do(ctx, req, up)
 }
+
+// SendsBody reports that a Request.Body can be stored at ftp URLs
+// (fetch.BodySender); one that names a directory is refused by Open with
+// ErrMalformed before anything is sent.
+func (f *Fetcher) SendsBody(*urlparse.URL) bool { return true }
 
 func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetch.Resource, error) {
 	if err := checkRequest(req); err != nil {
@@ -578,6 +620,7 @@ func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string) func([]byte) fe
 	}
 	segs := append([]string(nil), p.dirSegs...)
 	withURL := p.entryURLs
+	lp := NewListParser(ListAuto) // one per listing: its first lines settle the format
 	return func(line []byte) fetch.Entry {
 		var e fetch.Entry
 		switch verb {
@@ -591,7 +634,7 @@ func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string) func([]byte) fe
 				return e
 			}
 		default:
-			e = ParseList(string(line))
+			e = lp.Parse(string(line))
 		}
 		if withURL && !e.Unparsed && e.Name != "" && e.Name != "." && e.Name != ".." && e.Type != fetch.EntryOther {
 			if e.Type == fetch.EntryDir {

@@ -118,9 +118,15 @@ func TestParseMLSx(t *testing.T) {
 			fetch.Entry{Name: "link2", Type: fetch.EntryLink, Size: 9}},
 		{"Type=FILE;Size=5;Modify=20240102123456.789; upper",
 			fetch.Entry{Name: "upper", Type: fetch.EntryFile, Size: 5, ModTime: time.Date(2024, 1, 2, 12, 34, 56, 789e6, time.UTC)}},
-		// MLST fact line: leading space.
+		// An entry without facts (RFC 3659: "[facts] SP pathname"): the
+		// MLST caller removes the space that starts its fact line, not ParseMLSx.
+		{" /no/facts",
+			fetch.Entry{Name: "/no/facts", Size: -1}},
 		{" type=file;size=1; /pub/x",
-			fetch.Entry{Name: "/pub/x", Type: fetch.EntryFile, Size: 1}},
+			fetch.Entry{Name: "type=file;size=1; /pub/x", Size: -1}},
+		// "sizd", the size some servers give directories.
+		{"type=dir;sizd=4096; d",
+			fetch.Entry{Name: "d", Type: fetch.EntryDir, Size: 4096}},
 		// Names with spaces and semicolons.
 		{"type=file;size=1;  two; spaces",
 			fetch.Entry{Name: " two; spaces", Type: fetch.EntryFile, Size: 1}},
@@ -132,7 +138,7 @@ func TestParseMLSx(t *testing.T) {
 			t.Errorf("ParseMLSx(%q)\n got %+v\nwant %+v", tc.line, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "name only", "type=file name", "=x; y", "type=file;"} {
+	for _, bad := range []string{"", "name only", "type=file name", "=x; y", "type=file;", " ", "modify=2014; short", "type=dir;size; x"} {
 		if got := ParseMLSx(bad); !got.Unparsed {
 			t.Errorf("ParseMLSx(%q) = %+v, want Unparsed", bad, got)
 		}

@@ -9,26 +9,11 @@ import (
 	"github.com/urlget/urlget/fetch"
 )
 
-// upload is one upload riding on a request: the Client hands the context
-// to Open unchanged, so the upload reaches this fetcher with all of the
-// Client's policy (credentials, netrc, CheckLine, dialer, SOCKS, verbose)
-// applied, and no field of fetch.Request is needed for it.
+// upload is the body of a request being stored.
 type upload struct {
 	r      io.Reader
 	append bool
 	n      int64
-	done   bool
-}
-
-type uploadKey struct{}
-
-func withUpload(ctx context.Context, up *upload) context.Context {
-	return context.WithValue(ctx, uploadKey{}, up)
-}
-
-func uploadFrom(ctx context.Context) *upload {
-	up, _ := ctx.Value(uploadKey{}).(*upload)
-	return up
 }
 
 // Upload stores what r holds at an ftp URL, through the Client c (nil: a
@@ -60,25 +45,20 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	if u.Scheme != "ftp" {
 		return 0, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "ftp.Upload: not an ftp URL"}
 	}
-	proxy, err := c.ProxyFor(u)
-	if err != nil {
-		return 0, err
+	cr := &countReader{r: r}
+	opts := fetch.Options{}
+	for k, v := range req.Options {
+		opts[k] = v
 	}
-	if proxy != nil && (proxy.Scheme == "http" || proxy.Scheme == "https") {
-		return 0, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
-			Msg: "ftp upload through an HTTP proxy is not supported (the proxy would be sent a GET)"}
+	if append {
+		opts[OptAppend] = "1"
 	}
-	up := &upload{r: r, append: append}
-	res, err := c.Do(withUpload(ctx, up), &fetch.Request{URL: u})
+	res, err := c.Do(ctx, &fetch.Request{URL: u, Options: opts, Body: cr, BodySize: -1})
 	if err != nil {
-		return up.n, err
+		return cr.n, err
 	}
 	res.Body.Close()
-	if !up.done {
-		return up.n, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
-			Msg: "the Client's ftp fetcher did not carry out the upload (it must be a *ftp.Fetcher)"}
-	}
-	return up.n, nil
+	return cr.n, nil
 }
 
 // Upload is the package's Upload for a Request prepared by the caller
@@ -168,7 +148,6 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 		}
 		r = fr
 	}
-	up.done = true
 	return &fetch.Resource{Meta: fetch.Meta{Size: 0, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
 }
 

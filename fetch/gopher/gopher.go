@@ -101,11 +101,11 @@ import (
 
 // Option names read from fetch.Request.Options.
 const (
-	OptSearch    = "gopher-search"
+	OptSearch    = fetch.OptSearch // the search string of a type 7 item
 	OptPlus      = "gopher-plus"
 	OptAsk       = "gopher-ask"
 	OptAllowPort = "gopher-allow-port"
-	OptRaw       = "gopher-raw"
+	OptRaw       = fetch.OptRaw // the menu as sent, closing "." included
 	OptText      = "gopher-text"
 )
 
@@ -113,12 +113,21 @@ const (
 const DefaultPort = 70
 
 // ErrNeedSearch is wrapped by the error for a type 7 (search) URL that has
-// no search string and no Options["gopher-search"].
+// no search string and no Options["search"] (a *fetch.InputNeededError).
 var ErrNeedSearch = errors.New("gopher: a type 7 item is a search: it needs a search string")
 
 func init() {
 	fetch.Register("gopher", Fetcher{})
 	fetch.Register("gophers", Fetcher{})
+	schemes := []string{"gopher", "gophers"}
+	fetch.RegisterOptions(
+		fetch.Option{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
+			Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
+		fetch.Option{Key: OptAllowPort, Kind: fetch.Bool, Schemes: schemes,
+			Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
+		fetch.Option{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
+			Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
+	)
 }
 
 // Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
@@ -230,7 +239,8 @@ func makePlan(req *fetch.Request) (*plan, error) {
 	if !p.hasSearch && p.typ == TypeSearch {
 		s, ok := req.Options[OptSearch]
 		if !ok {
-			return nil, malformed("gopher: "+p.url+" is a search (type 7): give the search string in the URL (…%09words) or with -d", ErrNeedSearch)
+			return nil, &fetch.InputNeededError{Key: OptSearch, Prompt: "Search: ",
+				Err: malformed("gopher: "+p.url+" is a search (type 7): give the search words in the URL (…%09words) or with -d WORDS", ErrNeedSearch)}
 		}
 		if err := checkOption(OptSearch, s, true); err != nil {
 			return nil, err
@@ -249,7 +259,10 @@ func makePlan(req *fetch.Request) (*plan, error) {
 			p.plus, p.hasPlus = s, true
 		}
 	}
-	p.raw = req.Options[OptRaw] == "1"
+	var err error
+	if p.raw, err = req.Options.Bool(OptRaw); err != nil {
+		return nil, err
+	}
 	switch t := req.Options[OptText]; t {
 	case "", "auto":
 		p.text = dotAuto
@@ -322,8 +335,26 @@ func (p *plan) meta() fetch.Meta {
 	}
 }
 
-// Open fetches req.URL. See the package documentation.
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+// Open fetches req.URL. See the package documentation. A menu's Resource
+// renders itself (Resource.Render) as Readable text or JSON lines.
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	res, err := f.open(ctx, req)
+	if err == nil && res.Dir && res.Render == nil {
+		from := req.URL
+		res.Render = func(w io.Writer, body io.Reader, f fetch.Format) error {
+			mode := Readable
+			if f == fetch.FormatJSON {
+				mode = JSON
+			}
+			return fetch.Buffered(w, body, func(w io.Writer, body io.Reader) error {
+				return RenderFrom(w, body, mode, from)
+			})
+		}
+	}
+	return res, err
+}
+
+func (Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	p, err := makePlan(req)
 	if err != nil {
 		return nil, err
@@ -570,7 +601,7 @@ func plusReply(c *conn, p *plan, res *fetch.Resource, h Header) (*fetch.Resource
 			data, _ = io.ReadAll(io.LimitReader(r, maxErrorReply))
 		}
 		e := parsePlusError(h, data)
-		logf(c.verbose, "< %s", sanitizeOneLine(e.Message, 200))
+		logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 		return nil, serverError(p, e)
 	}
 	r, dotEnded := framed(c, h, "Gopher+ reply")
@@ -646,7 +677,7 @@ func detectError(c *conn, p *plan) error {
 			return err
 		}
 		if e != nil {
-			logf(c.verbose, "< %s", sanitizeOneLine(e.Item.Raw, 200))
+			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Item.Raw, 200))
 			return serverError(p, e)
 		}
 	case 'E':
@@ -670,7 +701,7 @@ func detectError(c *conn, p *plan) error {
 		}
 		e := &ServerError{Message: string(trimEOL(line))}
 		if e.NotFound() || e.Denied() {
-			logf(c.verbose, "< %s", sanitizeOneLine(e.Message, 200))
+			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 			return serverError(p, e)
 		}
 	}
@@ -866,22 +897,6 @@ func visible(s string) string {
 		i += n
 	}
 	return b.String()
-}
-
-// sanitizeOneLine makes server text safe for a one-line message: control
-// characters become spaces, and it is cut to max bytes.
-func sanitizeOneLine(s string, max int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
 }
 
 // blockNames splits "+ABSTRACT+ADMIN" (or "+ABSTRACT +ADMIN") into names.

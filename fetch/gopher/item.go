@@ -97,24 +97,32 @@ func ParseItem(line []byte) (Item, error) {
 		return it, &ItemError{Reason: "empty line"}
 	}
 	it.Type = line[0]
-	rest := it.Raw[1:]
-	fields := strings.Split(rest, "\t")
-	it.Fields = len(fields)
+	// The first four TAB-separated fields, and the rest as it stands.
+	var fields [4]string
+	rest, more := it.Raw[1:], true
+	nf := 0
+	for ; nf < 4 && more; nf++ {
+		fields[nf], rest, more = strings.Cut(rest, "\t")
+	}
+	it.Fields = nf
+	if more {
+		it.Fields += 1 + strings.Count(rest, "\t")
+	}
 	it.Display = fields[0]
-	if len(fields) > 1 {
+	if nf > 1 {
 		it.Selector = fields[1]
 	}
-	if len(fields) > 2 {
+	if nf > 2 {
 		it.Host = fields[2]
 	}
-	if len(fields) > 3 {
+	if nf > 3 {
 		it.RawPort = fields[3]
 		if p, ok := parsePort(fields[3]); ok {
 			it.Port = p
 		}
 	}
-	if len(fields) > 4 {
-		extra := strings.Join(fields[4:], "\t")
+	if more {
+		extra := rest
 		if extra == "+" || extra == "?" {
 			it.Plus = extra[0]
 		} else {
@@ -127,10 +135,10 @@ func ParseItem(line []byte) (Item, error) {
 	}
 	lenient := it.Type == TypeInfo || it.Type == TypeError
 	switch {
-	case len(fields) < 4 && !lenient:
+	case it.Fields < 4 && !lenient:
 		it.Unparsed = true
-		return it, &ItemError{Line: it.Raw, Reason: strconv.Itoa(len(fields)) + " fields, want display, selector, host and port"}
-	case len(fields) >= 4 && it.Port < 0 && !lenient:
+		return it, &ItemError{Line: it.Raw, Reason: strconv.Itoa(it.Fields) + " fields, want display, selector, host and port"}
+	case it.Fields >= 4 && it.Port < 0 && !lenient:
 		it.Unparsed = true
 		return it, &ItemError{Line: it.Raw, Reason: "port " + strconv.Quote(fields[3]) + " is not a number from 0 to 65535"}
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // Header is the first line of a Gopher+ reply (Gopher+ §2.3):
@@ -111,7 +113,7 @@ func (e *ServerError) Error() string {
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(sanitizeOneLine(e.Message, 300))
+		b.WriteString(fetch.SanitizeLine(e.Message, 300))
 	}
 	if e.Code == 3 && e.Item != nil {
 		if u := e.Item.URL(); u != "" {

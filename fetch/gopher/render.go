@@ -116,7 +116,7 @@ func schemeFor(it Item, from *urlparse.URL) string {
 }
 
 // Labels shown by Readable for each item type.
-var labels = map[byte]string{
+var labels = [256]string{
 	TypeText: "(TXT)", TypeMenu: "(DIR)", TypeCSO: "(CSO)", TypeError: "(ERR)",
 	TypeBinHex: "(HQX)", TypeDOS: "(DOS)", TypeUUencoded: "(UUE)", TypeSearch: "(?)",
 	TypeTelnet: "(TEL)", TypeBinary: "(BIN)", TypeMirror: "(MIR)", TypeGIF: "(GIF)",
@@ -128,7 +128,7 @@ var labels = map[byte]string{
 const labelWidth = 7
 
 func label(t byte) string {
-	if l, ok := labels[t]; ok {
+	if l := labels[t]; l != "" {
 		return l
 	}
 	return "(" + safeChar(t) + ")"
@@ -169,22 +169,35 @@ func appendReadable(b []byte, it Item, scheme string) []byte {
 	}
 	b = pad(b, label(it.Type))
 	b = appendClean(b, it.Display)
-	target, ok := it.HURL()
-	if !ok {
-		target = it.URLWithScheme(scheme)
+	if target, ok := it.HURL(); ok {
+		b = append(b, "  <"...)
+		b = appendClean(b, target)
+		return append(b, '>')
 	}
-	if target == "" {
+	if it.Host == "" || it.Port <= 0 {
 		return append(b, "  (no address)"...)
 	}
 	b = append(b, "  <"...)
-	b = appendClean(b, target)
+	start := len(b)
+	b = urlparse.AppendGopherURL(b, scheme, it.Host, it.Port, it.Type, it.Selector)
+	for _, c := range b[start:] {
+		if c < 0x20 || c >= 0x7f { // only a host can put such bytes there
+			b = append(b[:start], appendClean(nil, string(b[start:]))...)
+			break
+		}
+	}
 	return append(b, '>')
 }
 
 // appendClean appends s with control characters (C0, DEL, C1) replaced by
 // "?"; bytes that are not UTF-8 are passed on (Latin-1 menus).
 func appendClean(b []byte, s string) []byte {
-	for i := 0; i < len(s); {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++
+	}
+	b = append(b, s[:i]...)
+	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -185,5 +187,25 @@ func TestCheckPort(t *testing.T) {
 	}
 	if s := (&PortError{Port: 6379, Service: "Redis"}).Error(); !strings.Contains(s, "6379") || !strings.Contains(s, "Redis") || !strings.Contains(s, "gopher-allow-port") {
 		t.Errorf("message %q", s)
+	}
+}
+
+// BenchmarkRenderReadable renders a 100,000-item menu through the Resource
+// path the CLI uses (fetch.Buffered around RenderFrom).
+func BenchmarkRenderReadable(b *testing.B) {
+	var menu bytes.Buffer
+	for i := range 100000 {
+		fmt.Fprintf(&menu, "0File number %d of the archive\t/pub/archive/file-%08d.txt\tgopher.example.org\t70\r\n", i, i)
+	}
+	menu.WriteString(".\r\n")
+	b.SetBytes(int64(menu.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		err := fetch.Buffered(io.Discard, bytes.NewReader(menu.Bytes()), func(w io.Writer, body io.Reader) error {
+			return RenderFrom(w, body, Readable, nil)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }

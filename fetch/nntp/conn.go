@@ -446,7 +446,7 @@ func (c *conn) logf(format string, a ...any) {
 		return
 	}
 	s := fmt.Sprintf(format, a...)
-	fmt.Fprintln(c.verbose, sanitize(s))
+	fmt.Fprintln(c.verbose, fetch.Sanitize(s))
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
@@ -487,27 +487,4 @@ func replyError(what string, r reply) error {
 		return protoError(what, r)
 	}
 	return &fetch.Error{Kind: k, Msg: "nntp: " + what + ": " + msg + ": " + quote(r.line)}
-}
-
-// sanitize replaces control characters (tab included) and DEL by "?", so
-// that server text can neither drive a terminal nor break a line or a
-// tab-separated field.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; b < 0x20 || b == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	b := []byte(s)
-	for i, x := range b {
-		if x < 0x20 || x == 0x7f {
-			b[i] = '?'
-		}
-	}
-	return string(b)
 }

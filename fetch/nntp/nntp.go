@@ -57,7 +57,7 @@ const (
 	OptServer = "nntp-server"
 	// OptMaxArticles is how many of a group's newest articles a group
 	// listing shows (--max-articles); default DefaultMaxArticles, "0" for all.
-	OptMaxArticles = "max-articles"
+	OptMaxArticles = "nntp-max-articles"
 	// OptDescribe, "1", adds group descriptions (LIST NEWSGROUPS) to group
 	// listings (--describe).
 	OptDescribe = "nntp-describe"
@@ -69,7 +69,7 @@ const (
 	OptHead = "nntp-head"
 	// OptSSL is "try" or "required": STARTTLS on a plain connection
 	// (--ssl, --ssl-reqd).
-	OptSSL = "ssl"
+	OptSSL = fetch.OptSSL
 )
 
 // EnvServer names the environment variable giving the server for news:
@@ -86,6 +86,19 @@ func init() {
 	fetch.Register("news", Fetcher{})
 	fetch.Register("nntp", Fetcher{})
 	fetch.Register("nntps", Fetcher{})
+	schemes := []string{"news", "nntp", "nntps"}
+	fetch.RegisterOptions(
+		fetch.Option{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: schemes,
+			Help: "the server for news: URLs (else $" + EnvServer + ")"},
+		fetch.Option{Key: OptMaxArticles, Flag: "max-articles", Kind: fetch.Int, Arg: "N", Schemes: schemes,
+			Default: strconv.Itoa(DefaultMaxArticles), Help: "list a group's newest N articles (0: all)"},
+		fetch.Option{Key: OptDescribe, Flag: "describe", Kind: fetch.Bool, Schemes: schemes,
+			Help: "add group descriptions to group lists"},
+		fetch.Option{Key: OptBody, Flag: "body", Kind: fetch.Bool, Schemes: schemes,
+			Help: "fetch an article's body only (BODY)"},
+		fetch.Option{Key: OptHead, Flag: "article-head", Kind: fetch.Bool, Schemes: schemes,
+			Help: "fetch an article's header block only (HEAD)"},
+	)
 }
 
 // target is what a URL asks for, decided before connecting.
@@ -213,16 +226,25 @@ func resolve(req *fetch.Request) (*target, error) {
 			}
 		}
 	}
-	if s, ok := req.Options[OptMaxArticles]; ok && s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
-			return nil, malformed("max-articles must be a whole number (0 for all), not " + strconv.Quote(s))
+	if req.Options.Has(OptMaxArticles) {
+		n, err := req.Options.Int(OptMaxArticles, t.maxArts)
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			return nil, malformed("max-articles must be 0 (all) or more, not " + strconv.FormatInt(n, 10))
 		}
 		t.maxArts = n
 	}
-	t.describe = isOn(req.Options[OptDescribe])
-	t.body = isOn(req.Options[OptBody])
-	t.head = isOn(req.Options[OptHead])
+	for _, b := range []struct {
+		key string
+		v   *bool
+	}{{OptDescribe, &t.describe}, {OptBody, &t.body}, {OptHead, &t.head}} {
+		var err error
+		if *b.v, err = req.Options.Bool(b.key); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range []string{req.User, req.Password} {
 		if strings.ContainsAny(s, "\r\n\x00") {
 			return nil, malformed("user name or password holds CR, LF or NUL")
@@ -230,8 +252,6 @@ func resolve(req *fetch.Request) (*target, error) {
 	}
 	return t, nil
 }
-
-func isOn(s string) bool { return s == "1" || s == "true" || s == "yes" }
 
 // serverFromOptions sets the server of a news: URL from Options or the
 // environment.

@@ -105,7 +105,20 @@ func listingResource(c *conn, status int, next func() ([]byte, error), done func
 		Meta:    fetch.Meta{Size: -1, ContentType: "text/plain; charset=utf-8", Status: status, Dir: true},
 		Body:    &body{r: &lineReader{next: next}, c: c, complete: done},
 		Listing: parse,
+		Render:  render,
 	}
+}
+
+// render presents a listing: as received for a person, JSON lines for a
+// script (WriteJSON).
+func render(w io.Writer, body io.Reader, f fetch.Format) error {
+	if f == fetch.FormatJSON {
+		return fetch.Buffered(w, body, WriteJSON)
+	}
+	if _, err := io.Copy(w, body); err != nil {
+		return err
+	}
+	return nil
 }
 
 func emptyListing(c *conn, status int) *fetch.Resource {
@@ -218,7 +231,7 @@ func formatArticle(n int64, date, from, subject, base string) []byte {
 }
 
 // field makes server text safe for one listing field.
-func field(s string) string { return sanitize(strings.TrimSpace(s)) }
+func field(s string) string { return fetch.Sanitize(strings.TrimSpace(s)) }
 
 // listDate is RFC 3339 UTC when the Date header parses, the text otherwise.
 func listDate(s string) string {

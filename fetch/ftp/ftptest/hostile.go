@@ -45,7 +45,7 @@ func EndlessReply(verb string, code int) Hook {
 		line := []byte(fmt.Sprintf("%d-%s\r\n", code, strings.Repeat("and more ", 8)))
 		for {
 			select {
-			case <-s.srv.done:
+			case <-s.srv.loop.Done():
 				return true
 			default:
 			}
@@ -153,7 +153,7 @@ func StallData(name string, data []byte, n int) Hook {
 		dc.Write(data[:n])
 		go func() {
 			select {
-			case <-s.srv.done:
+			case <-s.srv.loop.Done():
 			case <-time.After(time.Minute):
 			}
 			dc.Close()

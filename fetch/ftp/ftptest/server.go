@@ -11,6 +11,8 @@
 package ftptest
 
 import (
+	"github.com/urlget/urlget/fetch/fetchtest"
+
 	"bufio"
 	"errors"
 	"fmt"
@@ -24,6 +26,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/urlget/urlget/fetch/ftp"
 )
 
 // MaxLine bounds a command line; a longer one is answered 500 and dropped.
@@ -74,16 +78,16 @@ type Server struct {
 	PASVAddress string
 	// Hook, when set, sees every command first.
 	Hook Hook
+	// ListStyle is the form of LIST lines: "" (ls -l, see ListLine) or
+	// StyleVMS.
+	ListStyle string
 
-	ln       net.Listener
+	loop     *fetchtest.Loop
 	mu       sync.Mutex
 	tree     map[string]*node
 	log      []Command
-	conns    atomic.Int64
+	conns    atomic.Int64 // sessions started: numbers them
 	received atomic.Int64
-	wg       sync.WaitGroup
-	done     chan struct{}
-	open     map[net.Conn]bool
 }
 
 // New starts a server with an empty tree (only "/"); Close is registered
@@ -101,13 +105,9 @@ func New(t testing.TB) *Server {
 		Homes:       map[string]string{},
 		Anonymous:   true,
 		PASVAddress: "127.0.0.1",
-		ln:          ln,
 		tree:        map[string]*node{"/": {dir: true}},
-		done:        make(chan struct{}),
-		open:        map[net.Conn]bool{},
 	}
-	s.wg.Add(1)
-	go s.serve()
+	s.loop = fetchtest.Serve(ln, s.serve)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -128,6 +128,7 @@ type config struct {
 	features       []string
 	noEPSV, noEPRT bool
 	noMLSD         bool
+	listStyle      string
 	pasvAddress    string
 	password, home string
 	known          bool
@@ -138,30 +139,16 @@ func (s *Server) conf(user string) config {
 	defer s.mu.Unlock()
 	pw, known := s.Users[user]
 	return config{hook: s.Hook, anonymous: s.Anonymous, features: s.Features,
-		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, pasvAddress: s.PASVAddress,
+		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, pasvAddress: s.PASVAddress,
 		password: pw, known: known, home: s.Homes[user]}
 }
 
 // Close stops the server and closes every connection.
-func (s *Server) Close() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	close(s.done)
-	s.ln.Close()
-	s.mu.Lock()
-	for c := range s.open {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
+func (s *Server) Close() { s.loop.Close() }
 
 // Done is closed when the server closes: hooks that hold a connection wait
 // on it.
-func (s *Server) Done() <-chan struct{} { return s.done }
+func (s *Server) Done() <-chan struct{} { return s.loop.Done() }
 
 // AddFile adds a file (and its parent directories).
 func (s *Server) AddFile(p string, data []byte, mod time.Time) {
@@ -229,30 +216,12 @@ func (s *Server) Conns() int { return int(s.conns.Load()) }
 // reaching the server moves it.
 func (s *Server) Received() int { return int(s.received.Load()) }
 
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		n := int(s.conns.Add(1))
-		s.received.Add(1)
-		s.mu.Lock()
-		s.open[c] = true
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			ss := &Session{srv: s, conn: c, n: n, br: bufio.NewReaderSize(c, MaxLine), cwd: "/", typ: 'A'}
-			ss.run()
-			ss.closeData()
-			c.Close()
-			s.mu.Lock()
-			delete(s.open, c)
-			s.mu.Unlock()
-		}()
-	}
+// serve runs one control connection.
+func (s *Server) serve(c net.Conn) {
+	s.received.Add(1)
+	ss := &Session{srv: s, conn: c, n: int(s.conns.Add(1)), br: bufio.NewReaderSize(c, MaxLine), cwd: "/", typ: 'A'}
+	ss.run()
+	ss.closeData()
 }
 
 // Session is one control connection.
@@ -290,7 +259,7 @@ func (ss *Session) Raw(b []byte) error {
 // or the server is closed.
 func (ss *Session) Hold() {
 	go func() {
-		<-ss.srv.done
+		<-ss.srv.loop.Done()
 		ss.conn.Close()
 	}()
 	io.Copy(io.Discard, ss.conn)
@@ -309,8 +278,17 @@ func (ss *Session) LogIn() {
 // CWD is the session's working directory.
 func (ss *Session) CWD() string { return ss.cwd }
 
-// Resolve turns a command argument into a clean absolute path.
+// Resolve turns a command argument into a clean absolute path. In the VMS
+// listing style, names as a VMS listing gives them are understood too:
+// "FILE.TXT;3" is FILE.TXT, "NAME.DIR;1" the directory NAME, "NAME.;1" NAME.
 func (ss *Session) Resolve(arg string) string {
+	if ss.srv.conf(ss.user).listStyle == StyleVMS {
+		segs := strings.Split(arg, "/")
+		for i, seg := range segs {
+			segs[i] = ftp.VMSLocalName(seg, true)
+		}
+		arg = strings.Join(segs, "/")
+	}
 	if strings.HasPrefix(arg, "/") {
 		return path.Clean(arg)
 	}
@@ -426,7 +404,11 @@ func (ss *Session) command(verb, arg, line string) bool {
 	case "NOOP":
 		ss.Reply(200, "OK")
 	case "SYST":
-		ss.Reply(215, "UNIX Type: L8")
+		if cf.listStyle == StyleVMS {
+			ss.Reply(215, "VMS system type. VMS V7.3-2")
+		} else {
+			ss.Reply(215, "UNIX Type: L8")
+		}
 	case "FEAT":
 		feats := cf.features
 		if feats == nil {
@@ -669,13 +651,31 @@ func (ss *Session) list(verb, arg string) {
 		return
 	}
 	var lines []string
+	vms := verb == "LIST" && cf.listStyle == StyleVMS
+	files := 0
+	if vms {
+		lines = append(lines, "", "Directory FTP$ROOT:[000000"+strings.ReplaceAll(target, "/", ".")+"]", "")
+	}
 	if n.dir {
 		for _, name := range s.children(target) {
 			c := ss.lookup(path.Join(target, name))
-			lines = append(lines, entryLine(verb, name, c))
+			if vms && c.target == "" {
+				files++
+				lines = append(lines, vmsLines(name, c)...)
+			} else if vms {
+				continue
+			} else {
+				lines = append(lines, entryLine(verb, name, c))
+			}
 		}
+	} else if vms {
+		files++
+		lines = append(lines, vmsLines(path.Base(target), n)...)
 	} else {
 		lines = append(lines, entryLine(verb, arg, n))
+	}
+	if vms {
+		lines = append(lines, "", fmt.Sprintf("Total of %d files.", files))
 	}
 	ss.Reply(150, "Here comes the directory listing")
 	dc, err := ss.OpenData()
@@ -688,6 +688,36 @@ func (ss *Session) list(verb, arg string) {
 	}
 	dc.Close()
 	ss.Reply(226, "Directory send OK")
+}
+
+// StyleVMS is the ListStyle of an OpenVMS server (MultiNet, TCPware, UCX):
+// a "Directory DEV:[DIR]" header, then per entry "NAME.TYPE;1  used/alloc
+// 2-JUN-1998 07:32:04  [FTP,FTP]  (RWED,RWED,RE,RE)" — directories are
+// NAME.DIR;1, a name without a dot gets one ("NOTES.;1"), and a name longer
+// than 19 characters stands on its own line, the rest on the next — and a
+// "Total of N files." line. Links are not listed (VMS has none). In
+// this style Resolve understands VMS names, and SYST answers VMS.
+const StyleVMS = "vms"
+
+// vmsLines are the VMS LIST line(s) of one entry.
+func vmsLines(name string, n *node) []string {
+	switch {
+	case n.dir:
+		name += ".DIR"
+	case !strings.Contains(name, "."):
+		name += "."
+	}
+	name += ";1"
+	blocks := (len(n.data) + 511) / 512
+	if n.dir {
+		blocks = 1
+	}
+	rest := fmt.Sprintf("%6d/%-6d %s  [FTP,FTP]  (RWED,RWED,RE,RE)", blocks, blocks,
+		strings.ToUpper(n.modTime.UTC().Format("_2-Jan-2006 15:04:05")))
+	if len(name) > 19 {
+		return []string{name, strings.Repeat(" ", 20) + rest}
+	}
+	return []string{fmt.Sprintf("%-20s%s", name, rest)}
 }
 
 func entryLine(verb, name string, n *node) string {

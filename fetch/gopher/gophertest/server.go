@@ -10,6 +10,8 @@
 package gophertest
 
 import (
+	"github.com/urlget/urlget/fetch/fetchtest"
+
 	"bufio"
 	"bytes"
 	"crypto/ecdsa"
@@ -97,16 +99,11 @@ type Server struct {
 
 	Handler Handler
 
-	ln       net.Listener
+	loop     *fetchtest.Loop
 	pool     *x509.CertPool
-	done     chan struct{}
-	wg       sync.WaitGroup
 	mu       sync.Mutex
-	conns    map[net.Conn]bool
 	requests []Request
-	accepted atomic.Int64
 	bytesIn  atomic.Int64
-	closed   sync.Once
 }
 
 // Start starts a plain gopher server on 127.0.0.1 and a free port; it is
@@ -141,7 +138,7 @@ func Listen(h Handler, useTLS bool) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Handler: h, TLS: useTLS, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+	s := &Server{Handler: h, TLS: useTLS}
 	if useTLS {
 		cert, pool, err := sharedCert()
 		if err != nil {
@@ -151,12 +148,10 @@ func Listen(h Handler, useTLS bool) (*Server, error) {
 		s.pool = pool
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
-	s.ln = ln
 	s.Addr = ln.Addr().String()
 	s.Host = "127.0.0.1"
 	s.Port = ln.Addr().(*net.TCPAddr).Port
-	s.wg.Add(1)
-	go s.serve()
+	s.loop = fetchtest.Serve(ln, s.handle)
 	return s, nil
 }
 
@@ -191,48 +186,14 @@ func (s *Server) Requests() []Request {
 
 // Accepted returns the number of connections accepted so far (TLS
 // handshakes that failed included).
-func (s *Server) Accepted() int64 { return s.accepted.Load() }
+func (s *Server) Accepted() int64 { return int64(s.loop.Accepted()) }
 
 // BytesIn returns the number of request bytes received so far (after TLS).
 func (s *Server) BytesIn() int64 { return s.bytesIn.Load() }
 
 // Close stops the server: the listener and every open connection are
 // closed, and Close waits for the handlers to return.
-func (s *Server) Close() {
-	s.closed.Do(func() {
-		close(s.done)
-		s.ln.Close()
-		s.mu.Lock()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
-}
-
-func (s *Server) serve() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.accepted.Add(1)
-		s.mu.Lock()
-		select {
-		case <-s.done:
-			s.mu.Unlock()
-			c.Close()
-			return
-		default:
-		}
-		s.conns[c] = true
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.handle(c)
-	}
-}
+func (s *Server) Close() { s.loop.Close() }
 
 type countReader struct {
 	r io.Reader
@@ -246,13 +207,6 @@ func (c countReader) Read(p []byte) (int, error) {
 }
 
 func (s *Server) handle(nc net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		nc.Close()
-		s.mu.Lock()
-		delete(s.conns, nc)
-		s.mu.Unlock()
-	}()
 	br := bufio.NewReaderSize(countReader{nc, &s.bytesIn}, 4096)
 	r, err := readRequest(br)
 	if err != nil {
@@ -263,7 +217,7 @@ func (s *Server) handle(nc net.Conn) {
 	s.requests = append(s.requests, *r)
 	s.mu.Unlock()
 	if s.Handler != nil {
-		s.Handler.ServeGopher(&Conn{Conn: nc, Server: s, closed: s.done}, r)
+		s.Handler.ServeGopher(&Conn{Conn: nc, Server: s, closed: s.loop.Done()}, r)
 	}
 }
 

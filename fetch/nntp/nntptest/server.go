@@ -7,6 +7,8 @@
 package nntptest
 
 import (
+	"github.com/urlget/urlget/fetch/fetchtest"
+
 	"bufio"
 	"crypto/tls"
 	"fmt"
@@ -143,15 +145,11 @@ type Server struct {
 	Host string
 	Port int
 
-	ln       net.Listener
+	loop     *fetchtest.Loop
 	mu       sync.Mutex
 	lines    []string
 	sessions [][]string
 	ended    []chan struct{}
-	conns    int
-	open     map[net.Conn]bool
-	wg       sync.WaitGroup
-	done     chan struct{}
 }
 
 // Start listens on a free port of 127.0.0.1 and serves until the test ends.
@@ -161,34 +159,19 @@ func (s *Server) Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ln = ln
 	s.Addr = ln.Addr().String()
 	s.Host = "127.0.0.1"
 	s.Port = ln.Addr().(*net.TCPAddr).Port
-	s.open = map[net.Conn]bool{}
-	s.done = make(chan struct{})
-	s.wg.Add(1)
-	go s.accept()
+	s.loop = fetchtest.Serve(ln, s.handle)
 	t.Cleanup(s.Close)
 	return s
 }
 
 // Close stops the server and ends every session.
 func (s *Server) Close() {
-	s.mu.Lock()
-	select {
-	case <-s.done:
-		s.mu.Unlock()
-		return
-	default:
+	if s.loop != nil {
+		s.loop.Close()
 	}
-	close(s.done)
-	s.ln.Close()
-	for c := range s.open {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
 }
 
 // Lines returns every command line received so far, in order, across
@@ -225,40 +208,18 @@ func (s *Server) Session(i int) []string {
 }
 
 // Conns is the number of connections accepted so far.
-func (s *Server) Conns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conns
-}
+func (s *Server) Conns() int { return s.loop.Accepted() }
 
-func (s *Server) accept() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.conns++
-		s.open[c] = true
-		id := len(s.sessions)
-		s.sessions = append(s.sessions, nil)
-		end := make(chan struct{})
-		s.ended = append(s.ended, end)
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer func() {
-				s.mu.Lock()
-				delete(s.open, c)
-				s.mu.Unlock()
-				c.Close()
-				close(end)
-			}()
-			s.serve(c, id)
-		}()
-	}
+// handle serves one connection and records its session.
+func (s *Server) handle(c net.Conn) {
+	s.mu.Lock()
+	id := len(s.sessions)
+	s.sessions = append(s.sessions, nil)
+	end := make(chan struct{})
+	s.ended = append(s.ended, end)
+	s.mu.Unlock()
+	defer close(end)
+	s.serve(c, id)
 }
 
 // session is one client's state.
@@ -282,19 +243,11 @@ func (s *Server) serve(nc net.Conn, id int) {
 			return
 		}
 		ss.nc, ss.tls = tc, true
-		s.mu.Lock()
-		s.open[tc] = true
-		s.mu.Unlock()
-		defer func() {
-			s.mu.Lock()
-			delete(s.open, tc)
-			s.mu.Unlock()
-		}()
 	}
 	ss.r = bufio.NewReaderSize(ss.nc, 4096)
 	ss.w = bufio.NewWriter(ss.nc)
 	if s.Hostile.StallGreeting {
-		<-s.done
+		<-s.loop.Done()
 		return
 	}
 	if n := s.Hostile.HugeGreeting; n > 0 {
@@ -414,9 +367,6 @@ func (ss *session) command(line string) bool {
 		if err := tc.Handshake(); err != nil {
 			return false
 		}
-		s.mu.Lock()
-		s.open[tc] = true
-		s.mu.Unlock()
 		ss.nc, ss.tls = tc, true
 		ss.r = bufio.NewReaderSize(tc, 4096)
 		ss.w = bufio.NewWriter(tc)
@@ -543,7 +493,7 @@ func (ss *session) article(verb, arg string) bool {
 				return false
 			}
 			select {
-			case <-s.done:
+			case <-s.loop.Done():
 				return false
 			default:
 			}
@@ -566,7 +516,7 @@ func (ss *session) article(verb, arg string) bool {
 		if h.CloseArticle {
 			return false
 		}
-		<-s.done
+		<-s.loop.Done()
 		return false
 	}
 	ss.data(lines)

@@ -1,0 +1,243 @@
+package fetch
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OptionKind is the type of an option's value.
+type OptionKind uint8
+
+const (
+	// Bool is a flag without an argument. It stores Option.Set under the
+	// key ("1" when Set is empty); Options.Bool reads 1/0, true/false,
+	// yes/no and on/off in any case.
+	Bool OptionKind = iota + 1
+	// String is any text.
+	String
+	// Int is a decimal integer.
+	Int
+	// Duration is a Go duration ("1.5s", "200ms") or plain seconds ("2.5").
+	Duration
+	// Strings is a repeatable flag: the values are joined with "\n" under
+	// the key. Given once as "-", the values are read from standard input,
+	// one a line.
+	Strings
+)
+
+// Option declares one option that fetchers read from Request.Options. A
+// scheme package declares its options once, in its init beside Register;
+// the CLI builds its flags and the sections of its help from these
+// declarations, so nothing else lists them.
+type Option struct {
+	Key   string // the Request.Options key: "<scheme>-<name>", or a shared key such as OptSearch
+	Flag  string // the long flag name; "" means Key
+	Short string // a one-letter flag, optional
+	Kind  OptionKind
+	// Set is, for a Bool, the value the flag stores under Key (default
+	// "1"): several flags can share one key, as --disable-epsv stores "0"
+	// under "ftp-epsv".
+	Set     string
+	Arg     string   // the argument's placeholder in help ("N", "HOST[:PORT]"); not for Bool
+	Default string   // the default, as documentation
+	Help    string   // one line, without a scheme prefix
+	Schemes []string // the schemes it applies to
+}
+
+// FlagName is the option's long flag name.
+func (o Option) FlagName() string {
+	if o.Flag != "" {
+		return o.Flag
+	}
+	return o.Key
+}
+
+// SetValue is the value a Bool flag stores under the key.
+func (o Option) SetValue() string {
+	if o.Set != "" {
+		return o.Set
+	}
+	return "1"
+}
+
+// AppliesTo reports whether the option means something for scheme.
+func (o Option) AppliesTo(scheme string) bool { return slices.Contains(o.Schemes, scheme) }
+
+var (
+	optMu   sync.RWMutex
+	options []Option
+	flags   = map[string]bool{}
+)
+
+// RegisterOptions declares options. It is meant to be called from a scheme
+// package's init; a flag name (long or short) declared twice panics.
+func RegisterOptions(opts ...Option) {
+	optMu.Lock()
+	defer optMu.Unlock()
+	for _, o := range opts {
+		if o.Key == "" || o.Kind == 0 {
+			panic("fetch: option without a key or a kind: " + o.FlagName())
+		}
+		for _, name := range []string{"--" + o.FlagName(), "-" + o.Short} {
+			if name == "-" {
+				continue
+			}
+			if flags[name] {
+				panic("fetch: option flag declared twice: " + name)
+			}
+			flags[name] = true
+		}
+		options = append(options, o)
+	}
+}
+
+// RegisteredOptions lists every declared option, grouped by its first
+// scheme (in the order the schemes first declared one), in declaration
+// order within a group.
+func RegisteredOptions() []Option {
+	optMu.RLock()
+	defer optMu.RUnlock()
+	var order []string
+	for _, o := range options {
+		if s := firstScheme(o); !slices.Contains(order, s) {
+			order = append(order, s)
+		}
+	}
+	out := make([]Option, 0, len(options))
+	for _, s := range order {
+		for _, o := range options {
+			if firstScheme(o) == s {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+func firstScheme(o Option) string {
+	if len(o.Schemes) == 0 {
+		return ""
+	}
+	return o.Schemes[0]
+}
+
+// Options are a request's settings by key (Request.Options). The methods
+// are the one parser of each kind of value; their errors are *Error of
+// kind ErrMalformed naming the key, for a fetcher to return as they are.
+type Options map[string]string
+
+// Has reports whether key is set (to any value, "" included).
+func (o Options) Has(key string) bool {
+	_, ok := o[key]
+	return ok
+}
+
+// String is the value of key, "" when unset.
+func (o Options) String(key string) string { return o[key] }
+
+// Bool is the value of key as a boolean: false when unset or "".
+func (o Options) Bool(key string) (bool, error) {
+	v := o[key]
+	switch strings.ToLower(v) {
+	case "", "0", "false", "no", "off":
+		return false, nil
+	case "1", "true", "yes", "on":
+		return true, nil
+	}
+	return false, badOption(key, v, "1 or 0 (true/false, yes/no, on/off)")
+}
+
+// Int is the value of key as a decimal integer, def when unset or "".
+func (o Options) Int(key string, def int64) (int64, error) {
+	v := o[key]
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return def, badOption(key, v, "a whole number")
+	}
+	return n, nil
+}
+
+// Duration is the value of key as a duration (a Go duration, or plain
+// seconds), def when unset or "". A negative duration is refused.
+func (o Options) Duration(key string, def time.Duration) (time.Duration, error) {
+	v := o[key]
+	if v == "" {
+		return def, nil
+	}
+	d, err := ParseDuration(v)
+	if err != nil {
+		return def, badOption(key, v, "a duration such as 2.5 (seconds) or 500ms")
+	}
+	return d, nil
+}
+
+// ParseDuration reads a Go duration ("1.5s", "200ms") or plain seconds
+// ("2.5"); negative values are refused.
+func ParseDuration(v string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 || f > float64(1<<62)/float64(time.Second) {
+			return 0, strconv.ErrRange
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err == nil && d < 0 {
+		return 0, strconv.ErrRange
+	}
+	return d, err
+}
+
+// Strings is the value of key split into its lines, nil when unset.
+func (o Options) Strings(key string) []string {
+	v, ok := o[key]
+	if !ok {
+		return nil
+	}
+	return strings.Split(v, "\n")
+}
+
+func badOption(key, v, want string) error {
+	return &Error{Kind: ErrMalformed, Msg: "option " + key + "=" + strconv.Quote(v) + ": want " + want}
+}
+
+// Options every scheme may read, declared by this package.
+const (
+	// OptSearch holds search words: a gopher type 7 item, a WAIS database.
+	OptSearch = "search"
+	// OptRaw asks for a directory-like result exactly as the server sent
+	// it, with nothing taken away (a gopher menu's closing ".").
+	OptRaw = "raw"
+	// OptSSL asks for TLS on a plain connection (STARTTLS): "try" uses it
+	// when the server offers it, "required" refuses a server without it.
+	OptSSL = "ssl"
+)
+
+func init() {
+	RegisterOptions(
+		Option{Key: OptSearch, Flag: "data", Short: "d", Kind: String, Arg: "WORDS",
+			Help: "the search words for a gopher type 7 item or a WAIS database", Schemes: []string{"gopher", "gophers", "wais"}},
+		Option{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
+		Option{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", Schemes: []string{"nntp", "mailto"}},
+		Option{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", Schemes: []string{"nntp", "mailto"}},
+	)
+}
+
+// InputNeededError says that a request needs one more value from the user
+// (a search string, a confirmation). On a terminal the CLI asks with
+// Prompt (without echo when Secret) and tries the request again with
+// Options[Key] set to the answer; elsewhere Err is reported.
+type InputNeededError struct {
+	Key    string
+	Prompt string
+	Secret bool
+	Err    error
+}
+
+func (e *InputNeededError) Error() string { return e.Err.Error() }
+func (e *InputNeededError) Unwrap() error { return e.Err }
