@@ -300,6 +300,12 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	opt.Event = c.event
 	sum, err := mirror.Run(ctx, opt)
 	c.clearLine()
+	if opt.Client != nil && askPassword(e, err, opt.Client) {
+		// The server wants a password for the user: asked on the
+		// terminal (a run that read nothing left nothing behind).
+		sum, err = mirror.Run(ctx, opt)
+		c.clearLine()
+	}
 	return c.finish(ctx, sum, err)
 }
 
