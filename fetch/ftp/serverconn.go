@@ -449,7 +449,7 @@ func (c *Conn) unwatch() bool {
 		return true
 	}
 	ok := c.stopWatch()
-	c.stopWatch = nil
+	c.stopWatch, c.watched = nil, nil
 	return ok
 }
 
