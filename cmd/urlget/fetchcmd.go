@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
@@ -283,7 +285,6 @@ type fetchCmd struct {
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
-	heads  *headCapture      // -I: the HTTP headers from the verbose stream
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
@@ -355,8 +356,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Logged-in ftp connections kept for the next URL say QUIT at the end.
-	defer ftp.Default.CloseIdle()
+	// Connections kept for the next URL (ftp's logged-in ones) are ended
+	// properly (QUIT) at the end.
+	defer c.client.CloseIdleConnections()
 	return c.run(ctx)
 }
 
@@ -368,18 +370,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Netrc:           o.netrc,
 		NetrcFile:       o.netrcFile,
 		FollowRedirects: o.location,
-		MaxRedirects:    o.maxRedirs,
+		MaxRedirects:    maxRedirects(o.maxRedirs),
 		MaxFileSize:     o.maxFilesize,
 		Compressed:      o.compressed,
 		MaxDecompressed: o.maxFilesize,
 		Insecure:        o.insecure,
 		UserAgent:       o.userAgent,
 		Options:         o.options,
-	}
-	if o.location && o.maxRedirs == 0 {
-		// The Client reads 0 as its default limit: refuse the first
-		// redirect here instead, as curl --max-redirs 0 does.
-		cl.FollowRedirects = false
 	}
 	if cl.UserAgent == "" {
 		cl.UserAgent = "urlget/" + version
@@ -398,17 +395,30 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if o.verbose {
 		cl.Verbose = e.stderr
 	}
-	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
-	if o.head {
-		// -I prints HTTP response headers as received; the fetcher shows
-		// them only in its verbose stream ("< " lines), so tap it.
-		c.heads = &headCapture{fwd: cl.Verbose}
-		cl.Verbose = c.heads
+	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		// A person can answer what a fetcher asks (fetch.InputNeededError).
+		if cl.Options == nil {
+			cl.Options = fetch.Options{}
+		}
+		cl.Options[fetch.OptInteractive] = "1"
 	}
+	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
 	if o.writeOut != "" {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// maxRedirects is Client.MaxRedirects for --max-redirs N: curl's -1 (no
+// limit) and 0 (none) in the Client's terms.
+func maxRedirects(n int) int {
+	switch n {
+	case -1:
+		return math.MaxInt
+	case 0:
+		return fetch.NoRedirects
+	}
+	return n
 }
 
 // run fetches every URL in turn; the exit status is the last failure's.
@@ -475,7 +485,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" {
+		if c.o.uploadFile != "" && u.Scheme != "mailto" { // a mail's -T is its text: mailcmd.go
 			r.err = c.upload(ctx, &u, r)
 		} else {
 			c.transfer(ctx, &u, r, c.outSpecFor(num))
@@ -581,8 +591,6 @@ func transientStatus(code int) bool {
 	return false
 }
 
-func isHTTPScheme(s string) bool { return s == "http" || s == "https" }
-
 // attempt makes one try at a URL, appending to (or restarting) out.
 func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, canRetry bool) (err error) {
 	actx := ctx
@@ -607,10 +615,20 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.head {
 		off, since = 0, time.Time{}
 	}
-	if c.heads != nil {
-		c.heads.reset()
-	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	actx, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	if err != nil {
+		return err
+	}
+	defer func() { err = endSession(err) }()
+	if u.Scheme == "mailto" {
+		mctx, closer, err := c.mailRequest(actx, req, out)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		actx = mctx
+	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
@@ -624,10 +642,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if res.EffectiveURL != "" {
 		r.effective = res.EffectiveURL
 	}
-	if c.o.location && c.o.maxRedirs == 0 && res.Location != "" && res.Status >= 300 && res.Status < 400 {
-		return fetch.NewError(fetch.ErrTooManyRedirects, "maximum (0) redirects followed", nil)
-	}
-	if isHTTPScheme(u.Scheme) {
+	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
+	// proxy gateway gets an HTTP reply), not the URL's scheme.
+	if res.IsHTTP() {
 		if canRetry && transientStatus(res.Status) {
 			return &errRetryStatus{res.Status}
 		}
@@ -644,11 +661,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		if _, err := out.start(0, 0); err != nil {
 			return err
 		}
-		var captured []byte
-		if c.heads != nil {
-			captured = c.heads.text()
-		}
-		if _, err := out.Write(headText(u, res, captured)); err != nil {
+		if _, err := out.Write(headText(res)); err != nil {
 			return writeError(err)
 		}
 		return nil
@@ -752,11 +765,12 @@ func (c *fetchCmd) showMeter(out *output) bool {
 	return out.path != "" || !c.isTerminal(c.e.stdout)
 }
 
-// parseFetchURL parses a command-line URL. Like curl, a URL without "://"
-// whose scheme urlget does not know is taken as host[:port][/path] and given
-// a scheme: ftp for a host starting "ftp.", gopher for "gopher.", else http.
+// parseFetchURL parses a command-line URL or IRI (urlparse.ParseIRI). Like
+// curl, a URL without "://" whose scheme urlget does not know is taken as
+// host[:port][/path] and given a scheme: ftp for a host starting "ftp.",
+// gopher for "gopher.", else http.
 func parseFetchURL(raw string) (urlparse.URL, error) {
-	u, err := urlparse.Parse(raw)
+	u, err := urlparse.ParseIRI(raw)
 	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
 		return u, nil
 	}
@@ -770,7 +784,7 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	case strings.HasPrefix(h, "gopher."):
 		scheme = "gopher"
 	}
-	g, gerr := urlparse.Parse(scheme + "://" + raw)
+	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
 	if gerr == nil {
 		return g, nil
 	}

@@ -79,8 +79,8 @@ func checkRequest(req *fetch.Request) error {
 	if u == nil || u.Scheme != "ftp" {
 		return &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "ftp: not an ftp URL"}
 	}
-	if err := u.CheckLine(); err != nil {
-		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "URL refused", Err: err}
+	if err := fetch.CheckURL(u); err != nil {
+		return err
 	}
 	if badLineByte(req.User) || badLineByte(req.Password) {
 		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: user or password holds CR, LF or NUL"}

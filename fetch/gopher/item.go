@@ -90,8 +90,14 @@ func (e *ItemError) Unwrap() error { return ErrBadItem }
 // fields and a numeric port of at most 65535. On error the returned Item
 // still has Raw, Type and whatever fields were found, with Unparsed set.
 func ParseItem(line []byte) (Item, error) {
-	line = trimEOL(line)
-	it := Item{Raw: string(line), Port: -1}
+	return parseItem(string(trimEOL(line)))
+}
+
+// parseItem parses a line without its line end: the Item's strings are
+// substrings of raw.
+func parseItem(raw string) (Item, error) {
+	line := raw
+	it := Item{Raw: raw, Port: -1}
 	if len(line) == 0 {
 		it.Unparsed = true
 		return it, &ItemError{Reason: "empty line"}
@@ -216,12 +222,36 @@ func (it Item) URLWithScheme(scheme string) string {
 }
 
 // Target is what the item points to for a person: for an "h" item with a
-// "URL:" selector the target URL itself, otherwise the item's gopher URL.
+// "URL:" selector the target URL itself, for a telnet or tn3270 item its
+// session URL (SessionURL), otherwise the item's gopher URL.
 func (it Item) Target() string {
 	if u, ok := it.HURL(); ok {
 		return u
 	}
+	if u, ok := it.SessionURL(); ok {
+		return u
+	}
 	return it.URL()
+}
+
+// SessionURL is the URL of the interactive session a telnet (8) or tn3270
+// (T) item names: telnet://USER@HOST:PORT/ or tn3270://…, the selector
+// being the user name to log in with (RFC 1436; RFC 4266 §2.2), left out
+// when empty, and the port when it is 23.
+func (it Item) SessionURL() (string, bool) {
+	var scheme string
+	switch it.Type {
+	case TypeTelnet:
+		scheme = "telnet"
+	case TypeTN3270:
+		scheme = "tn3270"
+	default:
+		return "", false
+	}
+	if it.Unparsed || it.Host == "" || it.Port <= 0 {
+		return "", false
+	}
+	return urlparse.SessionURL(scheme, it.Selector, it.Host, it.Port), true
 }
 
 // EntryType classifies an item type for fetch.Entry: menus are

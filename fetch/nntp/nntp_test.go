@@ -182,7 +182,7 @@ func TestDotReader(t *testing.T) {
 		cn.br = newReader(client)
 		d := newDotReader(cn)
 		got, err := io.ReadAll(d)
-		if err != nil || string(got) != c.want || !d.done {
+		if err != nil || string(got) != c.want || !d.Ended() {
 			t.Errorf("wire %.40q: got %.60q %v, want %.60q", c.wire, got, err, c.want)
 		}
 		rest, _ := io.ReadAll(cn.br)
@@ -217,6 +217,11 @@ func TestNNTPURLGroupAndNumber(t *testing.T) {
 	_, b, err = get(t, request(t, nil, base+"known-1@example.net"))
 	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
 		t.Errorf("nntp://host/msgid: %v %q", err, b)
+	}
+	// A pasted message-id, angle brackets included, in place of the article.
+	_, b, err = get(t, request(t, nil, base+"local.test/%3Cknown-1@example.net%3E"))
+	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
+		t.Errorf("nntp://host/group/<msgid>: %v %q", err, b)
 	}
 }
 
