@@ -56,6 +56,12 @@ func DialNetwork(ctx context.Context, req *Request, network, addr, what string) 
 		}
 		return nil, &Error{Kind: k, Msg: what + " " + addr, Err: err}
 	}
+	if _, watched := nc.(*ctxConn); !watched {
+		// The Client's dialer already closes its connections when ctx
+		// ends; a Request made without a Client gets the same here, so
+		// that no fetcher needs its own watch to end a blocked read.
+		nc = watchConn(ctx, nc)
+	}
 	return nc, nil
 }
 

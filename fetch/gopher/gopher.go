@@ -394,16 +394,10 @@ type conn struct {
 	ctx     context.Context
 	nc      net.Conn
 	br      *bufio.Reader
-	stop    func() bool
 	verbose io.Writer
 }
 
-func (c *conn) close() {
-	if c.stop != nil {
-		c.stop()
-	}
-	c.nc.Close()
-}
+func (c *conn) close() { c.nc.Close() }
 
 func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	addr := net.JoinHostPort(p.host, strconv.Itoa(p.port))
@@ -424,7 +418,6 @@ func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose}
 	// Closing the connection is what ends a read or write stalled on a
 	// server that sends nothing: do it when the context ends.
-	c.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	c.br = bufio.NewReaderSize(netReader{ctx: ctx, c: nc}, bufSize)
 	return c, nil
 }

@@ -108,15 +108,11 @@ type session struct {
 	tls      bool
 	verbose  io.Writer
 	loopback bool
-	stop     func() bool // releases the context watch
 }
 
 // close closes the connection (TLS or not) and releases the watch on the
 // context.
-func (s *session) close() {
-	s.stop()
-	s.nc.Close()
-}
+func (s *session) close() { s.nc.Close() }
 
 // smtpError is a reply the client did not want.
 type smtpError struct {
@@ -138,13 +134,10 @@ func dial(ctx context.Context, req *fetch.Request, srv server) (*session, error)
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
 		s.loopback = true
 	}
-	// The Client's dialer closes the connection when ctx ends; a Request
-	// made without a Client gets the same here, until close.
-	s.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	if srv.implicit {
 		tc, err := fetch.HandshakeTLS(ctx, req, nc, srv.host, "smtp")
 		if err != nil {
-			s.stop()
+			nc.Close()
 			return nil, err
 		}
 		s.nc, s.tls = tc, true

@@ -58,7 +58,6 @@ type conn struct {
 	caps       map[string][]string // CAPABILITIES, nil when unknown
 	modeReader bool                // MODE READER was sent
 	authed     bool                // AUTHINFO was attempted
-	stop       func() bool         // unregisters the ctx watcher
 	closed     bool
 }
 
@@ -74,7 +73,6 @@ func dial(ctx context.Context, req *fetch.Request, host string, port int, implic
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose, req: req, host: host, port: port}
 	// Cancelling the context closes the connection, which ends any read or
 	// write in progress, including reads of a body already returned.
-	c.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	if implicitTLS {
 		if err := c.handshake(); err != nil {
 			c.close()
@@ -96,7 +94,6 @@ func (c *conn) close() {
 		return
 	}
 	c.closed = true
-	c.stop()
 	c.nc.Close()
 }
 

@@ -31,7 +31,6 @@ type conn struct {
 	ctx     context.Context
 	nc      net.Conn
 	br      *bufio.Reader
-	stop    func() bool
 	verbose io.Writer
 	url     string
 
@@ -48,15 +47,11 @@ func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose, url: p.url, maxRecord: serverBuffer}
 	// Closing the connection is what ends a read or a write stalled on a
 	// server that does not answer: do it when the context ends.
-	c.stop = context.AfterFunc(ctx, func() { nc.Close() })
 	c.br = bufio.NewReaderSize(nc, readBufSize)
 	return c, nil
 }
 
-func (c *conn) close() {
-	c.stop()
-	c.nc.Close()
-}
+func (c *conn) close() { c.nc.Close() }
 
 // ioError types an error from the connection: the context's when it
 // ended, ErrTimeout for a deadline, else ErrPartial (the server went away
