@@ -22,7 +22,9 @@ type body struct {
 	limit    int64 // bytes allowed in this body, -1 for no cap
 	n        int64 // bytes delivered so far
 	progress func(done, total int64)
-	err      error // sticky: io.EOF or an *Error
+	rate     *Limiter  // Client.LimitRate, nil for none
+	slow     *lowSpeed // the low-speed watchdog, nil for none
+	err      error     // sticky: io.EOF or an *Error
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -41,7 +43,16 @@ func (b *body) Read(p []byte) (int, error) {
 		// longer one.
 		p = p[:b.limit-b.n+1]
 	}
+	if b.rate != nil {
+		if c := b.rate.chunk(); len(p) > c {
+			p = p[:c]
+		}
+	}
 	n, err := b.rc.Read(p)
+	b.slow.add(n)
+	if werr := b.rate.Wait(b.ctx, n); werr != nil && err == nil {
+		err = werr
+	}
 	if b.limit >= 0 && b.n+int64(n) > b.limit {
 		n = int(b.limit - b.n)
 		b.n = b.limit
@@ -67,7 +78,7 @@ func (b *body) Read(p []byte) (int, error) {
 // a read error from a write error.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	f, local := b.rc.(*os.File)
-	if _, rf := w.(io.ReaderFrom); !local || !rf {
+	if _, rf := w.(io.ReaderFrom); !local || !rf || b.rate != nil {
 		return b.copyLoop(w)
 	}
 	chunk := int64(64 << 20)
@@ -101,6 +112,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 		n, err := io.Copy(w, lr)
 		written += n
 		b.n += n
+		b.slow.add(int(n))
 		if n > 0 {
 			b.report()
 		}
@@ -188,6 +200,7 @@ func (b *body) report() {
 
 func (b *body) Close() error {
 	err := b.rc.Close()
+	b.slow.done()
 	if b.err == nil {
 		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
 	}
@@ -223,8 +236,8 @@ func bodyError(ctx context.Context, url string, err error) error {
 // wrapError types an error a Fetcher returned from Open.
 func wrapError(ctx context.Context, url string, err error) error {
 	if ctx.Err() != nil {
-		var fe *Error
-		if !errors.As(err, &fe) || fe.Kind != ErrAborted && fe.Kind != ErrTimeout {
+		var fe, cause *Error
+		if !errors.As(err, &fe) || fe.Kind != ErrAborted && fe.Kind != ErrTimeout || errors.As(context.Cause(ctx), &cause) {
 			return ctxError(ctx, url)
 		}
 	}
@@ -241,6 +254,13 @@ func wrapError(ctx context.Context, url string, err error) error {
 // ctxError is the error for a done context: ErrTimeout for a deadline,
 // ErrAborted for a cancellation.
 func ctxError(ctx context.Context, url string) error {
+	var fe *Error
+	if errors.As(context.Cause(ctx), &fe) {
+		// The Client's own reason (the low-speed watchdog).
+		e := *fe
+		e.URL = url
+		return &e
+	}
 	err := context.Cause(ctx)
 	if err == nil {
 		err = ctx.Err()

@@ -88,6 +88,18 @@ type Client struct {
 	// the part of the resource held before a resume.
 	Progress func(done, total int64)
 
+	// LimitRate, when set, paces every Body the Client opens (curl's
+	// --limit-rate): bodies read at once share its rate.
+	LimitRate *Limiter
+
+	// LowSpeedLimit and LowSpeedTime (curl's -Y and -y): a request that
+	// receives fewer than LowSpeedLimit body bytes a second over
+	// LowSpeedTime fails with ErrTimeout ("operation too slow"), whether it
+	// is still connecting, waiting for a reply or reading the Body. Setting
+	// only one gives the other curl's default: 1 byte/s, 30 s.
+	LowSpeedLimit int64
+	LowSpeedTime  time.Duration
+
 	// Fetchers overrides the registry for these schemes (tests).
 	Fetchers map[string]Fetcher
 }
@@ -142,6 +154,21 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, Redacted(req.URL))
 	}
+	var slow *lowSpeed
+	if c.LowSpeedLimit > 0 || c.LowSpeedTime > 0 {
+		ctx, slow = watchLowSpeed(ctx, c.LowSpeedLimit, c.LowSpeedTime)
+	}
+	res, err := c.do(ctx, req, slow)
+	if err != nil {
+		slow.done()
+		return nil, err
+	}
+	return res, nil
+}
+
+// do is Do after the low-speed watchdog, if any, has started; the Body it
+// returns stops slow when closed.
+func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := req.URL
 	cred, err := c.credentials(first)
 	if err != nil {
@@ -189,7 +216,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 				continue
 			}
 		}
-		return c.finish(ctx, &r, res, isHTTP)
+		return c.finish(ctx, &r, res, isHTTP, slow)
 	}
 }
 
@@ -275,7 +302,7 @@ var gatewaySchemes = map[string]bool{
 
 // finish applies the policy that needs the reply: Fail, the size cap, and
 // the Body wrapper.
-func (c *Client) finish(ctx context.Context, r *Request, res *Resource, isHTTP bool) (*Resource, error) {
+func (c *Client) finish(ctx context.Context, r *Request, res *Resource, isHTTP bool, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
 	if c.Fail && isHTTP && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
@@ -287,7 +314,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, isHTTP b
 		return nil, &Error{Kind: ErrTooLarge, URL: url,
 			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
 	}
-	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, rate: c.LimitRate, slow: slow}
 	if r.Head {
 		b.size = -1
 	}

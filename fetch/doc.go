@@ -97,7 +97,7 @@
 //	   3  ErrMalformed         malformed URL; CR, LF or NUL in a decoded field; file URL naming another host
 //	   6  ErrResolve           host name did not resolve
 //	   7  ErrConnect           could not connect (or through the proxy)
-//	   8  ErrProtocol          the server's reply made no sense (no reply, bad gzip, bad Location)
+//	   8  ErrProtocol          the server's reply made no sense (no reply, endless or oversized header or reply lines, bad gzip, bad Location)
 //	   9  ErrAccessDenied      access to the resource denied
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
@@ -112,6 +112,8 @@
 //	  37  ErrFileRead          file:// could not read the file
 //	  42  ErrAborted           cancelled
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
+//	  55  ErrSend              the connection broke while the request was sent
+//	  56  ErrRecv              the connection broke (reset) before the reply was complete
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  67  ErrLoginDenied       login refused
 //	  78  ErrNotFound          remote file not found

@@ -136,6 +136,11 @@ type Meta struct {
 	// the server sent it from a Fetcher, resolved to an absolute URL by the
 	// Client. "" when the reply is not a redirect.
 	Location string
+
+	// RetryAfter is how long the server asked the client to wait before
+	// trying again (HTTP Retry-After, in seconds or as a date, on any
+	// reply); 0 when it did not say.
+	RetryAfter time.Duration
 }
 
 // Resource is an opened URL: metadata, and a streaming body the caller
