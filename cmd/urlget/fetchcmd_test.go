@@ -27,8 +27,9 @@ type fakeFile struct {
 	cutN    int   // the first cutN attempts are cut
 	failN   int   // the first failN attempts fail with failErr
 	failErr error
-	whole   bool // never resume
-	block   bool // block until the context ends
+	whole   bool          // never resume
+	block   bool          // block until the context ends
+	after   time.Duration // Meta.RetryAfter of every reply
 }
 
 // fakeSrv is a Fetcher serving fakeFiles by path, recording requests.
@@ -116,7 +117,7 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: size, ModTime: f.mod, ContentType: f.ctype, EffectiveURL: req.URL.String(),
-			Status: status, Offset: off},
+			Status: status, Offset: off, RetryAfter: f.after},
 		Body: io.NopCloser(body),
 	}, nil
 }
