@@ -25,7 +25,7 @@ import (
 // too), a stall (the server's bytes held back for a while, or for good), a
 // trickle (a few bytes at a time), a half-close (the client is sent FIN
 // while the connection stays open). The target may be changed at any time
-// (SetTarget), and OnConnect runs before each connection is passed on: a
+// (SetTarget), and a function set with OnConnect runs before each connection is passed on: a
 // test restarts the real server there, between a client's attempts.
 //
 // An FTP proxy (StartFTPFaultProxy) also carries the data connections: it
@@ -34,15 +34,12 @@ import (
 type FaultProxy struct {
 	relay
 
-	// OnConnect, when set, is called with the number of each connection
-	// (from 0) before the proxy connects it to the target.
-	OnConnect func(n int)
-
 	plan     func(n int) Fault
 	dataPlan func(n int) Fault // FTP data connections; nil: not FTP
 
 	mu        sync.Mutex
 	target    string
+	onConnect func(n int)
 	conns     atomic.Int64
 	dataConns atomic.Int64
 	struck    atomic.Int64
@@ -157,6 +154,14 @@ func (p *FaultProxy) SetTarget(addr string) {
 	p.mu.Unlock()
 }
 
+// OnConnect makes f run with the number of each connection (from 0)
+// accepted from now on, before the proxy connects it to the target.
+func (p *FaultProxy) OnConnect(f func(n int)) {
+	p.mu.Lock()
+	p.onConnect = f
+	p.mu.Unlock()
+}
+
 // Conns is the number of connections accepted so far (control connections
 // for FTP); DataConns the number of FTP data connections.
 func (p *FaultProxy) Conns() int     { return int(p.conns.Load()) }
@@ -167,8 +172,11 @@ func (p *FaultProxy) Struck() int { return int(p.struck.Load()) }
 
 func (p *FaultProxy) handle(client net.Conn, _ string) {
 	n := int(p.conns.Add(1) - 1)
-	if p.OnConnect != nil {
-		p.OnConnect(n)
+	p.mu.Lock()
+	f := p.onConnect
+	p.mu.Unlock()
+	if f != nil {
+		f(n)
 	}
 	p.mu.Lock()
 	target := p.target

@@ -118,11 +118,11 @@ func TestFaultProxyRestart(t *testing.T) {
 	a := dataServer(t, []byte("first server"))
 	b := dataServer(t, []byte("second server"))
 	p := StartFaultProxy(t, a, nil)
-	p.OnConnect = func(n int) {
+	p.OnConnect(func(n int) {
 		if n == 1 {
 			p.SetTarget(b)
 		}
-	}
+	})
 	for i, want := range []string{"first server", "second server"} {
 		if got, err, _ := readAllFrom(t, p.Addr()); string(got) != want || err != nil {
 			t.Errorf("conn %d: %q, %v", i, got, err)
