@@ -246,6 +246,10 @@ func wrapError(ctx context.Context, url string, err error) error {
 		if fe.URL == "" {
 			fe.URL = url
 		}
+		var ine *InputNeededError
+		if errors.As(err, &ine) {
+			return err // the caller may answer it: keep it
+		}
 		return fe
 	}
 	return &Error{Kind: KindOf(err), URL: url, Err: err}

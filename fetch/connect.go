@@ -51,6 +51,27 @@ func Connect(ctx context.Context, req *Request, addr, what string) (net.Conn, er
 	return nc, nil
 }
 
+// IOError types an error met reading or writing a connection: the
+// context's (ContextError) once the context has ended — closing the
+// connection is how it ends a blocked read —, a *Error as it is, a
+// timeout as ErrTimeout, and anything else (the server closed or reset
+// the connection in the middle of an exchange) as ErrPartial, with msg
+// saying what was being done ("gopher: reading the reply").
+func IOError(ctx context.Context, err error, msg string) error {
+	if ctx.Err() != nil {
+		return ctxError(ctx, "")
+	}
+	var fe *Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	k := KindOf(err)
+	if k != ErrTimeout {
+		k = ErrPartial
+	}
+	return &Error{Kind: k, Msg: msg, Err: err}
+}
+
 // HandshakeTLS runs a TLS client handshake on nc with a copy of req.TLS
 // (ServerName set to host when the config has none). On failure nc is
 // closed and the error is ErrTLS, or ErrTimeout, or the context's.

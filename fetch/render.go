@@ -3,6 +3,7 @@ package fetch
 import (
 	"bufio"
 	"io"
+	"sync"
 )
 
 // renderBuffer is the size of the buffer Buffered writes through.
@@ -51,4 +52,17 @@ func (e *writeErr) Write(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// SyncWriter serialises writes to W from several goroutines (a verbose log
+// shared by parallel connections).
+type SyncWriter struct {
+	mu sync.Mutex
+	W  io.Writer
+}
+
+func (s *SyncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.W.Write(p)
 }

@@ -22,6 +22,7 @@ const (
 	kColon                    // ":"
 	kAt                       // "@"
 	kSlash                    // "/"
+	kLynx                     // what Lynx leaves literal in a DocID field: A-Z a-z 0-9 . / - _ $
 
 	kAllSub = kSub | kSemi | kEq | kAmp | kPlus | kComma
 	kPchar  = kUnres | kAllSub | kColon | kAt
@@ -36,6 +37,7 @@ const (
 	keepNews    = kPchar                          // news grouppart: "/" encoded
 	keepWAISSeg = kPchar                          // wais database, wtype: "/" encoded
 	keepDocID   = kPchar | kSlash                 // wais wpath
+	keepLynx    = kLynx                           // wais DocID field value, as Lynx writes it
 	keepSearch  = (kPchar | kSlash) &^ kPlus      // wais search: "+" encoded (Lynx reads it as space)
 	keepAddr    = kPchar &^ kComma                // mailto address
 	keepHField  = kPchar &^ (kAmp | kEq | kComma) // mailto hfname, hfvalue
@@ -58,6 +60,11 @@ func init() {
 	keepClass['+'] |= kPlus
 	keepClass[','] |= kComma
 	keepClass[':'] |= kColon
+	for c := 0; c < 256; c++ {
+		if (isUnreserved(byte(c)) && c != '~') || c == '/' || c == '$' {
+			keepClass[c] |= kLynx
+		}
+	}
 	keepClass['@'] |= kAt
 	keepClass['/'] |= kSlash
 }
@@ -164,6 +171,15 @@ func appendGopherRest(b []byte, scheme, host string, port int, itemType byte, se
 	return b
 }
 
+// SessionURL returns scheme://user@host:port/ for an interactive session
+// (telnet, tn3270, rlogin): the user is left out when empty, the port when
+// it is 0 or the scheme's default (telnet and tn3270 23, rlogin 513).
+func SessionURL(scheme, user, host string, port int) string {
+	b := start(scheme, len(user)+len(host)+8)
+	b = appendAuthority(b, scheme, user, "", host, port)
+	return string(append(b, '/'))
+}
+
 // FTPURL returns ftp://user:password@host:port/cwd…/name;type=X. User and
 // password are left out when both are empty, the port when it is 0 or 21,
 // ";type=" when typecode is 0 (else it should be 'a', 'i' or 'd'). Every
@@ -241,17 +257,8 @@ func WAISSearchURL(host string, port int, database, search string) string {
 // there is no length and wpath itself starts with digits and "/", that
 // "/" is encoded so that Parse does not take the digits for a length.
 func WAISDocURL(host string, port int, database, docType, length, docPath string) string {
-	b := start("wais", len(host)+len(database)+len(docType)+len(length)+len(docPath))
-	b = appendAuthority(b, "wais", "", "", host, port)
-	b = append(b, '/')
-	b = appendEscaped(b, database, keepWAISSeg)
-	b = append(b, '/')
-	b = appendEscaped(b, docType, keepWAISSeg)
-	b = append(b, '/')
-	if length != "" {
-		b = appendEscaped(b, length, keepWAISSeg)
-		b = append(b, '/')
-	} else {
+	b := startWAISDoc(len(docPath), host, port, database, docType, length)
+	if length == "" {
 		n := 0
 		for n < len(docPath) && docPath[n] >= '0' && docPath[n] <= '9' {
 			n++
@@ -263,6 +270,43 @@ func WAISDocURL(host string, port int, database, docType, length, docPath string
 		}
 	}
 	return string(appendEscaped(b, docPath, keepDocID))
+}
+
+// startWAISDoc starts a document URL: wais://host:port/database/wtype/,
+// and length/ unless length is "", with room for n more bytes.
+func startWAISDoc(n int, host string, port int, database, docType, length string) []byte {
+	b := start("wais", n+len(host)+len(database)+len(docType)+len(length))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, database, keepWAISSeg)
+	b = append(b, '/')
+	b = appendEscaped(b, docType, keepWAISSeg)
+	b = append(b, '/')
+	if length != "" {
+		b = appendEscaped(b, length, keepWAISSeg)
+		b = append(b, '/')
+	}
+	return b
+}
+
+// WAISDocFieldsURL returns wais://host:port/database/wtype/length/docid with
+// the DocID written as Lynx and CERN libwww write it: "<tag>=<value>;" for
+// every field, each byte of a value outside A-Z a-z 0-9 . / - _ $ as %XX.
+// Old WAIS clients understand this form; Parse gives the fields back in
+// DocFields. length is decimal digits, or "" to leave the segment out.
+func WAISDocFieldsURL(host string, port int, database, docType, length string, fields []WAISField) string {
+	n := 0
+	for _, f := range fields {
+		n += len(f.Value) + 12
+	}
+	b := startWAISDoc(n, host, port, database, docType, length)
+	for _, f := range fields {
+		b = strconv.AppendInt(b, int64(f.Tag), 10)
+		b = append(b, '=')
+		b = appendEscaped(b, f.Value, keepLynx)
+		b = append(b, ';')
+	}
+	return string(b)
 }
 
 // ProsperoURL returns prospero://host:port/hsoname;name=value… (an

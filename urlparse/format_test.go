@@ -47,6 +47,12 @@ func TestBuilderStrings(t *testing.T) {
 		{WAISSearchURL("h", 0, "db", "a+b c"), "wais://h/db?a%2Bb%20c"},
 		{WAISDocURL("h", 0, "db", "TEXT", "124", "1=a:b;7=\x00;"), "wais://h/db/TEXT/124/1=a:b;7=%00;"},
 		{WAISDocURL("h", 0, "db", "TEXT", "", "12/x"), "wais://h/db/TEXT/12%2Fx"},
+		{WAISDocFieldsURL("127.0.0.1", 22100, "test", "TEXT", "124", []WAISField{{1, "vm:22100"}, {2, "/tmp/wais-build/db/test"},
+			{3, "0 124 /tmp/wais-build/data/apple.txt"}, {4, "vm:22100"}, {5, "/tmp/wais-build/db/test"},
+			{6, "0 124 /tmp/wais-build/data/apple.txt"}, {7, "\x00"}}),
+			// The URL Lynx writes for this DocID (wais.md §7).
+			"wais://127.0.0.1:22100/test/TEXT/124/1=vm%3A22100;2=/tmp/wais-build/db/test;3=0%20124%20/tmp/wais-build/data/apple.txt;4=vm%3A22100;5=/tmp/wais-build/db/test;6=0%20124%20/tmp/wais-build/data/apple.txt;7=%00;"},
+		{WAISDocFieldsURL("h", 0, "db", "WSRC", "", []WAISField{{2, "a;b=c~"}}), "wais://h/db/WSRC/2=a%3Bb%3Dc%7E;"},
 		{ProsperoURL("h", 1525, "/a/b", []Field{{"OBJECT-VERSION", "3"}}), "prospero://h//a/b;OBJECT-VERSION=3"},
 		{MailtoURL([]string{"a@b", "c,d@e"}, []Header{{"subject", "hi there"}, {"body", "x&y=z"}}),
 			"mailto:a@b,c%2Cd@e?subject=hi%20there&body=x%26y%3Dz"},
@@ -104,15 +110,23 @@ func TestBuildersParseBack(t *testing.T) {
 			}
 
 			u = mustParse(t, WAISSearchURL(h.host, 0, a, a))
-			if u.WAIS != (WAIS{Database: a, Search: a, HasSearch: true}) {
+			if !reflect.DeepEqual(u.WAIS, WAIS{Database: a, Search: a, HasSearch: true}) {
 				t.Errorf("WAISSearchURL(%q): %+v", a, u.WAIS)
 			}
 			for _, length := range []string{"", "124"} {
 				for _, p := range []string{a, "12/" + a, "1=" + a + ";7=\x00;"} {
 					u = mustParse(t, WAISDocURL(h.host, 0, a, a+"T", length, p))
-					if u.WAIS != (WAIS{Database: a, DocType: a + "T", Length: length, DocPath: p}) {
+					w := u.WAIS
+					w.DocFields = nil // whether p reads as fields depends on a; see below
+					if !reflect.DeepEqual(w, WAIS{Database: a, DocType: a + "T", Length: length, DocPath: p}) {
 						t.Errorf("WAISDocURL(%q, %q, %q): %+v", a, length, p, u.WAIS)
 					}
+				}
+				fields := []WAISField{{1, a}, {2, "/tmp/db;x=y%"}, {7, "\x00"}, {300, a + a}}
+				u = mustParse(t, WAISDocFieldsURL(h.host, 0, a, "TEXT", length, fields))
+				w := u.WAIS
+				if !reflect.DeepEqual(w.DocFields, fields) || w.Database != a || w.DocType != "TEXT" || w.Length != length {
+					t.Errorf("WAISDocFieldsURL(%q, %q): %+v", a, length, w)
 				}
 			}
 

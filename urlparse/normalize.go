@@ -18,8 +18,10 @@ func DefaultPort(scheme string) int {
 		return 119
 	case "nntps":
 		return 563
-	case "telnet":
+	case "telnet", "tn3270":
 		return 23
+	case "rlogin":
+		return 513
 	case "wais":
 		return 210
 	case "prospero":

@@ -1,6 +1,9 @@
 package urlparse
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // lynxDocURL is a document URL Lynx wrote for the freeWAIS-sf test server
 // (/work/shared/protocols/wais.md §7).
@@ -29,7 +32,17 @@ func TestWAIS(t *testing.T) {
 		{"wais://h/db//", "h", -1, WAIS{Database: "db"}},
 		// Lynx form: /database/wtype/length/wpath
 		{lynxDocURL, "127.0.0.1", 22100, WAIS{Database: "test", DocType: "TEXT", Length: "124",
-			DocPath: "1=vm:22100;2=/tmp/wais-build/db/test;3=0 124 /tmp/wais-build/data/apple.txt;4=vm:22100;5=/tmp/wais-build/db/test;6=0 124 /tmp/wais-build/data/apple.txt;7=\x00;"}},
+			DocPath: "1=vm:22100;2=/tmp/wais-build/db/test;3=0 124 /tmp/wais-build/data/apple.txt;4=vm:22100;5=/tmp/wais-build/db/test;6=0 124 /tmp/wais-build/data/apple.txt;7=\x00;",
+			DocFields: []WAISField{{1, "vm:22100"}, {2, "/tmp/wais-build/db/test"}, {3, "0 124 /tmp/wais-build/data/apple.txt"},
+				{4, "vm:22100"}, {5, "/tmp/wais-build/db/test"}, {6, "0 124 /tmp/wais-build/data/apple.txt"}, {7, "\x00"}}}},
+		// An escaped ";" or "=" stays inside its field; anything but the
+		// field notation leaves DocFields nil.
+		{"wais://h/db/TEXT/9/2=a%3Bb%3D;12=;", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "9", DocPath: "2=a;b=;12=;",
+			DocFields: []WAISField{{2, "a;b="}, {12, ""}}}},
+		{"wais://h/db/TEXT/9/2=a;b", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "9", DocPath: "2=a;b"}},
+		{"wais://h/db/TEXT/9/=a;", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "9", DocPath: "=a;"}},
+		{"wais://h/db/TEXT/9/1234567890=a;", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "9", DocPath: "1234567890=a;"}},
+		{"wais://h/db/TEXT/9/%31=a;", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "9", DocPath: "1=a;"}},
 		{"wais://h/db/TEXT/124/", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "124"}},
 		{"wais://h/db/WSRC/7/a/b", "h", -1, WAIS{Database: "db", DocType: "WSRC", Length: "7", DocPath: "a/b"}},
 		{"wais://h/db/TEXT/12/34/x", "h", -1, WAIS{Database: "db", DocType: "TEXT", Length: "12", DocPath: "34/x"}},
@@ -37,7 +50,7 @@ func TestWAIS(t *testing.T) {
 	}
 	for _, c := range cases {
 		u := mustParse(t, c.in)
-		if u.Host != c.host || u.Port != c.port || u.WAIS != c.want {
+		if u.Host != c.host || u.Port != c.port || !reflect.DeepEqual(u.WAIS, c.want) {
 			t.Errorf("Parse(%q): host %q port %d %+v; want %q %d %+v", c.in, u.Host, u.Port, u.WAIS, c.host, c.port, c.want)
 		}
 		testRoundTrip(t, c.in)

@@ -206,7 +206,7 @@ func TestSchemeParseAllocs(t *testing.T) {
 		{"nntp://h/comp.lang.go/123", 0},
 		{"telnet://u:p@h:23/", 0},
 		{"wais://h/db?query", 0},
-		{"wais://h/db/TEXT/124/1=a%3Ab;7=%00;", 1},
+		{"wais://h/db/TEXT/124/1=a%3Ab;7=%00;", 2}, // decode buffer, DocFields
 		{"file:///etc/motd", 0},
 		{"prospero://h//a/b", 0},
 		{"prospero://h/x;a=b;c=d", 1},

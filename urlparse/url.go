@@ -94,6 +94,19 @@ type WAIS struct {
 	DocType   string // wtype
 	DocPath   string // wpath
 	Length    string // document length in the four-segment form; "" otherwise
+	// DocFields is the wpath read as a DocID in the notation of Lynx and
+	// CERN libwww, "<tag>=<value>;" for every field (values percent-decoded
+	// one by one, so an escaped ";" or "=" stays inside its value); nil when
+	// the wpath is not written that way (see WAISDocFieldsURL).
+	DocFields []WAISField
+}
+
+// WAISField is one field of a WAIS DocID: its tag (1 original server,
+// 2 original database, 3 original local id, 4–6 the same for the
+// distributor, 7 copyright disposition) and its bytes.
+type WAISField struct {
+	Tag   int
+	Value string
 }
 
 // File is a file URL (RFC 1738 §3.10).

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
@@ -431,6 +432,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	}
 	if o.verbose {
 		cl.Verbose = e.stderr
+	}
+	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		// A person can answer what a fetcher asks (fetch.InputNeededError).
+		if cl.Options == nil {
+			cl.Options = fetch.Options{}
+		}
+		cl.Options[fetch.OptInteractive] = "1"
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
 	if o.head {

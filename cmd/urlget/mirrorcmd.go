@@ -220,7 +220,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		cl.Options = map[string]string{"ftp-email": o.ftpEmail}
 	}
 	if o.trace {
-		cl.Verbose = &lockedWriter{w: e.stderr}
+		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
 	}
 	opt := mirror.Options{
 		URL: o.url, Dir: o.dir, Client: cl,
@@ -243,25 +243,13 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 	return opt, nil
 }
 
-// lockedWriter serialises writes from several connections.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // mirrorCmd is one run of the mirror command.
 type mirrorCmd struct {
 	e          env
 	o          *mirrorOpts
 	isTerminal func(io.Writer) bool
 	width      func() int
-	out        *lockedWriter // stderr
+	out        *fetch.SyncWriter // stderr
 	mu         sync.Mutex
 	drawn      bool // a progress line is on the screen
 }
@@ -292,7 +280,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	if err != nil {
 		return fail(e, mirrorExitUsage, "mirror: %v (try 'urlget mirror --help')", err)
 	}
-	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal, out: &lockedWriter{w: e.stderr}, width: func() int {
+	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal, out: &fetch.SyncWriter{W: e.stderr}, width: func() int {
 		if f, ok := e.stderr.(*os.File); ok {
 			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
 				return w

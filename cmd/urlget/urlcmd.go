@@ -55,7 +55,9 @@ Options:
                   plus only when present); mailto {to, headers [{name,
                   value}]}; news {group} or {message_id} or {all: true};
                   nntp/nntps {group, article}; wais {database, search (when
-                  present), doc_type, doc_path, length}; file {local, path};
+                  present), doc_type, doc_path, length, doc_fields [{name:
+                  the tag, value}] when doc_path is a Lynx DocID}; file
+                  {local, path};
                   prospero {hsoname, fields [{name, value}]}
 
 Bytes in JSON strings: a decoded value may hold any byte. Valid UTF-8 is
@@ -340,6 +342,11 @@ func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
 		w.str("doc_type", x.DocType)
 		w.str("doc_path", x.DocPath)
 		w.str("length", x.Length)
+		if x.DocFields != nil {
+			w.nameValues("doc_fields", len(x.DocFields), func(i int) (string, string) {
+				return strconv.Itoa(x.DocFields[i].Tag), x.DocFields[i].Value
+			})
+		}
 		w.close()
 	case "file":
 		f := &u.File

@@ -271,6 +271,15 @@ var urlJSONCases = []struct{ in, want string }{
 		`{"url":"wais://h:210/db?x%20y","scheme":"wais","host":"h","port":210,"path":"/db","query":"x y",` +
 			`"raw":{"scheme":"wais","host":"h","port":"210","path":"/db","query":"x%20y"},` +
 			`"wais":{"database":"db","search":"x y","doc_type":"","doc_path":"","length":""}}`},
+	{"wais://h/db/TEXT/124/1=vm%3A22100;7=%00;",
+		`{"url":"wais://h/db/TEXT/124/1=vm%3A22100;7=%00;","scheme":"wais","host":"h","path":"/db/TEXT/124/1=vm:22100;7=\u0000;",` +
+			`"raw":{"scheme":"wais","host":"h","path":"/db/TEXT/124/1=vm%3A22100;7=%00;"},` +
+			`"wais":{"database":"db","doc_type":"TEXT","doc_path":"1=vm:22100;7=\u0000;","length":"124",` +
+			`"doc_fields":[{"name":"1","value":"vm:22100"},{"name":"7","value":"\u0000"}]}}`},
+	{"wais://h/db/TEXT/0%20124%20/tmp/a",
+		`{"url":"wais://h/db/TEXT/0%20124%20/tmp/a","scheme":"wais","host":"h","path":"/db/TEXT/0 124 /tmp/a",` +
+			`"raw":{"scheme":"wais","host":"h","path":"/db/TEXT/0%20124%20/tmp/a"},` +
+			`"wais":{"database":"db","doc_type":"TEXT","doc_path":"0 124 /tmp/a","length":""}}`},
 	{"http://u@h/",
 		`{"url":"http://u@h/","scheme":"http","user":"u","host":"h","path":"/",` +
 			`"raw":{"scheme":"http","user":"u","host":"h","path":"/"},"http":{"userinfo":true}}`},

@@ -12,4 +12,5 @@ import (
 	_ "github.com/urlget/urlget/fetch/gopher"
 	_ "github.com/urlget/urlget/fetch/http"
 	_ "github.com/urlget/urlget/fetch/nntp"
+	_ "github.com/urlget/urlget/fetch/wais"
 )

@@ -52,7 +52,7 @@ func lastLoneDot(in []byte) int {
 		return 0
 	}
 	last := lines[len(lines)-1]
-	if isLoneDot(last) {
+	if l := string(last); l == ".\r\n" || l == ".\n" || l == "." {
 		return len(last)
 	}
 	return 0

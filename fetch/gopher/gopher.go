@@ -230,7 +230,8 @@ func makePlan(req *fetch.Request) (*plan, error) {
 	}
 	switch p.typ {
 	case TypeTelnet, TypeTN3270:
-		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("gopher: item type %c is a telnet session, not a document: open telnet://%s instead", p.typ, net.JoinHostPort(p.host, strconv.Itoa(p.port)))}
+		target, _ := Item{Type: p.typ, Selector: u.Gopher.Selector, Host: p.host, Port: p.port}.SessionURL()
+		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("gopher: item type %c is an interactive session, not a document: open %s instead", p.typ, target)}
 	case TypeCSO:
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "gopher: item type 2 is a CSO phone-book server, which urlget does not speak"}
 	}

@@ -216,12 +216,28 @@ func (it Item) URLWithScheme(scheme string) string {
 }
 
 // Target is what the item points to for a person: for an "h" item with a
-// "URL:" selector the target URL itself, otherwise the item's gopher URL.
+// "URL:" selector the target URL itself, for a telnet or tn3270 item its
+// session URL (SessionURL), otherwise the item's gopher URL.
 func (it Item) Target() string {
 	if u, ok := it.HURL(); ok {
 		return u
 	}
+	if u, ok := it.SessionURL(); ok {
+		return u
+	}
 	return it.URL()
+}
+
+// SessionURL is the URL of the interactive session a telnet (8) or tn3270
+// (T) item names: telnet://USER@HOST:PORT/ or tn3270://…, the selector
+// being the user name to log in with (RFC 1436; RFC 4266 §2.2), left out
+// when empty, and the port when it is 23.
+func (it Item) SessionURL() (string, bool) {
+	scheme := map[byte]string{TypeTelnet: "telnet", TypeTN3270: "tn3270"}[it.Type]
+	if scheme == "" || it.Unparsed || it.Host == "" || it.Port <= 0 {
+		return "", false
+	}
+	return urlparse.SessionURL(scheme, it.Selector, it.Host, it.Port), true
 }
 
 // EntryType classifies an item type for fetch.Entry: menus are

@@ -1,7 +1,9 @@
 package gopher
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
@@ -135,5 +137,37 @@ func TestHURL(t *testing.T) {
 		if it.Target() != wantTarget {
 			t.Errorf("Target(%q) = %q, want %q", c.line, it.Target(), wantTarget)
 		}
+	}
+}
+
+// Telnet and tn3270 items name sessions: shown as telnet:// and tn3270://
+// URLs with the selector as the user (RFC 1436; RFC 4266 §2.2).
+func TestSessionURL(t *testing.T) {
+	for _, c := range []struct {
+		line, want string
+	}{
+		{"8Library catalogue\tguest\tlib.example.edu\t23", "telnet://guest@lib.example.edu/"},
+		{"8Chat\t\tchat.example.org\t2323", "telnet://chat.example.org:2323/"},
+		{"TMainframe\tTSO user\tmvs.example.com\t23", "tn3270://TSO%20user@mvs.example.com/"},
+		{"0Text\t/t\thost\t70", ""},
+	} {
+		it, err := ParseItem([]byte(c.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := it.SessionURL()
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("%q: SessionURL %q %v, want %q", c.line, got, ok, c.want)
+		}
+		if c.want != "" && it.Target() != c.want {
+			t.Errorf("%q: Target %q", c.line, it.Target())
+		}
+	}
+	var out bytes.Buffer
+	if err := Render(&out, strings.NewReader("8Catalogue\tguest\tlib.example.edu\t23\r\n.\r\n"), Readable); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "<telnet://guest@lib.example.edu/>") {
+		t.Errorf("readable menu shows %q", out.String())
 	}
 }

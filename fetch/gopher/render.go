@@ -174,6 +174,11 @@ func appendReadable(b []byte, it Item, scheme string) []byte {
 		b = appendClean(b, target)
 		return append(b, '>')
 	}
+	if target, ok := it.SessionURL(); ok {
+		b = append(b, "  <"...)
+		b = appendClean(b, target)
+		return append(b, '>')
+	}
 	if it.Host == "" || it.Port <= 0 {
 		return append(b, "  (no address)"...)
 	}
@@ -249,6 +254,8 @@ func appendJSON(b []byte, it Item, scheme string) ([]byte, error) {
 			j.Plus = string(it.Plus)
 		}
 		if t, ok := it.HURL(); ok {
+			j.Target = t
+		} else if t, ok := it.SessionURL(); ok {
 			j.Target = t
 		}
 	}

@@ -53,7 +53,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -152,7 +151,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if req.Verbose != nil {
 		// Transport goroutines report connection events and the written
 		// request; the response is written here. One lock orders them.
-		v = &lockedWriter{w: req.Verbose}
+		v = &fetch.SyncWriter{W: req.Verbose}
 		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && proxy.HasUserinfo)
 		trace := &httptrace.ClientTrace{
 			WroteHeaders: func() { v.Write(head) },
@@ -325,18 +324,6 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 
 func basic(user, pass string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
-}
-
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // requestHead formats the request head for the verbose log, credentials

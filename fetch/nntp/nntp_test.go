@@ -182,7 +182,7 @@ func TestDotReader(t *testing.T) {
 		cn.br = newReader(client)
 		d := newDotReader(cn)
 		got, err := io.ReadAll(d)
-		if err != nil || string(got) != c.want || !d.done {
+		if err != nil || string(got) != c.want || !d.Ended() {
 			t.Errorf("wire %.40q: got %.60q %v, want %.60q", c.wire, got, err, c.want)
 		}
 		rest, _ := io.ReadAll(cn.br)

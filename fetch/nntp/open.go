@@ -46,7 +46,7 @@ func openArticle(c *conn, req *fetch.Request, t *target, spec string) (*fetch.Re
 	}
 	dr := newDotReader(c)
 	b := &body{r: fetch.SkipReader(dr, req.Offset, "nntp: cannot resume: the article is shorter than the part already held"),
-		c: c, complete: func() bool { return dr.done }}
+		c: c, complete: dr.Ended}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: -1, ContentType: ctype, Status: r.code, Offset: req.Offset},
 		Body: b,

@@ -14,24 +14,17 @@ import (
 
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // Request is what a client sent on one connection.
@@ -315,36 +308,14 @@ func readDataBlock(br *bufio.Reader, r *Request) error {
 	return fmt.Errorf("bad data block header %q", h)
 }
 
-var (
-	certOnce sync.Once
-	certVal  tls.Certificate
-	certPool *x509.CertPool
-	certErr  error
-)
-
-// sharedCert is the one certificate of every TLS server of this process,
-// so that one client configuration (ClientTLS) trusts them all.
-func sharedCert() (tls.Certificate, *x509.CertPool, error) {
-	certOnce.Do(func() { certVal, certPool, certErr = selfSigned() })
-	return certVal, certPool, certErr
-}
+// sharedCert is the one certificate of every TLS test server of this
+// process (fetchtest.Cert).
+func sharedCert() (tls.Certificate, *x509.CertPool, error) { return fetchtest.Cert() }
 
 // CertPEM returns the certificate and private key shared by the TLS
 // servers, PEM-encoded, for real servers (pygopherd, socat) started by
 // tests, so that ClientTLS trusts them as well.
-func CertPEM() (certPEM, keyPEM []byte, err error) {
-	cert, _, err := sharedCert()
-	if err != nil {
-		return nil, nil, err
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]})
-	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	return certPEM, keyPEM, nil
-}
+func CertPEM() (certPEM, keyPEM []byte, err error) { return fetchtest.CertPEM() }
 
 // TrustedTLS returns a client configuration that trusts the shared
 // certificate.
@@ -354,35 +325,4 @@ func TrustedTLS() (*tls.Config, error) {
 		return nil, err
 	}
 	return &tls.Config{RootCAs: pool}, nil
-}
-
-// selfSigned makes a certificate for 127.0.0.1, ::1 and localhost.
-func selfSigned() (tls.Certificate, *x509.CertPool, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(time.Now().UnixNano()),
-		Subject:               pkix.Name{CommonName: "gophertest"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(leaf)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool, nil
 }

@@ -1,0 +1,260 @@
+package wais
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/wais/apdu"
+)
+
+// ServerError is a diagnostic record the server sent instead of, or
+// beside, what was asked for. Text is as the server sent it; Error gives
+// it sanitized.
+type ServerError struct {
+	Code string // two characters: "S1", "SF", …
+	Text string
+}
+
+func (e *ServerError) Error() string {
+	return "the server says: " + fetch.SanitizeLine(e.Text, 300) + " (diagnostic " + fetch.Sanitize(e.Code) + ")"
+}
+
+// NotFound reports whether the diagnostic says the database or document
+// does not exist.
+func (e *ServerError) NotFound() bool {
+	t := strings.ToLower(e.Text)
+	for _, s := range []string{"not available", "not found", "no such", "can't parse", "cannot parse", "does not exist"} {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfRange reports whether d is freeWAIS-sf's answer to a retrieval past
+// the end of the document.
+func outOfRange(d apdu.Diag) bool { return strings.Contains(strings.ToLower(d.Text), "out of range") }
+
+func diagError(url string, d apdu.Diag) error {
+	e := &ServerError{Code: d.Code, Text: d.Text}
+	k := fetch.ErrOther
+	if e.NotFound() {
+		k = fetch.ErrNotFound
+	}
+	return &fetch.Error{Kind: k, URL: url, Msg: "wais", Err: e}
+}
+
+// maxShrinks bounds how often a chunk is halved after zero-length
+// replies before the server is given up on.
+const maxShrinks = 5
+
+// minChunk is the smallest chunk asked for.
+const minChunk = 512
+
+func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource, error) {
+	typ := p.docType
+	if typ == "" {
+		typ = "TEXT" // freeWAIS-sf needs a type
+	}
+	res := &fetch.Resource{Meta: fetch.Meta{Size: -1, ContentType: contentType(typ), EffectiveURL: p.url, Offset: req.Offset}}
+	if p.length >= 0 {
+		if req.Offset > p.length {
+			return nil, &fetch.Error{Kind: fetch.ErrResume, URL: p.url,
+				Msg: fmt.Sprintf("wais: resume offset %d is past the end of the document (%d bytes)", req.Offset, p.length)}
+		}
+		res.Size = p.length - req.Offset
+	}
+	if req.Head || res.Size == 0 {
+		// WAIS has no request for metadata alone: what the URL says is all.
+		res.Body = emptyBody()
+		return res, nil
+	}
+	c, err := dial(ctx, req, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.initialize(); err != nil {
+		c.close()
+		return nil, err
+	}
+	chunk := f.ChunkSize
+	if chunk <= 0 {
+		chunk = DefaultChunkSize
+	}
+	// The reply holds the DocID twice over and some 60 bytes of framing:
+	// keep it inside the server's buffer.
+	if room := c.maxRecord - 2*len(p.docID) - 256; chunk > room {
+		chunk = max(room, minChunk)
+	}
+	window := f.Window
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	b := &docBody{c: c, p: p, typ: typ, next: req.Offset, end: p.length, chunk: int64(chunk), window: window}
+	// Read the first reply now, so that a missing document is an error
+	// from Open rather than from the first Read.
+	for len(b.pending) == 0 && !b.eof && b.err == nil {
+		b.err = b.step()
+	}
+	if b.err != nil && len(b.pending) == 0 {
+		c.close()
+		return nil, b.err
+	}
+	res.Body = b
+	return res, nil
+}
+
+// span is a requested byte range [start, end).
+type span struct{ start, end int64 }
+
+// docBody streams a document: chunk requests are sent up to window ahead
+// of the replies on the one connection, and each reply's text is handed
+// out before the next is read, so memory holds one message whatever the
+// document's size.
+type docBody struct {
+	c      *conn
+	p      *plan
+	typ    string
+	next   int64 // where the next request starts
+	end    int64 // the document's length when known, else -1
+	chunk  int64
+	window int
+
+	inflight []span
+	wbuf     []byte
+	pending  []byte
+	eof      bool  // the end is reached once pending is out
+	tail     error // returned instead of io.EOF at the end
+	err      error
+	shrinks  int
+	once     sync.Once
+}
+
+func (b *docBody) Read(p []byte) (int, error) {
+	for len(b.pending) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.eof {
+			if b.tail != nil {
+				b.err = b.tail
+				return 0, b.err
+			}
+			return 0, io.EOF
+		}
+		b.err = b.step()
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+func (b *docBody) Close() error {
+	b.once.Do(b.c.close)
+	return nil
+}
+
+// fill sends chunk requests until window are in flight (or the known end
+// is reached). It waits until half the window has been answered, so that
+// requests go out several to a write.
+func (b *docBody) fill() error {
+	if len(b.inflight) > b.window/2 {
+		return nil
+	}
+	b.wbuf = b.wbuf[:0]
+	for len(b.inflight) < b.window && (b.end < 0 || b.next < b.end) {
+		sp := span{b.next, b.next + b.chunk}
+		if b.end >= 0 && sp.end > b.end {
+			sp.end = b.end
+		}
+		b.wbuf = apdu.AppendRetrieval(b.wbuf, b.p.db, b.p.docID, b.typ, sp.start, sp.end)
+		b.inflight = append(b.inflight, sp)
+		b.next = sp.end
+		if b.c.verbose != nil {
+			logf(b.c.verbose, "> retrieve bytes %d-%d", sp.start, sp.end)
+		}
+	}
+	if len(b.wbuf) == 0 {
+		return nil
+	}
+	return b.c.write(b.wbuf)
+}
+
+// step reads one reply and sets pending, eof, tail as it says.
+func (b *docBody) step() error {
+	if err := b.fill(); err != nil {
+		return err
+	}
+	if len(b.inflight) == 0 {
+		b.eof = true
+		return nil
+	}
+	sp := b.inflight[0]
+	b.inflight = b.inflight[1:]
+	a, err := b.c.read()
+	if err != nil {
+		return err
+	}
+	if len(a) == 0 {
+		return b.shrink(sp)
+	}
+	r, err := apdu.ParseResponse(a, 0)
+	if err != nil {
+		return b.c.protocol("reading the reply for bytes %d-%d: %v", sp.start, sp.end, err)
+	}
+	want := sp.end - sp.start
+	got := int64(len(r.Text))
+	if got > want {
+		return b.c.protocol("the server sent %d bytes for a request of %d (bytes %d-%d)", got, want, sp.start, sp.end)
+	}
+	ended := got < want
+	for _, d := range r.Diags {
+		if outOfRange(d) {
+			ended = true
+			continue
+		}
+		if got == 0 {
+			return diagError(b.p.url, d)
+		}
+		logf(b.c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
+	}
+	if !r.HasText && len(r.Diags) == 0 {
+		ended = true // an empty answer: the end of a document of unknown length
+	}
+	logf(b.c.verbose, "< %d bytes", got)
+	b.pending = r.Text
+	if ended {
+		b.eof = true
+		if b.end >= 0 && sp.start+got < b.end {
+			b.tail = &fetch.Error{Kind: fetch.ErrPartial, URL: b.p.url,
+				Msg: fmt.Sprintf("wais: the document ends at byte %d, but the URL gives its length as %d", sp.start+got, b.end)}
+		}
+	} else if b.end >= 0 && sp.end >= b.end {
+		b.eof = true
+	}
+	return nil
+}
+
+// shrink handles a zero-length reply to the chunk sp: the reply did not
+// fit the server's buffer. The requests after it (of the same size) are
+// read and dropped, and the chunk is asked for again, halved.
+func (b *docBody) shrink(sp span) error {
+	for range b.inflight {
+		if _, err := b.c.read(); err != nil {
+			return err
+		}
+	}
+	b.inflight = b.inflight[:0]
+	b.shrinks++
+	if b.shrinks > maxShrinks || b.chunk <= minChunk {
+		return b.c.protocol("the server answers every retrieval of bytes from %d with an empty message", sp.start)
+	}
+	b.chunk = max(b.chunk/2, minChunk)
+	logf(b.c.verbose, "< (empty reply: asking for %d-byte chunks)", b.chunk)
+	b.next = sp.start
+	return nil
+}
