@@ -8,15 +8,22 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/internal/testserver"
+	"github.com/urlget/urlget/mirror"
 )
 
 // bigSize is the size of the resource the reset tests move.
@@ -218,4 +225,229 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// SIGINT and SIGTERM in the middle of a download keep FILE.part (a prefix
+// of the resource) and exit 130; -C - then completes it byte-identical.
+func TestSignalsKeepPart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary, real servers")
+	}
+	testserver.Require(t, "nginx")
+	root := t.TempDir()
+	data := bigData(4)[:16<<20]
+	os.WriteFile(filepath.Join(root, "big.bin"), data, 0o644)
+	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	bin := buildBinary(t)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "big.bin")
+		// --limit-rate keeps the transfer going for seconds.
+		cmd := exec.Command(bin, "-sS", "--limit-rate", "2M", "-o", out, s.URL+"/big.bin")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 500; i++ {
+			if fi, err := os.Stat(out + ".part"); err == nil && fi.Size() >= 1<<20 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("%v: %v, want exit 130 (stderr %q)", sig, err, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s exists", sig, out)
+		}
+		part, err := os.ReadFile(out + ".part")
+		if err != nil || len(part) < 1<<20 || len(part) >= len(data) || !bytes.Equal(part, data[:len(part)]) {
+			t.Fatalf("%v: %s.part has %d bytes (%v), want a prefix of at least 1 MiB", sig, out, len(part), err)
+		}
+		if !strings.Contains(stderr.String(), "resume with: urlget -C - -o") {
+			t.Errorf("%v: stderr %q does not say how to resume", sig, stderr.String())
+		}
+		if r := runQuiet(t, "-sS", "-C", "-", "-o", out, s.URL+"/big.bin"); r.code != 0 {
+			t.Fatalf("%v: -C -: exit %d: %s", sig, r.code, r.stderr)
+		}
+		sameFile(t, fmt.Sprintf("%v, then -C -", sig), out, data)
+	}
+}
+
+// checkMirrorDir fails the test when a file under a final name in dir is
+// not exactly what the site serves, or a temporary file is left; it returns
+// the files the manifest records as finished, and fails when the manifest
+// cannot be read or a finished file does not match its record.
+func checkMirrorDir(t *testing.T, what, dir string, site *gophertest.Site, tmpOK bool) map[string]bool {
+	t.Helper()
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case rel == mirror.ManifestName:
+		case strings.HasPrefix(fi.Name(), ".urlget-tmp-"):
+			if !tmpOK {
+				t.Errorf("%s: temporary file left: %s", what, rel)
+			}
+		case strings.HasPrefix(fi.Name(), ".gopher-menu"):
+		default:
+			it := site.Items["/"+filepath.ToSlash(rel)]
+			got, _ := os.ReadFile(p)
+			if it == nil || !bytes.Equal(got, it.Data) {
+				t.Errorf("%s: %s under its final name holds %d bytes that are not the served item", what, rel, len(got))
+			}
+		}
+		return nil
+	})
+	_, recs, err := mirror.ReadManifest(dir)
+	if err != nil {
+		t.Fatalf("%s: manifest: %v", what, err)
+	}
+	// A torn line (what a kill leaves) is skipped when read; the record
+	// written after it must not be glued to it and lost.
+	raw, _ := os.ReadFile(filepath.Join(dir, mirror.ManifestName))
+	for i, l := range strings.Split(string(raw), "\n") {
+		if !json.Valid([]byte(l)) && strings.Count(l, `{"url"`) > 1 {
+			t.Errorf("%s: manifest line %d glues a record to a torn one: %.120q", what, i+1, l)
+		}
+	}
+	finished := map[string]bool{}
+	for _, r := range recs {
+		if r.Type != mirror.TypeFile || r.Status != mirror.StatusOK {
+			continue
+		}
+		finished[r.Path] = true
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.Path)))
+		if sum := sha256.Sum256(got); err != nil || r.SHA256 != "" && r.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: %s recorded as mirrored, but the file is missing or differs (%v)", what, r.Path, err)
+		}
+	}
+	return finished
+}
+
+// bigSite is mirrorSite with larger documents (so a kill can land in the
+// middle of one) served slowly.
+func bigSite(t *testing.T, n, size int, slow time.Duration) (*gophertest.Server, *gophertest.Site) {
+	s, site := mirrorSite(t, n, slow)
+	for sel, it := range site.Items {
+		if strings.HasSuffix(sel, ".txt") {
+			it.Data = bytes.Repeat([]byte(sel+" "), size/(len(sel)+1))
+		}
+	}
+	return s, site
+}
+
+// urlget mirror SIGKILLed at 10 random moments of one run: every rerun
+// goes on, no finished file is fetched again, nothing partial is ever
+// under a final name, and the manifest survives a torn last line.
+func TestMirrorKilledTenTimes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	s, site := bigSite(t, 60, 64<<10, 40*time.Millisecond)
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(15, 15))
+	finished := map[string]bool{}
+	seen := 0
+	for round := range 10 {
+		cmd := exec.Command(bin, "mirror", "-q", "-P", "2", s.URL("1"), dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rng.IntN(130)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		what := fmt.Sprintf("after kill %d", round+1)
+		reqs := s.Requests()
+		for _, r := range reqs[seen:] {
+			if finished[strings.TrimPrefix(r.Selector, "/")] {
+				t.Errorf("%s: %s fetched again though the manifest had it", what, r.Selector)
+			}
+		}
+		seen = len(reqs)
+		finished = checkMirrorDir(t, what, dir, site, true)
+		if round == 4 {
+			// A torn last line, as a kill in the middle of a write leaves.
+			f, err := os.OpenFile(filepath.Join(dir, mirror.ManifestName), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(`{"url":"gopher://torn","path":"docs/d0`)
+			f.Close()
+		}
+	}
+	code, _, stderr := runMirrorTest(t, s.URL("1"), dir)
+	if code != 0 {
+		t.Fatalf("final rerun: exit %d: %s", code, stderr)
+	}
+	for _, r := range s.Requests()[seen:] {
+		if finished[strings.TrimPrefix(r.Selector, "/")] {
+			t.Errorf("final rerun: %s fetched again though the manifest had it", r.Selector)
+		}
+	}
+	all := checkMirrorDir(t, "final", dir, site, false)
+	if len(all) != 60 {
+		t.Errorf("final: %d files mirrored, want 60", len(all))
+	}
+	if len(finished) == 60 {
+		t.Errorf("every file was finished before the last kill: the kills came too late to test anything")
+	}
+	t.Logf("%d of 60 files were finished before the final rerun", len(finished))
+}
+
+// mountTmpfs mounts a tmpfs of size bytes for the rest of the test; it
+// skips when that is impossible (not root), unless CI is set.
+func mountTmpfs(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size))
+	if err != nil {
+		if os.Geteuid() != 0 && !testserver.InCI() {
+			t.Skipf("mounting a tmpfs needs root: %v", err)
+		}
+		t.Fatalf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+// A full disk: exit 23 and nothing partial under a final name, for a fetch
+// and for a mirror, whose manifest stays consistent with the files.
+func TestDiskFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	testserver.Require(t, "nginx")
+	small := mountTmpfs(t, 2<<20)
+	root := t.TempDir()
+	data := bigData(5)[:8<<20]
+	os.WriteFile(filepath.Join(root, "big.bin"), data, 0o644)
+	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	out := filepath.Join(small, "big.bin")
+	r := runQuiet(t, "-sS", "-o", out, s.URL+"/big.bin")
+	if r.code != 23 {
+		t.Errorf("fetch to a full disk: exit %d, want 23: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("fetch to a full disk: %s exists", out)
+	}
+	os.Remove(out + ".part")
+
+	g, site := bigSite(t, 20, 256<<10, 0)
+	mdir := filepath.Join(small, "mirror")
+	code, _, stderr := runMirrorTest(t, g.URL("1"), mdir)
+	if code != 23 {
+		t.Errorf("mirror to a full disk: exit %d, want 23: %s", code, stderr)
+	}
+	got := checkMirrorDir(t, "mirror on a full disk", mdir, site, false)
+	if len(got) >= 20 {
+		t.Errorf("mirror on a full disk: %d files mirrored into 2 MiB", len(got))
+	}
 }
