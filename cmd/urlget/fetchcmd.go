@@ -863,11 +863,12 @@ func (c *fetchCmd) showMeter(out *output) bool {
 	return out.path != "" || !c.isTerminal(c.e.stdout)
 }
 
-// parseFetchURL parses a command-line URL. Like curl, a URL without "://"
-// whose scheme urlget does not know is taken as host[:port][/path] and given
-// a scheme: ftp for a host starting "ftp.", gopher for "gopher.", else http.
+// parseFetchURL parses a command-line URL or IRI (urlparse.ParseIRI). Like
+// curl, a URL without "://" whose scheme urlget does not know is taken as
+// host[:port][/path] and given a scheme: ftp for a host starting "ftp.",
+// gopher for "gopher.", else http.
 func parseFetchURL(raw string) (urlparse.URL, error) {
-	u, err := urlparse.Parse(raw)
+	u, err := urlparse.ParseIRI(raw)
 	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
 		return u, nil
 	}
@@ -881,7 +882,7 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	case strings.HasPrefix(h, "gopher."):
 		scheme = "gopher"
 	}
-	g, gerr := urlparse.Parse(scheme + "://" + raw)
+	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
 	if gerr == nil {
 		return g, nil
 	}
