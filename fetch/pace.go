@@ -63,8 +63,14 @@ func (l *Limiter) Wait(ctx context.Context, n int) error {
 	l.next = l.next.Add(time.Duration(float64(n) / float64(l.rate) * float64(time.Second)))
 	d := l.next.Sub(now)
 	l.mu.Unlock()
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d, or until ctx is done: then it returns ctx.Err(). The one
+// wait of every pause urlget makes (retry backoffs, the rate limit).
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
-		return nil
+		return ctx.Err()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -440,7 +440,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		}
 		cl.Options[fetch.OptInteractive] = "1"
 	}
-	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
+	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
 	if o.head {
 		// -I prints HTTP response headers as received; the fetcher shows
 		// them only in its verbose stream ("< " lines), so tap it.
@@ -920,16 +920,6 @@ func secondsString(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " " + plural(int(d/time.Second), "second", "seconds")
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // readError types an error met while copying a body; the Client's Body
 // types its own, so this only catches the unexpected: a failure of the

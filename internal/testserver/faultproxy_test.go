@@ -12,28 +12,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
 // dataServer sends data to every connection, then closes.
 func dataServer(t *testing.T, data []byte) string {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				c.Write(data)
-				c.Close()
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return fetchtest.NewServer(t, func(c net.Conn) { c.Write(data) }).Addr
 }
 
 func readAllFrom(t *testing.T, addr string) ([]byte, error, time.Duration) {
@@ -137,37 +122,23 @@ func TestFaultProxyFTPData(t *testing.T) {
 	dataAddr := dataServer(t, data)
 	_, dport, _ := net.SplitHostPort(dataAddr)
 	dp, _ := strconv.Atoi(dport)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	ftp := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		fmt.Fprintf(c, "220 hello\r\n")
 		for {
-			c, err := ln.Accept()
+			line, err := br.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				fmt.Fprintf(c, "220 hello\r\n")
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					switch strings.TrimSpace(line) {
-					case "EPSV":
-						fmt.Fprintf(c, "229 Entering Extended Passive Mode (|||%d|)\r\n", dp)
-					case "PASV":
-						fmt.Fprintf(c, "227 Entering Passive Mode (127,0,0,1,%d,%d).\r\n", dp/256, dp%256)
-					}
-				}
-			}()
+			switch strings.TrimSpace(line) {
+			case "EPSV":
+				fmt.Fprintf(c, "229 Entering Extended Passive Mode (|||%d|)\r\n", dp)
+			case "PASV":
+				fmt.Fprintf(c, "227 Entering Passive Mode (127,0,0,1,%d,%d).\r\n", dp/256, dp%256)
+			}
 		}
-	}()
-	p := StartFTPFaultProxy(t, ln.Addr().String(), nil, ResetPlan(3, 1, 5000, 5000))
+	})
+	p := StartFTPFaultProxy(t, ftp.Addr, nil, ResetPlan(3, 1, 5000, 5000))
 	c, err := net.Dial("tcp", p.Addr())
 	if err != nil {
 		t.Fatal(err)
