@@ -920,7 +920,6 @@ func secondsString(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " " + plural(int(d/time.Second), "second", "seconds")
 }
 
-
 // readError types an error met while copying a body; the Client's Body
 // types its own, so this only catches the unexpected: a failure of the
 // connection means the transfer stopped short (18).
