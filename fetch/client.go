@@ -88,12 +88,14 @@ type Client struct {
 	// the part of the resource held before a resume.
 	Progress func(done, total int64)
 
-	// LimitRate, when set, paces every Body the Client opens (curl's
-	// --limit-rate): bodies read at once share its rate.
+	// LimitRate, when set, paces every Body the Client opens and every
+	// Request.Body it sends (curl's --limit-rate): transfers at once share
+	// its rate.
 	LimitRate *Limiter
 
 	// LowSpeedLimit and LowSpeedTime (curl's -Y and -y): a request that
-	// receives fewer than LowSpeedLimit body bytes a second over
+	// moves fewer than LowSpeedLimit body bytes a second (received, or sent
+	// from Request.Body) over
 	// LowSpeedTime fails with ErrTimeout ("operation too slow"), whether it
 	// is still connecting, waiting for a reply or reading the Body. Setting
 	// only one gives the other curl's default: 1 byte/s, 30 s.
@@ -164,6 +166,12 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	var slow *lowSpeed
 	if c.LowSpeedLimit > 0 || c.LowSpeedTime > 0 {
 		ctx, slow = watchLowSpeed(ctx, c.LowSpeedLimit, c.LowSpeedTime)
+	}
+	if req.Body != nil && (slow != nil || c.LimitRate != nil) {
+		// An upload is paced, and counts as progress, like a download.
+		r := *req
+		r.Body = &pacedReader{r: req.Body, ctx: ctx, rate: c.LimitRate, slow: slow}
+		req = &r
 	}
 	res, err := c.do(ctx, req, slow)
 	if err != nil {

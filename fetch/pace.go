@@ -88,21 +88,27 @@ func (l *Limiter) Reader(ctx context.Context, r io.Reader) io.Reader {
 	if l == nil {
 		return r
 	}
-	return &limitedReader{r: r, l: l, ctx: ctx}
+	return &pacedReader{r: r, rate: l, ctx: ctx}
 }
 
-type limitedReader struct {
-	r   io.Reader
-	l   *Limiter
-	ctx context.Context
+// pacedReader paces r by rate and counts its bytes for the low-speed
+// watchdog (either may be nil).
+type pacedReader struct {
+	r    io.Reader
+	ctx  context.Context
+	rate *Limiter
+	slow *lowSpeed
 }
 
-func (lr *limitedReader) Read(p []byte) (int, error) {
-	if c := lr.l.chunk(); len(p) > c {
-		p = p[:c]
+func (pr *pacedReader) Read(p []byte) (int, error) {
+	if pr.rate != nil {
+		if c := pr.rate.chunk(); len(p) > c {
+			p = p[:c]
+		}
 	}
-	n, err := lr.r.Read(p)
-	if werr := lr.l.Wait(lr.ctx, n); werr != nil && err == nil {
+	n, err := pr.r.Read(p)
+	pr.slow.add(n)
+	if werr := pr.rate.Wait(pr.ctx, n); werr != nil && err == nil {
 		err = werr
 	}
 	return n, err

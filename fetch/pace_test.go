@@ -11,6 +11,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // A paced body takes at least size/rate (less the limiter's 100 ms of
@@ -93,5 +94,40 @@ func TestLowSpeed(t *testing.T) {
 		LowSpeedLimit: 1000, LowSpeedTime: 200 * time.Millisecond}
 	if _, b, err := fetchAll(t, fast, "x-data://h/"); err != nil || len(b) != len(data) {
 		t.Errorf("steady body: %d bytes, %v", len(b), err)
+	}
+}
+
+// uploader is a Fetcher that sends (reads) the whole Request.Body in Open.
+type uploader struct{ got []byte }
+
+func (u *uploader) SendsBody(*urlparse.URL) bool { return true }
+func (u *uploader) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	u.got = b
+	return &fetch.Resource{Meta: fetch.Meta{Size: 0}, Body: io.NopCloser(strings.NewReader(""))}, nil
+}
+
+// An upload is paced by LimitRate, and its bytes are progress for the
+// low-speed watchdog (20 kB sent over half a second, nothing received, is
+// not "too slow").
+func TestUploadPacedAndCounted(t *testing.T) {
+	data := bytes.Repeat([]byte("u"), 20000)
+	up := &uploader{}
+	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-up": up}, LimitRate: fetch.NewLimiter(40000),
+		LowSpeedLimit: 1000, LowSpeedTime: 200 * time.Millisecond}
+	start := time.Now()
+	res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, "x-up://h/f"), Body: bytes.NewReader(data), BodySize: int64(len(data))})
+	if err != nil {
+		t.Fatalf("paced upload: %v", err)
+	}
+	res.Body.Close()
+	if !bytes.Equal(up.got, data) {
+		t.Errorf("sent %d bytes, want %d", len(up.got), len(data))
+	}
+	if d := time.Since(start); d < 350*time.Millisecond {
+		t.Errorf("20 kB at 40 kB/s took %v, want at least 350ms", d)
 	}
 }
