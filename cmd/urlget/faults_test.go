@@ -451,3 +451,72 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("mirror on a full disk: %d files mirrored into 2 MiB", len(got))
 	}
 }
+
+// Stalls, trickles and half-closes in front of nginx: -Y/-y end a stalled
+// transfer with 28 (FILE.part kept), and --retry gets past it; a trickle
+// above the speed limit is left alone; a half-close mid-body is a partial
+// transfer (18) that --retry completes.
+//
+// (The trickle: 2 KiB every 20 ms, about 100 kB/s for 0.6 s, against -Y
+// 10000 over -y 0.3.)
+func TestStallTrickleHalfCloseNginx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	testserver.Require(t, "nginx")
+	root := t.TempDir()
+	data := bigData(6)[:4<<20]
+	os.WriteFile(filepath.Join(root, "f.bin"), data, 0o644)
+	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	dir := t.TempDir()
+	firstOnly := func(f testserver.Fault) func(int) testserver.Fault {
+		return func(n int) testserver.Fault {
+			if n == 0 {
+				return f
+			}
+			return testserver.Fault{}
+		}
+	}
+
+	stall := testserver.StartFaultProxy(t, s.Addr, firstOnly(testserver.Fault{After: 1 << 20, Stall: testserver.StallForever}))
+	url := "http://" + stall.Addr() + "/f.bin"
+	out := filepath.Join(dir, "stalled")
+	r := runQuiet(t, "-sS", "-Y", "100000", "-y", "0.5", "-o", out, url)
+	if r.code != 28 || !strings.Contains(r.stderr, "too slow") {
+		t.Errorf("stall with -Y/-y: exit %d: %s", r.code, r.stderr)
+	}
+	if part, err := os.ReadFile(out + ".part"); err != nil || len(part) == 0 || !bytes.Equal(part, data[:len(part)]) {
+		t.Errorf("stall: %s.part has %d bytes (%v), want a prefix", out, len(part), err)
+	}
+	if r := runQuiet(t, "-sS", "-C", "-", "-o", out, url); r.code != 0 {
+		t.Errorf("stall, then -C -: exit %d: %s", r.code, r.stderr)
+	}
+	sameFile(t, "stall, then -C -", out, data)
+
+	stall2 := testserver.StartFaultProxy(t, s.Addr, firstOnly(testserver.Fault{After: 1 << 20, Stall: testserver.StallForever}))
+	out = filepath.Join(dir, "stalled-retry")
+	if r := runQuiet(t, "-sS", "-Y", "100000", "-y", "0.5", "--retry", "2", "--retry-delay", "0.01", "-o", out, "http://"+stall2.Addr()+"/f.bin"); r.code != 0 {
+		t.Errorf("stall with --retry: exit %d: %s", r.code, r.stderr)
+	}
+	sameFile(t, "stall with --retry", out, data)
+
+	small := bigData(7)[:64<<10]
+	os.WriteFile(filepath.Join(root, "small.bin"), small, 0o644)
+	trickle := testserver.StartFaultProxy(t, s.Addr, testserver.Always(testserver.Fault{After: 1000, Trickle: 2 << 10, TrickleEvery: 20 * time.Millisecond}))
+	out = filepath.Join(dir, "trickled")
+	if r := runQuiet(t, "-sS", "-Y", "10000", "-y", "0.3", "-o", out, "http://"+trickle.Addr()+"/small.bin"); r.code != 0 {
+		t.Errorf("trickle above -Y: exit %d: %s", r.code, r.stderr)
+	}
+	sameFile(t, "trickle", out, small)
+
+	half := testserver.StartFaultProxy(t, s.Addr, firstOnly(testserver.Fault{After: 1 << 20, HalfClose: true}))
+	url = "http://" + half.Addr() + "/f.bin"
+	out = filepath.Join(dir, "half")
+	if r := runQuiet(t, "-sS", "-o", out, url); r.code != 18 {
+		t.Errorf("half-close: exit %d, want 18: %s", r.code, r.stderr)
+	}
+	if r := runQuiet(t, "-sS", "--retry", "2", "--retry-delay", "0.01", "-o", out, url); r.code != 0 {
+		t.Errorf("half-close, then --retry: exit %d: %s", r.code, r.stderr)
+	}
+	sameFile(t, "half-close, then --retry", out, data)
+}
