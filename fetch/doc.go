@@ -46,6 +46,13 @@
 // io.Copy keeps the fetcher's fast paths (a file:// body reaches
 // copy_file_range).
 //
+// Client.LimitRate (a Limiter, curl's --limit-rate) paces every Body and
+// every Request.Body; the transfers of one Client share its rate. With
+// Client.LowSpeedLimit or LowSpeedTime (curl's -Y and -y) a request that
+// moves too few bytes over the window — connecting, waiting for the reply
+// or reading the body — fails with ErrTimeout ("operation too slow").
+// Meta.RetryAfter carries a server's HTTP Retry-After for whoever retries.
+//
 // Redirects (HTTP 301, 302, 303, 307, 308) are followed only with
 // FollowRedirects, at most MaxRedirects times (default 50; ErrTooManyRedirects
 // past that), and only to http, https and ftp URLs: any other target is
