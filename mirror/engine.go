@@ -431,7 +431,7 @@ func retryable(err error) bool {
 	}
 	switch fetch.KindOf(err) {
 	case fetch.ErrConnect, fetch.ErrTimeout, fetch.ErrPartial, fetch.ErrProtocol, fetch.ErrOther, fetch.ErrTLS,
-		fetch.ErrRecv, fetch.ErrSend:
+		fetch.ErrRecv:
 		return true
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -313,7 +314,6 @@ type fetchCmd struct {
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
-	heads  *headCapture      // -I: the HTTP headers from the verbose stream
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
@@ -385,8 +385,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Logged-in ftp connections kept for the next URL say QUIT at the end.
-	defer ftp.Default.CloseIdle()
+	// Connections kept for the next URL (ftp's logged-in ones) are ended
+	// properly (QUIT) at the end.
+	defer c.client.CloseIdleConnections()
 	return c.run(ctx)
 }
 
@@ -398,7 +399,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Netrc:           o.netrc,
 		NetrcFile:       o.netrcFile,
 		FollowRedirects: o.location,
-		MaxRedirects:    o.maxRedirs,
+		MaxRedirects:    maxRedirects(o.maxRedirs),
 		MaxFileSize:     o.maxFilesize,
 		Compressed:      o.compressed,
 		MaxDecompressed: o.maxFilesize,
@@ -410,11 +411,6 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	}
 	if o.limitRate > 0 {
 		cl.LimitRate = fetch.NewLimiter(o.limitRate)
-	}
-	if o.location && o.maxRedirs == 0 {
-		// The Client reads 0 as its default limit: refuse the first
-		// redirect here instead, as curl --max-redirs 0 does.
-		cl.FollowRedirects = false
 	}
 	if cl.UserAgent == "" {
 		cl.UserAgent = "urlget/" + version
@@ -441,16 +437,22 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		cl.Options[fetch.OptInteractive] = "1"
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
-	if o.head {
-		// -I prints HTTP response headers as received; the fetcher shows
-		// them only in its verbose stream ("< " lines), so tap it.
-		c.heads = &headCapture{fwd: cl.Verbose}
-		cl.Verbose = c.heads
-	}
 	if o.writeOut != "" {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// maxRedirects is Client.MaxRedirects for --max-redirs N: curl's -1 (no
+// limit) and 0 (none) in the Client's terms.
+func maxRedirects(n int) int {
+	switch n {
+	case -1:
+		return math.MaxInt
+	case 0:
+		return fetch.NoRedirects
+	}
+	return n
 }
 
 // run fetches every URL in turn; the exit status is the last failure's.
@@ -517,7 +519,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" {
+		if c.o.uploadFile != "" && u.Scheme != "mailto" { // a mail's -T is its text: mailcmd.go
 			r.err = c.upload(ctx, &u, r)
 		} else {
 			c.transfer(ctx, &u, r, c.outSpecFor(num))
@@ -631,10 +633,16 @@ func transient(err error) bool {
 		return true
 	}
 	switch fetch.KindOf(err) {
-	case fetch.ErrTimeout, fetch.ErrConnect, fetch.ErrResolve, fetch.ErrPartial, fetch.ErrRecv, fetch.ErrSend:
+	case fetch.ErrTimeout, fetch.ErrConnect, fetch.ErrResolve, fetch.ErrPartial, fetch.ErrRecv, fetch.ErrSendFailed:
 		return true
 	}
 	return false
+}
+
+// retryAfter is the wait an HTTP reply's Retry-After asks for (0: none).
+func retryAfter(res *fetch.Resource) time.Duration {
+	d, _ := fetch.ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
+	return d
 }
 
 // retryable tells whether --retry retries err, as curl: a transient error
@@ -692,8 +700,6 @@ func transientStatus(code int) bool {
 	return false
 }
 
-func isHTTPScheme(s string) bool { return s == "http" || s == "https" }
-
 // attempt makes one try at a URL, appending to (or restarting) out.
 func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(*errRetryStatus) bool) (err error) {
 	actx := ctx
@@ -718,10 +724,15 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.head {
 		off, since = 0, time.Time{}
 	}
-	if c.heads != nil {
-		c.heads.reset()
-	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	if u.Scheme == "mailto" {
+		mctx, closer, err := c.mailRequest(actx, req, out)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		actx = mctx
+	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
@@ -735,11 +746,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if res.EffectiveURL != "" {
 		r.effective = res.EffectiveURL
 	}
-	if c.o.location && c.o.maxRedirs == 0 && res.Location != "" && res.Status >= 300 && res.Status < 400 {
-		return fetch.NewError(fetch.ErrTooManyRedirects, "maximum (0) redirects followed", nil)
-	}
-	if isHTTPScheme(u.Scheme) {
-		if rs := (&errRetryStatus{res.Status, res.RetryAfter}); transientStatus(res.Status) && retryStatus(rs) {
+	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
+	// proxy gateway gets an HTTP reply), not the URL's scheme.
+	if res.IsHTTP() {
+		if rs := (&errRetryStatus{res.Status, retryAfter(res)}); transientStatus(res.Status) && retryStatus(rs) {
 			return rs
 		}
 		if c.o.fail && res.Status >= 400 && !(res.Status == 416 && off > 0) {
@@ -755,11 +765,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		if _, err := out.start(0, 0); err != nil {
 			return err
 		}
-		var captured []byte
-		if c.heads != nil {
-			captured = c.heads.text()
-		}
-		if _, err := out.Write(headText(u, res, captured)); err != nil {
+		if _, err := out.Write(headText(res)); err != nil {
 			return writeError(err)
 		}
 		return nil

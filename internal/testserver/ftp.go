@@ -88,13 +88,7 @@ func FTPBinary(kind FTPKind) string {
 func StartFTP(t testing.TB, kind FTPKind) *FTPServer {
 	t.Helper()
 	Require(t, FTPBinary(kind))
-	if os.Geteuid() != 0 {
-		msg := string(kind) + " needs root (chroot, local logins, mount namespaces)"
-		if InCI() {
-			t.Fatalf("%s, and CI is set", msg)
-		}
-		t.Skip(msg + ": run the tests as root")
-	}
+	RequireRoot(t, string(kind)+" needs root (chroot, local logins, mount namespaces)")
 	dir := t.TempDir()
 	s, err := LaunchFTP(kind, dir)
 	if err != nil {
