@@ -22,9 +22,8 @@ type body struct {
 	limit    int64 // bytes allowed in this body, -1 for no cap
 	n        int64 // bytes delivered so far
 	progress func(done, total int64)
-	rate     *Limiter  // Client.LimitRate, nil for none
-	slow     *lowSpeed // the low-speed watchdog, nil for none
-	err      error     // sticky: io.EOF or an *Error
+	pace     pace  // Client.LimitRate and the low-speed watchdog
+	err      error // sticky: io.EOF or an *Error
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -43,16 +42,7 @@ func (b *body) Read(p []byte) (int, error) {
 		// longer one.
 		p = p[:b.limit-b.n+1]
 	}
-	if b.rate != nil {
-		if c := b.rate.chunk(); len(p) > c {
-			p = p[:c]
-		}
-	}
-	n, err := b.rc.Read(p)
-	b.slow.add(n)
-	if werr := b.rate.Wait(b.ctx, n); werr != nil && err == nil {
-		err = werr
-	}
+	n, err := b.pace.read(b.rc, p)
 	if b.limit >= 0 && b.n+int64(n) > b.limit {
 		n = int(b.limit - b.n)
 		b.n = b.limit
@@ -78,7 +68,7 @@ func (b *body) Read(p []byte) (int, error) {
 // a read error from a write error.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	f, local := b.rc.(*os.File)
-	if _, rf := w.(io.ReaderFrom); !local || !rf || b.rate != nil {
+	if _, rf := w.(io.ReaderFrom); !local || !rf || b.pace.rate != nil {
 		return b.copyLoop(w)
 	}
 	chunk := int64(64 << 20)
@@ -112,7 +102,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 		n, err := io.Copy(w, lr)
 		written += n
 		b.n += n
-		b.slow.add(int(n))
+		b.pace.slow.add(int(n))
 		if n > 0 {
 			b.report()
 		}
@@ -200,7 +190,7 @@ func (b *body) report() {
 
 func (b *body) Close() error {
 	err := b.rc.Close()
-	b.slow.done()
+	b.pace.slow.done()
 	if b.err == nil {
 		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
 	}

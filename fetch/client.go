@@ -180,7 +180,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if req.Body != nil && (slow != nil || c.LimitRate != nil) {
 		// An upload is paced, and counts as progress, like a download.
 		r := *req
-		r.Body = &pacedReader{r: req.Body, ctx: ctx, rate: c.LimitRate, slow: slow}
+		r.Body = &pacedReader{r: req.Body, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
 		req = &r
 	}
 	res, err := c.do(ctx, req, slow)
@@ -361,7 +361,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 		return nil, &Error{Kind: ErrTooLarge, URL: url,
 			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
 	}
-	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, rate: c.LimitRate, slow: slow}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
 	if r.Head {
 		b.size = -1
 	}

@@ -88,31 +88,40 @@ func (l *Limiter) Reader(ctx context.Context, r io.Reader) io.Reader {
 	if l == nil {
 		return r
 	}
-	return &pacedReader{r: r, rate: l, ctx: ctx}
+	return &pacedReader{r: r, pace: pace{ctx: ctx, rate: l}}
 }
 
-// pacedReader paces r by rate and counts its bytes for the low-speed
-// watchdog (either may be nil).
-type pacedReader struct {
-	r    io.Reader
+// pace is what a transfer's reads go through: the rate limit and the
+// low-speed watchdog's count (either may be nil).
+type pace struct {
 	ctx  context.Context
 	rate *Limiter
 	slow *lowSpeed
 }
 
-func (pr *pacedReader) Read(p []byte) (int, error) {
-	if pr.rate != nil {
-		if c := pr.rate.chunk(); len(p) > c {
+// read reads from r into p, no more than the rate allows at once, counts
+// what it got, and waits until the rate allows it.
+func (pc *pace) read(r io.Reader, p []byte) (int, error) {
+	if pc.rate != nil {
+		if c := pc.rate.chunk(); len(p) > c {
 			p = p[:c]
 		}
 	}
-	n, err := pr.r.Read(p)
-	pr.slow.add(n)
-	if werr := pr.rate.Wait(pr.ctx, n); werr != nil && err == nil {
+	n, err := r.Read(p)
+	pc.slow.add(n)
+	if werr := pc.rate.Wait(pc.ctx, n); werr != nil && err == nil {
 		err = werr
 	}
 	return n, err
 }
+
+// pacedReader is r read through a pace.
+type pacedReader struct {
+	r io.Reader
+	pace
+}
+
+func (pr *pacedReader) Read(p []byte) (int, error) { return pr.read(pr.r, p) }
 
 // lowSpeed is the watchdog of Client.LowSpeedLimit / LowSpeedTime: it
 // cancels the request's context with an ErrTimeout when fewer than limit

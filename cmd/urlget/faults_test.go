@@ -37,6 +37,19 @@ func bigData(seed uint64) []byte {
 	return b
 }
 
+// nginxServing starts nginx with a document root holding files.
+func nginxServing(t *testing.T, files map[string][]byte) *testserver.NginxServer {
+	t.Helper()
+	testserver.Require(t, "nginx")
+	root := t.TempDir()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(root, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+}
+
 // runQuiet runs the fetch command in-process, stdout discarded unless out
 // is set.
 func runQuiet(t *testing.T, args ...string) cliResult {
@@ -123,13 +136,8 @@ func TestResetsHTTPNginx(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servers")
 	}
-	testserver.Require(t, "nginx")
-	root := t.TempDir()
 	data := bigData(1)
-	if err := os.WriteFile(filepath.Join(root, "big.bin"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	s := nginxServing(t, map[string][]byte{"big.bin": data})
 	resetScenario(t, data, func(plan func(int) testserver.Fault) (string, func() int) {
 		p := testserver.StartFaultProxy(t, s.Addr, plan)
 		return "http://" + p.Addr() + "/big.bin", p.Struck
@@ -233,11 +241,8 @@ func TestSignalsKeepPart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary, real servers")
 	}
-	testserver.Require(t, "nginx")
-	root := t.TempDir()
 	data := bigData(4)[:16<<20]
-	os.WriteFile(filepath.Join(root, "big.bin"), data, 0o644)
-	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	s := nginxServing(t, map[string][]byte{"big.bin": data})
 	bin := buildBinary(t)
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
 		dir := t.TempDir()
@@ -424,12 +429,9 @@ func TestDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servers")
 	}
-	testserver.Require(t, "nginx")
-	small := mountTmpfs(t, 2<<20)
-	root := t.TempDir()
 	data := bigData(5)[:8<<20]
-	os.WriteFile(filepath.Join(root, "big.bin"), data, 0o644)
-	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	s := nginxServing(t, map[string][]byte{"big.bin": data})
+	small := mountTmpfs(t, 2<<20)
 	out := filepath.Join(small, "big.bin")
 	r := runQuiet(t, "-sS", "-o", out, s.URL+"/big.bin")
 	if r.code != 23 {
@@ -463,11 +465,9 @@ func TestStallTrickleHalfCloseNginx(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servers")
 	}
-	testserver.Require(t, "nginx")
-	root := t.TempDir()
 	data := bigData(6)[:4<<20]
-	os.WriteFile(filepath.Join(root, "f.bin"), data, 0o644)
-	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	small := bigData(7)[:64<<10]
+	s := nginxServing(t, map[string][]byte{"f.bin": data, "small.bin": small})
 	dir := t.TempDir()
 	firstOnly := func(f testserver.Fault) func(int) testserver.Fault {
 		return func(n int) testserver.Fault {
@@ -500,8 +500,6 @@ func TestStallTrickleHalfCloseNginx(t *testing.T) {
 	}
 	sameFile(t, "stall with --retry", out, data)
 
-	small := bigData(7)[:64<<10]
-	os.WriteFile(filepath.Join(root, "small.bin"), small, 0o644)
 	trickle := testserver.StartFaultProxy(t, s.Addr, testserver.Always(testserver.Fault{After: 1000, Trickle: 2 << 10, TrickleEvery: 20 * time.Millisecond}))
 	out = filepath.Join(dir, "trickled")
 	if r := runQuiet(t, "-sS", "-Y", "10000", "-y", "0.3", "-o", out, "http://"+trickle.Addr()+"/small.bin"); r.code != 0 {
