@@ -356,7 +356,7 @@ func TestMirrorKilledTenTimes(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	s, site := bigSite(t, 60, 64<<10, 40*time.Millisecond)
+	s, site := bigSite(t, 80, 64<<10, 40*time.Millisecond)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(15, 15))
 	finished := map[string]bool{}
@@ -398,13 +398,13 @@ func TestMirrorKilledTenTimes(t *testing.T) {
 		}
 	}
 	all := checkMirrorDir(t, "final", dir, site, false)
-	if len(all) != 60 {
-		t.Errorf("final: %d files mirrored, want 60", len(all))
+	if len(all) != 80 {
+		t.Errorf("final: %d files mirrored, want 80", len(all))
 	}
-	if len(finished) == 60 {
+	if len(finished) == 80 {
 		t.Errorf("every file was finished before the last kill: the kills came too late to test anything")
 	}
-	t.Logf("%d of 60 files were finished before the final rerun", len(finished))
+	t.Logf("%d of 80 files were finished before the final rerun", len(finished))
 }
 
 // mountTmpfs mounts a tmpfs of size bytes for the rest of the test; it
