@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"syscall"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
 )
 
 // The transfer-control flags parse as curl's, and reach the Client.
@@ -147,5 +150,30 @@ func TestSpeedLimitAndLimitRate(t *testing.T) {
 	}
 	if d := time.Since(start); d < 150*time.Millisecond {
 		t.Errorf("60 kB at 200 KiB/s took %v, want at least 150ms", d)
+	}
+}
+
+// urlget mirror --limit-rate paces FTP (the mirror reads the data
+// connection itself) and gopher (through its Client) alike.
+func TestMirrorLimitRate(t *testing.T) {
+	f := ftptest.New(t)
+	mod := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	for i := range 4 {
+		f.AddFile(fmt.Sprintf("/pub/f%d.bin", i), bytes.Repeat([]byte{byte('a' + i)}, 25000), mod)
+	}
+	g, _ := bigSite(t, 4, 25000, 0)
+	for _, url := range []string{"ftp://" + f.Addr + "/pub/", g.URL("1")} {
+		start := time.Now()
+		code, _, stderr := runMirrorTest(t, "--limit-rate", "200k", url, t.TempDir())
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", url, code, stderr)
+		}
+		// 100 kB at 200 KiB/s: about half a second.
+		if d := time.Since(start); d < 350*time.Millisecond {
+			t.Errorf("%s: 100 kB at --limit-rate 200k took %v, want at least 350ms", url, d)
+		}
+	}
+	if code, _, stderr := runMirrorTest(t, "--limit-rate", "0", "ftp://"+f.Addr+"/pub/", t.TempDir()); code != 2 {
+		t.Errorf("--limit-rate 0: exit %d: %s", code, stderr)
 	}
 }
