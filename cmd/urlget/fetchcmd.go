@@ -725,6 +725,11 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		off, since = 0, time.Time{}
 	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	actx, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	if err != nil {
+		return err
+	}
+	defer func() { err = endSession(err) }()
 	if u.Scheme == "mailto" {
 		mctx, closer, err := c.mailRequest(actx, req, out)
 		if err != nil {

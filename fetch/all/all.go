@@ -14,5 +14,6 @@ import (
 	_ "github.com/urlget/urlget/fetch/mailto"
 	_ "github.com/urlget/urlget/fetch/mid"
 	_ "github.com/urlget/urlget/fetch/nntp"
+	_ "github.com/urlget/urlget/fetch/telnet"
 	_ "github.com/urlget/urlget/fetch/wais"
 )

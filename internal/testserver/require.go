@@ -26,6 +26,10 @@ var packages = map[string]string{
 	"innd":        "inn2",
 	"nnrpd":       "inn2",
 	"telnetd":     "inetutils-telnetd",
+	"in.rlogind":  "rsh-redone-server",
+	"tmux":        "tmux",
+	"c3270":       "c3270",
+	"s3270":       "s3270",
 	"smtpd":       "opensmtpd",
 }
 
