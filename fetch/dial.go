@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,10 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		var cancel context.CancelFunc
 		dctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
+	}
+	if d.socks != nil && !strings.HasPrefix(network, "tcp") {
+		return nil, &Error{Kind: ErrUnsupported,
+			Msg: "a SOCKS proxy cannot carry " + network + " (" + Redacted(d.socks) + "): use --noproxy for this host"}
 	}
 	var conn net.Conn
 	var err error
