@@ -66,22 +66,6 @@ func (l *Limiter) Wait(ctx context.Context, n int) error {
 	return Sleep(ctx, d)
 }
 
-// Sleep waits d, or until ctx is done: then it returns ctx.Err(). The one
-// wait of every pause urlget makes (retry backoffs, the rate limit).
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Reader returns r paced by l (r itself when l is nil). A read cut short
 // by ctx returns the bytes read with ctx's error.
 func (l *Limiter) Reader(ctx context.Context, r io.Reader) io.Reader {
