@@ -624,19 +624,12 @@ type errRetryStatus struct {
 
 func (e *errRetryStatus) Error() string { return fmt.Sprintf("HTTP error %d", e.status) }
 
-// transient tells whether --retry retries err: timeouts, connection and
-// name resolution failures, partial transfers, connections broken before the
-// reply (55, 56), and HTTP 408/429/5xx (as curl).
+// transient tells whether --retry retries err: what fetch.Retryable says
+// (timeouts, connection and name resolution failures, partial transfers,
+// connections cut, FTP 4xx replies), and HTTP 408/429/5xx (as curl).
 func transient(err error) bool {
 	var rs *errRetryStatus
-	if errors.As(err, &rs) {
-		return true
-	}
-	switch fetch.KindOf(err) {
-	case fetch.ErrTimeout, fetch.ErrConnect, fetch.ErrResolve, fetch.ErrPartial, fetch.ErrRecv, fetch.ErrSendFailed:
-		return true
-	}
-	return false
+	return errors.As(err, &rs) || fetch.Retryable(err)
 }
 
 // retryAfter is the wait an HTTP reply's Retry-After asks for (0: none).
