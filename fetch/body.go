@@ -22,6 +22,7 @@ type body struct {
 	limit    int64 // bytes allowed in this body, -1 for no cap
 	n        int64 // bytes delivered so far
 	progress func(done, total int64)
+	pace     pace  // Client.LimitRate and the low-speed watchdog
 	err      error // sticky: io.EOF or an *Error
 }
 
@@ -41,7 +42,7 @@ func (b *body) Read(p []byte) (int, error) {
 		// longer one.
 		p = p[:b.limit-b.n+1]
 	}
-	n, err := b.rc.Read(p)
+	n, err := b.pace.read(b.rc, p)
 	if b.limit >= 0 && b.n+int64(n) > b.limit {
 		n = int(b.limit - b.n)
 		b.n = b.limit
@@ -67,7 +68,7 @@ func (b *body) Read(p []byte) (int, error) {
 // a read error from a write error.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	f, local := b.rc.(*os.File)
-	if _, rf := w.(io.ReaderFrom); !local || !rf {
+	if _, rf := w.(io.ReaderFrom); !local || !rf || b.pace.rate != nil {
 		return b.copyLoop(w)
 	}
 	chunk := int64(64 << 20)
@@ -101,6 +102,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 		n, err := io.Copy(w, lr)
 		written += n
 		b.n += n
+		b.pace.slow.add(int(n))
 		if n > 0 {
 			b.report()
 		}
@@ -188,6 +190,7 @@ func (b *body) report() {
 
 func (b *body) Close() error {
 	err := b.rc.Close()
+	b.pace.slow.done()
 	if b.err == nil {
 		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
 	}
@@ -223,8 +226,8 @@ func bodyError(ctx context.Context, url string, err error) error {
 // wrapError types an error a Fetcher returned from Open.
 func wrapError(ctx context.Context, url string, err error) error {
 	if ctx.Err() != nil {
-		var fe *Error
-		if !errors.As(err, &fe) || fe.Kind != ErrAborted && fe.Kind != ErrTimeout {
+		var fe, cause *Error
+		if !errors.As(err, &fe) || fe.Kind != ErrAborted && fe.Kind != ErrTimeout || errors.As(context.Cause(ctx), &cause) {
 			return ctxError(ctx, url)
 		}
 	}
@@ -245,6 +248,13 @@ func wrapError(ctx context.Context, url string, err error) error {
 // ctxError is the error for a done context: ErrTimeout for a deadline,
 // ErrAborted for a cancellation.
 func ctxError(ctx context.Context, url string) error {
+	var fe *Error
+	if errors.As(context.Cause(ctx), &fe) {
+		// The Client's own reason (the low-speed watchdog).
+		e := *fe
+		e.URL = url
+		return &e
+	}
 	err := context.Cause(ctx)
 	if err == nil {
 		err = ctx.Err()

@@ -95,6 +95,20 @@ type Client struct {
 	// the part of the resource held before a resume.
 	Progress func(done, total int64)
 
+	// LimitRate, when set, paces every Body the Client opens and every
+	// Request.Body it sends (curl's --limit-rate): transfers at once share
+	// its rate.
+	LimitRate *Limiter
+
+	// LowSpeedLimit and LowSpeedTime (curl's -Y and -y): a request that
+	// moves fewer than LowSpeedLimit body bytes a second (received, or sent
+	// from Request.Body) over
+	// LowSpeedTime fails with ErrTimeout ("operation too slow"), whether it
+	// is still connecting, waiting for a reply or reading the Body. Setting
+	// only one gives the other curl's default: 1 byte/s, 30 s.
+	LowSpeedLimit int64
+	LowSpeedTime  time.Duration
+
 	// Fetchers overrides the registry for these schemes (tests).
 	Fetchers map[string]Fetcher
 }
@@ -160,6 +174,27 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, Redacted(req.URL))
 	}
+	var slow *lowSpeed
+	if c.LowSpeedLimit > 0 || c.LowSpeedTime > 0 {
+		ctx, slow = watchLowSpeed(ctx, c.LowSpeedLimit, c.LowSpeedTime)
+	}
+	if req.Body != nil && (slow != nil || c.LimitRate != nil) {
+		// An upload is paced, and counts as progress, like a download.
+		r := *req
+		r.Body = &pacedReader{r: req.Body, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
+		req = &r
+	}
+	res, err := c.do(ctx, req, slow)
+	if err != nil {
+		slow.done()
+		return nil, err
+	}
+	return res, nil
+}
+
+// do is Do after the low-speed watchdog, if any, has started; the Body it
+// returns stops slow when closed.
+func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := req.URL
 	cred, err := c.credentials(first)
 	if err != nil {
@@ -229,7 +264,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 			}
 		}
 		res.Redirects = via
-		return c.finish(ctx, &r, res)
+		return c.finish(ctx, &r, res, slow)
 	}
 }
 
@@ -418,7 +453,7 @@ var gatewaySchemes = map[string]bool{
 
 // finish applies the policy that needs the reply: Fail, the size cap, and
 // the Body wrapper.
-func (c *Client) finish(ctx context.Context, r *Request, res *Resource) (*Resource, error) {
+func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
 	if c.Fail && res.IsHTTP() && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
@@ -430,7 +465,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource) (*Resour
 		return nil, &Error{Kind: ErrTooLarge, URL: url,
 			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
 	}
-	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
 	if r.Head {
 		b.size = -1
 	}

@@ -65,6 +65,13 @@
 // io.Copy keeps the fetcher's fast paths (a file:// body reaches
 // copy_file_range).
 //
+// Client.LimitRate (a Limiter, curl's --limit-rate) paces every Body and
+// every Request.Body; the transfers of one Client share its rate. With
+// Client.LowSpeedLimit or LowSpeedTime (curl's -Y and -y) a request that
+// moves too few bytes over the window — connecting, waiting for the reply
+// or reading the body — fails with ErrTimeout ("operation too slow").
+// ParseRetryAfter reads an HTTP Retry-After (Meta.Header) for whoever retries.
+//
 // Redirects (HTTP 301, 302, 303, 307, 308) are followed only with
 // FollowRedirects, at most MaxRedirects times (0: the default 50;
 // NoRedirects: none; ErrTooManyRedirects past that), and only to http,
@@ -129,7 +136,7 @@
 //	   3  ErrMalformed         malformed URL; CR, LF or NUL in a decoded field; file URL naming another host
 //	   6  ErrResolve           host name did not resolve
 //	   7  ErrConnect           could not connect (or through the proxy)
-//	   8  ErrProtocol          the server's reply made no sense (no reply, bad gzip, bad Location)
+//	   8  ErrProtocol          the server's reply made no sense (no reply, endless or oversized header or reply lines, bad gzip, bad Location)
 //	   9  ErrAccessDenied      access to the resource denied
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
@@ -144,6 +151,8 @@
 //	  37  ErrFileRead          file:// could not read the file
 //	  42  ErrAborted           cancelled
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
+//	  55  ErrSendFailed        the server refused the data sent, or the connection broke while the request was sent
+//	  56  ErrRecv              the connection broke (reset) before the reply was complete
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  67  ErrLoginDenied       login refused
 //	  78  ErrNotFound          remote file not found

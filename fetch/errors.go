@@ -36,8 +36,9 @@ const (
 	ErrTooLarge                     // over --max-filesize (63)
 	ErrLoginDenied                  // login refused (67)
 	ErrNotFound                     // remote file not found (78)
-	ErrSendFailed                   // the server refused to take the data: a mail message or recipient (55)
+	ErrSendFailed                   // sending failed: the server refused the data (a mail message or recipient), or the connection broke while the request was sent (55)
 	ErrNotConfigured                // nothing is set up to carry out the request: no mail server or sendmail (2, curl's failed init)
+	ErrRecv                         // the connection broke before the reply was complete (56)
 )
 
 var exitCodes = map[Kind]int{
@@ -45,7 +46,7 @@ var exitCodes = map[Kind]int{
 	ErrProtocol: 8, ErrAccessDenied: 9, ErrTypeFailed: 17, ErrPartial: 18, ErrRetrFailed: 19,
 	ErrHTTP: 22, ErrWrite: 23, ErrUpload: 25, ErrRead: 26, ErrTimeout: 28, ErrTLS: 35,
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
-	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2,
+	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 }
 
 // ExitCode is the process exit code for errors of this kind.

@@ -233,3 +233,16 @@ func ExampleHeader() {
 	// Content-Type: text/plain; charset=utf-8
 	// "v1"
 }
+
+// A Limiter paces any reader; set as Client.LimitRate it paces every body
+// the Client opens, all of them together.
+func ExampleLimiter() {
+	l := fetch.NewLimiter(64 << 10) // 64 KiB/s
+	start := time.Now()
+	n, err := io.Copy(io.Discard, l.Reader(context.Background(), strings.NewReader(strings.Repeat("x", 32<<10))))
+	fmt.Println(n, err, time.Since(start) >= 300*time.Millisecond)
+
+	c := &fetch.Client{LimitRate: l, LowSpeedLimit: 1024, LowSpeedTime: 30 * time.Second}
+	_ = c
+	// Output: 32768 <nil> true
+}

@@ -118,6 +118,8 @@ func TestRetryable(t *testing.T) {
 		{&fetch.Error{Kind: fetch.ErrConnect}, true},
 		{&fetch.Error{Kind: fetch.ErrResolve}, true},
 		{&fetch.Error{Kind: fetch.ErrPartial}, true},
+		{&fetch.Error{Kind: fetch.ErrRecv}, true},
+		{&fetch.Error{Kind: fetch.ErrSendFailed, Msg: "recipient refused"}, false},
 		{&fetch.Error{Kind: fetch.ErrAborted, Err: context.Canceled}, false},
 		{&fetch.Error{Kind: fetch.ErrNotFound}, false},
 		{&fetch.Error{Kind: fetch.ErrAccessDenied}, false},

@@ -11,7 +11,8 @@ import (
 // --retry, the mirror's Retries). It is true for
 //
 //   - ErrTimeout, ErrConnect, ErrResolve (a name server can fail for a
-//     moment) and ErrPartial;
+//     moment), ErrPartial and ErrRecv (a connection broken before the
+//     reply was complete);
 //   - a connection cut in the middle of an exchange (reset by the peer,
 //     closed before a reply was complete);
 //   - a server reply its protocol calls transient: an error in err's chain
@@ -28,7 +29,7 @@ func Retryable(err error) bool {
 	switch KindOf(err) {
 	case ErrAborted:
 		return false
-	case ErrTimeout, ErrConnect, ErrResolve, ErrPartial:
+	case ErrTimeout, ErrConnect, ErrResolve, ErrPartial, ErrRecv:
 		return true
 	}
 	var t interface{ Transient() bool }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -168,7 +169,10 @@ func (e *engine) run() (Summary, error) {
 	stopProgress()
 	sum := e.summary()
 	if err := e.man.err; err != nil && !e.opt.DryRun {
-		return sum, fmt.Errorf("mirror: writing the manifest: %w", err)
+		if e.fatal != nil && fetch.KindOf(e.fatal) == fetch.ErrWrite {
+			return sum, e.fatal // the disk is full: that says it all
+		}
+		return sum, &fetch.Error{Kind: fetch.ErrWrite, URL: e.rootURL, Msg: "mirror: writing the manifest", Err: err}
 	}
 	if !e.opt.DryRun {
 		if (e.fatal != nil || walkErr != nil) && !e.man.anyOK() {
@@ -360,9 +364,17 @@ func (e *engine) idleErr(ctx context.Context, err error) error {
 // errBytesCap stops a transfer at MaxBytes.
 var errBytesCap = errors.New("--max-bytes reached")
 
-// fail records a failed item.
+// fail records a failed item. A full disk (or quota) ends the run with
+// ErrWrite (23): nothing more can be stored.
 func (e *engine) fail(r Record, err error) {
 	e.nFailed.Add(1)
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		e.mu.Lock()
+		if e.fatal == nil {
+			e.fatal = &fetch.Error{Kind: fetch.ErrWrite, URL: e.rootURL, Msg: "mirror: no space left for " + r.Path, Err: err}
+		}
+		e.mu.Unlock()
+	}
 	msg := oneLine(err.Error())
 	e.mu.Lock()
 	e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})

@@ -1052,7 +1052,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	}
 	defer tmp.discard()
 	e.touch(path.Dir(j.rec.Path))
-	cr := &countReader{r: deadlineReader{dc, e.timeout}, e: e}
+	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, deadlineReader{dc, e.timeout}), e: e} // --limit-rate: the Client's Limiter
 	_, cerr := io.Copy(tmp, cr)
 	dc.Close() // some servers (ProFTPD) send 226 only once the client closed
 	if errors.Is(cerr, errBytesCap) {

@@ -221,7 +221,9 @@ func (m *manifest) put(r Record) {
 	if m.journal == nil && m.err == nil {
 		m.journal, m.err = m.openJournal()
 	}
-	if m.journal == nil {
+	if m.journal == nil || m.err != nil {
+		// After a failed write (a full disk) nothing more is appended: a
+		// torn line must stay the last one, which loading drops.
 		return
 	}
 	line, _ := json.Marshal(r)
@@ -248,6 +250,24 @@ func (m *manifest) openJournal() (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
+		return f, nil
+	}
+	// A line torn by a crash ends the file: end it, so that the next
+	// record is not glued to it (and lost with it).
+	rf, err := m.l.root.Open(ManifestName)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	var last [1]byte
+	_, err = rf.ReadAt(last[:], fi.Size()-1)
+	rf.Close()
+	if err == nil && last[0] != '\n' {
+		_, err = f.Write([]byte{'\n'})
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }

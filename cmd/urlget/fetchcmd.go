@@ -45,8 +45,9 @@ Options:
 
 Exit status: 0 on success; otherwise the code of the last failed URL, curl's
 number where curl has the same meaning (2 usage, 3 malformed URL, 6 resolve,
-7 connect, 18 partial, 22 HTTP error with -f, 23 write error, 28 timeout, 36
-resume impossible, 47 too many redirects, 63 over --max-filesize, 78 not found,
+7 connect, 8 weird reply, 18 partial, 22 HTTP error with -f, 23 write error,
+28 timeout or too slow, 36 resume impossible, 47 too many redirects, 56
+connection broken before the reply, 63 over --max-filesize, 78 not found,
 ...); 130 when interrupted.
 `
 
@@ -102,6 +103,12 @@ type fetchOpts struct {
 	resumeFrom     int64  // continueAt as a number; -1 for "-"
 	retry          int
 	retryDelay     time.Duration // 0: curl's backoff (1 s, doubling, at most 10 min)
+	retryMaxTime   time.Duration // 0: no limit
+	retryAll       bool          // --retry-all-errors
+	retryRefused   bool          // --retry-connrefused
+	speedLimit     int64         // -Y: bytes/s; 0 unset
+	speedTime      time.Duration // -y; 0 unset
+	limitRate      int64         // --limit-rate: bytes/s; 0 none
 	maxTime        time.Duration
 	connectTimeout time.Duration
 	user           string
@@ -142,8 +149,14 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
 	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (to http, https and ftp only)")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects (-1: no limit)")
-	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connect, partial, HTTP 408/429/5xx) up to `N` times")
-	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling)")
+	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
+	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
+	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
+	fs.BoolVar(&o.retryAll, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
+	fs.BoolVar(&o.retryRefused, "retry-connrefused", false, "with --retry, retry a refused connection too")
+	fs.StringP("speed-limit", "Y", "", "fail with exit 28 when under `BYTES` a second for --speed-time (default 30 s)")
+	fs.StringP("speed-time", "y", "", "fail with exit 28 after `SECONDS` under --speed-limit (default 1 byte a second)")
+	fs.String("limit-rate", "", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
 	fs.String("max-time", "", "give each transfer at most `SECONDS` (exit 28)")
 	fs.String("connect-timeout", "", "give each connection attempt at most `SECONDS`")
 	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]`, overriding the URL's")
@@ -206,6 +219,22 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	}
 	if o.connectTimeout, err = secs("connect-timeout"); err != nil {
 		return nil, err
+	}
+	if o.retryMaxTime, err = secs("retry-max-time"); err != nil {
+		return nil, err
+	}
+	if o.speedTime, err = secs("speed-time"); err != nil {
+		return nil, err
+	}
+	if s, _ := fs.GetString("speed-limit"); s != "" {
+		if o.speedLimit, err = parseSize(s); err != nil {
+			return nil, fmt.Errorf("-Y/--speed-limit: %v", err)
+		}
+	}
+	if s, _ := fs.GetString("limit-rate"); s != "" {
+		if o.limitRate, err = parseSize(s); err != nil || o.limitRate == 0 {
+			return nil, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+		}
 	}
 	if s, _ := fs.GetString("max-filesize"); s != "" {
 		if o.maxFilesize, err = parseSize(s); err != nil {
@@ -377,6 +406,11 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Insecure:        o.insecure,
 		UserAgent:       o.userAgent,
 		Options:         o.options,
+		LowSpeedLimit:   o.speedLimit,
+		LowSpeedTime:    o.speedTime,
+	}
+	if o.limitRate > 0 {
+		cl.LimitRate = fetch.NewLimiter(o.limitRate)
 	}
 	if cl.UserAgent == "" {
 		cl.UserAgent = "urlget/" + version
@@ -508,9 +542,19 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	c.asked = nil
 	defer func() { c.asked = nil }()
 	delay := time.Second
+	first := time.Now()
 	for attempt := 0; ; attempt++ {
 		left := c.o.retry - attempt
-		err := c.attempt(ctx, u, out, r, left > 0)
+		if c.o.retryDelay > 0 {
+			delay = c.o.retryDelay
+		}
+		// A status that says "try again" is retried only when a retry
+		// may still follow; otherwise it is the answer.
+		retryStatus := func(rs *errRetryStatus) bool {
+			_, ok := c.retryWait(rs, delay, time.Since(first))
+			return left > 0 && ok
+		}
+		err := c.attempt(ctx, u, out, r, retryStatus)
 		if err == nil {
 			break
 		}
@@ -522,18 +566,20 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 				continue
 			}
 		}
-		if ctx.Err() != nil || left <= 0 || !transient(err) {
+		if ctx.Err() != nil || left <= 0 || !c.retryable(err) {
 			r.err = err
 			break
 		}
-		if c.o.retryDelay > 0 {
-			delay = c.o.retryDelay
+		wait, ok := c.retryWait(err, delay, time.Since(first))
+		if !ok {
+			r.err = err
+			break
 		}
 		if !c.o.silent {
 			fmt.Fprintf(c.e.stderr, "Warning: problem: %s. Will retry in %s. %d %s left.\n",
-				oneLine(err.Error()), secondsString(delay), left, plural(left, "retry", "retries"))
+				oneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
-		if err := c.sleep(ctx, delay); err != nil {
+		if err := c.sleep(ctx, wait); err != nil {
 			r.err = fetch.NewError(fetch.ErrAborted, "interrupted", err)
 			break
 		}
@@ -569,8 +615,12 @@ func shellQuote(s string) string {
 }
 
 // errRetryStatus is a response whose status says "try again" (HTTP 408,
-// 429, 5xx) while retries remain: its body is never written.
-type errRetryStatus struct{ status int }
+// 429, 5xx) while retries remain: its body is never written. after is the
+// server's Retry-After, 0 when it sent none.
+type errRetryStatus struct {
+	status int
+	after  time.Duration
+}
 
 func (e *errRetryStatus) Error() string { return fmt.Sprintf("HTTP error %d", e.status) }
 
@@ -580,6 +630,58 @@ func (e *errRetryStatus) Error() string { return fmt.Sprintf("HTTP error %d", e.
 func transient(err error) bool {
 	var rs *errRetryStatus
 	return errors.As(err, &rs) || fetch.Retryable(err)
+}
+
+// retryAfter is the wait an HTTP reply's Retry-After asks for (0: none).
+func retryAfter(res *fetch.Resource) time.Duration {
+	d, _ := fetch.ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
+	return d
+}
+
+// retryable tells whether --retry retries err, as curl: a transient error
+// (see transient) except a refused connection, which only
+// --retry-connrefused retries; with --retry-all-errors, any error but an
+// interrupt.
+func (c *fetchCmd) retryable(err error) bool {
+	switch {
+	case fetch.KindOf(err) == fetch.ErrAborted:
+		return false
+	case c.o.retryAll:
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return c.o.retryRefused
+	}
+	return transient(err)
+}
+
+// maxRetryAfter caps the wait a server's Retry-After asks for (a hostile
+// or confused server must not park urlget for days): the longest backoff.
+const maxRetryAfter = 10 * time.Minute
+
+// retryWait is how long to wait before the next attempt, after spent since
+// the first: the server's Retry-After when it sent one (capped at
+// maxRetryAfter), else delay. With --retry-max-time, ok is false when no
+// time is left, or when the Retry-After would run past the limit (as
+// curl); a backoff delay is cut to the time left.
+func (c *fetchCmd) retryWait(err error, delay, spent time.Duration) (wait time.Duration, ok bool) {
+	wait = delay
+	var rs *errRetryStatus
+	serverSaid := errors.As(err, &rs) && rs.after > 0
+	if serverSaid {
+		wait = min(rs.after, maxRetryAfter)
+	}
+	if c.o.retryMaxTime > 0 {
+		left := c.o.retryMaxTime - spent
+		switch {
+		case left <= 0:
+			return 0, false
+		case wait > left && serverSaid:
+			return 0, false
+		case wait > left:
+			wait = left
+		}
+	}
+	return wait, true
 }
 
 // transientStatus is curl's list of HTTP statuses worth retrying.
@@ -592,7 +694,7 @@ func transientStatus(code int) bool {
 }
 
 // attempt makes one try at a URL, appending to (or restarting) out.
-func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, canRetry bool) (err error) {
+func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(*errRetryStatus) bool) (err error) {
 	actx := ctx
 	if c.o.maxTime > 0 {
 		var cancel context.CancelFunc
@@ -645,8 +747,8 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
 	// proxy gateway gets an HTTP reply), not the URL's scheme.
 	if res.IsHTTP() {
-		if canRetry && transientStatus(res.Status) {
-			return &errRetryStatus{res.Status}
+		if rs := (&errRetryStatus{res.Status, retryAfter(res)}); transientStatus(res.Status) && retryStatus(rs) {
+			return rs
 		}
 		if c.o.fail && res.Status >= 400 && !(res.Status == 416 && off > 0) {
 			return fetch.NewError(fetch.ErrHTTP, fmt.Sprintf("The requested URL returned error: %d", res.Status), nil)

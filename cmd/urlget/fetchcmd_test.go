@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,8 +28,9 @@ type fakeFile struct {
 	cutN    int   // the first cutN attempts are cut
 	failN   int   // the first failN attempts fail with failErr
 	failErr error
-	whole   bool // never resume
-	block   bool // block until the context ends
+	whole   bool          // never resume
+	block   bool          // block until the context ends
+	after   time.Duration // a Retry-After header on every reply (whole seconds)
 }
 
 // fakeSrv is a Fetcher serving fakeFiles by path, recording requests.
@@ -114,9 +116,13 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	if req.Head {
 		size = int64(len(f.data))
 	}
+	var header fetch.Header
+	if f.after > 0 {
+		header = fetch.Header{{Name: "Retry-After", Value: strconv.Itoa(int(f.after / time.Second))}}
+	}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: size, ModTime: f.mod, ContentType: f.ctype, EffectiveURL: req.URL.String(),
-			Status: status, Offset: off, Proto: proto},
+			Status: status, Offset: off, Proto: proto, Header: header},
 		Body: io.NopCloser(body),
 	}, nil
 }

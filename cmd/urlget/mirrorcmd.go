@@ -91,6 +91,7 @@ type mirrorOpts struct {
 	maxBytesN           int64
 	retryWait, timeoutD time.Duration
 	connectD            time.Duration
+	limitRate           string
 }
 
 func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
@@ -112,6 +113,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.StringVar(&o.retryDelay, "retry-delay", "", "wait `SECONDS` before the first retry, doubling after (default 1)")
 	fs.StringVar(&o.timeout, "timeout", "", "give up on a request when the server is silent for `SECONDS` (default 60)")
 	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each connection attempt at most `SECONDS`")
+	fs.StringVar(&o.limitRate, "limit-rate", "", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
 	fs.BoolVar(&o.spanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
 	fs.BoolVar(&o.rewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
@@ -206,6 +208,13 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 			return mirror.Options{}, fmt.Errorf("-x/--proxy: %v", err)
 		}
 		cl.Proxy = p
+	}
+	if o.limitRate != "" {
+		n, err := parseSize(o.limitRate)
+		if err != nil || n == 0 {
+			return mirror.Options{}, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", o.limitRate)
+		}
+		cl.LimitRate = fetch.NewLimiter(n)
 	}
 	if o.ftpEmail != "" {
 		cl.Options = map[string]string{"ftp-email": o.ftpEmail}

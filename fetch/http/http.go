@@ -51,12 +51,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	nethttp "net/http"
 	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/urlparse"
@@ -385,6 +387,7 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	if k := fetch.KindOf(err); k != fetch.ErrOther {
 		return &fetch.Error{Kind: k, Err: err}
 	}
+	var op *net.OpError
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection without a reply", Err: err}
@@ -392,10 +395,18 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
 	case strings.Contains(err.Error(), "server response headers exceeded"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("response head over %d bytes", maxHeaderBytes), Err: err}
-	case viaProxy:
+	case viaProxy && !errors.As(err, &op):
 		return &fetch.Error{Kind: fetch.ErrConnect, Msg: "through the proxy", Err: err}
+	case errors.As(err, &op) && op.Op == "write", errors.Is(err, syscall.EPIPE):
+		return &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "the connection broke while sending the request", Err: err}
+	case errors.As(err, &op), errors.Is(err, syscall.ECONNRESET):
+		return &fetch.Error{Kind: fetch.ErrRecv, Msg: "the connection broke before the reply was complete", Err: err}
 	}
-	return &fetch.Error{Kind: fetch.ErrOther, Err: err}
+	// What is left comes from reading the reply: headers over
+	// MaxResponseHeaderBytes (an endless header), a malformed status or
+	// header line, a bad chunk or transfer coding. A weird reply, as curl
+	// calls it (8).
+	return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "weird server reply", Err: err}
 }
 
 // gunzip decodes a gzip body, at most max bytes (0: no cap).

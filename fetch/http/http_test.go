@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -399,5 +400,84 @@ func TestConnectRefused(t *testing.T) {
 	_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+addr+"/")})
 	if fetch.ExitCode(err) != 7 {
 		t.Errorf("refused: %v (exit %d), want 7", err, fetch.ExitCode(err))
+	}
+}
+
+// Replies that make no sense are exit 8 (curl's "weird server reply"): an
+// endless stream of header lines, one header line longer than the cap, a
+// malformed status line; a connection reset before the reply is 56.
+func TestWeirdReplies(t *testing.T) {
+	endless := fetchtest.NewServer(t, func(c net.Conn) {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+		line := []byte("X-Filler: " + strings.Repeat("y", 100) + "\r\n")
+		for {
+			if _, err := c.Write(line); err != nil {
+				return
+			}
+		}
+	})
+	long := fetchtest.NewServer(t, func(c net.Conn) {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Long: ")
+		chunk := bytes.Repeat([]byte("z"), 64<<10)
+		for {
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	garbage := fetchtest.CloseEarly(t, "\r\n\r\n", []byte("SSH-2.0-OpenSSH_9.2\r\n\r\n"))
+	reset := fetchtest.NewServer(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		c.Read(buf)
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+	})
+	for _, tc := range []struct {
+		name string
+		addr string
+		code int
+	}{
+		{"endless header lines", endless.Addr, 8},
+		{"one endless header line", long.Addr, 8},
+		{"not HTTP", garbage.Addr, 8},
+		{"reset", reset.Addr, 56},
+	} {
+		_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+tc.addr+"/")})
+		if got := fetch.ExitCode(err); got != tc.code {
+			t.Errorf("%s: %v: exit %d, want %d", tc.name, err, got, tc.code)
+		}
+	}
+}
+
+// Retry-After reaches Meta.Header, and ParseRetryAfter reads both of its
+// forms (and refuses junk).
+func TestRetryAfter(t *testing.T) {
+	when := time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/secs":
+			w.Header().Set("Retry-After", "120")
+		case "/date":
+			w.Header().Set("Retry-After", when)
+		case "/junk":
+			w.Header().Set("Retry-After", "soon")
+		}
+		w.WriteHeader(503)
+	}))
+	defer s.Close()
+	for path, want := range map[string][2]time.Duration{
+		"/secs": {120 * time.Second, 120 * time.Second},
+		"/date": {80 * time.Second, 90 * time.Second},
+		"/junk": {0, 0},
+		"/none": {0, 0},
+	} {
+		res, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, s.URL+path)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := fetch.ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
+		if got < want[0] || got > want[1] {
+			t.Errorf("%s: Retry-After %q gives %v, want %v..%v", path, res.Header.Get("Retry-After"), got, want[0], want[1])
+		}
 	}
 }

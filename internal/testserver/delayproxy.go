@@ -30,6 +30,12 @@ import (
 // PASV; EPSV names only the port).
 type DelayProxy struct {
 	Delay time.Duration
+	relay
+}
+
+// relay is what the test proxies (DelayProxy, FaultProxy) share: listeners
+// for routes, the connections open, and Close.
+type relay struct {
 	// Addrs are the addresses listened on, in route order (a range gives
 	// one address per port).
 	Addrs []string
@@ -41,6 +47,8 @@ type DelayProxy struct {
 	conns map[net.Conn]bool
 	once  sync.Once
 }
+
+func newRelay() relay { return relay{done: make(chan struct{}), conns: map[net.Conn]bool{}} }
 
 // ProxyRoute is one mapping: connections to Listen ("host:port" or
 // "host:low-high") go to Target ("host:port"; for a range, the port of
@@ -103,37 +111,55 @@ func StartDelayProxy(t testing.TB, delay time.Duration, routes ...ProxyRoute) *D
 // LaunchDelayProxy starts a proxy outside a test; the caller must Close it.
 // A listen port 0 (not in a range) picks a free port: see Addrs.
 func LaunchDelayProxy(delay time.Duration, routes ...ProxyRoute) (*DelayProxy, error) {
-	p := &DelayProxy{Delay: delay, done: make(chan struct{}), conns: map[net.Conn]bool{}}
-	for _, r := range routes {
-		pairs, err := r.expand()
-		if err != nil {
-			p.Close()
-			return nil, err
-		}
-		for _, pr := range pairs {
-			ln, err := net.Listen("tcp", pr[0])
-			if err != nil {
-				p.Close()
-				return nil, fmt.Errorf("testserver: delay proxy: %w", err)
-			}
-			p.lns = append(p.lns, ln)
-			p.Addrs = append(p.Addrs, ln.Addr().String())
-			p.wg.Add(1)
-			go p.serve(ln, pr[1])
-		}
+	p := &DelayProxy{Delay: delay, relay: newRelay()}
+	if err := p.listen(routes, p.handle); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("testserver: delay proxy: %w", err)
 	}
 	return p, nil
 }
 
+// listen starts serving every route: handle gets each accepted connection
+// (already tracked) with the address it goes to.
+func (p *relay) listen(routes []ProxyRoute, handle func(client net.Conn, target string)) error {
+	for _, r := range routes {
+		pairs, err := r.expand()
+		if err != nil {
+			return err
+		}
+		for _, pr := range pairs {
+			if _, err := p.listenOne(pr[0], pr[1], handle); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// listenOne listens on addr for connections to target.
+func (p *relay) listenOne(addr, target string, handle func(client net.Conn, target string)) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.lns = append(p.lns, ln)
+	p.Addrs = append(p.Addrs, ln.Addr().String())
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go p.serve(ln, target, handle)
+	return ln, nil
+}
+
 // Close stops listening, closes every connection and waits for the
 // proxy's goroutines.
-func (p *DelayProxy) Close() {
+func (p *relay) Close() {
 	p.once.Do(func() {
 		close(p.done)
+		p.mu.Lock()
 		for _, ln := range p.lns {
 			ln.Close()
 		}
-		p.mu.Lock()
 		for c := range p.conns {
 			c.Close()
 		}
@@ -142,7 +168,7 @@ func (p *DelayProxy) Close() {
 	})
 }
 
-func (p *DelayProxy) track(c net.Conn, add bool) bool {
+func (p *relay) track(c net.Conn, add bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if add {
@@ -158,7 +184,7 @@ func (p *DelayProxy) track(c net.Conn, add bool) bool {
 	return true
 }
 
-func (p *DelayProxy) serve(ln net.Listener, target string) {
+func (p *relay) serve(ln net.Listener, target string, handle func(client net.Conn, target string)) {
 	defer p.wg.Done()
 	for {
 		c, err := ln.Accept()
@@ -166,28 +192,39 @@ func (p *DelayProxy) serve(ln net.Listener, target string) {
 			return
 		}
 		p.wg.Add(1)
-		go p.handle(c, target)
+		go func() {
+			defer p.wg.Done()
+			if !p.track(c, true) {
+				c.Close()
+				return
+			}
+			defer p.track(c, false)
+			defer c.Close()
+			handle(c, target)
+		}()
 	}
 }
 
-func (p *DelayProxy) handle(client net.Conn, target string) {
-	defer p.wg.Done()
-	if !p.track(client, true) {
-		client.Close()
-		return
-	}
-	defer p.track(client, false)
-	defer client.Close()
+// dial connects to target, tracked until release; nil when it failed or
+// the relay is closing.
+func (p *relay) dial(target string) (server net.Conn, release func()) {
 	server, err := net.DialTimeout("tcp", target, 10*time.Second)
 	if err != nil {
-		return
+		return nil, nil
 	}
 	if !p.track(server, true) {
 		server.Close()
+		return nil, nil
+	}
+	return server, func() { p.track(server, false); server.Close() }
+}
+
+func (p *DelayProxy) handle(client net.Conn, target string) {
+	server, release := p.dial(target)
+	if server == nil {
 		return
 	}
-	defer p.track(server, false)
-	defer server.Close()
+	defer release()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); p.pump(server, client) }()

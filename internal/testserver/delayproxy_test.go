@@ -7,29 +7,14 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
 // echoServer answers each connection by echoing what it reads until the
 // client closes its side, then closes.
 func echoServer(t *testing.T) string {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				io.Copy(c, c)
-				c.Close()
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return fetchtest.NewServer(t, func(c net.Conn) { io.Copy(c, c) }).Addr
 }
 
 func TestDelayProxyRoundTrip(t *testing.T) {

@@ -21,6 +21,12 @@
 // instead, since there a skip would hide a broken install step. With
 // -short, every test that asks Require for a server is skipped.
 //
+// Bad networks: FaultProxy sits in front of any of them and resets
+// connections at seeded random points, stalls, trickles or half-closes
+// them, carries FTP data connections (with faults of their own), and lets
+// a test restart the server between a client's attempts (OnConnect,
+// SetTarget). DelayProxy adds latency.
+//
 // The building blocks are exported for the other server kinds (FTP, Gopher,
 // NNTP, …): FreePort, WaitPort, Start / StartWith / StartOnFreePort with
 // their non-test counterparts Launch / LaunchOnFreePort, and Process.

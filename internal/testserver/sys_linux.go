@@ -175,3 +175,20 @@ func statFields(pid int) []string {
 	}
 	return strings.Fields(s[i+1:])
 }
+
+// unacked is how many bytes written to c its peer has not acknowledged yet
+// (SIOCOUTQ); 0 when it cannot tell.
+func unacked(c syscall.Conn) int {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) {
+		var v int32
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCOUTQ, uintptr(unsafe.Pointer(&v))); e == 0 {
+			n = int(v)
+		}
+	})
+	return n
+}
