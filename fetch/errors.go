@@ -59,6 +59,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	s := e.Msg
+	if _, quiet := e.Err.(Sentinel); quiet && s != "" {
+		return strings.ReplaceAll(s, "\n", " ")
+	}
 	if e.Err != nil {
 		if s == "" {
 			s = e.Err.Error()
@@ -70,6 +73,13 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Sentinel is an error value that names a class of failure for errors.Is
+// (gopher.ErrNeedSearch). An *Error that wraps one and has a Msg of its
+// own says only its Msg: the sentinel's text would repeat it.
+type Sentinel string
+
+func (s Sentinel) Error() string { return string(s) }
 
 // Errorf-style constructor.
 func NewError(k Kind, msg string, err error) *Error { return &Error{Kind: k, Msg: msg, Err: err} }

@@ -119,6 +119,7 @@ type fetchOpts struct {
 	urls           []string
 	uploadFile     string        // -T: upload this file instead of fetching
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
+	req            reqOpts       // the request flags (request.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -162,6 +163,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
 	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` to each URL instead of fetching (ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
+	addRequestFlags(fs, &o.req)
 	return fs
 }
 
@@ -234,6 +236,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
 		return nil, err
 	}
+	if err := checkRequestArgs(o, e.stdin); err != nil {
+		return nil, err
+	}
 	if o.remoteTime || o.continueAt != "" {
 		// ftp asks MDTM only when the modification time is wanted.
 		if o.options == nil {
@@ -283,7 +288,9 @@ type fetchCmd struct {
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
-	heads  *headCapture      // -I: the HTTP headers from the verbose stream
+	heads  *headCapture      // -I, -i: the HTTP headers from the verbose stream
+	body   requestBody       // -d, -F (request.go)
+	jar    *cookieJar        // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
@@ -339,6 +346,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
+	if err := c.prepareRequest(); err != nil {
+		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+	}
 	if setup != nil {
 		setup(c)
 	}
@@ -357,7 +367,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	defer stop()
 	// Logged-in ftp connections kept for the next URL say QUIT at the end.
 	defer ftp.Default.CloseIdle()
-	return c.run(ctx)
+	return c.finishRequest(c.run(ctx))
 }
 
 // newFetchCmd builds the Client from the options.
@@ -399,7 +409,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		cl.Verbose = e.stderr
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
-	if o.head {
+	if o.head || o.req.include {
 		// -I prints HTTP response headers as received; the fetcher shows
 		// them only in its verbose stream ("< " lines), so tap it.
 		c.heads = &headCapture{fwd: cl.Verbose}
@@ -475,9 +485,12 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" {
+		if c.o.uploadFile != "" && u.Scheme == "ftp" {
 			r.err = c.upload(ctx, &u, r)
+		} else if nu, err := c.prepareURL(&u, r); err != nil {
+			r.err = err
 		} else {
+			u = *nu
 			c.transfer(ctx, &u, r, c.outSpecFor(num))
 		}
 	}
@@ -617,6 +630,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.heads.reset()
 	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	if err := c.shapeRequest(req); err != nil {
+		return err
+	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
@@ -661,6 +677,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	skip, err := out.start(res.Offset, off)
 	if err != nil {
+		return err
+	}
+	if err := c.include(u, out, res, skip); err != nil {
 		return err
 	}
 	if c.progress && c.showMeter(out) {

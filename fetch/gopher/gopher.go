@@ -114,7 +114,7 @@ const DefaultPort = 70
 
 // ErrNeedSearch is wrapped by the error for a type 7 (search) URL that has
 // no search string and no Options["search"] (a *fetch.InputNeededError).
-var ErrNeedSearch = errors.New("gopher: a type 7 item is a search: it needs a search string")
+var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it needs a search string")
 
 func init() {
 	fetch.Register("gopher", Fetcher{})

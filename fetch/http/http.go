@@ -16,6 +16,14 @@
 // and a gzip body is decoded, up to Request.MaxDecompressed bytes
 // (ErrTooLarge past that); otherwise nothing is decoded.
 //
+// Request shaping, with curl's meaning (options declared in init): the
+// method is OptMethod (-X), else HEAD for Request.Head, POST when
+// Request.Body is set (the Fetcher is a fetch.BodySender; BodySize -1 sends
+// it chunked), else GET; OptReferer (-e) is the Referer; Request.Jar's
+// cookies are sent as one Cookie field and the reply's Set-Cookie fields
+// stored back; the OptHeader lines (-H) come last and may add, replace or
+// remove any field above.
+//
 // Meta: Status is the HTTP status; Size the Content-Length (-1 when absent,
 // or when the body is decoded); ModTime from Last-Modified; ContentType from
 // Content-Type. A resume answered 206 has Meta.Offset N (Content-Range must
@@ -69,7 +77,8 @@ type Fetcher struct{}
 // defaultProxyPort is the port of a proxy URL without one, as in curl.
 const defaultProxyPort = 1080
 
-// Open sends one GET (or HEAD) request; see the package documentation.
+// Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
+// the package documentation.
 func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
 	proxy := req.Proxy
@@ -92,10 +101,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		DisableKeepAlives:      true,
 		MaxResponseHeaderBytes: 1 << 20,
 	}
-	method := "GET"
-	if req.Head {
-		method = "HEAD"
-	}
+	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
 	if err != nil {
 		return nil, err
@@ -143,6 +149,13 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if decode {
 		h.Set("Accept-Encoding", "gzip")
 	}
+	var jarURL *url.URL
+	if direct {
+		jarURL = hreq.URL
+	}
+	if err := shape(hreq, req, jarURL); err != nil {
+		return nil, err
+	}
 
 	var v io.Writer
 	if req.Verbose != nil {
@@ -176,6 +189,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if v != nil {
 		writeResponse(v, resp)
 	}
+	storeCookies(req, jarURL, resp)
 	return result(req, resp, decode)
 }
 

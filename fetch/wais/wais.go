@@ -187,7 +187,7 @@ func makePlan(req *fetch.Request) (*plan, error) {
 
 // ErrNeedSearch is wrapped by the InputNeededError of a database URL
 // without words when the wais-prompt option asks for them.
-var ErrNeedSearch = fmt.Errorf("wais: a database URL needs search words")
+var ErrNeedSearch error = fetch.Sentinel("wais: a database URL needs search words")
 
 // maxDocID bounds a DocID taken from a URL (freeWAIS's are ~150 bytes).
 const maxDocID = 8 << 10
