@@ -189,8 +189,8 @@ func urlencodeData(v string, stdin io.Reader) ([]byte, error) {
 	return []byte(curlEscape(v)), nil
 }
 
-// curlEscape percent-encodes every byte but ALPHA, DIGIT and "-._~", as
-// curl_easy_escape (a space is %20).
+// curlEscape percent-encodes every byte but ALPHA, DIGIT and "-._~", a
+// space as "+", as curl 7.88's --data-urlencode does.
 func curlEscape(s string) string {
 	const hexd = "0123456789ABCDEF"
 	var b strings.Builder
@@ -198,6 +198,10 @@ func curlEscape(s string) string {
 		c := s[i]
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
 			b.WriteByte(c)
+			continue
+		}
+		if c == ' ' {
+			b.WriteByte('+')
 			continue
 		}
 		b.WriteByte('%')
@@ -297,10 +301,29 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 	default:
 		return c.uploadBody(req)
 	}
-	if !hasHeader(opts.Strings(fhttp.OptHeader), "Content-Type") {
-		opts[fhttp.OptHeader] = joinLines(append([]string{"Content-Type: " + ctype}, opts.Strings(fhttp.OptHeader)...))
+	c.addHeader(opts, "Content-Type", ctype)
+	if req.BodySize > expectThreshold || req.BodySize < 0 {
+		c.addHeader(opts, "Expect", "100-continue")
 	}
 	return nil
+}
+
+// expectThreshold is the body size over which curl sends "Expect:
+// 100-continue" with a POST (an upload with -T always sends it).
+const expectThreshold = 1 << 20
+
+// addHeader adds "name: value" to the request's header lines, before
+// the user's -H lines, unless -H names that field (curl's rule: the
+// user's header replaces urlget's).
+func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
+	user := opts.Strings(fhttp.OptHeader)
+	if !opts.Has(fhttp.OptHeader) {
+		user = c.o.options.Strings(fhttp.OptHeader)
+	}
+	if hasHeader(user, name) {
+		return
+	}
+	opts[fhttp.OptHeader] = joinLines(append([]string{name + ": " + value}, user...))
 }
 
 // uploadBody attaches the -T source to a request for a scheme other than
@@ -314,11 +337,14 @@ func (c *fetchCmd) uploadBody(req *fetch.Request) error {
 		return err
 	}
 	req.Body, req.BodySize = c.countUpload(b, n), n
-	if isHTTPScheme(req.URL.Scheme) && !req.Options.Has(fhttp.OptMethod) && !c.o.options.Has(fhttp.OptMethod) {
+	if isHTTPScheme(req.URL.Scheme) {
 		if req.Options == nil {
 			req.Options = fetch.Options{}
 		}
-		req.Options[fhttp.OptMethod] = "PUT"
+		if !req.Options.Has(fhttp.OptMethod) && !c.o.options.Has(fhttp.OptMethod) {
+			req.Options[fhttp.OptMethod] = "PUT"
+		}
+		c.addHeader(req.Options, "Expect", "100-continue")
 	}
 	return nil
 }

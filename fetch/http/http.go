@@ -156,6 +156,9 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if err := shape(hreq, req, jarURL); err != nil {
 		return nil, err
 	}
+	if expects(hreq) {
+		tr.ExpectContinueTimeout = expectTimeout
+	}
 
 	var v io.Writer
 	if req.Verbose != nil {

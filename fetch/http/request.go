@@ -5,6 +5,7 @@ import (
 	nethttp "net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/urlparse"
@@ -97,6 +98,20 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
 		}
 	}
 	return nil
+}
+
+// expectTimeout is how long a request with "Expect: 100-continue" waits
+// for the server's 100 before it sends the body anyway (curl's second).
+const expectTimeout = time.Second
+
+// expects tells whether the request waits for "100 Continue".
+func expects(hreq *nethttp.Request) bool {
+	for k, vs := range hreq.Header {
+		if strings.EqualFold(k, "Expect") && len(vs) > 0 && strings.EqualFold(vs[0], "100-continue") {
+			return true
+		}
+	}
+	return false
 }
 
 // addHeader applies one -H line. The name keeps the case it was given in.
