@@ -174,7 +174,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	o.urls = fs.Args()
+	o.urls = append(o.req.urls, fs.Args()...)
 	if o.help || o.version {
 		return o, nil
 	}
@@ -308,7 +308,11 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // runFetchWith is runFetch; setup, when not nil, adjusts the command before
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
-	o, err := parseFetchArgs(e, e.args)
+	args, err := expandConfig(e.args, e.stdin, newFetchFlags(env{stderr: io.Discard}, &fetchOpts{}))
+	if err != nil {
+		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+	}
+	o, err := parseFetchArgs(e, args)
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprintf(e.stdout, fetchUsage, strings.TrimRight(newFetchFlags(e, &fetchOpts{}).FlagUsages(), "\n"))

@@ -73,6 +73,7 @@ type reqOpts struct {
 	cookies   []string // -b
 	cookieJar string   // -c
 	config    []string // -K: already read (config.go); kept for help
+	urls      []string // --url, before the other URLs
 }
 
 var httpOnly = []string{"http", "https"}
@@ -103,6 +104,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	ann("cookie-jar", httpOnly...)
 	fs.VarP(&placeholders{&r.config, "FILE"}, "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
+	fs.Var(&placeholders{&r.urls, "URL"}, "url", "fetch URL (as an argument would; for config files: url = URL)")
 }
 
 // requestBody is what the data flags make: the body (or the query with -G).

@@ -239,3 +239,70 @@ func TestCookieJarBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigBesideCurl: a -K file in curl's syntax gives urlget the same
+// request as curl; ~/.urlgetrc is read first, and not with -q.
+func TestConfigBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "conf")
+	os.WriteFile(conf, []byte("# a comment\n"+
+		"  header = \"X-Quoted: a \\\"b\\\" c\"\n"+
+		"-H \"X-Short: 1\"\n"+
+		"data-urlencode: \"q=two words\"\n"+
+		"request PUT\n"+
+		"referer=http://example.org/\n"+
+		"silent\n"+
+		"url = \"http://"+rec.addr+"/from-config\"\n"), 0o644)
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	cmd := exec.Command(curl, "-q", "-K", conf)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(env{args: []string{"-K", conf}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("urlget -K: exit %d %s", code, errb.String())
+	}
+	reqs := rec.take()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if c, u := comparableRequest(reqs[0]), comparableRequest(reqs[1]); c != u {
+		t.Errorf("requests differ:\nurlget %q\ncurl   %q", u, c)
+	}
+	os.WriteFile(filepath.Join(dir, ".urlgetrc"), []byte("header \"X-From-Rc: 1\"\nsilent\n"), 0o644)
+	for _, args := range [][]string{{"http://" + rec.addr + "/rc"}, {"-q", "http://" + rec.addr + "/rc"}} {
+		out.Reset()
+		errb.Reset()
+		if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+			t.Fatalf("%q: exit %d %s", args, code, errb.String())
+		}
+	}
+	reqs = rec.take()
+	if len(reqs) != 2 || !bytes.Contains(reqs[0], []byte("X-From-Rc: 1")) || bytes.Contains(reqs[1], []byte("X-From-Rc")) {
+		t.Errorf("~/.urlgetrc then -q: %q", reqs)
+	}
+	if code := run(env{args: []string{"-q", "-K", filepath.Join(dir, "missing"), "http://x/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != fetchExitUsage {
+		t.Errorf("-K missing: exit %d", code)
+	}
+}
+
+func TestConfigLine(t *testing.T) {
+	for _, c := range []struct{ line, opt, val string }{
+		{`url = "http://a/b c"`, "url", "http://a/b c"},
+		{`  -o out.txt trailing`, "-o", "out.txt"},
+		{`header: "A: \t\\ \"q\""`, "header", "A: \t\\ \"q\""},
+		{`silent`, "silent", ""},
+		{`# comment`, "", ""},
+	} {
+		opt, val, _, err := configLine(c.line)
+		if err != nil || opt != c.opt || val != c.val {
+			t.Errorf("%q: %q %q %v, want %q %q", c.line, opt, val, err, c.opt, c.val)
+		}
+	}
+	if _, _, _, err := configLine(`url "unterminated`); err == nil {
+		t.Error("an unterminated quote was accepted")
+	}
+}
