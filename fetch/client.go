@@ -106,22 +106,28 @@ const DefaultUserAgent = "urlget"
 // redirectSchemes are the schemes a redirect may lead to.
 var redirectSchemes = map[string]bool{"http": true, "https": true, "ftp": true}
 
-// Open parses rawURL and fetches it with Do. A URL that does not parse is an
-// *Error of kind ErrMalformed.
+// Open parses rawURL, a URL or an IRI (urlparse.ParseIRI), and fetches it
+// with Do. A URL that does not parse, or that its scheme's rules refuse, is
+// an *Error of kind ErrMalformed.
 func (c *Client) Open(ctx context.Context, rawURL string) (*Resource, error) {
-	u, err := urlparse.Parse(rawURL)
+	u, err := urlparse.ParseIRI(rawURL)
 	if err != nil {
-		var pe *urlparse.Error
-		if errors.As(err, &pe) {
-			// Mask the password byte for byte, so that the offset the
-			// message names still points at the right byte.
-			masked := *pe
-			masked.Input = maskPassword(pe.Input, false)
-			err = &masked
-		}
-		return nil, &Error{Kind: ErrMalformed, URL: redactString(rawURL), Err: err}
+		return nil, malformedURL(rawURL, err)
 	}
 	return c.Do(ctx, &Request{URL: &u})
+}
+
+// malformedURL is the ErrMalformed for raw, which urlparse refused with err.
+func malformedURL(raw string, err error) *Error {
+	var pe *urlparse.Error
+	if errors.As(err, &pe) {
+		// Mask the password byte for byte, so that the offset the
+		// message names still points at the right byte.
+		masked := *pe
+		masked.Input = maskPassword(pe.Input, false)
+		err = &masked
+	}
+	return &Error{Kind: ErrMalformed, URL: redactString(raw), Err: err}
 }
 
 // Do fetches req.URL. The caller sets URL, Head, Offset and Since, and may
@@ -129,7 +135,8 @@ func (c *Client) Open(ctx context.Context, rawURL string) (*Resource, error) {
 // in the rest of a copy of req (credentials, Dialer, TLS, Proxy, UserAgent,
 // Verbose, Options, Compressed) and hands it to the scheme's Fetcher.
 //
-// Before any Fetcher runs, Do refuses with ErrMalformed a URL whose decoded
+// Before any Fetcher runs, Do refuses with ErrMalformed a URL that its
+// scheme's rules refused (urlparse.URL.SchemeErr) and one whose decoded
 // fields hold CR, LF or NUL (urlparse.URL.CheckLine), and it does so for
 // every redirect target too. It follows redirects only with
 // FollowRedirects, applies Fail and MaxFileSize, and wraps the Body so that
@@ -203,6 +210,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 // reply is an HTTP reply (http, https, or any scheme through an HTTP proxy).
 func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bool, err error) {
 	u := r.URL
+	if err := u.SchemeErr(); err != nil {
+		return nil, false, malformedURL(u.String(), err)
+	}
 	if err := u.CheckLine(); err != nil {
 		return nil, false, &Error{Kind: ErrMalformed, URL: Redacted(u), Msg: "URL refused", Err: err}
 	}

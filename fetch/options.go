@@ -218,6 +218,11 @@ const (
 	// OptSSL asks for TLS on a plain connection (STARTTLS): "try" uses it
 	// when the server offers it, "required" refuses a server without it.
 	OptSSL = "ssl"
+	// OptInteractive, set to "1" by a caller that can answer an
+	// InputNeededError (the CLI when a person is at the terminal), lets a
+	// fetcher ask instead of taking its non-interactive default (a WAIS
+	// database without words lists its help records). It has no flag.
+	OptInteractive = "interactive"
 )
 
 func init() {

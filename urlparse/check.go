@@ -155,6 +155,9 @@ func (u *URL) CheckLine() error {
 		if i := scanLine(u.NNTP.Article, maskNews); i >= 0 {
 			return lineErr(sc, "article", -1, u.NNTP.Article, i)
 		}
+		if i := scanLine(u.NNTP.MessageID, maskNews); i >= 0 {
+			return lineErr(sc, "message-id", -1, u.NNTP.MessageID, i)
+		}
 	case "wais":
 		w := &u.WAIS
 		if i := scanLine(w.Database, maskLine); i >= 0 {

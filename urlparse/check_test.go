@@ -30,7 +30,10 @@ func TestCheckLine(t *testing.T) {
 		{"http://h/a%0D%0A?%0A", "", "", 0, 0}, // path and query go on the wire encoded
 		{"telnet://u%0D@h/", "telnet user contains CR (0x0D) at byte 1", "telnet user", '\r', 1},
 		{"news:a%20b@c", "news message-id contains space (0x20) at byte 1", "news message-id", ' ', 1},
-		{"news:%3Cabc@d%3E", "news message-id contains '<' (0x3C) at byte 0", "news message-id", '<', 0},
+		{"news:%3Cabc@d", "news message-id contains '<' (0x3C) at byte 0", "news message-id", '<', 0},
+		{"news:%3Ca%3E@d%3E", "news message-id contains '>' (0x3E) at byte 1", "news message-id", '>', 1},
+		{"news:%3Cabc@d%3E", "", "", 0, 0}, // the brackets around the id are dropped
+		{"nntp://h/g/a%20b@d", "nntp message-id contains space (0x20) at byte 1", "nntp message-id", ' ', 1},
 		{"news:abc@d%3E", "news message-id contains '>' (0x3E) at byte 5", "news message-id", '>', 5},
 		{"news:a%09b@c", "news message-id contains TAB (0x09) at byte 1", "news message-id", '\t', 1},
 		{"news:comp%0Alang", "news group contains LF (0x0A) at byte 4", "news group", '\n', 4},

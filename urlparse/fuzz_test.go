@@ -306,6 +306,11 @@ func FuzzParse(f *testing.F) {
 			if rerr != nil && errors.As(err, &e) && errors.As(rerr, &re) && (e.Offset != re.Offset || e.Rule != re.Rule) {
 				t.Fatalf("Parse(%q): %v; ParseAbsolute: %v", s, err, rerr)
 			}
+			// a URI only its scheme refuses keeps its generic components
+			errors.As(err, &e)
+			if (e.Scheme != "") != (rerr == nil) || rerr == nil && (u.Ref != r || u.SchemeErr() != err) {
+				t.Fatalf("Parse(%q): %v (scheme %q), %+v; ParseAbsolute: %+v, %v", s, err, e.Scheme, u.Ref, r, rerr)
+			}
 			return
 		}
 		if rerr != nil || r != u.Ref {

@@ -61,6 +61,16 @@ func (u *URL) LookupHost() (string, error) {
 	if ascii {
 		return h, nil
 	}
+	a, err := toASCIIHost(h)
+	if err != nil {
+		return "", err
+	}
+	return a, nil
+}
+
+// toASCIIHost converts a decoded reg-name to A-labels with the IDNA Lookup
+// profile: for LookupHost, and for ParseIRI's URI form.
+func toASCIIHost(h string) (string, *HostError) {
 	if !utf8.ValidString(h) {
 		// idna would map the bad bytes to U+FFFD and encode that.
 		return "", &HostError{Host: h, Msg: "not valid UTF-8"}

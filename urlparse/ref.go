@@ -68,15 +68,26 @@ type Ref struct {
 
 // Error reports input that the RFC 3986 grammar (or a scheme's own syntax)
 // rejects: the byte offset of the first offending byte and the rule it broke.
+//
+// The two layers give two verdicts. With Scheme empty, Input is not a URI
+// reference at all (RFC 3986, or RFC 3987 for the IRI parsers). With Scheme
+// set, Input is a valid URI and only the rules of that scheme refuse it (an
+// http URL without "//" and a host, a port over 65535, an ftp ;type=x):
+// Parse then returns the generic components (URL.Ref) beside the error.
 type Error struct {
 	Input  string // the whole input
 	Offset int    // byte offset into Input
 	Rule   string // ABNF rule or scheme syntax that was broken
 	Msg    string // what was wrong, in words
+	Scheme string // lower-case scheme whose own syntax was broken; "" for the generic grammar
 }
 
 func (e *Error) Error() string {
-	return "malformed URL " + strconv.Quote(e.Input) + " at byte " + strconv.Itoa(e.Offset) +
+	what := "malformed URL "
+	if e.Scheme != "" {
+		what = "not a valid " + e.Scheme + " URL "
+	}
+	return what + strconv.Quote(e.Input) + " at byte " + strconv.Itoa(e.Offset) +
 		": " + e.Msg + " (" + e.Rule + ")"
 }
 

@@ -4,9 +4,10 @@ import "strings"
 
 // parseNews reads news:<newsgroup>, news:<message-id> or news:*
 // (RFC 1738 §3.6). An "@" in the decoded grouppart makes it a message-id
-// (written without angle brackets); "*" alone is every group. The article
-// form allows "?" and "/", so the query belongs to the grouppart. The
-// RFC 5538 form news://server/grouppart is read the same way after the "/".
+// (written without angle brackets; encoded ones, "news:%3Cid@host%3E", are
+// dropped); "*" alone is every group. The article form allows "?" and "/",
+// so the query belongs to the grouppart. The RFC 5538 form
+// news://server/grouppart is read the same way after the "/".
 func (u *URL) parseNews(s string) error {
 	var v pview
 	v.init(s, &u.Ref, true)
@@ -29,15 +30,26 @@ func (u *URL) parseNews(s string) error {
 	case d == "*":
 		n.All = true
 	case strings.IndexByte(d, '@') >= 0:
-		n.MessageID = d
+		n.MessageID = bareMessageID(d)
 	default:
 		n.Group = d
 	}
 	return nil
 }
 
+// bareMessageID drops the angle brackets around a decoded message-id.
+func bareMessageID(d string) string {
+	if len(d) > 2 && d[0] == '<' && d[len(d)-1] == '>' {
+		return d[1 : len(d)-1]
+	}
+	return d
+}
+
 // parseNNTP reads nntp://host:port/group/article (RFC 1738 §3.7; nntps
 // the same). The article number is decimal digits as written, no escapes.
+// A message-id (holding "@", with or without angle brackets, which may be
+// encoded) is taken where people paste one: in place of the article
+// (nntp://host/group/id@host) or of the group (nntp://host/id@host).
 func (u *URL) parseNNTP(s string) error {
 	if err := u.needHost(s); err != nil {
 		return err
@@ -60,6 +72,16 @@ func (u *URL) parseNNTP(s string) error {
 		return errAt(s, a, "group", "empty newsgroup")
 	}
 	u.NNTP.Group = v.dec(a, ge)
+	if k < 0 && strings.IndexByte(u.NNTP.Group, '@') >= 0 {
+		u.NNTP.Group, u.NNTP.MessageID = "", bareMessageID(u.NNTP.Group)
+		return nil
+	}
+	if k >= 0 && strings.ContainsAny(s[ge+1:v.pe], "@%") {
+		if d := v.dec(ge+1, v.pe); strings.IndexByte(d, '@') >= 0 {
+			u.NNTP.MessageID = bareMessageID(d)
+			return nil
+		}
+	}
 	if k >= 0 {
 		for i := ge + 1; i < v.pe; i++ {
 			if c := s[i]; c < '0' || c > '9' {

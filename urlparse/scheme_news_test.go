@@ -19,6 +19,12 @@ func TestNews(t *testing.T) {
 		{"news:abc?def@host", "", News{MessageID: "abc?def@host"}},
 		{"news:a/b;c=d&e@host", "", News{MessageID: "a/b;c=d&e@host"}},
 		{"news:abc@host#frag", "", News{MessageID: "abc@host"}},
+		// encoded angle brackets around a message-id are dropped
+		{"news:%3Cabc@host%3E", "", News{MessageID: "abc@host"}},
+		{"news:%3cabc@host%3e", "", News{MessageID: "abc@host"}},
+		{"news:%3Cabc@host", "", News{MessageID: "<abc@host"}},
+		{"news:%3C@%3E", "", News{MessageID: "@"}},
+		{"news:%3C%3E", "", News{Group: "<>"}},
 		{"NEWS:Comp.Lang.Go", "", News{Group: "Comp.Lang.Go"}},
 		// RFC 5538
 		{"news://news.example.com/comp.lang.go", "news.example.com", News{Group: "comp.lang.go"}},
@@ -58,6 +64,12 @@ func TestNNTP(t *testing.T) {
 		{"nntp://h/a%2Fb/7", "h", -1, NNTP{Group: "a/b", Article: "7"}},
 		{"nntp://h/g#frag", "h", -1, NNTP{Group: "g"}},
 		{"nntps://[::1]/g/1", "::1", -1, NNTP{Group: "g", Article: "1"}},
+		// a message-id in place of the group or the article
+		{"nntp://h/%3Cabc@x%3E", "h", -1, NNTP{MessageID: "abc@x"}},
+		{"nntp://h/abc@x", "h", -1, NNTP{MessageID: "abc@x"}},
+		{"nntp://h/abc%40x", "h", -1, NNTP{MessageID: "abc@x"}},
+		{"nntp://h/g/%3Cabc@x%3E", "h", -1, NNTP{Group: "g", MessageID: "abc@x"}},
+		{"nntp://h/g/a/b%40x", "h", -1, NNTP{Group: "g", MessageID: "a/b@x"}},
 	}
 	for _, c := range cases {
 		u := mustParse(t, c.in)

@@ -5,7 +5,7 @@ import "strings"
 // parseScheme fills in the typed fields for u.Scheme from the generic
 // components Ref already holds. s is the whole input, for error offsets and
 // for substrings that need no decoding. A scheme urlget does not know keeps
-// only the generic components.
+// only the generic components. Every error is an *Error (errAt).
 func (u *URL) parseScheme(s string) error {
 	switch u.Scheme {
 	case "ftp":

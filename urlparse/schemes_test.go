@@ -37,8 +37,19 @@ func testErrors(t *testing.T, cases []errCase) {
 			t.Errorf("Parse(%q): offset %d rule %q input %q; want offset %d rule %q (%v)",
 				c.in, e.Offset, e.Rule, e.Input, c.off, c.rule, err)
 		}
-		if !reflect.DeepEqual(u, URL{}) {
-			t.Errorf("Parse(%q) returned %+v with its error; want the zero URL", c.in, u)
+		// The two layers: a URI the scheme refuses comes back with its
+		// generic components and the error's Scheme set; anything else
+		// comes back as the zero URL.
+		r, rerr := ParseAbsolute(c.in)
+		switch {
+		case rerr != nil:
+			if e.Scheme != "" || !reflect.DeepEqual(u, URL{}) {
+				t.Errorf("Parse(%q) returned %+v, scheme %q with a generic error; want the zero URL", c.in, u, e.Scheme)
+			}
+		case e.Scheme != u.Scheme || e.Scheme == "":
+			t.Errorf("Parse(%q): error %v names scheme %q; want %q (the generic syntax is fine)", c.in, err, e.Scheme, u.Scheme)
+		case !reflect.DeepEqual(u, URL{Ref: r, schemeErr: e}) || u.SchemeErr() != err:
+			t.Errorf("Parse(%q) returned %+v with a scheme error; want only the generic components %+v", c.in, u, r)
 		}
 	}
 }

@@ -21,6 +21,8 @@ type URL struct {
 	WAIS     WAIS
 	File     File
 	Prospero Prospero
+
+	schemeErr *Error // the scheme layer's verdict, when Parse refused
 }
 
 // FTP is an ftp URL (RFC 1738 §3.2): ftp://user:password@host:port/cwd1/cwd2/name;type=X
@@ -68,14 +70,17 @@ type Mailto struct {
 // News is a news URL (RFC 1738 §3.6): exactly one of the three forms.
 type News struct {
 	Group     string // news:comp.lang.go
-	MessageID string // news:abc@host (without angle brackets)
+	MessageID string // news:abc@host (without angle brackets, which may be pasted: see ParseIRI)
 	All       bool   // news:*
 }
 
 // NNTP is an nntp URL (RFC 1738 §3.7): nntp://host:port/group/article.
+// A message-id pasted in place of the article or of the group
+// (nntp://host/group/<id@host>, nntp://host/<id@host>) is MessageID.
 type NNTP struct {
-	Group   string
-	Article string // digits only; "" when absent
+	Group     string // "" when the URL names only a message-id
+	Article   string // digits only; "" when absent
+	MessageID string // without angle brackets; "" when absent
 }
 
 // Telnet is a telnet URL (RFC 1738 §3.8): all of it is in Ref.

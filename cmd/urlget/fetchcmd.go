@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
@@ -412,6 +413,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if o.verbose {
 		cl.Verbose = e.stderr
 	}
+	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		// A person can answer what a fetcher asks (fetch.InputNeededError).
+		if cl.Options == nil {
+			cl.Options = fetch.Options{}
+		}
+		cl.Options[fetch.OptInteractive] = "1"
+	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
 	if o.head || o.req.include {
 		// -I prints HTTP response headers as received; the fetcher shows
@@ -781,11 +789,12 @@ func (c *fetchCmd) showMeter(out *output) bool {
 	return out.path != "" || !c.isTerminal(c.e.stdout)
 }
 
-// parseFetchURL parses a command-line URL. Like curl, a URL without "://"
-// whose scheme urlget does not know is taken as host[:port][/path] and given
-// a scheme: ftp for a host starting "ftp.", gopher for "gopher.", else http.
+// parseFetchURL parses a command-line URL or IRI (urlparse.ParseIRI). Like
+// curl, a URL without "://" whose scheme urlget does not know is taken as
+// host[:port][/path] and given a scheme: ftp for a host starting "ftp.",
+// gopher for "gopher.", else http.
 func parseFetchURL(raw string) (urlparse.URL, error) {
-	u, err := urlparse.Parse(raw)
+	u, err := urlparse.ParseIRI(raw)
 	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
 		return u, nil
 	}
@@ -799,7 +808,7 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	case strings.HasPrefix(h, "gopher."):
 		scheme = "gopher"
 	}
-	g, gerr := urlparse.Parse(scheme + "://" + raw)
+	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
 	if gerr == nil {
 		return g, nil
 	}

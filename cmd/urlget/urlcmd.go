@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,9 +26,19 @@ const urlUsage = `usage: urlget url [options] [--] URL...
 
 Parse each URL (any RFC 3986 URI reference: relative references are fine) and
 print it back, one per line, recomposed from its components (RFC 3986 §5.3)
-with its bytes unchanged. Nothing is fetched. An absolute URL is also checked
-against its own scheme's syntax (RFC 1738, or the later RFC for https,
-gophers, mailto, nntps).
+with its bytes unchanged. Nothing is fetched.
+
+An IRI (RFC 3987) is taken too and printed as its URI: a non-ASCII host in
+its IDNA A-label form, other non-ASCII characters percent-encoded as UTF-8
+("http://bücher.de/ä" prints "http://xn--bcher-kva.de/%%C3%%A4"). A message-id
+pasted with its angle brackets into a news or nntp URL ("news:<id@host>")
+loses them.
+
+The answer is RFC 3986's. An absolute result is then also checked against
+its own scheme's syntax (RFC 1738, or the later RFC for https, gophers,
+mailto, nntps), a second verdict: a URL that breaks it ("http:g", which has no
+host; "http://h:80808/", whose port is over 65535) is still printed, with one
+warning line on stderr, unless --strict is given.
 
 Options:
 %s
@@ -35,6 +46,8 @@ Options:
 
 --json prints one object per line:
   "url"           the URL as printed without --json
+  "iri"           the argument as given, when it was an IRI converted to
+                  the URI in "url" (before --base and --normalize)
   "start","end"   with --extract: its byte span in the text, wrapper included
   "scheme"        lower case; absent for a relative reference
   "user", "password", "host", "port", "path", "query", "fragment"
@@ -43,6 +56,8 @@ Options:
                   after the host, "?", "#"); "path" is always there; "port" is
                   a number, absent when no digits were given; an IPv6 host
                   has no brackets
+  "host_kind"     "reg-name", "ipv4", "ipv6" or "ipvfuture", when there
+                  is a host
   "host_lookup"   the form of the host a resolver is asked for (IDNA
                   A-labels), when it differs from "host"
   "raw"           the same keys holding the components as written (still
@@ -54,11 +69,13 @@ Options:
                   gopher/gophers {type, selector, search, plus} (search and
                   plus only when present); mailto {to, headers [{name,
                   value}]}; news {group} or {message_id} or {all: true};
-                  nntp/nntps {group, article}; wais {database, search (when
-                  present), doc_type, doc_path, length, doc_fields [{name:
-                  the tag, value}] when doc_path is a Lynx DocID}; file
-                  {local, path};
+                  nntp/nntps {group, article, message_id (when present)};
+                  wais {database, search (when present), doc_type,
+                  doc_path, length, doc_fields [{name: the tag, value}]
+                  when doc_path is a Lynx DocID}; file {local, path};
                   prospero {hsoname, fields [{name, value}]}
+  "scheme_error"  instead of the scheme's fields, when the URL breaks its
+                  scheme's syntax: the warning's text (offset, rule)
 
 Bytes in JSON strings: a decoded value may hold any byte. Valid UTF-8 is
 written as it is (with the escapes JSON requires); each byte that is not part
@@ -68,8 +85,9 @@ Valid UTF-8 never encodes a surrogate, so this is reversible: it is Python's
 gives the bytes back). Parsers that refuse lone surrogates or turn them into
 U+FFFD lose those bytes; the "raw" values keep them, percent-encoded.
 
-Exit status: 0 when every URL was good; 2 on a usage error; 3 when some URL
-was malformed: each bad one gets one line on stderr naming the problem and
+Exit status: 0 when every URL was good (scheme warnings included); 2 on a
+usage error; 3 when some URL was malformed (or, with --strict, broke its
+scheme's syntax): each bad one gets one line on stderr naming the problem and
 its byte offset, and the good ones are still printed; 23 when writing the
 output failed; 26 when reading stdin failed.
 `
@@ -79,6 +97,7 @@ type urlCmd struct {
 	base      *urlparse.Ref
 	normalize bool
 	json      bool
+	strict    bool
 }
 
 // runURL is urlget url: the command-line face of urlparse.
@@ -89,6 +108,7 @@ func runURL(e env) int {
 	fs.SortFlags = false
 	base := fs.String("base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
 	normalize := fs.Bool("normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")
+	strict := fs.Bool("strict", false, "a URL that breaks its scheme's syntax is an error (exit\nstatus 3), not a warning")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL (see below)")
 	extract := fs.Bool("extract", false, "read text on stdin and take the URLs found in it\n(<URL:...> and <...> wrappers, and bare URLs of the\nschemes urlget knows; only URLs that parse are taken)")
 	help := fs.BoolP("help", "h", false, "print this help")
@@ -107,9 +127,12 @@ func runURL(e env) int {
 		return fail(e, urlExitUsage, "url: no URL given (try 'urlget url --help')")
 	}
 
-	c := urlCmd{normalize: *normalize, json: *asJSON}
+	c := urlCmd{normalize: *normalize, json: *asJSON, strict: *strict}
 	if fs.Changed("base") {
-		b, err := urlparse.ParseAbsolute(*base)
+		b, err := urlparse.ParseIRIRef(*base)
+		if err == nil && !b.IsAbsolute() {
+			_, err = urlparse.ParseAbsolute(*base) // says why it needs a scheme
+		}
 		if err != nil {
 			return fail(e, urlExitMalformed, "url: --base: %v", err)
 		}
@@ -118,11 +141,14 @@ func runURL(e env) int {
 
 	status := 0
 	do := func(arg, where string, found *urlparse.Found) bool {
-		line, err := c.line(arg, found)
+		line, schemeErr, err := c.line(arg, found)
 		if err != nil {
 			fail(e, urlExitMalformed, "url: %s%v", where, err)
 			status = urlExitMalformed
 			return true
+		}
+		if schemeErr != nil {
+			fmt.Fprintf(e.stderr, "urlget: url: warning: %s%v\n", where, schemeErr)
 		}
 		if _, err := io.WriteString(e.stdout, line+"\n"); err != nil {
 			status = fail(e, urlExitWrite, "url: writing output: %v", err)
@@ -150,59 +176,68 @@ func runURL(e env) int {
 	return status
 }
 
-// line turns one argument into its output line (without the newline).
-func (c *urlCmd) line(arg string, found *urlparse.Found) (string, error) {
-	u, err := c.url(arg)
+// line turns one argument into its output line (without the newline). A
+// URL that only its scheme's syntax refuses gives a line and schemeErr, or
+// with --strict the error.
+func (c *urlCmd) line(arg string, found *urlparse.Found) (line string, schemeErr, err error) {
+	u, uri, err := c.url(arg)
+	if pe := (*urlparse.Error)(nil); errors.As(err, &pe) && pe.Scheme != "" && !c.strict {
+		schemeErr, err = err, nil
+	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	s := u.String()
 	if !c.json {
-		return s, nil
+		return s, schemeErr, nil
 	}
-	return string(appendURLJSON(nil, &u, s, found)), nil
+	iri := ""
+	if uri != arg {
+		iri = arg
+	}
+	return string(appendURLJSON(nil, &u, s, iri, schemeErr, found)), schemeErr, nil
 }
 
-// url parses arg, checks an absolute one against its scheme's syntax,
-// resolves it against --base and normalizes it as asked. The URL returned is
-// the parse of the final string, so its components always agree with it.
-func (c *urlCmd) url(arg string) (urlparse.URL, error) {
-	r, err := urlparse.ParseRef(arg)
+// url parses arg (a URI or IRI reference; uri is its URI form), resolves it
+// against --base, normalizes it as asked, and checks an absolute result
+// against its scheme's syntax: the error is then the scheme's (Scheme set),
+// beside the generic components. The URL returned is the parse of the final
+// string, so its components always agree with it.
+func (c *urlCmd) url(arg string) (u urlparse.URL, uri string, err error) {
+	r, err := urlparse.ParseIRIRef(arg)
 	if err != nil {
-		return urlparse.URL{}, err
-	}
-	if c.base == nil && !c.normalize {
-		if !r.IsAbsolute() {
-			return urlparse.URL{Ref: r}, nil
-		}
-		return urlparse.Parse(arg)
-	}
-	if r.IsAbsolute() {
-		if _, err := urlparse.Parse(arg); err != nil {
-			return urlparse.URL{}, err
-		}
-	}
-	if c.base != nil {
-		r = c.base.Resolve(&r)
-	}
-	if c.normalize {
-		r = r.Normalize()
+		return urlparse.URL{}, "", err
 	}
 	s := r.String()
-	if r, err = urlparse.ParseRef(s); err != nil {
-		return urlparse.URL{}, err
+	uri = s
+	if c.base != nil || c.normalize {
+		if c.base != nil {
+			r = c.base.Resolve(&r)
+		}
+		if c.normalize {
+			r = r.Normalize()
+		}
+		s = r.String()
+		if r, err = urlparse.ParseRef(s); err != nil {
+			return urlparse.URL{}, uri, err
+		}
 	}
 	if !r.IsAbsolute() {
-		return urlparse.URL{Ref: r}, nil
+		return urlparse.URL{Ref: r}, uri, nil
 	}
-	return urlparse.Parse(s)
+	u, err = urlparse.Parse(s)
+	return u, uri, err
 }
 
-// appendURLJSON appends the --json object for u, whose recomposed form is s.
-func appendURLJSON(b []byte, u *urlparse.URL, s string, found *urlparse.Found) []byte {
+// appendURLJSON appends the --json object for u, whose recomposed form is s;
+// iri is the argument when it was an IRI, schemeErr the scheme's verdict.
+func appendURLJSON(b []byte, u *urlparse.URL, s, iri string, schemeErr error, found *urlparse.Found) []byte {
 	w := jsonWriter{b: b}
 	w.open()
 	w.str("url", s)
+	if iri != "" {
+		w.str("iri", iri)
+	}
 	if found != nil {
 		w.num("start", strconv.Itoa(found.Start))
 		w.num("end", strconv.Itoa(found.End))
@@ -218,6 +253,7 @@ func appendURLJSON(b []byte, u *urlparse.URL, s string, found *urlparse.Found) [
 	}
 	if u.HasAuth {
 		w.str("host", u.Host)
+		w.str("host_kind", u.HostKind.String())
 		if l, err := u.LookupHost(); err == nil && l != u.Host {
 			w.str("host_lookup", l)
 		}
@@ -259,7 +295,11 @@ func appendURLJSON(b []byte, u *urlparse.URL, s string, found *urlparse.Found) [
 	}
 	w.close()
 
-	appendSchemeJSON(&w, u)
+	if schemeErr != nil {
+		w.str("scheme_error", schemeErr.Error())
+	} else {
+		appendSchemeJSON(&w, u)
+	}
 	w.close()
 	return w.b
 }
@@ -331,6 +371,9 @@ func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
 		w.obj(u.Scheme)
 		w.str("group", n.Group)
 		w.str("article", n.Article)
+		if n.MessageID != "" {
+			w.str("message_id", n.MessageID)
+		}
 		w.close()
 	case "wais":
 		x := &u.WAIS

@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +143,18 @@ func urlErrLine(t *testing.T, where, input string, off int, parse func(string) e
 	return "urlget: url: " + where + err.Error() + "\n"
 }
 
+// urlWarnLine is the warning urlget url writes for a URL that breaks its
+// scheme's syntax at byte off.
+func urlWarnLine(t *testing.T, where, input string, off int, parse func(string) error) string {
+	t.Helper()
+	line := urlErrLine(t, where, input, off, parse)
+	var pe *urlparse.Error
+	if !errors.As(parse(input), &pe) || pe.Scheme == "" {
+		t.Errorf("%q: %v is not a scheme error", input, pe)
+	}
+	return strings.Replace(line, "urlget: url: ", "urlget: url: warning: ", 1)
+}
+
 func urlParseAbs(s string) error   { _, err := urlparse.ParseAbsolute(s); return err }
 func urlParseTyped(s string) error { _, err := urlparse.Parse(s); return err }
 func urlParseRef(s string) error   { _, err := urlparse.ParseRef(s); return err }
@@ -188,7 +204,14 @@ func TestURLDashDash(t *testing.T) {
 func TestURLMalformed(t *testing.T) {
 	// A bad URL gets one line on stderr with its byte offset; the others are
 	// still printed, and the exit status is 3.
+	// A URL only its scheme refuses is printed, with a warning; with
+	// --strict it is an error like the others.
 	urlCheck(t, []string{"url", "http://a/ok", "http://a/%zz", "b c", "http://h:99999/", "http://a/also-ok"}, "",
+		urlLines("http://a/ok", "http://h:99999/", "http://a/also-ok"),
+		urlErrLine(t, "", "http://a/%zz", 10, urlParseRef)+
+			urlErrLine(t, "", "b c", 1, urlParseRef)+
+			urlWarnLine(t, "", "http://h:99999/", 9, urlParseTyped), 3)
+	urlCheck(t, []string{"url", "--strict", "http://a/ok", "http://a/%zz", "b c", "http://h:99999/", "http://a/also-ok"}, "",
 		urlLines("http://a/ok", "http://a/also-ok"),
 		urlErrLine(t, "", "http://a/%zz", 10, urlParseRef)+
 			urlErrLine(t, "", "b c", 1, urlParseRef)+
@@ -228,23 +251,23 @@ func TestURLUsage(t *testing.T) {
 // urlparse scheme parsers.
 var urlJSONCases = []struct{ in, want string }{
 	{"ftp://myname@host.dom/%2Fetc/motd",
-		`{"url":"ftp://myname@host.dom/%2Fetc/motd","scheme":"ftp","user":"myname","host":"host.dom","path":"//etc/motd",` +
+		`{"url":"ftp://myname@host.dom/%2Fetc/motd","scheme":"ftp","user":"myname","host":"host.dom","host_kind":"reg-name","path":"//etc/motd",` +
 			`"raw":{"scheme":"ftp","user":"myname","host":"host.dom","path":"/%2Fetc/motd"},` +
 			`"ftp":{"cwd":["/etc"],"name":"motd","type":""}}`},
 	{"FTP://u:p%40ss@h:2121/a/b;type=I",
-		`{"url":"FTP://u:p%40ss@h:2121/a/b;type=I","scheme":"ftp","user":"u","password":"p@ss","host":"h","port":2121,"path":"/a/b;type=I",` +
+		`{"url":"FTP://u:p%40ss@h:2121/a/b;type=I","scheme":"ftp","user":"u","password":"p@ss","host":"h","host_kind":"reg-name","port":2121,"path":"/a/b;type=I",` +
 			`"raw":{"scheme":"FTP","user":"u","password":"p%40ss","host":"h","port":"2121","path":"/a/b;type=I"},` +
 			`"ftp":{"cwd":["a"],"name":"b","type":"i"}}`},
 	{"gopher://h/7/s%09x%20y",
-		`{"url":"gopher://h/7/s%09x%20y","scheme":"gopher","host":"h","path":"/7/s\tx y",` +
+		`{"url":"gopher://h/7/s%09x%20y","scheme":"gopher","host":"h","host_kind":"reg-name","path":"/7/s\tx y",` +
 			`"raw":{"scheme":"gopher","host":"h","path":"/7/s%09x%20y"},` +
 			`"gopher":{"type":"7","selector":"/s","search":"x y"}}`},
 	{"gopher://h/7/s%09x%20y%09",
-		`{"url":"gopher://h/7/s%09x%20y%09","scheme":"gopher","host":"h","path":"/7/s\tx y\t",` +
+		`{"url":"gopher://h/7/s%09x%20y%09","scheme":"gopher","host":"h","host_kind":"reg-name","path":"/7/s\tx y\t",` +
 			`"raw":{"scheme":"gopher","host":"h","path":"/7/s%09x%20y%09"},` +
 			`"gopher":{"type":"7","selector":"/s","search":"x y","plus":""}}`},
 	{"gopher://h",
-		`{"url":"gopher://h","scheme":"gopher","host":"h","path":"",` +
+		`{"url":"gopher://h","scheme":"gopher","host":"h","host_kind":"reg-name","path":"",` +
 			`"raw":{"scheme":"gopher","host":"h","path":""},` +
 			`"gopher":{"type":"1","selector":""}}`},
 	{"news:a@b",
@@ -254,7 +277,7 @@ var urlJSONCases = []struct{ in, want string }{
 	{"news:*",
 		`{"url":"news:*","scheme":"news","path":"*","raw":{"scheme":"news","path":"*"},"news":{"all":true}}`},
 	{"nntp://h/comp.lang.go/42",
-		`{"url":"nntp://h/comp.lang.go/42","scheme":"nntp","host":"h","path":"/comp.lang.go/42",` +
+		`{"url":"nntp://h/comp.lang.go/42","scheme":"nntp","host":"h","host_kind":"reg-name","path":"/comp.lang.go/42",` +
 			`"raw":{"scheme":"nntp","host":"h","path":"/comp.lang.go/42"},"nntp":{"group":"comp.lang.go","article":"42"}}`},
 	{"mailto:a@example.org,b@example.org?subject=hi%20there&body=x",
 		`{"url":"mailto:a@example.org,b@example.org?subject=hi%20there&body=x","scheme":"mailto",` +
@@ -262,43 +285,43 @@ var urlJSONCases = []struct{ in, want string }{
 			`"raw":{"scheme":"mailto","path":"a@example.org,b@example.org","query":"subject=hi%20there&body=x"},` +
 			`"mailto":{"to":["a@example.org","b@example.org"],"headers":[{"name":"subject","value":"hi there"},{"name":"body","value":"x"}]}}`},
 	{"file:///etc/motd",
-		`{"url":"file:///etc/motd","scheme":"file","host":"","path":"/etc/motd",` +
+		`{"url":"file:///etc/motd","scheme":"file","host":"","host_kind":"reg-name","path":"/etc/motd",` +
 			`"raw":{"scheme":"file","host":"","path":"/etc/motd"},"file":{"local":true,"path":"/etc/motd"}}`},
 	{"prospero://h/a/b;f=v%20w",
-		`{"url":"prospero://h/a/b;f=v%20w","scheme":"prospero","host":"h","path":"/a/b;f=v w",` +
+		`{"url":"prospero://h/a/b;f=v%20w","scheme":"prospero","host":"h","host_kind":"reg-name","path":"/a/b;f=v w",` +
 			`"raw":{"scheme":"prospero","host":"h","path":"/a/b;f=v%20w"},"prospero":{"hsoname":"a/b","fields":[{"name":"f","value":"v w"}]}}`},
 	{"wais://h:210/db?x%20y",
-		`{"url":"wais://h:210/db?x%20y","scheme":"wais","host":"h","port":210,"path":"/db","query":"x y",` +
+		`{"url":"wais://h:210/db?x%20y","scheme":"wais","host":"h","host_kind":"reg-name","port":210,"path":"/db","query":"x y",` +
 			`"raw":{"scheme":"wais","host":"h","port":"210","path":"/db","query":"x%20y"},` +
 			`"wais":{"database":"db","search":"x y","doc_type":"","doc_path":"","length":""}}`},
 	{"wais://h/db/TEXT/124/1=vm%3A22100;7=%00;",
-		`{"url":"wais://h/db/TEXT/124/1=vm%3A22100;7=%00;","scheme":"wais","host":"h","path":"/db/TEXT/124/1=vm:22100;7=\u0000;",` +
+		`{"url":"wais://h/db/TEXT/124/1=vm%3A22100;7=%00;","scheme":"wais","host":"h","host_kind":"reg-name","path":"/db/TEXT/124/1=vm:22100;7=\u0000;",` +
 			`"raw":{"scheme":"wais","host":"h","path":"/db/TEXT/124/1=vm%3A22100;7=%00;"},` +
 			`"wais":{"database":"db","doc_type":"TEXT","doc_path":"1=vm:22100;7=\u0000;","length":"124",` +
 			`"doc_fields":[{"name":"1","value":"vm:22100"},{"name":"7","value":"\u0000"}]}}`},
 	{"wais://h/db/TEXT/0%20124%20/tmp/a",
-		`{"url":"wais://h/db/TEXT/0%20124%20/tmp/a","scheme":"wais","host":"h","path":"/db/TEXT/0 124 /tmp/a",` +
+		`{"url":"wais://h/db/TEXT/0%20124%20/tmp/a","scheme":"wais","host":"h","host_kind":"reg-name","path":"/db/TEXT/0 124 /tmp/a",` +
 			`"raw":{"scheme":"wais","host":"h","path":"/db/TEXT/0%20124%20/tmp/a"},` +
 			`"wais":{"database":"db","doc_type":"TEXT","doc_path":"0 124 /tmp/a","length":""}}`},
 	{"http://u@h/",
-		`{"url":"http://u@h/","scheme":"http","user":"u","host":"h","path":"/",` +
+		`{"url":"http://u@h/","scheme":"http","user":"u","host":"h","host_kind":"reg-name","path":"/",` +
 			`"raw":{"scheme":"http","user":"u","host":"h","path":"/"},"http":{"userinfo":true}}`},
 	{"http://b%C3%BCcher.example/",
-		`{"url":"http://b%C3%BCcher.example/","scheme":"http","host":"bücher.example","host_lookup":"xn--bcher-kva.example","path":"/",` +
+		`{"url":"http://b%C3%BCcher.example/","scheme":"http","host":"bücher.example","host_kind":"reg-name","host_lookup":"xn--bcher-kva.example","path":"/",` +
 			`"raw":{"scheme":"http","host":"b%C3%BCcher.example","path":"/"}}`},
 }
 
 // urlGenericJSONCases need nothing but the generic parser.
 var urlGenericJSONCases = []struct{ in, want string }{
 	{"http://[2001:db8::7]:8080/p?q",
-		`{"url":"http://[2001:db8::7]:8080/p?q","scheme":"http","host":"2001:db8::7","port":8080,"path":"/p","query":"q",` +
+		`{"url":"http://[2001:db8::7]:8080/p?q","scheme":"http","host":"2001:db8::7","host_kind":"ipv6","port":8080,"path":"/p","query":"q",` +
 			`"raw":{"scheme":"http","host":"[2001:db8::7]","port":"8080","path":"/p","query":"q"}}`},
 	{"HTTP://H:/",
-		`{"url":"HTTP://H:/","scheme":"http","host":"H","path":"/","raw":{"scheme":"HTTP","host":"H","port":"","path":"/"}}`},
+		`{"url":"HTTP://H:/","scheme":"http","host":"H","host_kind":"reg-name","path":"/","raw":{"scheme":"HTTP","host":"H","port":"","path":"/"}}`},
 	{"../a%20b?c#d",
 		`{"url":"../a%20b?c#d","path":"../a b","query":"c","fragment":"d","raw":{"path":"../a%20b","query":"c","fragment":"d"}}`},
 	{"//u:@h:0099999",
-		`{"url":"//u:@h:0099999","user":"u","password":"","host":"h","port":99999,"path":"",` +
+		`{"url":"//u:@h:0099999","user":"u","password":"","host":"h","host_kind":"reg-name","port":99999,"path":"",` +
 			`"raw":{"user":"u","password":"","host":"h","port":"0099999","path":""}}`},
 	{"?#",
 		`{"url":"?#","path":"","query":"","fragment":"","raw":{"path":"","query":"","fragment":""}}`},
@@ -322,7 +345,7 @@ func TestURLJSONTyped(t *testing.T) { urlTestJSON(t, urlJSONCases) }
 
 func TestURLJSONBaseNormalize(t *testing.T) {
 	urlCheck(t, []string{"url", "--json", "--normalize", "--base", "HTTP://A:80/b/c", "--", "%7Ex/../y?%41"}, "",
-		`{"url":"http://a/b/y?A","scheme":"http","host":"a","path":"/b/y","query":"A","raw":{"scheme":"http","host":"a","path":"/b/y","query":"A"}}`+"\n", "", 0)
+		`{"url":"http://a/b/y?A","scheme":"http","host":"a","host_kind":"reg-name","path":"/b/y","query":"A","raw":{"scheme":"http","host":"a","path":"/b/y","query":"A"}}`+"\n", "", 0)
 }
 
 const urlExtractText = "Read <URL:http://a/b\n  c> first, then http://example.com/x.\n" +
@@ -347,10 +370,10 @@ func TestURLExtract(t *testing.T) {
 		return `{"url":"` + url + `","start":` + strconv.Itoa(s) + `,"end":` + strconv.Itoa(e) + `,` + rest + `}`
 	}
 	urlCheck(t, []string{"url", "--extract", "--json"}, urlExtractText, urlLines(
-		obj("http://a/bc", "<URL:http://a/b\n  c>", `"scheme":"http","host":"a","path":"/bc","raw":{"scheme":"http","host":"a","path":"/bc"}`),
-		obj("http://example.com/x", "http://example.com/x", `"scheme":"http","host":"example.com","path":"/x","raw":{"scheme":"http","host":"example.com","path":"/x"}`),
-		obj("ftp://h/f", "<ftp://h/f>", `"scheme":"ftp","host":"h","path":"/f","raw":{"scheme":"ftp","host":"h","path":"/f"},"ftp":{"cwd":[],"name":"f","type":""}`),
-		obj("gopher://g/1/s", "gopher://g/1/s", `"scheme":"gopher","host":"g","path":"/1/s","raw":{"scheme":"gopher","host":"g","path":"/1/s"},"gopher":{"type":"1","selector":"/s"}`),
+		obj("http://a/bc", "<URL:http://a/b\n  c>", `"scheme":"http","host":"a","host_kind":"reg-name","path":"/bc","raw":{"scheme":"http","host":"a","path":"/bc"}`),
+		obj("http://example.com/x", "http://example.com/x", `"scheme":"http","host":"example.com","host_kind":"reg-name","path":"/x","raw":{"scheme":"http","host":"example.com","path":"/x"}`),
+		obj("ftp://h/f", "<ftp://h/f>", `"scheme":"ftp","host":"h","host_kind":"reg-name","path":"/f","raw":{"scheme":"ftp","host":"h","path":"/f"},"ftp":{"cwd":[],"name":"f","type":""}`),
+		obj("gopher://g/1/s", "gopher://g/1/s", `"scheme":"gopher","host":"g","host_kind":"reg-name","path":"/1/s","raw":{"scheme":"gopher","host":"g","path":"/1/s"},"gopher":{"type":"1","selector":"/s"}`),
 	), "", 0)
 }
 
@@ -472,4 +495,114 @@ func FuzzAppendJSONString(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestURLSchemeVerdict: RFC 3986's answer is printed; the scheme's own
+// syntax is a second verdict, a warning (and "scheme_error" in --json), or
+// with --strict an error.
+func TestURLSchemeVerdict(t *testing.T) {
+	base := "http://a/b/c/d;p?q"
+	urlCheck(t, []string{"url", "--base", base, "--", "http:g", "g"}, "", urlLines("http:g", "http://a/b/c/g"),
+		urlWarnLine(t, "", "http:g", 5, urlParseTyped), 0)
+	urlCheck(t, []string{"url", "--strict", "--base", base, "--", "http:g", "g"}, "", urlLines("http://a/b/c/g"),
+		urlErrLine(t, "", "http:g", 5, urlParseTyped), 3)
+	urlCheck(t, []string{"url", "--base", base, "--", "//"}, "", "http://\n", urlWarnLine(t, "", "http://", 7, urlParseTyped), 0)
+	urlCheck(t, []string{"url", "ftp://h/a;type=x", "telnet://h/x"}, "", urlLines("ftp://h/a;type=x", "telnet://h/x"),
+		urlWarnLine(t, "", "ftp://h/a;type=x", 15, urlParseTyped)+urlWarnLine(t, "", "telnet://h/x", 11, urlParseTyped), 0)
+
+	// --json: the generic components, and the scheme's verdict instead of
+	// its fields.
+	warn := urlWarnLine(t, "", "http://127.0.0.1:80808/", 17, urlParseTyped)
+	msg := strings.TrimSuffix(strings.TrimPrefix(warn, "urlget: url: warning: "), "\n")
+	urlCheck(t, []string{"url", "--json", "http://127.0.0.1:80808/"}, "",
+		`{"url":"http://127.0.0.1:80808/","scheme":"http","host":"127.0.0.1","host_kind":"ipv4","port":80808,"path":"/",`+
+			`"raw":{"scheme":"http","host":"127.0.0.1","port":"80808","path":"/"},"scheme_error":`+string(appendJSONString(nil, msg))+"}\n",
+		warn, 0)
+	urlCheck(t, []string{"url", "--json", "--strict", "http://127.0.0.1:80808/"}, "", "",
+		urlErrLine(t, "", "http://127.0.0.1:80808/", 17, urlParseTyped), 3)
+
+	// --extract takes only URLs both layers accept.
+	urlCheck(t, []string{"url", "--extract"}, "see http:g and <URL:http:x> or http://h/\n", "http://h/\n", "", 0)
+}
+
+// TestURLIRI: an IRI is printed as its URI; --json keeps the IRI.
+func TestURLIRI(t *testing.T) {
+	urlCheck(t, []string{"url", "http://bücher.de/", "HTTP://BÜCHER.de:8080/ä?ö#ü", "//bücher.de/x", "ü", "news:<id@host>",
+		"nntp://h/comp.lang.go/<id@host>", "http://b%C3%BCcher.de/"}, "", urlLines(
+		"http://xn--bcher-kva.de/",
+		"HTTP://xn--bcher-kva.de:8080/%C3%A4?%C3%B6#%C3%BC",
+		"//xn--bcher-kva.de/x",
+		"%C3%BC",
+		"news:id@host",
+		"nntp://h/comp.lang.go/id@host",
+		"http://b%C3%BCcher.de/",
+	), "", 0)
+
+	urlCheck(t, []string{"url", "--json", "http://bücher.de/", "news:<id@host>"}, "", urlLines(
+		`{"url":"http://xn--bcher-kva.de/","iri":"http://bücher.de/","scheme":"http","host":"xn--bcher-kva.de","host_kind":"reg-name","path":"/",`+
+			`"raw":{"scheme":"http","host":"xn--bcher-kva.de","path":"/"}}`,
+		`{"url":"news:id@host","iri":"news:<id@host>","scheme":"news","path":"id@host","raw":{"scheme":"news","path":"id@host"},"news":{"message_id":"id@host"}}`,
+	), "", 0)
+
+	// An IRI base, resolution and normalization work on the URI forms; the
+	// "iri" is the argument as given.
+	urlCheck(t, []string{"url", "--json", "--normalize", "--base", "http://bücher.de/a/", "--", "ö"}, "",
+		`{"url":"http://xn--bcher-kva.de/a/%C3%B6","iri":"ö","scheme":"http","host":"xn--bcher-kva.de","host_kind":"reg-name","path":"/a/ö",`+
+			`"raw":{"scheme":"http","host":"xn--bcher-kva.de","path":"/a/%C3%B6"}}`+"\n", "", 0)
+
+	// What no IRI holds is refused, at the input's offset.
+	iriErr := func(s string) error { _, err := urlparse.ParseIRIRef(s); return err }
+	urlCheck(t, []string{"url", "http://a/\xff", "http://a/\u200e", "http://h:8ü/", "a b/ü"}, "", "",
+		urlErrLine(t, "", "http://a/\xff", 9, iriErr)+
+			urlErrLine(t, "", "http://a/\u200e", 9, iriErr)+
+			urlErrLine(t, "", "http://h:8ü/", 10, iriErr)+
+			urlErrLine(t, "", "a b/ü", 1, iriErr), 3)
+	urlCheck(t, []string{"url", "--base", "ü/x", "g"}, "", "", urlErrLine(t, "--base: ", "ü/x", 0, urlParseAbs), 3)
+}
+
+// TestFetchIRIHost: urlget fetches from an internationalized host. The
+// Client's dialer is a stub resolver that knows only the A-label name and
+// sends it to a loopback server, so the test needs no DNS and no root.
+func TestFetchIRIHost(t *testing.T) {
+	var host string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host = r.Host
+		io.WriteString(w, "page "+r.URL.Path+"\n")
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	var asked []string
+	stub := urlDialer(func(ctx context.Context, network, addr string) (net.Conn, error) {
+		asked = append(asked, addr)
+		if addr != "xn--bcher-kva.test:"+port {
+			return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, srv.Listener.Addr().String())
+	})
+	var out, errb bytes.Buffer
+	code := runFetchWith(env{args: []string{"-sS", "http://bücher.test:" + port + "/ä"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
+		func(c *fetchCmd) { c.client.Dialer = stub })
+	if code != 0 || out.String() != "page /ä\n" || errb.String() != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q (dialer asked for %q)", code, out.String(), errb.String(), asked)
+	}
+	if host != "xn--bcher-kva.test:"+port {
+		t.Errorf("Host header %q", host)
+	}
+
+	// A URL its scheme refuses is not fetched: exit 3, no connection.
+	asked = nil
+	out.Reset()
+	errb.Reset()
+	code = runFetchWith(env{args: []string{"-sS", "http://bücher.test:80808/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
+		func(c *fetchCmd) { c.client.Dialer = stub })
+	if code != 3 || len(asked) != 0 || !strings.Contains(errb.String(), "not a valid http URL") {
+		t.Errorf("port 80808: exit %d, stderr %q, dialer asked for %q", code, errb.String(), asked)
+	}
+}
+
+type urlDialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (f urlDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f(ctx, network, addr)
 }

@@ -90,8 +90,14 @@ func (e *ItemError) Unwrap() error { return ErrBadItem }
 // fields and a numeric port of at most 65535. On error the returned Item
 // still has Raw, Type and whatever fields were found, with Unparsed set.
 func ParseItem(line []byte) (Item, error) {
-	line = trimEOL(line)
-	it := Item{Raw: string(line), Port: -1}
+	return parseItem(string(trimEOL(line)))
+}
+
+// parseItem parses a line without its line end: the Item's strings are
+// substrings of raw.
+func parseItem(raw string) (Item, error) {
+	line := raw
+	it := Item{Raw: raw, Port: -1}
 	if len(line) == 0 {
 		it.Unparsed = true
 		return it, &ItemError{Reason: "empty line"}
@@ -233,8 +239,16 @@ func (it Item) Target() string {
 // being the user name to log in with (RFC 1436; RFC 4266 §2.2), left out
 // when empty, and the port when it is 23.
 func (it Item) SessionURL() (string, bool) {
-	scheme := map[byte]string{TypeTelnet: "telnet", TypeTN3270: "tn3270"}[it.Type]
-	if scheme == "" || it.Unparsed || it.Host == "" || it.Port <= 0 {
+	var scheme string
+	switch it.Type {
+	case TypeTelnet:
+		scheme = "telnet"
+	case TypeTN3270:
+		scheme = "tn3270"
+	default:
+		return "", false
+	}
+	if it.Unparsed || it.Host == "" || it.Port <= 0 {
 		return "", false
 	}
 	return urlparse.SessionURL(scheme, it.Selector, it.Host, it.Port), true

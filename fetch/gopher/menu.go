@@ -3,6 +3,7 @@ package gopher
 import (
 	"bufio"
 	"io"
+	"unsafe"
 )
 
 // DefaultMaxLine bounds the length of one menu or attribute line (line end
@@ -101,7 +102,14 @@ func (m *MenuReader) SetMaxLine(n int) {
 // A line that is not a valid item is returned with Unparsed set (and
 // Truncated when it was too long); the error is only for reading. Lines
 // after the "." terminator are not read.
-func (m *MenuReader) Next() (Item, error) {
+func (m *MenuReader) Next() (Item, error) { return m.next(false) }
+
+// nextView is Next for a caller that is done with the Item before it calls
+// again (the renderers): the Item's strings then view the read buffer
+// instead of a copy of each line, which spares an allocation per item.
+func (m *MenuReader) nextView() (Item, error) { return m.next(true) }
+
+func (m *MenuReader) next(view bool) (Item, error) {
 	if m.done {
 		return Item{}, io.EOF
 	}
@@ -122,6 +130,11 @@ func (m *MenuReader) Next() (Item, error) {
 		}
 		return it, nil
 	}
-	it, _ := ParseItem(line)
+	line = trimEOL(line)
+	if view && len(line) > 0 {
+		it, _ := parseItem(unsafe.String(&line[0], len(line)))
+		return it, nil
+	}
+	it, _ := parseItem(string(line))
 	return it, nil
 }

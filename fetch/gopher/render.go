@@ -58,7 +58,7 @@ func RenderFrom(w io.Writer, body io.Reader, mode Mode, from *urlparse.URL) erro
 	m := NewMenuReader(body)
 	var line []byte
 	for {
-		it, err := m.Next()
+		it, err := m.nextView() // it is done with before the next call
 		if err == io.EOF {
 			return nil
 		}

@@ -189,8 +189,8 @@ func resolve(req *fetch.Request) (*target, error) {
 			t.tls, t.scheme = true, "nntps"
 		}
 		switch {
-		case u.NNTP.Article == "" && strings.Contains(u.NNTP.Group, "@"):
-			t.msgID = strings.TrimSuffix(strings.TrimPrefix(u.NNTP.Group, "<"), ">")
+		case u.NNTP.MessageID != "":
+			t.msgID = u.NNTP.MessageID
 		case u.NNTP.Article == "" && isWildmat(u.NNTP.Group):
 			t.list, t.wildmat = true, u.NNTP.Group
 		default:

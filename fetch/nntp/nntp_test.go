@@ -218,6 +218,11 @@ func TestNNTPURLGroupAndNumber(t *testing.T) {
 	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
 		t.Errorf("nntp://host/msgid: %v %q", err, b)
 	}
+	// A pasted message-id, angle brackets included, in place of the article.
+	_, b, err = get(t, request(t, nil, base+"local.test/%3Cknown-1@example.net%3E"))
+	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
+		t.Errorf("nntp://host/group/<msgid>: %v %q", err, b)
+	}
 }
 
 func TestNotFound(t *testing.T) {

@@ -31,9 +31,10 @@
 // from the option fetch.OptSearch (-d WORDS); with none, it makes the
 // empty search, for which freeWAIS-sf returns the database's help records
 // (its source description, type WSRC, and its catalog), unless the
-// wais-prompt option is set: then Open returns a *fetch.InputNeededError,
-// so that the CLI can ask on a terminal. (The fetcher cannot tell a
-// terminal from a pipe; the caller that can sets wais-prompt.)
+// wais-prompt option or fetch.OptInteractive is set: then Open returns a
+// *fetch.InputNeededError, so that the CLI can ask. (The fetcher cannot
+// tell a terminal from a pipe; the CLI sets fetch.OptInteractive when its
+// standard input is a terminal.)
 //
 // A document is fetched in byte chunks (a search with a type-1 query, as
 // every WAIS client does; Present is not used by WAIS), 10000 bytes at a

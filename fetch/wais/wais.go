@@ -173,7 +173,11 @@ func makePlan(req *fetch.Request) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if prompt {
+		interactive, err := req.Options.Bool(fetch.OptInteractive)
+		if err != nil {
+			return nil, err
+		}
+		if prompt || interactive {
 			return nil, &fetch.InputNeededError{Key: fetch.OptSearch, Prompt: "Search: ",
 				Err: malformed("wais: "+p.url+" is a database: give the search words in the URL (…?words) or with -d WORDS", ErrNeedSearch)}
 		}
