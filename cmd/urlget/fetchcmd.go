@@ -31,23 +31,6 @@ const (
 // copyBufSize is the buffer a network body is copied through (see copyBody).
 const copyBufSize = 1 << 20
 
-const fetchUsage = `usage: urlget [options] URL...
-       urlget url [options] URL...   (parse, resolve, normalize; see 'urlget url --help')
-
-Fetch each URL and write it to stdout, or to the files named by -o/-O.
-Options have curl's names and meaning. Output files are written under a
-temporary name in the same directory and renamed into place only when the
-transfer is complete: a failed transfer never destroys an existing file.
-
-Options:
-%s
-
-Exit status: 0 on success; otherwise the code of the last failed URL, curl's
-number where curl has the same meaning (2 usage, 3 malformed URL, 6 resolve,
-7 connect, 18 partial, 22 HTTP error with -f, 23 write error, 28 timeout, 36
-resume impossible, 47 too many redirects, 63 over --max-filesize, 78 not found,
-...); 130 when interrupted.
-`
 
 // outSpec is where one URL's data goes, from -o/-O in command-line order.
 type outSpec struct {
@@ -160,9 +143,9 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the protocol exchange on stderr (passwords masked)")
 	fs.BoolVarP(&o.progressBar, "progress-bar", "#", false, "show a progress bar instead of the meter (only when stderr is a terminal)")
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
-	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
+	fs.BoolVarP(&o.help, "help", "h", false, "print this help; --help SCHEME: one scheme's options and examples")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
-	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` to each URL instead of fetching (ftp: STOR; a URL ending in \"/\" gets FILE's name)")
+	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
 	return fs
@@ -316,15 +299,15 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	o, err := parseFetchArgs(e, args)
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(e.stdout, fetchUsage, strings.TrimRight(newFetchFlags(e, &fetchOpts{}).FlagUsages(), "\n"))
-			return 0
+			return runHelp(e, "")
 		}
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
 	switch {
 	case o.help:
-		fmt.Fprintf(e.stdout, fetchUsage, strings.TrimRight(newFetchFlags(e, &fetchOpts{}).FlagUsages(), "\n"))
-		return 0
+		return runHelp(e, strings.Join(o.urls, " "))
+	case o.req.man || o.req.completion != "":
+		return runDocs(e, o)
 	case o.version:
 		schemes := fetch.Schemes()
 		slices.Sort(schemes)

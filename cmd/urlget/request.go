@@ -66,14 +66,16 @@ func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil 
 // reqOpts are curl's request-shaping flags that the CLI carries out itself
 // (the fetcher options -H, -X, -e are declared by fetch/http).
 type reqOpts struct {
-	data      []dataArg
-	get       bool     // -G
-	form      []string // -F
-	include   bool     // -i
-	cookies   []string // -b
-	cookieJar string   // -c
-	config    []string // -K: already read (config.go); kept for help
-	urls      []string // --url, before the other URLs
+	data       []dataArg
+	get        bool     // -G
+	form       []string // -F
+	include    bool     // -i
+	cookies    []string // -b
+	cookieJar  string   // -c
+	config     []string // -K: already read (config.go); kept for help
+	urls       []string // --url, before the other URLs
+	man        bool     // --man
+	completion string   // --completion SHELL
 }
 
 var httpOnly = []string{"http", "https"}
@@ -84,7 +86,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 		fs.SetAnnotation(name, schemesAnnotation, schemes)
 	}
 	dataSchemes := []string{"http", "https", "gopher", "gophers", "wais"}
-	fs.VarP(&dataFlag{&r.data, "data", "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); for a gopher search (type 7) or a wais URL: the search words")
+	fs.VarP(&dataFlag{&r.data, "data", "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
 	ann("data", dataSchemes...)
 	fs.Var(&dataFlag{&r.data, "data-binary", "DATA"}, "data-binary", "HTTP POST data, @FILE as it is")
 	ann("data-binary", httpOnly...)
@@ -105,6 +107,8 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	fs.VarP(&placeholders{&r.config, "FILE"}, "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
 	fs.Var(&placeholders{&r.urls, "URL"}, "url", "fetch URL (as an argument would; for config files: url = URL)")
+	fs.BoolVar(&r.man, "man", false, "print the manual page (roff; man -l - reads it)")
+	fs.Var(&placeholder{&r.completion, "SHELL"}, "completion", "print the completion script for SHELL: bash, zsh or fish")
 }
 
 // requestBody is what the data flags make: the body (or the query with -G).

@@ -99,6 +99,11 @@ func init() {
 		fetch.Option{Key: OptHead, Flag: "article-head", Kind: fetch.Bool, Schemes: schemes,
 			Help: "fetch an article's header block only (HEAD)"},
 	)
+	fetch.RegisterExamples("news",
+		fetch.Example{Args: "--nntp-server news.example.org news:comp.lang.go", Help: "the newest articles of a group"},
+		fetch.Example{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
+		fetch.Example{Args: "news:*", Help: "the groups of $NNTPSERVER"},
+	)
 }
 
 // target is what a URL asks for, decided before connecting.

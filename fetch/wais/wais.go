@@ -47,6 +47,10 @@ func init() {
 		fetch.Option{Key: OptPrompt, Kind: fetch.Bool, Schemes: schemes,
 			Help: "ask for the search words when a database URL has none (instead of listing the database's help records)"},
 	)
+	fetch.RegisterExamples("wais",
+		fetch.Example{Args: "wais://wais.example.org/src?gopher", Help: "search a database"},
+		fetch.Example{Args: `-d "gopher protocol" wais://wais.example.org/src`, Help: "the same search, words given with -d (or --search)"},
+	)
 }
 
 // Fetcher fetches wais URLs. The zero value is ready to use and is what is
