@@ -55,6 +55,9 @@ type Error struct {
 	URL  string // the URL being fetched, passwords masked
 	Msg  string // one line, for people
 	Err  error  // underlying error, if any
+	// Status is the protocol's reply code that refused the request (an
+	// NNTP 411, an SMTP 550), 0 when none; curl's -w %{response_code}.
+	Status int
 }
 
 func (e *Error) Error() string {

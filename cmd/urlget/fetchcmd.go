@@ -491,6 +491,9 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 	}
 	r.elapsed = time.Since(start)
 	r.code = fetch.ExitCode(r.err)
+	if r.status == 0 {
+		r.status = replyStatus(r.err)
+	}
 	return r
 }
 

@@ -368,7 +368,8 @@ func (c *mirrorCmd) clearLine() {
 	c.clearLocked()
 }
 
-// sizeStr is a byte count for people.
+// sizeStr is a byte count for people, in IEC units: the one style of the
+// fetch meter and the mirror.
 func sizeStr(n int64) string {
 	switch {
 	case n >= 1<<30:
