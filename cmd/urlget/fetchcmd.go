@@ -31,7 +31,6 @@ const (
 // copyBufSize is the buffer a network body is copied through (see copyBody).
 const copyBufSize = 1 << 20
 
-
 // outSpec is where one URL's data goes, from -o/-O in command-line order.
 type outSpec struct {
 	remote bool   // -O: name it after the URL
