@@ -50,13 +50,19 @@ type Client struct {
 	Netrc       bool
 	NetrcFile   string
 
-	// FollowRedirects (-L) follows redirects, at most MaxRedirects
-	// (default 50, -1 for no limit), only to http, https and ftp; credentials
-	// are never sent to another scheme, host or port.
+	// FollowRedirects (-L) follows redirects, only to http, https and
+	// ftp; credentials are never sent to another scheme, host or port. At
+	// most MaxRedirects are followed: 0 means DefaultMaxRedirects, and
+	// NoRedirects (any negative value) none, so that a redirect is then
+	// ErrTooManyRedirects (curl -L --max-redirs 0). For no limit, use
+	// math.MaxInt. Without FollowRedirects a 3xx reply is the result, as
+	// with net/http's ErrUseLastResponse.
 	FollowRedirects bool
 	MaxRedirects    int
 
-	// Fail (-f) turns an HTTP status >= 400 into an ErrHTTP error.
+	// Fail (-f) turns an HTTP status >= 400 into an ErrHTTP error: for
+	// every HTTP response (Meta.IsHTTP), a gateway's reply to an ftp or
+	// gopher URL included.
 	Fail bool
 
 	// MaxFileSize (--max-filesize) refuses or stops a body larger than this
@@ -99,6 +105,10 @@ type Client struct {
 
 // DefaultMaxRedirects is the redirect limit when Client.MaxRedirects is 0.
 const DefaultMaxRedirects = 50
+
+// NoRedirects as Client.MaxRedirects follows no redirect: with
+// FollowRedirects, the first one is ErrTooManyRedirects.
+const NoRedirects = -1
 
 // DefaultUserAgent is sent when Client.UserAgent is empty.
 const DefaultUserAgent = "urlget"
@@ -161,9 +171,13 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	}
 	origin := originOf(first)
 	limit := c.MaxRedirects
-	if limit == 0 {
+	switch {
+	case limit == 0:
 		limit = DefaultMaxRedirects
+	case limit < 0:
+		limit = 0
 	}
+	var via []Meta
 	cur := first
 	for hops := 0; ; hops++ {
 		r := *req
@@ -172,7 +186,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 		if originOf(cur) == origin {
 			cred.apply(&r)
 		}
-		res, isHTTP, err := c.open(ctx, &r)
+		res, err := c.open(ctx, &r)
 		if err != nil {
 			return nil, err
 		}
@@ -181,12 +195,12 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 			if nerr == nil {
 				res.Location = next.String()
 			}
-			if c.FollowRedirects && isHTTP && isRedirect(res.Status) && req.Body == nil {
+			if c.FollowRedirects && res.IsHTTP() && isRedirect(res.Status) && req.Body == nil {
 				res.Body.Close()
 				if nerr != nil {
 					return nil, nerr
 				}
-				if limit >= 0 && hops >= limit {
+				if hops >= limit {
 					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
@@ -197,28 +211,31 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 				if c.Verbose != nil {
 					fmt.Fprintf(c.Verbose, "* Following redirect (%d) to %s\n", res.Status, Redacted(next))
 				}
+				m := res.Meta
+				m.EffectiveURL = Redacted(cur)
+				via = append(via, m)
 				cur = next
 				continue
 			}
 		}
-		return c.finish(ctx, &r, res, isHTTP)
+		res.Redirects = via
+		return c.finish(ctx, &r, res)
 	}
 }
 
 // open makes one request, without redirects: the CR/LF/NUL check, proxy
-// choice, fetcher lookup, and the fetcher's Open. isHTTP reports whether the
-// reply is an HTTP reply (http, https, or any scheme through an HTTP proxy).
-func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bool, err error) {
+// choice, fetcher lookup, and the fetcher's Open.
+func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	u := r.URL
 	if err := u.SchemeErr(); err != nil {
-		return nil, false, malformedURL(u.String(), err)
+		return nil, malformedURL(u.String(), err)
 	}
-	if err := u.CheckLine(); err != nil {
-		return nil, false, &Error{Kind: ErrMalformed, URL: Redacted(u), Msg: "URL refused", Err: err}
+	if err := CheckURL(u); err != nil {
+		return nil, wrapError(ctx, Redacted(u), err)
 	}
 	proxy, err := c.ProxyFor(u)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var socks *urlparse.URL
 	name := u.Scheme
@@ -244,11 +261,11 @@ func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bo
 		if gateway {
 			msg = "an HTTP proxy gateway needs the http fetcher, which is not registered (import github.com/urlget/urlget/fetch/http)"
 		}
-		return nil, false, &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: msg}
+		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: msg}
 	}
 	if r.Body != nil {
 		if err := checkBody(f, u, gateway); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	r.Dialer = c.newDialer(socks)
@@ -269,17 +286,29 @@ func (c *Client) open(ctx context.Context, r *Request) (res *Resource, isHTTP bo
 		}
 		fmt.Fprintf(c.Verbose, "* Using %s %s\n", how, Redacted(proxy))
 	}
-	res, err = f.Open(ctx, r)
+	res, err := f.Open(ctx, r)
 	if err != nil {
-		return nil, false, wrapError(ctx, Redacted(u), err)
+		return nil, wrapError(ctx, Redacted(u), err)
 	}
 	if res == nil {
-		return nil, false, &Error{Kind: ErrOther, URL: Redacted(u), Msg: "fetcher for " + u.Scheme + " returned no resource"}
+		return nil, &Error{Kind: ErrOther, URL: Redacted(u), Msg: "fetcher for " + u.Scheme + " returned no resource"}
 	}
 	if res.Body == nil {
 		res.Body = emptyBody{}
 	}
-	return res, gateway || u.Scheme == "http" || u.Scheme == "https", nil
+	return res, nil
+}
+
+// CheckURL refuses, with an ErrMalformed *Error, a URL whose decoded fields
+// hold CR, LF or NUL where they would go on the wire
+// (urlparse.URL.CheckLine). The Client calls it before any Fetcher runs;
+// a Fetcher calls it too, first thing in Open, for callers that use it
+// without a Client.
+func CheckURL(u *urlparse.URL) error {
+	if err := u.CheckLine(); err != nil {
+		return &Error{Kind: ErrMalformed, Msg: "URL refused", Err: err}
+	}
+	return nil
 }
 
 // gatewaySchemes are the schemes an HTTP proxy fetches on urlget's behalf
@@ -291,10 +320,10 @@ var gatewaySchemes = map[string]bool{
 
 // finish applies the policy that needs the reply: Fail, the size cap, and
 // the Body wrapper.
-func (c *Client) finish(ctx context.Context, r *Request, res *Resource, isHTTP bool) (*Resource, error) {
+func (c *Client) finish(ctx context.Context, r *Request, res *Resource) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
-	if c.Fail && isHTTP && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
+	if c.Fail && res.IsHTTP() && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
 		res.Body.Close()
 		return nil, &Error{Kind: ErrHTTP, URL: url, Msg: "the requested URL returned error: " + strconv.Itoa(res.Status)}
 	}
@@ -312,6 +341,32 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, isHTTP b
 	}
 	res.Body = b
 	return res, nil
+}
+
+// IdleCloser is implemented by a Fetcher that keeps connections open
+// between requests (the ftp fetcher's pool of logged-in connections), as
+// net/http's transports do: CloseIdleConnections closes those not in use.
+type IdleCloser interface {
+	CloseIdleConnections()
+}
+
+// CloseIdleConnections closes the idle connections of every Fetcher the
+// Client may use (Client.Fetchers, then the registry) that keeps some: each
+// one implementing IdleCloser. Connections in use are left alone. Call it
+// when done with the Client, so that servers see a proper goodbye (ftp
+// QUIT) rather than a connection dropped at exit.
+func (c *Client) CloseIdleConnections() {
+	schemes := Schemes()
+	for s := range c.Fetchers {
+		if _, ok := Lookup(s); !ok {
+			schemes = append(schemes, s)
+		}
+	}
+	for _, s := range schemes {
+		if ic, ok := c.fetcher(s).(IdleCloser); ok {
+			ic.CloseIdleConnections()
+		}
+	}
 }
 
 // fetcher returns the Fetcher for scheme: Client.Fetchers first, then the

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -148,7 +149,8 @@ func TestMaxRedirects(t *testing.T) {
 		max, chain int
 		ok         bool
 	}{
-		{3, 3, true}, {3, 4, false}, {0, 50, true}, {0, 51, false}, {-1, 120, true}, {1, 1, true}, {1, 2, false},
+		{3, 3, true}, {3, 4, false}, {0, 50, true}, {0, 51, false}, {math.MaxInt, 120, true}, {1, 1, true}, {1, 2, false},
+		{fetch.NoRedirects, 0, true}, {fetch.NoRedirects, 1, false}, {-7, 1, false},
 	} {
 		limit.Store(int64(tc.chain))
 		c := &fetch.Client{FollowRedirects: true, MaxRedirects: tc.max}
@@ -160,6 +162,64 @@ func TestMaxRedirects(t *testing.T) {
 			continue
 		}
 		wantExit(t, fmt.Sprintf("MaxRedirects %d, %d redirects", tc.max, tc.chain), err, 47)
+	}
+}
+
+// The replies of the redirects followed are kept in Meta.Redirects, with
+// their own header fields.
+func TestRedirectsKept(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a":
+			w.Header().Set("X-Hop", "a")
+			redirectTo("/b", 301)(w, r)
+		case "/b":
+			w.Header().Set("X-Hop", "b")
+			redirectTo("/c", 307)(w, r)
+		default:
+			io.WriteString(w, "end")
+		}
+	})
+	res, body, err := fetchAll(t, &fetch.Client{FollowRedirects: true}, srv.URL+"/a")
+	if err != nil || string(body) != "end" {
+		t.Fatalf("%q %v", body, err)
+	}
+	if len(res.Redirects) != 2 {
+		t.Fatalf("%d redirects kept, want 2", len(res.Redirects))
+	}
+	for i, want := range []struct {
+		status   int
+		hop, url string
+		location string
+	}{{301, "a", srv.URL + "/a", srv.URL + "/b"}, {307, "b", srv.URL + "/b", srv.URL + "/c"}} {
+		m := res.Redirects[i]
+		if m.Status != want.status || m.Header.Get("x-hop") != want.hop || m.EffectiveURL != want.url || m.Location != want.location || !m.IsHTTP() {
+			t.Errorf("redirect %d: %d %q %q %q", i, m.Status, m.Header.Get("X-Hop"), m.EffectiveURL, m.Location)
+		}
+	}
+	if res.Status != 200 || res.Header.Get("X-Hop") != "" {
+		t.Errorf("final reply: %d %q", res.Status, res.Header)
+	}
+}
+
+// idleFetcher counts CloseIdleConnections calls.
+type idleFetcher struct {
+	fetch.FetcherFunc
+	closed *atomic.Int64
+}
+
+func (f idleFetcher) CloseIdleConnections() { f.closed.Add(1) }
+
+func TestCloseIdleConnections(t *testing.T) {
+	var a, b atomic.Int64
+	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{
+		"pooled-a": idleFetcher{closed: &a},
+		"pooled-b": idleFetcher{closed: &b},
+		"plain":    fetch.FetcherFunc(func(context.Context, *fetch.Request) (*fetch.Resource, error) { return nil, nil }),
+	}}
+	c.CloseIdleConnections()
+	if a.Load() != 1 || b.Load() != 1 {
+		t.Errorf("CloseIdleConnections reached a %d times, b %d times; want once each", a.Load(), b.Load())
 	}
 }
 
@@ -513,50 +573,13 @@ func TestClientProxyOverride(t *testing.T) {
 	}
 }
 
-// proxyServer is an HTTP proxy for tests: it records each request line and
-// Proxy-Authorization, answers absolute-form GETs itself (with a body naming
-// the URL), and tunnels CONNECT to the address asked for.
-type proxyServer struct {
-	*fetchtest.Server
-	mu    sync.Mutex
-	lines []string
-	auth  []string
-}
-
-func newProxy(t *testing.T) *proxyServer {
-	p := &proxyServer{}
-	p.Server = fetchtest.NewServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		req, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.lines = append(p.lines, req.Method+" "+req.RequestURI+" "+req.Proto)
-		p.auth = append(p.auth, req.Header.Get("Proxy-Authorization"))
-		p.mu.Unlock()
-		if req.Method == "CONNECT" {
-			up, err := net.Dial("tcp", req.RequestURI)
-			if err != nil {
-				io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
-				return
-			}
-			defer up.Close()
-			io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-			go io.Copy(up, br)
-			io.Copy(c, up)
-			return
-		}
+// newProxy is an HTTP proxy that answers absolute-form and gateway
+// requests itself, with a body naming the URL, and tunnels CONNECT.
+func newProxy(t *testing.T) *fetchtest.Proxy {
+	return fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
 		body := "via proxy: " + req.RequestURI
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n%s", len(body), body)
+		fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\nContent-Type: text/plain\r\n\r\n%s", len(body), body)
 	})
-	return p
-}
-
-func (p *proxyServer) seen() ([]string, []string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.lines...), append([]string(nil), p.auth...)
 }
 
 func TestHTTPProxyAndGateway(t *testing.T) {
@@ -587,11 +610,12 @@ func TestHTTPProxyAndGateway(t *testing.T) {
 			t.Errorf("%s: %v", tc.url, err)
 			continue
 		}
-		lines, auth := p.seen()
-		if got := lines[len(lines)-1]; got != tc.line {
+		reqs := p.Requests()
+		last := reqs[len(reqs)-1]
+		if got := last.Line; got != tc.line {
 			t.Errorf("%s: the proxy got %q, want %q", tc.url, got, tc.line)
 		}
-		if got := auth[len(auth)-1]; got != "Basic cHVzZXI6cHBhc3M=" {
+		if got := last.ProxyAuth; got != "Basic cHVzZXI6cHBhc3M=" {
 			t.Errorf("%s: Proxy-Authorization %q", tc.url, got)
 		}
 		if string(body) != tc.body || res.Status != 200 {
@@ -606,8 +630,8 @@ func TestHTTPProxyAndGateway(t *testing.T) {
 	_, _, err = fetchAll(t, c, "gopher://gopher.example/")
 	wantExit(t, "gateway without the http fetcher", err, 1)
 	// telnet does not go through an HTTP proxy.
-	if lines, _ := p.seen(); len(lines) != 6 {
-		t.Errorf("the proxy saw %d requests, want 6", len(lines))
+	if reqs := p.Requests(); len(reqs) != 6 {
+		t.Errorf("the proxy saw %d requests, want 6", len(reqs))
 	}
 }
 
@@ -622,9 +646,9 @@ func TestHTTPSThroughConnect(t *testing.T) {
 	if err != nil || string(body) != "tunnelled" {
 		t.Fatalf("%q %v", body, err)
 	}
-	lines, _ := p.seen()
-	if want := "CONNECT " + strings.TrimPrefix(srv.URL, "https://") + " HTTP/1.1"; len(lines) != 1 || lines[0] != want {
-		t.Errorf("proxy saw %q, want %q", lines, want)
+	reqs := p.Requests()
+	if want := "CONNECT " + strings.TrimPrefix(srv.URL, "https://") + " HTTP/1.1"; len(reqs) != 1 || reqs[0].Line != want {
+		t.Errorf("proxy saw %q, want %q", reqs, want)
 	}
 }
 

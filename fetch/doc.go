@@ -32,13 +32,32 @@
 // (Request.Offset, Request.Since). The context governs the whole transfer:
 // when it is done, the connection under a blocked Body.Read is closed and
 // the Read fails with ErrAborted (cancelled) or ErrTimeout (deadline).
+// Client.CloseIdleConnections ends the connections fetchers keep between
+// requests (see IdleCloser).
+//
+// # Response metadata
+//
+// A Resource's Meta is what the server said before the body: size, times,
+// type, status. An HTTP response — from http or https, or an HTTP proxy
+// gateway's reply for another scheme — has Meta.Proto set (Meta.IsHTTP),
+// and Meta.Header holds its header fields as received, in order and case:
+//
+//	for _, f := range res.Header {
+//		fmt.Printf("%s: %s\r\n", f.Name, f.Value)
+//	}
+//	etag := res.Header.Get("etag") // names compare without regard to case
+//
+// HTTP policy (Fail, the retry of 5xx replies in the CLI) follows
+// Meta.IsHTTP, never the URL's scheme: ftp://host/missing fetched through
+// a gateway that answers 404 fails with ErrHTTP under Fail.
 //
 // # What the Client guarantees
 //
 // Before any Fetcher runs, the Client refuses with ErrMalformed a URL whose
 // decoded fields hold CR, LF or NUL where they would go on the wire
-// (urlparse.URL.CheckLine). This is the one place the check is made, and
-// every fetcher, and every redirect target, goes through it.
+// (CheckURL), for the URL asked for and every redirect target; each Fetcher
+// makes the same check again for callers that use it without a Client
+// (fetchtest runs both).
 //
 // A Body returned by the Client fails with ErrPartial, never io.EOF, when it
 // ends before Meta.Size bytes; stops with ErrTooLarge at MaxFileSize; and
@@ -47,13 +66,15 @@
 // copy_file_range).
 //
 // Redirects (HTTP 301, 302, 303, 307, 308) are followed only with
-// FollowRedirects, at most MaxRedirects times (default 50; ErrTooManyRedirects
-// past that), and only to http, https and ftp URLs: any other target is
+// FollowRedirects, at most MaxRedirects times (0: the default 50;
+// NoRedirects: none; ErrTooManyRedirects past that), and only to http,
+// https and ftp URLs: any other target is
 // refused with ErrUnsupported. Credentials — from the URL's userinfo, from
 // Client.User (-u), or from netrc — are sent only to the scheme, host and
 // port of the URL first asked for, never to another after a redirect.
 // Without FollowRedirects, the 3xx reply is the result, with Meta.Location
-// the absolute target.
+// the absolute target. The replies of the redirects followed are kept in
+// Meta.Redirects.
 //
 // # Credentials and netrc
 //
@@ -94,6 +115,7 @@
 //	   0                       success
 //	   1  ErrOther             anything else
 //	   1  ErrUnsupported       unsupported scheme, refused redirect target, unknown proxy scheme
+//	   2  ErrNotConfigured     nothing set up to carry out the request (no mail server, no sendmail)
 //	   3  ErrMalformed         malformed URL; CR, LF or NUL in a decoded field; file URL naming another host
 //	   6  ErrResolve           host name did not resolve
 //	   7  ErrConnect           could not connect (or through the proxy)
@@ -146,7 +168,9 @@
 //   - if its URLs have fields of their own, a typed URL in urlparse
 //     (urlparse/scheme_<name>.go) that the fetcher reads;
 //   - its in-tree test server beside it (fetch/<scheme>/<scheme>test, on
-//     fetchtest.Serve), the conformance suite run against it, and a real
+//     fetchtest.Serve), the conformance suite run against it (every case
+//     given, or listed in Suite.Cannot with the reason; Open starts with
+//     CheckURL, which the suite's direct Inject run checks), and a real
 //     server started by internal/testserver where one exists (its Debian
 //     package added to scripts/test);
 //   - its section in README.

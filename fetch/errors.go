@@ -36,6 +36,8 @@ const (
 	ErrTooLarge                     // over --max-filesize (63)
 	ErrLoginDenied                  // login refused (67)
 	ErrNotFound                     // remote file not found (78)
+	ErrSendFailed                   // the server refused to take the data: a mail message or recipient (55)
+	ErrNotConfigured                // nothing is set up to carry out the request: no mail server or sendmail (2, curl's failed init)
 )
 
 var exitCodes = map[Kind]int{
@@ -43,7 +45,7 @@ var exitCodes = map[Kind]int{
 	ErrProtocol: 8, ErrAccessDenied: 9, ErrTypeFailed: 17, ErrPartial: 18, ErrRetrFailed: 19,
 	ErrHTTP: 22, ErrWrite: 23, ErrUpload: 25, ErrRead: 26, ErrTimeout: 28, ErrTLS: 35,
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
-	ErrLoginDenied: 67, ErrNotFound: 78,
+	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2,
 }
 
 // ExitCode is the process exit code for errors of this kind.

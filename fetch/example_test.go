@@ -201,3 +201,35 @@ func ExampleClient_progress() {
 	fmt.Printf("%d of %d bytes\n", last, total)
 	// Output: 100000 of 100000 bytes
 }
+
+// Meta.Header keeps an HTTP response's header fields as the server sent
+// them, in order and case; Get looks a name up without regard to case.
+func ExampleHeader() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`) // net/http's server writes "Etag"
+		w.Header()["x-lower-case"] = []string{"kept"}
+		io.WriteString(w, "body\n")
+	}))
+	defer srv.Close()
+
+	u, _ := urlparse.Parse(srv.URL + "/doc")
+	res, err := (&fetch.Client{}).Do(context.Background(), &fetch.Request{URL: &u, Head: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.Body.Close()
+	fmt.Println(res.Proto, res.Status, res.Reason)
+	for _, f := range res.Header {
+		if f.Name != "Date" { // changes every second
+			fmt.Printf("%s: %s\n", f.Name, f.Value)
+		}
+	}
+	fmt.Println(res.Header.Get("etag"))
+	// Output:
+	// HTTP/1.1 200 OK
+	// Etag: "v1"
+	// x-lower-case: kept
+	// Content-Length: 5
+	// Content-Type: text/plain; charset=utf-8
+	// "v1"
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	nethttp "net/http"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/urlparse"
@@ -14,9 +15,9 @@ import (
 // A Fetcher carries out one scheme's access method. Fetchers register
 // themselves with Register, by scheme name, from their package's init.
 //
-// Open is called only after the Client has checked the URL with
-// urlparse.URL.CheckLine, so a Fetcher never sees CR, LF or NUL in any field
-// that goes on the wire.
+// The Client calls Open only after checking the URL with CheckURL, so that
+// no CR, LF or NUL reaches a field that goes on the wire; Open checks again
+// (CheckURL, before any connection), for callers without a Client.
 type Fetcher interface {
 	Open(ctx context.Context, req *Request) (*Resource, error)
 }
@@ -143,6 +144,70 @@ type Meta struct {
 	// the server sent it from a Fetcher, resolved to an absolute URL by the
 	// Client. "" when the reply is not a redirect.
 	Location string
+
+	// Proto is the protocol of an HTTP response ("HTTP/1.1"), set for
+	// http and https and for the reply of an HTTP proxy gateway to any
+	// other scheme; "" when the result is not an HTTP response. It is
+	// what decides whether HTTP rules (Client.Fail, retry on 5xx) apply,
+	// never the URL's scheme.
+	Proto string
+	// Reason is the reason phrase of the HTTP status line as received
+	// ("Not Found"); "" for other protocols or when the server sent none.
+	Reason string
+	// Header holds the response header fields in the order and the case
+	// in which the server sent them (HTTP, gateway replies); nil when the
+	// protocol has none.
+	Header Header
+
+	// Redirects are the replies of the redirects the Client followed to
+	// get here, the first first (Status, Location, Header, …); empty when
+	// none was followed.
+	Redirects []Meta
+}
+
+// IsHTTP reports whether m describes an HTTP response (Proto set): an
+// http or https reply, or an HTTP proxy gateway's reply for another scheme.
+func (m *Meta) IsHTTP() bool { return m.Proto != "" }
+
+// Header is a response header as received: the fields in wire order, names
+// in the case the server used, one entry per field line (a repeated field
+// is several entries; obsolete line folding is joined with a space).
+// Unlike net/http.Header it keeps order and case, so that a header block
+// can be shown exactly as the server sent it.
+type Header []HeaderField
+
+// HeaderField is one header field line.
+type HeaderField struct {
+	Name  string // as sent, e.g. "ETag"
+	Value string // without the leading and trailing spaces
+}
+
+// Get returns the value of the first field named name (compared without
+// regard to case), or "".
+func (h Header) Get(name string) string {
+	v, _ := h.Lookup(name)
+	return v
+}
+
+// Lookup is Get, and whether the field is present at all.
+func (h Header) Lookup(name string) (string, bool) {
+	for _, f := range h {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// Values returns the values of every field named name, in order.
+func (h Header) Values(name string) []string {
+	var vs []string
+	for _, f := range h {
+		if strings.EqualFold(f.Name, name) {
+			vs = append(vs, f.Value)
+		}
+	}
+	return vs
 }
 
 // Resource is an opened URL: metadata, and a streaming body the caller

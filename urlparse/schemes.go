@@ -20,8 +20,8 @@ func (u *URL) parseScheme(s string) error {
 		return u.parseNews(s)
 	case "nntp", "nntps":
 		return u.parseNNTP(s)
-	case "telnet":
-		return u.parseTelnet(s)
+	case "telnet", "rlogin", "tn3270":
+		return u.parseSession(s)
 	case "wais":
 		return u.parseWAIS(s)
 	case "file":
@@ -51,6 +51,8 @@ func (u *URL) rule() string {
 		return "nntpurl"
 	case "telnet":
 		return "telneturl"
+	case "rlogin", "tn3270":
+		return sessionRule(u.Scheme)
 	case "wais":
 		return "waisurl"
 	case "file":
@@ -161,22 +163,6 @@ func (u *URL) parseHTTP(s string) error {
 		return err
 	}
 	u.HTTP.Userinfo = u.HasUserinfo
-	return nil
-}
-
-// parseTelnet: telnet://user:password@host:port/ (RFC 1738 §3.8), nothing
-// after the optional "/".
-func (u *URL) parseTelnet(s string) error {
-	if err := u.needHost(s); err != nil {
-		return err
-	}
-	po := pathOffset(&u.Ref)
-	if len(u.RawPath) > 1 {
-		return errAt(s, po+1, "telneturl", "a telnet URL has no path after the \"/\"")
-	}
-	if u.HasQuery {
-		return errAt(s, po+len(u.RawPath), "telneturl", "a telnet URL has no query")
-	}
 	return nil
 }
 

@@ -182,7 +182,7 @@ func TestFile(t *testing.T) {
 }
 
 func TestOtherSchemes(t *testing.T) {
-	for _, s := range []string{"foo:bar", "urn:isbn:0451450523", "x-y+z.w://h/%41?q#f", "about:", "tn3270://h/x"} {
+	for _, s := range []string{"foo:bar", "urn:isbn:0451450523", "x-y+z.w://h/%41?q#f", "about:", "z39.50s://h/x"} {
 		u := mustParse(t, s)
 		want := URL{Ref: u.Ref}
 		if !reflect.DeepEqual(u, want) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -271,7 +272,6 @@ type fetchCmd struct {
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
-	heads  *headCapture      // -I, -i: the HTTP headers from the verbose stream
 	body   requestBody       // -d, -F (request.go)
 	jar    *cookieJar        // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
@@ -352,8 +352,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Logged-in ftp connections kept for the next URL say QUIT at the end.
-	defer ftp.Default.CloseIdle()
+	// Connections kept for the next URL (ftp's logged-in ones) are ended
+	// properly (QUIT) at the end.
+	defer c.client.CloseIdleConnections()
 	return c.finishRequest(c.run(ctx))
 }
 
@@ -365,18 +366,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Netrc:           o.netrc,
 		NetrcFile:       o.netrcFile,
 		FollowRedirects: o.location,
-		MaxRedirects:    o.maxRedirs,
+		MaxRedirects:    maxRedirects(o.maxRedirs),
 		MaxFileSize:     o.maxFilesize,
 		Compressed:      o.compressed,
 		MaxDecompressed: o.maxFilesize,
 		Insecure:        o.insecure,
 		UserAgent:       o.userAgent,
 		Options:         o.options,
-	}
-	if o.location && o.maxRedirs == 0 {
-		// The Client reads 0 as its default limit: refuse the first
-		// redirect here instead, as curl --max-redirs 0 does.
-		cl.FollowRedirects = false
 	}
 	if cl.UserAgent == "" {
 		cl.UserAgent = "urlget/" + version
@@ -403,16 +399,22 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		cl.Options[fetch.OptInteractive] = "1"
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
-	if o.head || o.req.include {
-		// -I prints HTTP response headers as received; the fetcher shows
-		// them only in its verbose stream ("< " lines), so tap it.
-		c.heads = &headCapture{fwd: cl.Verbose}
-		cl.Verbose = c.heads
-	}
 	if o.writeOut != "" {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// maxRedirects is Client.MaxRedirects for --max-redirs N: curl's -1 (no
+// limit) and 0 (none) in the Client's terms.
+func maxRedirects(n int) int {
+	switch n {
+	case -1:
+		return math.MaxInt
+	case 0:
+		return fetch.NoRedirects
+	}
+	return n
 }
 
 // run fetches every URL in turn; the exit status is the last failure's.
@@ -597,8 +599,6 @@ func transientStatus(code int) bool {
 	return false
 }
 
-func isHTTPScheme(s string) bool { return s == "http" || s == "https" }
-
 // attempt makes one try at a URL, appending to (or restarting) out.
 func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, canRetry bool) (err error) {
 	actx := ctx
@@ -623,12 +623,22 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.head {
 		off, since = 0, time.Time{}
 	}
-	if c.heads != nil {
-		c.heads.reset()
-	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
 	if err := c.shapeRequest(req); err != nil {
 		return err
+	}
+	actx, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	if err != nil {
+		return err
+	}
+	defer func() { err = endSession(err) }()
+	if u.Scheme == "mailto" {
+		mctx, closer, err := c.mailRequest(actx, req, out)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		actx = mctx
 	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
@@ -643,10 +653,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if res.EffectiveURL != "" {
 		r.effective = res.EffectiveURL
 	}
-	if c.o.location && c.o.maxRedirs == 0 && res.Location != "" && res.Status >= 300 && res.Status < 400 {
-		return fetch.NewError(fetch.ErrTooManyRedirects, "maximum (0) redirects followed", nil)
-	}
-	if isHTTPScheme(u.Scheme) {
+	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
+	// proxy gateway gets an HTTP reply), not the URL's scheme.
+	if res.IsHTTP() {
 		if canRetry && transientStatus(res.Status) {
 			return &errRetryStatus{res.Status}
 		}
@@ -663,11 +672,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		if _, err := out.start(0, 0); err != nil {
 			return err
 		}
-		var captured []byte
-		if c.heads != nil {
-			captured = c.heads.text()
-		}
-		if _, err := out.Write(headText(u, res, captured)); err != nil {
+		if _, err := out.Write(headText(res)); err != nil {
 			return writeError(err)
 		}
 		return nil

@@ -74,7 +74,7 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	isHTTP := req.URL.Scheme == "http"
 	if !ok {
 		if isHTTP {
-			return &fetch.Resource{Meta: fetch.Meta{Size: 9, Status: 404, EffectiveURL: req.URL.String()},
+			return &fetch.Resource{Meta: fetch.Meta{Size: 9, Status: 404, Proto: "HTTP/1.1", EffectiveURL: req.URL.String()},
 				Body: io.NopCloser(strings.NewReader("not found"))}, nil
 		}
 		return nil, fetch.NewError(fetch.ErrNotFound, "no such file: "+req.URL.Path, nil)
@@ -86,9 +86,9 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	if n <= f.failN {
 		return nil, f.failErr
 	}
-	status := 0
+	status, proto := 0, ""
 	if isHTTP {
-		status = 200
+		status, proto = 200, "HTTP/1.1"
 	}
 	if len(f.status) > 0 {
 		status = f.status[min(n, len(f.status))-1]
@@ -116,7 +116,7 @@ func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 	}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: size, ModTime: f.mod, ContentType: f.ctype, EffectiveURL: req.URL.String(),
-			Status: status, Offset: off},
+			Status: status, Offset: off, Proto: proto},
 		Body: io.NopCloser(body),
 	}, nil
 }
@@ -785,5 +785,29 @@ func TestURLGuess(t *testing.T) {
 		if err != nil || u.String() != want {
 			t.Errorf("%s: %q %v, want %q", in, u.String(), err, want)
 		}
+	}
+}
+
+// pooledSrv is a fakeSrv that keeps connections: it counts the calls that
+// close them.
+type pooledSrv struct {
+	*fakeSrv
+	closed int
+}
+
+func (p *pooledSrv) CloseIdleConnections() { p.closed++ }
+
+// The connections fetchers keep are closed once every URL is done.
+func TestCloseIdleAtExit(t *testing.T) {
+	inDir(t)
+	p := &pooledSrv{fakeSrv: newFakeSrv(map[string]*fakeFile{"/f": {data: []byte("x")}})}
+	r := runCLIWith(t, nil, func(c *fetchCmd) {
+		c.client.Fetchers = map[string]fetch.Fetcher{"test": p}
+	}, "test://h/f", "test://h/f")
+	if r.code != 0 || r.stdout != "xx" {
+		t.Fatalf("%+v", r)
+	}
+	if p.closed != 1 {
+		t.Errorf("CloseIdleConnections called %d times, want once at the end", p.closed)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -421,16 +421,26 @@ func (o *output) removeTemp() {
 	}
 }
 
-// headText is what -I prints for a resource: for HTTP the response header
-// block as received (like curl -I); for every other scheme the metadata as
-// header lines, CRLF-terminated as curl prints them.
-func headText(u *urlparse.URL, res *fetch.Resource, captured []byte) []byte {
-	if len(captured) > 0 {
-		return captured
-	}
-	var b strings.Builder
-	if isHTTPScheme(u.Scheme) && res.Status != 0 {
-		fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", res.Status, http.StatusText(res.Status))
+// headText is what -I prints for a resource: for an HTTP response (a
+// gateway's reply included) the header block of every reply, those of the
+// redirects followed first, as received (like curl -I); for every other
+// scheme the metadata as header lines. Lines end with CRLF, as curl prints
+// them.
+func headText(res *fetch.Resource) []byte {
+	var b bytes.Buffer
+	if res.IsHTTP() {
+		for _, m := range slices.Concat(res.Redirects, []fetch.Meta{res.Meta}) {
+			fmt.Fprintf(&b, "%s %03d", m.Proto, m.Status)
+			if m.Reason != "" {
+				b.WriteString(" " + m.Reason)
+			}
+			b.WriteString("\r\n")
+			for _, f := range m.Header {
+				fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
+			}
+			b.WriteString("\r\n")
+		}
+		return b.Bytes()
 	}
 	if res.Size >= 0 {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", res.Size)
@@ -440,67 +450,6 @@ func headText(u *urlparse.URL, res *fetch.Resource, captured []byte) []byte {
 	}
 	if !res.ModTime.IsZero() {
 		fmt.Fprintf(&b, "Last-Modified: %s\r\n", res.ModTime.UTC().Format(http.TimeFormat))
-	}
-	if isHTTPScheme(u.Scheme) {
-		b.WriteString("\r\n")
-	}
-	return []byte(b.String())
-}
-
-// headCapture taps the Client's verbose stream for the HTTP response
-// headers ("< " lines), forwarding everything to fwd (stderr with -v).
-type headCapture struct {
-	mu     sync.Mutex
-	fwd    io.Writer
-	line   []byte
-	blocks [][]string // one per response: status line, then header lines
-}
-
-func (h *headCapture) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.fwd != nil {
-		h.fwd.Write(p)
-	}
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			h.line = append(h.line, p...)
-			break
-		}
-		h.line = append(h.line, p[:i]...)
-		p = p[i+1:]
-		l := strings.TrimSuffix(string(h.line), "\r")
-		h.line = h.line[:0]
-		if rest, ok := strings.CutPrefix(l, "< "); ok {
-			if strings.HasPrefix(rest, "HTTP/") {
-				h.blocks = append(h.blocks, []string{rest})
-			} else if n := len(h.blocks); n > 0 {
-				h.blocks[n-1] = append(h.blocks[n-1], rest)
-			}
-		}
-	}
-	return n, nil
-}
-
-func (h *headCapture) reset() {
-	h.mu.Lock()
-	h.blocks, h.line = nil, h.line[:0]
-	h.mu.Unlock()
-}
-
-// text is the captured responses as curl -I prints them: each header block
-// CRLF-terminated and followed by an empty line.
-func (h *headCapture) text() []byte {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var b bytes.Buffer
-	for _, blk := range h.blocks {
-		for _, l := range blk {
-			b.WriteString(l + "\r\n")
-		}
-		b.WriteString("\r\n")
 	}
 	return b.Bytes()
 }

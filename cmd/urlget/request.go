@@ -270,13 +270,13 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 		}
 	}
 	defer setOpts()
-	if c.body.hasData && !isHTTPScheme(u.Scheme) {
+	if c.body.hasData && !isHTTPURL(u.Scheme) {
 		if isSearchURL(u) {
 			opts[fetch.OptSearch] = string(c.body.data)
 		}
 		return nil // otherwise warned about at the start (searchWarning)
 	}
-	if !isHTTPScheme(u.Scheme) {
+	if !isHTTPURL(u.Scheme) {
 		return c.uploadBody(req)
 	}
 	var ctype string
@@ -335,15 +335,15 @@ func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
 // uploadBody attaches the -T source to a request for a scheme other than
 // ftp (which upload.go handles): http and https get a PUT.
 func (c *fetchCmd) uploadBody(req *fetch.Request) error {
-	if c.o.uploadFile == "" {
-		return nil
+	if c.o.uploadFile == "" || req.URL.Scheme == "mailto" || isSessionScheme(req.URL.Scheme) {
+		return nil // a mail's text (mailcmd.go), a session's input (interactive.go)
 	}
 	b, n, err := openUpload(c.o.uploadFile, c.e.stdin)
 	if err != nil {
 		return err
 	}
 	req.Body, req.BodySize = c.countUpload(b, n), n
-	if isHTTPScheme(req.URL.Scheme) {
+	if isHTTPURL(req.URL.Scheme) {
 		if req.Options == nil {
 			req.Options = fetch.Options{}
 		}
@@ -411,7 +411,7 @@ func isSearchURL(u *urlparse.URL) bool {
 // dataWarning is the warning for -d given to a URL it means nothing for
 // ("" when it means something).
 func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
-	if !c.body.hasData || isHTTPScheme(u.Scheme) || isSearchURL(u) {
+	if !c.body.hasData || isHTTPURL(u.Scheme) || isSearchURL(u) {
 		return ""
 	}
 	if u.Scheme == "gopher" || u.Scheme == "gophers" {
@@ -630,18 +630,18 @@ func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, er
 // include writes the response header before the body (-i), as curl: the
 // header blocks of every response, redirects included.
 func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, skip int64) error {
-	if !c.o.req.include || skip > 0 || !isHTTPScheme(u.Scheme) {
+	if !c.o.req.include || skip > 0 || !res.IsHTTP() {
 		return nil
 	}
-	var captured []byte
-	if c.heads != nil {
-		captured = c.heads.text()
-	}
-	if _, err := out.Write(headText(u, res, captured)); err != nil {
+	if _, err := out.Write(headText(res)); err != nil {
 		return writeError(err)
 	}
 	return nil
 }
+
+// isHTTPURL tells whether a URL's scheme takes curl's HTTP request flags
+// (a body, a method, -G's query).
+func isHTTPURL(scheme string) bool { return scheme == "http" || scheme == "https" }
 
 // finishRequest writes the cookie jar (-c) once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {

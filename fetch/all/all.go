@@ -11,6 +11,9 @@ import (
 	_ "github.com/urlget/urlget/fetch/ftp"
 	_ "github.com/urlget/urlget/fetch/gopher"
 	_ "github.com/urlget/urlget/fetch/http"
+	_ "github.com/urlget/urlget/fetch/mailto"
+	_ "github.com/urlget/urlget/fetch/mid"
 	_ "github.com/urlget/urlget/fetch/nntp"
+	_ "github.com/urlget/urlget/fetch/telnet"
 	_ "github.com/urlget/urlget/fetch/wais"
 )

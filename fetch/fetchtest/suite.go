@@ -1,7 +1,7 @@
 // Package fetchtest is the conformance suite that every urlget scheme's
-// tests run against a live server, and the small raw TCP servers (Stall,
+// tests run against a live server, the small raw TCP servers (Stall,
 // CloseEarly) that give it the failures real servers do not produce on
-// demand.
+// demand, and an HTTP proxy (Proxy) for the proxy and gateway paths.
 //
 // A scheme's test describes what its server offers in a Suite and calls
 // Run:
@@ -12,26 +12,38 @@
 //		Missing:     "http://" + addr + "/nope",
 //		MissingKind: fetch.ErrHTTP,
 //		Stall:       "http://" + fetchtest.Stall(t, "\r\n\r\n", nil).Addr + "/",
+//		StallBody:   …, Early: …, Inject: …,
+//		Cannot: map[fetchtest.Case]string{
+//			fetchtest.CaseDir: "HTTP has no listing format",
+//		},
 //	})
 //
-// Every field but Known and KnownBody is optional; the subtest for an
-// empty field is skipped. The suite checks behaviour the Client promises
-// for every scheme: byte-exact bodies (through Read and through io.Copy's
-// WriteTo path), HEAD, resume, typed errors, timeouts and cancellation that
-// are prompt even while a Read is blocked, ErrPartial for a body cut short,
-// and URLs with CR, LF or NUL in a decoded field refused before any
-// connection is made.
+// Known and KnownBody are required. Every other case (Missing, Dir, Stall,
+// StallBody, Early, Inject) is given by its field, or listed in
+// Suite.Cannot with the reason the scheme cannot offer it: a case neither
+// given nor listed fails the run, and the list is printed with the results
+// (one "fetchtest: … cannot: …" line on stdout, and t.Log), so nothing is
+// skipped silently. The suite checks behaviour the Client promises for
+// every scheme: byte-exact bodies (through Read and through io.Copy's
+// WriteTo path), HEAD, resume, typed errors (*fetch.Error: ErrAborted on a
+// cancel, ErrTimeout past a deadline) that come promptly even while a Read
+// is blocked, ErrPartial for a body cut short, and URLs with CR, LF or NUL
+// in a decoded field refused before any connection is made — by the Client,
+// and by the scheme's Fetcher called directly, without the Client.
 package fetchtest
 
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,7 +99,36 @@ type Suite struct {
 
 	// Timeout is the context timeout for Stall (default 300ms).
 	Timeout time.Duration
+
+	// Fetcher is the scheme's Fetcher, for the cases run against it
+	// directly (nil: the Client's Fetchers, then the registry, by the
+	// scheme of Known).
+	Fetcher fetch.Fetcher
+
+	// Cannot lists the cases this scheme does not offer, each with the
+	// reason (rclone's pattern: an explicit list per backend). A case
+	// listed here must have its field empty.
+	Cannot map[Case]string
 }
+
+type optionalCase struct {
+	c    Case
+	url  string
+	test func(*testing.T)
+}
+
+// Case names an optional case of the suite, for Suite.Cannot.
+type Case string
+
+// The optional cases.
+const (
+	CaseMissing   Case = "Missing"
+	CaseDir       Case = "Dir"
+	CaseStall     Case = "Stall"
+	CaseStallBody Case = "StallBody"
+	CaseEarly     Case = "Early"
+	CaseInject    Case = "Inject"
+)
 
 // slack is how much longer than asked a timeout or cancellation may take.
 const slack = 5 * time.Second
@@ -103,17 +144,37 @@ func Run(t *testing.T, s Suite) {
 	t.Run("Head", func(t *testing.T) { s.testHead(t) })
 	t.Run("Resume", func(t *testing.T) { s.testResume(t) })
 	t.Run("Cancelled", func(t *testing.T) { s.testCancelled(t) })
-	t.Run("Missing", func(t *testing.T) { skipIf(t, s.Missing); s.testMissing(t) })
-	t.Run("Dir", func(t *testing.T) { skipIf(t, s.Dir); s.testDir(t) })
-	t.Run("Stall", func(t *testing.T) { skipIf(t, s.Stall); s.testStall(t) })
-	t.Run("StallBody", func(t *testing.T) { skipIf(t, s.StallBody); s.testStallBody(t) })
-	t.Run("Early", func(t *testing.T) { skipIf(t, s.Early); s.testEarly(t) })
-	t.Run("Inject", func(t *testing.T) { skipIf(t, s.Inject); s.testInject(t) })
-}
-
-func skipIf(t *testing.T, url string) {
-	if url == "" {
-		t.Skip("not offered by this scheme's Suite")
+	optional := []optionalCase{
+		{CaseMissing, s.Missing, s.testMissing},
+		{CaseDir, s.Dir, s.testDir},
+		{CaseStall, s.Stall, s.testStall},
+		{CaseStallBody, s.StallBody, s.testStallBody},
+		{CaseEarly, s.Early, s.testEarly},
+		{CaseInject, s.Inject, s.testInject},
+	}
+	var cannot []string
+	for _, o := range optional {
+		why, listed := s.Cannot[o.c]
+		switch {
+		case o.url != "" && listed:
+			t.Errorf("fetchtest: case %s is given and also listed in Suite.Cannot (%q)", o.c, why)
+		case o.url != "":
+			t.Run(string(o.c), o.test)
+		case !listed || strings.TrimSpace(why) == "":
+			t.Errorf("fetchtest: case %s is neither given nor listed with a reason in Suite.Cannot", o.c)
+		default:
+			cannot = append(cannot, string(o.c)+" ("+why+")")
+		}
+	}
+	for c := range s.Cannot {
+		if !slices.ContainsFunc(optional, func(o optionalCase) bool { return o.c == c }) {
+			t.Errorf("fetchtest: Suite.Cannot lists %q, which is no case of the suite", c)
+		}
+	}
+	if len(cannot) > 0 {
+		line := fmt.Sprintf("fetchtest: %s cannot: %s", t.Name(), strings.Join(cannot, "; "))
+		t.Log(line)
+		fmt.Println(line)
 	}
 }
 
@@ -291,12 +352,78 @@ func (s *Suite) testCancelled(t *testing.T) {
 		res.Body.Close()
 		t.Fatal("Open with a cancelled context succeeded")
 	}
-	if k := fetch.KindOf(err); k != fetch.ErrAborted && !errors.Is(err, context.Canceled) {
-		t.Errorf("Open with a cancelled context: %v (kind %d), want ErrAborted", err, k)
-	}
+	wantTyped(t, "Open with a cancelled context", err, fetch.ErrAborted)
 	if n := dials.Load(); n != 0 {
 		t.Errorf("Open with a cancelled context dialled %d times", n)
 	}
+	// The Fetcher alone, too.
+	req, dials := s.directRequest(t, s.Known)
+	res, err = s.fetcher(t).Open(ctx, req)
+	if err == nil {
+		res.Body.Close()
+		t.Fatal("the Fetcher's Open with a cancelled context succeeded")
+	}
+	if k := fetch.KindOf(err); k != fetch.ErrAborted {
+		t.Errorf("the Fetcher's Open with a cancelled context: %v: kind %d, want ErrAborted", err, k)
+	}
+	if n := dials.Load(); n != 0 {
+		t.Errorf("the Fetcher's Open with a cancelled context dialled %d times", n)
+	}
+}
+
+// wantTyped checks that err is a *fetch.Error of kind k.
+func wantTyped(t *testing.T, what string, err error, k fetch.Kind) {
+	t.Helper()
+	var fe *fetch.Error
+	switch {
+	case !errors.As(err, &fe):
+		t.Errorf("%s: %v: a %T, want a *fetch.Error of kind %d (exit %d)", what, err, err, k, k.ExitCode())
+	case fe.Kind != k:
+		t.Errorf("%s: %v: kind %d (exit %d), want kind %d (exit %d)", what, err, fe.Kind, fe.Kind.ExitCode(), k, k.ExitCode())
+	}
+}
+
+// fetcher is the scheme's Fetcher: Suite.Fetcher, the Client's, or the
+// registry's.
+func (s *Suite) fetcher(t *testing.T) fetch.Fetcher {
+	t.Helper()
+	if s.Fetcher != nil {
+		return s.Fetcher
+	}
+	u, err := parse(s.Known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Client != nil {
+		if f, ok := s.Client.Fetchers[u.Scheme]; ok && f != nil {
+			return f
+		}
+	}
+	f, ok := fetch.Lookup(u.Scheme)
+	if !ok {
+		t.Fatalf("fetchtest: no Fetcher for %s (set Suite.Fetcher, or import the scheme's package)", u.Scheme)
+	}
+	return f
+}
+
+// directRequest is a Request for rawURL as the Client would hand it to a
+// Fetcher (credentials from the URL, TLS and Options from the Suite's
+// client), with a dialer that counts connections. The URL is parsed but
+// not checked: that is what a direct call is for.
+func (s *Suite) directRequest(t *testing.T, rawURL string) (*fetch.Request, *atomic.Int64) {
+	t.Helper()
+	u, err := parse(rawURL)
+	if err != nil {
+		t.Fatalf("fetchtest: %q does not parse: %v", rawURL, err)
+	}
+	c, dials := s.client()
+	req := &fetch.Request{URL: u, Dialer: c.Dialer, TLS: &tls.Config{}, UserAgent: "fetchtest", Options: c.Options,
+		User: u.User, Password: u.Password, HasPassword: u.HasPassword}
+	if c.TLS != nil {
+		req.TLS = c.TLS.Clone()
+	}
+	req.TLS.InsecureSkipVerify = req.TLS.InsecureSkipVerify || c.Insecure
+	return req, dials
 }
 
 func (s *Suite) testMissing(t *testing.T) {
@@ -368,9 +495,7 @@ func (s *Suite) testStall(t *testing.T) {
 	if err == nil {
 		t.Fatalf("fetching %s from a stalled server succeeded", s.Stall)
 	}
-	if k := fetch.KindOf(err); k != fetch.ErrTimeout {
-		t.Errorf("stalled fetch: %v: kind %d (exit %d), want ErrTimeout (28)", err, k, k.ExitCode())
-	}
+	wantTyped(t, "stalled fetch", err, fetch.ErrTimeout)
 	if took > timeout+slack {
 		t.Errorf("stalled fetch took %v with a %v timeout", took, timeout)
 	}
@@ -409,9 +534,7 @@ func (s *Suite) testStallBody(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if k := fetch.KindOf(err); k != fetch.ErrAborted {
-			t.Errorf("Read after cancel: %v: kind %d, want ErrAborted", err, k)
-		}
+		wantTyped(t, "Read after cancel", err, fetch.ErrAborted)
 	case <-time.After(slack):
 		t.Fatal("a Read blocked on a stalled server did not return after the context was cancelled")
 	}
@@ -432,28 +555,39 @@ func (s *Suite) testEarly(t *testing.T) {
 	}
 }
 
+// testInject opens Inject through the Client, then with the scheme's
+// Fetcher directly: each must refuse it with ErrMalformed before any
+// connection, so that a Fetcher used without the Client (or a Client
+// whose check has a hole) still sends nothing smuggled.
 func (s *Suite) testInject(t *testing.T) {
 	c, dials := s.client()
+	s.refused(t, "Open", dials, func() (*fetch.Resource, error) { return c.Open(testCtx(t), s.Inject) })
+	req, dials := s.directRequest(t, s.Inject)
+	f := s.fetcher(t)
+	s.refused(t, "the Fetcher's Open", dials, func() (*fetch.Resource, error) { return f.Open(testCtx(t), req) })
+}
+
+func (s *Suite) refused(t *testing.T, what string, dials *atomic.Int64, open func() (*fetch.Resource, error)) {
+	t.Helper()
 	before := 0
 	if s.Received != nil {
 		before = s.Received()
 	}
-	res, err := c.Open(testCtx(t), s.Inject)
+	res, err := open()
 	if err == nil {
 		res.Body.Close()
-		t.Fatalf("Open(%q) succeeded: a CR/LF/NUL in a decoded field was not refused", s.Inject)
-	}
-	if k := fetch.KindOf(err); k != fetch.ErrMalformed {
-		t.Errorf("Open(%q): %v: kind %d (exit %d), want ErrMalformed (3)", s.Inject, err, k, k.ExitCode())
+		t.Errorf("%s(%q) succeeded: a CR/LF/NUL in a decoded field was not refused", what, s.Inject)
+	} else if k := fetch.KindOf(err); k != fetch.ErrMalformed {
+		t.Errorf("%s(%q): %v: kind %d (exit %d), want ErrMalformed (3)", what, s.Inject, err, k, k.ExitCode())
 	}
 	if n := dials.Load(); n != 0 {
-		t.Errorf("Open(%q) dialled %d connections before refusing", s.Inject, n)
+		t.Errorf("%s(%q) dialled %d connections", what, s.Inject, n)
 	}
 	if s.Received != nil {
 		// Give a connection that slipped through time to arrive.
 		time.Sleep(50 * time.Millisecond)
 		if after := s.Received(); after != before {
-			t.Errorf("the server received %d requests/connections from Open(%q)", after-before, s.Inject)
+			t.Errorf("the server received %d requests/connections from %s(%q)", after-before, what, s.Inject)
 		}
 	}
 }

@@ -66,6 +66,9 @@ type Fetcher struct{}
 // documentation.
 func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
+	}
 	if !u.File.Local {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed,
 			Msg: fmt.Sprintf("file:// URL names host %s: only local files (empty host or localhost) are fetched", u.Host)}

@@ -78,6 +78,11 @@ func TestConformance(t *testing.T) {
 		// The name the NUL cuts off exists: only the refusal keeps the
 		// fetch from succeeding.
 		Inject: fileURL(filepath.Join(dir, "known.bin")) + "%00.txt",
+		Cannot: map[fetchtest.Case]string{
+			fetchtest.CaseStall:     "a local file has no server to stall",
+			fetchtest.CaseStallBody: "a local file has no server to stall",
+			fetchtest.CaseEarly:     "a local file has no connection to close early",
+		},
 	})
 }
 

@@ -3,8 +3,6 @@ package ftp
 import (
 	"context"
 	"net"
-	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,22 +172,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 // DefaultEmail is the anonymous password when ftp-email is not set:
 // $USER@hostname (RFC 1738 §3.2.1: "the end user's email address"), with
 // the user from the system when $USER is empty.
-func DefaultEmail() string {
-	name := os.Getenv("USER")
-	if name == "" {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-	}
-	if name == "" {
-		name = "urlget"
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return name + "@" + host
-}
+func DefaultEmail() string { return fetch.DefaultAddress() }
 
 // plan is what one URL asks the server for.
 type plan struct {
@@ -302,8 +285,8 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if u == nil || u.Scheme != "ftp" {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "ftp: not an ftp URL"}
 	}
-	if err := u.CheckLine(); err != nil {
-		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "URL refused", Err: err}
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
 	}
 	if badLineByte(req.User) || badLineByte(req.Password) {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: user or password holds CR, LF or NUL"}

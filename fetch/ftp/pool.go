@@ -134,6 +134,10 @@ func (f *Fetcher) CloseIdle() {
 	}
 }
 
+// CloseIdleConnections is CloseIdle: it makes the Fetcher a fetch.IdleCloser,
+// so that fetch.Client.CloseIdleConnections reaches the pool.
+func (f *Fetcher) CloseIdleConnections() { f.CloseIdle() }
+
 // IdleConns reports how many idle connections the pool holds.
 func (f *Fetcher) IdleConns() int {
 	f.mu.Lock()

@@ -51,10 +51,7 @@ func TestConformance(t *testing.T) {
 			fetchtest.Run(t, suite)
 			// A text item through the suite too (Known is binary above).
 			suite.Known, suite.KnownBody = s.URL("0/hello.txt"), []byte("Hello, gopher world!\nSecond line.\n")
-			t.Run("text", func(t *testing.T) {
-				fetchtest.Run(t, fetchtest.Suite{Client: c, Known: s.URL("0/hello.txt"),
-					KnownBody: []byte("Hello, gopher world!\nSecond line.\n")})
-			})
+			t.Run("text", func(t *testing.T) { fetchtest.Run(t, suite) })
 		})
 	}
 }

@@ -213,8 +213,8 @@ func makePlan(req *fetch.Request) (*plan, error) {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "gopher: cannot fetch a " + u.Scheme + " URL"}
 	}
 	// The Client has checked already; a direct caller may not have.
-	if err := u.CheckLine(); err != nil {
-		return nil, malformed("gopher: refused before connecting", err)
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
 	}
 	if u.Host == "" {
 		return nil, malformed("gopher: the URL has no host", nil)

@@ -7,7 +7,8 @@
 // returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
 // decides. Connections go through the Request's Dialer (connect timeout,
 // SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, one
-// connection per request.
+// connection per request: the request does not ask the server to close
+// (curl does not either), and the connection is closed with the Body.
 //
 // Request headers: User-Agent, "Accept: */*", Basic Authorization when the
 // Request carries credentials, and for a resume (Request.Offset > 0)
@@ -24,7 +25,10 @@
 // stored back; the OptHeader lines (-H) come last and may add, replace or
 // remove any field above.
 //
-// Meta: Status is the HTTP status; Size the Content-Length (-1 when absent,
+// Meta: Status is the HTTP status, Proto and Reason the rest of the status
+// line, Header the header fields in the order and case received (the
+// bytes read are kept until the head is complete, under net/http's
+// parser, which keeps only a map); Size the Content-Length (-1 when absent,
 // or when the body is decoded); ModTime from Last-Modified; ContentType from
 // Content-Type. A resume answered 206 has Meta.Offset N (Content-Range must
 // start at N, or the result is ErrResume); answered 200 it is the whole
@@ -39,8 +43,8 @@
 // proxy URL's userinfo becomes Proxy-Authorization.
 //
 // With Request.Verbose set, the request and response headers are written
-// prefixed "> " and "< ", with Authorization and Proxy-Authorization masked,
-// and connection events prefixed "* ".
+// prefixed "> " and "< " (the response's as received), with Authorization
+// and Proxy-Authorization masked, and connection events prefixed "* ".
 package http
 
 import (
@@ -54,6 +58,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	nethttp "net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -81,6 +86,9 @@ const defaultProxyPort = 1080
 // the package documentation.
 func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
+	if err := fetch.CheckURL(u); err != nil {
+		return nil, err
+	}
 	proxy := req.Proxy
 	if proxy != nil && proxy.Scheme != "http" && proxy.Scheme != "https" {
 		proxy = nil // SOCKS: already in the Dialer
@@ -94,12 +102,19 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "IPvFuture host literal: cannot connect"}
 	}
 
+	var v io.Writer
+	if req.Verbose != nil {
+		// Transport goroutines report the written request and the
+		// dialer's events; the response is written here. One lock
+		// orders them.
+		v = &fetch.SyncWriter{W: req.Verbose}
+	}
+	d := &dialer{ctx: ctx, req: req, v: v}
 	tr := &nethttp.Transport{
-		DialContext:            req.Dialer.DialContext,
-		TLSClientConfig:        req.TLS,
+		DialContext:            d.dial,
+		DialTLSContext:         d.dialTLS,
 		DisableCompression:     true,
-		DisableKeepAlives:      true,
-		MaxResponseHeaderBytes: 1 << 20,
+		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
 	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
@@ -116,10 +131,12 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		hreq.Host = hreq.URL.Host
 		verboseTarget = hreq.URL.RequestURI()
 		if proxy != nil {
-			pu := netURL(proxy)
-			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
 			if u.Scheme == "http" {
+				pu := netURL(proxy)
+				tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
 				verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
+			} else {
+				d.tunnel = proxy
 			}
 		}
 		if req.User != "" || req.HasPassword {
@@ -160,45 +177,41 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		tr.ExpectContinueTimeout = expectTimeout
 	}
 
-	var v io.Writer
-	if req.Verbose != nil {
-		// Transport goroutines report connection events and the written
-		// request; the response is written here. One lock orders them.
-		v = &fetch.SyncWriter{W: req.Verbose}
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && proxy.HasUserinfo)
-		trace := &httptrace.ClientTrace{
-			WroteHeaders: func() { v.Write(head) },
-			ConnectDone: func(network, addr string, err error) {
-				if err == nil {
-					fmt.Fprintf(v, "* Connected to %s\n", addr)
-				}
-			},
-			TLSHandshakeDone: func(st tls.ConnectionState, err error) {
-				if err == nil {
-					fmt.Fprintf(v, "* TLS %s, %s\n", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
-				}
-			},
-		}
+	if v != nil {
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo)
+		trace := &httptrace.ClientTrace{WroteHeaders: func() { v.Write(head) }}
 		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
-		if direct && proxy != nil && u.Scheme == "https" {
-			fmt.Fprintf(v, "* CONNECT %s through the proxy\n", hreq.URL.Host)
-		}
 	}
 
 	resp, err := tr.RoundTrip(hreq)
 	if err != nil {
+		if c := d.conn(); c != nil {
+			c.Close()
+		}
 		return nil, roundTripError(ctx, err, direct && proxy != nil)
 	}
-	if v != nil {
-		writeResponse(v, resp)
+	c := d.conn()
+	if c == nil { // cannot happen: the Transport is this request's alone
+		resp.Body.Close()
+		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
 	storeCookies(req, jarURL, resp)
-	return result(req, resp, decode)
+	resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
+	head, err := c.head(resp.StatusCode)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	if v != nil {
+		writeHead(v, head)
+	}
+	return result(req, resp, head, decode)
 }
 
 // result turns a response into a Resource.
-func result(req *fetch.Request, resp *nethttp.Response, decode bool) (*fetch.Resource, error) {
-	m := fetch.Meta{Size: -1, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
+func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode bool) (*fetch.Resource, error) {
+	m := fetch.Meta{Size: -1, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
+		Proto: head.proto, Reason: head.reason, Header: head.header}
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		m.ModTime = t
 	}
@@ -344,7 +357,7 @@ func basic(user, pass string) string {
 func requestHead(method, target string, r *nethttp.Request, proxyAuth bool) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "> %s %s HTTP/1.1\n> Host: %s\n", method, target, r.Host)
-	for _, k := range slices.Sorted(mapsKeys(r.Header)) {
+	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
 		for _, val := range r.Header[k] {
 			fmt.Fprintf(&b, "> %s: %s\n", k, maskHeader(k, val))
 		}
@@ -353,27 +366,6 @@ func requestHead(method, target string, r *nethttp.Request, proxyAuth bool) []by
 		b.WriteString("> Proxy-Authorization: Basic ****\n")
 	}
 	return b.Bytes()
-}
-
-func writeResponse(w io.Writer, resp *nethttp.Response) {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "< %s %s\n", resp.Proto, resp.Status)
-	for _, k := range slices.Sorted(mapsKeys(resp.Header)) {
-		for _, val := range resp.Header[k] {
-			fmt.Fprintf(&b, "< %s: %s\n", k, val)
-		}
-	}
-	w.Write(b.Bytes())
-}
-
-func mapsKeys(h nethttp.Header) func(yield func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range h {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 func maskHeader(name, val string) string {
@@ -415,6 +407,8 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection without a reply", Err: err}
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("response head over %d bytes", maxHeaderBytes), Err: err}
 	case viaProxy:
 		return &fetch.Error{Kind: fetch.ErrConnect, Msg: "through the proxy", Err: err}
 	}

@@ -67,20 +67,42 @@ func TestConformanceHTTPTest(t *testing.T) {
 		MissingKind: fetch.ErrHTTP,
 		Inject:      "http://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
 		Received:    count,
+		Cannot:      map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
 	}
 	failureServers(t, &s)
 	fetchtest.Run(t, s)
 }
 
+// TestConformanceHTTPS runs every case over TLS: the failures happen
+// after the handshake, in the encrypted stream.
 func TestConformanceHTTPS(t *testing.T) {
 	body := pattern(100 << 10)
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/known.bin" {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/known.bin":
 			http.ServeContent(w, r, "known.bin", modTime, bytes.NewReader(body))
-			return
+		case "/stall": // no reply until the client goes
+			<-r.Context().Done()
+		case "/stall-body": // the start of a body, then nothing
+			w.Header().Set("Content-Length", "100000")
+			io.WriteString(w, "the start of it")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case "/early": // 14 bytes of 1000, then the connection closes
+			c, rw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			rw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly this much")
+			rw.Flush()
+			c.Close()
+		default:
+			http.NotFound(w, r)
 		}
-		http.NotFound(w, r)
 	}))
+	l, count := fetchtest.CountingListener(srv.Listener)
+	srv.Listener = l
+	srv.StartTLS()
 	defer srv.Close()
 	c := &fetch.Client{TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig}
 	fetchtest.Run(t, fetchtest.Suite{
@@ -89,6 +111,12 @@ func TestConformanceHTTPS(t *testing.T) {
 		KnownBody:   body,
 		Missing:     srv.URL + "/nope",
 		MissingKind: fetch.ErrHTTP,
+		Stall:       srv.URL + "/stall",
+		StallBody:   srv.URL + "/stall-body",
+		Early:       srv.URL + "/early",
+		Inject:      "https://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
+		Received:    count,
+		Cannot:      map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
 	})
 }
 
@@ -133,6 +161,7 @@ func TestConformanceNginx(t *testing.T) {
 		MissingKind: fetch.ErrHTTP,
 		Inject:      "http://evil%0D%0AX-Injected:%201@" + ng.Addr + "/known.bin",
 		Received:    received,
+		Cannot:      map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
 	}
 	failureServers(t, &s)
 	fetchtest.Run(t, s)

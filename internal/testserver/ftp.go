@@ -88,13 +88,7 @@ func FTPBinary(kind FTPKind) string {
 func StartFTP(t testing.TB, kind FTPKind) *FTPServer {
 	t.Helper()
 	Require(t, FTPBinary(kind))
-	if os.Geteuid() != 0 {
-		msg := string(kind) + " needs root (chroot, local logins, mount namespaces)"
-		if InCI() {
-			t.Fatalf("%s, and CI is set", msg)
-		}
-		t.Skip(msg + ": run the tests as root")
-	}
+	RequireRoot(t, string(kind)+" needs root (chroot, local logins, mount namespaces)")
 	dir := t.TempDir()
 	s, err := LaunchFTP(kind, dir)
 	if err != nil {
@@ -338,27 +332,7 @@ func homeOf(name string) (string, error) {
 
 // EnsureFTPUser creates the local user FTPUser with password FTPPassword
 // and a login shell (PAM's pam_shells wants one) when it does not exist.
-func EnsureFTPUser() error {
-	if _, err := user.Lookup(FTPUser); err == nil {
-		return nil
-	}
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("testserver: user %s does not exist, and only root can create it", FTPUser)
-	}
-	if out, err := exec.Command("useradd", "-m", "-s", "/bin/sh", FTPUser).CombinedOutput(); err != nil {
-		// Another test binary may have created it meanwhile.
-		if _, lerr := user.Lookup(FTPUser); lerr == nil {
-			return nil
-		}
-		return fmt.Errorf("testserver: useradd %s: %v\n%s", FTPUser, err, out)
-	}
-	cmd := exec.Command("chpasswd")
-	cmd.Stdin = strings.NewReader(FTPUser + ":" + FTPPassword + "\n")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("testserver: chpasswd: %v\n%s", err, out)
-	}
-	return nil
-}
+func EnsureFTPUser() error { return EnsureUser(FTPUser, FTPPassword) }
 
 // FTP fixtures, relative to the anonymous root (FTPFixtureFiles) and to
 // FTPUser's home (FTPHomeFiles). Directories: pub/empty, and the home's

@@ -159,13 +159,7 @@ func INN(t testing.TB) *INNServer {
 func StartINN(t testing.TB, cfg INNConfig) *INNServer {
 	t.Helper()
 	innd := Require(t, filepath.Join(INNBin, "innd"))
-	if os.Geteuid() != 0 {
-		msg := "INN tests need root (innd runs as user news, started with setpriv)"
-		if InCI() {
-			t.Fatal(msg + ", and CI is set")
-		}
-		t.Skip(msg)
-	}
+	RequireRoot(t, "INN tests need root (innd runs as user news, started with setpriv)")
 	news, err := user.Lookup("news")
 	if err != nil {
 		t.Fatalf("testserver: INN: no user news: %v", err)

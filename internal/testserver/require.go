@@ -26,6 +26,11 @@ var packages = map[string]string{
 	"innd":        "inn2",
 	"nnrpd":       "inn2",
 	"telnetd":     "inetutils-telnetd",
+	"in.rlogind":  "rsh-redone-server",
+	"tmux":        "tmux",
+	"c3270":       "c3270",
+	"s3270":       "s3270",
+	"smtpd":       "opensmtpd",
 }
 
 // LookPath finds a server binary: an absolute or relative path is checked as
@@ -73,4 +78,17 @@ func Require(t testing.TB, binary string) string {
 	}
 	t.Skipf("%s: run scripts/test as root, which installs it, to run this integration test", msg)
 	return ""
+}
+
+// RequireRoot skips the test unless it runs as root — or, when CI is set,
+// fails it. why says what needs root ("INN tests need root (…)").
+func RequireRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if InCI() {
+		t.Fatalf("%s, and CI is set", why)
+	}
+	t.Skip(why + ": run the tests as root")
 }

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/telnet/telnettest"
+)
+
+func TestParseEscape(t *testing.T) {
+	for in, want := range map[string]byte{"": 0x1d, "^]": 0x1d, "^A": 1, "^a": 1, "^?": 0x7f, "~": '~', "none": 0} {
+		got, err := parseEscape(in)
+		if err != nil || got != want {
+			t.Errorf("parseEscape(%q) = %#x, %v; want %#x", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"ab", "^1", "none!"} {
+		if _, err := parseEscape(in); err == nil {
+			t.Errorf("parseEscape(%q) accepted", in)
+		}
+	}
+	if escName(0x1d) != "^]" || escName('~') != "~" {
+		t.Errorf("escName: %q %q", escName(0x1d), escName('~'))
+	}
+}
+
+// TestTelnetScriptCLI: stdin is the session's input, stdout its output,
+// exit 0 when the server closes (in-tree server; the real ones are in
+// telnet_integration_test.go).
+func TestTelnetScriptCLI(t *testing.T) {
+	sh := &telnettest.Shell{}
+	s := telnettest.Start(t, sh.Handle)
+	code, out, errs := runSession(t, "echo hi there\nexit\n", "--max-time", "10", "--telnet-window", "90x20", s.URL("joe"))
+	if code != 0 || !strings.Contains(out, "hi there\n") || !strings.Contains(out, "logout\n") {
+		t.Fatalf("exit %d, output %q, stderr %q", code, out, errs)
+	}
+	if got := sh.Last(); got.Cols != 90 || got.Rows != 20 || got.User != "joe" {
+		t.Errorf("server saw %dx%d user %q", got.Cols, got.Rows, got.User)
+	}
+	// Credentials that would break out of the data: refused before connecting.
+	code, _, errs = runSession(t, "", s.URL("jo%FFe"))
+	if code != 3 || s.Accepted() != 1 {
+		t.Errorf("0xFF in the user: exit %d (%s), %d connections", code, errs, s.Accepted())
+	}
+}

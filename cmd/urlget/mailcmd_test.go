@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/mailto/smtptest"
+)
+
+func runMail(t *testing.T, stdin string, args ...string) cliResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runFetchWith(env{args: args, stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr}, nil)
+	return cliResult{code, stdout.String(), stderr.String()}
+}
+
+func TestMailtoCLI(t *testing.T) {
+	dir := inDir(t)
+	srv := (&smtptest.Server{Refuse: map[string]string{"no@example.org": "550 5.1.1 no such user"}}).Start(t)
+	// -T - : the text after body=, sent; the report on stdout
+	r := runMail(t, "from stdin\n", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "-T", "-",
+		"mailto:a@example.org?subject=Hi&body=first&x-evil=1")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "a@example.org: sent via smtp://"+srv.Addr) {
+		t.Fatalf("send: %+v", r)
+	}
+	if !strings.Contains(r.stderr, `Warning: mailto: header field "x-evil" ignored`) {
+		t.Errorf("no warning: %q", r.stderr)
+	}
+	m := srv.Messages()
+	if len(m) != 1 || !strings.HasSuffix(string(m[0].Data), "\r\n\r\nfirst\r\nfrom stdin\r\n") {
+		t.Fatalf("message %+v", m)
+	}
+	// -o FILE: the composed message, not sent
+	if err := os.WriteFile(dir+"/text", []byte("from a file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runMail(t, "", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "-T", dir+"/text", "-o", "msg.eml", "mailto:a@example.org")
+	if r.code != 0 || len(srv.Messages()) != 1 || !strings.HasSuffix(readFile(t, "msg.eml"), "\r\n\r\nfrom a file\r\n") {
+		t.Errorf("-o: %+v, %d messages", r, len(srv.Messages()))
+	}
+	// a refused recipient: exit 55 naming it
+	r = runMail(t, "", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "mailto:no@example.org")
+	if r.code != 55 || !strings.Contains(r.stderr, "no@example.org (550 5.1.1 no such user)") {
+		t.Errorf("refused: %+v", r)
+	}
+	// CR/LF in a header field: exit 3 before connecting
+	n := srv.Accepted()
+	r = runMail(t, "", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "mailto:a@example.org?subject=x%0D%0ABcc:%20y@z")
+	if r.code != 3 || srv.Accepted() != n {
+		t.Errorf("CRLF: %+v", r)
+	}
+}

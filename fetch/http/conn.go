@@ -1,0 +1,173 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	nethttp "net/http"
+	"net/url"
+	"sync"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// dialer opens the connections of one request's Transport. Every
+// connection it returns is a recorder, the innermost plaintext stream the
+// request travels on (over TLS when there is TLS), so that the response
+// head can be read again as it was received; and the request's Body closes
+// it.
+//
+// net/http's Transport keeps doing the rest: the request and response
+// framing, chunking, the absolute-form request to an HTTP proxy. For an
+// https URL through a proxy the dialer opens the CONNECT tunnel itself,
+// because the Transport would put its own TLS layer above the connection
+// the dialer returns, out of the recorder's sight.
+type dialer struct {
+	ctx    context.Context // Open's: it aborts a dial, a handshake, a CONNECT
+	req    *fetch.Request
+	tunnel *urlparse.URL // the proxy to CONNECT through, or nil
+	v      io.Writer     // verbose log, or nil
+
+	mu   sync.Mutex
+	last *recorder
+}
+
+// dial is the Transport's DialContext: plain http, to the server or to
+// an http:// proxy.
+func (d *dialer) dial(_ context.Context, _, addr string) (net.Conn, error) {
+	nc, err := d.connect(addr)
+	if err != nil {
+		return nil, err
+	}
+	return d.record(nc), nil
+}
+
+// dialTLS is the Transport's DialTLSContext: https to the server, through
+// a CONNECT tunnel when there is a proxy, or TLS to an https:// proxy.
+func (d *dialer) dialTLS(_ context.Context, _, addr string) (net.Conn, error) {
+	var nc net.Conn
+	var err error
+	if d.tunnel != nil {
+		nc, err = d.connectTunnel(addr)
+	} else {
+		nc, err = d.connect(addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	tc, err := fetch.HandshakeTLS(d.ctx, d.req, nc, host, "https")
+	if err != nil {
+		return nil, err
+	}
+	if d.v != nil {
+		st := tc.ConnectionState()
+		fmt.Fprintf(d.v, "* TLS %s, %s\n", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+	}
+	return d.record(tc), nil
+}
+
+func (d *dialer) connect(addr string) (net.Conn, error) {
+	nc, err := fetch.Connect(d.ctx, d.req, addr, "connecting to")
+	if err != nil {
+		return nil, err
+	}
+	if d.v != nil {
+		fmt.Fprintf(d.v, "* Connected to %s\n", nc.RemoteAddr())
+	}
+	return nc, nil
+}
+
+// maxConnectReply bounds the proxy's reply to CONNECT.
+const maxConnectReply = 64 << 10
+
+// connectTunnel asks the proxy for a tunnel to addr (RFC 9110 §9.3.6) and
+// returns the connection once the proxy has answered 2xx.
+func (d *dialer) connectTunnel(addr string) (net.Conn, error) {
+	p := d.tunnel
+	nc, err := d.connect(proxyHost(p))
+	if err != nil {
+		return nil, err
+	}
+	if p.Scheme == "https" {
+		tc, err := fetch.HandshakeTLS(d.ctx, d.req, nc, p.Host, "proxy")
+		if err != nil {
+			return nil, err
+		}
+		nc = tc
+	}
+	creq := &nethttp.Request{Method: "CONNECT", URL: &url.URL{Opaque: addr}, Host: addr, Header: nethttp.Header{}}
+	creq.Header.Set("User-Agent", d.req.UserAgent)
+	if p.HasUserinfo {
+		creq.Header.Set("Proxy-Authorization", basic(p.User, p.Password))
+	}
+	if d.v != nil {
+		fmt.Fprintf(d.v, "> CONNECT %s HTTP/1.1\n> Host: %s\n> User-Agent: %s\n", addr, addr, d.req.UserAgent)
+		if p.HasUserinfo {
+			fmt.Fprintf(d.v, "> Proxy-Authorization: Basic ****\n")
+		}
+	}
+	fail := func(e *fetch.Error) (net.Conn, error) {
+		nc.Close()
+		if d.ctx.Err() != nil {
+			return nil, fetch.ContextError(d.ctx)
+		}
+		return nil, e
+	}
+	if err := creq.Write(nc); err != nil {
+		return fail(&fetch.Error{Kind: fetch.ErrConnect, Msg: "sending CONNECT to the proxy", Err: err})
+	}
+	br := bufio.NewReader(io.LimitReader(nc, maxConnectReply))
+	resp, err := nethttp.ReadResponse(br, creq)
+	if err != nil {
+		return fail(&fetch.Error{Kind: fetch.ErrConnect, Msg: "reading the proxy's reply to CONNECT", Err: err})
+	}
+	resp.Body.Close()
+	if d.v != nil {
+		fmt.Fprintf(d.v, "< %s %s\n", resp.Proto, fetch.SanitizeLine(resp.Status, 200))
+	}
+	if resp.StatusCode/100 != 2 {
+		return fail(&fetch.Error{Kind: fetch.ErrConnect,
+			Msg: "the proxy refused the tunnel: " + fetch.SanitizeLine(resp.Status, 200)})
+	}
+	if br.Buffered() > 0 {
+		// A server that speaks before TLS is not the one asked for.
+		return fail(&fetch.Error{Kind: fetch.ErrProtocol, Msg: "the proxy sent data after its reply to CONNECT"})
+	}
+	return nc, nil
+}
+
+func (d *dialer) record(nc net.Conn) *recorder {
+	r := &recorder{Conn: nc}
+	d.mu.Lock()
+	d.last = r
+	d.mu.Unlock()
+	return r
+}
+
+// conn is the connection the request went out on.
+func (d *dialer) conn() *recorder {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
+}
+
+// closeBody closes the response body, then the connection under it: the
+// Transport would otherwise keep it idle (the request asked for a
+// persistent connection, as curl does; nothing reuses it).
+type closeBody struct {
+	io.ReadCloser
+	conn net.Conn
+}
+
+func (c *closeBody) Close() error {
+	err := c.ReadCloser.Close()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	return err
+}

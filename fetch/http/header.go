@@ -1,0 +1,153 @@
+package http
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// maxHeaderBytes bounds a response head (the Transport's
+// MaxResponseHeaderBytes); maxRecorded bounds what a recorder keeps, room
+// for the interim (1xx) heads before it and the read-ahead after it.
+const (
+	maxHeaderBytes = 1 << 20
+	maxRecorded    = maxHeaderBytes + 256<<10
+)
+
+// recorder is a connection that keeps a copy of the bytes read from it
+// until the response head has been taken (head): net/http parses the head
+// into a map, which loses the order and the case of the fields.
+type recorder struct {
+	net.Conn
+	done atomic.Bool // head was taken: recording stopped
+	mu   sync.Mutex
+	buf  []byte
+	over bool // bytes were dropped past maxRecorded
+}
+
+func (r *recorder) Read(p []byte) (int, error) {
+	n, err := r.Conn.Read(p)
+	if n > 0 && !r.done.Load() {
+		r.mu.Lock()
+		if !r.done.Load() {
+			room := maxRecorded - len(r.buf)
+			if n > room {
+				r.over = true
+				r.buf = append(r.buf, p[:room]...)
+			} else {
+				r.buf = append(r.buf, p[:n]...)
+			}
+		}
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+// wireHead is a response head as received.
+type wireHead struct {
+	proto  string // "HTTP/1.1"
+	code   int
+	reason string
+	header fetch.Header
+}
+
+// head stops the recording and returns the final response head among the
+// bytes read: the first one that is not an interim (1xx) reply, as the
+// Transport reads them. code is the status the Transport found, as a
+// check that both read the same head.
+func (r *recorder) head(code int) (*wireHead, error) {
+	r.mu.Lock()
+	buf, over := r.buf, r.over
+	r.buf = nil
+	r.done.Store(true)
+	r.mu.Unlock()
+	for {
+		h, rest, ok := parseHead(buf)
+		switch {
+		case !ok && over:
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("response head over %d bytes", maxHeaderBytes)}
+		case !ok:
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed response head"}
+		case h.code != code && h.code/100 == 1:
+			buf = rest
+			continue
+		case h.code != code:
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol,
+				Msg: fmt.Sprintf("response head read as status %d, by net/http as %d", h.code, code)}
+		}
+		return h, nil
+	}
+}
+
+// parseHead parses the response head at the start of b (status line,
+// field lines, empty line; LF or CRLF line ends) and returns what follows
+// it. A line starting with a space or a tab continues the previous field's
+// value (obsolete folding, RFC 9112 §5.2), joined with one space.
+func parseHead(b []byte) (h *wireHead, rest []byte, ok bool) {
+	line := func() (string, bool) {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return "", false
+		}
+		l := b[:i]
+		b = b[i+1:]
+		return string(bytes.TrimSuffix(l, []byte("\r"))), true
+	}
+	status, ok := line()
+	if !ok {
+		return nil, nil, false
+	}
+	h = &wireHead{}
+	var codeText string
+	h.proto, codeText, _ = strings.Cut(status, " ")
+	codeText, h.reason, _ = strings.Cut(codeText, " ")
+	code, err := strconv.Atoi(codeText)
+	if err != nil || len(codeText) != 3 || !strings.HasPrefix(h.proto, "HTTP/") {
+		return nil, nil, false
+	}
+	h.code = code
+	h.header = fetch.Header{}
+	for {
+		l, ok := line()
+		if !ok {
+			return nil, nil, false
+		}
+		if l == "" {
+			return h, b, true
+		}
+		if l[0] == ' ' || l[0] == '\t' {
+			if n := len(h.header); n > 0 {
+				f := &h.header[n-1]
+				f.Value = strings.TrimSpace(f.Value + " " + strings.Trim(l, " \t"))
+			}
+			continue
+		}
+		name, value, found := strings.Cut(l, ":")
+		if !found {
+			return nil, nil, false
+		}
+		h.header = append(h.header, fetch.HeaderField{Name: name, Value: strings.Trim(value, " \t")})
+	}
+}
+
+// writeHead writes a response head to the verbose log, "< " before each
+// line, in the order received, sanitized for the terminal.
+func writeHead(w io.Writer, h *wireHead) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "< %s %d", fetch.Sanitize(h.proto), h.code)
+	if h.reason != "" {
+		b.WriteString(" " + fetch.Sanitize(h.reason))
+	}
+	b.WriteByte('\n')
+	for _, f := range h.header {
+		fmt.Fprintf(&b, "< %s: %s\n", fetch.Sanitize(f.Name), fetch.Sanitize(f.Value))
+	}
+	w.Write(b.Bytes())
+}
