@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/fetch/mailto/smtptest"
 )
 
 func runWithStdin(t *testing.T, stdin string, setup func(*fetchCmd), args ...string) cliResult {
@@ -92,5 +93,14 @@ func TestFoundMessages(t *testing.T) {
 	r = runCLI(t, nil, "-q", "--json", "--raw", "gopher://h/1/")
 	if r.code != fetchExitUsage || !strings.Contains(r.stderr, "--json and --raw") {
 		t.Errorf("--json --raw: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// -w %{response_code} carries the SMTP reply that refused a mail.
+func TestFoundSMTPResponseCode(t *testing.T) {
+	srv := (&smtptest.Server{Refuse: map[string]string{"no@example.org": "550 5.1.1 no such user"}}).Start(t)
+	r := runMail(t, "", "-q", "-s", "-w", "%{response_code}", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "mailto:no@example.org")
+	if r.code != 55 || r.stdout != "550" {
+		t.Errorf("refused recipient: exit %d, -w %q", r.code, r.stdout)
 	}
 }
