@@ -104,3 +104,23 @@ func TestFoundSMTPResponseCode(t *testing.T) {
 		t.Errorf("refused recipient: exit %d, -w %q", r.code, r.stdout)
 	}
 }
+
+// Found 5: ftp://host/pub (a directory without its slash) exited 78 after
+// "RETR pub: 550"; now CWD pub is tried and the directory listed, and -v
+// says so.
+func TestFoundFTPDirectoryWithoutSlash(t *testing.T) {
+	s := newFTPServer(t)
+	r := runCLI(t, nil, "-q", "-v", "ftp://"+s.Addr+"/pub")
+	if r.code != 0 || !strings.Contains(r.stdout, "hello.bin") || !strings.Contains(r.stdout, "sub") ||
+		!strings.Contains(r.stderr, "a directory (its URL lacks the trailing \"/\"): listing it") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "-q", "-s", "--json", "ftp://"+s.Addr+"/pub")
+	if r.code != 0 || !strings.Contains(r.stdout, `"url":"ftp://`+s.Addr+`/pub/hello.bin"`) {
+		t.Errorf("--json: exit %d, %q", r.code, r.stdout)
+	}
+	// A missing file is still not found.
+	if r = runCLI(t, nil, "-q", "-s", "ftp://"+s.Addr+"/pub/nothing"); r.code != 78 {
+		t.Errorf("missing: exit %d", r.code)
+	}
+}

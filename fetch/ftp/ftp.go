@@ -571,6 +571,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *
 		return fetch.ErrRetrFailed
 	})
 	if err != nil {
+		if res, ok, lerr := f.dirWithoutSlash(ctx, c, req, o, p, r); ok {
+			return res, lerr
+		}
 		return nil, err
 	}
 	want := int64(-1)
