@@ -40,6 +40,10 @@ func TestFoundDataIsPosted(t *testing.T) {
 	}
 	// A flag that means nothing for the URL is a warning, never silence.
 	gs := gophertest.Start(t, &gophertest.Site{Items: map[string]*gophertest.Item{"/f": {Type: '0', Data: []byte("text\n")}}})
+	r = runWithStdin(t, "", nil, "-q", "-d", "x", gs.URL("7/s%09words"))
+	if !strings.Contains(r.stderr, "holds its search words already: the data is not sent") {
+		t.Errorf("-d for a search with its words: %q", r.stderr)
+	}
 	r = runWithStdin(t, "", nil, "-q", "-d", "a=b", "-i", gs.URL("0/f"))
 	if r.code != 0 || !strings.Contains(r.stderr, "-d/--data: "+gs.URL("0/f")+" is not a gopher search (type 7)") ||
 		!strings.Contains(r.stderr, "-i/--include applies to http, https URLs only") {

@@ -397,13 +397,13 @@ func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
 }
 
 // isSearchURL tells whether -d gives u its search words: a gopher type 7
-// item without words, or a wais URL.
+// item or a wais URL, without words of its own.
 func isSearchURL(u *urlparse.URL) bool {
 	switch u.Scheme {
 	case "gopher", "gophers":
-		return u.Gopher.Type == '7'
+		return u.Gopher.Type == '7' && !u.Gopher.HasSearch
 	case "wais":
-		return true
+		return !u.WAIS.HasSearch
 	}
 	return false
 }
@@ -414,7 +414,10 @@ func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
 	if !c.body.hasData || isHTTPURL(u.Scheme) || isSearchURL(u) {
 		return ""
 	}
-	if u.Scheme == "gopher" || u.Scheme == "gophers" {
+	switch {
+	case u.Scheme == "wais" || (u.Scheme == "gopher" || u.Scheme == "gophers") && u.Gopher.Type == '7':
+		return "-d/--data: " + fetch.Redacted(u) + " holds its search words already: the data is not sent"
+	case u.Scheme == "gopher" || u.Scheme == "gophers":
 		return "-d/--data: " + fetch.Redacted(u) + " is not a gopher search (type 7): the data is not sent"
 	}
 	return ""

@@ -52,7 +52,7 @@ func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 			fs.SetAnnotation(o.FlagName(), schemesAnnotation, o.Schemes)
 		}
 	}
-	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line")
+	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line (not curl's --json, a JSON body: use -H 'Content-Type: application/json' -d)")
 }
 
 // optionUsage is a flag's help line: "help (default …)"; the placeholder
