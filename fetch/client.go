@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	nethttp "net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -217,10 +218,66 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 				cur = next
 				continue
 			}
+			if res.Referral && !res.IsHTTP() {
+				res.Body.Close()
+				if nerr != nil {
+					return nil, nerr
+				}
+				if err := c.checkReferral(first, cur, next, hops, limit); err != nil {
+					return nil, err
+				}
+				if c.Verbose != nil {
+					fmt.Fprintf(c.Verbose, "* Following referral from %s to %s\n", Redacted(cur), Redacted(next))
+				}
+				cur = next
+				continue
+			}
 		}
 		res.Redirects = via
 		return c.finish(ctx, &r, res)
 	}
+}
+
+// referralSchemes are the schemes a referral may lead to (file only from a
+// server on this machine: see checkReferral).
+var referralSchemes = map[string]bool{
+	"http": true, "https": true, "ftp": true, "gopher": true, "gophers": true,
+	"wais": true, "prospero": true, "telnet": true, "tn3270": true, "file": true,
+}
+
+// checkReferral applies redirect policy to a referral (Meta.Referral): the
+// hop limit (MaxRedirects, but never more than DefaultMaxRedirects, since a
+// name server can refer in circles; NoRedirects concerns -L redirects, not
+// the referrals that are the retrieval itself), the schemes in
+// referralSchemes, and file URLs only from a loopback host.
+func (c *Client) checkReferral(first, cur, next *urlparse.URL, hops, limit int) error {
+	if limit <= 0 || limit > DefaultMaxRedirects {
+		limit = DefaultMaxRedirects
+	}
+	if hops >= limit {
+		return &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
+			Msg: "maximum (" + strconv.Itoa(limit) + ") redirects and referrals followed"}
+	}
+	if !referralSchemes[next.Scheme] {
+		return &Error{Kind: ErrUnsupported, URL: Redacted(next),
+			Msg: "referral to a " + next.Scheme + ": URL refused"}
+	}
+	if next.Scheme == "file" && !IsLoopback(cur.Host) {
+		return &Error{Kind: ErrAccessDenied, URL: Redacted(next),
+			Msg: "referral to a file: URL refused: " + cur.Host + " is not this machine"}
+	}
+	return nil
+}
+
+// IsLoopback reports whether host (a URL's host) names this machine:
+// "localhost" or a loopback address literal.
+func IsLoopback(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 // open makes one request, without redirects: the CR/LF/NUL check, proxy

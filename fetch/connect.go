@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"time"
 )
 
 // This file is the dialing code fetchers share: a connection to the
@@ -30,10 +31,17 @@ func DialerOf(req *Request) Dialer {
 // ErrResolve, ErrTimeout or ErrConnect from the network error. what starts
 // the message ("gopher: connecting to").
 func Connect(ctx context.Context, req *Request, addr, what string) (net.Conn, error) {
+	return DialNetwork(ctx, req, "tcp", addr, what)
+}
+
+// DialNetwork is Connect for another network ("udp": a connected datagram
+// socket, which reads only what comes from addr). Through a SOCKS proxy,
+// which carries only TCP here, "udp" is ErrUnsupported.
+func DialNetwork(ctx context.Context, req *Request, network, addr, what string) (net.Conn, error) {
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, "")
 	}
-	nc, err := DialerOf(req).DialContext(ctx, "tcp", addr)
+	nc, err := DialerOf(req).DialContext(ctx, network, addr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx, "")
@@ -96,4 +104,15 @@ func HandshakeTLS(ctx context.Context, req *Request, nc net.Conn, host, what str
 		return nil, &Error{Kind: k, Msg: what + ": TLS handshake", Err: err}
 	}
 	return tc, nil
+}
+
+// ConnectTimeout is the connect timeout of the Client's dialer in
+// req.Dialer (Client.ConnectTimeout), 0 when none or when the Dialer is
+// not the Client's. A datagram protocol has no connection to time: it
+// bounds the wait for the server's first reply with it instead.
+func ConnectTimeout(req *Request) time.Duration {
+	if d, ok := req.Dialer.(*dialer); ok {
+		return d.timeout
+	}
+	return 0
 }

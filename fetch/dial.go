@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +44,10 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		var cancel context.CancelFunc
 		dctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
+	}
+	if d.socks != nil && !strings.HasPrefix(network, "tcp") {
+		return nil, &Error{Kind: ErrUnsupported,
+			Msg: "a SOCKS proxy cannot carry " + network + " (" + Redacted(d.socks) + "): use --noproxy for this host"}
 	}
 	var conn net.Conn
 	var err error

@@ -76,6 +76,16 @@
 // the absolute target. The replies of the redirects followed are kept in
 // Meta.Redirects.
 //
+// A referral (Meta.Referral, from a fetcher of names such as prospero: the
+// name resolves to Meta.Location) is always followed, since it is the
+// retrieval itself, under the same policy: counted against MaxRedirects
+// (at most DefaultMaxRedirects; NoRedirects applies to redirects only),
+// credentials only to the first
+// URL's scheme, host and port, only to the schemes a name service hands
+// out (http, https, ftp, gopher, gophers, wais, prospero, telnet, tn3270),
+// and to a file URL only from a server on this machine (IsLoopback).
+// Meta.EffectiveURL is the URL finally fetched.
+//
 // # Credentials and netrc
 //
 // Client.User and Client.Password (curl's -u) override a URL's userinfo.

@@ -144,6 +144,12 @@ type Meta struct {
 	// the server sent it from a Fetcher, resolved to an absolute URL by the
 	// Client. "" when the reply is not a redirect.
 	Location string
+	// Referral says that Location is what the URL resolves to, not a
+	// reply to show: a name service (prospero) found the resource there.
+	// The Client then fetches Location in its place, without
+	// FollowRedirects but under the same policy as a redirect
+	// (Client.Do).
+	Referral bool
 
 	// Proto is the protocol of an HTTP response ("HTTP/1.1"), set for
 	// http and https and for the reply of an HTTP proxy gateway to any

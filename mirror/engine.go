@@ -451,14 +451,7 @@ func (e *engine) backoff(attempt int) bool {
 	}
 	d = min(d, maxRetryWait)
 	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-e.ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return fetch.Sleep(e.ctx, d) == nil
 }
 
 // setCurrent shows what worker w transfers ("" when idle).

@@ -71,13 +71,19 @@ func init() {
 
 // appendEscaped appends s to b, percent-encoding every byte not in keep.
 func appendEscaped(b []byte, s string, keep uint16) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if keepClass[c]&keep != 0 {
-			b = append(b, c)
-		} else {
-			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+	for len(s) > 0 {
+		// The longest run kept as it is goes in one append.
+		i := 0
+		for i < len(s) && keepClass[s[i]]&keep != 0 {
+			i++
 		}
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+		s = s[i+1:]
 	}
 	return b
 }

@@ -41,3 +41,19 @@ func (u *URL) parseProspero(s string) error {
 	}
 	return nil
 }
+
+// ObjectVersion is the field that names a version of the object (RFC
+// 1738 §3.11 leaves field names to Prospero; its servers know
+// OBJECT-VERSION, which goes into the request's version token).
+const ObjectVersion = "OBJECT-VERSION"
+
+// Field returns the value of the first field called name, compared without
+// regard to case as Prospero compares its keywords.
+func (p *Prospero) Field(name string) (value string, ok bool) {
+	for _, f := range p.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value, true
+		}
+	}
+	return "", false
+}

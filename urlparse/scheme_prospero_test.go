@@ -50,3 +50,16 @@ func TestProspero(t *testing.T) {
 		{"prospero://h/x%", 15, "path"},
 	})
 }
+
+func TestProsperoField(t *testing.T) {
+	u := mustParse(t, "prospero://h/x;Object-Version=3;object-version=4;a=")
+	if v, ok := u.Prospero.Field(ObjectVersion); !ok || v != "3" {
+		t.Errorf("OBJECT-VERSION: %q %v", v, ok)
+	}
+	if v, ok := u.Prospero.Field("A"); !ok || v != "" {
+		t.Errorf("a: %q %v", v, ok)
+	}
+	if _, ok := u.Prospero.Field("b"); ok {
+		t.Error("b found")
+	}
+}

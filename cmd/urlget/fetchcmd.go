@@ -398,7 +398,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		}
 		cl.Options[fetch.OptInteractive] = "1"
 	}
-	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: sleepCtx}
+	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
 	if o.writeOut != "" {
 		c.wo = parseWriteOut(o.writeOut)
 	}
@@ -834,17 +834,6 @@ func plural(n int, one, many string) string {
 
 func secondsString(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " " + plural(int(d/time.Second), "second", "seconds")
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // readError types an error met while copying a body; the Client's Body

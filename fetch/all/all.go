@@ -14,6 +14,7 @@ import (
 	_ "github.com/urlget/urlget/fetch/mailto"
 	_ "github.com/urlget/urlget/fetch/mid"
 	_ "github.com/urlget/urlget/fetch/nntp"
+	_ "github.com/urlget/urlget/fetch/prospero"
 	_ "github.com/urlget/urlget/fetch/telnet"
 	_ "github.com/urlget/urlget/fetch/wais"
 )

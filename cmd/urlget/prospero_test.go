@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/prospero/prosperotest"
+)
+
+// TestProsperoCLI: a file, a listing (readable and --json), a missing
+// name (exit 78), --prospero-resolve and the effective URL, through the
+// in-tree Prospero server.
+func TestProsperoCLI(t *testing.T) {
+	root := prosperotest.DefaultRoot
+	s := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/pub":           {Dir: true},
+		root + "/pub/a.txt":     {Contents: []byte("alpha\n")},
+		root + "/pub/elsewhere": {Methods: [][]string{{"AFTP", "INTERNET-D", "ftp.example", "ASCII", "/pub/x", "TEXT"}}},
+	}}
+	base := "prospero://" + s.Start(t) + "/" + root
+
+	if r := runCLI(t, nil, "-w", "%{url_effective}", base+"/pub/a.txt"); r.code != 0 || r.stdout != "alpha\n"+base+"/pub/a.txt" {
+		t.Errorf("file: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r := runCLI(t, nil, base+"/pub")
+	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t"+base+"/pub/a.txt") {
+		t.Errorf("listing: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "--json", base+"/pub")
+	if r.code != 0 || !strings.Contains(r.stdout, `{"name":"a.txt","type":"file","size":6,`) {
+		t.Errorf("JSON listing: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, base+"/pub/nope"); r.code != 78 || !strings.Contains(r.stderr, "NOT-FOUND") {
+		t.Errorf("missing: %d %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "--prospero-resolve", base+"/pub/elsewhere"); r.code != 0 || r.stdout != "ftp://ftp.example/pub/x;type=a\n" {
+		t.Errorf("resolve: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	before := len(s.Packets())
+	if r := runCLI(t, nil, base+"/pub/a%0Ab"); r.code != 3 || len(s.Packets()) != before {
+		t.Errorf("LF in the name: %d %q, %d packets sent", r.code, r.stderr, len(s.Packets())-before)
+	}
+}
