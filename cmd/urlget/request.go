@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -146,13 +147,7 @@ func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
 		}
 		parts = append(parts, p)
 	}
-	return []byte(strings.Join(func() []string {
-		s := make([]string, len(parts))
-		for i, p := range parts {
-			s[i] = string(p)
-		}
-		return s
-	}(), "&")), nil
+	return bytes.Join(parts, []byte("&")), nil
 }
 
 // pathErr drops the "open NAME:" that the message already names.

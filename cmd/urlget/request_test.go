@@ -300,3 +300,56 @@ func TestConfigLine(t *testing.T) {
 		t.Error("an unterminated quote was accepted")
 	}
 }
+
+// The request flags' parts that need no curl: --data-urlencode forms, the
+// multipart body, the cookie file both ways.
+func TestRequestPartsShort(t *testing.T) {
+	for in, want := range map[string]string{"a b": "a+b", "=x&y": "x%26y", "n=é/~": "n=%C3%A9%2F~", "plain.-_~": "plain.-_~"} {
+		if got, err := urlencodeData(in, nil); err != nil || string(got) != want {
+			t.Errorf("--data-urlencode %q = %q %v, want %q", in, got, err, want)
+		}
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.txt")
+	os.WriteFile(f, []byte("file text"), 0o644)
+	form, err := parseForm([]string{"v=1", "up=@" + f, "txt=<" + f, `q"uote=x;type=text/x`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, n, err := form.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	want := strings.ReplaceAll("--B\r\nContent-Disposition: form-data; name=\"v\"\r\n\r\n1\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"up\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile text\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"txt\"\r\n\r\nfile text\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"q%22uote\"\r\nContent-Type: text/x\r\n\r\nx\r\n--B--\r\n", "B", form.boundary)
+	if string(b) != want || n != int64(len(b)) {
+		t.Errorf("form body (%d bytes, said %d):\n%q\nwant\n%q", len(b), n, b, want)
+	}
+	if _, err := parseForm([]string{"novalue"}); err == nil {
+		t.Error("-F novalue accepted")
+	}
+
+	rec := newRecorder(t)
+	jar := filepath.Join(dir, "jar")
+	os.WriteFile(jar, []byte("# Netscape HTTP Cookie File\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\told\tv1\n127.0.0.1\tFALSE\t/other\tFALSE\t0\telsewhere\tv2\n127.0.0.1\tFALSE\t/\tFALSE\t1\texpired\tv3\n"), 0o644)
+	r2 := runWithStdin(t, "", nil, "-q", "-s", "-b", jar, "-b", "extra=1", "-c", jar, "http://"+rec.addr+"/a", "http://"+rec.addr+"/b")
+	reqs := rec.take()
+	if r2.code != 0 || len(reqs) != 2 {
+		t.Fatalf("exit %d %q, %d requests", r2.code, r2.stderr, len(reqs))
+	}
+	if !bytes.Contains(reqs[0], []byte("\r\nCookie: old=v1; extra=1\r\n")) || !bytes.Contains(reqs[1], []byte("\r\nCookie: old=v1; got=yes; extra=1\r\n")) {
+		t.Errorf("cookies sent:\n%q\n%q", reqs[0], reqs[1])
+	}
+	saved, _ := os.ReadFile(jar)
+	for _, line := range []string{"#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\told\tv1\n", "127.0.0.1\tFALSE\t/other\tFALSE\t0\telsewhere\tv2\n", "127.0.0.1\tFALSE\t/\tFALSE\t0\tgot\tyes\n"} {
+		if !strings.Contains(string(saved), line) {
+			t.Errorf("-c file lacks %q:\n%s", line, saved)
+		}
+	}
+	if strings.Contains(string(saved), "expired") || strings.Contains(string(saved), "extra") {
+		t.Errorf("-c file keeps an expired or a -b text cookie:\n%s", saved)
+	}
+}
