@@ -11,6 +11,7 @@ import (
 
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/fetch/mailto/smtptest"
+	"github.com/urlget/urlget/fetch/nntp/nntptest"
 )
 
 func runWithStdin(t *testing.T, stdin string, setup func(*fetchCmd), args ...string) cliResult {
@@ -126,5 +127,14 @@ func TestFoundFTPDirectoryWithoutSlash(t *testing.T) {
 	// A missing file is still not found.
 	if r = runCLI(t, nil, "-q", "-s", "ftp://"+s.Addr+"/pub/nothing"); r.code != 78 {
 		t.Errorf("missing: exit %d", r.code)
+	}
+}
+
+// -w %{response_code} carries the NNTP reply that refused a group.
+func TestFoundNNTPResponseCode(t *testing.T) {
+	s := (&nntptest.Server{Groups: nntptest.Sample()}).Start(t)
+	r := runCLI(t, nil, "-q", "-s", "-w", "%{response_code}", "nntp://"+s.Addr+"/no.such.group")
+	if r.code != 78 || r.stdout != "411" {
+		t.Errorf("no such group: exit %d, -w %q", r.code, r.stdout)
 	}
 }
