@@ -325,17 +325,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			return nil, err
 		}
 	}
-	r.Dialer = c.newDialer(socks)
-	r.TLS = c.tlsConfig()
-	r.UserAgent = c.UserAgent
-	if r.UserAgent == "" {
-		r.UserAgent = DefaultUserAgent
-	}
-	r.Verbose = c.Verbose
-	r.Jar = c.Jar
-	r.Options = mergeOptions(c.Options, r.Options)
-	r.Compressed = c.Compressed
-	r.MaxDecompressed = c.MaxDecompressed
+	c.fill(r, socks)
 	if c.Verbose != nil && proxy != nil {
 		how := "proxy"
 		if gateway {
@@ -366,6 +356,63 @@ func CheckURL(u *urlparse.URL) error {
 		return &Error{Kind: ErrMalformed, Msg: "URL refused", Err: err}
 	}
 	return nil
+}
+
+// fill sets what the Client gives every request: the Dialer (with the SOCKS
+// proxy socks, when not nil), TLS, UserAgent, Verbose, Options, Compressed.
+func (c *Client) fill(r *Request, socks *urlparse.URL) {
+	r.Dialer = c.newDialer(socks)
+	r.TLS = c.tlsConfig()
+	r.UserAgent = c.UserAgent
+	if r.UserAgent == "" {
+		r.UserAgent = DefaultUserAgent
+	}
+	r.Verbose = c.Verbose
+	r.Jar = c.Jar
+	r.Options = mergeOptions(c.Options, r.Options)
+	r.Compressed = c.Compressed
+	r.MaxDecompressed = c.MaxDecompressed
+}
+
+// Prepare returns the Request that Do would hand to u's Fetcher, for a
+// program that speaks u's protocol itself (the mirror): u checked with
+// the scheme's rules and CheckURL (ErrMalformed), the credentials chosen from -u, the URL and
+// netrc (a netrc file that cannot be read is an error), a Dialer with the
+// connect timeout and the SOCKS proxy ProxyFor names, TLS, UserAgent,
+// Verbose and Options. When ProxyFor names an HTTP proxy, Proxy is set to
+// it: Do would send the request through that proxy, which a program
+// speaking u's protocol cannot do.
+func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
+	if u == nil {
+		return nil, &Error{Kind: ErrMalformed, Msg: "no URL to fetch"}
+	}
+	if err := u.SchemeErr(); err != nil {
+		return nil, malformedURL(u.String(), err)
+	}
+	if err := CheckURL(u); err != nil {
+		return nil, wrapError(context.Background(), Redacted(u), err)
+	}
+	cred, err := c.credentials(u)
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := c.ProxyFor(u)
+	if err != nil {
+		return nil, err
+	}
+	r := &Request{URL: u}
+	cred.apply(r)
+	var socks *urlparse.URL
+	if proxy != nil {
+		switch proxy.Scheme {
+		case "socks5", "socks5h":
+			socks = proxy
+		default:
+			r.Proxy = proxy
+		}
+	}
+	c.fill(r, socks)
+	return r, nil
 }
 
 // gatewaySchemes are the schemes an HTTP proxy fetches on urlget's behalf

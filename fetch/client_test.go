@@ -1,10 +1,8 @@
 package fetch_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -652,83 +650,9 @@ func TestHTTPSThroughConnect(t *testing.T) {
 	}
 }
 
-// socksServer is a minimal SOCKS5 server (RFC 1928, RFC 1929): it records
-// the address each client asks for and connects every request to target.
-type socksServer struct {
-	*fetchtest.Server
-	mu     sync.Mutex
-	asked  []string
-	logins []string
-}
-
-func newSOCKS(t *testing.T, target string, needAuth bool) *socksServer {
-	s := &socksServer{}
-	s.Server = fetchtest.NewServer(t, func(c net.Conn) {
-		r := bufio.NewReader(c)
-		hdr := make([]byte, 2)
-		if _, err := io.ReadFull(r, hdr); err != nil || hdr[0] != 5 {
-			return
-		}
-		methods := make([]byte, hdr[1])
-		io.ReadFull(r, methods)
-		if needAuth {
-			if bytes.IndexByte(methods, 2) < 0 {
-				c.Write([]byte{5, 0xff})
-				return
-			}
-			c.Write([]byte{5, 2})
-			var v [2]byte
-			io.ReadFull(r, v[:])
-			user := make([]byte, v[1])
-			io.ReadFull(r, user)
-			var pl [1]byte
-			io.ReadFull(r, pl[:])
-			pass := make([]byte, pl[0])
-			io.ReadFull(r, pass)
-			s.mu.Lock()
-			s.logins = append(s.logins, string(user)+":"+string(pass))
-			s.mu.Unlock()
-			c.Write([]byte{1, 0})
-		} else {
-			c.Write([]byte{5, 0})
-		}
-		req := make([]byte, 4)
-		if _, err := io.ReadFull(r, req); err != nil || req[1] != 1 {
-			return
-		}
-		var host string
-		switch req[3] {
-		case 1:
-			ip := make([]byte, 4)
-			io.ReadFull(r, ip)
-			host = net.IP(ip).String()
-		case 3:
-			var l [1]byte
-			io.ReadFull(r, l[:])
-			name := make([]byte, l[0])
-			io.ReadFull(r, name)
-			host = string(name)
-		case 4:
-			ip := make([]byte, 16)
-			io.ReadFull(r, ip)
-			host = net.IP(ip).String()
-		}
-		var port [2]byte
-		io.ReadFull(r, port[:])
-		s.mu.Lock()
-		s.asked = append(s.asked, net.JoinHostPort(host, strconv.Itoa(int(binary.BigEndian.Uint16(port[:])))))
-		s.mu.Unlock()
-		up, err := net.Dial("tcp", target)
-		if err != nil {
-			c.Write([]byte{5, 5, 0, 1, 0, 0, 0, 0, 0, 0})
-			return
-		}
-		defer up.Close()
-		c.Write([]byte{5, 0, 0, 1, 127, 0, 0, 1, 0, 0})
-		go io.Copy(up, r)
-		io.Copy(c, up)
-	})
-	return s
+// newSOCKS starts a SOCKS5 proxy that connects every request to target.
+func newSOCKS(t *testing.T, target string, needAuth bool) *fetchtest.SOCKS5 {
+	return fetchtest.NewSOCKS5(t, needAuth, func(string) string { return target })
 }
 
 func TestSOCKS5(t *testing.T) {
@@ -754,18 +678,14 @@ func TestSOCKS5(t *testing.T) {
 	if err != nil || string(body) != "socks ok localhost:9" {
 		t.Fatalf("socks5: %q %v", body, err)
 	}
-	s.mu.Lock()
-	s2.mu.Lock()
-	defer s.mu.Unlock()
-	defer s2.mu.Unlock()
-	if len(s.asked) != 1 || s.asked[0] != "unresolvable.invalid:8080" {
-		t.Errorf("socks5h asked for %q", s.asked)
+	if asked := s.Asked(); len(asked) != 1 || asked[0] != "unresolvable.invalid:8080" {
+		t.Errorf("socks5h asked for %q", asked)
 	}
-	if len(s2.asked) != 1 || s2.asked[0] != "127.0.0.1:9" {
-		t.Errorf("socks5 asked for %q, want localhost resolved here to 127.0.0.1:9", s2.asked)
+	if asked := s2.Asked(); len(asked) != 1 || asked[0] != "127.0.0.1:9" {
+		t.Errorf("socks5 asked for %q, want localhost resolved here to 127.0.0.1:9", asked)
 	}
-	if len(s2.logins) != 1 || s2.logins[0] != "su:sp" {
-		t.Errorf("socks5 logins %q", s2.logins)
+	if logins := s2.Logins(); len(logins) != 1 || logins[0] != "su:sp" {
+		t.Errorf("socks5 logins %q", logins)
 	}
 	// A SOCKS proxy that is not there: could not connect.
 	dead := fetchtest.NewServer(t, func(net.Conn) {})

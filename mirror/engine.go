@@ -408,20 +408,16 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// retryable reports whether a failure may go away when tried again.
+// retryable reports whether an item that failed with err is tried again:
+// fetch.Retryable's rule (the one the CLI's --retry follows), and FTP
+// replies that came out of step with the commands pipelined on the
+// connection (the item did not fail on its own). Local errors and the
+// MaxBytes stop are never retried.
 func retryable(err error) bool {
 	if errors.Is(err, errBytesCap) || errors.Is(err, errLocal) {
 		return false
 	}
-	var te interface{ Temporary() bool }
-	if errors.As(err, &te) && te.Temporary() {
-		return true
-	}
-	switch fetch.KindOf(err) {
-	case fetch.ErrConnect, fetch.ErrTimeout, fetch.ErrPartial, fetch.ErrProtocol, fetch.ErrOther, fetch.ErrTLS:
-		return true
-	}
-	return false
+	return fetch.Retryable(err) || errors.Is(err, errOutOfStep)
 }
 
 // errLocal marks an error of the local file system (never retried).

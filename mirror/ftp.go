@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -27,8 +28,8 @@ const maxListing = 64 << 20
 
 // ftpState is the walk's shared state.
 type ftpState struct {
-	login   *ftpLogin
-	host    string // host:port, the scheduler's key
+	req     *fetch.Request // the Client's policy for the URL (Client.Prepare)
+	host    string         // host:port, the scheduler's key
 	urlHost string
 	urlPort int
 	urlUser string
@@ -77,19 +78,15 @@ type ftpFileJob struct {
 
 func (e *engine) runFTP() error {
 	u := e.u
-	proxy, err := e.client.ProxyFor(u)
+	req, err := e.client.Prepare(u)
 	if err != nil {
 		return err
 	}
-	if proxy != nil {
+	if req.Proxy != nil {
 		return &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
-			Msg: "mirror: ftp through a proxy (" + fetch.Redacted(proxy) + ") is not supported: use --noproxy or unset ftp_proxy"}
+			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, --noproxy, or unset ftp_proxy"}
 	}
-	lg, err := e.ftpLogin()
-	if err != nil {
-		return err
-	}
-	s := &ftpState{login: lg, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
+	s := &ftpState{req: req, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
 		visited: map[string]bool{}, uniques: map[string]bool{}}
 	s.early.Store(true)
 	if u.HasUserinfo {
@@ -114,77 +111,91 @@ func (e *engine) runFTP() error {
 	e.runWorkers(n, func(w int, t *task) bool { return e.ftpTask(s, w, t) })
 	for _, c := range s.conns {
 		if c != nil {
-			c.quit()
+			c.Quit()
 		}
 	}
 	return nil
 }
 
-// ftpLogin works out the credentials: the Client's (-u), the URL's, then
-// netrc; anonymous when none.
-func (e *engine) ftpLogin() (*ftpLogin, error) {
-	c, u := e.client, e.u
-	lg := &ftpLogin{addr: net.JoinHostPort(u.Host, strconv.Itoa(u.PortOrDefault())), connect: c.ConnectTimeout,
-		verbose: c.Verbose, email: ftp.DefaultEmail()}
-	if v := c.Options["ftp-email"]; v != "" {
-		lg.email = v
-	}
-	lg.dialer = c.Dialer
-	if lg.dialer == nil {
-		lg.dialer = &net.Dialer{}
-	}
-	switch {
-	case c.HasUser || c.User != "" || c.HasPassword:
-		lg.user, lg.pass, lg.hasPass = c.User, c.Password, c.HasPassword || c.Password != ""
-	case u.HasUserinfo:
-		lg.user, lg.pass, lg.hasPass = u.User, u.Password, u.HasPassword
-		if !u.HasPassword && c.Netrc {
-			if n := e.netrc(); n != nil {
-				if m, ok := n.Lookup(u.Host, u.User); ok && m.HasPassword {
-					lg.pass, lg.hasPass = m.Password, true
-				}
-			}
-		}
-	case c.Netrc:
-		if n := e.netrc(); n != nil {
-			if m, ok := n.Lookup(u.Host, ""); ok {
-				lg.user, lg.pass, lg.hasPass = m.Login, m.Password, m.HasPassword
-			}
-		}
-	}
-	if strings.ContainsAny(lg.user+lg.pass+lg.email, "\r\n\x00") {
-		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: user or password holds CR, LF or NUL"}
-	}
-	return lg, nil
+// ftpConn is a worker's connection: an ftp.Conn, kept logged in for the
+// whole run (in TYPE I), and what the walk knows of it.
+type ftpConn struct {
+	*ftp.Conn
+	e       *engine
+	cwd     string // "" when unknown
+	home    string
+	mlsd    bool // MLSD is offered (FEAT MLST/MLSD)
+	mdtm    bool
+	noMLSD  bool
+	listArg string // "-a" until the server refuses it
 }
 
-func (e *engine) netrc() *fetch.Netrc {
-	p := e.client.NetrcFile
-	if p == "" {
-		var err error
-		if p, err = fetch.DefaultNetrcPath(); err != nil {
-			return nil
-		}
-	}
-	n, err := fetch.ReadNetrc(p)
+// dialFTP connects and logs in (ftp.Dial, within the timeout), then sends
+// TYPE I, FEAT and PWD together.
+func (e *engine) dialFTP(s *ftpState) (*ftpConn, error) {
+	dctx, cancel := context.WithTimeout(e.ctx, e.timeout)
+	fc, err := ftp.Dial(dctx, s.req)
+	cancel()
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return n
+	fc.Watch(e.ctx)
+	fc.SetTimeout(e.timeout)
+	c := &ftpConn{Conn: fc, e: e, listArg: "-a"}
+	if err := c.start(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
-// conn returns worker w's connection, logging in when it has none.
+func (c *ftpConn) start() error {
+	if err := c.Send(ftp.Command{Verb: "TYPE", Arg: "I"}, ftp.Command{Verb: "FEAT"}, ftp.Command{Verb: "PWD"}); err != nil {
+		return err
+	}
+	rt, err := c.ReadReply()
+	if err != nil {
+		return err
+	}
+	if !rt.Positive() {
+		c.ReadReply()
+		c.ReadReply()
+		return ftp.RefusedError("TYPE", "I", rt)
+	}
+	if _, err := c.ReadReply(); err != nil {
+		return err
+	}
+	feat, _ := c.Features() // from the FEAT just read
+	_, mlst := feat["MLST"]
+	_, mlsd := feat["MLSD"]
+	_, c.mdtm = feat["MDTM"]
+	c.mlsd = mlst || mlsd
+	rw, err := c.ReadReply()
+	if err != nil {
+		return err
+	}
+	if rw.Code() == 257 {
+		c.home, _ = ftp.ParsePWD(rw.Lines()[0])
+	}
+	if c.home == "" {
+		c.home = "/"
+	}
+	c.cwd = c.home
+	return nil
+}
+
+// ftpConnFor returns worker w's connection, logging in when it has none.
 func (e *engine) ftpConnFor(s *ftpState, w int) (*ftpConn, error) {
 	if c := s.conns[w]; c != nil {
 		return c, nil
 	}
-	c, err := e.dialFTP(e.ctx, s.login)
+	c, err := e.dialFTP(s)
 	if err != nil {
 		return nil, err
 	}
 	s.conns[w] = c
 	s.live.Add(1)
-	if strings.Contains(strings.ToLower(c.greeting), "pure-ftpd") {
+	if strings.Contains(strings.ToLower(c.Greeting()), "pure-ftpd") {
 		s.early.Store(false)
 	}
 	return c, nil
@@ -193,27 +204,43 @@ func (e *engine) ftpConnFor(s *ftpState, w int) (*ftpConn, error) {
 // dropConn closes worker w's connection after a failure on it.
 func (e *engine) dropConn(s *ftpState, w int) {
 	if c := s.conns[w]; c != nil {
-		c.close()
+		c.Close()
 		s.conns[w] = nil
 		s.live.Add(-1)
 	}
 }
 
-// is421 reports a "too many connections" refusal.
-func is421(err error) bool {
-	var fe *ftpError
-	return errors.As(err, &fe) && fe.reply.code == 421
+// replyCode is the code of the server reply that refused a command, 0
+// when err is not a refusal.
+func replyCode(err error) int {
+	var re *ftp.ReplyError
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return 0
 }
+
+// is421 reports a "too many connections" refusal.
+func is421(err error) bool { return replyCode(err) == 421 }
 
 // connBroken reports whether err left the control connection unusable (an
 // I/O error, a reply that was not one), as opposed to a refused command.
 func connBroken(err error) bool {
-	var fe *ftpError
-	if errors.As(err, &fe) {
-		return fe.reply.code == 421
+	if code := replyCode(err); code != 0 {
+		return code == 421
 	}
 	return !errors.Is(err, errLocal)
 }
+
+// errOutOfStep marks a failure caused by the replies coming out of step
+// with the commands pipelined on the connection: the item did not fail on
+// its own, so it is tried again (on a new connection).
+var errOutOfStep = errors.New("the replies came out of step with the commands")
+
+type outOfStepError struct{ err error }
+
+func (o *outOfStepError) Error() string   { return o.err.Error() }
+func (o *outOfStepError) Unwrap() []error { return []error{o.err, errOutOfStep} }
 
 // ftpTask runs one task on worker w's connection. It returns false when
 // the worker is to stop: the server refused it a connection (421, "too
@@ -311,28 +338,27 @@ func mlsFacts(line string) map[string]string {
 
 // list reads the directory j.path on c: CWD there, then MLSD (when the
 // server offers it), LIST, or NLST — whichever the server takes.
-func (c *ftpConn) list(j *ftpDirJob, lg *ftpLogin) (entries []ftpEntry, self string, err error) {
+func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error) {
 	verb := "LIST"
 	if c.mlsd && !c.noMLSD {
 		verb = "MLSD"
 	}
 	for tries := 0; tries < 4; tries++ {
-		data, r, err := c.transfer(j.path, verb, c.listArgFor(verb), lg, maxListing)
+		data, r, err := c.transfer(j.path, verb, c.listArgFor(verb), maxListing)
 		if err != nil {
-			var fe *ftpError
-			if !errors.As(err, &fe) || r == nil {
+			if replyCode(err) == 0 || r == nil {
 				return nil, "", err
 			}
-			switch {
-			case r.code == 450 || r.code == 550 && verb == "NLST":
+			switch code := r.Code(); {
+			case code == 450 || code == 550 && verb == "NLST":
 				return nil, "", nil // "no files found": empty
-			case verb == "MLSD" && r.code >= 500 && r.code <= 504:
+			case verb == "MLSD" && code >= 500 && code <= 504:
 				c.noMLSD, verb = true, "LIST"
 				continue
-			case verb == "LIST" && c.listArg != "" && r.code >= 500 && r.code <= 504:
+			case verb == "LIST" && c.listArg != "" && code >= 500 && code <= 504:
 				c.listArg = ""
 				continue
-			case verb == "LIST" && r.code >= 500 && r.code <= 502:
+			case verb == "LIST" && code >= 500 && code <= 502:
 				verb = "NLST"
 				continue
 			}
@@ -417,21 +443,21 @@ func (c *ftpConn) probeNLST(entries []ftpEntry) ([]ftpEntry, error) {
 	}
 	for start := 0; start < len(entries); start += 100 {
 		batch := entries[start:min(start+100, len(entries))]
-		var cmds []string
+		var cmds []ftp.Command
 		for _, fe := range batch {
-			cmds = append(cmds, "SIZE "+fe.Name)
+			cmds = append(cmds, ftp.Command{Verb: "SIZE", Arg: fe.Name})
 		}
-		if err := c.send(cmds...); err != nil {
-			return nil, c.ioErr("SIZE", err)
+		if err := c.Send(cmds...); err != nil {
+			return nil, err
 		}
 		for i := range batch {
-			r, err := c.read()
+			r, err := c.ReadReply()
 			if err != nil {
-				return nil, c.ioErr("SIZE", err)
+				return nil, err
 			}
 			fe := &batch[i]
-			if r.code == 213 {
-				if n, err := strconv.ParseInt(strings.TrimSpace(r.text()), 10, 64); err == nil {
+			if r.Code() == 213 {
+				if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil {
 					fe.Type, fe.Size = fetch.EntryFile, n
 					fe.key = "size=" + strconv.FormatInt(n, 10) + ";"
 					continue
@@ -444,95 +470,144 @@ func (c *ftpConn) probeNLST(entries []ftpEntry) ([]ftpEntry, error) {
 }
 
 // transfer runs one data command in dir (CWD there first when needed) and
-// returns up to max bytes of its data (listings).
-func (c *ftpConn) transfer(dir, verb, arg string, lg *ftpLogin, max int64) ([]byte, *ftpReply, error) {
-	var cmds []string
+// returns up to max bytes of its data (listings). A refusal comes with its
+// reply.
+func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply, error) {
+	var cmds []ftp.Command
 	cwd := c.cwd != dir
 	if cwd {
-		cmds = append(cmds, "CWD "+dir)
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
 	}
-	pasv := "EPSV"
-	if c.noEPSV {
-		pasv = "PASV"
-	}
-	cmds = append(cmds, pasv)
-	if err := c.send(cmds...); err != nil {
-		return nil, nil, c.ioErr("CWD", err)
+	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
+	if err := c.Send(cmds...); err != nil {
+		return nil, nil, err
 	}
 	if cwd {
-		r, err := c.read()
+		r, err := c.ReadReply()
 		if err != nil {
-			return nil, nil, c.ioErr("CWD", err)
+			return nil, nil, err
 		}
-		if r.code/100 != 2 {
+		if !r.Positive() {
 			c.cwd = ""
-			c.read() // the EPSV's reply
-			return nil, r, refusedErr("CWD "+dir, r)
+			if _, err := c.ReadReply(); err != nil { // the EPSV's reply
+				return nil, nil, err
+			}
+			return nil, r, ftp.RefusedError("CWD", dir, r)
 		}
 		c.cwd = dir
 	}
-	port, err := c.passive(pasv)
+	r, err := c.ReadReply()
 	if err != nil {
 		return nil, nil, err
 	}
-	dc, err := c.dialData(port, lg)
+	addr, err := c.Passive(r)
+	if err != nil {
+		return nil, r, err
+	}
+	dc, err := c.dialData(addr)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer dc.Close()
-	cmd := verb
-	if arg != "" {
-		cmd += " " + arg
+	if r, err = c.Cmd(verb, arg); err != nil {
+		return nil, nil, err
 	}
-	if err := c.send(cmd); err != nil {
-		return nil, nil, c.ioErr(verb, err)
-	}
-	r, err := c.read()
-	if err != nil {
-		return nil, nil, c.ioErr(verb, err)
-	}
-	if r.code/100 != 1 && r.code/100 != 2 {
-		return nil, r, refusedErr(verb, r)
+	if !r.Preliminary() && !r.Positive() {
+		return nil, r, ftp.RefusedError(verb, arg, r)
 	}
 	var buf bytes.Buffer
 	n, err := io.Copy(&buf, io.LimitReader(deadlineReader{dc, c.e.timeout}, max+1))
 	dc.Close() // some servers (ProFTPD) send 226 only once the client closed
 	c.e.addBytes(n)
 	if err != nil {
-		return nil, nil, c.ioErr(verb+" data", err)
+		return nil, nil, dataError(c.e, verb, err)
 	}
 	if n > max {
 		return nil, nil, &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("ftp: %s: over %d bytes", verb, max)}
 	}
-	if r.code/100 == 1 {
-		if r, err = c.read(); err != nil {
-			return nil, nil, c.ioErr(verb, err)
+	if r.Preliminary() {
+		if r, err = c.ReadReply(); err != nil {
+			return nil, nil, err
 		}
 	}
-	if r.code/100 != 2 {
-		return nil, r, refusedErr(verb, r)
+	if !r.Positive() {
+		return nil, r, ftp.RefusedError(verb, arg, r)
 	}
 	return buf.Bytes(), r, nil
 }
 
-// passive reads an EPSV or PASV reply already asked for; when EPSV is
-// refused it asks PASV from then on.
-func (c *ftpConn) passive(verb string) (int, error) {
-	r, err := c.read()
+// dataError types a failure of a data connection: the run's end, or the
+// transfer cut short.
+func dataError(e *engine, verb string, err error) error {
+	if e.ctx.Err() != nil {
+		return fetch.ContextError(e.ctx)
+	}
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	if fetch.KindOf(err) == fetch.ErrTimeout {
+		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + verb + ": data connection timed out", Err: err}
+	}
+	return &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + verb + ": data connection failed", Err: err}
+}
+
+// dialData opens a passive data connection to addr (from Passive),
+// within the timeout, tuned for a connection the mirror only reads.
+func (c *ftpConn) dialData(addr string) (net.Conn, error) {
+	ctx, cancel := context.WithCancel(c.e.ctx)
+	t := time.AfterFunc(c.e.timeout, cancel)
+	dc, err := c.DialData(ctx, addr)
+	t.Stop()
 	if err != nil {
-		return 0, c.ioErr(verb, err)
+		cancel()
+		return nil, err
 	}
-	if verb == "EPSV" && r.code >= 500 && r.code <= 504 {
-		c.noEPSV = true
-		if err := c.send("PASV"); err != nil {
-			return 0, c.ioErr("PASV", err)
-		}
-		if r, err = c.read(); err != nil {
-			return 0, c.ioErr("PASV", err)
-		}
-		verb = "PASV"
+	if tc, ok := netConn(dc).(*net.TCPConn); ok {
+		tc.SetReadBuffer(4 << 20)
 	}
-	return c.dataPort(r, verb)
+	// The mirror only reads data connections: say so at once. Servers that
+	// wait for the client's end of the data connection before their final
+	// reply (vsftpd, ProFTPD: a lingering close) then do not wait a round
+	// trip for it.
+	if cw, ok := dc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+	return &dataConn{Conn: dc, cancel: cancel}, nil
+}
+
+// netConn is the connection under the Client dialer's wrappers.
+func netConn(c net.Conn) net.Conn {
+	for {
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return c
+		}
+		c = u.NetConn()
+	}
+}
+
+// dataConn is a data connection whose dial context ends with it.
+type dataConn struct {
+	net.Conn
+	cancel context.CancelFunc
+}
+
+func (d *dataConn) Close() error {
+	d.cancel()
+	return d.Conn.Close()
+}
+
+// deadlineReader extends the connection's read deadline before each read:
+// a transfer may last long, but not stall longer than the timeout.
+type deadlineReader struct {
+	c       net.Conn
+	timeout time.Duration
+}
+
+func (d deadlineReader) Read(p []byte) (int, error) {
+	d.c.SetReadDeadline(time.Now().Add(d.timeout))
+	return d.c.Read(p)
 }
 
 // ftpList lists one directory and queues what is in it.
@@ -551,7 +626,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		s.mu.Unlock()
 	}
 	e.setCurrent(w, j.local+"/")
-	entries, self, err := c.list(j, s.login)
+	entries, self, err := c.list(j)
 	e.setCurrent(w, "")
 	if err != nil {
 		if connBroken(err) {
@@ -774,65 +849,69 @@ type prelude struct {
 	j    *ftpFileJob
 	cwd  bool
 	mdtm bool
-	pasv string
 }
 
 func (c *ftpConn) sendPrelude(t *task) (*prelude, error) {
 	j := t.job.(*ftpFileJob)
-	p := &prelude{t: t, j: j, pasv: "EPSV"}
-	if c.noEPSV {
-		p.pasv = "PASV"
-	}
-	var cmds []string
+	p := &prelude{t: t, j: j}
+	var cmds []ftp.Command
 	if c.cwd != j.dir {
-		cmds = append(cmds, "CWD "+j.dir)
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: j.dir})
 		p.cwd = true
 		c.cwd = j.dir // as far as the next command knows
 	}
 	if !j.exact && c.mdtm {
-		cmds = append(cmds, "MDTM "+j.name)
+		cmds = append(cmds, ftp.Command{Verb: "MDTM", Arg: j.name})
 		p.mdtm = true
 	}
-	cmds = append(cmds, p.pasv)
-	if err := c.send(cmds...); err != nil {
-		return nil, c.ioErr("EPSV", err)
+	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
+	if err := c.Send(cmds...); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// readPrelude reads the prelude's replies: the data port and, when MDTM
-// was sent, the exact modification time.
-func (c *ftpConn) readPrelude(p *prelude) (int, time.Time, error) {
+// readPrelude reads the prelude's replies: the data address and, when
+// MDTM was sent, the exact modification time.
+func (c *ftpConn) readPrelude(p *prelude) (string, time.Time, error) {
 	var mtime time.Time
 	var refused error
 	if p.cwd {
-		r, err := c.read()
+		r, err := c.ReadReply()
 		if err != nil {
-			return 0, mtime, c.ioErr("CWD", err)
+			return "", mtime, err
 		}
-		if r.code/100 != 2 {
+		if !r.Positive() {
 			c.cwd = ""
-			refused = refusedErr("CWD "+p.j.dir, r)
+			refused = ftp.RefusedError("CWD", p.j.dir, r)
 		}
 	}
 	if p.mdtm {
-		r, err := c.read()
+		r, err := c.ReadReply()
 		if err != nil {
-			return 0, mtime, c.ioErr("MDTM", err)
+			return "", mtime, err
 		}
 		switch {
-		case r.code == 213:
-			mtime, _ = ftp.ParseMDTM(strings.TrimSpace(r.text()))
-		case r.code >= 500 && r.code <= 502:
+		case r.Code() == 213:
+			mtime, _ = ftp.ParseMDTM(strings.TrimSpace(r.Text()))
+		case r.Code() >= 500 && r.Code() <= 502:
 			c.mdtm = false
 		}
 	}
-	if refused != nil {
-		c.read() // the EPSV's reply
-		return 0, mtime, refused
+	r, err := c.ReadReply() // EPSV's (or PASV's)
+	if err != nil {
+		return "", mtime, err
 	}
-	port, err := c.passive(p.pasv)
-	return port, mtime, err
+	if refused != nil {
+		return "", mtime, refused
+	}
+	addr, err := c.Passive(r)
+	if err != nil && replyCode(err) == 0 && fetch.KindOf(err) == fetch.ErrProtocol {
+		// Not the reply to EPSV: perhaps one to a command sent during
+		// the last transfer.
+		err = &outOfStepError{err}
+	}
+	return addr, mtime, err
 }
 
 // ftpFiles fetches the file of task t on c, and, while each file arrives,
@@ -929,20 +1008,20 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		}
 		return next, nil
 	}
-	port, mdtm, err := c.readPrelude(p)
+	addr, mdtm, err := c.readPrelude(p)
 	if err != nil {
 		if connBroken(err) {
 			return nil, err
 		}
 		return refused(err)
 	}
-	dc, err := c.dialData(port, s.login)
+	dc, err := c.dialData(addr)
 	if err != nil {
 		return nil, err
 	}
 	defer dc.Close()
-	if err := c.send("RETR " + j.name); err != nil {
-		return nil, c.ioErr("RETR", err)
+	if err := c.Send(ftp.Command{Verb: "RETR", Arg: j.name}); err != nil {
+		return nil, err
 	}
 	if s.early.Load() {
 		if err := sendNext(); err != nil {
@@ -951,24 +1030,20 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	}
 	e.setCurrent(w, j.rec.Path)
 	defer e.setCurrent(w, "")
-	r, err := c.read()
+	r, err := c.ReadReply()
 	if err != nil {
-		return next, c.ioErr("RETR", err)
+		return next, err
 	}
-	if r.code/100 != 1 && r.code/100 != 2 {
+	if !r.Preliminary() && !r.Positive() {
 		dc.Close()
-		return refused(refusedErr("RETR "+j.name, r))
+		return refused(ftp.RefusedError("RETR", j.name, r))
 	}
 	// final reads the server's reply after the data, when not had yet.
-	final := func() (*ftpReply, error) {
-		if r.code/100 != 1 {
+	final := func() (*ftp.Reply, error) {
+		if !r.Preliminary() {
 			return r, nil
 		}
-		fr, err := c.read()
-		if err != nil {
-			return nil, c.ioErr("RETR", err)
-		}
-		return fr, nil
+		return c.ReadReply()
 	}
 	tmp, lerr := e.fs.create(j.rec.Path)
 	if lerr != nil {
@@ -986,7 +1061,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	_, cerr := io.Copy(tmp, cr)
 	dc.Close() // some servers (ProFTPD) send 226 only once the client closed
 	if errors.Is(cerr, errBytesCap) {
-		return next, c.ioErr("RETR", cerr) // the run stops
+		return next, cerr // the run stops
 	}
 	fr, err := final()
 	if err != nil {
@@ -996,15 +1071,15 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	case cerr != nil && cr.readErr == nil:
 		return refused(asLocal(cerr))
 	case cerr != nil:
-		return refused(&fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: RETR " + printableLine(j.name), Err: cerr})
-	case fr.code/100 != 2 && next != nil:
+		return refused(dataError(e, "RETR "+strconv.Quote(j.name), cerr))
+	case !fr.Positive() && next != nil:
 		// Perhaps the answer to the next file's commands, sent during
 		// the transfer: no more of that on this server.
 		s.early.Store(false)
-		return next, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: RETR " + printableLine(j.name) +
-			": reply " + strconv.Quote(fr.String()) + " (commands sent during transfers are not taken: not doing that any more)"}
-	case fr.code/100 != 2:
-		return refused(refusedErr("RETR "+j.name, fr))
+		return next, &outOfStepError{&fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: RETR " + strconv.Quote(j.name) +
+			": reply " + strconv.Quote(fr.String()) + " (commands sent during transfers are not taken: not doing that any more)"}}
+	case !fr.Positive():
+		return refused(ftp.RefusedError("RETR", j.name, fr))
 	}
 	rec := j.rec
 	rec.Size = tmp.n

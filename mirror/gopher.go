@@ -562,7 +562,7 @@ func (e *engine) gopherDoc(w int, j *gopherDocJob) {
 		} else {
 			e.nNew.Add(1)
 		}
-		e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rec.Path, Err: errors.New(kind)})
+		e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rec.Path, Err: errors.New(string(kind))})
 		return
 	}
 	if e.overBytes() {

@@ -16,7 +16,12 @@
 // their contents. Symbolic links are recorded in the manifest, never
 // followed. Connections stay logged in for the whole run and commands are
 // pipelined: the next file's commands go out while the current file
-// arrives.
+// arrives (not on servers that answer such commands at once, like
+// pure-ftpd, nor once replies came out of step). The connections are
+// fetch/ftp's Conn, with the Client's policy (fetch.Client.Prepare): the
+// credentials, netrc, connect timeout and SOCKS proxy mean the same as for
+// a fetch, and a refused command is the same error (a refused CWD is
+// ErrAccessDenied).
 //
 // VMS names are mapped, for the server and the local disk alike:
 // "FILE.TXT;3" is FILE.TXT (a VMS server gives the newest version of a name
@@ -69,7 +74,6 @@ package mirror
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -97,10 +101,12 @@ type Options struct {
 	// Dir is the local directory (made if needed).
 	Dir string
 
-	// Client carries the policy for gopher transfers (timeouts, TLS,
-	// proxies, MaxFileSize, Verbose) and for FTP the credentials (User,
-	// Password, Netrc), ConnectTimeout, Dialer and Verbose. nil: a zero
-	// Client.
+	// Client carries the policy, as for a fetch: for gopher the
+	// timeouts, TLS, proxies, MaxFileSize and Verbose; for FTP what
+	// Client.Prepare gives (the credentials from User and Password, the
+	// URL or netrc; ConnectTimeout, Dialer and a SOCKS proxy; Verbose; the
+	// ftp options such as ftp-email and ftp-account). An HTTP proxy cannot
+	// carry an FTP mirror (ErrUnsupported). nil: a zero Client.
 	Client *fetch.Client
 
 	// Parallel is the number of connections in all (0: DefaultParallel);
@@ -177,24 +183,27 @@ type Progress struct {
 	Current    []string      // local paths being transferred
 }
 
-// Event kinds.
+// EventKind says what happened to the item of an Event.
+type EventKind string
+
+// Event kinds. Their values are the words the CLI prints.
 const (
-	EventNew       = "new"
-	EventChanged   = "changed"
-	EventUnchanged = "unchanged"
-	EventDeleted   = "deleted"
-	EventGone      = "gone"
-	EventFailed    = "failed"
-	EventSkipped   = "skipped"
-	EventRecorded  = "recorded"
-	EventDir       = "dir"
-	EventWouldGet  = "would-fetch"
-	EventWouldDel  = "would-delete"
+	EventNew       EventKind = "new"          // fetched for the first time
+	EventChanged   EventKind = "changed"      // fetched again: it changed on the server
+	EventUnchanged EventKind = "unchanged"    // the local copy is current: not fetched
+	EventDeleted   EventKind = "deleted"      // gone from the server: the local copy was deleted (Delete)
+	EventGone      EventKind = "gone"         // gone from the server: the local copy was kept
+	EventFailed    EventKind = "failed"       // could not be mirrored (Err says why)
+	EventSkipped   EventKind = "skipped"      // deliberately not mirrored (Err says why), or a note without URL
+	EventRecorded  EventKind = "recorded"     // a link, search or session: recorded in the manifest, not fetched
+	EventDir       EventKind = "dir"          // a directory or menu was read
+	EventWouldGet  EventKind = "would-fetch"  // DryRun: would be fetched (Err says "new" or "changed")
+	EventWouldDel  EventKind = "would-delete" // DryRun: would be deleted
 )
 
 // Event reports one item done.
 type Event struct {
-	Kind string
+	Kind EventKind
 	URL  string
 	Path string // local path, relative to Dir
 	Size int64
@@ -275,22 +284,8 @@ func canonicalURL(u *urlparse.URL) string {
 	r := u.Ref
 	r.RawUserinfo, r.HasUserinfo, r.HasPassword = "", false, false
 	if u.HasUserinfo && u.User != "" {
-		r.RawUserinfo, r.HasUserinfo = urlparseUserEscape(u.User), true
+		r.RawUserinfo, r.HasUserinfo = urlparse.UserinfoEscape(u.User), true
 	}
 	r.Fragment, r.RawFragment, r.HasFragment = "", "", false
 	return r.String()
-}
-
-// urlparseUserEscape percent-encodes a user name for a URL's userinfo.
-func urlparseUserEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
 }

@@ -576,18 +576,12 @@ type errRetryStatus struct{ status int }
 
 func (e *errRetryStatus) Error() string { return fmt.Sprintf("HTTP error %d", e.status) }
 
-// transient tells whether --retry retries err: timeouts, connection and
-// name resolution failures, partial transfers, and HTTP 408/429/5xx (as curl).
+// transient tells whether --retry retries err: what fetch.Retryable says
+// (timeouts, connection and name resolution failures, partial transfers,
+// connections cut, FTP 4xx replies), and HTTP 408/429/5xx (as curl).
 func transient(err error) bool {
 	var rs *errRetryStatus
-	if errors.As(err, &rs) {
-		return true
-	}
-	switch fetch.KindOf(err) {
-	case fetch.ErrTimeout, fetch.ErrConnect, fetch.ErrResolve, fetch.ErrPartial:
-		return true
-	}
-	return false
+	return errors.As(err, &rs) || fetch.Retryable(err)
 }
 
 // transientStatus is curl's list of HTTP statuses worth retrying.

@@ -120,12 +120,12 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
 	fs.BoolVar(&o.trace, "trace", false, "show the protocol exchange on stderr (passwords masked)")
-	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]` (FTP)")
-	fs.BoolVar(&o.netrc, "netrc", false, "take FTP credentials from ~/.netrc")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "take FTP credentials from `FILE`")
+	fs.StringVarP(&o.user, "user", "u", "", "FTP credentials `USER[:PASSWORD]`, overriding the URL's")
+	fs.BoolVarP(&o.netrc, "netrc", "n", false, "take FTP credentials from ~/.netrc")
+	fs.StringVar(&o.netrcFile, "netrc-file", "", "take FTP credentials from `FILE` (implies --netrc)")
 	fs.StringVar(&o.ftpEmail, "ftp-email", "", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
 	fs.BoolVarP(&o.insecure, "insecure", "k", false, "gophers: do not verify TLS certificates")
-	fs.StringVarP(&o.proxy, "proxy", "x", "", "gopher: use the proxy `URL`")
+	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
 	fs.StringVar(&o.noproxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
 	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
@@ -292,6 +292,12 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	_, statErr := os.Stat(opt.Dir)
 	sum, err := mirror.Run(ctx, opt)
 	c.clearLine()
+	if opt.Client != nil && askPassword(e, err, opt.Client) {
+		// The server wants a password for the user: asked on the
+		// terminal (a run that read nothing left nothing behind).
+		sum, err = mirror.Run(ctx, opt)
+		c.clearLine()
+	}
 	code := c.finish(ctx, sum, err)
 	if code != 0 && code != mirrorExitIncomplete && os.IsNotExist(statErr) && sum.New == 0 && sum.Changed == 0 {
 		os.Remove(opt.Dir) // made by this run, which mirrored nothing: removed when empty

@@ -215,6 +215,33 @@ func writeEntriesJSON(w io.Writer, res *fetch.Resource, body io.Reader) error {
 	return nil
 }
 
+// readSecret prints prompt on stderr and reads a line from the terminal f
+// without echo.
+func readSecret(e env, f *os.File, prompt string) (string, bool) {
+	fmt.Fprint(e.stderr, prompt)
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(e.stderr)
+	return string(b), err == nil
+}
+
+// askPassword answers an ftp server's request for a password
+// (*ftp.PasswordNeededError) on a terminal: the user and the password typed
+// go into cl. It reports whether there is an answer to try again with.
+func askPassword(e env, err error, cl *fetch.Client) bool {
+	var pn *ftp.PasswordNeededError
+	f, ok := e.stdin.(*os.File)
+	if !errors.As(err, &pn) || !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	pw, ok := readSecret(e, f, "Enter host password for user '"+pn.User+"': ")
+	if !ok {
+		return false
+	}
+	cl.User, cl.HasUser = pn.User, true
+	cl.Password, cl.HasPassword = pw, true
+	return true
+}
+
 // askUser answers, on a terminal, what a fetcher said it needs: an ftp
 // password, a gopher search string or a +ASK form. It returns the options to retry with, or
 // nil when there is nothing to ask or no terminal to ask on.
@@ -225,24 +252,15 @@ func (c *fetchCmd) askUser(err error) map[string]string {
 	}
 	in := bufio.NewReader(f)
 	ask := func(prompt string, secret bool) (string, bool) {
-		fmt.Fprint(c.e.stderr, prompt)
 		if secret {
-			b, err := term.ReadPassword(int(f.Fd()))
-			fmt.Fprintln(c.e.stderr)
-			return string(b), err == nil
+			return readSecret(c.e, f, prompt)
 		}
+		fmt.Fprint(c.e.stderr, prompt)
 		line, err := in.ReadString('\n')
 		return strings.TrimRight(line, "\r\n"), err == nil || line != ""
 	}
-	var pn *ftp.PasswordNeededError
-	if errors.As(err, &pn) {
-		// The answer goes to the Client; the empty map asks for a retry.
-		pw, ok := ask("Enter host password for user '"+pn.User+"': ", true)
-		if !ok {
-			return nil
-		}
-		c.client.User, c.client.HasUser = pn.User, true
-		c.client.Password, c.client.HasPassword = pw, true
+	if askPassword(c.e, err, c.client) {
+		// The answer went to the Client; the empty map asks for a retry.
 		return map[string]string{}
 	}
 	var ine *fetch.InputNeededError

@@ -17,7 +17,7 @@ import (
 // one, the whole size has arrived; anything short of that is ErrPartial.
 type dataBody struct {
 	f     *Fetcher
-	c     *conn
+	c     *pconn
 	ctx   context.Context
 	data  net.Conn
 	r     io.Reader // data, or an ASCII converter around it
@@ -132,9 +132,9 @@ func (b *dataBody) end(err error) {
 			return
 		}
 		b.inStep = true
-		if !r.positive() {
+		if !r.Positive() {
 			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": transfer failed",
-				Err: &ReplyError{Command: b.what, Code: r.code, Text: r.text()}}
+				Err: &ReplyError{Command: b.what, Code: r.code, Text: r.Text()}}
 			return
 		}
 	} else {
@@ -160,7 +160,7 @@ func (b *dataBody) Close() error {
 	if b.inStep && !b.c.broken {
 		b.f.release(b.c)
 	} else {
-		b.c.close()
+		b.c.Close()
 	}
 	if b.err == nil {
 		b.err = &fetch.Error{Kind: fetch.ErrOther, Msg: "ftp: read from a closed body"}
@@ -173,7 +173,7 @@ func (b *dataBody) Close() error {
 // control connection.
 type doneBody struct {
 	f    *Fetcher
-	c    *conn
+	c    *pconn
 	once sync.Once
 }
 

@@ -14,6 +14,11 @@ import (
 	"github.com/urlget/urlget/fetch"
 )
 
+// This file is the wire of the control connection: commands out (masked in
+// verbose output, CR/LF/NUL refused), bounded replies in, and the one table
+// that turns a refusal into an error kind. Conn (serverconn.go) is the
+// session built on it.
+
 // Bounds on what a server may send on the control connection. A reply line
 // longer than MaxReplyLine is cut (the rest is read and dropped); a reply
 // longer than MaxReplyBytes in all, or with more than MaxReplyLines lines,
@@ -26,9 +31,9 @@ const (
 )
 
 // ReplyError is a server reply that refused a command. It is the Err of the
-// *fetch.Error that Open returns for it.
+// *fetch.Error that RefusedError builds for it.
 type ReplyError struct {
-	Command string // the command as sent, the PASS argument masked
+	Command string // the command as sent, the PASS and ACCT arguments masked
 	Code    int    // the reply code
 	Text    string // the reply's first line after the code, control bytes replaced
 }
@@ -37,14 +42,28 @@ func (e *ReplyError) Error() string {
 	return fmt.Sprintf("%s: %d %s", e.Command, e.Code, e.Text)
 }
 
-// reply is one complete server reply.
-type reply struct {
+// Transient reports whether the reply says the command may succeed later:
+// a 4xx reply, RFC 959's "transient negative completion" (fetch.Retryable
+// reads it).
+func (e *ReplyError) Transient() bool { return e.Code >= 400 && e.Code < 500 }
+
+// Reply is one complete server reply.
+type Reply struct {
 	code  int
 	lines []string // every line as received, cut at MaxReplyLine
+	verb  string   // the command it answers, as far as the connection knows
 }
 
-// text is the first line's text after the code, printable only.
-func (r *reply) text() string {
+// Code is the reply's three-digit code.
+func (r *Reply) Code() int { return r.code }
+
+// Lines are the reply's lines as received (without CRLF, each cut at
+// MaxReplyLine bytes): one, or several for a multi-line reply. They are the
+// server's bytes: sanitize them before showing them on a terminal.
+func (r *Reply) Lines() []string { return r.lines }
+
+// Text is the first line's text after the code, control bytes replaced.
+func (r *Reply) Text() string {
 	if len(r.lines) == 0 {
 		return ""
 	}
@@ -57,54 +76,94 @@ func (r *reply) text() string {
 	return printable(s)
 }
 
+func (r *Reply) String() string { return strconv.Itoa(r.code) + " " + r.Text() }
+
+// Positive reports a 2xx reply (completion).
+func (r *Reply) Positive() bool { return r.code >= 200 && r.code < 300 }
+
+// Preliminary reports a 1xx reply (a transfer starts; another reply follows).
+func (r *Reply) Preliminary() bool { return r.code >= 100 && r.code < 200 }
+
+// Intermediate reports a 3xx reply (the command needs another: PASS, REST).
+func (r *Reply) Intermediate() bool { return r.code >= 300 && r.code < 400 }
+
 // printable makes server text (or a name) safe for a message or the
 // verbose log: fetch.Sanitize, cut to 512 bytes.
 func printable(s string) string { return fetch.SanitizeLine(s, 512) }
 
-func (r *reply) positive() bool     { return r.code >= 200 && r.code < 300 }
-func (r *reply) preliminary() bool  { return r.code >= 100 && r.code < 200 }
-func (r *reply) intermediate() bool { return r.code >= 300 && r.code < 400 }
+// ReplyKind is the one table from a refused command to the error kind (and
+// so the exit code) every caller reports: 421 (the server is closing the
+// connection) is ErrConnect whatever the command; a refused login (USER,
+// PASS, ACCT) ErrLoginDenied; CWD ErrAccessDenied; TYPE ErrTypeFailed; RETR,
+// SIZE, MDTM and the listings ErrNotFound for 550, else ErrRetrFailed; STOR,
+// APPE and STOU ErrUpload; the data connection commands (EPSV, PASV, EPRT,
+// PORT) ErrConnect; anything else ErrProtocol.
+func ReplyKind(verb string, code int) fetch.Kind {
+	if code == 421 {
+		return fetch.ErrConnect
+	}
+	switch strings.ToUpper(verb) {
+	case "USER", "PASS", "ACCT":
+		return fetch.ErrLoginDenied
+	case "CWD", "CDUP":
+		return fetch.ErrAccessDenied
+	case "TYPE":
+		return fetch.ErrTypeFailed
+	case "RETR", "SIZE", "MDTM", "LIST", "NLST", "MLSD", "MLST":
+		if code == 550 {
+			return fetch.ErrNotFound
+		}
+		return fetch.ErrRetrFailed
+	case "STOR", "APPE", "STOU":
+		return fetch.ErrUpload
+	case "EPSV", "PASV", "EPRT", "PORT":
+		return fetch.ErrConnect
+	}
+	return fetch.ErrProtocol
+}
 
-// conn is one control connection and what is known of its session.
+// RefusedError is the typed error for a reply r that refused the command
+// verb arg: a *fetch.Error of ReplyKind(verb, code) wrapping a *ReplyError.
+// The arguments of PASS and ACCT never appear in it.
+func RefusedError(verb, arg string, r *Reply) error {
+	return &fetch.Error{Kind: ReplyKind(verb, r.code), Msg: "ftp: server refused " + verb,
+		Err: &ReplyError{Command: shownCommand(verb, arg), Code: r.code, Text: r.Text()}}
+}
+
+// shownCommand is a command as verbose output and errors show it: the
+// argument of PASS and ACCT masked, control bytes replaced.
+func shownCommand(verb, arg string) string {
+	switch {
+	case verb == "PASS" || verb == "ACCT":
+		return verb + " ****"
+	case arg != "":
+		return printable(verb + " " + arg)
+	}
+	return printable(verb)
+}
+
+// conn is the wire of one control connection.
 type conn struct {
 	raw     net.Conn      // as returned by the Dialer
 	br      *bufio.Reader // sized MaxReplyLine: a longer line is cut
 	verbose io.Writer
-	life    context.CancelFunc // ends the dial context: the Dialer then closes raw
-	key     poolKey
+	timeout time.Duration // > 0: bounds each write and each wait for a reply
 
-	peerHost  string // host for passive data connections (see dataHost)
-	localIP   net.IP // the control connection's local address (ftp-port "-")
-	remoteIP  net.IP // the control connection's peer, nil through a SOCKS proxy
-	viaSOCKS  bool
-	reusable  bool     // may go back to the pool after this request
-	home      string   // PWD after login, when known
-	homeKnown bool     //
-	path      []cwdArg // CWD arguments sent since the login directory
-	typ       byte     // current TYPE: 'a', 'i', or 0 when not yet set
-	noEPSV    bool     // EPSV refused once: go straight to PASV
-	noEPRT    bool     // EPRT refused once: go straight to PORT
-	feat      map[string]string
-	featDone  bool
-	reused    bool // taken from the pool for this request
-	answered  bool // a reply arrived during this request (a reused connection is alive)
-	broken    bool // out of step or closed: never reuse
-	got421    bool // the server said it is closing the connection
-	lastVerb  string
-	cmds      int // commands sent on this connection
-	stopWatch func() bool
-}
-
-// cwdArg is one CWD to send: bare is a CWD without an argument.
-type cwdArg struct {
-	arg  string
-	bare bool
+	broken   bool      // out of step or closed: never reuse
+	got421   bool      // the server said it is closing the connection
+	answered bool      // a reply arrived (since the pool last cleared it)
+	queue    []Command // commands sent whose final replies were not read, in order
+	lastVerb string
+	cmds     int // commands sent on this connection
+	// observe, when set, sees every reply with the command it answers
+	// (Conn keeps its session state with it).
+	observe func(cmd Command, r *Reply)
 }
 
 // badLineByte reports whether s holds a byte that would end or corrupt a
 // command line. The Client refuses such URLs before any fetcher runs; this
-// is the fetcher's own check, for callers that bypass the Client and for
-// values from options.
+// is the connection's own check, for callers that bypass the Client and for
+// names from listings and values from options.
 func badLineByte(s string) bool {
 	return strings.ContainsAny(s, "\r\n\x00")
 }
@@ -112,23 +171,37 @@ func badLineByte(s string) bool {
 // send writes one command. An argument holding CR, LF or NUL is refused
 // (ErrMalformed) and nothing is written.
 func (c *conn) send(verb, arg string, hasArg bool) error {
-	if badLineByte(verb) || badLineByte(arg) {
-		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: refusing to send " + verb + " with CR, LF or NUL in its argument"}
-	}
-	line := verb
-	if hasArg {
-		line += " " + arg
-	}
-	if c.verbose != nil {
-		shown := line
-		if verb == "PASS" || verb == "ACCT" {
-			shown = verb + " ****"
+	return c.sendAll([]Command{{Verb: verb, Arg: arg}}, hasArg)
+}
+
+// sendAll writes commands in one write; a command's argument is sent when
+// it is not empty, or when hasArg (one command only) says so. Nothing is
+// written when any of them holds CR, LF or NUL (ErrMalformed).
+func (c *conn) sendAll(cmds []Command, hasArg bool) error {
+	var b strings.Builder
+	for _, cmd := range cmds {
+		if badLineByte(cmd.Verb) || badLineByte(cmd.Arg) {
+			return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: refusing to send " + printable(cmd.Verb) + " with CR, LF or NUL in its argument"}
 		}
-		fmt.Fprintf(c.verbose, "> %s\n", shown)
 	}
-	c.cmds++
-	c.lastVerb = verb
-	if _, err := io.WriteString(c.raw, line+"\r\n"); err != nil {
+	for _, cmd := range cmds {
+		b.WriteString(cmd.Verb)
+		if cmd.Arg != "" || hasArg {
+			b.WriteByte(' ')
+			b.WriteString(cmd.Arg)
+		}
+		b.WriteString("\r\n")
+		if c.verbose != nil {
+			fmt.Fprintf(c.verbose, "> %s\n", shownCommand(cmd.Verb, cmd.Arg))
+		}
+		c.cmds++
+		c.queue = append(c.queue, cmd)
+		c.lastVerb = cmd.Verb
+	}
+	if c.timeout > 0 {
+		c.raw.SetWriteDeadline(time.Now().Add(c.timeout))
+	}
+	if _, err := io.WriteString(c.raw, b.String()); err != nil {
 		c.broken = true
 		return err
 	}
@@ -136,8 +209,11 @@ func (c *conn) send(verb, arg string, hasArg bool) error {
 }
 
 // readReply reads one complete reply and notes what it means for the
-// connection (421: closing; an error: not reusable).
-func (c *conn) readReply() (*reply, error) {
+// connection (421: closing; an error: not usable any more).
+func (c *conn) readReply() (*Reply, error) {
+	if c.timeout > 0 {
+		c.raw.SetReadDeadline(time.Now().Add(c.timeout))
+	}
 	code, lines, err := ReadReply(c.br, c.verbose)
 	if err != nil {
 		c.broken = true
@@ -146,8 +222,29 @@ func (c *conn) readReply() (*reply, error) {
 	if code == 421 {
 		c.got421, c.broken = true, true
 	}
+	r := &Reply{code: code, lines: lines}
+	var cmd Command
+	if len(c.queue) > 0 {
+		cmd = c.queue[0]
+		if code >= 200 {
+			// A 1xx reply is followed by another to the same command.
+			c.queue = c.queue[1:]
+		}
+	}
+	r.verb = cmd.Verb
 	c.answered = true
-	return &reply{code: code, lines: lines}, nil
+	if c.observe != nil {
+		c.observe(cmd, r)
+	}
+	return r, nil
+}
+
+// cmd sends a command and reads its reply.
+func (c *conn) cmd(verb, arg string, hasArg bool) (*Reply, error) {
+	if err := c.send(verb, arg, hasArg); err != nil {
+		return nil, err
+	}
+	return c.readReply()
 }
 
 // ReadReply reads one complete FTP reply, single or multi-line (RFC 959
@@ -236,33 +333,12 @@ func replyCode(line string) (int, bool) {
 	return n, true
 }
 
-// cmd sends a command and reads its reply.
-func (c *conn) cmd(verb, arg string, hasArg bool) (*reply, error) {
-	if err := c.send(verb, arg, hasArg); err != nil {
-		return nil, err
-	}
-	return c.readReply()
-}
-
-// refused builds the typed error for a reply that refused a command.
-func refused(kind fetch.Kind, verb, arg string, r *reply) error {
-	shown := verb
-	if arg != "" {
-		shown += " " + printable(arg)
-	}
-	if verb == "PASS" || verb == "ACCT" {
-		shown = verb + " ****"
-	}
-	re := &ReplyError{Command: shown, Code: r.code, Text: r.text()}
-	return &fetch.Error{Kind: kind, Msg: "ftp: server refused " + verb, Err: re}
-}
-
 // ioError types an error met on the control connection: the context's
 // error once the context is done (the Client turns it into ErrTimeout or
 // ErrAborted), a typed error as it is, a timeout as ErrTimeout, anything
 // else (the server closed, reset) as kind.
 func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error {
-	if ctx.Err() != nil {
+	if ctx != nil && ctx.Err() != nil {
 		return fetch.ContextError(ctx)
 	}
 	var fe *fetch.Error
@@ -273,43 +349,6 @@ func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error
 		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": timed out", Err: err}
 	}
 	return &fetch.Error{Kind: kind, Msg: "ftp: " + what, Err: err}
-}
-
-// watch closes the connection when ctx is done, until the returned stop is
-// called; stop reports whether the connection is still open.
-func (c *conn) watch(ctx context.Context) {
-	raw := c.raw
-	c.stopWatch = context.AfterFunc(ctx, func() { raw.Close() })
-}
-
-func (c *conn) unwatch() bool {
-	if c.stopWatch == nil {
-		return true
-	}
-	ok := c.stopWatch()
-	c.stopWatch = nil
-	return ok
-}
-
-// close ends the connection at once.
-func (c *conn) close() {
-	c.unwatch()
-	c.broken = true
-	c.raw.Close()
-	if c.life != nil {
-		c.life()
-	}
-}
-
-// quit says goodbye (QUIT, waiting briefly for the 221) and closes.
-func (c *conn) quit() {
-	if !c.broken {
-		c.raw.SetDeadline(time.Now().Add(2 * time.Second))
-		if c.send("QUIT", "", false) == nil {
-			c.readReply()
-		}
-	}
-	c.close()
 }
 
 // ParsePWD reads the directory from a 257 reply: `257 "/dir" is current`,

@@ -34,55 +34,17 @@ func (d *dataConn) close() {
 
 // openData prepares a data connection: EPSV, then PASV, unless active mode
 // is asked for with ftp-port.
-func (f *Fetcher) openData(ctx context.Context, c *conn, req *fetch.Request, o *options) (*dataConn, error) {
+func (f *Fetcher) openData(ctx context.Context, c *pconn, req *fetch.Request, o *options) (*dataConn, error) {
 	if o.port != "" {
 		return f.openActive(ctx, c, o)
 	}
 	return f.openPassive(ctx, c, req, o)
 }
 
-// openPassive sends EPSV (RFC 2428), or PASV when EPSV is refused or turned
-// off, and connects. The address in a PASV reply is ignored — the data
-// connection goes to the control connection's peer — unless ftp-pasv-trust
-// says to use it: a server that names another host could otherwise turn
-// the client against a third party (RFC 2577 §3, the "FTP bounce").
-func (f *Fetcher) openPassive(ctx context.Context, c *conn, req *fetch.Request, o *options) (*dataConn, error) {
-	host := c.peerHost
-	port := 0
-	if !c.noEPSV && !o.noEPSV {
-		r, err := c.cmd("EPSV", "", false)
-		if err != nil {
-			return nil, ioError(ctx, fetch.ErrProtocol, "EPSV", err)
-		}
-		if r.code == 229 {
-			p, ok := ParseEPSV(r.lines[0])
-			if !ok {
-				return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed EPSV reply " + strconv.Quote(printable(r.lines[0]))}
-			}
-			port = p
-		} else {
-			c.noEPSV = true
-		}
-	}
-	if port == 0 {
-		r, err := c.cmd("PASV", "", false)
-		if err != nil {
-			return nil, ioError(ctx, fetch.ErrProtocol, "PASV", err)
-		}
-		if r.code != 227 {
-			return nil, refused(fetch.ErrConnect, "PASV", "", r)
-		}
-		ip, p, ok := ParsePASV(r.lines[0])
-		if !ok {
-			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed PASV reply " + strconv.Quote(printable(r.lines[0]))}
-		}
-		port = p
-		if o.pasvTrust {
-			host = ip.String()
-		}
-	}
-	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	dc, err := fetch.Connect(ctx, req, addr, "ftp: data connection to")
+// openPassive opens a passive data connection (Conn.OpenPassive: EPSV,
+// then PASV when EPSV is refused or turned off).
+func (f *Fetcher) openPassive(ctx context.Context, c *pconn, req *fetch.Request, o *options) (*dataConn, error) {
+	dc, err := c.OpenPassive(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +120,7 @@ func ParsePASV(line string) (net.IP, int, bool) {
 
 // openActive listens on the address ftp-port names and tells the server
 // with EPRT (RFC 2428), or PORT when EPRT is refused (IPv4 only).
-func (f *Fetcher) openActive(ctx context.Context, c *conn, o *options) (*dataConn, error) {
+func (f *Fetcher) openActive(ctx context.Context, c *pconn, o *options) (*dataConn, error) {
 	ip, low, high, err := activeAddr(ctx, o.port, c.localIP)
 	if err != nil {
 		return nil, err
@@ -178,7 +140,7 @@ func (f *Fetcher) openActive(ctx context.Context, c *conn, o *options) (*dataCon
 	port := ln.Addr().(*net.TCPAddr).Port
 	v4 := ip.To4()
 	sent := false
-	if !c.noEPRT && !o.noEPRT || v4 == nil {
+	if !c.noEPRT || v4 == nil {
 		fam := "1"
 		if v4 == nil {
 			fam = "2"
@@ -190,11 +152,11 @@ func (f *Fetcher) openActive(ctx context.Context, c *conn, o *options) (*dataCon
 			return nil, ioError(ctx, fetch.ErrProtocol, "EPRT", err)
 		}
 		switch {
-		case r.positive():
+		case r.Positive():
 			sent = true
 		case v4 == nil:
 			d.close()
-			return nil, refused(fetch.ErrConnect, "EPRT", arg, r)
+			return nil, RefusedError("EPRT", arg, r)
 		default:
 			c.noEPRT = true
 		}
@@ -206,9 +168,9 @@ func (f *Fetcher) openActive(ctx context.Context, c *conn, o *options) (*dataCon
 			d.close()
 			return nil, ioError(ctx, fetch.ErrProtocol, "PORT", err)
 		}
-		if !r.positive() {
+		if !r.Positive() {
 			d.close()
-			return nil, refused(fetch.ErrConnect, "PORT", arg, r)
+			return nil, RefusedError("PORT", arg, r)
 		}
 	}
 	return d, nil
@@ -278,7 +240,7 @@ func activeAddr(ctx context.Context, spec string, local net.IP) (ip net.IP, low,
 // accept waits for the server's data connection in active mode, at most
 // timeout. A connection from any address but the control connection's peer
 // is closed and the wait goes on (someone else racing for the port).
-func (d *dataConn) accept(ctx context.Context, c *conn, timeout time.Duration) (net.Conn, error) {
+func (d *dataConn) accept(ctx context.Context, c *pconn, timeout time.Duration) (net.Conn, error) {
 	if tl, ok := d.ln.(*net.TCPListener); ok && timeout > 0 {
 		tl.SetDeadline(time.Now().Add(timeout))
 	}

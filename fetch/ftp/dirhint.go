@@ -13,7 +13,7 @@ import (
 // -v says so. It reports false (the RETR error stands) when the URL has a
 // ;type=, asks for a resume or a HEAD, or CWD is refused too; otherwise
 // the listing's result.
-func (f *Fetcher) dirWithoutSlash(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan, r *reply) (*fetch.Resource, bool, error) {
+func (f *Fetcher) dirWithoutSlash(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, r *Reply) (*fetch.Resource, bool, error) {
 	u := req.URL
 	if r == nil || r.code != 550 || u.FTP.Type != 0 || u.FTP.Name == "" || req.Offset > 0 || req.Head {
 		return nil, false, nil

@@ -131,6 +131,28 @@
 // turns reuse off (every URL then ends with QUIT). CloseIdle ends idle
 // connections with QUIT.
 //
+// # The connection: Conn
+//
+// Conn is one logged-in control connection, the building block under the
+// Fetcher's pool and the mirror (package mirror): Dial connects through the
+// Request's Dialer (a Client's, with its connect timeout and SOCKS proxy:
+// fill the Request with fetch.Client.Prepare) and logs in as above; Cmd
+// sends a command and reads its reply; Send writes several commands at once
+// and ReadReply reads their replies in order (pipelining); Passive,
+// DialData and OpenPassive open passive data connections; Type and
+// Features keep what the session knows, whichever way the commands were
+// sent. Every command goes through one writer (CR, LF and NUL refused, PASS
+// and ACCT masked in verbose output), every reply through ReadReply's
+// bounds, and every refusal through one table, ReplyKind (RefusedError
+// builds the error): a refused CWD is ErrAccessDenied (exit 9) for a fetch
+// and for a mirror alike. A 4xx reply is transient (ReplyError.Transient),
+// which fetch.Retryable reads.
+//
+// Some servers read commands sent during a transfer only once it is over
+// (vsftpd, ProFTPD); pure-ftpd answers them at once with 500. A caller that
+// sends commands during transfers must notice replies that come out of
+// step (Passive reports one as ErrProtocol) and stop doing so.
+//
 // # Options
 //
 // Request.Options keys (set with fetch.Client.Options) and the curl-style

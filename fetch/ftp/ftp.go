@@ -281,19 +281,10 @@ func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 func (f *Fetcher) SendsBody(*urlparse.URL) bool { return true }
 
 func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetch.Resource, error) {
-	u := req.URL
-	if u == nil || u.Scheme != "ftp" {
-		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "ftp: not an ftp URL"}
-	}
-	if err := fetch.CheckURL(u); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
-	if badLineByte(req.User) || badLineByte(req.Password) {
-		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: user or password holds CR, LF or NUL"}
-	}
-	if u.Host == "" {
-		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "ftp: URL has no host"}
-	}
+	u := req.URL
 	if ctx.Err() != nil {
 		return nil, fetch.ContextError(ctx)
 	}
@@ -305,19 +296,22 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if err != nil {
 		return nil, err
 	}
-	key := poolKey{addr: net.JoinHostPort(u.Host, strconv.Itoa(u.PortOrDefault())), user: req.User}
+	key := poolKey{addr: serverAddr(req), user: req.User}
 	if req.HasPassword {
 		key.pass = "\x00" + req.Password
 	}
 	reuse := o.reuse && f.maxIdle() > 0
 	for attempt := 0; ; attempt++ {
-		var c *conn
+		var c *pconn
 		if reuse && attempt == 0 {
 			c = f.take(key)
 		}
 		if c != nil {
 			c.reused, c.answered, c.got421 = true, false, false
 			c.verbose = req.Verbose
+			c.pasvTrust = o.pasvTrust
+			c.noEPSV = c.noEPSV || o.noEPSV
+			c.noEPRT = c.noEPRT || o.noEPRT
 			c.watch(ctx)
 		} else {
 			if c, err = f.dial(ctx, req, o, key, reuse); err != nil {
@@ -331,11 +325,11 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 		if c.reused && attempt == 0 && ctx.Err() == nil && (c.broken && !c.answered || c.got421) {
 			// The pooled connection had died (the server's idle timeout):
 			// nothing was done on it; start again on a new one.
-			c.close()
+			c.Close()
 			continue
 		}
 		if c.broken {
-			c.close()
+			c.Close()
 		} else {
 			f.release(c)
 		}
@@ -346,7 +340,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 // chdir sends the plan's CWDs. On a reused connection it first goes back
 // to the login directory (CWD to the directory PWD gave after login) —
 // unless the connection is already where the plan leads, or on the way.
-func (f *Fetcher) chdir(ctx context.Context, c *conn, cwd []cwdArg) error {
+func (f *Fetcher) chdir(ctx context.Context, c *pconn, cwd []cwdArg) error {
 	if len(c.path) > 0 {
 		if hasPrefix(cwd, c.path) {
 			cwd = cwd[len(c.path):]
@@ -359,9 +353,9 @@ func (f *Fetcher) chdir(ctx context.Context, c *conn, cwd []cwdArg) error {
 			if err != nil {
 				return ioError(ctx, fetch.ErrProtocol, "CWD", err)
 			}
-			if !r.positive() {
+			if !r.Positive() {
 				c.broken = true
-				return refused(fetch.ErrAccessDenied, "CWD", c.home, r)
+				return RefusedError("CWD", c.home, r)
 			}
 			c.path = nil
 		}
@@ -387,8 +381,8 @@ func (f *Fetcher) chdir(ctx context.Context, c *conn, cwd []cwdArg) error {
 		if err != nil {
 			return ioError(ctx, fetch.ErrProtocol, "CWD", err)
 		}
-		if !r.positive() {
-			return refused(fetch.ErrAccessDenied, "CWD", a.arg, r)
+		if !r.Positive() {
+			return RefusedError("CWD", a.arg, r)
 		}
 		c.path = append(c.path, a)
 	}
@@ -407,49 +401,8 @@ func hasPrefix(a, prefix []cwdArg) bool {
 	return true
 }
 
-// setType sends TYPE A or TYPE I unless the connection is in that type.
-func (f *Fetcher) setType(ctx context.Context, c *conn, t byte) error {
-	if t == 0 || c.typ == t {
-		return nil
-	}
-	arg := "I"
-	if t == 'a' {
-		arg = "A"
-	}
-	r, err := c.cmd("TYPE", arg, true)
-	if err != nil {
-		return ioError(ctx, fetch.ErrProtocol, "TYPE", err)
-	}
-	if !r.positive() {
-		return refused(fetch.ErrTypeFailed, "TYPE", arg, r)
-	}
-	c.typ = t
-	return nil
-}
-
-// features sends FEAT once per connection (RFC 2389).
-func (f *Fetcher) features(ctx context.Context, c *conn) (map[string]string, error) {
-	if c.featDone {
-		return c.feat, nil
-	}
-	r, err := c.cmd("FEAT", "", false)
-	if err != nil {
-		return nil, ioError(ctx, fetch.ErrProtocol, "FEAT", err)
-	}
-	c.featDone = true
-	c.feat = map[string]string{}
-	if r.code == 211 && len(r.lines) > 2 {
-		for _, l := range r.lines[1 : len(r.lines)-1] {
-			l = strings.TrimSpace(l)
-			name, params, _ := strings.Cut(l, " ")
-			c.feat[strings.ToUpper(name)] = params
-		}
-	}
-	return c.feat, nil
-}
-
 // run carries out the plan on a logged-in connection.
-func (f *Fetcher) run(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
+func (f *Fetcher) run(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
 	if err := f.chdir(ctx, c, p.cwd); err != nil {
 		return nil, err
 	}
@@ -465,7 +418,7 @@ func (f *Fetcher) run(ctx context.Context, c *conn, req *fetch.Request, o *optio
 // transfer opens the data connection and sends the transfer command. It
 // returns the reply (1xx, or 2xx when the server skipped the 1xx) and, in
 // active mode, accepts the server's connection.
-func (f *Fetcher) transfer(ctx context.Context, c *conn, req *fetch.Request, o *options, verb, arg string, hasArg bool, rest int64, failKind func(*reply) fetch.Kind) (net.Conn, *reply, int64, error) {
+func (f *Fetcher) transfer(ctx context.Context, c *pconn, req *fetch.Request, o *options, verb, arg string, hasArg bool, rest int64) (net.Conn, *Reply, int64, error) {
 	d, err := f.openData(ctx, c, req, o)
 	if err != nil {
 		return nil, nil, 0, err
@@ -485,12 +438,12 @@ func (f *Fetcher) transfer(ctx context.Context, c *conn, req *fetch.Request, o *
 		d.close()
 		return nil, nil, 0, ioError(ctx, fetch.ErrProtocol, verb, err)
 	}
-	if !r.preliminary() && !r.positive() {
+	if !r.Preliminary() && !r.Positive() {
 		d.close()
-		return nil, r, 0, refused(failKind(r), verb, arg, r)
+		return nil, r, 0, RefusedError(verb, arg, r)
 	}
 	if d.ln != nil {
-		if r.positive() {
+		if r.Positive() {
 			// No 1xx: the server will not connect.
 			d.close()
 			return nil, r, rest, nil
@@ -506,8 +459,8 @@ func (f *Fetcher) transfer(ctx context.Context, c *conn, req *fetch.Request, o *
 }
 
 // retrieve fetches a file: TYPE, SIZE, MDTM when needed, REST, RETR.
-func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
-	if err := f.setType(ctx, c, p.typ); err != nil {
+func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
+	if err := c.Type(p.typ); err != nil {
 		return nil, err
 	}
 	size := int64(-1)
@@ -522,7 +475,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *
 		}
 		switch {
 		case r.code == 213:
-			if n, err := strconv.ParseInt(strings.TrimSpace(r.text()), 10, 64); err == nil && n >= 0 {
+			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
 				size = n
 			}
 		case r.code == 550:
@@ -537,7 +490,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *
 		}
 		switch r.code {
 		case 213:
-			mtime, _ = ParseMDTM(r.text())
+			mtime, _ = ParseMDTM(r.Text())
 		case 550:
 			missing = p.typ != 'i' || missing
 		default:
@@ -564,12 +517,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *
 			return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
 		}
 	}
-	dc, r, offset, err := f.transfer(ctx, c, req, o, "RETR", p.name, true, offset, func(r *reply) fetch.Kind {
-		if r.code == 550 {
-			return fetch.ErrNotFound
-		}
-		return fetch.ErrRetrFailed
-	})
+	dc, r, offset, err := f.transfer(ctx, c, req, o, "RETR", p.name, true, offset)
 	if err != nil {
 		if res, ok, lerr := f.dirWithoutSlash(ctx, c, req, o, p, r); ok {
 			return res, lerr
@@ -594,8 +542,8 @@ func (f *Fetcher) retrieve(ctx context.Context, c *conn, req *fetch.Request, o *
 	}, nil
 }
 
-func (f *Fetcher) newBody(ctx context.Context, c *conn, dc net.Conn, r *reply, ascii bool, want int64, what string) *dataBody {
-	b := &dataBody{f: f, c: c, ctx: ctx, data: dc, ascii: ascii, want: want, final: r.positive(), what: what}
+func (f *Fetcher) newBody(ctx context.Context, c *pconn, dc net.Conn, r *Reply, ascii bool, want int64, what string) *dataBody {
+	b := &dataBody{f: f, c: c, ctx: ctx, data: dc, ascii: ascii, want: want, final: r.Positive(), what: what}
 	var src = countingReader{r: dc, b: b}
 	b.r = src
 	if ascii {
@@ -606,17 +554,17 @@ func (f *Fetcher) newBody(ctx context.Context, c *conn, dc net.Conn, r *reply, a
 
 // list fetches a listing: NLST for ;type=d and ftp-list-only, MLSD with
 // ftp-mlsd when FEAT offers it, LIST otherwise.
-func (f *Fetcher) list(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
+func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
 	typ := p.typ
 	if typ == 0 && c.typ == 'i' {
 		typ = 'a' // listings travel in ASCII (RFC 959 §4.1.3)
 	}
-	if err := f.setType(ctx, c, typ); err != nil {
+	if err := c.Type(typ); err != nil {
 		return nil, err
 	}
 	verb := p.verb
 	if verb == "LIST" && o.mlsd {
-		feat, err := f.features(ctx, c)
+		feat, err := c.Features()
 		if err != nil {
 			return nil, err
 		}
@@ -632,17 +580,11 @@ func (f *Fetcher) list(ctx context.Context, c *conn, req *fetch.Request, o *opti
 		res.Body = &doneBody{f: f, c: c}
 		return res, nil
 	}
-	fail := func(r *reply) fetch.Kind {
-		if r.code == 550 {
-			return fetch.ErrNotFound
-		}
-		return fetch.ErrRetrFailed
-	}
-	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0, fail)
+	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0)
 	if err != nil && verb == "MLSD" && r != nil && r.code >= 500 && r.code <= 504 {
 		verb = "LIST"
 		res.Listing = f.listing(req.URL, p, verb)
-		dc, r, _, err = f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0, fail)
+		dc, r, _, err = f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0)
 	}
 	if err != nil {
 		if r != nil && r.code == 450 {

@@ -74,21 +74,21 @@ func (f *Fetcher) Upload(ctx context.Context, req *fetch.Request, r io.Reader, a
 }
 
 // store carries out an upload on a connection in the right directory.
-func (f *Fetcher) store(ctx context.Context, c *conn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
-	if err := f.setType(ctx, c, p.typ); err != nil {
+func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
+	if err := c.Type(p.typ); err != nil {
 		return nil, err
 	}
 	verb := "STOR"
 	if up.append {
 		verb = "APPE"
 	}
-	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.name, true, 0, func(*reply) fetch.Kind { return fetch.ErrUpload })
+	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.name, true, 0)
 	if err != nil {
 		return nil, err
 	}
 	if dc == nil {
 		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + " ended before any data was sent",
-			Err: &ReplyError{Command: verb, Code: r.code, Text: r.text()}}
+			Err: &ReplyError{Command: verb, Code: r.code, Text: r.Text()}}
 	}
 	var src io.Reader
 	cr := &countReader{r: up.r}
@@ -136,15 +136,15 @@ func (f *Fetcher) store(ctx context.Context, c *conn, req *fetch.Request, o *opt
 		c.broken = true
 		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + ": closing the data connection", Err: err}
 	}
-	if !r.positive() {
+	if !r.Positive() {
 		c.raw.SetReadDeadline(time.Now().Add(f.finalTimeout()))
 		fr, err := c.readReply()
 		c.raw.SetReadDeadline(time.Time{})
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrUpload, verb+": no final reply", err)
 		}
-		if !fr.positive() {
-			return nil, refused(fetch.ErrUpload, verb, p.name, fr)
+		if !fr.Positive() {
+			return nil, RefusedError(verb, p.name, fr)
 		}
 		r = fr
 	}

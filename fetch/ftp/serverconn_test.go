@@ -1,0 +1,192 @@
+package ftp_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
+	"github.com/urlget/urlget/urlparse"
+)
+
+func request(t *testing.T, url string, opts map[string]string) *fetch.Request {
+	t.Helper()
+	u, err := urlparse.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := (&fetch.Client{Options: opts}).Prepare(&u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The Conn on its own: login, pipelined commands whose replies come in
+// order and keep the session state, a passive transfer, and the reply
+// table.
+func TestConnPipelined(t *testing.T) {
+	s := newServer(t)
+	var verbose bytes.Buffer
+	req := request(t, "ftp://urlget:secret@"+s.Addr+"/", map[string]string{"ftp-email": email})
+	req.Verbose = &verbose
+	c, err := ftp.Dial(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if !strings.HasPrefix(c.Greeting(), "220") {
+		t.Errorf("greeting %q", c.Greeting())
+	}
+	before := s.Received()
+	if err := c.Send(ftp.Command{Verb: "TYPE", Arg: "I"}, ftp.Command{Verb: "FEAT"}, ftp.Command{Verb: "PWD"},
+		ftp.Command{Verb: "CWD", Arg: "/pub"}, ftp.Command{Verb: "SIZE", Arg: "binary.bin"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Pending() != 5 {
+		t.Errorf("Pending %d, want 5", c.Pending())
+	}
+	var codes []int
+	var pwd string
+	for c.Pending() > 0 {
+		r, err := c.ReadReply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		codes = append(codes, r.Code())
+		if r.Code() == 257 {
+			pwd, _ = ftp.ParsePWD(r.Lines()[0])
+		}
+	}
+	if got := fmt.Sprint(codes); got != "[200 211 257 250 213]" {
+		t.Errorf("reply codes %s", got)
+	}
+	if pwd != "/home/urlget" {
+		t.Errorf("PWD %q", pwd)
+	}
+	feat, err := c.Features()
+	if _, ok := feat["MLST"]; err != nil || !ok {
+		t.Errorf("Features from the pipelined FEAT: %v %v", feat, err)
+	}
+	// TYPE I is known: no second TYPE.
+	if err := c.Type('i'); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Received() - before; n != 5 {
+		t.Errorf("server received %d commands, want the 5 sent (Features and Type asked nothing more)", n)
+	}
+	// A passive transfer.
+	dc, err := c.OpenPassive(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Cmd("RETR", "binary.bin")
+	if err != nil || !r.Preliminary() {
+		t.Fatalf("RETR: %v %v", r, err)
+	}
+	b, _ := io.ReadAll(dc)
+	dc.Close()
+	if r, err = c.ReadReply(); err != nil || !r.Positive() || !bytes.Equal(b, binary) {
+		t.Fatalf("after RETR: %v %v, %d bytes", r, err, len(b))
+	}
+	// Refusals go through the one table: a refused CWD is ErrAccessDenied.
+	r, err = c.Cmd("CWD", "/nodir")
+	if err != nil || r.Positive() {
+		t.Fatalf("CWD /nodir: %v %v", r, err)
+	}
+	rerr := ftp.RefusedError("CWD", "/nodir", r)
+	var re *ftp.ReplyError
+	if fetch.KindOf(rerr) != fetch.ErrAccessDenied || fetch.ExitCode(rerr) != 9 || !errors.As(rerr, &re) || re.Code != 550 {
+		t.Errorf("refused CWD: %v (exit %d)", rerr, fetch.ExitCode(rerr))
+	}
+	if err := c.Quit(); err != nil {
+		t.Errorf("Quit: %v", err)
+	}
+	v := verbose.String()
+	if strings.Contains(v, "secret") || !strings.Contains(v, "> PASS ****\n") || !strings.Contains(v, "> TYPE I\n") {
+		t.Errorf("verbose output:\n%s", v)
+	}
+	// Nothing is sent when one of a batch holds a line break.
+	c2, err := ftp.Dial(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	before = s.Received()
+	if err := c2.Send(ftp.Command{Verb: "NOOP"}, ftp.Command{Verb: "CWD", Arg: "a\r\nDELE b"}); fetch.KindOf(err) != fetch.ErrMalformed {
+		t.Errorf("line break in a batch: %v", err)
+	}
+	if _, err := c2.Cmd("NOOP", ""); err != nil || s.Received()-before != 1 {
+		t.Errorf("after a refused batch the server got %d commands (%v), want only the NOOP", s.Received()-before, err)
+	}
+}
+
+// ACCT is masked like PASS, and a user without a password whose server
+// wants one gets a PasswordNeededError from Dial.
+func TestConnLoginAccountAndPasswordNeeded(t *testing.T) {
+	s := newServer(t)
+	var step atomic.Int32
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			switch {
+			case verb == "PASS" && step.CompareAndSwap(0, 1):
+				ss.Reply(332, "Need account")
+				return true
+			case verb == "ACCT":
+				ss.LogIn()
+				ss.Reply(230, "Logged in with account")
+				return true
+			}
+			return false
+		}
+	})
+	var verbose bytes.Buffer
+	req := request(t, "ftp://urlget:secret@"+s.Addr+"/", map[string]string{"ftp-account": "hush-account"})
+	req.Verbose = &verbose
+	c, err := ftp.Dial(ctx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if v := verbose.String(); strings.Contains(v, "hush-account") || !strings.Contains(v, "> ACCT ****\n") {
+		t.Errorf("verbose output shows the account:\n%s", v)
+	}
+
+	s2 := newServer(t)
+	_, err = ftp.Dial(ctx(t), request(t, "ftp://urlget@"+s2.Addr+"/", nil))
+	var pn *ftp.PasswordNeededError
+	if !errors.As(err, &pn) || fetch.ExitCode(err) != 67 {
+		t.Errorf("user without a password: %v", err)
+	}
+	sameLines(t, "commands", s2.Lines(), []string{"USER urlget"})
+}
+
+func TestReplyKind(t *testing.T) {
+	for _, tc := range []struct {
+		verb string
+		code int
+		want fetch.Kind
+	}{
+		{"CWD", 550, fetch.ErrAccessDenied},
+		{"RETR", 550, fetch.ErrNotFound},
+		{"RETR", 451, fetch.ErrRetrFailed},
+		{"MLSD", 550, fetch.ErrNotFound},
+		{"PASS", 530, fetch.ErrLoginDenied},
+		{"ACCT", 332, fetch.ErrLoginDenied},
+		{"TYPE", 504, fetch.ErrTypeFailed},
+		{"STOR", 553, fetch.ErrUpload},
+		{"EPSV", 425, fetch.ErrConnect},
+		{"RETR", 421, fetch.ErrConnect},
+		{"SITE", 500, fetch.ErrProtocol},
+	} {
+		if got := ftp.ReplyKind(tc.verb, tc.code); got != tc.want {
+			t.Errorf("ReplyKind(%s, %d) = %d, want %d", tc.verb, tc.code, got, tc.want)
+		}
+	}
+}
