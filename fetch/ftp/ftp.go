@@ -575,7 +575,11 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 		}
 	}
 	res := &fetch.Resource{Meta: fetch.Meta{Size: -1, Dir: true}}
-	res.Listing = f.listing(req.URL, p, verb)
+	hint, err := listHint(c, verb)
+	if err != nil {
+		return nil, err
+	}
+	res.Listing = f.listing(req.URL, p, verb, hint)
 	if req.Head {
 		res.Body = &doneBody{f: f, c: c}
 		return res, nil
@@ -583,7 +587,10 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0)
 	if err != nil && verb == "MLSD" && r != nil && r.code >= 500 && r.code <= 504 {
 		verb = "LIST"
-		res.Listing = f.listing(req.URL, p, verb)
+		if hint, err = listHint(c, verb); err != nil {
+			return nil, err
+		}
+		res.Listing = f.listing(req.URL, p, verb, hint)
 		dc, r, _, err = f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0)
 	}
 	if err != nil {
@@ -605,15 +612,28 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 	return res, nil
 }
 
+// listHint is the format a LIST on c is expected in, from the server's SYST
+// reply (asked once per connection); ListAuto for other verbs.
+func listHint(c *pconn, verb string) (ListFormat, error) {
+	if verb != "LIST" {
+		return ListAuto, nil
+	}
+	syst, err := c.System()
+	if err != nil {
+		return ListAuto, err
+	}
+	return SystemListFormat(syst), nil
+}
+
 // listing returns the Resource.Listing for a listing command's output.
-func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string) func([]byte) fetch.Entry {
+func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string, hint ListFormat) func([]byte) fetch.Entry {
 	host, port, user := u.Host, u.PortOrDefault(), u.User
 	if !u.HasUserinfo {
 		user = ""
 	}
 	segs := append([]string(nil), p.dirSegs...)
 	withURL := p.entryURLs
-	lp := NewListParser(ListAuto) // one per listing: its first lines settle the format
+	lp := NewListParser(hint) // one per listing: its first lines settle the format
 	return func(line []byte) fetch.Entry {
 		var e fetch.Entry
 		switch verb {

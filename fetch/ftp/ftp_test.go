@@ -116,12 +116,12 @@ func TestCommandSequence(t *testing.T) {
 		// No typecode: .txt is guessed ASCII, .bin binary.
 		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
 		{"/pub/hello.txt", map[string]string{"ftp-type": "i"}, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
-		{"/pub/empty/", nil, []string{"CWD pub", "CWD empty", "EPSV", "LIST"}, ""},
+		{"/pub/empty/", nil, []string{"CWD pub", "CWD empty", "SYST", "EPSV", "LIST"}, ""},
 		{"/pub/empty/", map[string]string{"ftp-list-only": "1"}, []string{"CWD pub", "CWD empty", "EPSV", "NLST"}, ""},
-		{"/", nil, []string{"EPSV", "LIST"}, ""},
+		{"/", nil, []string{"SYST", "EPSV", "LIST"}, ""},
 		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "singlecwd"}, []string{"CWD pub/a/b/c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin"}, "deep\n"},
 		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.bin", "EPSV", "RETR pub/a/b/c/deep.bin"}, "deep\n"},
-		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"EPSV", "LIST /pub/a"}, ""},
+		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"SYST", "EPSV", "LIST /pub/a"}, ""},
 		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, string(binary)},
 		{"/pub/binary.bin", map[string]string{"ftp-mdtm": "1"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
 	}
@@ -687,8 +687,8 @@ func TestListing(t *testing.T) {
 		}
 	}
 	l := s.Lines()
-	want := []string{"USER anonymous", "PASS " + email, "CWD pub", "EPSV", "LIST", "QUIT"}
-	sameLines(t, "LIST commands", l[:6], want)
+	want := []string{"USER anonymous", "PASS " + email, "CWD pub", "SYST", "EPSV", "LIST", "QUIT"}
+	sameLines(t, "LIST commands", l[:7], want)
 	wantMLSD := []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "QUIT"}
 	sameLines(t, "MLSD commands", l[len(l)-7:], wantMLSD)
 
@@ -698,14 +698,14 @@ func TestListing(t *testing.T) {
 	if _, _, err := get(t, client(nil, map[string]string{"ftp-mlsd": "1"}), "ftp://"+s2.Addr+"/pub/"); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "fallback", s2.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "EPSV", "LIST", "QUIT"})
+	sameLines(t, "fallback", s2.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "SYST", "EPSV", "LIST", "QUIT"})
 	// FEAT without MLST: LIST at once.
 	s3 := newServer(t)
 	configure(s3, func(s *ftptest.Server) { s.Features = []string{"EPSV", "SIZE"} })
 	if _, _, err := get(t, client(nil, map[string]string{"ftp-mlsd": "1"}), "ftp://"+s3.Addr+"/pub/"); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "no MLST", s3.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "LIST", "QUIT"})
+	sameLines(t, "no MLST", s3.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "SYST", "EPSV", "LIST", "QUIT"})
 }
 
 // Hostile names in a listing are data: Name keeps them, the URL encodes

@@ -44,6 +44,8 @@ type Conn struct {
 	noEPRT    bool // EPRT refused once (or ftp-eprt=0): go straight to PORT
 	feat      map[string]string
 	featDone  bool
+	syst      string // the SYST reply's text, once asked
+	systDone  bool
 	stopWatch func() bool
 	watched   context.Context // the context of the last Watch
 }
@@ -353,6 +355,24 @@ func (c *Conn) Features() (map[string]string, error) {
 		return nil, err
 	}
 	return c.feat, nil
+}
+
+// System returns the text of the server's SYST reply (RFC 959), asked once
+// per connection: "" when the server refuses SYST. It is a hint for
+// reading LIST output (SystemListFormat).
+func (c *Conn) System() (string, error) {
+	if c.systDone {
+		return c.syst, nil
+	}
+	r, err := c.Cmd("SYST", "")
+	if err != nil {
+		return "", err
+	}
+	c.systDone = true
+	if r.code/100 == 2 {
+		c.syst = r.Text()
+	}
+	return c.syst, nil
 }
 
 // PassiveCommand is the command that asks for a passive data connection on
