@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	nethttp "net/http"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -111,6 +112,10 @@ type Client struct {
 
 	// Fetchers overrides the registry for these schemes (tests).
 	Fetchers map[string]Fetcher
+
+	// Jar, when set, keeps cookies across requests and redirects (-b, -c);
+	// the fetchers get it as Request.Jar.
+	Jar nethttp.CookieJar
 }
 
 // DefaultMaxRedirects is the redirect limit when Client.MaxRedirects is 0.
@@ -398,6 +403,7 @@ func (c *Client) fill(r *Request, socks *urlparse.URL) {
 		r.UserAgent = DefaultUserAgent
 	}
 	r.Verbose = c.Verbose
+	r.Jar = c.Jar
 	r.Options = mergeOptions(c.Options, r.Options)
 	r.Compressed = c.Compressed
 	r.MaxDecompressed = c.MaxDecompressed

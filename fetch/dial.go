@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,23 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 	if d.socks != nil {
 		msg += " through SOCKS proxy " + Redacted(d.socks)
 	}
-	return &Error{Kind: ErrConnect, Msg: msg, Err: err}
+	return &Error{Kind: ErrConnect, Msg: msg, Err: netCause(err)}
+}
+
+// netCause is the system's reason inside a network error ("connection
+// refused"), without Go's wording around it ("dial tcp ADDR: connect:");
+// errors.Is still sees the errno.
+func netCause(err error) error {
+	for {
+		switch e := err.(type) {
+		case *net.OpError:
+			err = e.Err
+		case *os.SyscallError:
+			err = e.Err
+		default:
+			return err
+		}
+	}
 }
 
 // dialSOCKS connects through a SOCKS5 proxy (RFC 1928, with RFC 1929

@@ -58,10 +58,16 @@ type Error struct {
 	URL  string // the URL being fetched, passwords masked
 	Msg  string // one line, for people
 	Err  error  // underlying error, if any
+	// Status is the protocol's reply code that refused the request (an
+	// NNTP 411, an SMTP 550), 0 when none; curl's -w %{response_code}.
+	Status int
 }
 
 func (e *Error) Error() string {
 	s := e.Msg
+	if _, quiet := e.Err.(Sentinel); quiet && s != "" {
+		return strings.ReplaceAll(s, "\n", " ")
+	}
 	if e.Err != nil {
 		if s == "" {
 			s = e.Err.Error()
@@ -73,6 +79,13 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Sentinel is an error value that names a class of failure for errors.Is
+// (gopher.ErrNeedSearch). An *Error that wraps one and has a Msg of its
+// own says only its Msg: the sentinel's text would repeat it.
+type Sentinel string
+
+func (s Sentinel) Error() string { return string(s) }
 
 // Errorf-style constructor.
 func NewError(k Kind, msg string, err error) *Error { return &Error{Kind: k, Msg: msg, Err: err} }

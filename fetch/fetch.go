@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	nethttp "net/http"
 	"strings"
 	"time"
 
@@ -70,6 +71,12 @@ type Request struct {
 
 	// UserAgent is sent by protocols that carry one.
 	UserAgent string
+
+	// Jar, when set, holds the cookies of the protocols that carry them
+	// (HTTP): the fetcher sends the jar's cookies for the URL and stores
+	// the ones a reply sets. Set by the Client from Client.Jar, for every
+	// redirect hop.
+	Jar nethttp.CookieJar
 
 	// Verbose, when non-nil, receives the protocol exchange, one line per
 	// command or reply, prefixed "> " (sent) or "< " (received), with

@@ -208,7 +208,9 @@ func badOption(key, v, want string) error {
 
 // Options every scheme may read, declared by this package.
 const (
-	// OptSearch holds search words: a gopher type 7 item, a WAIS database.
+	// OptSearch holds search words: a gopher type 7 item, a WAIS database
+	// (--search WORDS; the CLI's -d/--data gives them too, for a gopher
+	// search or a wais URL only, since -d is HTTP POST data elsewhere).
 	OptSearch = "search"
 	// OptRaw asks for a directory-like result exactly as the server sent
 	// it, with nothing taken away (a gopher menu's closing ".").
@@ -225,8 +227,8 @@ const (
 
 func init() {
 	RegisterOptions(
-		Option{Key: OptSearch, Flag: "data", Short: "d", Kind: String, Arg: "WORDS",
-			Help: "the search words for a gopher type 7 item or a WAIS database", Schemes: []string{"gopher", "gophers", "wais"}},
+		Option{Key: OptSearch, Kind: String, Arg: "WORDS",
+			Help: "the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)", Schemes: []string{"gopher", "gophers", "wais"}},
 		Option{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
 		Option{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", Schemes: []string{"nntp", "mailto"}},
 		Option{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", Schemes: []string{"nntp", "mailto"}},

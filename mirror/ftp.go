@@ -652,6 +652,11 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		if j.depth > 0 {
 			rec.MTime, rec.MTimeSource, rec.Name = j.entry.MTime, j.entry.MTimeSource, j.entry.Name
 		}
+		// An empty remote directory is made too, as lftp and wget do.
+		if err := e.fs.mkdirAll(j.local); err != nil {
+			e.fail(rec, err)
+			return
+		}
 		e.man.put(rec)
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})

@@ -94,8 +94,9 @@ func TestFTPMirrorMLSD(t *testing.T) {
 	if r := recs[base+"space%20dir/"]; r.Type != TypeDir || r.Path != "space dir" || r.Status != StatusOK {
 		t.Errorf("directory record = %+v", r)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "empty")); err == nil {
-		t.Errorf("an empty directory was made")
+	// Issue 16: an empty remote directory is made, as lftp and wget do.
+	if fi, err := os.Stat(filepath.Join(dir, "empty")); err != nil || !fi.IsDir() {
+		t.Errorf("the empty directory was not made: %v", err)
 	}
 }
 

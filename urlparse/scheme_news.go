@@ -46,7 +46,7 @@ func bareMessageID(d string) string {
 }
 
 // parseNNTP reads nntp://host:port/group/article (RFC 1738 §3.7; nntps
-// the same). The article number is decimal digits as written, no escapes.
+// the same); nntp://host/ without a group names the server's group list. The article number is decimal digits as written, no escapes.
 // A message-id (holding "@", with or without angle brackets, which may be
 // encoded) is taken where people paste one: in place of the article
 // (nntp://host/group/id@host) or of the group (nntp://host/id@host).
@@ -60,7 +60,8 @@ func (u *URL) parseNNTP(s string) error {
 		return errAt(s, v.pe, "nntpurl", "an nntp URL has no query")
 	}
 	if len(u.RawPath) < 2 {
-		return errAt(s, v.pe, "nntpurl", "no newsgroup (want /group or /group/article)")
+		u.NNTP.All = true // no group: the server's group list
+		return nil
 	}
 	a := v.po + 1
 	ge := v.pe

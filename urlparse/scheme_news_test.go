@@ -81,6 +81,14 @@ func TestNNTP(t *testing.T) {
 	if u := mustParse(t, "nntps://h/g"); u.PortOrDefault() != 563 {
 		t.Errorf("nntps default port %d", u.PortOrDefault())
 	}
+	for _, s := range []string{"nntp://h", "nntp://h/", "nntps://h:563/"} {
+		if u := mustParse(t, s); !u.NNTP.All || u.NNTP.Group != "" {
+			t.Errorf("%s: %+v, want the group list (All)", s, u.NNTP)
+		}
+	}
+	if u := mustParse(t, "nntp://h/g"); u.NNTP.All {
+		t.Errorf("nntp://h/g is not the group list")
+	}
 	if u := mustParse(t, "nntp://h/g"); u.PortOrDefault() != 119 {
 		t.Errorf("nntp default port %d", u.PortOrDefault())
 	}
@@ -89,8 +97,6 @@ func TestNNTP(t *testing.T) {
 		{"nntp://h/g/%31", 11, "digits"},
 		{"nntp://h/g/1/2", 12, "digits"},
 		{"nntp://h/g/-1", 11, "digits"},
-		{"nntp://h", 8, "nntpurl"},
-		{"nntp://h/", 9, "nntpurl"},
 		{"nntp://h//1", 9, "group"},
 		{"nntp://h/g?x", 10, "nntpurl"},
 		{"nntp://h/g/1?", 12, "nntpurl"},

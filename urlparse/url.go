@@ -78,7 +78,11 @@ type News struct {
 // A message-id pasted in place of the article or of the group
 // (nntp://host/group/<id@host>, nntp://host/<id@host>) is MessageID.
 type NNTP struct {
-	Group     string // "" when the URL names only a message-id
+	// All is set for nntp://host/ (or nntp://host), which names no group:
+	// the server's list of groups, as lynx reads it (an extension: RFC
+	// 1738 wants a group).
+	All       bool
+	Group     string // "" when the URL names only a message-id, or All
 	Article   string // digits only; "" when absent
 	MessageID string // without angle brackets; "" when absent
 }

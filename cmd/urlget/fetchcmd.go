@@ -32,25 +32,6 @@ const (
 // copyBufSize is the buffer a network body is copied through (see copyBody).
 const copyBufSize = 1 << 20
 
-const fetchUsage = `usage: urlget [options] URL...
-       urlget url [options] URL...   (parse, resolve, normalize; see 'urlget url --help')
-
-Fetch each URL and write it to stdout, or to the files named by -o/-O.
-Options have curl's names and meaning. Output files are written under a
-temporary name in the same directory and renamed into place only when the
-transfer is complete: a failed transfer never destroys an existing file.
-
-Options:
-%s
-
-Exit status: 0 on success; otherwise the code of the last failed URL, curl's
-number where curl has the same meaning (2 usage, 3 malformed URL, 6 resolve,
-7 connect, 8 weird reply, 18 partial, 22 HTTP error with -f, 23 write error,
-28 timeout or too slow, 36 resume impossible, 47 too many redirects, 56
-connection broken before the reply, 63 over --max-filesize, 78 not found,
-...); 130 when interrupted.
-`
-
 // outSpec is where one URL's data goes, from -o/-O in command-line order.
 type outSpec struct {
 	remote bool   // -O: name it after the URL
@@ -128,6 +109,7 @@ type fetchOpts struct {
 	urls           []string
 	uploadFile     string        // -T: upload this file instead of fetching
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
+	req            reqOpts       // the request flags (request.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -173,10 +155,11 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the protocol exchange on stderr (passwords masked)")
 	fs.BoolVarP(&o.progressBar, "progress-bar", "#", false, "show a progress bar instead of the meter (only when stderr is a terminal)")
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
-	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
+	fs.BoolVarP(&o.help, "help", "h", false, "print this help; --help SCHEME: one scheme's options and examples")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
-	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` to each URL instead of fetching (ftp: STOR; a URL ending in \"/\" gets FILE's name)")
+	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
+	addRequestFlags(fs, &o.req)
 	return fs
 }
 
@@ -187,7 +170,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	o.urls = fs.Args()
+	o.urls = append(o.req.urls, fs.Args()...)
 	if o.help || o.version {
 		return o, nil
 	}
@@ -265,6 +248,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
 		return nil, err
 	}
+	if err := checkRequestArgs(o, e.stdin); err != nil {
+		return nil, err
+	}
 	if o.remoteTime || o.continueAt != "" {
 		// ftp asks MDTM only when the modification time is wanted.
 		if o.options == nil {
@@ -314,6 +300,8 @@ type fetchCmd struct {
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
+	body   requestBody       // -d, -F (request.go)
+	jar    *cookieJar        // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
@@ -331,18 +319,22 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // runFetchWith is runFetch; setup, when not nil, adjusts the command before
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
-	o, err := parseFetchArgs(e, e.args)
+	args, err := expandConfig(e.args, e.stdin, newFetchFlags(env{stderr: io.Discard}, &fetchOpts{}))
+	if err != nil {
+		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+	}
+	o, err := parseFetchArgs(e, args)
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(e.stdout, fetchUsage, strings.TrimRight(newFetchFlags(e, &fetchOpts{}).FlagUsages(), "\n"))
-			return 0
+			return runHelp(e, "")
 		}
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
 	switch {
 	case o.help:
-		fmt.Fprintf(e.stdout, fetchUsage, strings.TrimRight(newFetchFlags(e, &fetchOpts{}).FlagUsages(), "\n"))
-		return 0
+		return runHelp(e, strings.Join(o.urls, " "))
+	case o.req.man || o.req.completion != "":
+		return runDocs(e, o)
 	case o.version:
 		schemes := fetch.Schemes()
 		slices.Sort(schemes)
@@ -369,6 +361,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
+	if err := c.prepareRequest(); err != nil {
+		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+	}
 	if setup != nil {
 		setup(c)
 	}
@@ -388,7 +383,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
 	defer c.client.CloseIdleConnections()
-	return c.run(ctx)
+	return c.finishRequest(c.run(ctx))
 }
 
 // newFetchCmd builds the Client from the options.
@@ -519,14 +514,20 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" && u.Scheme != "mailto" { // a mail's -T is its text: mailcmd.go
+		if c.o.uploadFile != "" && u.Scheme == "ftp" {
 			r.err = c.upload(ctx, &u, r)
+		} else if nu, err := c.prepareURL(&u, r); err != nil {
+			r.err = err
 		} else {
+			u = *nu
 			c.transfer(ctx, &u, r, c.outSpecFor(num))
 		}
 	}
 	r.elapsed = time.Since(start)
 	r.code = fetch.ExitCode(r.err)
+	if r.status == 0 {
+		r.status = replyStatus(r.err)
+	}
 	return r
 }
 
@@ -718,6 +719,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		off, since = 0, time.Time{}
 	}
 	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
+	if err := c.shapeRequest(req); err != nil {
+		return err
+	}
 	actx, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
@@ -770,6 +774,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	skip, err := out.start(res.Offset, off)
 	if err != nil {
+		return err
+	}
+	if err := c.include(u, out, res, skip); err != nil {
 		return err
 	}
 	if c.progress && c.showMeter(out) {

@@ -764,16 +764,17 @@ func TestMeterLine(t *testing.T) {
 	now := time.Unix(1000, 0)
 	m := &meter{total: 1 << 20, start: now, now: func() time.Time { return now.Add(2 * time.Second) }}
 	m.done = 1 << 19
-	if s := m.line(80); !strings.HasPrefix(s, " 50.0%  512k / 1.0M  256k/s  0:00:02  ETA 0:00:02") || len(s) != 79 {
+	if s := m.line(80); !strings.HasPrefix(s, " 50.0%  512.0 KiB / 1.0 MiB  256.0 KiB/s  0:00:02  ETA 0:00:02") || len(s) != 79 {
 		t.Errorf("meter %q", s)
 	}
 	m.bar = true
 	if s := m.line(20); s != "######        50.0%" {
 		t.Errorf("bar %q", s)
 	}
-	for n, want := range map[int64]string{0: "0", 99999: "99999", 100000: "98k", 5 << 20: "5.0M", 3 << 30: "3.0G"} {
-		if got := humanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+	// One style (IEC) for the meter and the mirror's summary.
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 100000: "97.7 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB"} {
+		if got := sizeStr(n); got != want {
+			t.Errorf("sizeStr(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -55,8 +55,8 @@ func TestFTPUploadCLI(t *testing.T) {
 	if want := []string{"STOR notes 1.txt", "APPE notes 1.txt"}; strings.Join(verbs, "|") != strings.Join(want, "|") {
 		t.Errorf("commands %q, want %q", verbs, want)
 	}
-	if r := runCLI(t, nil, "-T", local, "http://127.0.0.1:1/x"); r.code != 1 {
-		t.Errorf("-T to http: exit %d, want 1 (%s)", r.code, r.stderr)
+	if r := runCLI(t, nil, "-T", local, "gopher://127.0.0.1:1/0x"); r.code != 1 {
+		t.Errorf("-T to gopher: exit %d, want 1 (%s)", r.code, r.stderr)
 	}
 	if r := runCLI(t, nil, "-T", filepath.Join(dir, "missing"), base); r.code != 26 {
 		t.Errorf("-T missing file: exit %d, want 26 (%s)", r.code, r.stderr)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -11,9 +10,7 @@ import (
 
 func runMail(t *testing.T, stdin string, args ...string) cliResult {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := runFetchWith(env{args: args, stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr}, nil)
-	return cliResult{code, stdout.String(), stderr.String()}
+	return runWithStdin(t, stdin, nil, args...)
 }
 
 func TestMailtoCLI(t *testing.T) {

@@ -3,6 +3,7 @@
 //	urlget [options] URL...        fetch each URL to stdout (or -o/-O files)
 //	urlget url [options] URL...    parse, resolve, normalize URLs (no network)
 //	urlget mirror URL DIR          mirror an ftp or gopher archive
+//	urlget help [SCHEME]           options, grouped by scheme, and examples
 package main
 
 import (
@@ -36,6 +37,12 @@ func run(e env) int {
 		case "mirror":
 			e.args = e.args[1:]
 			return runMirror(e)
+		case "help":
+			topic := ""
+			if len(e.args) > 1 {
+				topic = e.args[1]
+			}
+			return runHelp(e, topic)
 		}
 	}
 	return runFetch(e)

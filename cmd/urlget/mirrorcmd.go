@@ -252,6 +252,9 @@ type mirrorCmd struct {
 	out        *fetch.SyncWriter // stderr
 	mu         sync.Mutex
 	drawn      bool // a progress line is on the screen
+	// held is the latest failure, printed when the next event comes or
+	// at the end, unless the run's own error says the same.
+	held, heldLine string
 }
 
 // runMirror is the mirror command: urlget mirror [options] URL DIR.
@@ -295,6 +298,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 		opt.Progress = c.progress
 	}
 	opt.Event = c.event
+	_, statErr := os.Stat(opt.Dir)
 	sum, err := mirror.Run(ctx, opt)
 	c.clearLine()
 	if opt.Client != nil && askPassword(e, err, opt.Client) {
@@ -303,7 +307,11 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 		sum, err = mirror.Run(ctx, opt)
 		c.clearLine()
 	}
-	return c.finish(ctx, sum, err)
+	code := c.finish(ctx, sum, err)
+	if code != 0 && code != mirrorExitIncomplete && os.IsNotExist(statErr) && sum.New == 0 && sum.Changed == 0 {
+		os.Remove(opt.Dir) // made by this run, which mirrored nothing: removed when empty
+	}
+	return code
 }
 
 // event prints one line per item with -v (and --dry-run), failures always.
@@ -311,7 +319,12 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 	var line string
 	switch ev.Kind {
 	case mirror.EventFailed:
-		line = fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), oneLine(ev.Err.Error()))
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.flushHeldLocked()
+		c.held = ev.Err.Error()
+		c.heldLine = fetch.Sanitize(fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), oneLine(ev.Err.Error())))
+		return
 	case mirror.EventWouldGet:
 		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
 	case mirror.EventWouldDel:
@@ -341,8 +354,19 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.flushHeldLocked()
 	c.clearLocked()
 	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(line))
+}
+
+// flushHeldLocked prints the failure held back, if any.
+func (c *mirrorCmd) flushHeldLocked() {
+	if c.heldLine == "" {
+		return
+	}
+	c.clearLocked()
+	fmt.Fprintf(c.out, "urlget: %s\n", c.heldLine)
+	c.held, c.heldLine = "", ""
 }
 
 // shown is how an item is named in messages: its local path, else its URL.
@@ -383,7 +407,8 @@ func (c *mirrorCmd) clearLine() {
 	c.clearLocked()
 }
 
-// sizeStr is a byte count for people.
+// sizeStr is a byte count for people, in IEC units: the one style of the
+// fetch meter and the mirror.
 func sizeStr(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -396,18 +421,30 @@ func sizeStr(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// finish prints the summary and chooses the exit status.
+// finish prints the summary (only for a run that went through: not for one
+// refused, failed or interrupted, which get one line saying so) and
+// chooses the exit status.
 func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) int {
-	if c.o.jsonOut {
+	completed := ctx.Err() == nil && (err == nil || errors.Is(err, mirror.ErrIncomplete))
+	c.mu.Lock()
+	if !completed && err != nil && c.held == err.Error() {
+		c.held, c.heldLine = "", "" // the run's error says it
+	}
+	c.flushHeldLocked()
+	c.mu.Unlock()
+	if c.o.jsonOut && completed {
 		b, _ := json.MarshalIndent(sum, "", "  ")
 		fmt.Fprintf(c.e.stdout, "%s\n", b)
 	}
-	if !c.o.quiet && sum.URL != "" {
+	if !c.o.quiet && sum.URL != "" && completed {
 		verb := "mirrored"
 		if sum.DryRun {
-			verb = "dry run of"
+			verb = "dry run (nothing written) of"
 		}
 		deleted := fmt.Sprintf("%d deleted", sum.Deleted)
+		if sum.DryRun {
+			deleted = fmt.Sprintf("would delete %d", sum.Deleted)
+		}
 		if sum.Gone > 0 {
 			deleted += fmt.Sprintf(", %d gone (kept)", sum.Gone)
 		}

@@ -122,7 +122,8 @@ func TestMirrorCommand(t *testing.T) {
 	docs.Menu = append(docs.Menu[1:], "0Broken\t/docs/broken.txt")
 	site.Items["/docs/broken.txt"] = &gophertest.Item{Type: '0', ErrorCode: 2, Data: []byte("try again later")}
 	code, _, stderr = runMirrorTest(t, "--dry-run", "--delete", url, dir)
-	if code != 0 || !strings.Contains(stderr, "would delete docs/d00.txt") || !strings.Contains(stderr, "would get docs/broken.txt (new)") {
+	if code != 0 || !strings.Contains(stderr, "would delete docs/d00.txt") || !strings.Contains(stderr, "would get docs/broken.txt (new)") ||
+		!strings.Contains(stderr, "would delete 1, ") || strings.Contains(stderr, "1 deleted") {
 		t.Errorf("--dry-run: exit %d\n%s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "docs/d00.txt")); err != nil {

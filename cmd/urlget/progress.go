@@ -81,11 +81,11 @@ func (m *meter) line(width int) string {
 	var b strings.Builder
 	if m.total > 0 {
 		pct := min(float64(m.done)/float64(m.total), 1)
-		fmt.Fprintf(&b, "%5.1f%%  %s / %s", 100*pct, humanBytes(m.done), humanBytes(m.total))
+		fmt.Fprintf(&b, "%5.1f%%  %s / %s", 100*pct, sizeStr(m.done), sizeStr(m.total))
 	} else {
-		fmt.Fprintf(&b, "  --.-%%  %s", humanBytes(m.done))
+		fmt.Fprintf(&b, "  --.-%%  %s", sizeStr(m.done))
 	}
-	fmt.Fprintf(&b, "  %s/s  %s", humanBytes(int64(speed)), clock(elapsed))
+	fmt.Fprintf(&b, "  %s/s  %s", sizeStr(int64(speed)), clock(elapsed))
 	if m.total > 0 && speed > 0 && m.done < m.total {
 		left := time.Duration(float64(m.total-m.done) / speed * float64(time.Second))
 		fmt.Fprintf(&b, "  ETA %s", clock(left))
@@ -95,25 +95,6 @@ func (m *meter) line(width int) string {
 		s += strings.Repeat(" ", width-1-len(s))
 	}
 	return s
-}
-
-// humanBytes prints n like curl's meter: 5 significant characters, binary
-// units.
-func humanBytes(n int64) string {
-	const units = "kMGTPE"
-	if n < 100000 {
-		return fmt.Sprintf("%d", n)
-	}
-	f := float64(n)
-	i := -1
-	for f >= 1024*0.99 && i < len(units)-1 {
-		f /= 1024
-		i++
-	}
-	if f < 10 {
-		return fmt.Sprintf("%.1f%c", f, units[i])
-	}
-	return fmt.Sprintf("%.0f%c", f, units[i])
 }
 
 // clock prints d as h:mm:ss.

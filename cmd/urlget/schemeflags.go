@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,24 +42,23 @@ func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 		case fetch.Bool:
 			s.bools[i] = fs.BoolP(o.FlagName(), o.Short, false, usage)
 		case fetch.Strings:
-			s.lists[i] = fs.StringArrayP(o.FlagName(), o.Short, nil, usage)
+			s.lists[i] = new([]string)
+			fs.VarP(&placeholders{s.lists[i], o.Arg}, o.FlagName(), o.Short, usage)
 		default:
-			s.values[i] = fs.StringP(o.FlagName(), o.Short, "", usage)
+			s.values[i] = new(string)
+			fs.VarP(&placeholder{s.values[i], o.Arg}, o.FlagName(), o.Short, usage)
+		}
+		if len(o.Schemes) > 0 {
+			fs.SetAnnotation(o.FlagName(), schemesAnnotation, o.Schemes)
 		}
 	}
-	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line")
+	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line (not curl's --json, a JSON body: use -H 'Content-Type: application/json' -d)")
 }
 
-// optionUsage is a flag's help line: "SCHEME: help (default …)", with the
-// argument's placeholder marked for pflag.
+// optionUsage is a flag's help line: "help (default …)"; the placeholder
+// is the flag Value's Type, the scheme the section of help it is shown in.
 func optionUsage(o fetch.Option) string {
 	u := o.Help
-	if o.Arg != "" {
-		u = "`" + o.Arg + "`: " + u
-	}
-	if len(o.Schemes) > 0 {
-		u = o.Schemes[0] + ": " + u
-	}
 	if o.Default != "" {
 		u += " (default " + o.Default + ")"
 	}
@@ -108,23 +108,33 @@ func (s *schemeOpts) options(stdin io.Reader) (fetch.Options, error) {
 	return m, nil
 }
 
-// unused names the scheme flags given that mean nothing for any of the
-// URLs' schemes, one warning line each.
+// unused names the flags given that mean nothing for any of the URLs'
+// schemes (the scheme options, and the CLI's flags annotated with their
+// schemes), one warning line each.
 func (s *schemeOpts) unused(schemes []string) []string {
 	var out []string
-	for _, o := range s.decl {
-		if len(o.Schemes) == 0 || !s.fs.Changed(o.FlagName()) {
-			continue
+	s.fs.VisitAll(func(f *pflag.Flag) {
+		apply := f.Annotations[schemesAnnotation]
+		if len(apply) == 0 || !f.Changed {
+			return
 		}
 		used := false
 		for _, sc := range schemes {
-			used = used || o.AppliesTo(sc)
+			used = used || slices.Contains(apply, sc)
 		}
 		if !used {
-			out = append(out, "--"+o.FlagName()+" applies to "+strings.Join(o.Schemes, ", ")+" URLs only: ignored")
+			out = append(out, flagName(f)+" applies to "+strings.Join(apply, ", ")+" URLs only: ignored")
 		}
-	}
+	})
 	return out
+}
+
+// flagName is how a message names a flag: "-d/--data", or "--search".
+func flagName(f *pflag.Flag) string {
+	if f.Shorthand != "" {
+		return "-" + f.Shorthand + "/--" + f.Name
+	}
+	return "--" + f.Name
 }
 
 func readLines(r io.Reader) ([]string, error) {

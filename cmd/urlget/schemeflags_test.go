@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,8 +199,14 @@ func TestSchemeFlagsFromRegistry(t *testing.T) {
 		if f.Shorthand != o.Short {
 			t.Errorf("--%s: short flag %q, declared %q", o.FlagName(), f.Shorthand, o.Short)
 		}
-		if len(o.Schemes) > 0 && !strings.HasPrefix(f.Usage, o.Schemes[0]+": ") {
-			t.Errorf("--%s: help %q does not name its scheme", o.FlagName(), f.Usage)
+		if got := f.Annotations[schemesAnnotation]; !slices.Equal(got, o.Schemes) {
+			t.Errorf("--%s: schemes %q, declared %q", o.FlagName(), got, o.Schemes)
+		}
+		if o.Kind != fetch.Bool && f.Value.Type() != o.Arg {
+			t.Errorf("--%s: placeholder %q, declared %q", o.FlagName(), f.Value.Type(), o.Arg)
+		}
+		if o.Arg != "" && strings.Contains(f.Usage, o.Arg+":") {
+			t.Errorf("--%s: help %q repeats its placeholder", o.FlagName(), f.Usage)
 		}
 	}
 	rec := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {

@@ -40,6 +40,11 @@
 // of the data becomes LF (RFC 959 §3.1.1.1: NVT-ASCII to the local
 // convention); Meta.Size is then -1, and a resume is fetched whole.
 //
+// A URL naming a directory without its trailing slash (ftp://host/pub)
+// is listed: when RETR pub is answered 550 and CWD pub then succeeds (not
+// with a ;type=, a resume or a HEAD), the result is the directory's
+// listing, and the verbose log says why.
+//
 // Errors: 550 on RETR (or SIZE and MDTM for a HEAD) is ErrNotFound (78);
 // any other refused RETR is ErrRetrFailed (19); a refused TYPE is
 // ErrTypeFailed (17); a refused LIST/NLST/MLSD is ErrNotFound (550) or

@@ -103,6 +103,13 @@ func init() {
 			Help: "binary transfers when the URL has no ;type= (no guessing from the name)"},
 		fetch.Option{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
 	)
+	fetch.RegisterExamples("ftp",
+		fetch.Example{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
+		fetch.Example{Args: "-O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "download under the remote name"},
+		fetch.Example{Args: "-C - -O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "resume an interrupted download"},
+		fetch.Example{Args: "-u me -T notes.txt ftp://ftp.example.org/incoming/", Help: "upload (STOR incoming/notes.txt); -T - reads stdin"},
+		fetch.Example{Args: "--json ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
+	)
 }
 
 func parseOptions(m fetch.Options) (*options, error) {
@@ -512,6 +519,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	}
 	dc, r, offset, err := f.transfer(ctx, c, req, o, "RETR", p.name, true, offset)
 	if err != nil {
+		if res, ok, lerr := f.dirWithoutSlash(ctx, c, req, o, p, r); ok {
+			return res, lerr
+		}
 		return nil, err
 	}
 	want := int64(-1)

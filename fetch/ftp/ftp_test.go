@@ -504,6 +504,7 @@ func TestConnectionReuse(t *testing.T) {
 		"SIZE binary.bin", "EPSV", "RETR binary.bin",
 		"CWD /", "SIZE readme", "EPSV", "RETR readme",
 		"CWD pub", "SIZE nothere.bin", "EPSV", "RETR nothere.bin",
+		"CWD nothere.bin", // RETR said 550: a directory named without its "/"? (dirhint.go)
 		"CWD a", "CWD b", "CWD c", "SIZE deep.bin", "EPSV", "RETR deep.bin",
 	})
 	// The same URLs without reuse: one connection and login each.

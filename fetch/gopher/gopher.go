@@ -114,7 +114,7 @@ const DefaultPort = 70
 
 // ErrNeedSearch is wrapped by the error for a type 7 (search) URL that has
 // no search string and no Options["search"] (a *fetch.InputNeededError).
-var ErrNeedSearch = errors.New("gopher: a type 7 item is a search: it needs a search string")
+var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it needs a search string")
 
 func init() {
 	fetch.Register("gopher", Fetcher{})
@@ -127,6 +127,13 @@ func init() {
 			Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
 		fetch.Option{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
 			Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
+	)
+	fetch.RegisterExamples("gopher",
+		fetch.Example{Args: "gopher://gopher.floodgap.com/", Help: "a menu, as readable text"},
+		fetch.Example{Args: "--json gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
+		fetch.Example{Args: `-d "rfc 1436" gopher://gopher.floodgap.com/7/v2/vs`, Help: "a search (type 7); --search WORDS does the same"},
+		fetch.Example{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
+		fetch.Example{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
 	)
 }
 

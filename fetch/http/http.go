@@ -17,6 +17,14 @@
 // and a gzip body is decoded, up to Request.MaxDecompressed bytes
 // (ErrTooLarge past that); otherwise nothing is decoded.
 //
+// Request shaping, with curl's meaning (options declared in init): the
+// method is OptMethod (-X), else HEAD for Request.Head, POST when
+// Request.Body is set (the Fetcher is a fetch.BodySender; BodySize -1 sends
+// it chunked), else GET; OptReferer (-e) is the Referer; Request.Jar's
+// cookies are sent as one Cookie field and the reply's Set-Cookie fields
+// stored back; the OptHeader lines (-H) come last and may add, replace or
+// remove any field above.
+//
 // Meta: Status is the HTTP status, Proto and Reason the rest of the status
 // line, Header the header fields in the order and case received (the
 // bytes read are kept until the head is complete, under net/http's
@@ -76,7 +84,8 @@ type Fetcher struct{}
 // defaultProxyPort is the port of a proxy URL without one, as in curl.
 const defaultProxyPort = 1080
 
-// Open sends one GET (or HEAD) request; see the package documentation.
+// Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
+// the package documentation.
 func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
 	if err := fetch.CheckURL(u); err != nil {
@@ -109,10 +118,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		DisableCompression:     true,
 		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
-	method := "GET"
-	if req.Head {
-		method = "HEAD"
-	}
+	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
 	if err != nil {
 		return nil, err
@@ -162,6 +168,16 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if decode {
 		h.Set("Accept-Encoding", "gzip")
 	}
+	var jarURL *url.URL
+	if direct {
+		jarURL = hreq.URL
+	}
+	if err := shape(hreq, req, jarURL); err != nil {
+		return nil, err
+	}
+	if expects(hreq) {
+		tr.ExpectContinueTimeout = expectTimeout
+	}
 
 	if v != nil {
 		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo)
@@ -181,6 +197,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
+	storeCookies(req, jarURL, resp)
 	resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	head, err := c.head(resp.StatusCode)
 	if err != nil {

@@ -342,6 +342,7 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 		return nil, "", s.refused("MAIL FROM", code, lines)
 	}
 	var refused []string
+	lastRefusal := 0 // -w %{response_code}: the last refusal, as curl
 	for _, a := range msg.recipients() {
 		code, lines, err := s.cmd(replyTimeout, "RCPT TO:<"+a.String()+">")
 		if err != nil {
@@ -356,6 +357,7 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 			continue
 		}
 		refused = append(refused, fetch.SanitizeLine(a.String(), 200)+" ("+strconv.Itoa(code)+" "+text+")")
+		lastRefusal = code
 	}
 	if len(refused) > 0 {
 		s.quit()
@@ -364,7 +366,7 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 			what = strconv.Itoa(len(refused)) + " recipients"
 		}
 		return nil, "", &fetch.Error{Kind: fetch.ErrSendFailed,
-			Msg: "smtp: " + what + " refused, nothing sent: " + strings.Join(refused, "; ")}
+			Msg: "smtp: " + what + " refused, nothing sent: " + strings.Join(refused, "; "), Status: lastRefusal}
 	}
 	code, lines, err = s.cmd(replyTimeout, "DATA")
 	if err != nil {
@@ -420,7 +422,7 @@ func (s *session) refused(what string, code int, lines []string) error {
 		msg = "smtp: " + s.srv.String() + " closed the session at " + what
 		s.close()
 	}
-	return &fetch.Error{Kind: k, Msg: msg, Err: &smtpError{code, replyText(lines)}}
+	return &fetch.Error{Kind: k, Msg: msg, Err: &smtpError{code, replyText(lines)}, Status: code}
 }
 
 // expect sends cmd (or, for "greeting", nothing) and wants the reply code.
@@ -438,7 +440,7 @@ func (s *session) expect(timeout time.Duration, cmd string, want int) ([]string,
 	}
 	if code != want {
 		if cmd == "greeting" && code != 421 && code != 554 {
-			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: unexpected greeting", Err: &smtpError{code, replyText(lines)}}
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: unexpected greeting", Err: &smtpError{code, replyText(lines)}, Status: code}
 		}
 		verb, _, _ := strings.Cut(cmd, " ")
 		return nil, s.refused(verb, code, lines)

@@ -483,5 +483,5 @@ func replyError(what string, r reply) error {
 	default:
 		return protoError(what, r)
 	}
-	return &fetch.Error{Kind: k, Msg: "nntp: " + what + ": " + msg + ": " + quote(r.line)}
+	return &fetch.Error{Kind: k, Msg: "nntp: " + what + ": " + msg + ": " + quote(r.line), Status: r.code}
 }

@@ -13,6 +13,7 @@
 //	nntp://host:port/group/N     article N of group (GROUP, then ARTICLE N)
 //	nntp://host:port/group       as news:group on that host
 //	nntp://host:port/id@domain   as news:<id@domain> on that host (as lynx does)
+//	nntp://host:port/            as news:* on that host: every group (as lynx does)
 //	nntps://…                    the same over TLS from the start (port 563)
 //
 // A news: URL names no server: it comes from Options["nntp-server"]
@@ -98,6 +99,12 @@ func init() {
 			Help: "fetch an article's body only (BODY)"},
 		fetch.Option{Key: OptHead, Flag: "article-head", Kind: fetch.Bool, Schemes: schemes,
 			Help: "fetch an article's header block only (HEAD)"},
+	)
+	fetch.RegisterExamples("news",
+		fetch.Example{Args: "--nntp-server news.example.org news:comp.lang.go", Help: "the newest articles of a group"},
+		fetch.Example{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
+		fetch.Example{Args: "news:*", Help: "the groups of $NNTPSERVER"},
+		fetch.Example{Args: "nntp://news.example.org/", Help: "the groups of that server"},
 	)
 }
 
@@ -189,6 +196,8 @@ func resolve(req *fetch.Request) (*target, error) {
 			t.tls, t.scheme = true, "nntps"
 		}
 		switch {
+		case u.NNTP.All:
+			t.list = true // nntp://host/: the groups, as news:*
 		case u.NNTP.MessageID != "":
 			t.msgID = u.NNTP.MessageID
 		case u.NNTP.Article == "" && isWildmat(u.NNTP.Group):

@@ -411,6 +411,8 @@ func TestGroupsList(t *testing.T) {
 		want     []string
 	}{
 		{"news:*", "LIST ACTIVE", nil, all},
+		{"nntp://" + s.Addr + "/", "LIST ACTIVE", nil, all}, // no group: the server's groups, as lynx
+		{"nntp://" + s.Addr, "LIST ACTIVE", nil, all},
 		{"news:local.*", "LIST ACTIVE local.*", nil, []string{all[0], all[2]}},
 		{"nntp://" + s.Addr + "/comp.*", "LIST ACTIVE comp.*", nil, []string{all[1]}},
 		{"news:local.*", "LIST ACTIVE local.*", []string{OptDescribe, "1"}, []string{

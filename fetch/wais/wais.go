@@ -47,6 +47,10 @@ func init() {
 		fetch.Option{Key: OptPrompt, Kind: fetch.Bool, Schemes: schemes,
 			Help: "ask for the search words when a database URL has none (instead of listing the database's help records)"},
 	)
+	fetch.RegisterExamples("wais",
+		fetch.Example{Args: "wais://wais.example.org/src?gopher", Help: "search a database"},
+		fetch.Example{Args: `-d "gopher protocol" wais://wais.example.org/src`, Help: "the same search, words given with -d (or --search)"},
+	)
 }
 
 // Fetcher fetches wais URLs. The zero value is ready to use and is what is
@@ -191,7 +195,7 @@ func makePlan(req *fetch.Request) (*plan, error) {
 
 // ErrNeedSearch is wrapped by the InputNeededError of a database URL
 // without words when the wais-prompt option asks for them.
-var ErrNeedSearch = fmt.Errorf("wais: a database URL needs search words")
+var ErrNeedSearch error = fetch.Sentinel("wais: a database URL needs search words")
 
 // maxDocID bounds a DocID taken from a URL (freeWAIS's are ~150 bytes).
 const maxDocID = 8 << 10

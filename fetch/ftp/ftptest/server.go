@@ -175,6 +175,18 @@ func (s *Server) AddLink(p, target string) {
 	s.tree[p] = &node{target: target, modTime: time.Date(2024, 1, 2, 3, 4, 0, 0, time.UTC)}
 }
 
+// Remove deletes a file or a directory with everything below it.
+func (s *Server) Remove(p string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p = path.Clean("/" + p)
+	for q := range s.tree {
+		if q == p || strings.HasPrefix(q, p+"/") {
+			delete(s.tree, q)
+		}
+	}
+}
+
 func (s *Server) mkdirs(p string) {
 	for p != "/" && s.tree[p] == nil {
 		s.tree[p] = &node{dir: true}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Config files (-K/--config FILE, and ~/.urlgetrc) in curl's syntax: one
+// option a line, its name with or without the leading dashes, its value
+// after spaces, "=" or ":" (spaces only after a name written with its
+// dashes), in double quotes when it holds spaces (\\, \",
+// \t, \n, \r, \v escaped); "url = URL" names a URL; lines starting with
+// "#" are comments.
+
+// maxConfigDepth bounds -K inside config files.
+const maxConfigDepth = 8
+
+// defaultConfig is the config file read before the command line: the
+// first of $XDG_CONFIG_HOME/.urlgetrc and $HOME/.urlgetrc that exists.
+func defaultConfig() string {
+	for _, dir := range []string{os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")} {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, ".urlgetrc")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// expandConfig gives the command line with the default config file's
+// options first (unless the first argument is -q/--disable) and every
+// -K FILE replaced by the options FILE holds. fs tells which flags take a
+// value.
+func expandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet) ([]string, error) {
+	var out []string
+	if len(args) > 0 && (args[0] == "-q" || args[0] == "--disable") {
+		args = args[1:]
+	} else if p := defaultConfig(); p != "" {
+		toks, err := readConfig(p, stdin, fs, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, toks...)
+	}
+	rest, err := expandK(args, stdin, fs, 0)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, rest...), nil
+}
+
+// expandK replaces -K FILE, -KFILE, --config FILE and --config=FILE.
+func expandK(args []string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]string, error) {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		name, hasName := "", false
+		switch {
+		case a == "-K" || a == "--config":
+			if i+1 == len(args) {
+				return nil, fmt.Errorf("%s: needs a file name", a)
+			}
+			name, hasName = args[i+1], true
+			i++
+		case strings.HasPrefix(a, "--config="):
+			name, hasName = a[len("--config="):], true
+		case strings.HasPrefix(a, "-K") && !strings.HasPrefix(a, "--"):
+			name, hasName = a[2:], true
+		default:
+			// Keep a flag's value as it is, even one that looks like -K.
+			out = append(out, a)
+			if takesValue(fs, a) && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			continue
+		}
+		if hasName {
+			toks, err := readConfig(name, stdin, fs, depth)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, toks...)
+		}
+	}
+	return out, nil
+}
+
+// takesValue tells whether the argument a is a flag whose value is the
+// next argument.
+func takesValue(fs *pflag.FlagSet, a string) bool {
+	var f *pflag.Flag
+	switch {
+	case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
+		f = fs.Lookup(a[2:])
+	case len(a) >= 2 && a[0] == '-' && a[1] != '-':
+		// A cluster of short flags: the last one may take the next
+		// argument, when nothing follows it in the cluster.
+		for j := 1; j < len(a); j++ {
+			g := fs.ShorthandLookup(a[j : j+1])
+			if g == nil {
+				return false
+			}
+			if g.NoOptDefVal == "" {
+				return j == len(a)-1
+			}
+		}
+		return false
+	}
+	return f != nil && f.NoOptDefVal == ""
+}
+
+// readConfig reads one config file ("-": stdin) into arguments.
+func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]string, error) {
+	if depth >= maxConfigDepth {
+		return nil, fmt.Errorf("-K/--config %s: config files nested more than %d deep", name, maxConfigDepth)
+	}
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(io.LimitReader(stdin, 1<<20))
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-K/--config %s: %v", name, pathErr(err))
+	}
+	var toks []string
+	for n, line := range strings.Split(string(b), "\n") {
+		opt, val, hasVal, err := configLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %v", name, n+1, err)
+		}
+		if opt == "" {
+			continue
+		}
+		if opt == "url" || opt == "--url" {
+			if !hasVal {
+				return nil, fmt.Errorf("%s line %d: url without a value", name, n+1)
+			}
+			toks = append(toks, "--url="+val)
+			continue
+		}
+		if !strings.HasPrefix(opt, "-") {
+			if len(opt) == 1 {
+				opt = "-" + opt
+			} else {
+				opt = "--" + opt
+			}
+		}
+		var f *pflag.Flag
+		if strings.HasPrefix(opt, "--") {
+			f = fs.Lookup(opt[2:])
+		} else {
+			f = fs.ShorthandLookup(opt[1:])
+		}
+		if f == nil {
+			return nil, fmt.Errorf("%s line %d: unknown option %s", name, n+1, opt)
+		}
+		if f.Name == "config" {
+			sub, err := readConfig(val, stdin, fs, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, sub...)
+			continue
+		}
+		switch {
+		case f.NoOptDefVal != "":
+			// A flag without a value (curl ignores one given).
+			toks = append(toks, "--"+f.Name)
+		case !hasVal:
+			return nil, fmt.Errorf("%s line %d: %s needs a value", name, n+1, opt)
+		default:
+			toks = append(toks, "--"+f.Name+"="+val)
+		}
+	}
+	return toks, nil
+}
+
+// configLine splits one config line into the option and its value.
+func configLine(line string) (opt, val string, hasVal bool, err error) {
+	line = strings.TrimRight(strings.TrimLeft(line, " \t"), "\r")
+	if line == "" || line[0] == '#' {
+		return "", "", false, nil
+	}
+	// A name written with its dashes ends at a space only, as in curl.
+	seps := " \t=:"
+	if line[0] == '-' {
+		seps = " \t"
+	}
+	end := strings.IndexAny(line, seps)
+	if end < 0 {
+		return line, "", false, nil
+	}
+	opt, rest := line[:end], strings.TrimLeft(line[end:], " \t")
+	if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+		rest = strings.TrimLeft(rest[1:], " \t")
+	}
+	if rest == "" {
+		return opt, "", false, nil
+	}
+	if rest[0] != '"' {
+		if i := strings.IndexAny(rest, " \t"); i >= 0 {
+			rest = rest[:i]
+		}
+		return opt, rest, true, nil
+	}
+	var b strings.Builder
+	for i := 1; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '"':
+			return opt, b.String(), true, nil
+		case c == '\\' && i+1 < len(rest):
+			i++
+			switch rest[i] {
+			case 't':
+				b.WriteByte('\t')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 'v':
+				b.WriteByte('\v')
+			default:
+				b.WriteByte(rest[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false, fmt.Errorf("unterminated quoted value")
+}

@@ -1,0 +1,687 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/fetch"
+	fhttp "github.com/urlget/urlget/fetch/http"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// schemesAnnotation is the pflag annotation naming the schemes a flag means
+// something for; help groups flags by it and a flag given for URLs of
+// other schemes only draws a warning.
+const schemesAnnotation = "urlget-schemes"
+
+// dataArg is one of -d, --data-binary, --data-raw, --data-urlencode, in
+// command-line order.
+type dataArg struct {
+	flag string // how it is read: "data", "data-binary", "data-raw", "data-urlencode"
+	v    string
+}
+
+// dataFlag is the pflag.Value behind the data flags: all append to one list.
+type dataFlag struct {
+	list *[]dataArg
+	flag string
+	arg  string
+}
+
+func (v *dataFlag) String() string { return "" }
+func (v *dataFlag) Type() string   { return v.arg }
+func (v *dataFlag) Set(s string) error {
+	*v.list = append(*v.list, dataArg{v.flag, s})
+	return nil
+}
+
+// placeholder is a string flag whose Type is its argument's placeholder
+// in help ("FILE"), so that no help line has to repeat it.
+type placeholder struct {
+	p   *string
+	arg string
+}
+
+func (v *placeholder) String() string     { return *v.p }
+func (v *placeholder) Type() string       { return v.arg }
+func (v *placeholder) Set(s string) error { *v.p = s; return nil }
+
+// placeholders is a repeatable placeholder flag.
+type placeholders struct {
+	p   *[]string
+	arg string
+}
+
+func (v *placeholders) String() string     { return strings.Join(*v.p, ",") }
+func (v *placeholders) Type() string       { return v.arg }
+func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil }
+
+// reqOpts are curl's request-shaping flags that the CLI carries out itself
+// (the fetcher options -H, -X, -e are declared by fetch/http).
+type reqOpts struct {
+	data       []dataArg
+	get        bool     // -G
+	form       []string // -F
+	include    bool     // -i
+	cookies    []string // -b
+	cookieJar  string   // -c
+	config     []string // -K: already read (config.go); kept for help
+	urls       []string // --url, before the other URLs
+	man        bool     // --man
+	completion string   // --completion SHELL
+}
+
+var httpOnly = []string{"http", "https"}
+
+// addRequestFlags defines the request flags on fs.
+func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
+	ann := func(name string, schemes ...string) {
+		fs.SetAnnotation(name, schemesAnnotation, schemes)
+	}
+	dataSchemes := []string{"http", "https", "gopher", "gophers", "wais"}
+	fs.VarP(&dataFlag{&r.data, "data", "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
+	ann("data", dataSchemes...)
+	fs.Var(&dataFlag{&r.data, "data-binary", "DATA"}, "data-binary", "HTTP POST data, @FILE as it is")
+	ann("data-binary", httpOnly...)
+	fs.Var(&dataFlag{&r.data, "data-raw", "DATA"}, "data-raw", "HTTP POST data, no @ reading")
+	ann("data-raw", httpOnly...)
+	fs.Var(&dataFlag{&r.data, "data-urlencode", "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
+	ann("data-urlencode", httpOnly...)
+	fs.BoolVarP(&r.get, "get", "G", false, "send the -d data in the query string of a GET")
+	ann("get", httpOnly...)
+	fs.VarP(&placeholders{&r.form, "NAME=VALUE"}, "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	ann("form", httpOnly...)
+	fs.BoolVarP(&r.include, "include", "i", false, "write the response header before the body")
+	ann("include", httpOnly...)
+	fs.VarP(&placeholders{&r.cookies, "NAME=VALUE|FILE"}, "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
+	ann("cookie", httpOnly...)
+	fs.VarP(&placeholder{&r.cookieJar, "FILE"}, "cookie-jar", "c", "write every cookie to FILE (Netscape format) at the end")
+	ann("cookie-jar", httpOnly...)
+	fs.VarP(&placeholders{&r.config, "FILE"}, "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
+	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
+	fs.Var(&placeholders{&r.urls, "URL"}, "url", "fetch URL (as an argument would; for config files: url = URL)")
+	fs.BoolVar(&r.man, "man", false, "print the manual page (roff; man -l - reads it)")
+	fs.Var(&placeholder{&r.completion, "SHELL"}, "completion", "print the completion script for SHELL: bash, zsh or fish")
+}
+
+// requestBody is what the data flags make: the body (or the query with -G).
+type requestBody struct {
+	data    []byte // -d and friends, joined with "&"
+	hasData bool
+	form    *formBody
+}
+
+// readData reads the data flags, in order, joined with "&" as curl does.
+// A file or stdin named with @ is read whole (as curl): these are form
+// data, not transfers; -T streams.
+func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
+	var parts [][]byte
+	for _, a := range args {
+		var p []byte
+		var err error
+		switch a.flag {
+		case "data", "data-binary":
+			if name, ok := strings.CutPrefix(a.v, "@"); ok {
+				p, err = readNamed(name, stdin)
+				if a.flag == "data" {
+					p = []byte(strings.NewReplacer("\r", "", "\n", "").Replace(string(p)))
+				}
+			} else {
+				p = []byte(a.v)
+			}
+		case "data-raw":
+			p = []byte(a.v)
+		case "data-urlencode":
+			p, err = urlencodeData(a.v, stdin)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, pathErr(err))
+		}
+		parts = append(parts, p)
+	}
+	return bytes.Join(parts, []byte("&")), nil
+}
+
+// pathErr drops the "open NAME:" that the message already names.
+func pathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func readNamed(name string, stdin io.Reader) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(name)
+}
+
+// urlencodeData is one --data-urlencode argument: "TEXT", "=TEXT",
+// "NAME=TEXT", "@FILE" or "NAME@FILE", as curl reads them.
+func urlencodeData(v string, stdin io.Reader) ([]byte, error) {
+	eq, at := strings.IndexByte(v, '='), strings.IndexByte(v, '@')
+	switch {
+	case eq >= 0 && (at < 0 || eq < at):
+		name := v[:eq]
+		enc := curlEscape(v[eq+1:])
+		if name == "" {
+			return []byte(enc), nil
+		}
+		return []byte(name + "=" + enc), nil
+	case at >= 0:
+		b, err := readNamed(v[at+1:], stdin)
+		if err != nil {
+			return nil, err
+		}
+		if at == 0 {
+			return []byte(curlEscape(string(b))), nil
+		}
+		return []byte(v[:at] + "=" + curlEscape(string(b))), nil
+	}
+	return []byte(curlEscape(v)), nil
+}
+
+// curlEscape percent-encodes every byte but ALPHA, DIGIT and "-._~", a
+// space as "+", as curl 7.88's --data-urlencode does.
+func curlEscape(s string) string {
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		if c == ' ' {
+			b.WriteByte('+')
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexd[c>>4])
+		b.WriteByte(hexd[c&15])
+	}
+	return b.String()
+}
+
+// prepareRequest reads the request flags once, before any URL: the data
+// and the form (files are opened per attempt), the cookie jar.
+func (c *fetchCmd) prepareRequest() error {
+	r := &c.o.req
+	if len(r.data) > 0 {
+		d, err := readData(r.data, c.e.stdin)
+		if err != nil {
+			return err
+		}
+		c.body.data, c.body.hasData = d, true
+	}
+	if len(r.form) > 0 {
+		if c.body.hasData {
+			return fmt.Errorf("-F/--form and -d/--data: give one or the other")
+		}
+		f, err := parseForm(r.form)
+		if err != nil {
+			return err
+		}
+		c.body.form = f
+	}
+	if r.get && len(r.form) > 0 {
+		return fmt.Errorf("-G/--get and -F/--form: a form cannot go in a query string")
+	}
+	if c.o.uploadFile != "" && (c.body.hasData || c.body.form != nil) && !r.get {
+		return fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[c.body.hasData])
+	}
+	if len(r.cookies) > 0 || r.cookieJar != "" {
+		j, err := newCookieJar(r.cookies)
+		if err != nil {
+			return err
+		}
+		c.jar = j
+		c.client.Jar = j
+	}
+	return nil
+}
+
+// shapeRequest puts the request flags on one attempt's Request: the body
+// (-d, -F, -T), the method and Content-Type they imply, -G's query, and
+// -d as the search words of a gopher search or a wais URL.
+func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
+	u := req.URL
+	opts := fetch.Options{}
+	for k, v := range req.Options {
+		opts[k] = v
+	}
+	setOpts := func() {
+		if len(opts) > 0 {
+			req.Options = opts
+		}
+	}
+	defer setOpts()
+	if c.body.hasData && !isHTTPURL(u.Scheme) {
+		if isSearchURL(u) {
+			opts[fetch.OptSearch] = string(c.body.data)
+		}
+		return nil // otherwise warned about at the start (searchWarning)
+	}
+	if !isHTTPURL(u.Scheme) {
+		return c.uploadBody(req)
+	}
+	var ctype string
+	switch {
+	case c.body.hasData && c.o.req.get:
+		q := u.RawQuery
+		if q != "" || u.HasQuery {
+			q += "&"
+		}
+		withQuery := u.Ref
+		withQuery.HasQuery, withQuery.RawQuery = true, q+string(c.body.data)
+		nu, err := urlparse.Parse(withQuery.String())
+		if err != nil {
+			return fetch.NewError(fetch.ErrMalformed, "-G/--get: the URL with the data", err)
+		}
+		req.URL = &nu
+		return c.uploadBody(req)
+	case c.body.hasData:
+		req.Body, req.BodySize = strings.NewReader(string(c.body.data)), int64(len(c.body.data))
+		ctype = "application/x-www-form-urlencoded"
+	case c.body.form != nil:
+		b, n, err := c.body.form.open(c.e.stdin)
+		if err != nil {
+			return err
+		}
+		req.Body, req.BodySize = c.countUpload(b, n), n
+		ctype = "multipart/form-data; boundary=" + c.body.form.boundary
+	default:
+		return c.uploadBody(req)
+	}
+	c.addHeader(opts, "Content-Type", ctype)
+	if req.BodySize > expectThreshold || req.BodySize < 0 {
+		c.addHeader(opts, "Expect", "100-continue")
+	}
+	return nil
+}
+
+// expectThreshold is the body size over which curl sends "Expect:
+// 100-continue" with a POST (an upload with -T always sends it).
+const expectThreshold = 1 << 20
+
+// addHeader adds "name: value" to the request's header lines, before
+// the user's -H lines, unless -H names that field (curl's rule: the
+// user's header replaces urlget's).
+func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
+	user := opts.Strings(fhttp.OptHeader)
+	if !opts.Has(fhttp.OptHeader) {
+		user = c.o.options.Strings(fhttp.OptHeader)
+	}
+	if hasHeader(user, name) {
+		return
+	}
+	opts[fhttp.OptHeader] = joinLines(append([]string{name + ": " + value}, user...))
+}
+
+// uploadBody attaches the -T source to a request for a scheme other than
+// ftp (which upload.go handles): http and https get a PUT.
+func (c *fetchCmd) uploadBody(req *fetch.Request) error {
+	if c.o.uploadFile == "" || req.URL.Scheme == "mailto" || isSessionScheme(req.URL.Scheme) {
+		return nil // a mail's text (mailcmd.go), a session's input (interactive.go)
+	}
+	b, n, err := openUpload(c.o.uploadFile, c.e.stdin)
+	if err != nil {
+		return err
+	}
+	req.Body, req.BodySize = c.countUpload(b, n), n
+	if isHTTPURL(req.URL.Scheme) {
+		if req.Options == nil {
+			req.Options = fetch.Options{}
+		}
+		if !req.Options.Has(fhttp.OptMethod) && !c.o.options.Has(fhttp.OptMethod) {
+			req.Options[fhttp.OptMethod] = "PUT"
+		}
+		c.addHeader(req.Options, "Expect", "100-continue")
+	}
+	return nil
+}
+
+// openUpload opens the -T source: a file, or "-" for stdin (size unknown).
+func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
+	if name == "-" {
+		return stdin, -1, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, pathErr(err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, pathErr(err))
+	}
+	return closingReader{f}, st.Size(), nil
+}
+
+// closingReader closes its file at EOF or on an error.
+type closingReader struct{ f *os.File }
+
+func (r closingReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	if err != nil {
+		r.f.Close()
+	}
+	return n, err
+}
+
+// withUploadName gives a URL ending in "/" the -T file's name, as curl does
+// (not for stdin).
+func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
+	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || (u.Scheme == "ftp" && u.FTP.Type != 0) {
+		return u, nil
+	}
+	named, err := parseFetchURL(u.String() + urlparse.SegmentEscape(filepath.Base(file)))
+	if err != nil {
+		return nil, fetch.NewError(fetch.ErrMalformed, "malformed URL", err)
+	}
+	return &named, nil
+}
+
+// isSearchURL tells whether -d gives u its search words: a gopher type 7
+// item or a wais URL, without words of its own.
+func isSearchURL(u *urlparse.URL) bool {
+	switch u.Scheme {
+	case "gopher", "gophers":
+		return u.Gopher.Type == '7' && !u.Gopher.HasSearch
+	case "wais":
+		return !u.WAIS.HasSearch
+	}
+	return false
+}
+
+// dataWarning is the warning for -d given to a URL it means nothing for
+// ("" when it means something).
+func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
+	if !c.body.hasData || isHTTPURL(u.Scheme) || isSearchURL(u) {
+		return ""
+	}
+	switch {
+	case u.Scheme == "wais" || (u.Scheme == "gopher" || u.Scheme == "gophers") && u.Gopher.Type == '7':
+		return "-d/--data: " + fetch.Redacted(u) + " holds its search words already: the data is not sent"
+	case u.Scheme == "gopher" || u.Scheme == "gophers":
+		return "-d/--data: " + fetch.Redacted(u) + " is not a gopher search (type 7): the data is not sent"
+	}
+	return ""
+}
+
+func hasHeader(lines []string, name string) bool {
+	for _, l := range lines {
+		if n, _, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(n), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func joinLines(l []string) string { return strings.Join(l, "\n") }
+
+// expandHeaderFiles replaces each -H @FILE by the file's lines.
+func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
+	if !opts.Has(fhttp.OptHeader) {
+		return nil
+	}
+	var out []string
+	for _, l := range opts.Strings(fhttp.OptHeader) {
+		name, ok := strings.CutPrefix(l, "@")
+		if !ok {
+			out = append(out, l)
+			continue
+		}
+		b, err := readNamed(name, stdin)
+		if err != nil {
+			return fmt.Errorf("-H/--header @%s: %v", name, pathErr(err))
+		}
+		for _, fl := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
+			if strings.TrimSpace(fl) != "" {
+				out = append(out, fl)
+			}
+		}
+	}
+	opts[fhttp.OptHeader] = joinLines(out)
+	return nil
+}
+
+// formBody is a multipart/form-data body (-F), written as curl writes it.
+type formBody struct {
+	boundary string
+	parts    []formPart
+}
+
+type formPart struct {
+	name     string
+	value    string // text value
+	file     string // NAME=@FILE: the file's bytes; NAME=<FILE: as text
+	upload   bool   // @: sent as a file (filename=...)
+	filename string
+	ctype    string
+}
+
+// parseForm reads the -F arguments.
+func parseForm(args []string) (*formBody, error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	f := &formBody{boundary: "------------------------" + hex.EncodeToString(rnd[:])}
+	for _, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-F/--form %q: want NAME=VALUE, NAME=@FILE or NAME=<FILE", a)
+		}
+		p := formPart{name: name}
+		switch {
+		case strings.HasPrefix(v, "@"), strings.HasPrefix(v, "<"):
+			p.upload = v[0] == '@'
+			v = v[1:]
+			fields := strings.Split(v, ";")
+			p.file = fields[0]
+			for _, m := range fields[1:] {
+				k, mv, _ := strings.Cut(m, "=")
+				switch strings.TrimSpace(k) {
+				case "type":
+					p.ctype = mv
+				case "filename":
+					p.filename = mv
+				default:
+					return nil, fmt.Errorf("-F/--form %q: unknown ;%s", a, k)
+				}
+			}
+			if p.upload && p.filename == "" {
+				p.filename = filepath.Base(p.file)
+			}
+			if p.upload && p.ctype == "" {
+				p.ctype = guessType(p.file)
+			}
+		default:
+			val, t, hasType := strings.Cut(v, ";type=")
+			p.value = val
+			if hasType {
+				p.ctype = t
+			}
+		}
+		f.parts = append(f.parts, p)
+	}
+	return f, nil
+}
+
+// guessType is curl's content type for a file by its extension.
+func guessType(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".gif":
+		return "image/gif"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".png":
+		return "image/png"
+	case ".svg":
+		return "image/svg+xml"
+	case ".txt":
+		return "text/plain"
+	case ".htm", ".html":
+		return "text/html"
+	case ".pdf":
+		return "application/pdf"
+	case ".xml":
+		return "application/xml"
+	}
+	return "application/octet-stream"
+}
+
+// open gives the body as a stream (files opened now, read as sent) and
+// its length.
+func (f *formBody) open(stdin io.Reader) (io.Reader, int64, error) {
+	var rs []io.Reader
+	var n int64
+	unknown := false
+	add := func(s string) {
+		rs = append(rs, strings.NewReader(s))
+		n += int64(len(s))
+	}
+	for _, p := range f.parts {
+		head := "--" + f.boundary + "\r\nContent-Disposition: form-data; name=\"" + formQuote(p.name) + "\""
+		if p.upload {
+			head += "; filename=\"" + formQuote(p.filename) + "\""
+		}
+		head += "\r\n"
+		if p.ctype != "" {
+			head += "Content-Type: " + p.ctype + "\r\n"
+		}
+		add(head + "\r\n")
+		if p.file != "" {
+			r, size, err := openUpload(p.file, stdin)
+			if err != nil {
+				for _, r := range rs {
+					if c, ok := r.(closingReader); ok {
+						c.f.Close()
+					}
+				}
+				return nil, 0, fmt.Errorf("-F/--form %s: %v", p.name, pathErr(err))
+			}
+			rs = append(rs, r)
+			if size < 0 {
+				unknown = true
+			}
+			n += size
+		} else {
+			add(p.value)
+		}
+		add("\r\n")
+	}
+	add("--" + f.boundary + "--\r\n")
+	if unknown {
+		n = -1 // stdin: sent chunked
+	}
+	return io.MultiReader(rs...), n, nil
+}
+
+// formQuote escapes a double quote in a field name or file name as curl
+// does (%22).
+func formQuote(s string) string { return strings.ReplaceAll(s, `"`, "%22") }
+
+// checkRequestArgs refuses request and output flags that contradict each
+// other, naming both.
+func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
+	if raw, _ := o.options.Bool(fetch.OptRaw); raw && o.scheme.json {
+		return fmt.Errorf("--json and --raw: give one or the other (--json prints parsed entries, --raw the bytes as sent)")
+	}
+	if o.head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.req.get {
+		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])
+	}
+	if o.options != nil {
+		return expandHeaderFiles(o.options, stdin)
+	}
+	return nil
+}
+
+// prepareURL is the URL a fetch goes to: with -T, a URL ending in "/" gets
+// the file's name. It also warns about -d given to a gopher URL that is not
+// a search.
+func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, error) {
+	if w := c.dataWarning(u); w != "" && !c.o.silent {
+		fmt.Fprintf(c.e.stderr, "urlget: warning: %s\n", w)
+	}
+	if c.o.uploadFile == "" {
+		return u, nil
+	}
+	nu, err := withUploadName(u, c.o.uploadFile)
+	if err != nil {
+		return nil, err
+	}
+	if nu != u {
+		r.effective = nu.String()
+	}
+	return nu, nil
+}
+
+// include writes the response header before the body (-i), as curl: the
+// header blocks of every response, redirects included.
+func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, skip int64) error {
+	if !c.o.req.include || skip > 0 || !res.IsHTTP() {
+		return nil
+	}
+	if _, err := out.Write(headText(res)); err != nil {
+		return writeError(err)
+	}
+	return nil
+}
+
+// isHTTPURL tells whether a URL's scheme takes curl's HTTP request flags
+// (a body, a method, -G's query).
+func isHTTPURL(scheme string) bool { return scheme == "http" || scheme == "https" }
+
+// finishRequest writes the cookie jar (-c) once every URL is done.
+func (c *fetchCmd) finishRequest(status int) int {
+	if c.jar != nil && c.o.req.cookieJar != "" {
+		if err := c.jar.save(c.o.req.cookieJar, c.e.stdout); err != nil {
+			if !c.o.silent || c.o.showError {
+				fmt.Fprintf(c.e.stderr, "urlget: -c/--cookie-jar %s: %v\n", c.o.req.cookieJar, pathErr(err))
+			}
+			if status == 0 {
+				status = fetch.ErrWrite.ExitCode()
+			}
+		}
+	}
+	return status
+}
+
+// countUpload draws the progress of a body being sent, when a meter may be
+// drawn (stderr a terminal, no -s).
+func (c *fetchCmd) countUpload(r io.Reader, size int64) io.Reader {
+	if !c.progress || c.o.silent || !c.isTerminal(c.e.stderr) {
+		return r
+	}
+	return &uploadMeter{r: r, m: newMeter(c.e.stderr, c.o.progressBar, size)}
+}
+
+// uploadMeter is a body being sent, drawing its meter as it is read.
+type uploadMeter struct {
+	r    io.Reader
+	m    *meter
+	n    int64
+	done bool
+}
+
+func (u *uploadMeter) Read(p []byte) (int, error) {
+	n, err := u.r.Read(p)
+	u.n += int64(n)
+	if !u.done {
+		u.m.update(u.n)
+		if err != nil {
+			u.done = true
+			u.m.finish()
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// recorder is an in-tree HTTP server that keeps every request as the bytes
+// it received (head and body, chunked bodies as sent) and answers each with
+// a small reply that sets a cookie.
+type recorder struct {
+	addr string
+	mu   sync.Mutex
+	reqs [][]byte
+}
+
+func newRecorder(t *testing.T) *recorder {
+	r := &recorder{}
+	l := fetchtest.NewServer(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		var raw bytes.Buffer
+		length, chunked := 0, false
+		for {
+			line, err := br.ReadString('\n')
+			raw.WriteString(line)
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+			name, val, _ := strings.Cut(line, ":")
+			val = strings.TrimSpace(val)
+			switch strings.ToLower(name) {
+			case "content-length":
+				length, _ = strconv.Atoi(val)
+			case "transfer-encoding":
+				chunked = strings.EqualFold(val, "chunked")
+			case "expect":
+				io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\n")
+			}
+		}
+		if chunked {
+			for {
+				line, err := br.ReadString('\n')
+				raw.WriteString(line)
+				if err != nil {
+					return
+				}
+				n, _ := strconv.ParseInt(strings.TrimSpace(line), 16, 64)
+				if _, err := io.CopyN(&raw, br, n+2); err != nil {
+					return
+				}
+				if n == 0 {
+					break
+				}
+			}
+		} else if _, err := io.CopyN(&raw, br, int64(length)); err != nil {
+			return
+		}
+		r.mu.Lock()
+		r.reqs = append(r.reqs, raw.Bytes())
+		r.mu.Unlock()
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: got=yes; Path=/\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
+	})
+	r.addr = l.Addr
+	return r
+}
+
+// take returns the requests received since the last call.
+func (r *recorder) take() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.reqs
+	r.reqs = nil
+	return out
+}
+
+var boundaryRE = regexp.MustCompile(`-{20,}[0-9a-zA-Z]{8,}`)
+
+// comparableRequest is a recorded request without what is allowed to
+// differ: the User-Agent line, the multipart boundary. Header fields are
+// compared as a set: net/http writes them in its own order (sorted), curl
+// in its own (a known, documented difference).
+func comparableRequest(b []byte) string {
+	head, body, _ := strings.Cut(string(b), "\r\n\r\n")
+	lines := strings.Split(head, "\r\n")
+	var fields []string
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(strings.ToLower(l), "user-agent:") {
+			continue
+		}
+		// net/http writes an empty field "Name: ", curl "Name:".
+		fields = append(fields, strings.TrimSuffix(l, " "))
+	}
+	slices.Sort(fields)
+	s := lines[0] + "\r\n" + strings.Join(fields, "\r\n") + "\r\n\r\n" + body
+	return boundaryRE.ReplaceAllString(s, "BOUNDARY")
+}
+
+// TestRequestFlagsBesideCurl sends the same request flags with curl and
+// urlget to the recorder and compares the requests received.
+func TestRequestFlagsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dataFile := write("data.txt", "a=1\r\nb=2\n")
+	upFile := write("up.txt", "uploaded bytes\n")
+	hdrFile := write("headers.txt", "X-One: 1\nX-Two: two\n")
+	cookieFile := write("cookies.txt", "# Netscape HTTP Cookie File\n"+strings.Split(rec.addr, ":")[0]+"\tFALSE\t/\tFALSE\t0\tsession\tabc\n")
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"-d", []string{"-d", "name=value", base + "/form"}, ""},
+		{"-d twice", []string{"-d", "a=1", "-d", "b=2", base + "/form"}, ""},
+		{"-d @file", []string{"-d", "@" + dataFile, base + "/form"}, ""},
+		{"-d @-", []string{"-d", "@-", base + "/form"}, "from stdin\n"},
+		{"--data-binary @file", []string{"--data-binary", "@" + dataFile, base + "/form"}, ""},
+		{"--data-raw", []string{"--data-raw", "@not-a-file", base + "/form"}, ""},
+		{"--data-urlencode", []string{"--data-urlencode", "q=a b&c/é", "--data-urlencode", "=x y", "--data-urlencode", "plain text", base + "/form"}, ""},
+		{"--data-urlencode @file", []string{"--data-urlencode", "f@" + dataFile, base + "/form"}, ""},
+		{"-G", []string{"-G", "-d", "q=1", "-d", "r=2", base + "/search"}, ""},
+		{"-G with query", []string{"-G", "--data-urlencode", "q=a b", base + "/search?x=0"}, ""},
+		{"-X", []string{"-X", "DELETE", base + "/item/1"}, ""},
+		{"-X with -d", []string{"-X", "PATCH", "-d", "x=1", base + "/item/1"}, ""},
+		{"-H", []string{"-H", "X-Custom: yes", "-H", "accept: text/html", base + "/h"}, ""},
+		{"-H remove", []string{"-H", "Accept:", base + "/h"}, ""},
+		{"-H empty", []string{"-H", "X-Empty;", base + "/h"}, ""},
+		{"-H @file", []string{"-H", "@" + hdrFile, base + "/h"}, ""},
+		{"-H Content-Type", []string{"-H", "Content-Type: application/json", "-d", `{"a":1}`, base + "/json"}, ""},
+		{"-H Host", []string{"-H", "Host: example.org", base + "/h"}, ""},
+		{"-e", []string{"-e", "http://example.org/from", base + "/r"}, ""},
+		{"-F", []string{"-F", "name=value", "-F", "file=@" + upFile, "-F", "text=<" + upFile, base + "/upload"}, ""},
+		{"-F type", []string{"-F", "file=@" + upFile + ";type=application/x-thing;filename=other.bin", base + "/upload"}, ""},
+		{"-T file", []string{"-T", upFile, base + "/put/"}, ""},
+		{"-T - chunked", []string{"-T", "-", base + "/put/stdin"}, "streamed\n"},
+		{"-T -X POST", []string{"-T", upFile, "-X", "POST", base + "/post"}, ""},
+		{"-b string", []string{"-b", "a=1; b=2", base + "/c"}, ""},
+		{"-b file", []string{"-b", cookieFile, base + "/c"}, ""},
+		{"-i", []string{"-i", base + "/i"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-s"}, tc.args...)
+			cmd := exec.Command(curl, args...)
+			cmd.Stdin = strings.NewReader(tc.stdin)
+			cmd.Dir = t.TempDir()
+			var cout bytes.Buffer
+			cmd.Stdout = &cout
+			if err := cmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				t.Fatalf("curl: %v", err)
+			}
+			creqs := rec.take()
+			t.Chdir(t.TempDir())
+			var uout, uerr bytes.Buffer
+			if code := run(env{args: args, stdin: strings.NewReader(tc.stdin), stdout: &uout, stderr: &uerr}); code != 0 {
+				t.Fatalf("urlget exit %d: %s", code, uerr.String())
+			}
+			ureqs := rec.take()
+			if len(creqs) != 1 || len(ureqs) != 1 {
+				t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+			}
+			if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u {
+				t.Errorf("requests differ:\nurlget %q\ncurl   %q", u, c)
+			}
+			// -i prints the header fields as received, like curl.
+			if c, u := cout.String(), uout.String(); c != u {
+				t.Errorf("stdout differs:\nurlget %q\ncurl   %q", u, c)
+			}
+		})
+	}
+}
+
+// TestCookieJarBesideCurl: the cookie file urlget writes (-c) is one curl
+// reads (-b), and the other way round.
+func TestCookieJarBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	dir := t.TempDir()
+	ujar, cjar := filepath.Join(dir, "u.jar"), filepath.Join(dir, "c.jar")
+	var out, errb bytes.Buffer
+	if code := run(env{args: []string{"-s", "-c", ujar, base + "/set"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("urlget -c: exit %d %s", code, errb.String())
+	}
+	if err := exec.Command(curl, "-s", "-o", "/dev/null", "-c", cjar, base+"/set").Run(); err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	if err := exec.Command(curl, "-s", "-o", "/dev/null", "-b", ujar, base+"/again").Run(); err != nil {
+		t.Fatal(err)
+	}
+	if code := run(env{args: []string{"-s", "-b", cjar, base + "/again"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("urlget -b: exit %d %s", code, errb.String())
+	}
+	reqs := rec.take()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, who := range []string{"curl reading urlget's jar", "urlget reading curl's jar"} {
+		if !bytes.Contains(reqs[i], []byte("\r\nCookie: got=yes\r\n")) {
+			t.Errorf("%s sent %q", who, reqs[i])
+		}
+	}
+}
+
+// TestConfigBesideCurl: a -K file in curl's syntax gives urlget the same
+// request as curl; ~/.urlgetrc is read first, and not with -q.
+func TestConfigBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "conf")
+	os.WriteFile(conf, []byte("# a comment\n"+
+		"  header = \"X-Quoted: a \\\"b\\\" c\"\n"+
+		"-H \"X-Short: 1\"\n"+
+		"data-urlencode: \"q=two words\"\n"+
+		"request PUT\n"+
+		"referer=http://example.org/\n"+
+		"silent\n"+
+		"url = \"http://"+rec.addr+"/from-config\"\n"), 0o644)
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	cmd := exec.Command(curl, "-q", "-K", conf)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(env{args: []string{"-K", conf}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+		t.Fatalf("urlget -K: exit %d %s", code, errb.String())
+	}
+	reqs := rec.take()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if c, u := comparableRequest(reqs[0]), comparableRequest(reqs[1]); c != u {
+		t.Errorf("requests differ:\nurlget %q\ncurl   %q", u, c)
+	}
+	os.WriteFile(filepath.Join(dir, ".urlgetrc"), []byte("header \"X-From-Rc: 1\"\nsilent\n"), 0o644)
+	for _, args := range [][]string{{"http://" + rec.addr + "/rc"}, {"-q", "http://" + rec.addr + "/rc"}} {
+		out.Reset()
+		errb.Reset()
+		if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+			t.Fatalf("%q: exit %d %s", args, code, errb.String())
+		}
+	}
+	reqs = rec.take()
+	if len(reqs) != 2 || !bytes.Contains(reqs[0], []byte("X-From-Rc: 1")) || bytes.Contains(reqs[1], []byte("X-From-Rc")) {
+		t.Errorf("~/.urlgetrc then -q: %q", reqs)
+	}
+	if code := run(env{args: []string{"-q", "-K", filepath.Join(dir, "missing"), "http://x/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != fetchExitUsage {
+		t.Errorf("-K missing: exit %d", code)
+	}
+}
+
+func TestConfigLine(t *testing.T) {
+	for _, c := range []struct{ line, opt, val string }{
+		{`url = "http://a/b c"`, "url", "http://a/b c"},
+		{`  -o out.txt trailing`, "-o", "out.txt"},
+		{`header: "A: \t\\ \"q\""`, "header", "A: \t\\ \"q\""},
+		{`silent`, "silent", ""},
+		{`# comment`, "", ""},
+	} {
+		opt, val, _, err := configLine(c.line)
+		if err != nil || opt != c.opt || val != c.val {
+			t.Errorf("%q: %q %q %v, want %q %q", c.line, opt, val, err, c.opt, c.val)
+		}
+	}
+	if _, _, _, err := configLine(`url "unterminated`); err == nil {
+		t.Error("an unterminated quote was accepted")
+	}
+}
+
+// The request flags' parts that need no curl: --data-urlencode forms, the
+// multipart body, the cookie file both ways.
+func TestRequestPartsShort(t *testing.T) {
+	for in, want := range map[string]string{"a b": "a+b", "=x&y": "x%26y", "n=é/~": "n=%C3%A9%2F~", "plain.-_~": "plain.-_~"} {
+		if got, err := urlencodeData(in, nil); err != nil || string(got) != want {
+			t.Errorf("--data-urlencode %q = %q %v, want %q", in, got, err, want)
+		}
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.txt")
+	os.WriteFile(f, []byte("file text"), 0o644)
+	form, err := parseForm([]string{"v=1", "up=@" + f, "txt=<" + f, `q"uote=x;type=text/x`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, n, err := form.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	want := strings.ReplaceAll("--B\r\nContent-Disposition: form-data; name=\"v\"\r\n\r\n1\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"up\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile text\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"txt\"\r\n\r\nfile text\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"q%22uote\"\r\nContent-Type: text/x\r\n\r\nx\r\n--B--\r\n", "B", form.boundary)
+	if string(b) != want || n != int64(len(b)) {
+		t.Errorf("form body (%d bytes, said %d):\n%q\nwant\n%q", len(b), n, b, want)
+	}
+	if _, err := parseForm([]string{"novalue"}); err == nil {
+		t.Error("-F novalue accepted")
+	}
+
+	rec := newRecorder(t)
+	jar := filepath.Join(dir, "jar")
+	os.WriteFile(jar, []byte("# Netscape HTTP Cookie File\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\told\tv1\n127.0.0.1\tFALSE\t/other\tFALSE\t0\telsewhere\tv2\n127.0.0.1\tFALSE\t/\tFALSE\t1\texpired\tv3\n"), 0o644)
+	r2 := runWithStdin(t, "", nil, "-q", "-s", "-b", jar, "-b", "extra=1", "-c", jar, "http://"+rec.addr+"/a", "http://"+rec.addr+"/b")
+	reqs := rec.take()
+	if r2.code != 0 || len(reqs) != 2 {
+		t.Fatalf("exit %d %q, %d requests", r2.code, r2.stderr, len(reqs))
+	}
+	if !bytes.Contains(reqs[0], []byte("\r\nCookie: old=v1; extra=1\r\n")) || !bytes.Contains(reqs[1], []byte("\r\nCookie: old=v1; got=yes; extra=1\r\n")) {
+		t.Errorf("cookies sent:\n%q\n%q", reqs[0], reqs[1])
+	}
+	saved, _ := os.ReadFile(jar)
+	for _, line := range []string{"#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\told\tv1\n", "127.0.0.1\tFALSE\t/other\tFALSE\t0\telsewhere\tv2\n", "127.0.0.1\tFALSE\t/\tFALSE\t0\tgot\tyes\n"} {
+		if !strings.Contains(string(saved), line) {
+			t.Errorf("-c file lacks %q:\n%s", line, saved)
+		}
+	}
+	if strings.Contains(string(saved), "expired") || strings.Contains(string(saved), "extra") {
+		t.Errorf("-c file keeps an expired or a -b text cookie:\n%s", saved)
+	}
+}

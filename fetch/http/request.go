@@ -1,0 +1,163 @@
+package http
+
+import (
+	"io"
+	nethttp "net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// Option keys read from fetch.Request.Options (declared in init, with
+// curl's flag names).
+const (
+	// OptHeader holds extra request header lines, one a line, as curl's
+	// -H: "Name: value" adds the field or replaces the one urlget would
+	// send (Host, User-Agent, Accept, ...); "Name:" removes it; "Name;"
+	// sends the field with an empty value.
+	OptHeader = "http-header"
+	// OptMethod is the request method (-X); default GET, HEAD with
+	// Request.Head, POST when the Request has a Body.
+	OptMethod = "http-method"
+	// OptReferer is the Referer header (-e).
+	OptReferer = "http-referer"
+)
+
+var httpSchemes = []string{"http", "https"}
+
+func init() {
+	fetch.RegisterOptions(
+		fetch.Option{Key: OptHeader, Flag: "header", Short: "H", Kind: fetch.Strings, Arg: "LINE",
+			Help: `add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)`, Schemes: httpSchemes},
+		fetch.Option{Key: OptMethod, Flag: "request", Short: "X", Kind: fetch.String, Arg: "METHOD",
+			Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
+		fetch.Option{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
+			Help: "send URL as the Referer", Schemes: httpSchemes},
+	)
+	fetch.RegisterExamples("http",
+		fetch.Example{Args: "-o page.html https://example.org/", Help: "save a page"},
+		fetch.Example{Args: "-L -O https://example.org/file.tar.gz", Help: "follow redirects, save under the remote name"},
+		fetch.Example{Args: "-d name=value -d x=1 https://example.org/form", Help: "POST form data (name=value&x=1)"},
+		fetch.Example{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a%20b"},
+		fetch.Example{Args: "-F file=@photo.jpg -F note=hi https://example.org/upload", Help: "a multipart/form-data POST"},
+		fetch.Example{Args: "-H 'Accept: application/json' -X DELETE https://example.org/item/1", Help: "another method, an extra header"},
+		fetch.Example{Args: "-T notes.txt https://example.org/dav/", Help: "PUT a file (to dav/notes.txt)"},
+		fetch.Example{Args: "-b cookies.txt -c cookies.txt https://example.org/", Help: "send and keep cookies (Netscape cookie file)"},
+		fetch.Example{Args: "-i https://example.org/", Help: "the response header, then the body"},
+	)
+}
+
+// SendsBody reports that a Request.Body is sent to http and https URLs
+// (fetch.BodySender): as a POST, or the method of OptMethod.
+func (Fetcher) SendsBody(u *urlparse.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
+
+// method is the request method: OptMethod, else HEAD, POST or GET.
+func method(req *fetch.Request) string {
+	switch m := req.Options.String(OptMethod); {
+	case m != "":
+		return m
+	case req.Head:
+		return "HEAD"
+	case req.Body != nil:
+		return "POST"
+	}
+	return "GET"
+}
+
+// shape puts the request's own parts on hreq, after the fields urlget
+// sends itself: the body, the Referer, the jar's cookies and the OptHeader
+// lines (which may replace or remove any of those fields).
+// jarURL is the URL the cookies belong to (nil for a gateway request).
+func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
+	if req.Body != nil {
+		hreq.Body = io.NopCloser(req.Body)
+		hreq.ContentLength = req.BodySize // -1: chunked
+		if req.BodySize == 0 {
+			hreq.Body = nethttp.NoBody
+		}
+	}
+	h := hreq.Header
+	if r := req.Options.String(OptReferer); r != "" {
+		h.Set("Referer", r)
+	}
+	if req.Jar != nil && jarURL != nil {
+		var pairs []string
+		for _, c := range req.Jar.Cookies(jarURL) {
+			pairs = append(pairs, c.Name+"="+c.Value)
+		}
+		if len(pairs) > 0 {
+			h.Set("Cookie", strings.Join(pairs, "; "))
+		}
+	}
+	for _, line := range req.Options.Strings(OptHeader) {
+		if err := addHeader(hreq, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expectTimeout is how long a request with "Expect: 100-continue" waits
+// for the server's 100 before it sends the body anyway (curl's second).
+const expectTimeout = time.Second
+
+// expects tells whether the request waits for "100 Continue".
+func expects(hreq *nethttp.Request) bool {
+	for k, vs := range hreq.Header {
+		if strings.EqualFold(k, "Expect") && len(vs) > 0 && strings.EqualFold(vs[0], "100-continue") {
+			return true
+		}
+	}
+	return false
+}
+
+// addHeader applies one -H line. The name keeps the case it was given in.
+func addHeader(hreq *nethttp.Request, line string) error {
+	h := hreq.Header
+	i := strings.IndexAny(line, ":;")
+	if i <= 0 {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "-H/--header " + fetch.SanitizeLine(line, 80) + `: want "Name: value"`}
+	}
+	name, val := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:])
+	if strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(val, "\r\n\x00") {
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "-H/--header " + fetch.SanitizeLine(line, 80) + ": not one header field"}
+	}
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			delete(h, k)
+		}
+	}
+	switch {
+	case strings.EqualFold(name, "Host"):
+		if line[i] == ':' && val != "" {
+			hreq.Host = val
+		}
+		return nil
+	case line[i] == ';':
+		if val != "" {
+			return nil // curl: "Name;" only with nothing after it
+		}
+	case val == "":
+		if strings.EqualFold(name, "User-Agent") {
+			h["User-Agent"] = []string{""} // net/http: present and empty means none
+		}
+		return nil
+	}
+	h[name] = append(h[name], val)
+	return nil
+}
+
+// storeCookies keeps the cookies a reply sets, when there is a jar.
+func storeCookies(req *fetch.Request, u *url.URL, resp *nethttp.Response) {
+	if req.Jar != nil && u != nil {
+		if cs := resp.Cookies(); len(cs) > 0 {
+			req.Jar.SetCookies(u, cs)
+		}
+	}
+}
