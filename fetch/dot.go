@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 )
 
@@ -42,6 +43,32 @@ type DotReader struct {
 	notified bool
 }
 
+// bulk hands out at once what br already holds up to the first line that
+// starts with ".", the only lines any mode treats specially (every other
+// line passes as sent): a body read at the speed of a copy. It reports
+// whether it handed out anything.
+func (d *DotReader) bulk() bool {
+	n := d.br.Buffered()
+	if n == 0 {
+		return false
+	}
+	buf, _ := d.br.Peek(n)
+	k := 0
+	if !d.atStart || buf[0] != '.' {
+		k = len(buf)
+		if i := bytes.Index(buf, []byte("\n.")); i >= 0 {
+			k = i + 1
+		}
+	}
+	if k == 0 {
+		return false
+	}
+	d.br.Discard(k) // buf stays valid: br is read again only once pending is used up
+	d.pending = buf[:k]
+	d.atStart = buf[k-1] == '\n'
+	return true
+}
+
 // NewDotReader reads the data from br in the given mode.
 func NewDotReader(br *bufio.Reader, mode DotMode) *DotReader {
 	return &DotReader{br: br, mode: mode, atStart: true}
@@ -74,8 +101,15 @@ func (d *DotReader) Read(p []byte) (int, error) {
 }
 
 func isLoneDot(line []byte) bool {
-	s := string(line)
-	return s == ".\r\n" || s == ".\n" || s == "."
+	switch len(line) {
+	case 1:
+		return line[0] == '.'
+	case 2:
+		return line[0] == '.' && line[1] == '\n'
+	case 3:
+		return line[0] == '.' && line[1] == '\r' && line[2] == '\n'
+	}
+	return false
 }
 
 func (d *DotReader) end() {
@@ -94,6 +128,9 @@ func (d *DotReader) unstuff(line []byte) []byte {
 }
 
 func (d *DotReader) fill() {
+	if d.bulk() {
+		return
+	}
 	line, err := d.br.ReadSlice('\n')
 	switch {
 	case err == bufio.ErrBufferFull:

@@ -142,6 +142,16 @@ func GopherPlusURL(scheme, host string, port int, itemType byte, selector, searc
 	return gopherURL(scheme, host, port, itemType, selector, search, plus, 2)
 }
 
+// oneByte holds every byte value once, in order: oneByte[c:c+1] is the
+// one-byte string c without an allocation.
+var oneByte = func() string {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return string(b)
+}()
+
 // AppendGopherURL appends GopherURL(scheme, host, port, itemType,
 // selector) to b: for renderers that write many URLs into one buffer.
 func AppendGopherURL(b []byte, scheme, host string, port int, itemType byte, selector string) []byte {
@@ -164,7 +174,7 @@ func gopherURL(scheme, host string, port int, itemType byte, selector, search, p
 func appendGopherRest(b []byte, scheme, host string, port int, itemType byte, selector, search, plus string, tabs int) []byte {
 	b = appendAuthority(b, scheme, "", "", host, port)
 	b = append(b, '/')
-	b = appendEscaped(b, string([]byte{itemType}), keepPath) // one byte, not UTF-8
+	b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
 	b = appendEscaped(b, selector, keepPath)
 	if tabs > 0 {
 		b = append(b, "%09"...)
