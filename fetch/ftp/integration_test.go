@@ -379,7 +379,7 @@ func testVsftpdLog(t *testing.T, s *testserver.FTPServer) {
 		{"/pub/a/b/c/deep.txt;type=i", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.txt", "EPSV", "RETR pub/a/b/c/deep.txt"}, 0},
 		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, 0},
 		{"/pub/missing.bin", nil, []string{"CWD pub", "TYPE I", "SIZE missing.bin", "EPSV", "RETR missing.bin", "CWD missing.bin"}, fetch.ErrNotFound}, // a directory without its "/"? (dirhint.go)
-		{"/pub", nil, []string{"TYPE I", "SIZE pub", "EPSV", "RETR pub", "CWD pub", "TYPE A", "SYST", "EPSV", "LIST"}, 0}, // listed (issue 16)
+		{"/pub", nil, []string{"TYPE I", "SIZE pub", "EPSV", "RETR pub", "CWD pub", "TYPE A", "SYST", "EPSV", "LIST"}, 0},                              // listed (issue 16)
 	} {
 		before, err := s.Commands()
 		if err != nil {
