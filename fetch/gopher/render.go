@@ -183,14 +183,10 @@ func appendReadable(b []byte, it Item, scheme string) []byte {
 		return append(b, "  (no address)"...)
 	}
 	b = append(b, "  <"...)
-	start := len(b)
+	// Printable by construction: every byte of the type, selector and host
+	// that is not a URL character is percent-encoded (an IPv6 host is only
+	// hex digits, colons and dots).
 	b = urlparse.AppendGopherURL(b, scheme, it.Host, it.Port, it.Type, it.Selector)
-	for _, c := range b[start:] {
-		if c < 0x20 || c >= 0x7f { // only a host can put such bytes there
-			b = append(b[:start], appendClean(nil, string(b[start:]))...)
-			break
-		}
-	}
 	return append(b, '>')
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
@@ -206,6 +207,21 @@ func BenchmarkRenderReadable(b *testing.B) {
 		})
 		if err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A hostile server's control bytes never reach the terminal through an
+// item's URL: host and selector are percent-encoded.
+func TestReadableURLIsPrintable(t *testing.T) {
+	var out bytes.Buffer
+	menu := "0Name\t/sel\x1b[2J\x9b\tho\x1bst\x07\t70\r\n.\r\n"
+	if err := Render(&out, strings.NewReader(menu), Readable); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.String() {
+		if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError {
+			t.Fatalf("control character %U in %q", r, out.String())
 		}
 	}
 }
