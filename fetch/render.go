@@ -9,35 +9,102 @@ import (
 // renderBuffer is the size of the buffer Buffered writes through.
 const renderBuffer = 64 << 10
 
-// Buffered runs render with a buffered writer in front of w and a body that
-// flushes that buffer whenever render goes back to body for more input: a
-// renderer that writes one line per item then costs one write to w per
-// buffer-full instead of one per item, and a person watching a terminal
-// still sees every item that has arrived as soon as the input pauses. A
-// failed write to w is an *Error of kind ErrWrite; read errors from body
-// are returned as they are.
+// Buffered runs render with a buffered writer in front of w, and body read
+// ahead by a goroutine of its own: a renderer that writes one line per item
+// then costs one write to w per buffer-full instead of one per item, the
+// socket reads overlap the rendering, and the buffer is flushed whenever
+// render has to wait for input, so a person watching a terminal sees every
+// item that has arrived as soon as the input pauses. A failed write to w is
+// an *Error of kind ErrWrite; read errors from body are returned as they
+// are. Once render returns, body is no longer read: the caller closes it.
 func Buffered(w io.Writer, body io.Reader, render func(w io.Writer, body io.Reader) error) error {
 	bw := bufio.NewWriterSize(&writeErr{w: w}, renderBuffer)
-	err := render(bw, &flushFirst{r: body, w: bw})
+	ra := readAhead(body)
+	defer close(ra.done)
+	err := render(bw, &flushWhenWaiting{ra: ra, w: bw})
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
 	return err
 }
 
-// flushFirst flushes w before each read from r.
-type flushFirst struct {
-	r io.Reader
-	w *bufio.Writer
+// chunk is one read of the body: the bytes and the error it returned.
+type chunk struct {
+	b   []byte
+	err error
 }
 
-func (f *flushFirst) Read(p []byte) (int, error) {
-	if f.w.Buffered() > 0 {
-		if err := f.w.Flush(); err != nil {
-			return 0, err
-		}
+// aheadReader reads a body in a goroutine, a few buffers ahead.
+type aheadReader struct {
+	full chan chunk
+	free chan []byte
+	done chan struct{}
+}
+
+const aheadBuffers = 4
+
+func readAhead(r io.Reader) *aheadReader {
+	ra := &aheadReader{full: make(chan chunk, aheadBuffers), free: make(chan []byte, aheadBuffers), done: make(chan struct{})}
+	for range aheadBuffers {
+		ra.free <- make([]byte, renderBuffer)
 	}
-	return f.r.Read(p)
+	go func() {
+		for {
+			var buf []byte
+			select {
+			case buf = <-ra.free:
+			case <-ra.done:
+				return
+			}
+			n, err := r.Read(buf)
+			select {
+			case ra.full <- chunk{buf[:n], err}:
+			case <-ra.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ra
+}
+
+// flushWhenWaiting hands out the read-ahead chunks, flushing w whenever the
+// next chunk has not arrived yet.
+type flushWhenWaiting struct {
+	ra   *aheadReader
+	w    *bufio.Writer
+	cur  chunk
+	rest []byte
+	err  error
+}
+
+func (f *flushWhenWaiting) Read(p []byte) (int, error) {
+	for len(f.rest) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		if f.cur.b != nil {
+			f.ra.free <- f.cur.b[:cap(f.cur.b)]
+			f.cur.b = nil
+		}
+		var c chunk
+		select {
+		case c = <-f.ra.full:
+		default:
+			if f.w.Buffered() > 0 {
+				if err := f.w.Flush(); err != nil {
+					return 0, err
+				}
+			}
+			c = <-f.ra.full
+		}
+		f.cur, f.rest, f.err = c, c.b, c.err
+	}
+	n := copy(p, f.rest)
+	f.rest = f.rest[n:]
+	return n, nil
 }
 
 // writeErr marks write errors as ErrWrite, so that a renderer's caller

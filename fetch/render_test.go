@@ -5,21 +5,32 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
+	"time"
 	"testing"
 )
 
 // countWriter records each Write call.
 type countWriter struct {
+	mu     sync.Mutex
 	writes []string
 	fail   error
 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.fail != nil {
 		return 0, c.fail
 	}
 	c.writes = append(c.writes, string(p))
 	return len(p), nil
+}
+
+func (c *countWriter) get() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.writes...)
 }
 
 // chunks hands out one chunk per Read, as a network connection would.
@@ -44,17 +55,38 @@ func lineRender(w io.Writer, body io.Reader) error {
 	return sc.Err()
 }
 
-func TestBufferedWritesOncePerInputPause(t *testing.T) {
+// Everything rendered from what has arrived goes out in one write as soon
+// as the input pauses; items that arrive together are written together.
+func TestBufferedFlushesWhenInputPauses(t *testing.T) {
 	var w countWriter
-	body := &chunks{c: []string{"a\nb\nc\n", "d\ne\n"}}
-	if err := Buffered(&w, body, lineRender); err != nil {
+	pr, pw := io.Pipe()
+	go func() {
+		io.WriteString(pw, "a\nb\nc\n")
+		// The input pauses until the first three items are out.
+		for deadline := time.Now().Add(5 * time.Second); len(w.get()) == 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		io.WriteString(pw, "d\ne\n")
+		pw.Close()
+	}()
+	if err := Buffered(&w, pr, lineRender); err != nil {
 		t.Fatal(err)
 	}
-	// Everything rendered from the first chunk goes out before the second
-	// is read; the rest at the end: two writes for five items.
 	want := []string{"item a\nitem b\nitem c\n", "item d\nitem e\n"}
-	if strings.Join(w.writes, "|") != strings.Join(want, "|") {
-		t.Errorf("writes %q, want %q", w.writes, want)
+	if got := w.get(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("writes %q, want %q", got, want)
+	}
+}
+
+// Input that arrives faster than it is rendered costs one write, not one
+// per read.
+func TestBufferedWritesOnceForReadyInput(t *testing.T) {
+	var w countWriter
+	if err := Buffered(&w, &chunks{c: []string{"a\nb\n", "c\n", "d\ne\n"}}, lineRender); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.get(); len(got) > 3 || strings.Join(got, "") != "item a\nitem b\nitem c\nitem d\nitem e\n" {
+		t.Errorf("writes %q", got)
 	}
 }
 
