@@ -153,14 +153,29 @@ var oneByte = func() string {
 }()
 
 // AppendGopherURL appends GopherURL(scheme, host, port, itemType,
-// selector) to b: for renderers that write many URLs into one buffer.
+// selector) to b: for renderers that write many URLs into one buffer. It is
+// AppendGopherRoot followed by AppendGopherPath.
 func AppendGopherURL(b []byte, scheme, host string, port int, itemType byte, selector string) []byte {
+	return AppendGopherPath(AppendGopherRoot(b, scheme, host, port), itemType, selector)
+}
+
+// AppendGopherRoot appends scheme://host[:port]/, the part of a gopher URL
+// that the items of one server share ("" means "gopher").
+func AppendGopherRoot(b []byte, scheme, host string, port int) []byte {
 	if scheme == "" {
 		scheme = "gopher"
 	}
 	b = append(b, scheme...)
 	b = append(b, ':')
-	return appendGopherRest(b, scheme, host, port, itemType, selector, "", "", 0)
+	b = appendAuthority(b, scheme, "", "", host, port)
+	return append(b, '/')
+}
+
+// AppendGopherPath appends the item type and selector of a gopher URL,
+// percent-encoded, as they follow AppendGopherRoot.
+func AppendGopherPath(b []byte, itemType byte, selector string) []byte {
+	b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
+	return appendEscaped(b, selector, keepPath)
 }
 
 func gopherURL(scheme, host string, port int, itemType byte, selector, search, plus string, tabs int) string {
@@ -173,9 +188,7 @@ func gopherURL(scheme, host string, port int, itemType byte, selector, search, p
 
 func appendGopherRest(b []byte, scheme, host string, port int, itemType byte, selector, search, plus string, tabs int) []byte {
 	b = appendAuthority(b, scheme, "", "", host, port)
-	b = append(b, '/')
-	b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
-	b = appendEscaped(b, selector, keepPath)
+	b = AppendGopherPath(append(b, '/'), itemType, selector)
 	if tabs > 0 {
 		b = append(b, "%09"...)
 		b = appendEscaped(b, search, keepPath)

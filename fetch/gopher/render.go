@@ -57,6 +57,7 @@ func RenderFrom(w io.Writer, body io.Reader, mode Mode, from *urlparse.URL) erro
 	}
 	m := NewMenuReader(body)
 	var line []byte
+	var roots root
 	for {
 		it, err := m.nextView() // it is done with before the next call
 		if err == io.EOF {
@@ -73,7 +74,7 @@ func RenderFrom(w io.Writer, body io.Reader, mode Mode, from *urlparse.URL) erro
 				return err
 			}
 		default:
-			line = appendReadable(line[:0], it, scheme)
+			line = appendReadable(line[:0], it, scheme, &roots)
 		}
 		line = append(line, '\n')
 		if _, err := w.Write(line); err != nil {
@@ -149,7 +150,23 @@ func pad(b []byte, s string) []byte {
 	return b
 }
 
-func appendReadable(b []byte, it Item, scheme string) []byte {
+// root holds the scheme://host:port/ of the last item's server: a menu
+// lists many items of one server, whose URLs then share it.
+type root struct {
+	scheme, host string
+	port         int
+	b            []byte
+}
+
+func (r *root) append(b []byte, scheme, host string, port int) []byte {
+	if r.b == nil || r.port != port || r.host != host || r.scheme != scheme {
+		r.b = urlparse.AppendGopherRoot(r.b[:0], scheme, host, port)
+		r.scheme, r.host, r.port = scheme, strings.Clone(host), port // host may view the read buffer
+	}
+	return append(b, r.b...)
+}
+
+func appendReadable(b []byte, it Item, scheme string, roots *root) []byte {
 	switch {
 	case it.Unparsed:
 		b = pad(b, "(???)")
@@ -186,7 +203,7 @@ func appendReadable(b []byte, it Item, scheme string) []byte {
 	// Printable by construction: every byte of the type, selector and host
 	// that is not a URL character is percent-encoded (an IPv6 host is only
 	// hex digits, colons and dots).
-	b = urlparse.AppendGopherURL(b, scheme, it.Host, it.Port, it.Type, it.Selector)
+	b = urlparse.AppendGopherPath(roots.append(b, scheme, it.Host, it.Port), it.Type, it.Selector)
 	return append(b, '>')
 }
 
