@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 )
 
 // countWriter records each Write call.
