@@ -26,7 +26,21 @@ type Loop struct {
 // Serve runs handle for every connection accepted on ln until Close. The
 // handler need not close the connection.
 func Serve(ln net.Listener, handle func(net.Conn)) *Loop {
-	l := &Loop{ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	l := NewLoop(ln)
+	l.Start(handle)
+	return l
+}
+
+// NewLoop makes the loop for ln without accepting yet: a server keeps it
+// (and its Done channel, which handlers wait on) before Start hands the
+// first connection to a handler.
+func NewLoop(ln net.Listener) *Loop {
+	return &Loop{ln: ln, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+}
+
+// Start runs handle for every connection accepted until Close.
+func (l *Loop) Start(handle func(net.Conn)) {
+	ln := l.ln
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
@@ -57,7 +71,6 @@ func Serve(ln net.Listener, handle func(net.Conn)) *Loop {
 			}()
 		}
 	}()
-	return l
 }
 
 func (l *Loop) closing() bool {

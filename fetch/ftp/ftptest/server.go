@@ -107,7 +107,8 @@ func New(t testing.TB) *Server {
 		PASVAddress: "127.0.0.1",
 		tree:        map[string]*node{"/": {dir: true}},
 	}
-	s.loop = fetchtest.Serve(ln, s.serve)
+	s.loop = fetchtest.NewLoop(ln) // handlers read s.loop: set it before they run
+	s.loop.Start(s.serve)
 	t.Cleanup(s.Close)
 	return s
 }

@@ -144,7 +144,8 @@ func Listen(h Handler, useTLS bool) (*Server, error) {
 	s.Addr = ln.Addr().String()
 	s.Host = "127.0.0.1"
 	s.Port = ln.Addr().(*net.TCPAddr).Port
-	s.loop = fetchtest.Serve(ln, s.handle)
+	s.loop = fetchtest.NewLoop(ln) // handlers read s.loop: set it before they run
+	s.loop.Start(s.handle)
 	return s, nil
 }
 

@@ -162,7 +162,8 @@ func (s *Server) Start(t testing.TB) *Server {
 	s.Addr = ln.Addr().String()
 	s.Host = "127.0.0.1"
 	s.Port = ln.Addr().(*net.TCPAddr).Port
-	s.loop = fetchtest.Serve(ln, s.handle)
+	s.loop = fetchtest.NewLoop(ln) // handlers read s.loop: set it before they run
+	s.loop.Start(s.handle)
 	t.Cleanup(s.Close)
 	return s
 }

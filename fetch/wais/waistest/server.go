@@ -155,8 +155,9 @@ func New(ln net.Listener, cfg Config) *Server {
 		cfg.DBDir = "/srv/wais/db/"
 	}
 	s := &Server{cfg: cfg}
-	s.loop = fetchtest.Serve(ln, s.serve)
+	s.loop = fetchtest.NewLoop(ln) // handlers read s.loop: set it before they run
 	s.done = s.loop.Done()
+	s.loop.Start(s.serve)
 	return s
 }
 
