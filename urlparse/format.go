@@ -72,8 +72,17 @@ func init() {
 // appendEscaped appends s to b, percent-encoding every byte not in keep.
 func appendEscaped(b []byte, s string, keep uint16) []byte {
 	for len(s) > 0 {
-		// The longest run kept as it is goes in one append.
+		// The longest run kept as it is goes in one append (looked up
+		// eight bytes at a time: the AND of their classes keeps a bit
+		// only when every byte has it).
 		i := 0
+		for ; i+8 <= len(s); i += 8 {
+			w := s[i : i+8]
+			if keepClass[w[0]]&keepClass[w[1]]&keepClass[w[2]]&keepClass[w[3]]&
+				keepClass[w[4]]&keepClass[w[5]]&keepClass[w[6]]&keepClass[w[7]]&keep == 0 {
+				break
+			}
+		}
 		for i < len(s) && keepClass[s[i]]&keep != 0 {
 			i++
 		}
@@ -174,7 +183,11 @@ func AppendGopherRoot(b []byte, scheme, host string, port int) []byte {
 // AppendGopherPath appends the item type and selector of a gopher URL,
 // percent-encoded, as they follow AppendGopherRoot.
 func AppendGopherPath(b []byte, itemType byte, selector string) []byte {
-	b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
+	if keepClass[itemType]&keepPath != 0 {
+		b = append(b, itemType)
+	} else {
+		b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
+	}
 	return appendEscaped(b, selector, keepPath)
 }
 

@@ -25,6 +25,19 @@ func FuzzParseItem(f *testing.F) {
 		if (err != nil) != it.Unparsed {
 			t.Fatalf("err %v but Unparsed %v", err, it.Unparsed)
 		}
+		if raw := it.Raw; raw != "" {
+			// The fields are what splitting at TABs gives.
+			f := strings.SplitN(raw[1:], "\t", 5)
+			want := [5]string{}
+			copy(want[:], f)
+			got := [5]string{it.Display, it.Selector, it.Host, it.RawPort, it.Extra}
+			if it.Plus != 0 {
+				got[4] = string(it.Plus)
+			}
+			if got != want || it.Fields != strings.Count(raw[1:], "\t")+1 || it.Type != raw[0] {
+				t.Fatalf("%q: fields %q (%d), want %q (%d)", raw, got, it.Fields, want, strings.Count(raw[1:], "\t")+1)
+			}
+		}
 		u := it.URL()
 		if u == "" || strings.ContainsAny(it.Selector, "\r\n\x00") {
 			return

@@ -96,65 +96,74 @@ func ParseItem(line []byte) (Item, error) {
 // parseItem parses a line without its line end: the Item's strings are
 // substrings of raw.
 func parseItem(raw string) (Item, error) {
-	line := raw
-	it := Item{Raw: raw, Port: -1}
-	if len(line) == 0 {
+	var it Item
+	err := parseInto(&it, raw)
+	return it, err
+}
+
+// parseInto is parseItem filling *it in place (a renderer reuses one Item
+// for every line of a menu).
+func parseInto(it *Item, raw string) error {
+	*it = Item{Raw: raw, Port: -1}
+	if len(raw) == 0 {
 		it.Unparsed = true
-		return it, &ItemError{Reason: "empty line"}
+		return &ItemError{Reason: "empty line"}
 	}
-	it.Type = line[0]
+	it.Type = raw[0]
 	// The first four TAB-separated fields, and the rest as it stands.
-	var fields [4]string
-	rest, more := it.Raw[1:], true
-	nf := 0
-	for ; nf < 4 && more; nf++ {
-		fields[nf], rest, more = strings.Cut(rest, "\t")
-	}
-	it.Fields = nf
-	if more {
-		it.Fields += 1 + strings.Count(rest, "\t")
-	}
-	it.Display = fields[0]
-	if nf > 1 {
-		it.Selector = fields[1]
-	}
-	if nf > 2 {
-		it.Host = fields[2]
-	}
-	if nf > 3 {
-		it.RawPort = fields[3]
-		if p, ok := parsePort(fields[3]); ok {
-			it.Port = p
-		}
-	}
-	if more {
-		extra := rest
-		if extra == "+" || extra == "?" {
-			it.Plus = extra[0]
-		} else {
-			it.Extra = extra
+	rest, more := "", false
+	it.Fields = 1
+	if it.Display, rest, more = cutTab(raw[1:]); more {
+		it.Fields = 2
+		if it.Selector, rest, more = cutTab(rest); more {
+			it.Fields = 3
+			if it.Host, rest, more = cutTab(rest); more {
+				it.Fields = 4
+				it.RawPort, rest, more = cutTab(rest)
+				if p, ok := parsePort(it.RawPort); ok {
+					it.Port = p
+				}
+				if more {
+					it.Fields += 1 + strings.Count(rest, "\t")
+					if rest == "+" || rest == "?" {
+						it.Plus = rest[0]
+					} else {
+						it.Extra = rest
+					}
+				}
+			}
 		}
 	}
 	if it.Type < 0x21 || it.Type == 0x7f {
 		it.Unparsed = true
-		return it, &ItemError{Line: it.Raw, Reason: "item type " + strconv.QuoteRune(rune(it.Type)) + " is not a printable character"}
+		return &ItemError{Line: it.Raw, Reason: "item type " + strconv.QuoteRune(rune(it.Type)) + " is not a printable character"}
 	}
 	lenient := it.Type == TypeInfo || it.Type == TypeError
 	switch {
 	case it.Fields < 4 && !lenient:
 		it.Unparsed = true
-		return it, &ItemError{Line: it.Raw, Reason: strconv.Itoa(it.Fields) + " fields, want display, selector, host and port"}
+		return &ItemError{Line: it.Raw, Reason: strconv.Itoa(it.Fields) + " fields, want display, selector, host and port"}
 	case it.Fields >= 4 && it.Port < 0 && !lenient:
 		it.Unparsed = true
-		return it, &ItemError{Line: it.Raw, Reason: "port " + strconv.Quote(fields[3]) + " is not a number from 0 to 65535"}
+		return &ItemError{Line: it.Raw, Reason: "port " + strconv.Quote(it.RawPort) + " is not a number from 0 to 65535"}
 	}
-	return it, nil
+	return nil
+}
+
+// cutTab is strings.Cut(s, "\t") without its general-separator path.
+func cutTab(s string) (before, after string, found bool) {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
 }
 
 // parsePort accepts 1 to 5 ASCII digits with a value of at most 65535
 // (leading and trailing spaces are tolerated: some servers pad).
 func parsePort(s string) (int, bool) {
-	s = strings.TrimSpace(s)
+	if s == "" || !isDigit(s[0]) || !isDigit(s[len(s)-1]) {
+		s = strings.TrimSpace(s)
+	}
 	if s == "" || len(s) > 5 {
 		return 0, false
 	}
@@ -171,6 +180,8 @@ func parsePort(s string) (int, bool) {
 	}
 	return n, true
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {

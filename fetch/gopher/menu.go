@@ -34,8 +34,20 @@ func newLineReader(r io.Reader, max int) lineReader {
 func (l *lineReader) next() (line []byte, trunc, eol bool, err error) {
 	l.buf = l.buf[:0]
 	limit := l.max + 2 // room for the CRLF
-	for {
-		frag, err := l.br.ReadSlice('\n')
+	frag, err := l.br.ReadSlice('\n')
+	if err == nil && len(frag) <= limit {
+		// The common case: a whole line in the read buffer, returned as
+		// it lies there (valid until the next call).
+		line = trimEOL(frag)
+		if len(line) > l.max {
+			return line[:l.max], true, true, nil
+		}
+		return line, false, true, nil
+	}
+	for first := true; ; first = false {
+		if !first {
+			frag, err = l.br.ReadSlice('\n')
+		}
 		if room := limit - len(l.buf); len(frag) <= room {
 			l.buf = append(l.buf, frag...)
 		} else {
@@ -80,6 +92,7 @@ func (l *lineReader) finish(trunc bool) []byte {
 type MenuReader struct {
 	lr   lineReader
 	done bool
+	view Item // the item nextView fills
 	// Terminated is set once the "." line was read.
 	Terminated bool
 	// Items counts the lines returned so far.
@@ -102,39 +115,61 @@ func (m *MenuReader) SetMaxLine(n int) {
 // A line that is not a valid item is returned with Unparsed set (and
 // Truncated when it was too long); the error is only for reading. Lines
 // after the "." terminator are not read.
-func (m *MenuReader) Next() (Item, error) { return m.next(false) }
+func (m *MenuReader) Next() (Item, error) { return m.next() }
 
 // nextView is Next for a caller that is done with the Item before it calls
-// again (the renderers): the Item's strings then view the read buffer
-// instead of a copy of each line, which spares an allocation per item.
-func (m *MenuReader) nextView() (Item, error) { return m.next(true) }
+// again (the renderers): it fills one Item kept by m, whose strings view
+// the read buffer instead of a copy of each line, which spares an
+// allocation and the copies of the Item per line.
+func (m *MenuReader) nextView() (*Item, error) {
+	line, trunc, err := m.line()
+	if err != nil {
+		return nil, err
+	}
+	if trunc {
+		m.view = truncItem(string(line))
+	} else {
+		parseInto(&m.view, unsafe.String(unsafe.SliceData(line), len(line)))
+	}
+	return &m.view, nil
+}
 
-func (m *MenuReader) next(view bool) (Item, error) {
+func (m *MenuReader) next() (Item, error) {
+	line, trunc, err := m.line()
+	if err != nil {
+		return Item{}, err
+	}
+	if trunc {
+		return truncItem(string(line)), nil
+	}
+	it, _ := parseItem(string(line))
+	return it, nil
+}
+
+// truncItem is the Item of a line cut at the reader's limit.
+func truncItem(raw string) Item {
+	it := Item{Raw: raw, Port: -1, Unparsed: true, Truncated: true}
+	if len(raw) > 0 {
+		it.Type = raw[0]
+	}
+	return it
+}
+
+// line reads the next menu line without its line end, and whether it was
+// cut; io.EOF after the terminator or the end of the input.
+func (m *MenuReader) line() ([]byte, bool, error) {
 	if m.done {
-		return Item{}, io.EOF
+		return nil, false, io.EOF
 	}
 	line, trunc, _, err := m.lr.next()
 	if err != nil {
 		m.done = true
-		return Item{}, err
+		return nil, false, err
 	}
 	if !trunc && isTerminator(line) {
 		m.done, m.Terminated = true, true
-		return Item{}, io.EOF
+		return nil, false, io.EOF
 	}
 	m.Items++
-	if trunc {
-		it := Item{Raw: string(line), Port: -1, Unparsed: true, Truncated: true}
-		if len(line) > 0 {
-			it.Type = line[0]
-		}
-		return it, nil
-	}
-	line = trimEOL(line)
-	if view && len(line) > 0 {
-		it, _ := parseItem(unsafe.String(&line[0], len(line)))
-		return it, nil
-	}
-	it, _ := parseItem(string(line))
-	return it, nil
+	return line, trunc, nil
 }

@@ -56,8 +56,11 @@ func RenderFrom(w io.Writer, body io.Reader, mode Mode, from *urlparse.URL) erro
 		return copyRaw(w, body)
 	}
 	m := NewMenuReader(body)
-	var line []byte
+	var own []byte
 	var roots root
+	// Items are appended straight into w's buffer when it has one
+	// (fetch.Buffered's): no second copy of each line.
+	ab, _ := w.(interface{ AvailableBuffer() []byte })
 	for {
 		it, err := m.nextView() // it is done with before the next call
 		if err == io.EOF {
@@ -67,16 +70,25 @@ func RenderFrom(w io.Writer, body io.Reader, mode Mode, from *urlparse.URL) erro
 			return err
 		}
 		scheme := schemeFor(it, from)
+		line, inW := own[:0], false
+		if ab != nil {
+			if a := ab.AvailableBuffer(); cap(a) >= 4<<10 {
+				line, inW = a, true
+			}
+		}
 		switch mode {
 		case JSON:
-			line, err = appendJSON(line[:0], it, scheme)
+			line, err = appendJSON(line, it, scheme)
 			if err != nil {
 				return err
 			}
 		default:
-			line = appendReadable(line[:0], it, scheme, &roots)
+			line = appendReadable(line, it, scheme, &roots)
 		}
 		line = append(line, '\n')
+		if !inW {
+			own = line // keep what append grew; never w's buffer
+		}
 		if _, err := w.Write(line); err != nil {
 			return &fetch.Error{Kind: fetch.ErrWrite, Msg: "gopher: writing the menu", Err: err}
 		}
@@ -103,7 +115,7 @@ func copyRaw(w io.Writer, body io.Reader) error {
 	}
 }
 
-func schemeFor(it Item, from *urlparse.URL) string {
+func schemeFor(it *Item, from *urlparse.URL) string {
 	if from != nil && from.Scheme == "gophers" {
 		port := from.Port
 		if port < 0 {
@@ -142,6 +154,14 @@ func safeChar(c byte) string {
 	return string(c)
 }
 
+// paddedLabels holds every type's label padded to labelWidth.
+var paddedLabels = func() (p [256]string) {
+	for t := range p {
+		p[t] = string(pad(nil, label(byte(t))))
+	}
+	return p
+}()
+
 func pad(b []byte, s string) []byte {
 	b = append(b, s...)
 	for n := utf8.RuneCountInString(s); n < labelWidth; n++ {
@@ -166,7 +186,7 @@ func (r *root) append(b []byte, scheme, host string, port int) []byte {
 	return append(b, r.b...)
 }
 
-func appendReadable(b []byte, it Item, scheme string, roots *root) []byte {
+func appendReadable(b []byte, it *Item, scheme string, roots *root) []byte {
 	switch {
 	case it.Unparsed:
 		b = pad(b, "(???)")
@@ -181,17 +201,20 @@ func appendReadable(b []byte, it Item, scheme string, roots *root) []byte {
 		b = pad(b, "")
 		return appendClean(b, it.Display)
 	case it.Type == TypeError:
-		b = pad(b, label(it.Type))
+		b = append(b, paddedLabels[it.Type]...)
 		return appendClean(b, it.Display)
 	}
-	b = pad(b, label(it.Type))
+	b = append(b, paddedLabels[it.Type]...)
 	b = appendClean(b, it.Display)
-	if target, ok := it.HURL(); ok {
-		b = append(b, "  <"...)
-		b = appendClean(b, target)
-		return append(b, '>')
+	var target string
+	var ok bool
+	switch it.Type { // only these types have another target: no copy of it for the rest
+	case TypeHTML:
+		target, ok = it.HURL()
+	case TypeTelnet, TypeTN3270:
+		target, ok = it.SessionURL()
 	}
-	if target, ok := it.SessionURL(); ok {
+	if ok {
 		b = append(b, "  <"...)
 		b = appendClean(b, target)
 		return append(b, '>')
@@ -207,13 +230,32 @@ func appendReadable(b []byte, it Item, scheme string, roots *root) []byte {
 	return append(b, '>')
 }
 
-// appendClean appends s with control characters (C0, DEL, C1) replaced by
-// "?"; bytes that are not UTF-8 are passed on (Latin-1 menus).
-func appendClean(b []byte, s string) []byte {
+// printableASCII returns the length of the run of printable ASCII bytes
+// (0x20 to 0x7e) that s starts with, testing eight bytes at a time.
+func printableASCII(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8] // one 8-byte load, no bounds checks
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// A byte below 0x20 borrows (x - 0x20…) with its high bit clear
+		// in x; a byte of 0x7f or more has the high bit set in x or in
+		// x + 1 (a carry out of 0xff comes from a byte already caught).
+		if ((x-0x20*ones)&^x|x|(x+ones))&highs != 0 {
+			break
+		}
+	}
 	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
 		i++
 	}
+	return i
+}
+
+// appendClean appends s with control characters (C0, DEL, C1) replaced by
+// "?"; bytes that are not UTF-8 are passed on (Latin-1 menus).
+func appendClean(b []byte, s string) []byte {
+	i := printableASCII(s)
 	b = append(b, s[:i]...)
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -249,7 +291,7 @@ type jsonItem struct {
 	Raw       string `json:"raw,omitempty"`
 }
 
-func appendJSON(b []byte, it Item, scheme string) ([]byte, error) {
+func appendJSON(b []byte, it *Item, scheme string) ([]byte, error) {
 	var j jsonItem
 	if it.Unparsed {
 		j = jsonItem{Unparsed: true, Truncated: it.Truncated, Raw: it.Raw}

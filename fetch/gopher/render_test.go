@@ -225,3 +225,31 @@ func TestReadableURLIsPrintable(t *testing.T) {
 		}
 	}
 }
+
+// printableASCII agrees with a byte-by-byte scan for every byte value at
+// every position of an eight-byte block and beyond.
+func TestPrintableASCII(t *testing.T) {
+	naive := func(s string) int {
+		i := 0
+		for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+			i++
+		}
+		return i
+	}
+	base := []byte("abcdefghijklmnopqrstuvwxy")
+	for c := 0; c < 256; c++ {
+		for pos := range base {
+			for _, prev := range []byte{'a', 0xff, 0x7f, 0x00} {
+				b := append([]byte(nil), base...)
+				b[pos] = byte(c)
+				if pos > 0 {
+					b[pos-1] = prev
+				}
+				s := string(b)
+				if got, want := printableASCII(s), naive(s); got != want {
+					t.Fatalf("printableASCII(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+}
