@@ -69,6 +69,23 @@ func init() {
 	keepClass['/'] |= kSlash
 }
 
+// keep8 reports whether all eight bytes of w are in keep (each byte may be
+// kept for a different bit of keep: "a" as unreserved, "/" as a slash),
+// without a branch per byte.
+func keep8(w string, keep uint16) bool {
+	w = w[:8]
+	return kept(w[0], keep)&kept(w[1], keep)&kept(w[2], keep)&kept(w[3], keep)&
+		kept(w[4], keep)&kept(w[5], keep)&kept(w[6], keep)&kept(w[7], keep) != 0
+}
+
+// kept is 1 when c is in keep, else 0.
+func kept(c byte, keep uint16) uint8 {
+	if keepClass[c]&keep != 0 {
+		return 1
+	}
+	return 0
+}
+
 // appendEscaped appends s to b, percent-encoding every byte not in keep.
 func appendEscaped(b []byte, s string, keep uint16) []byte {
 	for len(s) > 0 {
@@ -77,11 +94,12 @@ func appendEscaped(b []byte, s string, keep uint16) []byte {
 		// only when every byte has it).
 		i := 0
 		for ; i+8 <= len(s); i += 8 {
-			w := s[i : i+8]
-			if keepClass[w[0]]&keepClass[w[1]]&keepClass[w[2]]&keepClass[w[3]]&
-				keepClass[w[4]]&keepClass[w[5]]&keepClass[w[6]]&keepClass[w[7]]&keep == 0 {
+			if !keep8(s[i:i+8], keep) {
 				break
 			}
+		}
+		if i+8 > len(s) && len(s) >= 8 && keep8(s[len(s)-8:], keep) {
+			i = len(s) // the last eight bytes, overlapping the blocks checked
 		}
 		for i < len(s) && keepClass[s[i]]&keep != 0 {
 			i++

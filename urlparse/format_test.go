@@ -248,3 +248,33 @@ func TestUserinfoEscape(t *testing.T) {
 		}
 	}
 }
+
+// appendEscaped (eight bytes at a time, with an overlapping last block)
+// agrees with escaping byte by byte, whatever byte sits wherever.
+func TestAppendEscapedBlocks(t *testing.T) {
+	naive := func(s string, keep uint16) string {
+		var b []byte
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; keepClass[c]&keep != 0 {
+				b = append(b, c)
+			} else {
+				b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+			}
+		}
+		return string(b)
+	}
+	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 25} {
+		base := []byte("abcdefghijklmnopqrstuvwxyz"[:n])
+		for c := 0; c < 256; c++ {
+			for pos := range base {
+				b := append([]byte(nil), base...)
+				b[pos] = byte(c)
+				for _, keep := range []uint16{keepPath, keepUser, keepSeg, keepDocID} {
+					if got, want := string(appendEscaped(nil, string(b), keep)), naive(string(b), keep); got != want {
+						t.Fatalf("appendEscaped(%q, %#x) = %q, want %q", b, keep, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -233,23 +233,31 @@ func appendReadable(b []byte, it *Item, scheme string, roots *root) []byte {
 // printableASCII returns the length of the run of printable ASCII bytes
 // (0x20 to 0x7e) that s starts with, testing eight bytes at a time.
 func printableASCII(s string) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := s[i : i+8] // one 8-byte load, no bounds checks
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		// A byte below 0x20 borrows (x - 0x20…) with its high bit clear
-		// in x; a byte of 0x7f or more has the high bit set in x or in
-		// x + 1 (a carry out of 0xff comes from a byte already caught).
-		if ((x-0x20*ones)&^x|x|(x+ones))&highs != 0 {
+		if !printable8(s[i : i+8]) {
 			break
 		}
+	}
+	if i+8 > len(s) && len(s) >= 8 && printable8(s[len(s)-8:]) {
+		return len(s) // the last eight bytes, overlapping the blocks checked
 	}
 	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
 		i++
 	}
 	return i
+}
+
+// printable8 reports whether the eight bytes of w are all printable ASCII.
+func printable8(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	w = w[:8] // one 8-byte load, no bounds checks
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	// A byte below 0x20 borrows (x - 0x20…) with its high bit clear in x;
+	// a byte of 0x7f or more has the high bit set in x or in x + 1 (a
+	// carry out of 0xff comes from a byte already caught).
+	return ((x-0x20*ones)&^x|x|(x+ones))&highs == 0
 }
 
 // appendClean appends s with control characters (C0, DEL, C1) replaced by
