@@ -17,6 +17,10 @@ const renderBuffer = 64 << 10
 // item that has arrived as soon as the input pauses. A failed write to w is
 // an *Error of kind ErrWrite; read errors from body are returned as they
 // are. Once render returns, body is no longer read: the caller closes it.
+// When render read body to its end (io.EOF or a read error), the read-ahead
+// goroutine has already stopped; when render returns before that (a failed
+// write), it may still be inside one Read of body, and stops once that Read
+// returns (the caller's Close of a network body ends it).
 func Buffered(w io.Writer, body io.Reader, render func(w io.Writer, body io.Reader) error) error {
 	bw := bufio.NewWriterSize(&writeErr{w: w}, renderBuffer)
 	ra := readAhead(body)
