@@ -90,8 +90,7 @@ func kept(c byte, keep uint16) uint8 {
 func appendEscaped(b []byte, s string, keep uint16) []byte {
 	for len(s) > 0 {
 		// The longest run kept as it is goes in one append (looked up
-		// eight bytes at a time: the AND of their classes keeps a bit
-		// only when every byte has it).
+		// eight bytes at a time while every byte is kept).
 		i := 0
 		for ; i+8 <= len(s); i += 8 {
 			if !keep8(s[i:i+8], keep) {
@@ -201,11 +200,7 @@ func AppendGopherRoot(b []byte, scheme, host string, port int) []byte {
 // AppendGopherPath appends the item type and selector of a gopher URL,
 // percent-encoded, as they follow AppendGopherRoot.
 func AppendGopherPath(b []byte, itemType byte, selector string) []byte {
-	if keepClass[itemType]&keepPath != 0 {
-		b = append(b, itemType)
-	} else {
-		b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
-	}
+	b = appendEscaped(b, oneByte[itemType:int(itemType)+1], keepPath) // one byte, not UTF-8
 	return appendEscaped(b, selector, keepPath)
 }
 

@@ -44,10 +44,7 @@ func (l *lineReader) next() (line []byte, trunc, eol bool, err error) {
 		}
 		return line, false, true, nil
 	}
-	for first := true; ; first = false {
-		if !first {
-			frag, err = l.br.ReadSlice('\n')
-		}
+	for {
 		if room := limit - len(l.buf); len(frag) <= room {
 			l.buf = append(l.buf, frag...)
 		} else {
@@ -60,7 +57,7 @@ func (l *lineReader) next() (line []byte, trunc, eol bool, err error) {
 		case nil:
 			return l.finish(trunc), trunc || len(trimEOL(l.buf)) > l.max, true, nil
 		case bufio.ErrBufferFull:
-			continue
+			frag, err = l.br.ReadSlice('\n')
 		case io.EOF:
 			if len(l.buf) == 0 && !trunc {
 				return nil, false, false, io.EOF
