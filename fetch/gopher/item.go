@@ -97,23 +97,34 @@ func ParseItem(line []byte) (Item, error) {
 // substrings of raw.
 func parseItem(raw string) (Item, error) {
 	var it Item
-	err := parseInto(&it, raw)
+	_, err := parseInto(&it, raw)
 	return it, err
 }
 
 // parseInto is parseItem filling *it in place (a renderer reuses one Item
-// for every line of a menu).
-func parseInto(it *Item, raw string) error {
+// for every line of a menu). It also tells whether the display string is
+// all printable ASCII: the scan that finds its end finds that too.
+func parseInto(it *Item, raw string) (printable bool, err error) {
 	*it = Item{Raw: raw, Port: -1}
 	if len(raw) == 0 {
 		it.Unparsed = true
-		return &ItemError{Reason: "empty line"}
+		return true, &ItemError{Reason: "empty line"}
 	}
 	it.Type = raw[0]
 	// The first four TAB-separated fields, and the rest as it stands.
-	rest, more := "", false
+	rest, more := raw[1:], false
 	it.Fields = 1
-	if it.Display, rest, more = cutTab(raw[1:]); more {
+	// A TAB is not printable: the printable run ends at the display's end
+	// when the display is clean.
+	switch n := printableASCII(rest); {
+	case n == len(rest):
+		it.Display, rest, printable = rest, "", true
+	case rest[n] == '\t':
+		it.Display, rest, more, printable = rest[:n], rest[n+1:], true, true
+	default:
+		it.Display, rest, more = cutTab(rest)
+	}
+	if more {
 		it.Fields = 2
 		if it.Selector, rest, more = cutTab(rest); more {
 			it.Fields = 3
@@ -136,18 +147,18 @@ func parseInto(it *Item, raw string) error {
 	}
 	if it.Type < 0x21 || it.Type == 0x7f {
 		it.Unparsed = true
-		return &ItemError{Line: it.Raw, Reason: "item type " + strconv.QuoteRune(rune(it.Type)) + " is not a printable character"}
+		return printable, &ItemError{Line: it.Raw, Reason: "item type " + strconv.QuoteRune(rune(it.Type)) + " is not a printable character"}
 	}
 	lenient := it.Type == TypeInfo || it.Type == TypeError
 	switch {
 	case it.Fields < 4 && !lenient:
 		it.Unparsed = true
-		return &ItemError{Line: it.Raw, Reason: strconv.Itoa(it.Fields) + " fields, want display, selector, host and port"}
+		return printable, &ItemError{Line: it.Raw, Reason: strconv.Itoa(it.Fields) + " fields, want display, selector, host and port"}
 	case it.Fields >= 4 && it.Port < 0 && !lenient:
 		it.Unparsed = true
-		return &ItemError{Line: it.Raw, Reason: "port " + strconv.Quote(it.RawPort) + " is not a number from 0 to 65535"}
+		return printable, &ItemError{Line: it.Raw, Reason: "port " + strconv.Quote(it.RawPort) + " is not a number from 0 to 65535"}
 	}
-	return nil
+	return printable, nil
 }
 
 // cutTab is strings.Cut(s, "\t") without its general-separator path.

@@ -90,6 +90,9 @@ type MenuReader struct {
 	lr   lineReader
 	done bool
 	view Item // the item nextView fills
+	// viewPrintable is set when view's display string is all printable
+	// ASCII.
+	viewPrintable bool
 	// Terminated is set once the "." line was read.
 	Terminated bool
 	// Items counts the lines returned so far.
@@ -124,9 +127,9 @@ func (m *MenuReader) nextView() (*Item, error) {
 		return nil, err
 	}
 	if trunc {
-		m.view = truncItem(string(line))
+		m.view, m.viewPrintable = truncItem(string(line)), false
 	} else {
-		parseInto(&m.view, unsafe.String(unsafe.SliceData(line), len(line)))
+		m.viewPrintable, _ = parseInto(&m.view, unsafe.String(unsafe.SliceData(line), len(line)))
 	}
 	return &m.view, nil
 }

@@ -83,7 +83,7 @@ func RenderFrom(w io.Writer, body io.Reader, mode Mode, from *urlparse.URL) erro
 				return err
 			}
 		default:
-			line = appendReadable(line, it, scheme, &roots)
+			line = appendReadable(line, it, m.viewPrintable, scheme, &roots)
 		}
 		line = append(line, '\n')
 		if !inW {
@@ -186,7 +186,15 @@ func (r *root) append(b []byte, scheme, host string, port int) []byte {
 	return append(b, r.b...)
 }
 
-func appendReadable(b []byte, it *Item, scheme string, roots *root) []byte {
+// appendReadable appends the readable line of it; printable says its
+// display string is all printable ASCII (nothing to clean).
+func appendReadable(b []byte, it *Item, printable bool, scheme string, roots *root) []byte {
+	display := func(b []byte) []byte {
+		if printable {
+			return append(b, it.Display...)
+		}
+		return appendClean(b, it.Display)
+	}
 	switch {
 	case it.Unparsed:
 		b = pad(b, "(???)")
@@ -199,13 +207,13 @@ func appendReadable(b []byte, it *Item, scheme string, roots *root) []byte {
 		return b
 	case it.Type == TypeInfo:
 		b = pad(b, "")
-		return appendClean(b, it.Display)
+		return display(b)
 	case it.Type == TypeError:
 		b = append(b, paddedLabels[it.Type]...)
-		return appendClean(b, it.Display)
+		return display(b)
 	}
 	b = append(b, paddedLabels[it.Type]...)
-	b = appendClean(b, it.Display)
+	b = display(b)
 	var target string
 	var ok bool
 	switch it.Type { // only these types have another target: no copy of it for the rest

@@ -253,3 +253,29 @@ func TestPrintableASCII(t *testing.T) {
 		}
 	}
 }
+
+// parseInto's printable verdict on the display string is what a scan of
+// the display alone says, whatever byte sits wherever in the line.
+func TestParseIntoPrintable(t *testing.T) {
+	base := []byte("0Display string\t/selector\thost\t70")
+	for c := 0; c < 256; c++ {
+		for pos := 1; pos < len(base); pos++ {
+			b := append([]byte(nil), base...)
+			b[pos] = byte(c)
+			var it Item
+			got, _ := parseInto(&it, string(b))
+			if want := printableASCII(it.Display) == len(it.Display); got != want {
+				t.Fatalf("%q: printable %v, display %q says %v", b, got, it.Display, want)
+			}
+			var out bytes.Buffer
+			if err := Render(&out, bytes.NewReader(append(b, "\r\n"...)), Readable); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range out.String() {
+				if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+					t.Fatalf("%q: control character %U in %q", b, r, out.String())
+				}
+			}
+		}
+	}
+}
