@@ -255,7 +255,8 @@ func TestPrintableASCII(t *testing.T) {
 }
 
 // parseInto's printable verdict on the display string is what a scan of
-// the display alone says, whatever byte sits wherever in the line.
+// the display alone says, whatever byte sits wherever in the line; the
+// readable line then has no control character and shows the item's URL.
 func TestParseIntoPrintable(t *testing.T) {
 	base := []byte("0Display string\t/selector\thost\t70")
 	for c := 0; c < 256; c++ {
@@ -270,6 +271,9 @@ func TestParseIntoPrintable(t *testing.T) {
 			var out bytes.Buffer
 			if err := Render(&out, bytes.NewReader(append(b, "\r\n"...)), Readable); err != nil {
 				t.Fatal(err)
+			}
+			if u := it.URL(); u != "" && c != '\n' && !strings.Contains(out.String(), "<"+u+">") { // a LF splits the line
+				t.Fatalf("%q: %q does not show the URL %q", b, out.String(), u)
 			}
 			for _, r := range out.String() {
 				if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 {
