@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
 )
 
 // The BenchmarkPGO benchmarks are the workloads default.pgo, the profile
@@ -36,29 +36,13 @@ func BenchmarkPGOGopherMenu(b *testing.B) {
 		fmt.Fprintf(&menu, "0File number %d of the archive\t/pub/archive/file-%08d.txt\tgopher.example.org\t70\r\n", i, i)
 	}
 	menu.WriteString(".\r\n")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 1024)
-				c.Read(buf) // the selector line
-				c.Write(menu.Bytes())
-			}()
-		}
-	}()
+	s := gophertest.Start(b, gophertest.HandlerFunc(func(c *gophertest.Conn, _ *gophertest.Request) {
+		c.Write(menu.Bytes())
+	}))
 	out := filepath.Join(b.TempDir(), "menu.txt")
 	b.SetBytes(int64(menu.Len()))
 	for b.Loop() {
-		pgoFetch(b, "-s", "-o", out, "gopher://"+ln.Addr().String()+"/1/")
+		pgoFetch(b, "-s", "-o", out, "gopher://"+s.Addr+"/1/")
 	}
 }
 
