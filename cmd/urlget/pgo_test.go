@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -31,16 +30,10 @@ func pgoFetch(b *testing.B, args ...string) {
 
 // BenchmarkPGOGopherMenu renders a 200,000-item gopher menu to a file.
 func BenchmarkPGOGopherMenu(b *testing.B) {
-	var menu bytes.Buffer
-	for i := range 200000 {
-		fmt.Fprintf(&menu, "0File number %d of the archive\t/pub/archive/file-%08d.txt\tgopher.example.org\t70\r\n", i, i)
-	}
-	menu.WriteString(".\r\n")
-	s := gophertest.Start(b, gophertest.HandlerFunc(func(c *gophertest.Conn, _ *gophertest.Request) {
-		c.Write(menu.Bytes())
-	}))
+	menu := gophertest.ArchiveMenu(200000)
+	s := gophertest.Start(b, gophertest.Bytes(menu))
 	out := filepath.Join(b.TempDir(), "menu.txt")
-	b.SetBytes(int64(menu.Len()))
+	b.SetBytes(int64(len(menu)))
 	for b.Loop() {
 		pgoFetch(b, "-s", "-o", out, "gopher://"+s.Addr+"/1/")
 	}

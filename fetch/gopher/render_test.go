@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -194,11 +194,7 @@ func TestCheckPort(t *testing.T) {
 // BenchmarkRenderReadable renders a 100,000-item menu through the Resource
 // path the CLI uses (fetch.Buffered around RenderFrom).
 func BenchmarkRenderReadable(b *testing.B) {
-	var menu bytes.Buffer
-	for i := range 100000 {
-		fmt.Fprintf(&menu, "0File number %d of the archive\t/pub/archive/file-%08d.txt\tgopher.example.org\t70\r\n", i, i)
-	}
-	menu.WriteString(".\r\n")
+	menu := bytes.NewBuffer(gophertest.ArchiveMenu(100000))
 	b.SetBytes(int64(menu.Len()))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,6 +2,7 @@ package gophertest
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -54,6 +55,17 @@ func ManyItems(n int) Handler {
 		}
 		c.WriteString(".\r\n")
 	})
+}
+
+// ArchiveMenu returns a menu of n items of an archive server, "." included:
+// the lines bench/gopher-menu.sh serves, for benchmarks of rendering.
+func ArchiveMenu(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "0File number %d of the archive\t/pub/archive/file-%08d.txt\tgopher.example.org\t70\r\n", i, i)
+	}
+	b.WriteString(".\r\n")
+	return b.Bytes()
 }
 
 // Endless writes the byte c forever (no line end), until the client goes
