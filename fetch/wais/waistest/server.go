@@ -235,6 +235,7 @@ type conn struct {
 	buf     int // the message buffer: BufSize, or less after an Init
 	chunks  int // retrievals answered
 	scratch []byte
+	text    []byte // Endless's text (reused)
 }
 
 func (s *Server) serve(c net.Conn) {
@@ -577,7 +578,8 @@ func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
 	}
 	if s.cfg.Mode == Endless {
 		r.HasText, r.TextID, r.Returned = true, q.DocID, 1
-		r.Text = endless(start, end)
+		cc.text = endless(cc.text[:0], start, end)
+		r.Text = cc.text
 		return cc.fit(h, r)
 	}
 	size := int64(len(data))
@@ -604,16 +606,15 @@ func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
 	return b
 }
 
-// endless is the text of a never-ending document: bytes [start, end) of
-// an infinite repetition of a line.
-func endless(start, end int64) []byte {
+// endless appends the text of a never-ending document to b: bytes
+// [start, end) of an infinite repetition of a line.
+func endless(b []byte, start, end int64) []byte {
 	const line = "and on and on and on, the document never ends\n"
 	if end-start > 1<<20 {
 		end = start + 1<<20
 	}
-	b := make([]byte, end-start)
-	for i := range b {
-		b[i] = line[(start+int64(i))%int64(len(line))]
+	for i := start; i < end; i++ {
+		b = append(b, line[i%int64(len(line))])
 	}
 	return b
 }
