@@ -247,5 +247,33 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	return openSearch(ctx, req, p)
 }
 
+// FileName is the local file name of a document URL (-O): the base name
+// of the file in its DocID's local id, "<start> <end> <path>" in
+// freeWAIS-sf's DocIDs, decoded and made safe with fetch.SafeName. It is
+// "" for any other URL, or a DocID without a file path.
+func (Fetcher) FileName(u *urlparse.URL) string {
+	w := &u.WAIS
+	fields := w.DocFields
+	if fields == nil && w.DocPath != "" {
+		fields, _ = apdu.DocIDFields([]byte(w.DocPath))
+	}
+	for _, tag := range []int{3, 6} { // the original local id, else the distributor's
+		for _, f := range fields {
+			if f.Tag != tag {
+				continue
+			}
+			parts := strings.SplitN(f.Value, " ", 3)
+			if len(parts) < 3 {
+				continue
+			}
+			path := strings.TrimRight(parts[2], "/")
+			if name := fetch.SafeName(path[strings.LastIndexByte(path, '/')+1:]); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
 // emptyBody is the body of a Head request.
 func emptyBody() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
