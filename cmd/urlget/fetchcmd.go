@@ -743,6 +743,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer res.Body.Close()
+	// -I and -w %{content_type} say what is written, which for a listing
+	// is what present makes of it.
+	res.ContentType = c.shownType(res)
 	r.status, r.contentType = res.Status, res.ContentType
 	out.modTime = res.ModTime
 	if res.EffectiveURL != "" {
