@@ -82,6 +82,8 @@ complete -c urlget -l telnet-window -x -d 'window size to announce when not on a
 complete -c urlget -l wais-max-results -x -d 'ask a search for at most N documents (1 to 10000) (default 40)'
 complete -c urlget -l wais-allow-forward -d 'allow a database named db@host:port, which makes the server forward the search to that host'
 complete -c urlget -l wais-prompt -d 'ask for the search words when a database URL has none (instead of listing the database\'s help records)'
+complete -c urlget -l wais-chunk-size -x -d 'ask for a document BYTES at a time (0: as many as the server\'s buffer holds, halved while it sends empty replies; 10000: what waissearch and Lynx ask) (default 0)'
+complete -c urlget -l wais-pipeline -x -d 'keep N document requests in flight (1: one at a time; freeWAIS-sf closes the connection on a request sent ahead) (default 1)'
 complete -c urlget -l json -d 'print menus, listings and search results as JSON objects, one per line (not curl\'s --json, a JSON body: use -H \'Content-Type: application/json\' -d)'
 complete -c urlget -s 'd' -l data -x -d 'HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words'
 complete -c urlget -l data-binary -x -d 'HTTP POST data, @FILE as it is'
