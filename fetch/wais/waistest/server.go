@@ -1,6 +1,6 @@
 // Package waistest is an in-tree WAIS server for tests: it answers as
-// freeWAIS-sf 2.2.10 does (wais.md in the project's shared notes, checked
-// against the real server), and it can misbehave on demand.
+// freeWAIS-sf 2.2.10 does (its behaviour was recorded from the real server;
+// fetch/wais/testdata holds the exchanges), and it can misbehave on demand.
 //
 // What it shares with freeWAIS-sf:
 //
