@@ -745,3 +745,21 @@ func TestContentsSmallReads(t *testing.T) {
 		}
 	}
 }
+
+// TestNoServerLongRequest: nobody listens, and the request takes several
+// packets. The refusal of the first packet comes back on the socket as the
+// second is written: that write is refused, and it is a reason to wait for
+// the retransmission timer as for a one-packet request (exit 28), not a
+// failure to connect (7).
+func TestNoServerLongRequest(t *testing.T) {
+	s := &prosperotest.Server{Objects: tree()}
+	addr := s.Start(t)
+	s.Close() // the port is closed: every datagram is refused
+	long := root + "/" + strings.Repeat("long-name/", 300) + "x"
+	for _, name := range []string{root + "/pub/hello.txt", long} {
+		_, _, err := get(t, &fetch.Client{ConnectTimeout: 300 * time.Millisecond}, "prospero://"+addr+"/"+name)
+		if fetch.KindOf(err) != fetch.ErrTimeout {
+			t.Errorf("%d-byte name: %v, want a timeout", len(name), err)
+		}
+	}
+}
