@@ -373,6 +373,23 @@ func TestLocal(t *testing.T) {
 	if err != nil || string(got) != "local file\n" || res.EffectiveURL != "file://"+path {
 		t.Errorf("LOCAL: %q %v %+v", got, err, res)
 	}
+
+	// A gateway's name filled into LOCAL's empty path is no file here, nor
+	// is a path that does not exist: the next method is used.
+	aftp := []string{"AFTP", "INTERNET-D", "ftp.example", "ASCII", "/pub/ftpfile.txt", "TEXT"}
+	s.Set(dir+"/gone.txt", &prosperotest.Object{Methods: [][]string{{"LOCAL", "", "", "", ""}, aftp}})
+	gw := start(t, &prosperotest.Server{Root: "AFTP", Objects: map[string]*prosperotest.Object{
+		"AFTP/pub/ftpfile.txt": {Methods: [][]string{{"LOCAL", "", "", "", ""}, aftp}},
+	}})
+	c := &fetch.Client{Options: fetch.Options{prospero.OptResolve: "1"}}
+	for _, u := range []string{gw.url("AFTP/pub/ftpfile.txt"), e.url(dir + "/gone.txt")} {
+		name := u[strings.Index(u[len("prospero://"):], "/")+len("prospero://")+1:]
+		got, _, err = get(t, c, u)
+		want := "# LOCAL: no file \"" + name + "\" on this machine\nftp://ftp.example/pub/ftpfile.txt;type=a\n"
+		if err != nil || string(got) != want {
+			t.Errorf("LOCAL of %s: %q, %v; want %q", name, got, err, want)
+		}
+	}
 }
 
 func TestQueueWait(t *testing.T) {
