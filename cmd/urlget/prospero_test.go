@@ -41,3 +41,25 @@ func TestProsperoCLI(t *testing.T) {
 		t.Errorf("LF in the name: %d %q, %d packets sent", r.code, r.stderr, len(s.Packets())-before)
 	}
 }
+
+// TestProsperoMaxRedirs: --max-redirs bounds the referral hops as it
+// bounds redirects: a name FORWARDED to another server is followed by
+// default, and refused (47) with --max-redirs 0.
+func TestProsperoMaxRedirs(t *testing.T) {
+	root := prosperotest.DefaultRoot
+	to := &prosperotest.Server{Objects: map[string]*prosperotest.Object{root + "/moved.txt": {Contents: []byte("moved\n")}}}
+	toAddr := to.Start(t)
+	from := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/moved.txt": {Forward: strings.Replace(toAddr, ":", "(", 1) + ")"},
+	}}
+	url := "prospero://" + from.Start(t) + "/" + root + "/moved.txt"
+	if r := runCLI(t, nil, url); r.code != 0 || r.stdout != "moved\n" {
+		t.Errorf("forwarded: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--max-redirs", "1", url); r.code != 0 || r.stdout != "moved\n" {
+		t.Errorf("--max-redirs 1: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--max-redirs", "0", url); r.code != 47 || r.stdout != "" {
+		t.Errorf("--max-redirs 0: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
