@@ -3,28 +3,11 @@ package main
 import (
 	"bytes"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/fetch/wais/waistest"
-	"github.com/urlget/urlget/urlparse"
 )
-
-// waisDocURL is the Lynx-form URL of the document at path in db (as a
-// search lists it), or without length RFC 1738's form.
-func waisDocURL(s *waistest.Server, db, typ, path string, size int, length bool) string {
-	local := "0 " + strconv.Itoa(size) + " " + path
-	fields := []urlparse.WAISField{{Tag: 1, Value: "vm:22100"}, {Tag: 2, Value: "/srv/wais/db/" + db}, {Tag: 3, Value: local},
-		{Tag: 4, Value: "vm:22100"}, {Tag: 5, Value: "/srv/wais/db/" + db}, {Tag: 6, Value: local}, {Tag: 7, Value: "\x00"}}
-	l := ""
-	if length {
-		l = strconv.Itoa(size)
-	}
-	host, p, _ := strings.Cut(s.Addr(), ":")
-	port, _ := strconv.Atoi(p)
-	return urlparse.WAISDocFieldsURL(host, port, db, typ, l, fields)
-}
 
 // TestWAISCLI: through a server that behaves like freeWAIS-sf (one request
 // at a time), documents of every awkward size arrive byte for byte by both
@@ -46,7 +29,7 @@ func TestWAISCLI(t *testing.T) {
 	s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{db}})
 	for _, d := range docs[:5] {
 		for _, length := range []bool{true, false} {
-			url := waisDocURL(s, "sizes", "BINARY", "/srv/wais/data/"+d.Name, len(d.Data), length)
+			url := s.DocURL("sizes", d, length)
 			r := runCLI(t, nil, "-sS", "-o", "out", url)
 			if got, _ := os.ReadFile("out"); r.code != 0 || !bytes.Equal(got, d.Data) {
 				t.Errorf("%s (length in the URL %v): exit %d, %d bytes of %d, %s", d.Name, length, r.code, len(got), len(d.Data), r.stderr)
@@ -66,7 +49,7 @@ func TestWAISCLI(t *testing.T) {
 	}
 
 	// -O: the document's file name, decoded.
-	url := waisDocURL(s, "sizes", "TEXT", "/srv/wais/data/"+odd, 12, true)
+	url := s.DocURL("sizes", docs[5], true)
 	if r := runCLI(t, nil, "-sS", "-O", url); r.code != 0 || readFile(t, odd) != "an odd name\n" {
 		t.Errorf("-O: exit %d, %s", r.code, r.stderr)
 	}
@@ -84,7 +67,7 @@ func TestWAISCLI(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{waisDocURL(s, "sizes", "TEXT", "/srv/wais/data/gone.txt", 10, true), 78, waistest.NotPresent},
+		{s.DocURL("sizes", &waistest.Doc{Name: "gone.txt", Data: []byte("0123456789")}, true), 78, waistest.NotPresent},
 		{s.URL("sizes/TEXT/5/junk"), 78, waistest.BadDocID},
 		{s.URL("nosuchdb"), 78, `no such database "nosuchdb"`},
 	} {
@@ -93,7 +76,7 @@ func TestWAISCLI(t *testing.T) {
 		}
 	}
 	crash := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{db}, Mode: waistest.Crash})
-	url = waisDocURL(crash, "sizes", "BINARY", "/srv/wais/data/b300k.bin", 300_000, true)
+	url = crash.DocURL("sizes", docs[3], true)
 	if r := runCLI(t, nil, "-sS", url); r.code != 18 || !strings.Contains(r.stderr, "the server closed the connection after the retrieval request for bytes 0–") {
 		t.Errorf("crash: exit %d, %q", r.code, r.stderr)
 	}

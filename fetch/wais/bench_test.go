@@ -96,9 +96,7 @@ func BenchmarkServiceTime(b *testing.B) {
 	data := waistest.Bytes(size, 5)
 	db := &waistest.DB{Name: "bench", Docs: []*waistest.Doc{{Name: "big.bin", Type: "BINARY", Data: data}}}
 	s := waistest.Start(b, waistest.Config{DBs: []*waistest.DB{db}, Delay: serviceTime})
-	url := "wais://" + s.Addr() + "/bench/BINARY/" + strconv.Itoa(size) + "/" +
-		"1=vm%3A22100;2=/srv/wais/db/bench;3=0%20" + strconv.Itoa(size) + "%20/srv/wais/data/big.bin;" +
-		"4=vm%3A22100;5=/srv/wais/db/bench;6=0%20" + strconv.Itoa(size) + "%20/srv/wais/data/big.bin;7=%00;"
+	url := s.DocURL("bench", db.Docs[0], true)
 	urlget, lockstep := client(wais.Fetcher{}, nil), client(wais.Fetcher{ChunkSize: wais.LockstepChunkSize}, nil)
 	get := func(c *fetch.Client) time.Duration {
 		t0 := time.Now()

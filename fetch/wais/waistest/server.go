@@ -193,6 +193,20 @@ func (s *Server) Addr() string { return s.loop.Addr() }
 // URL is "wais://127.0.0.1:PORT/" followed by path.
 func (s *Server) URL(path string) string { return "wais://" + s.Addr() + "/" + path }
 
+// DocURL is the URL of the document d of database db as a search lists it:
+// Lynx's form (/db/TYPE/LENGTH/DOCID), or without length RFC 1738's
+// (/db/TYPE/DOCID).
+func (s *Server) DocURL(db string, d *Doc, length bool) string {
+	fields, _ := apdu.DocIDFields(s.docID(db, d.path(), len(d.Data)))
+	n := ""
+	if length {
+		n = strconv.Itoa(len(d.Data))
+	}
+	host, port, _ := net.SplitHostPort(s.Addr())
+	p, _ := strconv.Atoi(port)
+	return urlparse.WAISDocFieldsURL(host, p, db, d.typ(), n, fields)
+}
+
 // Accepted is how many connections the server has accepted.
 func (s *Server) Accepted() int { return s.loop.Accepted() }
 
