@@ -11,7 +11,7 @@ complete -c urlget -s 'R' -l remote-time -d 'give output files the remote modifi
 complete -c urlget -s 'I' -l head -d 'fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines'
 complete -c urlget -s 'f' -l fail -d 'fail with exit 22 on an HTTP status >= 400, writing no body'
 complete -c urlget -s 'L' -l location -d 'follow redirects (to http, https and ftp only)'
-complete -c urlget -l max-redirs -x -d 'follow at most N redirects (-1: no limit)'
+complete -c urlget -l max-redirs -x -d 'follow at most N redirects and referrals (-1: no limit; referrals stop at 50)'
 complete -c urlget -l retry -x -d 'retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to N times'
 complete -c urlget -l retry-delay -x -d 'wait SECONDS between retries (default: 1 s, doubling; a server\'s Retry-After wins)'
 complete -c urlget -l retry-max-time -x -d 'start no retry once SECONDS have passed since the first attempt'
