@@ -47,15 +47,7 @@ bench_load_note
 
 bench_check urlget "$src" "$url" "${URLGET[@]}"
 bench_check lockstep "$src" "$url" "${LOCKSTEP[@]}"
-for ((i = 1; i <= ROUNDS; i++)); do
-	if ((i % 2)); then
-		bench_run urlget "$url" "${URLGET[@]}"
-		bench_run lockstep "$url" "${LOCKSTEP[@]}"
-	else
-		bench_run lockstep "$url" "${LOCKSTEP[@]}"
-		bench_run urlget "$url" "${URLGET[@]}"
-	fi
-done
+bench_rounds "$url" urlget URLGET lockstep LOCKSTEP
 echo
 bench_report "$SIZE" urlget lockstep
 echo
