@@ -124,7 +124,8 @@ type Client struct {
 const DefaultMaxRedirects = 50
 
 // NoRedirects as Client.MaxRedirects follows no redirect: with
-// FollowRedirects, the first one is ErrTooManyRedirects.
+// FollowRedirects, the first one is ErrTooManyRedirects; so is the first
+// referral.
 const NoRedirects = -1
 
 // DefaultUserAgent is sent when Client.UserAgent is empty.
