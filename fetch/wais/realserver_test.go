@@ -163,3 +163,29 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestFileName: -O's name is the file name in the DocID's local id,
+// decoded and made safe; "" when there is none.
+func TestFileName(t *testing.T) {
+	for _, tc := range []struct{ docid, want string }{
+		{"2=/db/test;3=0%20124%20/srv/wais/data/apple.txt;7=%00;", "apple.txt"},
+		{"3=0%2012%20/data/odd%3Bname%3Dx%2541%2By%26z%23q.txt;", "odd;name=x%41+y&z#q.txt"},
+		{"2=test;3=0%200%20/srv/wais/db/test.src;7=%00;", "test.src"},
+		{"3=0%201%20/data/.hidden;", "_hidden"},
+		{"3=0%201%20/data/a%01b;", "a_b"},
+		{"3=0%201%20/data/..;6=0%201%20/data/d.txt;", "_."},
+		{"3=junk;6=0%201%20/data/d.txt;", "d.txt"},
+		{"2=/db/test;7=%00;", ""},
+	} {
+		u, err := urlparse.Parse("wais://h/test/TEXT/5/" + tc.docid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (wais.Fetcher{}).FileName(&u); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.docid, got, tc.want)
+		}
+	}
+	if u, _ := urlparse.Parse("wais://h/test?words"); (wais.Fetcher{}).FileName(&u) != "" {
+		t.Errorf("a search has a file name")
+	}
+}
