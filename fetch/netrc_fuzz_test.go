@@ -14,12 +14,10 @@ import (
 // finds every machine by its name and login; and the work is bounded by
 // the file.
 func FuzzParseNetrc(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		netrcSample, "machine", "machine x login", `machine x password "unterminated`, "machine h login only",
 		`machine "a b" login "\t\"\\\n" password "" account #x`, "macdef m\n\n", "login first\nmachine h\n#c\r\n", "default\x00machine\vx",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var n *fetch.Netrc
 		var err error

@@ -17,16 +17,14 @@ import (
 // file.
 func FuzzManifest(f *testing.F) {
 	header := `{"urlget_mirror":"urlget","version":1,"url":"ftp://127.0.0.1/"}` + "\n"
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		journalSample,
-		header + `{"url":"gopher://127.0.0.1/1/m","path":"m/.gopher-menu","type":"menu","size":-7,"status":"ok","name":"\u0000/..","sha256":"x"}` + "\n",
-		header + `{"url":"","status":"ok"}` + "\n" + `{"url":"a","url":"b","status":"deleted"}` + "\n" + `{"url":"c"` + "\n",
-		header + "\n\n  \n" + `{"url":"ftp://127.0.0.1/\u00ff\ud800","path":"../../etc","type":"file","size":9223372036854775807,"status":"ok"}`,
-		`{"urlget_mirror":"urlget","version":2,"url":"x"}`, "\n" + header, `{"urlget_mirror":""}`, "not json\n", "",
-		header + strings.Repeat(`{"url":"u","status":"ok"}`+"\n", 500),
-	} {
-		f.Add([]byte(s))
-	}
+		header+`{"url":"gopher://127.0.0.1/1/m","path":"m/.gopher-menu","type":"menu","size":-7,"status":"ok","name":"\u0000/..","sha256":"x"}`+"\n",
+		header+`{"url":"","status":"ok"}`+"\n"+`{"url":"a","url":"b","status":"deleted"}`+"\n"+`{"url":"c"`+"\n",
+		header+"\n\n  \n"+`{"url":"ftp://127.0.0.1/\u00ff\ud800","path":"../../etc","type":"file","size":9223372036854775807,"status":"ok"}`,
+		`{"urlget_mirror":"urlget","version":2,"url":"x"}`, "\n"+header, `{"urlget_mirror":""}`, "not json\n", "",
+		header+strings.Repeat(`{"url":"u","status":"ok"}`+"\n", 500),
+	)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644); err != nil {

@@ -17,14 +17,12 @@ import (
 // any bytes loads or fails; what loads, saved (-c) and loaded again, saves
 // the same; and the work is bounded by the file.
 func FuzzCookieFile(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"# Netscape HTTP Cookie File\n#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\told\tv1\n127.0.0.1\tFALSE\t/other\tFALSE\t0\telsewhere\tv2\n127.0.0.1\tFALSE\t/\tFALSE\t1\texpired\tv3\n",
 		"# Netscape HTTP Cookie File\n# https://curl.se/docs/http-cookies.html\n\n.example.com\tTRUE\t/\tTRUE\t4102444800\tsid\tabc\r\nexample.com\tFALSE\t/p\tFALSE\t0\tnoval\n",
 		"a\tb\tc\td\te\tf\tg", "a\tb\tc\td\t-5\tf\tg\n", "a\tb\tc\td\t0\tf\tg\th\n", "#HttpOnly_#x\tTRUE\t/\tTRUE\t0\tn\tv\n",
 		"#HttpOnly_\n", "..\tTRUE\t\tTRUE\t9223372036854775807\t\t\r\r\n",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	load := func(data []byte) (string, error) {
 		j, _ := cookiejar.New(nil)
@@ -57,13 +55,11 @@ func FuzzCookieFile(f *testing.F) {
 // the file. The fuzzed file cannot name another (-K is not among its
 // flags): a fuzzer must not read the machine's files.
 func FuzzConfigFile(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"url = \"http://a/b c\"\n  -o out.txt trailing\nheader: \"A: \\t\\\\ \\\"q\\\"\"\nsilent\n# comment\n",
 		"--location\r\nmax-redirs=3\n-H \"X: y\"\nuser-agent \"\\v\\n\\r\"\nurl\n", "url \"unterminated", "config /etc/passwd\n", "-K x\n",
 		"nosuchoption 1\n", "o\n", "-\n", "=\n", ":x\n", "\x00\n",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	full := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
 	fs := pflag.NewFlagSet("fuzz", pflag.ContinueOnError)
 	full.VisitAll(func(fl *pflag.Flag) {

@@ -16,21 +16,19 @@ import (
 // ending on its code), the verbose log is sanitized, and the work is
 // bounded by the input.
 func FuzzReadReply(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"220 (vsFTPd 3.0.3)\r\n",
-		"220---------- Welcome to Pure-FTPd [privsep] [TLS] ----------\r\n220-You are user number 1 of 50 allowed.\r\n" +
+		"220---------- Welcome to Pure-FTPd [privsep] [TLS] ----------\r\n220-You are user number 1 of 50 allowed.\r\n"+
 			"220-Local time is now 12:00. Server port: 21.\r\n220 You will be disconnected after 15 minutes of inactivity.\r\n",
 		"211-Features:\r\n MDTM\r\n REST STREAM\r\n SIZE\r\n MLST type*;size*;modify*;\r\n UTF8\r\n211 End\r\n",
 		"230-first\r\n 230 indented is text\r\n230-still going\r\n230\r\n",
 		"211-x\r\n123 other code\r\n211 End\r\n150 Here comes the directory listing.\r\n226 Directory send OK.\r\n",
 		"2200 bad\r\n", "099 low\r\n", "220-never ends\r\n", "220 bare LF\n",
 		"220 \x1b[31mred\x1b[0m\r\n",
-		"220 " + strings.Repeat("x", 3*MaxReplyLine) + "\r\n221 next\r\n",
-		"230-a\r\n" + strings.Repeat("x\r\n", MaxReplyLines+1) + "230 end\r\n",
-		"250-" + strings.Repeat("\n", MaxReplyBytes/2),
-	} {
-		f.Add([]byte(s))
-	}
+		"220 "+strings.Repeat("x", 3*MaxReplyLine)+"\r\n221 next\r\n",
+		"230-a\r\n"+strings.Repeat("x\r\n", MaxReplyLines+1)+"230 end\r\n",
+		"250-"+strings.Repeat("\n", MaxReplyBytes/2),
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var verbose bytes.Buffer
 		fuzzcheck.Bounded(t, len(data), func() {

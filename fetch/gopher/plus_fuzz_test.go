@@ -12,10 +12,8 @@ import (
 // FuzzPlusHeader: a Gopher+ header that parses has a length of -2, -1 or
 // more, a success header has no text, and written again it parses the same.
 func FuzzPlusHeader(f *testing.F) {
-	for _, s := range []string{"+5340\r\n", "+-1\r\n", "+-2", "--1\r\n", "--2 Item is not available\r\n", "-1 text",
-		"+-3", "+", "+1 2", "+999999999999999999", "+9999999999999999999", "+0x10", "--1 \x1b[31m\r\n", "220 not gopher+"} {
-		f.Add([]byte(s))
-	}
+	fuzzcheck.Seeds(f, "+5340\r\n", "+-1\r\n", "+-2", "--1\r\n", "--2 Item is not available\r\n", "-1 text",
+		"+-3", "+", "+1 2", "+999999999999999999", "+9999999999999999999", "+0x10", "--1 \x1b[31m\r\n", "220 not gopher+")
 	f.Fuzz(func(t *testing.T, line []byte) {
 		h, ok := ParseHeader(line)
 		if !ok {
@@ -44,20 +42,18 @@ func FuzzPlusHeader(f *testing.F) {
 // line, and the answers made of its defaults never hold a line break or a
 // lone "."; the errors are sanitized; and the work is bounded by the input.
 func FuzzAttributes(f *testing.F) {
-	for _, s := range []string{
-		"+INFO: 0hello.txt\t/hello.txt\t127.0.0.1\t70\t+\r\n+ADMIN:\r\n Admin: Test Admin <admin@example.test>\r\n Mod-Date: Wed Jan  1 00:00:00 2025 <20250101000000>\r\n" +
+	fuzzcheck.Seeds(f,
+		"+INFO: 0hello.txt\t/hello.txt\t127.0.0.1\t70\t+\r\n+ADMIN:\r\n Admin: Test Admin <admin@example.test>\r\n Mod-Date: Wed Jan  1 00:00:00 2025 <20250101000000>\r\n"+
 			"+ABSTRACT:\r\n A short abstract for hello.txt\r\n+VIEWS:\r\n text/plain: <1k>\r\n application/gopher+-menu En_US: <2k>\r\n.\r\n",
-		"+INFO: 0doc\t/doc\th\t70\t+\r\n+ADMIN:\r\n Admin: A <a@b>\r\n+ABSTRACT:\r\n abstract text\r\n+VIEWS:\r\n text/plain: <1k>\r\n" +
+		"+INFO: 0doc\t/doc\th\t70\t+\r\n+ADMIN:\r\n Admin: A <a@b>\r\n+ABSTRACT:\r\n abstract text\r\n+VIEWS:\r\n text/plain: <1k>\r\n"+
 			"+INFO: 1dir\t/dir\th\t70\t+\r\n+VIEWS:\r\n application/gopher-menu: <1k>\r\n",
-		"+INFO 0umn\t/umn\th\t70\t+\n+ASK:\n Ask: How many volts?\n Ask: Your name?\tAnonymous\n AskP: Password?\n AskL: Comments?\n" +
+		"+INFO 0umn\t/umn\th\t70\t+\n+ASK:\n Ask: How many volts?\n Ask: Your name?\tAnonymous\n AskP: Password?\n AskL: Comments?\n"+
 			" Choose: Deliver shock now?\tYes\tNot!\n Select: Toppings:\tcheese\tham\n Note: Thanks\n free text line\n ChooseF: file?\n",
 		"+ASK:\n Ask: lone dot?\t.\n Choose: dot\t.\n \x1b[31mAsk: red?\n",
 		"+ASK:\n \x1b]0;title\x07Ask: red?\n",
 		" before any block\r\n+ABSTRACT:\r\n x\r\n", "+INFO: \r\n+INFO: \r\n", "+:\r\n +\r\n", "\r\n.\r\n", "",
-		"+ASK:\n Choose: many\t" + strings.Repeat("\t", 4000) + "\n",
-	} {
-		f.Add([]byte(s))
-	}
+		"+ASK:\n Choose: many\t"+strings.Repeat("\t", 4000)+"\n",
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var all []Attributes
 		var err error

@@ -16,18 +16,16 @@ import (
 // same head; its verbose log is sanitized; and the work is bounded by the
 // input, however the server folds its lines.
 func FuzzParseHead(f *testing.F) {
-	for _, s := range []string{
-		"HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\nHTTP/1.1 200 Fine Thanks\r\nzeta: last letter first\r\nETag: \"abc\"\r\n" +
+	fuzzcheck.Seeds(f,
+		"HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\nHTTP/1.1 200 Fine Thanks\r\nzeta: last letter first\r\nETag: \"abc\"\r\n"+
 			"Content-Length: 5\r\nX-Folded: one\r\n\t two\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nConnection: keep-alive\r\n\r\nhello",
-		"HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Thu, 26 Nov 2026 23:00:00 GMT\r\nContent-Type: text/html\r\nContent-Length: 615\r\n" +
+		"HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Thu, 26 Nov 2026 23:00:00 GMT\r\nContent-Type: text/html\r\nContent-Length: 615\r\n"+
 			"Last-Modified: Mon, 23 Jan 2023 10:00:00 GMT\r\nConnection: keep-alive\r\nETag: \"63ce5b00-267\"\r\nAccept-Ranges: bytes\r\n\r\n",
 		"HTTP/1.0 302\nLocation: /x\n\n", "HTTP/1.1 +12 odd\r\n\r\n", "HTTP/1.1 -12 odd\r\n\r\n", "HTTP/1.1 2000 long\r\n\r\n",
 		"ICY 200 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n", "HTTP/1.1 200 OK\r\n folded first\r\nX: \x1b[31m\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("v", 1000) + "\r\n" + strings.Repeat(" \r\n", 2000) + "\r\n",
-		"HTTP/1.1 200 OK\r\nX: a\r\n" + strings.Repeat("\tb\r\n", 3000) + "\r\n",
-	} {
-		f.Add([]byte(s))
-	}
+		"HTTP/1.1 200 OK\r\nX: "+strings.Repeat("v", 1000)+"\r\n"+strings.Repeat(" \r\n", 2000)+"\r\n",
+		"HTTP/1.1 200 OK\r\nX: a\r\n"+strings.Repeat("\tb\r\n", 3000)+"\r\n",
+	)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var h *wireHead
 		var rest []byte

@@ -17,7 +17,7 @@ import (
 // maxReplyLines lines), their text, the verbose log and the errors are
 // sanitized, and the work is bounded by the input.
 func FuzzReadReply(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"220 localhost ESMTP OpenSMTPD\r\n",
 		"250-localhost Hello [127.0.0.1], pleased to meet you\r\n250-8BITMIME\r\n250-ENHANCEDSTATUSCODES\r\n250-SIZE 36700160\r\n250-DSN\r\n250 HELP\r\n",
 		"220 example ESMTP Exim 4.96\r\n250-example Hello\r\n250-STARTTLS\r\n250-AUTH PLAIN LOGIN\r\n250 HELP\r\n",
@@ -25,11 +25,9 @@ func FuzzReadReply(f *testing.F) {
 		"550 5.1.1 <nobody@example.net>: Recipient address rejected\r\n",
 		"250-a\r\n251 b\r\n", "25\r\n", "199 low\r\n", "250x\r\n", "250\r\n", "250-never ends\r\n",
 		"421 \x1b]0;title\x07 closing\r\n",
-		"250 " + strings.Repeat("x", maxReplyLine) + "\r\n",
-		strings.Repeat("250-x\r\n", maxReplyLines+1) + "250 end\r\n",
-	} {
-		f.Add([]byte(s))
-	}
+		"250 "+strings.Repeat("x", maxReplyLine)+"\r\n",
+		strings.Repeat("250-x\r\n", maxReplyLines+1)+"250 end\r\n",
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var verbose bytes.Buffer
 		s := &session{ctx: context.Background(), nc: readConn{}, br: bufio.NewReaderSize(bytes.NewReader(data), maxReplyLine), verbose: &verbose}

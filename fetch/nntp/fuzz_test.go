@@ -22,14 +22,12 @@ func fuzzConn(data []byte, verbose *bytes.Buffer) *conn {
 // have a code of 100–599 and at most MaxReplyLine bytes, the verbose log
 // and the errors are sanitized, and the work is bounded by the input.
 func FuzzReadReply(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"200 news.example.net InterNetNews NNRP server INN 2.7.1 ready (posting ok)\r\n",
 		"101 Capability list:\r\n", "211 3 1 3 misc.test\r\n", "480 Authentication required\r\n",
 		"411 no such group\n", "20 short\r\n", "2000 long code\r\n", "600 high\r\n", "211\r\n",
-		"200 \x1b[2J\x9b\xff\r\n", "200 " + strings.Repeat("x", MaxReplyLine+1) + "\r\n",
-	} {
-		f.Add([]byte(s))
-	}
+		"200 \x1b[2J\x9b\xff\r\n", "200 "+strings.Repeat("x", MaxReplyLine+1)+"\r\n",
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var verbose bytes.Buffer
 		c := fuzzConn(data, &verbose)
@@ -55,14 +53,12 @@ func FuzzReadReply(f *testing.F) {
 // takes, formatted again, reads back the same the second time (the first
 // formatting sanitizes); every entry keeps the fetch.Entry contract.
 func FuzzArticleLine(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"1\tSubject 1\tposter1@example.net\tMon, 2 Jan 2006 15:04:05 +0000\t<gen1@example.net>\t\t100\t3",
 		"3000234\tI am just a test article\t\"Demo User\" <nobody@example.com>\t6 Oct 1998 04:38:40 -0500\t<45223423@example.com>\t<45454@example.net>\t1234\t17\tXref: news.example.com misc.test:3000363",
 		"12\t2024-03-01T12:00:00Z\tA <a@b>\tHi\tnntp://h:119/g/12\n",
 		"7\t \x1b[31m red \t\x00from\tnot a date", "-1\ta\tb\tc", "99999999999999999999\ta\tb\tc", "x\ta\tb\tc\td", "1\t2\t3\t4\t5\t6\t7",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		fuzzcheck.Bounded(t, len(line), func() {
 			if out := overviewLine(line, fuzzBase); out != nil {
@@ -107,12 +103,10 @@ func readBack(t *testing.T, line []byte) ArticleEntry {
 // FuzzGroupLine: a group listing line parses to a named group or not at
 // all, and its entry keeps the fetch.Entry contract.
 func FuzzGroupLine(f *testing.F) {
-	for _, s := range []string{
+	fuzzcheck.Seeds(f,
 		"g\t10\t2\tm\tdesc\tnntp://h:119/g", "misc.test\t3\t1\ty\t\tnntp://127.0.0.1:119/misc.test\n",
 		"\t1\t1\ty\t\tu", "a\tx\t1\ty\t\tu", "a\t1\t1\ty\t\tu\textra", "a/../b\t-5\t9\t=other.group\t\x1b\tu",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		fuzzcheck.Bounded(t, len(line), func() {
 			if g, err := ParseGroupLine(line); err == nil && (g.Name == "" || strings.ContainsAny(g.Name, "\t\n")) {
@@ -129,17 +123,15 @@ func FuzzGroupLine(f *testing.F) {
 // parses.
 func FuzzReadHeaders(f *testing.F) {
 	long := strings.Repeat("s", maxHeaderField+10)
-	for _, s := range []string{
-		"Path: news.example.net!not-for-mail\r\nFrom: \"Demo User\" <nobody@example.com>\r\nNewsgroups: misc.test\r\n" +
+	fuzzcheck.Seeds(f,
+		"Path: news.example.net!not-for-mail\r\nFrom: \"Demo User\" <nobody@example.com>\r\nNewsgroups: misc.test\r\n"+
 			"Subject: I am just a test article\r\nDate: 6 Oct 1998 04:38:40 -0500\r\nMessage-ID: <45223423@example.com>\r\n.\r\n",
 		"Subject: folded\r\n  over\r\n\ttwo lines\r\nsubject: second is ignored\r\n.\r\n",
-		"Subject: " + long + "\r\n .\r\n",
-		"Subject: " + long + "\r\n" + strings.Repeat(" x\r\n", 2000) + ".\r\n",
-		"From: a\r\n" + strings.Repeat(" \r\n", 4000) + ".\r\n",
+		"Subject: "+long+"\r\n .\r\n",
+		"Subject: "+long+"\r\n"+strings.Repeat(" x\r\n", 2000)+".\r\n",
+		"From: a\r\n"+strings.Repeat(" \r\n", 4000)+".\r\n",
 		"Date: Mon, 2 Jan 2006 15:04:05 +0000\r\nno colon\r\n..dot\r\n", "Subject: no end\r\n",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzcheck.Bounded(t, len(data), func() {
 			h, err := readHeaders(fuzzConn(data, nil))

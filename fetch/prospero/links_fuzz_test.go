@@ -16,17 +16,15 @@ import (
 // keeps the fetch.Entry contract; and the work is bounded by the reply.
 // testdata/fuzz/FuzzListing holds the replies of the golden exchanges.
 func FuzzListing(f *testing.F) {
-	for _, s := range []string{
-		"LINK  L FILE one.txt INTERNET-D 127.0.0.1(21525) ASCII '/a b' 0\nATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE 13' bytes'\n" +
+	fuzzcheck.Seeds(f,
+		"LINK  L FILE one.txt INTERNET-D 127.0.0.1(21525) ASCII '/a b' 0\nATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE 13' bytes'\n"+
 			"ATTRIBUTE LINK FIELD LAST-MODIFIED 19940101120000Z\nLINK L DIRECTORY sub INTERNET-D 127.0.0.1 ASCII /a/sub 3\n",
-		"LINK L EXTERNAL w.txt INTERNET-D ftp.example.net ASCII /pub/w.txt 0\nATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP '' '' '' BINARY\n" +
+		"LINK L EXTERNAL w.txt INTERNET-D ftp.example.net ASCII /pub/w.txt 0\nATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP '' '' '' BINARY\n"+
 			"ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE GOPHER '' '' '' 0\nATTRIBUTE OBJECT INTRINSIC UNIX-MODES SEQUENCE drwxr-xr-x\n",
-		"LINK L SYMBOLIC '' INTERNET-D h(99999) ASCII '' ''\nLINK L FILE '  \t\x1b[31m' INTERNET-D '' ASCII x 1\n" +
+		"LINK L SYMBOLIC '' INTERNET-D h(99999) ASCII '' ''\nLINK L FILE '  \t\x1b[31m' INTERNET-D '' ASCII x 1\n"+
 			"ATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE -5 bytes\nATTRIBUTE OBJECT INTRINSIC OBJECT-INTERPRETATION SEQUENCE DIRECTORY\n",
 		"LINK L FILE x\n", "ATTRIBUTE OBJECT\n", "NONE-FOUND\n", "FAILURE NOT-FOUND no such directory\n", "X 'unterminated",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	u, err := urlparse.Parse("prospero://127.0.0.1:1525/a")
 	if err != nil {
 		f.Fatal(err)

@@ -67,3 +67,11 @@ func Printable(t testing.TB, what, s string) {
 		}
 	}
 }
+
+// Seeds adds each string to f's seed corpus, as the []byte input of a
+// target that reads server bytes.
+func Seeds(f *testing.F, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+}
