@@ -195,6 +195,8 @@ func (c *cookieJar) save(name string, stdout io.Writer) error {
 		dom := k.domain
 		if !k.hostOnly {
 			dom = "." + dom
+		} else if strings.HasPrefix(dom, "#") {
+			continue // its line would read as a comment: no host is named so
 		}
 		if k.httpOnly {
 			dom = "#HttpOnly_" + dom
