@@ -2,8 +2,8 @@ package http
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -56,7 +56,7 @@ func FuzzParseHead(f *testing.F) {
 
 // appendHead writes h as a server would.
 func appendHead(b []byte, h *wireHead) []byte {
-	b = append(b, h.proto+" "+strconv.Itoa(h.code)+" "+h.reason+"\r\n"...)
+	b = append(b, fmt.Sprintf("%s %03d %s\r\n", h.proto, h.code, h.reason)...)
 	for _, f := range h.header {
 		b = append(b, f.Name+": "+f.Value+"\r\n"...)
 	}
