@@ -139,6 +139,11 @@ func (c *cookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 			name: hc.Name, value: hc.Value}
 		if hc.Domain != "" {
 			k.domain, k.hostOnly = strings.TrimPrefix(strings.ToLower(hc.Domain), "."), false
+			if host := strings.ToLower(u.Hostname()); host != k.domain && !strings.HasSuffix(host, "."+k.domain) {
+				// The jar refused it (RFC 6265 §5.3 step 6): written to
+				// the -c file it would be loaded for that domain next time.
+				continue
+			}
 		}
 		if k.path == "" || k.path[0] != '/' {
 			k.path = defaultCookiePath(u.Path)

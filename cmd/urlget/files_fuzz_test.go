@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
+	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -92,4 +94,23 @@ func FuzzConfigFile(f *testing.F) {
 			t.Fatalf("%q: %q written as\n%s\nreads as %q (%v)", data, args, file.String(), again, err)
 		}
 	})
+}
+
+// TestCookieForAnotherDomain: a cookie a server sets for a domain it is
+// not in is not kept for the -c file, from which a later -b would load it
+// for that domain.
+func TestCookieForAnotherDomain(t *testing.T) {
+	c, err := newCookieJar(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &url.URL{Scheme: "http", Host: "www.example.net", Path: "/"}
+	c.SetCookies(u, []*http.Cookie{{Name: "a", Value: "1", Domain: "example.org"}, {Name: "b", Value: "2", Domain: ".example.net"}})
+	var saved strings.Builder
+	if err := c.save("-", &saved); err != nil {
+		t.Fatal(err)
+	}
+	if s := saved.String(); strings.Contains(s, "example.org") || !strings.Contains(s, ".example.net\tTRUE\t/\tFALSE\t0\tb\t2\n") {
+		t.Errorf("saved:\n%s", s)
+	}
 }
