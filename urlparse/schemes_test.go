@@ -369,6 +369,12 @@ func FuzzSchemeFields(f *testing.F) {
 				fail("News", u.News, d)
 			}
 		case "nntp", "nntps":
+			if u.RawPath == "" { // "nntp://h": the group list
+				if !u.NNTP.All || u.NNTP.Group != "" {
+					fail("NNTP", u.NNTP, "the group list")
+				}
+				break
+			}
 			segs := strings.Split(u.RawPath[1:], "/")
 			if u.NNTP.Group != Unescape(segs[0]) || len(segs) > 1 && u.NNTP.Article != segs[1] {
 				fail("NNTP", u.NNTP, segs)
