@@ -27,7 +27,6 @@ func FuzzReadReply(f *testing.F) {
 		"220 \x1b[31mred\x1b[0m\r\n",
 		"220 "+strings.Repeat("x", 3*MaxReplyLine)+"\r\n221 next\r\n",
 		"230-a\r\n"+strings.Repeat("x\r\n", MaxReplyLines+1)+"230 end\r\n",
-		"250-"+strings.Repeat("\n", MaxReplyBytes/2),
 	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var verbose bytes.Buffer
