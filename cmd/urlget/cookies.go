@@ -97,7 +97,7 @@ func (c *cookieJar) load(r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("line %d: expiry %q is not a number", n, f[4])
 		}
-		k.domain = strings.TrimPrefix(f[0], ".")
+		k.domain = strings.TrimLeft(f[0], ".") // "..x" too: saved, it must read back
 		k.hostOnly = !strings.EqualFold(f[1], "TRUE")
 		k.path, k.secure, k.name, k.value = f[2], strings.EqualFold(f[3], "TRUE"), f[5], f[6]
 		if exp > 0 {
