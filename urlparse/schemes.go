@@ -2,63 +2,102 @@ package urlparse
 
 import "strings"
 
+// A schemeDef is what the parser knows of one scheme. Each scheme's file
+// (scheme_<name>.go) declares its own with defScheme beside its typed URL;
+// nothing else in the package lists scheme names.
+type schemeDef struct {
+	port int        // the well-known port; 0 for none
+	rule string     // the name of the RFC's production ("ftpurl")
+	form schemeForm // its typed URL: which parse and CheckLine apply
+	// inText: Extract finds the scheme in running text, and a scheme name
+	// written in upper case is recognised without a copy.
+	inText bool
+	// messageID: the path may hold a message-id that an IRI's angle
+	// brackets surround.
+	messageID bool
+	// rootPath: an empty path with an authority normalises to "/".
+	rootPath bool
+}
+
+// A schemeForm names a typed URL's parser and CheckLine part. They are
+// called from a switch, not through function values in schemeDef: an
+// indirect call would make every URL parsed escape to the heap.
+type schemeForm uint8
+
+const (
+	formGeneric schemeForm = iota // only Ref's components
+	formHTTP
+	formFTP
+	formGopher
+	formMailto
+	formNews
+	formNNTP
+	formSession
+	formWAIS
+	formFile
+	formProspero
+)
+
+// schemeDefs holds every schemeDef by lower-case scheme name.
+var schemeDefs = map[string]*schemeDef{}
+
+// defScheme declares d for each of names; it is called once per scheme,
+// from a package-level declaration in the scheme's file.
+func defScheme(d schemeDef, names ...string) struct{} {
+	for _, n := range names {
+		if schemeDefs[n] != nil {
+			panic("urlparse: scheme declared twice: " + n)
+		}
+		schemeDefs[n] = &d
+	}
+	return struct{}{}
+}
+
+// Known reports whether urlparse has a typed URL (and so the parse rules)
+// for scheme, given in lower case.
+func Known(scheme string) bool { return schemeDefs[scheme] != nil }
+
 // parseScheme fills in the typed fields for u.Scheme from the generic
 // components Ref already holds. s is the whole input, for error offsets and
 // for substrings that need no decoding. A scheme urlget does not know keeps
 // only the generic components. Every error is an *Error (errAt).
 func (u *URL) parseScheme(s string) error {
-	switch u.Scheme {
-	case "ftp":
-		return u.parseFTP(s)
-	case "http", "https":
+	switch formOf(u.Scheme) {
+	case formHTTP:
 		return u.parseHTTP(s)
-	case "gopher", "gophers":
+	case formFTP:
+		return u.parseFTP(s)
+	case formGopher:
 		return u.parseGopher(s)
-	case "mailto":
+	case formMailto:
 		return u.parseMailto(s)
-	case "news":
+	case formNews:
 		return u.parseNews(s)
-	case "nntp", "nntps":
+	case formNNTP:
 		return u.parseNNTP(s)
-	case "telnet", "rlogin", "tn3270":
+	case formSession:
 		return u.parseSession(s)
-	case "wais":
+	case formWAIS:
 		return u.parseWAIS(s)
-	case "file":
+	case formFile:
 		return u.parseFile(s)
-	case "prospero":
+	case formProspero:
 		return u.parseProspero(s)
 	}
 	return nil
 }
 
+func formOf(scheme string) schemeForm {
+	if d := schemeDefs[scheme]; d != nil {
+		return d.form
+	}
+	return formGeneric
+}
+
 // rule returns the RFC 1738 name of the scheme's production ("ftpurl").
 func (u *URL) rule() string {
-	switch u.Scheme {
-	case "ftp":
-		return "ftpurl"
-	case "http":
-		return "httpurl"
-	case "https":
-		return "https-URI"
-	case "gopher", "gophers":
-		return "gopherurl"
-	case "mailto":
-		return "mailtoURI"
-	case "news":
-		return "newsurl"
-	case "nntp", "nntps":
-		return "nntpurl"
-	case "telnet":
-		return "telneturl"
-	case "rlogin", "tn3270":
-		return sessionRule(u.Scheme)
-	case "wais":
-		return "waisurl"
-	case "file":
-		return "fileurl"
-	case "prospero":
-		return "prosperourl"
+	if d := schemeDefs[u.Scheme]; d != nil {
+		return d.rule
 	}
 	return "URI"
 }
@@ -154,28 +193,4 @@ func (u *URL) urlPath(s string, v *pview) (int, error) {
 		return -1, nil
 	}
 	return v.po + 1, nil
-}
-
-// parseHTTP: host, port, path and search are all Ref's (RFC 1738 §3.3,
-// RFC 9110 §4.2); userinfo is accepted but flagged.
-func (u *URL) parseHTTP(s string) error {
-	if err := u.needHost(s); err != nil {
-		return err
-	}
-	u.HTTP.Userinfo = u.HasUserinfo
-	return nil
-}
-
-// parseFile: file://host/path (RFC 1738 §3.10); "file:/path" (no
-// authority, RFC 8089) is local too. "?" is an ordinary path character.
-func (u *URL) parseFile(s string) error {
-	var v pview
-	v.init(s, &u.Ref, true)
-	if v.po == v.end || s[v.po] != '/' {
-		return errAt(s, v.po, "fileurl", "a file URL's path must start with \"/\"")
-	}
-	u.File.Local = !u.HasAuth || u.RawHost == "" ||
-		u.HostKind == HostRegName && strings.EqualFold(u.Host, "localhost")
-	u.File.Path = v.dec(v.po, v.end)
-	return nil
 }
