@@ -128,9 +128,6 @@ const NoRedirects = -1
 // DefaultUserAgent is sent when Client.UserAgent is empty.
 const DefaultUserAgent = "urlget"
 
-// redirectSchemes are the schemes a redirect may lead to.
-var redirectSchemes = map[string]bool{"http": true, "https": true, "ftp": true}
-
 // Open parses rawURL, a URL or an IRI (urlparse.ParseIRI), and fetches it
 // with Do. A URL that does not parse, or that its scheme's rules refuse, is
 // an *Error of kind ErrMalformed.
@@ -240,9 +237,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
-				if !redirectSchemes[next.Scheme] {
+				if !HasCaps(next.Scheme, RedirectTarget) {
 					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
-						Msg: "redirect to a " + next.Scheme + ": URL refused: only http, https and ftp redirects are followed"}
+						Msg: "redirect to a " + next.Scheme + ": URL refused: only " + nameList(RedirectTarget) + " redirects are followed"}
 				}
 				if c.Verbose != nil {
 					fmt.Fprintf(c.Verbose, "* Following redirect (%d) to %s\n", res.Status, Redacted(next))
@@ -273,18 +270,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 	}
 }
 
-// referralSchemes are the schemes a referral may lead to (file only from a
-// server on this machine: see checkReferral).
-var referralSchemes = map[string]bool{
-	"http": true, "https": true, "ftp": true, "gopher": true, "gophers": true,
-	"wais": true, "prospero": true, "telnet": true, "tn3270": true, "file": true,
-}
-
 // checkReferral applies redirect policy to a referral (Meta.Referral): the
 // hop limit (MaxRedirects, but never more than DefaultMaxRedirects, since a
 // name server can refer in circles; NoRedirects concerns -L redirects, not
-// the referrals that are the retrieval itself), the schemes in
-// referralSchemes, and file URLs only from a loopback host.
+// the referrals that are the retrieval itself), the schemes registered as a
+// ReferralTarget, and a Local scheme (file) only from a loopback host.
 func (c *Client) checkReferral(first, cur, next *urlparse.URL, hops, limit int) error {
 	if limit <= 0 || limit > DefaultMaxRedirects {
 		limit = DefaultMaxRedirects
@@ -293,11 +283,12 @@ func (c *Client) checkReferral(first, cur, next *urlparse.URL, hops, limit int) 
 		return &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
 			Msg: "maximum (" + strconv.Itoa(limit) + ") redirects and referrals followed"}
 	}
-	if !referralSchemes[next.Scheme] {
+	sc, _ := LookupScheme(next.Scheme)
+	if !sc.Caps.Has(ReferralTarget) {
 		return &Error{Kind: ErrUnsupported, URL: Redacted(next),
 			Msg: "referral to a " + next.Scheme + ": URL refused"}
 	}
-	if next.Scheme == "file" && !IsLoopback(cur.Host) {
+	if sc.Caps.Has(Local) && !IsLoopback(cur.Host) {
 		return &Error{Kind: ErrAccessDenied, URL: Redacted(next),
 			Msg: "referral to a file: URL refused: " + cur.Host + " is not this machine"}
 	}
@@ -339,9 +330,9 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			socks = proxy
 		case "http", "https":
 			switch {
-			case u.Scheme == "http" || u.Scheme == "https":
+			case HasCaps(u.Scheme, SpeaksHTTP):
 				r.Proxy = proxy
-			case gatewaySchemes[u.Scheme]:
+			case HasCaps(u.Scheme, Gateway):
 				r.Proxy = proxy
 				gateway, name = true, "http"
 			}
@@ -450,13 +441,6 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
 	return r, nil
 }
 
-// gatewaySchemes are the schemes an HTTP proxy fetches on urlget's behalf
-// (RFC 1630 gateways): every retrieval scheme but file.
-var gatewaySchemes = map[string]bool{
-	"ftp": true, "gopher": true, "gophers": true, "news": true, "nntp": true,
-	"nntps": true, "wais": true, "prospero": true,
-}
-
 // finish applies the policy that needs the reply: Fail, the size cap, and
 // the Body wrapper.
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
@@ -538,7 +522,7 @@ func (c *Client) credentials(u *urlparse.URL) (cred, error) {
 	if c.HasUser || c.User != "" || c.HasPassword {
 		return cred{set: true, user: c.User, pass: c.Password, hasPass: c.HasPassword || c.Password != ""}, nil
 	}
-	if u.Scheme == "file" {
+	if HasCaps(u.Scheme, Local) {
 		return cred{}, nil
 	}
 	if u.HasUserinfo {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -29,9 +28,9 @@ const (
 )
 
 // Option declares one option that fetchers read from Request.Options. A
-// scheme package declares its options once, in its init beside Register;
-// the CLI builds its flags and the sections of its help from these
-// declarations, so nothing else lists them.
+// scheme package declares its options once, in its Scheme record
+// (Scheme.Options); the CLI builds its flags and the sections of its help
+// from these declarations, so nothing else lists them.
 type Option struct {
 	Key   string // the Request.Options key: "<scheme>-<name>", or a shared key such as OptSearch
 	Flag  string // the long flag name; "" means Key
@@ -45,6 +44,9 @@ type Option struct {
 	Default string   // the default, as documentation
 	Help    string   // one line, without a scheme prefix
 	Schemes []string // the schemes it applies to
+	// caps, for an option of this package, gives Schemes: the schemes
+	// registered with these capabilities.
+	caps Caps
 }
 
 // FlagName is the option's long flag name.
@@ -66,49 +68,27 @@ func (o Option) SetValue() string {
 // AppliesTo reports whether the option means something for scheme.
 func (o Option) AppliesTo(scheme string) bool { return slices.Contains(o.Schemes, scheme) }
 
-var (
-	optMu   sync.RWMutex
-	options []Option
-	flags   = map[string]bool{}
-)
-
-// RegisterOptions declares options. It is meant to be called from a scheme
-// package's init; a flag name (long or short) declared twice panics.
-func RegisterOptions(opts ...Option) {
-	optMu.Lock()
-	defer optMu.Unlock()
-	for _, o := range opts {
-		if o.Key == "" || o.Kind == 0 {
-			panic("fetch: option without a key or a kind: " + o.FlagName())
-		}
-		for _, name := range []string{"--" + o.FlagName(), "-" + o.Short} {
-			if name == "-" {
-				continue
-			}
-			if flags[name] {
-				panic("fetch: option flag declared twice: " + name)
-			}
-			flags[name] = true
-		}
-		options = append(options, o)
-	}
-}
-
 // RegisteredOptions lists every declared option, grouped by its first
 // scheme (in the order the schemes first declared one), in declaration
 // order within a group.
 func RegisteredOptions() []Option {
-	optMu.RLock()
-	defer optMu.RUnlock()
+	regMu.RLock()
+	defer regMu.RUnlock()
+	all := slices.Clone(options)
+	for i, o := range all {
+		if o.caps != 0 {
+			all[i].Schemes = schemesWith(o.caps)
+		}
+	}
 	var order []string
-	for _, o := range options {
+	for _, o := range all {
 		if s := firstScheme(o); !slices.Contains(order, s) {
 			order = append(order, s)
 		}
 	}
-	out := make([]Option, 0, len(options))
+	out := make([]Option, 0, len(all))
 	for _, s := range order {
-		for _, o := range options {
+		for _, o := range all {
 			if firstScheme(o) == s {
 				out = append(out, o)
 			}
@@ -225,14 +205,16 @@ const (
 	OptInteractive = "interactive"
 )
 
+// The options of this package apply to every scheme (OptRaw) or to the
+// schemes registered with a capability (OptSearch, OptSSL).
 func init() {
-	RegisterOptions(
-		Option{Key: OptSearch, Kind: String, Arg: "WORDS",
-			Help: "the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)", Schemes: []string{"gopher", "gophers", "wais"}},
-		Option{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
-		Option{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", Schemes: []string{"nntp", "mailto"}},
-		Option{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", Schemes: []string{"nntp", "mailto"}},
-	)
+	declare([]Option{
+		{Key: OptSearch, Kind: String, Arg: "WORDS", caps: Search,
+			Help: "the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)"},
+		{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
+		{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", caps: StartTLS},
+		{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", caps: StartTLS},
+	})
 }
 
 // InputNeededError says that a request needs one more value from the user

@@ -97,6 +97,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // Option names read from fetch.Request.Options.
@@ -117,24 +118,28 @@ const DefaultPort = 70
 var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it needs a search string")
 
 func init() {
-	fetch.Register("gopher", Fetcher{})
-	fetch.Register("gophers", Fetcher{})
 	schemes := []string{"gopher", "gophers"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
-			Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
-		fetch.Option{Key: OptAllowPort, Kind: fetch.Bool, Schemes: schemes,
-			Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
-		fetch.Option{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
-			Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
-	)
-	fetch.RegisterExamples("gopher",
-		fetch.Example{Args: "gopher://gopher.floodgap.com/", Help: "a menu, as readable text"},
-		fetch.Example{Args: "--json gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
-		fetch.Example{Args: `-d "rfc 1436" gopher://gopher.floodgap.com/7/v2/vs`, Help: "a search (type 7); --search WORDS does the same"},
-		fetch.Example{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
-		fetch.Example{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
-	)
+	fetch.Register(fetch.Scheme{Name: "gopher", Fetcher: Fetcher{},
+		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		SearchWords: searchWords,
+		Options: []fetch.Option{
+			{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
+				Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
+			{Key: OptAllowPort, Kind: fetch.Bool, Schemes: schemes,
+				Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
+			{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
+				Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
+		},
+		Examples: []fetch.Example{
+			{Args: "gopher://gopher.floodgap.com/", Help: "a menu, as readable text"},
+			{Args: "--json gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
+			{Args: `-d "rfc 1436" gopher://gopher.floodgap.com/7/v2/vs`, Help: "a search (type 7); --search WORDS does the same"},
+			{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
+			{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
+		}})
+	fetch.Register(fetch.Scheme{Name: "gophers", Fetcher: Fetcher{},
+		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		SearchWords: searchWords})
 }
 
 // Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
@@ -958,3 +963,15 @@ type filteredBody struct {
 
 func (f *filteredBody) Read(p []byte) (int, error) { return f.r.Read(p) }
 func (f *filteredBody) Close() error               { return f.c.Close() }
+
+// searchWords is the Scheme record's SearchWords: a type 7 item without a
+// search string of its own takes the words.
+func searchWords(u *urlparse.URL) (bool, string) {
+	switch {
+	case u.Gopher.Type != '7':
+		return false, "is not a gopher search (type 7)"
+	case u.Gopher.HasSearch:
+		return false, "holds its search words already"
+	}
+	return true, ""
+}

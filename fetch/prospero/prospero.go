@@ -34,14 +34,15 @@ const DefaultPort = ardp.DefaultPort
 const maxReply = 1 << 20
 
 func init() {
-	fetch.Register("prospero", Fetcher{})
 	s := []string{"prospero"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
-			Help: "print the URL(s) the name resolves to instead of fetching it"},
-		fetch.Option{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
-			Help: "follow a TELNET/TN3270 access method instead of printing it"},
-	)
+	fetch.Register(fetch.Scheme{Name: "prospero", Fetcher: Fetcher{},
+		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists,
+		Options: []fetch.Option{
+			{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
+				Help: "print the URL(s) the name resolves to instead of fetching it"},
+			{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
+				Help: "follow a TELNET/TN3270 access method instead of printing it"},
+		}})
 }
 
 // Fetcher resolves prospero URLs. The zero value is ready to use.
