@@ -32,6 +32,9 @@ type Scheme struct {
 	// it does not, why says so in a few words for a warning ("holds its
 	// search words already").
 	SearchWords func(u *urlparse.URL) (takes bool, why string)
+	// HostPrefix makes a URL written without a scheme one of this scheme
+	// when its host starts so ("ftp."): see GuessScheme.
+	HostPrefix string
 }
 
 // Caps are what a scheme can do, as policy and the CLI need to know it.
@@ -215,4 +218,18 @@ func nameList(c Caps) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// GuessScheme is the scheme of a URL written without one ("ftp.example.org/x"),
+// as curl guesses it: the scheme whose HostPrefix starts raw (in any case),
+// else http.
+func GuessScheme(raw string) string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	for _, r := range order {
+		if p := r.HostPrefix; p != "" && len(raw) >= len(p) && strings.EqualFold(raw[:len(p)], p) {
+			return r.Name
+		}
+	}
+	return "http"
 }

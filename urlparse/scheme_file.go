@@ -37,3 +37,8 @@ func FileURL(path string) string {
 	}
 	return string(appendEscaped(b, path, keepPath))
 }
+
+func (u *URL) fileFields(w FieldWriter) {
+	w.Bool("local", u.File.Local)
+	w.String("path", u.File.Path)
+}

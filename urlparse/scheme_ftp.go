@@ -106,3 +106,9 @@ func FTPURL(host string, port int, user, password string, cwd []string, name str
 	}
 	return string(b)
 }
+
+func (u *URL) ftpFields(w FieldWriter) {
+	w.Strings("cwd", u.FTP.CWD)
+	w.String("name", u.FTP.Name)
+	w.String("type", typecodeString(u.FTP.Type))
+}

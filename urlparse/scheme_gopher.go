@@ -140,3 +140,15 @@ func appendGopherRest(b []byte, scheme, host string, port int, itemType byte, se
 	}
 	return b
 }
+
+func (u *URL) gopherFields(w FieldWriter) {
+	g := &u.Gopher
+	w.String("type", typecodeString(g.Type))
+	w.String("selector", g.Selector)
+	if g.HasSearch {
+		w.String("search", g.Search)
+	}
+	if g.HasPlus {
+		w.String("plus", g.Plus)
+	}
+}

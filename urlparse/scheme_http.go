@@ -12,3 +12,9 @@ func (u *URL) parseHTTP(s string) error {
 	u.HTTP.Userinfo = u.HasUserinfo
 	return nil
 }
+
+func (u *URL) httpFields(w FieldWriter) {
+	if u.HTTP.Userinfo {
+		w.Bool("userinfo", true)
+	}
+}

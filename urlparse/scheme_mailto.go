@@ -103,3 +103,9 @@ func MailtoURL(to []string, headers []Header) string {
 	}
 	return string(b)
 }
+
+func (u *URL) mailtoFields(w FieldWriter) {
+	m := &u.Mailto
+	w.Strings("to", m.To)
+	w.Pairs("headers", len(m.Headers), func(i int) (string, string) { return m.Headers[i].Name, m.Headers[i].Value })
+}

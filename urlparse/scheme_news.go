@@ -147,3 +147,24 @@ func NewsURL(grouppart string) string {
 	b := start("news", len(grouppart))
 	return string(appendEscaped(b, grouppart, keepNews))
 }
+
+func (u *URL) newsFields(w FieldWriter) {
+	n := &u.News
+	switch {
+	case n.All:
+		w.Bool("all", true)
+	case n.MessageID != "":
+		w.String("message_id", n.MessageID)
+	default:
+		w.String("group", n.Group)
+	}
+}
+
+func (u *URL) nntpFields(w FieldWriter) {
+	n := &u.NNTP
+	w.String("group", n.Group)
+	w.String("article", n.Article)
+	if n.MessageID != "" {
+		w.String("message_id", n.MessageID)
+	}
+}

@@ -97,3 +97,9 @@ func ProsperoURL(host string, port int, hsoname string, fields []Field) string {
 	}
 	return string(b)
 }
+
+func (u *URL) prosperoFields(w FieldWriter) {
+	p := &u.Prospero
+	w.String("hsoname", p.HSOName)
+	w.Pairs("fields", len(p.Fields), func(i int) (string, string) { return p.Fields[i].Name, p.Fields[i].Value })
+}

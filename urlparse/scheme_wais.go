@@ -193,3 +193,19 @@ func WAISDocFieldsURL(host string, port int, database, docType, length string, f
 	}
 	return string(b)
 }
+
+func (u *URL) waisFields(w FieldWriter) {
+	x := &u.WAIS
+	w.String("database", x.Database)
+	if x.HasSearch {
+		w.String("search", x.Search)
+	}
+	w.String("doc_type", x.DocType)
+	w.String("doc_path", x.DocPath)
+	w.String("length", x.Length)
+	if x.DocFields != nil {
+		w.Pairs("doc_fields", len(x.DocFields), func(i int) (string, string) {
+			return strconv.Itoa(x.DocFields[i].Tag), x.DocFields[i].Value
+		})
+	}
+}

@@ -87,6 +87,51 @@ func (u *URL) parseScheme(s string) error {
 	return nil
 }
 
+// A FieldWriter receives the fields of a URL's typed part, in a fixed
+// order, from URL.WriteFields (the CLI's urlget url --json writes them as
+// a JSON object under the scheme's name).
+type FieldWriter interface {
+	String(key, value string)
+	Strings(key string, values []string)
+	Bool(key string, value bool)
+	// Pairs is a list of n name/value pairs; pair gives the i-th.
+	Pairs(key string, n int, pair func(i int) (name, value string))
+}
+
+// WriteFields writes the fields of the URL's typed part to w: none for a
+// scheme without one; a field that has a Has flag is left out when the
+// flag is false, and news gives only the one form the URL has.
+func (u *URL) WriteFields(w FieldWriter) {
+	switch formOf(u.Scheme) {
+	case formHTTP:
+		u.httpFields(w)
+	case formFTP:
+		u.ftpFields(w)
+	case formGopher:
+		u.gopherFields(w)
+	case formMailto:
+		u.mailtoFields(w)
+	case formNews:
+		u.newsFields(w)
+	case formNNTP:
+		u.nntpFields(w)
+	case formWAIS:
+		u.waisFields(w)
+	case formFile:
+		u.fileFields(w)
+	case formProspero:
+		u.prosperoFields(w)
+	}
+}
+
+// typecodeString is a one-byte typecode as a string; "" for 0 (absent).
+func typecodeString(c byte) string {
+	if c == 0 {
+		return ""
+	}
+	return string([]byte{c})
+}
+
 func formOf(scheme string) schemeForm {
 	if d := schemeDefs[scheme]; d != nil {
 		return d.form

@@ -727,7 +727,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer func() { err = endSession(err) }()
-	if u.Scheme == "mailto" {
+	if fetch.HasCaps(u.Scheme, fetch.Mail) {
 		mctx, closer, err := c.mailRequest(actx, req, out)
 		if err != nil {
 			return err
@@ -785,7 +785,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	body := c.present(res)
 	defer body.Close()
-	n, err := c.copyBody(body, out, skip, u.Scheme == "file" && body == res.Body)
+	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	received = n
 	r.size = n
 	if err != nil {
@@ -886,13 +886,7 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	if strings.Contains(raw, "://") {
 		return u, err
 	}
-	scheme := "http"
-	switch h := strings.ToLower(raw); {
-	case strings.HasPrefix(h, "ftp."):
-		scheme = "ftp"
-	case strings.HasPrefix(h, "gopher."):
-		scheme = "gopher"
-	}
+	scheme := fetch.GuessScheme(raw)
 	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
 	if gerr == nil {
 		return g, nil
@@ -904,15 +898,8 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 }
 
 func knownScheme(s string) bool {
-	if _, ok := fetch.Lookup(s); ok {
-		return true
-	}
-	switch s {
-	case "file", "mailto", "news", "nntp", "nntps", "http", "https", "ftp", "gopher", "gophers",
-		"telnet", "wais", "prospero":
-		return true
-	}
-	return false
+	_, ok := fetch.Lookup(s)
+	return ok
 }
 
 // oneLine keeps a message on one line.

@@ -81,7 +81,7 @@ const (
 
 func init() {
 	ftp := []string{"ftp"}
-	fetch.Register(fetch.Scheme{Name: "ftp", Fetcher: Default,
+	fetch.Register(fetch.Scheme{Name: "ftp", Fetcher: Default, HostPrefix: "ftp.",
 		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp,

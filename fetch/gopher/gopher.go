@@ -119,7 +119,7 @@ var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it 
 
 func init() {
 	schemes := []string{"gopher", "gophers"}
-	fetch.Register(fetch.Scheme{Name: "gopher", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "gopher", Fetcher: Fetcher{}, HostPrefix: "gopher.",
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
 		SearchWords: searchWords,
 		Options: []fetch.Option{
