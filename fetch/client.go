@@ -446,9 +446,11 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
-	if c.Fail && res.IsHTTP() && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
-		res.Body.Close()
-		return nil, &Error{Kind: ErrHTTP, URL: url, Msg: "the requested URL returned error: " + strconv.Itoa(res.Status)}
+	if c.Fail {
+		if err := FailError(res, r.Offset); err != nil {
+			res.Body.Close()
+			return nil, err
+		}
 	}
 	if c.MaxFileSize > 0 && !r.Head && res.Size >= 0 && res.Offset+res.Size > c.MaxFileSize {
 		res.Body.Close()
@@ -464,6 +466,19 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 	}
 	res.Body = b
 	return res, nil
+}
+
+// FailError is what Client.Fail (curl's -f) makes of a reply: for an HTTP
+// reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
+// the status and the server's Retry-After; nil for any other reply, and
+// for a 416 to a resume (offset > 0), which says the file is whole.
+func FailError(res *Resource, offset int64) error {
+	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
+		return nil
+	}
+	after, _ := ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
+	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: after,
+		Msg: "The requested URL returned error: " + strconv.Itoa(res.Status)}
 }
 
 // IdleCloser is implemented by a Fetcher that keeps connections open

@@ -70,7 +70,11 @@
 // Client.LowSpeedLimit or LowSpeedTime (curl's -Y and -y) a request that
 // moves too few bytes over the window — connecting, waiting for the reply
 // or reading the body — fails with ErrTimeout ("operation too slow").
-// ParseRetryAfter reads an HTTP Retry-After (Meta.Header) for whoever retries.
+// RetryPolicy is the one rule for trying a failed request again (which
+// errors, how many times, the backoff, a server's Retry-After): the CLI's
+// --retry flags and the mirror fill one in. FailError is Fail's rule, for
+// a caller that looks at a reply before applying it (the CLI retries a 503
+// before -f fails it).
 //
 // Redirects (HTTP 301, 302, 303, 307, 308) are followed only with
 // FollowRedirects, at most MaxRedirects times (0: the default 50;

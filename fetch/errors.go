@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 )
 
 // Kind classifies a fetch error. Each kind maps to one process exit code,
@@ -61,7 +62,15 @@ type Error struct {
 	// Status is the protocol's reply code that refused the request (an
 	// NNTP 411, an SMTP 550), 0 when none; curl's -w %{response_code}.
 	Status int
+	// retryAfter is how long the server asked to be left alone (HTTP
+	// Retry-After), 0 when it did not say.
+	retryAfter time.Duration
 }
+
+// RetryAfter is how long the server asked to wait before the request is
+// made again (an HTTP reply's Retry-After), 0 when it did not say. A
+// RetryPolicy's Wait reads it.
+func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
 func (e *Error) Error() string {
 	s := e.Msg

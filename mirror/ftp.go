@@ -241,6 +241,7 @@ type outOfStepError struct{ err error }
 
 func (o *outOfStepError) Error() string   { return o.err.Error() }
 func (o *outOfStepError) Unwrap() []error { return []error{o.err, errOutOfStep} }
+func (o *outOfStepError) Transient() bool { return true }
 
 // ftpTask runs one task on worker w's connection. It returns false when
 // the worker is to stop: the server refused it a connection (421, "too
@@ -283,7 +284,7 @@ func (e *engine) retryOrFail(t *task, err error) {
 		e.sched.done(t)
 		return
 	}
-	if retryable(err) && t.attempt < e.retries {
+	if e.again(t.attempt, err) {
 		t.attempt++
 		if e.backoff(t.attempt) {
 			e.sched.requeue(t)
@@ -999,7 +1000,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	}
 	// refused ends p's file without an error for the connection.
 	refused := func(ferr error) (*prelude, error) {
-		if !errors.Is(ferr, errLocal) && retryable(ferr) && p.t.attempt < e.retries {
+		if e.again(p.t.attempt, ferr) {
 			p.t.attempt++
 			e.sched.requeue(p.t)
 		} else {
