@@ -201,25 +201,13 @@ func TestConnTransfers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	passive := func() string {
-		t.Helper()
-		r, err := c.Cmd(c.PassiveCommand(), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr, err := c.Passive(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return addr
-	}
 	if r, err := c.Cmd("CWD", "/pub"); err != nil || !r.Positive() {
 		t.Fatalf("CWD: %v %v", r, err)
 	}
 	if err := c.Type('i'); err != nil {
 		t.Fatal(err)
 	}
-	x, err := c.Retr(ctx(t), passive(), "binary.bin", 0)
+	x, err := c.Retr(ctx(t), passive(t, c), "binary.bin", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +228,7 @@ func TestConnTransfers(t *testing.T) {
 		t.Fatalf("the pipelined NOOP's reply: %v %v", r, err)
 	}
 
-	x, err = c.Retr(ctx(t), passive(), "binary.bin", 100)
+	x, err = c.Retr(ctx(t), passive(t, c), "binary.bin", 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +239,7 @@ func TestConnTransfers(t *testing.T) {
 		t.Fatalf("RETR after REST: %v %v", r, err)
 	}
 
-	x, err = c.Retr(ctx(t), passive(), "missing", 0)
+	x, err = c.Retr(ctx(t), passive(t, c), "missing", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +254,7 @@ func TestConnTransfers(t *testing.T) {
 		t.Errorf("Finish after a refusal: %v %v", fr, err)
 	}
 
-	x, err = c.List(ctx(t), passive(), "NLST", "")
+	x, err = c.List(ctx(t), passive(t, c), "NLST", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,4 +267,54 @@ func TestConnTransfers(t *testing.T) {
 	if _, err := c.Cmd("NOOP", ""); err != nil {
 		t.Errorf("the Conn after the transfers: %v", err)
 	}
+}
+
+// Stor sends what is written, and Finish's reply says it was kept; the
+// file then reads back the same.
+func TestConnStor(t *testing.T) {
+	s := newServer(t)
+	c, err := ftp.Dial(ctx(t), request(t, "ftp://urlget:secret@"+s.Addr+"/", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Type('i'); err != nil {
+		t.Fatal(err)
+	}
+	for _, appending := range []bool{false, true} {
+		x, err := c.Stor(ctx(t), passive(t, c), "up.bin", appending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := x.Start(); err != nil || !r.Preliminary() {
+			t.Fatalf("STOR: %v %v", r, err)
+		}
+		if _, err := x.Write([]byte("stored\n")); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := x.Finish(); err != nil || !r.Positive() {
+			t.Fatalf("STOR final reply: %v %v", r, err)
+		}
+	}
+	x, err := c.Retr(ctx(t), passive(t, c), "up.bin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(x); err != nil || string(b) != "stored\nstored\n" {
+		t.Errorf("read back: %q %v", b, err)
+	}
+	x.Finish()
+}
+
+func passive(t *testing.T, c *ftp.Conn) string {
+	t.Helper()
+	r, err := c.Cmd(c.PassiveCommand(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := c.Passive(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }

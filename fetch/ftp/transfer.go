@@ -11,13 +11,15 @@ import (
 	"github.com/urlget/urlget/fetch"
 )
 
-// A Transfer is one data transfer on a Conn (RETR, LIST, MLSD, NLST) over
+// A Transfer is one data transfer on a Conn (RETR, LIST, MLSD, NLST, STOR,
+// APPE) over
 // a passive data connection, jlaffaye's ServerConn.Retr in two halves so
 // that a caller can pipeline: Retr and List send the command and return at
 // once, more commands may then be sent (Conn.Send) while the server works,
 // Start reads the command's first reply, Read streams the data (each read
 // waits at most the Conn's timeout: a transfer may be long, not stalled),
-// and Finish closes the data connection and reads the final reply.
+// (Write sends it, for Stor), and Finish closes the data connection and
+// reads the final reply.
 //
 // A refusal is a reply, as with Cmd (see RefusedError). Errors are typed;
 // after a Read error, Finish still reads the final reply and keeps the Conn
@@ -61,10 +63,22 @@ func (c *Conn) List(ctx context.Context, addr, verb, arg string) (*Transfer, err
 	return c.startData(ctx, addr, verb, arg)
 }
 
-// startData opens the data connection and sends the command. The data
-// connection is only read: its write side is shut at once, so that servers
-// that wait for the client's end before their final reply (vsftpd,
-// ProFTPD: a lingering close) do not wait a round trip for it.
+// Stor stores what is written to the Transfer as the file name (in the
+// current directory), APPE instead of STOR when appending, over a data
+// connection to addr. Finish ends the data, and its reply says whether the
+// server kept them.
+func (c *Conn) Stor(ctx context.Context, addr, name string, appending bool) (*Transfer, error) {
+	verb := "STOR"
+	if appending {
+		verb = "APPE"
+	}
+	return c.startData(ctx, addr, verb, name)
+}
+
+// startData opens the data connection and sends the command. A data
+// connection that is only read has its write side shut at once, so that
+// servers that wait for the client's end before their final reply
+// (vsftpd, ProFTPD: a lingering close) do not wait a round trip for it.
 func (c *Conn) startData(ctx context.Context, addr, verb, arg string) (*Transfer, error) {
 	dctx, cancel := context.WithCancel(ctx)
 	if c.timeout > 0 {
@@ -79,7 +93,7 @@ func (c *Conn) startData(ctx context.Context, addr, verb, arg string) (*Transfer
 	if tc, ok := netConn(dc).(*net.TCPConn); ok {
 		tc.SetReadBuffer(4 << 20)
 	}
-	if cw, ok := dc.(interface{ CloseWrite() error }); ok {
+	if cw, ok := dc.(interface{ CloseWrite() error }); ok && verb != "STOR" && verb != "APPE" {
 		cw.CloseWrite()
 	}
 	t := &Transfer{c: c, ctx: ctx, data: dc, cancel: cancel, verb: verb, arg: arg}
@@ -138,6 +152,22 @@ func (t *Transfer) Read(p []byte) (int, error) {
 		return n, dataError(t.ctx, what, err)
 	}
 	return n, err
+}
+
+// Write sends data (Stor), once Start's reply said the server takes them.
+// A failure is ErrUpload.
+func (t *Transfer) Write(p []byte) (int, error) {
+	if t.c.timeout > 0 {
+		t.data.SetWriteDeadline(time.Now().Add(t.c.timeout))
+	}
+	n, err := t.data.Write(p)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			return n, fetch.ContextError(t.ctx)
+		}
+		return n, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.verb + " " + strconv.Quote(t.arg) + ": data connection failed", Err: err}
+	}
+	return n, nil
 }
 
 // Finish closes the data connection and returns the server's final reply
