@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 )
 
 // This file is the wire of the control connection: commands out (masked in
@@ -254,84 +255,27 @@ func (c *conn) cmd(verb, arg string, hasArg bool) (*Reply, error) {
 // make it grow without bound. A reply that does not start with a code is
 // ErrProtocol. With verbose set, each line is written there as "< line".
 func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, err error) {
-	total := 0
-	first, err := readReplyLine(br, verbose, &total)
-	if err != nil {
-		return 0, nil, err
-	}
-	code, ok := replyCode(first)
-	if !ok {
-		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(first))}
-	}
-	lines = []string{first}
-	if len(first) > 3 && first[3] == '-' {
-		for {
-			line, err := readReplyLine(br, verbose, &total)
-			if err != nil {
-				return 0, nil, err
-			}
-			if len(lines) >= MaxReplyLines {
-				return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", code, MaxReplyLines)}
-			}
-			lines = append(lines, line)
-			if len(line) >= 3 && line[:3] == first[:3] && (len(line) == 3 || line[3] == ' ') {
-				break
-			}
-		}
-	}
-	return code, lines, nil
-}
-
-// readReplyLine reads one line without its CRLF (or bare LF), cut at
-// MaxReplyLine bytes; *total counts the bytes of the whole reply.
-func readReplyLine(br *bufio.Reader, verbose io.Writer, total *int) (string, error) {
-	var keep []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		*total += len(part)
-		if *total > MaxReplyBytes {
-			return "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply longer than %d bytes", MaxReplyBytes)}
-		}
-		if room := MaxReplyLine - len(keep); room > 0 {
-			keep = append(keep, part[:min(len(part), room)]...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return "", err
-		}
-		break
-	}
-	s := strings.TrimSuffix(string(keep), "\n")
-	s = strings.TrimSuffix(s, "\r")
+	var seen func(string)
 	if verbose != nil {
-		fmt.Fprintf(verbose, "< %s\n", printable(s))
+		seen = func(s string) { fmt.Fprintf(verbose, "< %s\n", printable(s)) }
 	}
-	return s, nil
+	code, lines, err = lineproto.ReadReply(br, &replyLimits, seen)
+	var re *lineproto.ReplyError
+	switch {
+	case err == io.EOF:
+		return 0, nil, io.ErrUnexpectedEOF
+	case errors.As(err, &re) && re.Err == lineproto.ErrMalformed:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(re.Line))}
+	case errors.As(err, &re) && re.Err == lineproto.ErrTooManyLines:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", re.Code, MaxReplyLines)}
+	case errors.As(err, &re) && re.Err == lineproto.ErrTooLong:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply longer than %d bytes", MaxReplyBytes)}
+	}
+	return code, lines, err
 }
 
-// replyCode reads the three-digit code that starts a reply.
-func replyCode(line string) (int, bool) {
-	if len(line) < 3 || len(line) > 3 && line[3] != ' ' && line[3] != '-' {
-		return 0, false
-	}
-	n := 0
-	for i := range 3 {
-		d := line[i]
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		n = n*10 + int(d-'0')
-	}
-	if n < 100 || n >= 600 {
-		return 0, false
-	}
-	return n, true
-}
+var replyLimits = lineproto.Limits{Line: MaxReplyLine, Lines: MaxReplyLines, Bytes: MaxReplyBytes, Cut: true,
+	Continue: lineproto.FreeText, MinCode: 100, MaxCode: 599}
 
 // ioError types an error met on the control connection: the context's
 // error once the context is done (the Client turns it into ErrTimeout or
