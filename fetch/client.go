@@ -242,7 +242,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 						Msg: "redirect to a " + next.Scheme + ": URL refused: only " + nameList(RedirectTarget) + " redirects are followed"}
 				}
 				if c.Verbose != nil {
-					fmt.Fprintf(c.Verbose, "* Following redirect (%d) to %s\n", res.Status, Redacted(next))
+					Logf(c.Verbose, "* Following redirect (%d) to %s", res.Status, Redacted(next))
 				}
 				m := res.Meta
 				m.EffectiveURL = Redacted(cur)
@@ -259,7 +259,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, err
 				}
 				if c.Verbose != nil {
-					fmt.Fprintf(c.Verbose, "* Following referral from %s to %s\n", Redacted(cur), Redacted(next))
+					Logf(c.Verbose, "* Following referral from %s to %s", Redacted(cur), Redacted(next))
 				}
 				cur = next
 				continue
@@ -357,7 +357,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		if gateway {
 			how = "HTTP proxy gateway"
 		}
-		fmt.Fprintf(c.Verbose, "* Using %s %s\n", how, Redacted(proxy))
+		Logf(c.Verbose, "* Using %s %s", how, Redacted(proxy))
 	}
 	res, err := f.Open(ctx, r)
 	if err != nil {

@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -54,4 +56,53 @@ func SanitizeLine(s string, max int) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// Logf writes one line of verbose output to w, nothing when w is nil: the
+// formatted text with C0 controls, DEL, C1 controls and bytes that are not
+// UTF-8 shown as escapes (TAB as \t, CR as \r, LF as \n, the others as
+// \xNN), so that text from a server can neither drive the terminal nor
+// forge a line of the log. It is the one sanitiser of every scheme's
+// verbose output.
+func Logf(w io.Writer, format string, a ...any) {
+	if w == nil {
+		return
+	}
+	io.WriteString(w, visible(fmt.Sprintf(format, a...))+"\n")
+}
+
+// visible escapes what Logf escapes.
+func visible(s string) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unsafeRune(r, n) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case unsafeRune(r, n):
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -192,9 +192,7 @@ func (c *conn) sendAll(cmds []Command, hasArg bool) error {
 			b.WriteString(cmd.Arg)
 		}
 		b.WriteString("\r\n")
-		if c.verbose != nil {
-			fmt.Fprintf(c.verbose, "> %s\n", shownCommand(cmd.Verb, cmd.Arg))
-		}
+		fetch.Logf(c.verbose, "> %s", shownCommand(cmd.Verb, cmd.Arg))
 		c.cmds++
 		c.queue = append(c.queue, cmd)
 		c.lastVerb = cmd.Verb
@@ -257,7 +255,7 @@ func (c *conn) cmd(verb, arg string, hasArg bool) (*Reply, error) {
 func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, err error) {
 	var seen func(string)
 	if verbose != nil {
-		seen = func(s string) { fmt.Fprintf(verbose, "< %s\n", printable(s)) }
+		seen = func(s string) { fetch.Logf(verbose, "< %s", s) }
 	}
 	code, lines, err = lineproto.ReadReply(br, &replyLimits, seen)
 	var re *lineproto.ReplyError

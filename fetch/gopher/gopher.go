@@ -94,7 +94,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/urlparse"
@@ -385,7 +384,7 @@ func (Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		// every block and keep the named ones here.
 		q := *p
 		q.plus = "!"
-		logf(req.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
+		fetch.Logf(req.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
 		res, err = exchange(ctx, req, &q, q.line(), nil, nil)
 		if err == nil {
 			res.Body = &filteredBody{r: newBlockFilter(res.Body, blockNames(p.plus[1:])), c: res.Body}
@@ -417,14 +416,14 @@ func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf(req.Verbose, "* connected to %s", addr)
+	fetch.Logf(req.Verbose, "* connected to %s", addr)
 	if p.secure {
 		tc, err := fetch.HandshakeTLS(ctx, req, nc, p.host, "gopher: "+addr)
 		if err != nil {
 			return nil, err
 		}
 		st := tc.ConnectionState()
-		logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+		fetch.Logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
 		nc = tc
 	}
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose}
@@ -452,9 +451,9 @@ func exchange(ctx context.Context, req *fetch.Request, p *plan, line string, dat
 	if err != nil {
 		return nil, err
 	}
-	logf(c.verbose, "> %s", strings.TrimSuffix(line, "\r\n"))
+	fetch.Logf(c.verbose, "> %s", strings.TrimSuffix(line, "\r\n"))
 	for _, l := range logData {
-		logf(c.verbose, "> %s", l)
+		fetch.Logf(c.verbose, "> %s", l)
 	}
 	if err := c.send(line, data); err != nil {
 		c.close()
@@ -500,7 +499,7 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 		case ok:
 			return plusReply(c, p, res, h)
 		case p.plus == "+":
-			logf(c.verbose, "* no Gopher+ header in the reply: reading it as plain gopher")
+			fetch.Logf(c.verbose, "* no Gopher+ header in the reply: reading it as plain gopher")
 		default:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the server answered the Gopher+ request " +
 				strconv.Quote(p.plus) + " without a Gopher+ header: it does not support Gopher+", Err: errNoPlusHeader}
@@ -583,7 +582,7 @@ func peekHeader(c *conn) (Header, bool, error) {
 	if !ok {
 		return Header{}, false, nil
 	}
-	logf(c.verbose, "< %s", trimEOL(data[:i+1]))
+	fetch.Logf(c.verbose, "< %s", trimEOL(data[:i+1]))
 	c.br.Discard(i + 1)
 	return h, true, nil
 }
@@ -607,7 +606,7 @@ func plusReply(c *conn, p *plan, res *fetch.Resource, h Header) (*fetch.Resource
 			data, _ = io.ReadAll(io.LimitReader(r, maxErrorReply))
 		}
 		e := parsePlusError(h, data)
-		logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
+		fetch.Logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 		return nil, serverError(p, e)
 	}
 	r, dotEnded := framed(c, h, "Gopher+ reply")
@@ -683,7 +682,7 @@ func detectError(c *conn, p *plan) error {
 			return err
 		}
 		if e != nil {
-			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Item.Raw, 200))
+			fetch.Logf(c.verbose, "< %s", fetch.SanitizeLine(e.Item.Raw, 200))
 			return serverError(p, e)
 		}
 	case 'E':
@@ -707,7 +706,7 @@ func detectError(c *conn, p *plan) error {
 		}
 		e := &ServerError{Message: string(trimEOL(line))}
 		if e.NotFound() || e.Denied() {
-			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
+			fetch.Logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 			return serverError(p, e)
 		}
 	}
@@ -767,7 +766,7 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	if err != nil {
 		return nil, err
 	}
-	logf(c.verbose, "> %s", strings.TrimSuffix(formLine, "\r\n"))
+	fetch.Logf(c.verbose, "> %s", strings.TrimSuffix(formLine, "\r\n"))
 	if err := c.send(formLine, nil); err != nil {
 		c.close()
 		return nil, err
@@ -802,7 +801,7 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	}
 	qs := ParseAsk(blk)
 	for _, q := range qs {
-		logf(req.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
+		fetch.Logf(req.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
 	}
 
 	// 2. The answers.
@@ -868,41 +867,6 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	data.WriteString(".\r\n")
 	logData = append(logData, ".")
 	return exchange(ctx, req, &q, line, data.Bytes(), logData)
-}
-
-// logf writes one verbose line with control characters made visible.
-func logf(w io.Writer, format string, a ...any) {
-	if w == nil {
-		return
-	}
-	fmt.Fprintln(w, visible(fmt.Sprintf(format, a...)))
-}
-
-// visible escapes control characters (TAB as \t) and invalid UTF-8.
-func visible(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == utf8.RuneError && n == 1, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-			if n > 1 {
-				for _, c := range []byte(s[i+1 : i+n]) {
-					fmt.Fprintf(&b, `\x%02x`, c)
-				}
-			}
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }
 
 // blockNames splits "+ABSTRACT+ADMIN" (or "+ABSTRACT +ADMIN") into names.

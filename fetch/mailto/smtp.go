@@ -486,7 +486,7 @@ func (s *session) deadline(d time.Duration) {
 // are the texts after the code, sanitised.
 func (s *session) read(timeout time.Duration, what string) (int, []string, error) {
 	s.deadline(timeout)
-	code, raw, err := lineproto.ReadReply(s.br, &replyLimits, func(line string) { s.logf("< %s", fetch.Sanitize(line)) })
+	code, raw, err := lineproto.ReadReply(s.br, &replyLimits, func(line string) { s.logf("< %s", line) })
 	var re *lineproto.ReplyError
 	switch {
 	case err == io.EOF:
@@ -527,11 +527,7 @@ func (s *session) netError(what string, err error) error {
 	return &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "smtp: " + s.srv.String() + ": connection lost " + what, Err: err}
 }
 
-func (s *session) logf(format string, args ...any) {
-	if s.verbose != nil {
-		fmt.Fprintf(s.verbose, format+"\n", args...)
-	}
-}
+func (s *session) logf(format string, args ...any) { fetch.Logf(s.verbose, format, args...) }
 
 func (s *session) note(msg string) { s.logf("* %s", msg) }
 

@@ -437,14 +437,8 @@ func (c *conn) ioError(err error, doing string) error {
 	return &fetch.Error{Kind: k, Msg: "nntp: " + doing, Err: err}
 }
 
-// logf writes one verbose line with control characters made visible.
-func (c *conn) logf(format string, a ...any) {
-	if c.verbose == nil {
-		return
-	}
-	s := fmt.Sprintf(format, a...)
-	fmt.Fprintln(c.verbose, fetch.Sanitize(s))
-}
+// logf writes one verbose line (fetch.Logf).
+func (c *conn) logf(format string, a ...any) { fetch.Logf(c.verbose, format, a...) }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 

@@ -123,7 +123,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return fetch.DialNetwork(ctx, req, "udp", addr, "prospero: opening a socket to")
 	}
 	if req.Verbose != nil {
-		t.cfg.Verbose = func(line string) { fmt.Fprintln(req.Verbose, line) }
+		t.cfg.Verbose = func(line string) { fetch.Logf(req.Verbose, "%s", line) }
 	}
 
 	reply, err := t.ask(ctx, objectInfoRequest(t.software, t.user, "#ALL", t.hsoname, t.version))
@@ -143,11 +143,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	return t.resolve(ctx, req, reply, methods, resolve, telnet)
 }
 
-func (t *target) logf(format string, args ...any) {
-	if t.verbose != nil {
-		fmt.Fprintf(t.verbose, format+"\n", args...)
-	}
-}
+func (t *target) logf(format string, args ...any) { fetch.Logf(t.verbose, format, args...) }
 
 // ask sends one request and parses the whole reply.
 func (t *target) ask(ctx context.Context, msg []byte) (*Reply, error) {
@@ -173,7 +169,7 @@ func (t *target) logSent(msg []byte) {
 		return
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(string(msg), "\n"), "\n") {
-		fmt.Fprintf(t.verbose, "> %s\n", fetch.Sanitize(l))
+		t.logf("> %s", l)
 	}
 }
 
@@ -185,10 +181,10 @@ func (t *target) logReceived(msg []byte) {
 	lines := strings.Split(strings.TrimSuffix(string(msg), "\n"), "\n")
 	for i, l := range lines {
 		if i == 50 {
-			fmt.Fprintf(t.verbose, "< … %d more lines\n", len(lines)-i)
+			t.logf("< … %d more lines", len(lines)-i)
 			break
 		}
-		fmt.Fprintf(t.verbose, "< %s\n", fetch.SanitizeLine(l, 200))
+		t.logf("< %s", fetch.SanitizeLine(l, 200))
 	}
 }
 

@@ -175,7 +175,7 @@ func (b *docBody) fill() error {
 		b.inflight = append(b.inflight, sp)
 		b.next = sp.end
 		if b.c.verbose != nil {
-			logf(b.c.verbose, "> retrieve bytes %d-%d", sp.start, sp.end)
+			fetch.Logf(b.c.verbose, "> retrieve bytes %d-%d", sp.start, sp.end)
 		}
 	}
 	if len(b.wbuf) == 0 {
@@ -220,12 +220,12 @@ func (b *docBody) step() error {
 		if got == 0 {
 			return diagError(b.p.url, d)
 		}
-		logf(b.c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
+		fetch.Logf(b.c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
 	}
 	if !r.HasText && len(r.Diags) == 0 {
 		ended = true // an empty answer: the end of a document of unknown length
 	}
-	logf(b.c.verbose, "< %d bytes", got)
+	fetch.Logf(b.c.verbose, "< %d bytes", got)
 	b.pending = r.Text
 	if ended {
 		b.eof = true
@@ -254,7 +254,7 @@ func (b *docBody) shrink(sp span) error {
 		return b.c.protocol("the server answers every retrieval of bytes from %d with an empty message", sp.start)
 	}
 	b.chunk = max(b.chunk/2, minChunk)
-	logf(b.c.verbose, "< (empty reply: asking for %d-byte chunks)", b.chunk)
+	fetch.Logf(b.c.verbose, "< (empty reply: asking for %d-byte chunks)", b.chunk)
 	b.next = sp.start
 	return nil
 }
