@@ -127,8 +127,14 @@ func ReplyKind(verb string, code int) fetch.Kind {
 // verb arg: a *fetch.Error of ReplyKind(verb, code) wrapping a *ReplyError.
 // The arguments of PASS and ACCT never appear in it.
 func RefusedError(verb, arg string, r *Reply) error {
-	return &fetch.Error{Kind: ReplyKind(verb, r.code), Msg: "ftp: server refused " + verb,
-		Err: &ReplyError{Command: shownCommand(verb, arg), Code: r.code, Text: r.Text()}}
+	return replyError(ReplyKind(verb, r.code), "ftp: server refused "+verb, shownCommand(verb, arg), r)
+}
+
+// replyError is the error of a reply that refused what was asked: the
+// reply's code is both the *fetch.Error's Status (-w %{response_code},
+// fetch.StatusOf) and its *ReplyError's Code.
+func replyError(kind fetch.Kind, msg, command string, r *Reply) *fetch.Error {
+	return &fetch.Error{Kind: kind, Msg: msg, Status: r.code, Err: &ReplyError{Command: command, Code: r.code, Text: r.Text()}}
 }
 
 // shownCommand is a command as verbose output and errors show it: the

@@ -50,8 +50,7 @@ func (c *Conn) Retr(ctx context.Context, addr, name string, offset int64) (*Tran
 			return nil, err
 		}
 		if r.code != 350 {
-			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: "ftp: the server cannot resume (REST " + rest + ")",
-				Err: &ReplyError{Command: "REST", Code: r.code, Text: r.Text()}}
+			return nil, replyError(fetch.ErrResume, "ftp: the server cannot resume (REST "+rest+")", "REST", r)
 		}
 	}
 	return c.startData(ctx, addr, "RETR", name)

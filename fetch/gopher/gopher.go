@@ -825,10 +825,13 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 			}
 		}
 		if len(missing) > 0 {
-			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", &AskError{Questions: qs, Missing: missing, Reason: "no answers given"})
+			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", askInput(&AskError{Questions: qs, Missing: missing, Reason: "no answers given"}))
 		}
 	}
 	lines, err := Answer(qs, answers)
+	if ae := (*AskError)(nil); errors.As(err, &ae) {
+		err = askInput(ae)
+	}
 	if err != nil {
 		return nil, malformed("", err)
 	}
