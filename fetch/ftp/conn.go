@@ -286,6 +286,17 @@ var replyLimits = lineproto.Limits{Line: MaxReplyLine, Lines: MaxReplyLines, Byt
 // ErrAborted), a typed error as it is, a timeout as ErrTimeout, anything
 // else (the server closed, reset) as kind.
 func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error {
+	return typeIOError(ctx, kind, "ftp: "+what+": timed out", "ftp: "+what, err)
+}
+
+// dataError types a failure of a data connection the same way: the
+// context's end, a stall past the timeout, or a transfer cut short.
+func dataError(ctx context.Context, what string, err error) error {
+	return typeIOError(ctx, fetch.ErrPartial, "ftp: "+what+": data connection timed out", "ftp: "+what+": data connection failed", err)
+}
+
+// typeIOError is the rule of ioError and dataError, with their words.
+func typeIOError(ctx context.Context, kind fetch.Kind, timedOut, failed string, err error) error {
 	if ctx != nil && ctx.Err() != nil {
 		return fetch.ContextError(ctx)
 	}
@@ -294,9 +305,9 @@ func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error
 		return fe
 	}
 	if fetch.KindOf(err) == fetch.ErrTimeout {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": timed out", Err: err}
+		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: timedOut, Err: err}
 	}
-	return &fetch.Error{Kind: kind, Msg: "ftp: " + what, Err: err}
+	return &fetch.Error{Kind: kind, Msg: failed, Err: err}
 }
 
 // ParsePWD reads the directory from a 257 reply: `257 "/dir" is current`,

@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -194,20 +193,4 @@ func (t *Transfer) Close() error {
 func (t *Transfer) closeData() {
 	t.data.Close()
 	t.cancel()
-}
-
-// dataError types a failure of a data connection: the context's end, a
-// stall past the timeout, or a transfer cut short.
-func dataError(ctx context.Context, what string, err error) error {
-	if ctx.Err() != nil {
-		return fetch.ContextError(ctx)
-	}
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return fe
-	}
-	if fetch.KindOf(err) == fetch.ErrTimeout {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": data connection timed out", Err: err}
-	}
-	return &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + what + ": data connection failed", Err: err}
 }
