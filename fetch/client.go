@@ -131,9 +131,6 @@ const NoRedirects = -1
 // DefaultUserAgent is sent when Client.UserAgent is empty.
 const DefaultUserAgent = "urlget"
 
-// redirectSchemes are the schemes a redirect may lead to.
-var redirectSchemes = map[string]bool{"http": true, "https": true, "ftp": true}
-
 // Open parses rawURL, a URL or an IRI (urlparse.ParseIRI), and fetches it
 // with Do. A URL that does not parse, or that its scheme's rules refuse, is
 // an *Error of kind ErrMalformed.
@@ -204,7 +201,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := req.URL
-	cred, err := c.credentials(first)
+	cred, err := c.credentials(first, req.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -243,12 +240,12 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
-				if !redirectSchemes[next.Scheme] {
+				if !HasCaps(next.Scheme, RedirectTarget) {
 					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
-						Msg: "redirect to a " + next.Scheme + ": URL refused: only http, https and ftp redirects are followed"}
+						Msg: "redirect to a " + next.Scheme + ": URL refused: only " + nameList(RedirectTarget) + " redirects are followed"}
 				}
 				if c.Verbose != nil {
-					fmt.Fprintf(c.Verbose, "* Following redirect (%d) to %s\n", res.Status, Redacted(next))
+					Logf(c.Verbose, "* Following redirect (%d) to %s", res.Status, Redacted(next))
 				}
 				m := res.Meta
 				m.EffectiveURL = Redacted(cur)
@@ -265,7 +262,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, err
 				}
 				if c.Verbose != nil {
-					fmt.Fprintf(c.Verbose, "* Following referral from %s to %s\n", Redacted(cur), Redacted(next))
+					Logf(c.Verbose, "* Following referral from %s to %s", Redacted(cur), Redacted(next))
 				}
 				cur = next
 				continue
@@ -276,29 +273,23 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 	}
 }
 
-// referralSchemes are the schemes a referral may lead to (file only from a
-// server on this machine: see checkReferral).
-var referralSchemes = map[string]bool{
-	"http": true, "https": true, "ftp": true, "gopher": true, "gophers": true,
-	"wais": true, "prospero": true, "telnet": true, "tn3270": true, "file": true,
-}
-
 // checkReferral applies redirect policy to a referral (Meta.Referral): the
 // hop limit, redirects and referrals counted together (MaxRedirects, so
 // that NoRedirects follows none, but never more than DefaultMaxRedirects,
-// since a name server can refer in circles), the schemes in
-// referralSchemes, and file URLs only from a loopback host.
+// since a name server can refer in circles), the schemes registered as a
+// ReferralTarget, and a Local scheme (file) only from a loopback host.
 func (c *Client) checkReferral(first, cur, next *urlparse.URL, hops, limit int) error {
 	limit = min(limit, DefaultMaxRedirects)
 	if hops >= limit {
 		return &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
 			Msg: "maximum (" + strconv.Itoa(limit) + ") redirects and referrals followed"}
 	}
-	if !referralSchemes[next.Scheme] {
+	sc, _ := LookupScheme(next.Scheme)
+	if !sc.Caps.Has(ReferralTarget) {
 		return &Error{Kind: ErrUnsupported, URL: Redacted(next),
 			Msg: "referral to a " + next.Scheme + ": URL refused"}
 	}
-	if next.Scheme == "file" && !IsLoopback(cur.Host) {
+	if sc.Caps.Has(Local) && !IsLoopback(cur.Host) {
 		return &Error{Kind: ErrAccessDenied, URL: Redacted(next),
 			Msg: "referral to a file: URL refused: " + cur.Host + " is not this machine"}
 	}
@@ -340,9 +331,9 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			socks = proxy
 		case "http", "https":
 			switch {
-			case u.Scheme == "http" || u.Scheme == "https":
+			case HasCaps(u.Scheme, SpeaksHTTP):
 				r.Proxy = proxy
-			case gatewaySchemes[u.Scheme]:
+			case HasCaps(u.Scheme, Gateway):
 				r.Proxy = proxy
 				gateway, name = true, "http"
 			}
@@ -367,7 +358,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		if gateway {
 			how = "HTTP proxy gateway"
 		}
-		fmt.Fprintf(c.Verbose, "* Using %s %s\n", how, Redacted(proxy))
+		Logf(c.Verbose, "* Using %s %s", how, Redacted(proxy))
 	}
 	res, err := f.Open(ctx, r)
 	if err != nil {
@@ -428,7 +419,7 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
 	if err := CheckURL(u); err != nil {
 		return nil, wrapError(context.Background(), Redacted(u), err)
 	}
-	cred, err := c.credentials(u)
+	cred, err := c.credentials(u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -451,21 +442,16 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
 	return r, nil
 }
 
-// gatewaySchemes are the schemes an HTTP proxy fetches on urlget's behalf
-// (RFC 1630 gateways): every retrieval scheme but file.
-var gatewaySchemes = map[string]bool{
-	"ftp": true, "gopher": true, "gophers": true, "news": true, "nntp": true,
-	"nntps": true, "wais": true, "prospero": true,
-}
-
 // finish applies the policy that needs the reply: Fail, the size cap, and
 // the Body wrapper.
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
-	if c.Fail && res.IsHTTP() && res.Status >= 400 && !(res.Status == 416 && r.Offset > 0) {
-		res.Body.Close()
-		return nil, &Error{Kind: ErrHTTP, URL: url, Msg: "the requested URL returned error: " + strconv.Itoa(res.Status)}
+	if c.Fail {
+		if err := FailError(res, r.Offset); err != nil {
+			res.Body.Close()
+			return nil, err
+		}
 	}
 	if c.MaxFileSize > 0 && !r.Head && res.Size >= 0 && res.Offset+res.Size > c.MaxFileSize {
 		res.Body.Close()
@@ -481,6 +467,19 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 	}
 	res.Body = b
 	return res, nil
+}
+
+// FailError is what Client.Fail (curl's -f) makes of a reply: for an HTTP
+// reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
+// the status and the server's Retry-After; nil for any other reply, and
+// for a 416 to a resume (offset > 0), which says the file is whole.
+func FailError(res *Resource, offset int64) error {
+	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
+		return nil
+	}
+	after, _ := ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
+	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: after,
+		Msg: "The requested URL returned error: " + strconv.Itoa(res.Status)}
 }
 
 // IdleCloser is implemented by a Fetcher that keeps connections open
@@ -535,11 +534,21 @@ func (c *Client) tlsConfig() *tls.Config {
 // credentials chooses the credentials for u: -u first, then the URL's
 // userinfo (with the password from netrc when the URL names only a user that
 // netrc knows), then netrc by host.
-func (c *Client) credentials(u *urlparse.URL) (cred, error) {
+func (c *Client) credentials(u *urlparse.URL, opts Options) (cred, error) {
+	cr, err := c.userinfo(u)
+	if pw, ok := mergeOptions(c.Options, opts)[OptPassword]; ok && cr.set {
+		// The answer to an InputNeededError for OptPassword.
+		cr.pass, cr.hasPass = pw, true
+	}
+	return cr, err
+}
+
+// userinfo is credentials without an answered password.
+func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 	if c.HasUser || c.User != "" || c.HasPassword {
 		return cred{set: true, user: c.User, pass: c.Password, hasPass: c.HasPassword || c.Password != ""}, nil
 	}
-	if u.Scheme == "file" {
+	if HasCaps(u.Scheme, Local) {
 		return cred{}, nil
 	}
 	if u.HasUserinfo {
@@ -671,13 +680,7 @@ func Redacted(u *urlparse.URL) string {
 	if u == nil {
 		return ""
 	}
-	if !u.HasPassword {
-		return u.String()
-	}
-	r := u.Ref
-	user, _, _ := strings.Cut(r.RawUserinfo, ":")
-	r.RawUserinfo = user + ":****"
-	return r.String()
+	return u.Redacted()
 }
 
 // redactString masks the password of a URL that may not parse.

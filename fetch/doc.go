@@ -9,8 +9,8 @@
 //
 // # Schemes
 //
-// Fetchers register themselves from their package's init. Import the
-// scheme packages you need, or all of them with
+// Each scheme package registers its Scheme record (Register) from its
+// init. Import the scheme packages you need, or all of them with
 //
 //	import _ "github.com/urlget/urlget/fetch/all"
 //
@@ -70,7 +70,11 @@
 // Client.LowSpeedLimit or LowSpeedTime (curl's -Y and -y) a request that
 // moves too few bytes over the window — connecting, waiting for the reply
 // or reading the body — fails with ErrTimeout ("operation too slow").
-// ParseRetryAfter reads an HTTP Retry-After (Meta.Header) for whoever retries.
+// RetryPolicy is the one rule for trying a failed request again (which
+// errors, how many times, the backoff, a server's Retry-After): the CLI's
+// --retry flags and the mirror fill one in. FailError is Fail's rule, for
+// a caller that looks at a reply before applying it (the CLI retries a 503
+// before -f fails it).
 //
 // Redirects (HTTP 301, 302, 303, 307, 308) are followed only with
 // FollowRedirects, at most MaxRedirects times (0: the default 50;
@@ -117,7 +121,8 @@
 // proxy) proxy carries connections of every scheme, with RFC 1929
 // username/password from the proxy URL. An http:// or https:// proxy
 // carries http (absolute-form requests) and https (CONNECT), and serves as
-// a gateway for ftp, gopher, gophers, news, nntp, nntps, wais and prospero:
+// a gateway for the schemes registered with the Gateway capability (ftp,
+// gopher, gophers, news, nntp, nntps, wais and prospero):
 // the Client sends "GET <URL> HTTP/1.1" to the proxy (RFC 1630) through the
 // http fetcher, and the proxy's reply is the result (an HTTP reply, so Fail
 // applies). telnet is never sent through an HTTP proxy. A proxy URL's
@@ -172,13 +177,17 @@
 //
 // A new scheme touches these places, and no others:
 //
-//   - its package, fetch/<scheme>, whose init calls Register (once per
-//     scheme name it serves) and RegisterOptions (every option it reads
-//     from Request.Options: key, flag, kind, default, one line of help).
-//     The CLI builds its flags, their --help lines and the warning for a
-//     flag that no URL's scheme uses from these declarations; the values
-//     reach the fetcher already checked by the parser of their kind, and
-//     the fetcher reads them with the Options accessors.
+//   - its package, fetch/<scheme>, whose init calls Register with one
+//     Scheme record per scheme name it serves: the name, the Fetcher, the
+//     capabilities policy and the CLI read (Caps: may be a redirect or
+//     referral target, goes through an HTTP proxy gateway, is a session,
+//     sends a body, takes search words, has listings, ...), the options it
+//     reads from Request.Options (key, flag, kind, default, one line of
+//     help) and the examples of its help. The CLI builds its flags, their
+//     --help lines and the warning for a flag that no URL's scheme uses
+//     from these declarations; the values reach the fetcher already
+//     checked by the parser of their kind, and the fetcher reads them with
+//     the Options accessors. Nothing outside the package lists the scheme.
 //   - what the CLI shows: a directory-like result sets Resource.Render
 //     (text and JSON lines) or Resource.Listing (entries); a request that
 //     needs an answer from the user returns *InputNeededError; a fetcher
@@ -186,7 +195,8 @@
 //     change outside the package.
 //   - one import line in fetch/all, so that programs and the CLI get it;
 //   - if its URLs have fields of their own, a typed URL in urlparse
-//     (urlparse/scheme_<name>.go) that the fetcher reads;
+//     (urlparse/scheme_<name>.go, which also declares the scheme's default
+//     port and grammar there) that the fetcher reads;
 //   - its in-tree test server beside it (fetch/<scheme>/<scheme>test, on
 //     fetchtest.Serve), the conformance suite run against it (every case
 //     given, or listed in Suite.Cannot with the reason; Open starts with

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 )
 
 // Kind classifies a fetch error. Each kind maps to one process exit code,
@@ -61,7 +62,15 @@ type Error struct {
 	// Status is the protocol's reply code that refused the request (an
 	// NNTP 411, an SMTP 550), 0 when none; curl's -w %{response_code}.
 	Status int
+	// retryAfter is how long the server asked to be left alone (HTTP
+	// Retry-After), 0 when it did not say.
+	retryAfter time.Duration
 }
+
+// RetryAfter is how long the server asked to wait before the request is
+// made again (an HTTP reply's Retry-After), 0 when it did not say. A
+// RetryPolicy's Wait reads it.
+func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
 func (e *Error) Error() string {
 	s := e.Msg
@@ -127,4 +136,27 @@ func ExitCode(err error) int {
 		return 0
 	}
 	return KindOf(err).ExitCode()
+}
+
+// StatusOf is the server's reply code inside err (an FTP 550, an NNTP 411,
+// an HTTP status under Fail): the Status of the first *Error in its chain
+// that has one, every branch of an Unwrap() []error searched in order; 0
+// when none.
+func StatusOf(err error) int {
+	switch e := err.(type) {
+	case *Error:
+		if e.Status != 0 {
+			return e.Status
+		}
+		return StatusOf(e.Err)
+	case interface{ Unwrap() []error }:
+		for _, x := range e.Unwrap() {
+			if s := StatusOf(x); s != 0 {
+				return s
+			}
+		}
+	case interface{ Unwrap() error }:
+		return StatusOf(e.Unwrap())
+	}
+	return 0
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -29,9 +28,9 @@ const (
 )
 
 // Option declares one option that fetchers read from Request.Options. A
-// scheme package declares its options once, in its init beside Register;
-// the CLI builds its flags and the sections of its help from these
-// declarations, so nothing else lists them.
+// scheme package declares its options once, in its Scheme record
+// (Scheme.Options); the CLI builds its flags and the sections of its help
+// from these declarations, so nothing else lists them.
 type Option struct {
 	Key   string // the Request.Options key: "<scheme>-<name>", or a shared key such as OptSearch
 	Flag  string // the long flag name; "" means Key
@@ -45,6 +44,9 @@ type Option struct {
 	Default string   // the default, as documentation
 	Help    string   // one line, without a scheme prefix
 	Schemes []string // the schemes it applies to
+	// caps, for an option of this package, gives Schemes: Register adds
+	// each scheme registered with these capabilities.
+	caps Caps
 }
 
 // FlagName is the option's long flag name.
@@ -66,40 +68,12 @@ func (o Option) SetValue() string {
 // AppliesTo reports whether the option means something for scheme.
 func (o Option) AppliesTo(scheme string) bool { return slices.Contains(o.Schemes, scheme) }
 
-var (
-	optMu   sync.RWMutex
-	options []Option
-	flags   = map[string]bool{}
-)
-
-// RegisterOptions declares options. It is meant to be called from a scheme
-// package's init; a flag name (long or short) declared twice panics.
-func RegisterOptions(opts ...Option) {
-	optMu.Lock()
-	defer optMu.Unlock()
-	for _, o := range opts {
-		if o.Key == "" || o.Kind == 0 {
-			panic("fetch: option without a key or a kind: " + o.FlagName())
-		}
-		for _, name := range []string{"--" + o.FlagName(), "-" + o.Short} {
-			if name == "-" {
-				continue
-			}
-			if flags[name] {
-				panic("fetch: option flag declared twice: " + name)
-			}
-			flags[name] = true
-		}
-		options = append(options, o)
-	}
-}
-
 // RegisteredOptions lists every declared option, grouped by its first
 // scheme (in the order the schemes first declared one), in declaration
 // order within a group.
 func RegisteredOptions() []Option {
-	optMu.RLock()
-	defer optMu.RUnlock()
+	regMu.RLock()
+	defer regMu.RUnlock()
 	var order []string
 	for _, o := range options {
 		if s := firstScheme(o); !slices.Contains(order, s) {
@@ -223,27 +197,45 @@ const (
 	// fetcher ask instead of taking its non-interactive default (a WAIS
 	// database without words lists its help records). It has no flag.
 	OptInteractive = "interactive"
+	// OptPassword is the answer to an InputNeededError for a password (an
+	// ftp server asked for one for a user that came without): the Client
+	// sends it as the password of the first URL's user. It has no flag.
+	OptPassword = "password"
 )
 
+// The options of this package apply to every scheme (OptRaw) or to the
+// schemes registered with a capability (OptSearch, OptSSL).
 func init() {
-	RegisterOptions(
-		Option{Key: OptSearch, Kind: String, Arg: "WORDS",
-			Help: "the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)", Schemes: []string{"gopher", "gophers", "wais"}},
-		Option{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
-		Option{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", Schemes: []string{"nntp", "mailto"}},
-		Option{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", Schemes: []string{"nntp", "mailto"}},
-	)
+	declare([]Option{
+		{Key: OptSearch, Kind: String, Arg: "WORDS", caps: Search,
+			Help: "the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)"},
+		{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
+		{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", caps: StartTLS},
+		{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", caps: StartTLS},
+	})
 }
 
-// InputNeededError says that a request needs one more value from the user
-// (a search string, a confirmation). On a terminal the CLI asks with
-// Prompt (without echo when Secret) and tries the request again with
-// Options[Key] set to the answer; elsewhere Err is reported.
+// InputNeededError says that a request needs more from the user: search
+// words, a password (OptPassword), a confirmation, the answers to a form
+// (a Gopher+ +ASK block). It is the one such error: on a terminal the CLI
+// asks with Prompt (without echo when Secret), or asks each of Questions
+// in turn, and tries the request again with Options[Key] set to the answer
+// (a form's answers one a line); elsewhere Err is reported.
 type InputNeededError struct {
-	Key    string
-	Prompt string
-	Secret bool
-	Err    error
+	Key       string
+	Prompt    string
+	Secret    bool
+	Questions []Question
+	Err       error
+}
+
+// A Question is one field of a form (InputNeededError.Questions).
+type Question struct {
+	Prompt  string
+	Secret  bool     // the answer is not echoed
+	Choices []string // the answer is one of these, when given
+	Default string
+	Note    bool // text to show, with no answer
 }
 
 func (e *InputNeededError) Error() string { return e.Err.Error() }

@@ -62,7 +62,7 @@ func TestRegisteredOptionsGroupsAndRefusesDuplicates(t *testing.T) {
 			t.Error("a flag declared twice did not panic")
 		}
 	}()
-	RegisterOptions(Option{Key: OptSearch, Flag: "search", Kind: String})
+	Register(Scheme{Name: "x-options-test", Fetcher: FetcherFunc(nil), Options: []Option{{Key: OptSearch, Flag: "search", Kind: String}}})
 }
 
 func TestInputNeededErrorWraps(t *testing.T) {

@@ -65,7 +65,9 @@ func ProxyFromEnv(u *urlparse.URL) (*urlparse.URL, error) {
 	return envProxy(u.Scheme)
 }
 
-func proxiable(scheme string) bool { return scheme != "file" && scheme != "mailto" && scheme != "" }
+func proxiable(scheme string) bool {
+	return scheme != "" && !HasCaps(scheme, Local) && !HasCaps(scheme, NoProxy)
+}
 
 func envProxy(scheme string) (*urlparse.URL, error) {
 	name := scheme + "_proxy"

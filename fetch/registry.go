@@ -1,44 +1,242 @@
 package fetch
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/urlget/urlget/urlparse"
 )
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Fetcher{}
+// A Scheme is everything urlget knows of one URL scheme, declared once by
+// the scheme's package (in its init, with Register): the Client's policy,
+// the proxy code and the CLI read it, and keep no list of scheme names of
+// their own.
+type Scheme struct {
+	Name    string  // lower case, as in a URL
+	Fetcher Fetcher // what opens its URLs
+	// Port is the scheme's well-known port (0: none). Register fills it in
+	// from urlparse.DefaultPort, where the typed URL keeps it.
+	Port int
+	// Options are the options its fetcher reads from Request.Options. A
+	// package that serves several names declares them once, in one of its
+	// records, each Option naming in Option.Schemes the names it applies
+	// to. The options of this package (OptSearch, OptSSL) are read by the
+	// schemes whose Caps say so.
+	Options []Option
+	// Examples are command lines for 'urlget help SCHEME' and the manual.
+	Examples []Example
+	Caps     Caps
+	// SearchWords, for a scheme with the Search capability, tells whether
+	// u takes search words from the caller (OptSearch, the CLI's -d); when
+	// it does not, why says so in a few words for a warning ("holds its
+	// search words already").
+	SearchWords func(u *urlparse.URL) (takes bool, why string)
+	// HostPrefix makes a URL written without a scheme one of this scheme
+	// when its host starts so ("ftp."): see GuessScheme.
+	HostPrefix string
+}
+
+// Caps are what a scheme can do, as policy and the CLI need to know it.
+type Caps uint32
+
+const (
+	// RedirectTarget: an HTTP redirect may lead to the scheme.
+	RedirectTarget Caps = 1 << iota
+	// ReferralTarget: a name service's referral (Meta.Referral) may lead
+	// to the scheme.
+	ReferralTarget
+	// Gateway: an HTTP proxy fetches the scheme's URLs on urlget's behalf
+	// (an RFC 1630 gateway: "GET <URL> HTTP/1.1").
+	Gateway
+	// SpeaksHTTP: the scheme is HTTP itself, so an HTTP proxy carries it
+	// directly (absolute-form requests, CONNECT).
+	SpeaksHTTP
+	// Local: the scheme reads this machine (file). It is never proxied,
+	// and a referral reaches it only from a server on this machine.
+	Local
+	// NoProxy: the scheme's URLs are never sent through a proxy (mailto).
+	NoProxy
+	// Session: the scheme opens an interactive session on the terminal
+	// (telnet); the CLI hands the terminal over.
+	Session
+	// SendsBody: the scheme's fetcher can send Request.Body (an upload, a
+	// mail, a POST, a session's input); see BodySender for which URLs.
+	SendsBody
+	// Search: the scheme takes search words (OptSearch; the CLI's -d
+	// gives them too).
+	Search
+	// StartTLS: the scheme can switch a plain connection to TLS (OptSSL).
+	StartTLS
+	// Lists: some of the scheme's results are directory-like (menus,
+	// listings, search results), with Resource.Listing or Resource.Render.
+	Lists
+	// Mail: the scheme sends a message, built from the URL's header
+	// fields and Request.Body; the CLI asks before sending.
+	Mail
 )
 
-// Register makes f the Fetcher for scheme (lower case). It is meant to be
-// called from a scheme package's init; registering a scheme twice panics.
-func Register(scheme string, f Fetcher) {
+// Has reports whether every capability in c is in s.
+func (s Caps) Has(c Caps) bool { return s&c == c }
+
+// Example is one command line shown in a scheme's help (urlget help
+// SCHEME) and in the manual page.
+type Example struct {
+	Args string // the arguments after "urlget", as typed in a shell
+	Help string // one line: what it does
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]*Scheme{}
+	order    []*Scheme // in the order registered
+	options  []Option  // every option: this package's, then the records'
+	flags    = map[string]bool{}
+)
+
+// Register declares a scheme. It is meant to be called from the scheme
+// package's init, once per scheme name; a name registered twice, or an
+// option flag (long or short) declared twice, panics.
+func Register(s Scheme) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if _, dup := registry[scheme]; dup {
-		panic("fetch: scheme registered twice: " + scheme)
+	if s.Name == "" || s.Fetcher == nil {
+		panic("fetch: scheme without a name or a fetcher: " + s.Name)
 	}
-	registry[scheme] = f
+	if _, dup := registry[s.Name]; dup {
+		panic("fetch: scheme registered twice: " + s.Name)
+	}
+	s.Port = urlparse.DefaultPort(s.Name)
+	s.Options = slices.Clone(s.Options)
+	s.Examples = slices.Clone(s.Examples)
+	declare(s.Options)
+	for i, o := range options {
+		if o.caps != 0 && s.Caps.Has(o.caps) {
+			options[i].Schemes = append(options[i].Schemes, s.Name)
+		}
+	}
+	registry[s.Name] = &s
+	order = append(order, &s)
+}
+
+// declare adds options; regMu is held.
+func declare(opts []Option) {
+	for _, o := range opts {
+		if o.Key == "" || o.Kind == 0 {
+			panic("fetch: option without a key or a kind: " + o.FlagName())
+		}
+		for _, name := range []string{"--" + o.FlagName(), "-" + o.Short} {
+			if name == "-" {
+				continue
+			}
+			if flags[name] {
+				panic("fetch: option flag declared twice: " + name)
+			}
+			flags[name] = true
+		}
+		options = append(options, o)
+	}
+}
+
+// LookupScheme returns the record registered for name.
+func LookupScheme(name string) (Scheme, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	s, ok := registry[name]
+	if !ok {
+		return Scheme{}, false
+	}
+	return *s, true
 }
 
 // Lookup returns the Fetcher registered for scheme.
 func Lookup(scheme string) (Fetcher, bool) {
 	regMu.RLock()
 	defer regMu.RUnlock()
-	f, ok := registry[scheme]
-	return f, ok
+	s, ok := registry[scheme]
+	if !ok {
+		return nil, false
+	}
+	return s.Fetcher, true
 }
 
-// Schemes lists the registered schemes.
+// HasCaps reports whether scheme is registered with every capability in c.
+func HasCaps(scheme string, c Caps) bool {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	s, ok := registry[scheme]
+	return ok && s.Caps.Has(c)
+}
+
+// Schemes lists the registered schemes, in the order registered.
 func Schemes() []string {
 	regMu.RLock()
 	defer regMu.RUnlock()
-	s := make([]string, 0, len(registry))
-	for k := range registry {
-		s = append(s, k)
+	s := make([]string, len(order))
+	for i, r := range order {
+		s[i] = r.Name
 	}
 	return s
+}
+
+// SchemesWith lists the registered schemes with every capability in c, in
+// the order registered.
+func SchemesWith(c Caps) []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return schemesWith(c)
+}
+
+func schemesWith(c Caps) []string {
+	var s []string
+	for _, r := range order {
+		if r.Caps.Has(c) {
+			s = append(s, r.Name)
+		}
+	}
+	return s
+}
+
+// Examples gives the examples declared for scheme, in declaration order.
+func Examples(scheme string) []Example {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	if s, ok := registry[scheme]; ok {
+		return slices.Clone(s.Examples)
+	}
+	return nil
+}
+
+// nameList names the schemes with the capabilities c for a message
+// ("http, https and ftp"): those that speak HTTP first, then the others in
+// the order registered.
+func nameList(c Caps) string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	names := append(schemesWith(c|SpeaksHTTP), slices.DeleteFunc(schemesWith(c), func(n string) bool {
+		return registry[n].Caps.Has(SpeaksHTTP)
+	})...)
+	switch len(names) {
+	case 0:
+		return "no"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// GuessScheme is the scheme of a URL written without one ("ftp.example.org/x"),
+// as curl guesses it: the scheme whose HostPrefix starts raw (in any case),
+// else http.
+func GuessScheme(raw string) string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	for _, r := range order {
+		if p := r.HostPrefix; p != "" && len(raw) >= len(p) && strings.EqualFold(raw[:len(p)], p) {
+			return r.Name
+		}
+	}
+	return "http"
 }
 
 // A Namer is a Fetcher that knows a better local file name for a URL than

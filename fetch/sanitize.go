@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -11,14 +13,7 @@ import (
 // reaches the terminal and no line or tab-separated field is broken. It
 // returns s itself when there is nothing to replace.
 func Sanitize(s string) string {
-	i := 0
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unsafeRune(r, n) {
-			break
-		}
-		i += n
-	}
+	i := safePrefix(s)
 	if i == len(s) {
 		return s
 	}
@@ -35,6 +30,20 @@ func Sanitize(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// safePrefix is the length of s's longest prefix without a rune that
+// Sanitize or Logf would replace.
+func safePrefix(s string) int {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unsafeRune(r, n) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func unsafeRune(r rune, n int) bool {
@@ -54,4 +63,46 @@ func SanitizeLine(s string, max int) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// Logf writes one line of verbose output to w, nothing when w is nil: the
+// formatted text with C0 controls, DEL, C1 controls and bytes that are not
+// UTF-8 shown as escapes (TAB as \t, CR as \r, LF as \n, the others as
+// \xNN), so that text from a server can neither drive the terminal nor
+// forge a line of the log. It is the one sanitiser of every scheme's
+// verbose output.
+func Logf(w io.Writer, format string, a ...any) {
+	if w == nil {
+		return
+	}
+	io.WriteString(w, visible(fmt.Sprintf(format, a...))+"\n")
+}
+
+// visible escapes what Logf escapes.
+func visible(s string) string {
+	i := safePrefix(s)
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case unsafeRune(r, n):
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package fetch
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSanitize(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -32,5 +35,14 @@ func TestSanitizeLine(t *testing.T) {
 		if got := SanitizeLine(c.in, c.max); got != c.want {
 			t.Errorf("SanitizeLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
 		}
+	}
+}
+
+func TestLogf(t *testing.T) {
+	var b strings.Builder
+	Logf(&b, "< %s", "sel\tsearch\r\n\x1b[2J\x7f\u0085é\xff")
+	Logf(nil, "nothing")
+	if want := `< sel\tsearch\r\n\x1b[2J\x7f\xc2\x85é\xff` + "\n"; b.String() != want {
+		t.Errorf("Logf wrote %q, want %q", b.String(), want)
 	}
 }

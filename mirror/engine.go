@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path"
 	"sort"
 	"strings"
@@ -32,9 +31,10 @@ type engine struct {
 	sched   *scheduler
 	start   time.Time
 
-	parallel, perHost, retries int
-	maxFiles, maxDepth         int
-	retryWait, timeout         time.Duration
+	parallel, perHost  int
+	maxFiles, maxDepth int
+	timeout            time.Duration
+	retry              fetch.RetryPolicy
 
 	nNew, nChanged, nUnchanged, nDeleted, nGone atomic.Int64
 	nFailed, nSkipped, nRecorded, nDirs         atomic.Int64
@@ -81,16 +81,17 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 	if e.perHost <= 0 || e.perHost > e.parallel {
 		e.perHost = e.parallel
 	}
-	e.retries = opt.Retries
+	// A refused connection is retried: a server that turns a mirror away
+	// for a moment must not cost it the file.
+	e.retry = fetch.RetryPolicy{Retries: opt.Retries, Delay: opt.RetryWait, MaxDelay: maxRetryWait, Jitter: 0.2, Refused: true}
 	switch {
-	case e.retries == 0:
-		e.retries = DefaultRetries
-	case e.retries < 0:
-		e.retries = 0
+	case e.retry.Retries == 0:
+		e.retry.Retries = DefaultRetries
+	case e.retry.Retries < 0:
+		e.retry.Retries = 0
 	}
-	e.retryWait = opt.RetryWait
-	if e.retryWait <= 0 {
-		e.retryWait = DefaultRetryWait
+	if e.retry.Delay <= 0 {
+		e.retry.Delay = DefaultRetryWait
 	}
 	e.maxFiles = orDefault(opt.MaxFiles, DefaultMaxFiles)
 	e.maxDepth = orDefault(opt.MaxDepth, DefaultMaxDepth)
@@ -420,16 +421,16 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// retryable reports whether an item that failed with err is tried again:
-// fetch.Retryable's rule (the one the CLI's --retry follows), and FTP
-// replies that came out of step with the commands pipelined on the
-// connection (the item did not fail on its own). Local errors and the
-// MaxBytes stop are never retried.
-func retryable(err error) bool {
+// again reports whether an item that failed with err, after done retries,
+// is tried once more: the retry policy (fetch.RetryPolicy, the one the
+// CLI's --retry follows; FTP replies out of step with the commands
+// pipelined on the connection are transient, since the item did not fail
+// on its own). Local errors and the MaxBytes stop are never retried.
+func (e *engine) again(done int, err error) bool {
 	if errors.Is(err, errBytesCap) || errors.Is(err, errLocal) {
 		return false
 	}
-	return fetch.Retryable(err) || errors.Is(err, errOutOfStep)
+	return e.retry.Again(done, err)
 }
 
 // errLocal marks an error of the local file system (never retried).
@@ -450,15 +451,10 @@ func asLocal(err error) error {
 }
 
 // backoff waits before retry number attempt (from 1): RetryWait doubled
-// each time, at most 30 s, with ±20 % jitter. It returns false when the
-// context ended.
+// each time, at most 30 s, with ±20 % jitter (the retry policy). It
+// returns false when the context ended.
 func (e *engine) backoff(attempt int) bool {
-	d := e.retryWait
-	for i := 1; i < attempt && d < maxRetryWait; i++ {
-		d *= 2
-	}
-	d = min(d, maxRetryWait)
-	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	d, _ := e.retry.Wait(attempt, nil, 0)
 	return fetch.Sleep(e.ctx, d) == nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"path"
 	"regexp"
 	"sort"
@@ -212,13 +211,7 @@ func (e *engine) dropConn(s *ftpState, w int) {
 
 // replyCode is the code of the server reply that refused a command, 0
 // when err is not a refusal.
-func replyCode(err error) int {
-	var re *ftp.ReplyError
-	if errors.As(err, &re) {
-		return re.Code
-	}
-	return 0
-}
+func replyCode(err error) int { return fetch.StatusOf(err) }
 
 // is421 reports a "too many connections" refusal.
 func is421(err error) bool { return replyCode(err) == 421 }
@@ -241,6 +234,7 @@ type outOfStepError struct{ err error }
 
 func (o *outOfStepError) Error() string   { return o.err.Error() }
 func (o *outOfStepError) Unwrap() []error { return []error{o.err, errOutOfStep} }
+func (o *outOfStepError) Transient() bool { return true }
 
 // ftpTask runs one task on worker w's connection. It returns false when
 // the worker is to stop: the server refused it a connection (421, "too
@@ -283,7 +277,7 @@ func (e *engine) retryOrFail(t *task, err error) {
 		e.sched.done(t)
 		return
 	}
-	if retryable(err) && t.attempt < e.retries {
+	if e.again(t.attempt, err) {
 		t.attempt++
 		if e.backoff(t.attempt) {
 			e.sched.requeue(t)
@@ -504,110 +498,32 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 	if err != nil {
 		return nil, r, err
 	}
-	dc, err := c.dialData(addr)
+	t, err := c.List(c.e.ctx, addr, verb, arg)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer dc.Close()
-	if r, err = c.Cmd(verb, arg); err != nil {
+	if r, err = t.Start(); err != nil {
 		return nil, nil, err
 	}
 	if !r.Preliminary() && !r.Positive() {
 		return nil, r, ftp.RefusedError(verb, arg, r)
 	}
 	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(deadlineReader{dc, c.e.timeout}, max+1))
-	dc.Close() // some servers (ProFTPD) send 226 only once the client closed
+	n, err := io.Copy(&buf, io.LimitReader(t, max+1))
 	c.e.addBytes(n)
 	if err != nil {
-		return nil, nil, dataError(c.e, verb, err)
+		return nil, nil, err
 	}
 	if n > max {
 		return nil, nil, &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("ftp: %s: over %d bytes", verb, max)}
 	}
-	if r.Preliminary() {
-		if r, err = c.ReadReply(); err != nil {
-			return nil, nil, err
-		}
+	if r, err = t.Finish(); err != nil {
+		return nil, nil, err
 	}
 	if !r.Positive() {
 		return nil, r, ftp.RefusedError(verb, arg, r)
 	}
 	return buf.Bytes(), r, nil
-}
-
-// dataError types a failure of a data connection: the run's end, or the
-// transfer cut short.
-func dataError(e *engine, verb string, err error) error {
-	if e.ctx.Err() != nil {
-		return fetch.ContextError(e.ctx)
-	}
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return fe
-	}
-	if fetch.KindOf(err) == fetch.ErrTimeout {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + verb + ": data connection timed out", Err: err}
-	}
-	return &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + verb + ": data connection failed", Err: err}
-}
-
-// dialData opens a passive data connection to addr (from Passive),
-// within the timeout, tuned for a connection the mirror only reads.
-func (c *ftpConn) dialData(addr string) (net.Conn, error) {
-	ctx, cancel := context.WithCancel(c.e.ctx)
-	t := time.AfterFunc(c.e.timeout, cancel)
-	dc, err := c.DialData(ctx, addr)
-	t.Stop()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if tc, ok := netConn(dc).(*net.TCPConn); ok {
-		tc.SetReadBuffer(4 << 20)
-	}
-	// The mirror only reads data connections: say so at once. Servers that
-	// wait for the client's end of the data connection before their final
-	// reply (vsftpd, ProFTPD: a lingering close) then do not wait a round
-	// trip for it.
-	if cw, ok := dc.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	}
-	return &dataConn{Conn: dc, cancel: cancel}, nil
-}
-
-// netConn is the connection under the Client dialer's wrappers.
-func netConn(c net.Conn) net.Conn {
-	for {
-		u, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			return c
-		}
-		c = u.NetConn()
-	}
-}
-
-// dataConn is a data connection whose dial context ends with it.
-type dataConn struct {
-	net.Conn
-	cancel context.CancelFunc
-}
-
-func (d *dataConn) Close() error {
-	d.cancel()
-	return d.Conn.Close()
-}
-
-// deadlineReader extends the connection's read deadline before each read:
-// a transfer may last long, but not stall longer than the timeout.
-type deadlineReader struct {
-	c       net.Conn
-	timeout time.Duration
-}
-
-func (d deadlineReader) Read(p []byte) (int, error) {
-	d.c.SetReadDeadline(time.Now().Add(d.timeout))
-	return d.c.Read(p)
 }
 
 // ftpList lists one directory and queues what is in it.
@@ -999,7 +915,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	}
 	// refused ends p's file without an error for the connection.
 	refused := func(ferr error) (*prelude, error) {
-		if !errors.Is(ferr, errLocal) && retryable(ferr) && p.t.attempt < e.retries {
+		if e.again(p.t.attempt, ferr) {
 			p.t.attempt++
 			e.sched.requeue(p.t)
 		} else {
@@ -1015,14 +931,11 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		}
 		return refused(err)
 	}
-	dc, err := c.dialData(addr)
+	xfer, err := c.Retr(e.ctx, addr, j.name, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer dc.Close()
-	if err := c.Send(ftp.Command{Verb: "RETR", Arg: j.name}); err != nil {
-		return nil, err
-	}
+	defer xfer.Close()
 	if s.early.Load() {
 		if err := sendNext(); err != nil {
 			return nil, err
@@ -1030,40 +943,30 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	}
 	e.setCurrent(w, j.rec.Path)
 	defer e.setCurrent(w, "")
-	r, err := c.ReadReply()
+	r, err := xfer.Start()
 	if err != nil {
 		return next, err
 	}
 	if !r.Preliminary() && !r.Positive() {
-		dc.Close()
 		return refused(ftp.RefusedError("RETR", j.name, r))
-	}
-	// final reads the server's reply after the data, when not had yet.
-	final := func() (*ftp.Reply, error) {
-		if !r.Preliminary() {
-			return r, nil
-		}
-		return c.ReadReply()
 	}
 	tmp, lerr := e.fs.create(j.rec.Path)
 	if lerr != nil {
 		// Read and drop the data, so that the connection stays usable.
-		io.Copy(io.Discard, deadlineReader{dc, e.timeout})
-		dc.Close()
-		if _, err := final(); err != nil {
+		io.Copy(io.Discard, xfer)
+		if _, err := xfer.Finish(); err != nil {
 			return next, err
 		}
 		return refused(asLocal(lerr))
 	}
 	defer tmp.discard()
 	e.touch(path.Dir(j.rec.Path))
-	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, deadlineReader{dc, e.timeout}), e: e} // --limit-rate: the Client's Limiter
+	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, xfer), e: e} // --limit-rate: the Client's Limiter
 	_, cerr := io.Copy(tmp, cr)
-	dc.Close() // some servers (ProFTPD) send 226 only once the client closed
 	if errors.Is(cerr, errBytesCap) {
 		return next, cerr // the run stops
 	}
-	fr, err := final()
+	fr, err := xfer.Finish()
 	if err != nil {
 		return next, err
 	}
@@ -1071,7 +974,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	case cerr != nil && cr.readErr == nil:
 		return refused(asLocal(cerr))
 	case cerr != nil:
-		return refused(dataError(e, "RETR "+strconv.Quote(j.name), cerr))
+		return refused(cerr)
 	case !fr.Positive() && next != nil:
 		// Perhaps the answer to the next file's commands, sent during
 		// the transfer: no more of that on this server.

@@ -218,7 +218,7 @@ func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
 		e.setCurrent(w, rec.Path)
 		items, err = e.readMenu(g, j, &rec)
 		e.setCurrent(w, "")
-		if err == nil || e.ctx.Err() != nil || !retryable(err) || attempt >= e.retries || errors.Is(err, errBytesCap) {
+		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) {
 			break
 		}
 		if !e.backoff(attempt + 1) {
@@ -574,7 +574,7 @@ func (e *engine) gopherDoc(w int, j *gopherDocJob) {
 		e.setCurrent(w, j.rec.Path)
 		err = e.fetchDoc(j)
 		e.setCurrent(w, "")
-		if err == nil || e.ctx.Err() != nil || !retryable(err) || attempt >= e.retries {
+		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) {
 			break
 		}
 		if !e.backoff(attempt + 1) {

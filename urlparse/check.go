@@ -2,7 +2,6 @@ package urlparse
 
 import (
 	"strconv"
-	"strings"
 )
 
 // LineError reports a decoded URL component holding a byte that must not
@@ -101,94 +100,23 @@ func (u *URL) CheckLine() error {
 	if i := scanLine(u.Host, maskLine); i >= 0 {
 		return lineErr(sc, "host", -1, u.Host, i)
 	}
-	switch sc {
-	case "ftp":
-		for k, seg := range u.FTP.CWD {
-			if i := scanLine(seg, maskLine); i >= 0 {
-				return lineErr(sc, "cwd", k, seg, i)
-			}
-		}
-		if i := scanLine(u.FTP.Name, maskLine); i >= 0 {
-			return lineErr(sc, "name", -1, u.FTP.Name, i)
-		}
-	case "gopher", "gophers":
-		g := &u.Gopher
-		if i := scanLine(g.Selector, maskGopher); i >= 0 {
-			return lineErr(sc, "selector", -1, g.Selector, i)
-		}
-		if i := scanLine(g.Search, maskGopher); i >= 0 {
-			return lineErr(sc, "search", -1, g.Search, i)
-		}
-		if i := scanLine(g.Plus, maskGopher); i >= 0 {
-			return lineErr(sc, "plus", -1, g.Plus, i)
-		}
-	case "mailto":
-		for k, a := range u.Mailto.To {
-			if i := scanLine(a, maskLine); i >= 0 {
-				return lineErr(sc, "to", k, a, i)
-			}
-		}
-		for k, h := range u.Mailto.Headers {
-			if i := scanLine(h.Name, maskLine); i >= 0 {
-				return lineErr(sc, "hfname", k, h.Name, i)
-			}
-			// A body may hold line breaks (RFC 6068 §2: %0D%0A).
-			mask := maskLine
-			if strings.EqualFold(h.Name, "body") {
-				mask = maskNUL
-			}
-			if i := scanLine(h.Value, mask); i >= 0 {
-				return lineErr(sc, "hfvalue", k, h.Value, i)
-			}
-		}
-	case "news":
-		if i := scanLine(u.News.Group, maskNews); i >= 0 {
-			return lineErr(sc, "group", -1, u.News.Group, i)
-		}
-		if i := scanLine(u.News.MessageID, maskNews); i >= 0 {
-			return lineErr(sc, "message-id", -1, u.News.MessageID, i)
-		}
-	case "nntp", "nntps":
-		if i := scanLine(u.NNTP.Group, maskNews); i >= 0 {
-			return lineErr(sc, "group", -1, u.NNTP.Group, i)
-		}
-		if i := scanLine(u.NNTP.Article, maskNews); i >= 0 {
-			return lineErr(sc, "article", -1, u.NNTP.Article, i)
-		}
-		if i := scanLine(u.NNTP.MessageID, maskNews); i >= 0 {
-			return lineErr(sc, "message-id", -1, u.NNTP.MessageID, i)
-		}
-	case "wais":
-		w := &u.WAIS
-		if i := scanLine(w.Database, maskLine); i >= 0 {
-			return lineErr(sc, "database", -1, w.Database, i)
-		}
-		if i := scanLine(w.Search, maskLine); i >= 0 {
-			return lineErr(sc, "search", -1, w.Search, i)
-		}
-		if i := scanLine(w.DocType, maskLine); i >= 0 {
-			return lineErr(sc, "wtype", -1, w.DocType, i)
-		}
-		if i := scanLine(w.Length, maskLine); i >= 0 {
-			return lineErr(sc, "length", -1, w.Length, i)
-		}
-	case "prospero":
-		p := &u.Prospero
-		if i := scanLine(p.HSOName, maskLine); i >= 0 {
-			return lineErr(sc, "hsoname", -1, p.HSOName, i)
-		}
-		for k, f := range p.Fields {
-			if i := scanLine(f.Name, maskLine); i >= 0 {
-				return lineErr(sc, "field name", k, f.Name, i)
-			}
-			if i := scanLine(f.Value, maskLine); i >= 0 {
-				return lineErr(sc, "field value", k, f.Value, i)
-			}
-		}
-	case "file":
-		if i := scanLine(u.File.Path, maskNUL); i >= 0 {
-			return lineErr(sc, "path", -1, u.File.Path, i)
-		}
+	switch formOf(sc) {
+	case formFTP:
+		return u.checkFTP()
+	case formGopher:
+		return u.checkGopher()
+	case formMailto:
+		return u.checkMailto()
+	case formNews:
+		return u.checkNews()
+	case formNNTP:
+		return u.checkNNTP()
+	case formWAIS:
+		return u.checkWAIS()
+	case formProspero:
+		return u.checkProspero()
+	case formFile:
+		return u.checkFile()
 	}
 	return nil
 }

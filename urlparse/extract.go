@@ -76,14 +76,7 @@ func indexFrom(text string, from int, c byte) int {
 	return len(text)
 }
 
-func isKnownScheme(s string) bool {
-	for _, k := range knownSchemes {
-		if strings.EqualFold(s, k) {
-			return true
-		}
-	}
-	return false
-}
+func isKnownScheme(s string) bool { return knownScheme(s) != "" }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'

@@ -5,27 +5,8 @@ import "strings"
 // DefaultPort returns the well-known port of a scheme RFC 1738 (or a later
 // RFC) defines, or 0 when there is none.
 func DefaultPort(scheme string) int {
-	switch scheme {
-	case "http":
-		return 80
-	case "https":
-		return 443
-	case "ftp":
-		return 21
-	case "gopher", "gophers":
-		return 70
-	case "nntp", "news":
-		return 119
-	case "nntps":
-		return 563
-	case "telnet", "tn3270":
-		return 23
-	case "rlogin":
-		return 513
-	case "wais":
-		return 210
-	case "prospero":
-		return 1525
+	if d := defOf(scheme); d != nil {
+		return d.port
 	}
 	return 0
 }
@@ -58,7 +39,7 @@ func (r *Ref) Normalize() Ref {
 		p = RemoveDotSegments(p)
 	}
 	switch {
-	case p == "" && r.HasAuth && (r.Scheme == "http" || r.Scheme == "https"):
+	case p == "" && r.HasAuth && defOf(r.Scheme) != nil && defOf(r.Scheme).rootPath:
 		p = "/"
 	case !r.HasAuth && strings.HasPrefix(p, "//"):
 		// "/.//x" lost its "/." and would now read as an authority.

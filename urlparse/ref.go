@@ -445,18 +445,16 @@ func (r *Ref) setPort(s string, hostEnd, b int) error {
 	return nil
 }
 
-// knownScheme returns the lower-case name of a scheme urlget knows written
-// in any case, or "".
+// knownScheme returns the lower-case name of a scheme urlget finds in text
+// (schemeDef.inText) written in any case, or "".
 func knownScheme(s string) string {
-	for _, k := range knownSchemes {
-		if strings.EqualFold(s, k) {
+	for k, d := range schemeDefs {
+		if d.inText && strings.EqualFold(s, k) {
 			return k
 		}
 	}
 	return ""
 }
-
-var knownSchemes = [...]string{"http", "https", "ftp", "gopher", "gophers", "mailto", "news", "nntp", "nntps", "telnet", "wais", "file", "prospero"}
 
 // maxPort is the largest TCP port.
 const maxPort = 65535

@@ -2,6 +2,8 @@ package urlparse
 
 import "strings"
 
+var _ = defScheme(schemeDef{port: 21, rule: "ftpurl", form: formFTP, inText: true}, "ftp")
+
 // parseFTP reads ftp://user:password@host:port/cwd1/cwd2/name;type=X
 // (RFC 1738 §3.2). The url-path starts after the "/" that follows
 // host:port; it is split on literal "/" first and each segment decoded
@@ -64,4 +66,49 @@ func quoteByte(c byte) string {
 		return "'" + string(rune(c)) + "'"
 	}
 	return "0x" + string(upperHex[c>>4]) + string(upperHex[c&15])
+}
+
+// checkFTP is CheckLine for the fields of ftp URLs.
+func (u *URL) checkFTP() error {
+	sc := u.Scheme
+	for k, seg := range u.FTP.CWD {
+		if i := scanLine(seg, maskLine); i >= 0 {
+			return lineErr(sc, "cwd", k, seg, i)
+		}
+	}
+	if i := scanLine(u.FTP.Name, maskLine); i >= 0 {
+		return lineErr(sc, "name", -1, u.FTP.Name, i)
+	}
+	return nil
+}
+
+// FTPURL returns ftp://user:password@host:port/cwd…/name;type=X. User and
+// password are left out when both are empty, the port when it is 0 or 21,
+// ";type=" when typecode is 0 (else it should be 'a', 'i' or 'd'). Every
+// segment is encoded on its own, "/" and ";" included, so Parse gives back
+// the same CWD, Name and Type.
+func FTPURL(host string, port int, user, password string, cwd []string, name string, typecode byte) string {
+	n := len(host) + len(user) + len(password) + len(name)
+	for _, c := range cwd {
+		n += len(c) + 1
+	}
+	b := start("ftp", n)
+	b = appendAuthority(b, "ftp", user, password, host, port)
+	b = append(b, '/')
+	for _, c := range cwd {
+		b = appendEscaped(b, c, keepSeg)
+		b = append(b, '/')
+	}
+	b = appendEscaped(b, name, keepSeg)
+	if typecode != 0 {
+		b = append(b, ";type="...)
+		b = append(b, typecode)
+	}
+	return string(b)
+}
+
+func (u *URL) ftpFields(w FieldWriter) {
+	w.Strings("cwd", u.FTP.CWD)
+	w.String("name", u.FTP.Name)
+	w.String("type", typecodeString(u.FTP.Type))
 }

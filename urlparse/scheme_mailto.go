@@ -2,6 +2,8 @@ package urlparse
 
 import "strings"
 
+var _ = defScheme(schemeDef{rule: "mailtoURI", form: formMailto, inText: true}, "mailto")
+
 // parseMailto reads mailto:addr,addr?hfname=hfvalue&hfname=hfvalue
 // (RFC 6068 §2). The path is split on literal "," and the query on literal
 // "&" and then "=", and every piece is decoded after splitting, so "%2C",
@@ -47,4 +49,63 @@ func (u *URL) parseMailto(s string) error {
 		}
 	}
 	return nil
+}
+
+// checkMailto is CheckLine for the fields of mailto URLs.
+func (u *URL) checkMailto() error {
+	sc := u.Scheme
+	for k, a := range u.Mailto.To {
+		if i := scanLine(a, maskLine); i >= 0 {
+			return lineErr(sc, "to", k, a, i)
+		}
+	}
+	for k, h := range u.Mailto.Headers {
+		if i := scanLine(h.Name, maskLine); i >= 0 {
+			return lineErr(sc, "hfname", k, h.Name, i)
+		}
+		// A body may hold line breaks (RFC 6068 §2: %0D%0A).
+		mask := maskLine
+		if strings.EqualFold(h.Name, "body") {
+			mask = maskNUL
+		}
+		if i := scanLine(h.Value, mask); i >= 0 {
+			return lineErr(sc, "hfvalue", k, h.Value, i)
+		}
+	}
+	return nil
+}
+
+// MailtoURL returns mailto:addr,addr?name=value&name=value (RFC 6068).
+func MailtoURL(to []string, headers []Header) string {
+	n := 0
+	for _, a := range to {
+		n += len(a) + 1
+	}
+	for _, h := range headers {
+		n += len(h.Name) + len(h.Value) + 2
+	}
+	b := start("mailto", n)
+	for i, a := range to {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendEscaped(b, a, keepAddr)
+	}
+	for i, h := range headers {
+		if i == 0 {
+			b = append(b, '?')
+		} else {
+			b = append(b, '&')
+		}
+		b = appendEscaped(b, h.Name, keepHField)
+		b = append(b, '=')
+		b = appendEscaped(b, h.Value, keepHField)
+	}
+	return string(b)
+}
+
+func (u *URL) mailtoFields(w FieldWriter) {
+	m := &u.Mailto
+	w.Strings("to", m.To)
+	w.Pairs("headers", len(m.Headers), func(i int) (string, string) { return m.Headers[i].Name, m.Headers[i].Value })
 }

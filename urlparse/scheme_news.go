@@ -2,6 +2,12 @@ package urlparse
 
 import "strings"
 
+var (
+	_ = defScheme(schemeDef{port: 119, rule: "newsurl", form: formNews, inText: true, messageID: true}, "news")
+	_ = defScheme(schemeDef{port: 119, rule: "nntpurl", form: formNNTP, inText: true, messageID: true}, "nntp")
+	_ = defScheme(schemeDef{port: 563, rule: "nntpurl", form: formNNTP, inText: true, messageID: true}, "nntps")
+)
+
 // parseNews reads news:<newsgroup>, news:<message-id> or news:*
 // (RFC 1738 §3.6). An "@" in the decoded grouppart makes it a message-id
 // (written without angle brackets; encoded ones, "news:%3Cid@host%3E", are
@@ -92,4 +98,73 @@ func (u *URL) parseNNTP(s string) error {
 		u.NNTP.Article = s[ge+1 : v.pe]
 	}
 	return nil
+}
+
+// checkNews is CheckLine for the fields of news URLs.
+func (u *URL) checkNews() error {
+	sc := u.Scheme
+	if i := scanLine(u.News.Group, maskNews); i >= 0 {
+		return lineErr(sc, "group", -1, u.News.Group, i)
+	}
+	if i := scanLine(u.News.MessageID, maskNews); i >= 0 {
+		return lineErr(sc, "message-id", -1, u.News.MessageID, i)
+	}
+	return nil
+}
+
+// checkNNTP is CheckLine for the fields of nntp and nntps URLs.
+func (u *URL) checkNNTP() error {
+	sc := u.Scheme
+	if i := scanLine(u.NNTP.Group, maskNews); i >= 0 {
+		return lineErr(sc, "group", -1, u.NNTP.Group, i)
+	}
+	if i := scanLine(u.NNTP.Article, maskNews); i >= 0 {
+		return lineErr(sc, "article", -1, u.NNTP.Article, i)
+	}
+	if i := scanLine(u.NNTP.MessageID, maskNews); i >= 0 {
+		return lineErr(sc, "message-id", -1, u.NNTP.MessageID, i)
+	}
+	return nil
+}
+
+// NNTPURL returns nntp://host:port/group/article (article "" leaves out
+// the "/article"; it should be decimal digits). Port 0 or 119 is left out.
+func NNTPURL(host string, port int, group, article string) string {
+	b := start("nntp", len(host)+len(group)+len(article))
+	b = appendAuthority(b, "nntp", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, group, keepGroup)
+	if article != "" {
+		b = append(b, '/')
+		b = appendEscaped(b, article, keepGroup)
+	}
+	return string(b)
+}
+
+// NewsURL returns news:grouppart for a newsgroup, a message-id (without
+// angle brackets) or "*".
+func NewsURL(grouppart string) string {
+	b := start("news", len(grouppart))
+	return string(appendEscaped(b, grouppart, keepNews))
+}
+
+func (u *URL) newsFields(w FieldWriter) {
+	n := &u.News
+	switch {
+	case n.All:
+		w.Bool("all", true)
+	case n.MessageID != "":
+		w.String("message_id", n.MessageID)
+	default:
+		w.String("group", n.Group)
+	}
+}
+
+func (u *URL) nntpFields(w FieldWriter) {
+	n := &u.NNTP
+	w.String("group", n.Group)
+	w.String("article", n.Article)
+	if n.MessageID != "" {
+		w.String("message_id", n.MessageID)
+	}
 }

@@ -2,6 +2,8 @@ package urlparse
 
 import "strings"
 
+var _ = defScheme(schemeDef{port: 1525, rule: "prosperourl", form: formProspero, inText: true}, "prospero")
+
 // parseProspero reads prospero://host:port/hsoname;field=value;field=value
 // (RFC 1738 §3.11). The hsoname is everything after the "/" that follows
 // host:port up to the first literal ";", so prospero://h//a/b names "/a/b".
@@ -56,4 +58,48 @@ func (p *Prospero) Field(name string) (value string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// checkProspero is CheckLine for the fields of prospero URLs.
+func (u *URL) checkProspero() error {
+	sc := u.Scheme
+	p := &u.Prospero
+	if i := scanLine(p.HSOName, maskLine); i >= 0 {
+		return lineErr(sc, "hsoname", -1, p.HSOName, i)
+	}
+	for k, f := range p.Fields {
+		if i := scanLine(f.Name, maskLine); i >= 0 {
+			return lineErr(sc, "field name", k, f.Name, i)
+		}
+		if i := scanLine(f.Value, maskLine); i >= 0 {
+			return lineErr(sc, "field value", k, f.Value, i)
+		}
+	}
+	return nil
+}
+
+// ProsperoURL returns prospero://host:port/hsoname;name=value… (an
+// hsoname starting with "/" gives "//" after the host).
+func ProsperoURL(host string, port int, hsoname string, fields []Field) string {
+	n := len(host) + len(hsoname)
+	for _, f := range fields {
+		n += len(f.Name) + len(f.Value) + 2
+	}
+	b := start("prospero", n)
+	b = appendAuthority(b, "prospero", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, hsoname, keepHSO)
+	for _, f := range fields {
+		b = append(b, ';')
+		b = appendEscaped(b, f.Name, keepField)
+		b = append(b, '=')
+		b = appendEscaped(b, f.Value, keepField)
+	}
+	return string(b)
+}
+
+func (u *URL) prosperoFields(w FieldWriter) {
+	p := &u.Prospero
+	w.String("hsoname", p.HSOName)
+	w.Pairs("fields", len(p.Fields), func(i int) (string, string) { return p.Fields[i].Name, p.Fields[i].Value })
 }

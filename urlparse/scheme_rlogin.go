@@ -6,6 +6,14 @@ package urlparse
 // after the optional "/". Their fields are all in Ref; the user is
 // advisory (a login to suggest, or rlogin's remote user name).
 
+// rlogin and tn3270 take their production's name in RFC 1738's style
+// (RFC 1630 gives them no grammar of their own).
+var (
+	_ = defScheme(schemeDef{port: 23, rule: "telneturl", form: formSession, inText: true}, "telnet")
+	_ = defScheme(schemeDef{port: 513, rule: "rloginurl", form: formSession}, "rlogin")
+	_ = defScheme(schemeDef{port: 23, rule: "tn3270url", form: formSession}, "tn3270")
+)
+
 // parseSession checks a telnet, rlogin or tn3270 URL.
 func (u *URL) parseSession(s string) error {
 	if err := u.needHost(s); err != nil {
@@ -21,6 +29,18 @@ func (u *URL) parseSession(s string) error {
 	return nil
 }
 
-// sessionRule names the production of the rlogin and tn3270 schemes
-// (RFC 1738 style; RFC 1630 gives them no grammar of their own).
-func sessionRule(scheme string) string { return scheme + "url" }
+// SessionURL returns scheme://user@host:port/ for an interactive session
+// (telnet, tn3270, rlogin): the user is left out when empty, the port when
+// it is 0 or the scheme's default (telnet and tn3270 23, rlogin 513).
+func SessionURL(scheme, user, host string, port int) string {
+	b := start(scheme, len(user)+len(host)+8)
+	b = appendAuthority(b, scheme, user, "", host, port)
+	return string(append(b, '/'))
+}
+
+// TelnetURL returns telnet://user:password@host:port/.
+func TelnetURL(host string, port int, user, password string) string {
+	b := start("telnet", len(host)+len(user)+len(password))
+	b = appendAuthority(b, "telnet", user, password, host, port)
+	return string(append(b, '/'))
+}

@@ -1,6 +1,11 @@
 package urlparse
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
+
+var _ = defScheme(schemeDef{port: 210, rule: "waisurl", form: formWAIS, inText: true}, "wais")
 
 // parseWAIS reads the wais URL forms (RFC 1738 §3.9, RFC 4156):
 //
@@ -92,4 +97,115 @@ func parseDocFields(s string, a, b int, v *pview) []WAISField {
 		a += end + 1
 	}
 	return fields
+}
+
+// checkWAIS is CheckLine for the fields of wais URLs.
+func (u *URL) checkWAIS() error {
+	sc := u.Scheme
+	w := &u.WAIS
+	if i := scanLine(w.Database, maskLine); i >= 0 {
+		return lineErr(sc, "database", -1, w.Database, i)
+	}
+	if i := scanLine(w.Search, maskLine); i >= 0 {
+		return lineErr(sc, "search", -1, w.Search, i)
+	}
+	if i := scanLine(w.DocType, maskLine); i >= 0 {
+		return lineErr(sc, "wtype", -1, w.DocType, i)
+	}
+	if i := scanLine(w.Length, maskLine); i >= 0 {
+		return lineErr(sc, "length", -1, w.Length, i)
+	}
+	return nil
+}
+
+// WAISURL returns wais://host:port/database.
+func WAISURL(host string, port int, database string) string {
+	b := start("wais", len(host)+len(database))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	return string(appendEscaped(b, database, keepWAISSeg))
+}
+
+// WAISSearchURL returns wais://host:port/database?search ("+" in search is
+// encoded, since Lynx reads a literal "+" as a space).
+func WAISSearchURL(host string, port int, database, search string) string {
+	b := start("wais", len(host)+len(database)+len(search))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, database, keepWAISSeg)
+	b = append(b, '?')
+	return string(appendEscaped(b, search, keepSearch))
+}
+
+// WAISDocURL returns wais://host:port/database/wtype/length/wpath, or
+// without "/length" when length is "" (it should be decimal digits). When
+// there is no length and wpath itself starts with digits and "/", that
+// "/" is encoded so that Parse does not take the digits for a length.
+func WAISDocURL(host string, port int, database, docType, length, docPath string) string {
+	b := startWAISDoc(len(docPath), host, port, database, docType, length)
+	if length == "" {
+		n := 0
+		for n < len(docPath) && docPath[n] >= '0' && docPath[n] <= '9' {
+			n++
+		}
+		if n > 0 && n < len(docPath) && docPath[n] == '/' {
+			b = append(b, docPath[:n]...)
+			b = append(b, "%2F"...)
+			docPath = docPath[n+1:]
+		}
+	}
+	return string(appendEscaped(b, docPath, keepDocID))
+}
+
+// startWAISDoc starts a document URL: wais://host:port/database/wtype/,
+// and length/ unless length is "", with room for n more bytes.
+func startWAISDoc(n int, host string, port int, database, docType, length string) []byte {
+	b := start("wais", n+len(host)+len(database)+len(docType)+len(length))
+	b = appendAuthority(b, "wais", "", "", host, port)
+	b = append(b, '/')
+	b = appendEscaped(b, database, keepWAISSeg)
+	b = append(b, '/')
+	b = appendEscaped(b, docType, keepWAISSeg)
+	b = append(b, '/')
+	if length != "" {
+		b = appendEscaped(b, length, keepWAISSeg)
+		b = append(b, '/')
+	}
+	return b
+}
+
+// WAISDocFieldsURL returns wais://host:port/database/wtype/length/docid with
+// the DocID written as Lynx and CERN libwww write it: "<tag>=<value>;" for
+// every field, each byte of a value outside A-Z a-z 0-9 . / - _ $ as %XX.
+// Old WAIS clients understand this form; Parse gives the fields back in
+// DocFields. length is decimal digits, or "" to leave the segment out.
+func WAISDocFieldsURL(host string, port int, database, docType, length string, fields []WAISField) string {
+	n := 0
+	for _, f := range fields {
+		n += len(f.Value) + 12
+	}
+	b := startWAISDoc(n, host, port, database, docType, length)
+	for _, f := range fields {
+		b = strconv.AppendInt(b, int64(f.Tag), 10)
+		b = append(b, '=')
+		b = appendEscaped(b, f.Value, keepLynx)
+		b = append(b, ';')
+	}
+	return string(b)
+}
+
+func (u *URL) waisFields(w FieldWriter) {
+	x := &u.WAIS
+	w.String("database", x.Database)
+	if x.HasSearch {
+		w.String("search", x.Search)
+	}
+	w.String("doc_type", x.DocType)
+	w.String("doc_path", x.DocPath)
+	w.String("length", x.Length)
+	if x.DocFields != nil {
+		w.Pairs("doc_fields", len(x.DocFields), func(i int) (string, string) {
+			return strconv.Itoa(x.DocFields[i].Tag), x.DocFields[i].Value
+		})
+	}
 }

@@ -2,63 +2,199 @@ package urlparse
 
 import "strings"
 
+// A schemeDef is what the parser knows of one scheme. Each scheme's file
+// (scheme_<name>.go) declares its own with defScheme beside its typed URL;
+// nothing else in the package lists scheme names.
+type schemeDef struct {
+	port int        // the well-known port; 0 for none
+	rule string     // the name of the RFC's production ("ftpurl")
+	form schemeForm // its typed URL: which parse and CheckLine apply
+	// inText: Extract finds the scheme in running text, and a scheme name
+	// written in upper case is recognised without a copy.
+	inText bool
+	// messageID: the path may hold a message-id that an IRI's angle
+	// brackets surround.
+	messageID bool
+	// rootPath: an empty path with an authority normalises to "/".
+	rootPath bool
+}
+
+// A schemeForm names a typed URL's parser and CheckLine part. They are
+// called from a switch, not through function values in schemeDef: an
+// indirect call would make every URL parsed escape to the heap.
+type schemeForm uint8
+
+const (
+	formGeneric schemeForm = iota // only Ref's components
+	formHTTP
+	formFTP
+	formGopher
+	formMailto
+	formNews
+	formNNTP
+	formSession
+	formWAIS
+	formFile
+	formProspero
+)
+
+// schemeDefs holds every schemeDef by lower-case scheme name.
+var schemeDefs = map[string]*schemeDef{}
+
+// defScheme declares d for each of names; it is called once per scheme,
+// from a package-level declaration in the scheme's file.
+func defScheme(d schemeDef, names ...string) struct{} {
+	for _, n := range names {
+		if schemeDefs[n] != nil {
+			panic("urlparse: scheme declared twice: " + n)
+		}
+		schemeDefs[n] = &d
+	}
+	return struct{}{}
+}
+
+// defTable is schemeDefs as an open-addressed table keyed by the name
+// packed into a word (every scheme name urlget knows has at most eight
+// bytes), built once every scheme file has declared its own: Parse looks
+// every URL's scheme up, and a map's hashing and string compare would
+// cost it a tenth of its time.
+var defTable [64]struct {
+	key uint64
+	def *schemeDef
+}
+
+func init() {
+	for name, d := range schemeDefs {
+		k, ok := defKey(name)
+		if !ok {
+			panic("urlparse: scheme name over 8 bytes: " + name)
+		}
+		h := defHash(k)
+		for defTable[h].def != nil {
+			h = (h + 1) % uint64(len(defTable))
+		}
+		defTable[h].key, defTable[h].def = k, d
+	}
+}
+
+// defKey packs a name of one to eight bytes into a word.
+func defKey(s string) (uint64, bool) {
+	if len(s) == 0 || len(s) > 8 {
+		return 0, false
+	}
+	var k uint64
+	for i := 0; i < len(s); i++ {
+		k = k<<8 | uint64(s[i])
+	}
+	return k, true
+}
+
+func defHash(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> 58 }
+
+// defOf is the schemeDef of a lower-case scheme name, nil when none.
+func defOf(scheme string) *schemeDef {
+	k, ok := defKey(scheme)
+	if !ok {
+		return nil
+	}
+	for h := defHash(k); defTable[h].def != nil; h = (h + 1) % uint64(len(defTable)) {
+		if defTable[h].key == k {
+			return defTable[h].def
+		}
+	}
+	return nil
+}
+
+// Known reports whether urlparse has a typed URL (and so the parse rules)
+// for scheme, given in lower case.
+func Known(scheme string) bool { return defOf(scheme) != nil }
+
 // parseScheme fills in the typed fields for u.Scheme from the generic
 // components Ref already holds. s is the whole input, for error offsets and
 // for substrings that need no decoding. A scheme urlget does not know keeps
 // only the generic components. Every error is an *Error (errAt).
 func (u *URL) parseScheme(s string) error {
-	switch u.Scheme {
-	case "ftp":
-		return u.parseFTP(s)
-	case "http", "https":
+	switch formOf(u.Scheme) {
+	case formHTTP:
 		return u.parseHTTP(s)
-	case "gopher", "gophers":
+	case formFTP:
+		return u.parseFTP(s)
+	case formGopher:
 		return u.parseGopher(s)
-	case "mailto":
+	case formMailto:
 		return u.parseMailto(s)
-	case "news":
+	case formNews:
 		return u.parseNews(s)
-	case "nntp", "nntps":
+	case formNNTP:
 		return u.parseNNTP(s)
-	case "telnet", "rlogin", "tn3270":
+	case formSession:
 		return u.parseSession(s)
-	case "wais":
+	case formWAIS:
 		return u.parseWAIS(s)
-	case "file":
+	case formFile:
 		return u.parseFile(s)
-	case "prospero":
+	case formProspero:
 		return u.parseProspero(s)
 	}
 	return nil
 }
 
+// A FieldWriter receives the fields of a URL's typed part, in a fixed
+// order, from URL.WriteFields (the CLI's urlget url --json writes them as
+// a JSON object under the scheme's name).
+type FieldWriter interface {
+	String(key, value string)
+	Strings(key string, values []string)
+	Bool(key string, value bool)
+	// Pairs is a list of n name/value pairs; pair gives the i-th.
+	Pairs(key string, n int, pair func(i int) (name, value string))
+}
+
+// WriteFields writes the fields of the URL's typed part to w: none for a
+// scheme without one; a field that has a Has flag is left out when the
+// flag is false, and news gives only the one form the URL has.
+func (u *URL) WriteFields(w FieldWriter) {
+	switch formOf(u.Scheme) {
+	case formHTTP:
+		u.httpFields(w)
+	case formFTP:
+		u.ftpFields(w)
+	case formGopher:
+		u.gopherFields(w)
+	case formMailto:
+		u.mailtoFields(w)
+	case formNews:
+		u.newsFields(w)
+	case formNNTP:
+		u.nntpFields(w)
+	case formWAIS:
+		u.waisFields(w)
+	case formFile:
+		u.fileFields(w)
+	case formProspero:
+		u.prosperoFields(w)
+	}
+}
+
+// typecodeString is a one-byte typecode as a string; "" for 0 (absent).
+func typecodeString(c byte) string {
+	if c == 0 {
+		return ""
+	}
+	return string([]byte{c})
+}
+
+func formOf(scheme string) schemeForm {
+	if d := defOf(scheme); d != nil {
+		return d.form
+	}
+	return formGeneric
+}
+
 // rule returns the RFC 1738 name of the scheme's production ("ftpurl").
 func (u *URL) rule() string {
-	switch u.Scheme {
-	case "ftp":
-		return "ftpurl"
-	case "http":
-		return "httpurl"
-	case "https":
-		return "https-URI"
-	case "gopher", "gophers":
-		return "gopherurl"
-	case "mailto":
-		return "mailtoURI"
-	case "news":
-		return "newsurl"
-	case "nntp", "nntps":
-		return "nntpurl"
-	case "telnet":
-		return "telneturl"
-	case "rlogin", "tn3270":
-		return sessionRule(u.Scheme)
-	case "wais":
-		return "waisurl"
-	case "file":
-		return "fileurl"
-	case "prospero":
-		return "prosperourl"
+	if d := defOf(u.Scheme); d != nil {
+		return d.rule
 	}
 	return "URI"
 }
@@ -154,28 +290,4 @@ func (u *URL) urlPath(s string, v *pview) (int, error) {
 		return -1, nil
 	}
 	return v.po + 1, nil
-}
-
-// parseHTTP: host, port, path and search are all Ref's (RFC 1738 §3.3,
-// RFC 9110 §4.2); userinfo is accepted but flagged.
-func (u *URL) parseHTTP(s string) error {
-	if err := u.needHost(s); err != nil {
-		return err
-	}
-	u.HTTP.Userinfo = u.HasUserinfo
-	return nil
-}
-
-// parseFile: file://host/path (RFC 1738 §3.10); "file:/path" (no
-// authority, RFC 8089) is local too. "?" is an ordinary path character.
-func (u *URL) parseFile(s string) error {
-	var v pview
-	v.init(s, &u.Ref, true)
-	if v.po == v.end || s[v.po] != '/' {
-		return errAt(s, v.po, "fileurl", "a file URL's path must start with \"/\"")
-	}
-	u.File.Local = !u.HasAuth || u.RawHost == "" ||
-		u.HostKind == HostRegName && strings.EqualFold(u.Host, "localhost")
-	u.File.Path = v.dec(v.po, v.end)
-	return nil
 }

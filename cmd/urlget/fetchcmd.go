@@ -542,18 +542,14 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	r.filename = out.path
 	c.asked = nil
 	defer func() { c.asked = nil }()
-	delay := time.Second
+	pol := c.retryPolicy()
 	first := time.Now()
 	for attempt := 0; ; attempt++ {
-		left := c.o.retry - attempt
-		if c.o.retryDelay > 0 {
-			delay = c.o.retryDelay
-		}
 		// A status that says "try again" is retried only when a retry
 		// may still follow; otherwise it is the answer.
 		retryStatus := func(rs *errRetryStatus) bool {
-			_, ok := c.retryWait(rs, delay, time.Since(first))
-			return left > 0 && ok
+			_, ok := pol.Wait(attempt+1, rs, time.Since(first))
+			return attempt < pol.Retries && ok
 		}
 		err := c.attempt(ctx, u, out, r, retryStatus)
 		if err == nil {
@@ -562,30 +558,27 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		if c.asked == nil {
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = c.askUser(err); c.asked != nil {
+			if c.asked = askUser(c.e, err); c.asked != nil {
 				attempt--
 				continue
 			}
 		}
-		if ctx.Err() != nil || left <= 0 || !c.retryable(err) {
+		if ctx.Err() != nil || !pol.Again(attempt, err) {
 			r.err = err
 			break
 		}
-		wait, ok := c.retryWait(err, delay, time.Since(first))
+		wait, ok := pol.Wait(attempt+1, err, time.Since(first))
 		if !ok {
 			r.err = err
 			break
 		}
-		if !c.o.silent {
+		if left := pol.Retries - attempt; !c.o.silent {
 			fmt.Fprintf(c.e.stderr, "Warning: problem: %s. Will retry in %s. %d %s left.\n",
 				oneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			r.err = fetch.NewError(fetch.ErrAborted, "interrupted", err)
 			break
-		}
-		if c.o.retryDelay == 0 {
-			delay = min(2*delay, 10*time.Minute)
 		}
 	}
 	if r.err == nil {
@@ -616,22 +609,16 @@ func shellQuote(s string) string {
 }
 
 // errRetryStatus is a response whose status says "try again" (HTTP 408,
-// 429, 5xx) while retries remain: its body is never written. after is the
-// server's Retry-After, 0 when it sent none.
+// 429, 5xx: fetch.TransientStatus) while retries remain: its body is never
+// written. after is the server's Retry-After, 0 when it sent none.
 type errRetryStatus struct {
 	status int
 	after  time.Duration
 }
 
-func (e *errRetryStatus) Error() string { return fmt.Sprintf("HTTP error %d", e.status) }
-
-// transient tells whether --retry retries err: what fetch.Retryable says
-// (timeouts, connection and name resolution failures, partial transfers,
-// connections cut, FTP 4xx replies), and HTTP 408/429/5xx (as curl).
-func transient(err error) bool {
-	var rs *errRetryStatus
-	return errors.As(err, &rs) || fetch.Retryable(err)
-}
+func (e *errRetryStatus) Error() string             { return fmt.Sprintf("HTTP error %d", e.status) }
+func (e *errRetryStatus) Transient() bool           { return true }
+func (e *errRetryStatus) RetryAfter() time.Duration { return e.after }
 
 // retryAfter is the wait an HTTP reply's Retry-After asks for (0: none).
 func retryAfter(res *fetch.Resource) time.Duration {
@@ -639,59 +626,11 @@ func retryAfter(res *fetch.Resource) time.Duration {
 	return d
 }
 
-// retryable tells whether --retry retries err, as curl: a transient error
-// (see transient) except a refused connection, which only
-// --retry-connrefused retries; with --retry-all-errors, any error but an
-// interrupt.
-func (c *fetchCmd) retryable(err error) bool {
-	switch {
-	case fetch.KindOf(err) == fetch.ErrAborted:
-		return false
-	case c.o.retryAll:
-		return true
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return c.o.retryRefused
-	}
-	return transient(err)
-}
-
-// maxRetryAfter caps the wait a server's Retry-After asks for (a hostile
-// or confused server must not park urlget for days): the longest backoff.
-const maxRetryAfter = 10 * time.Minute
-
-// retryWait is how long to wait before the next attempt, after spent since
-// the first: the server's Retry-After when it sent one (capped at
-// maxRetryAfter), else delay. With --retry-max-time, ok is false when no
-// time is left, or when the Retry-After would run past the limit (as
-// curl); a backoff delay is cut to the time left.
-func (c *fetchCmd) retryWait(err error, delay, spent time.Duration) (wait time.Duration, ok bool) {
-	wait = delay
-	var rs *errRetryStatus
-	serverSaid := errors.As(err, &rs) && rs.after > 0
-	if serverSaid {
-		wait = min(rs.after, maxRetryAfter)
-	}
-	if c.o.retryMaxTime > 0 {
-		left := c.o.retryMaxTime - spent
-		switch {
-		case left <= 0:
-			return 0, false
-		case wait > left && serverSaid:
-			return 0, false
-		case wait > left:
-			wait = left
-		}
-	}
-	return wait, true
-}
-
-// transientStatus is curl's list of HTTP statuses worth retrying.
-func transientStatus(code int) bool {
-	switch code {
-	case 408, 429, 500, 502, 503, 504, 522, 524:
-		return true
-	}
-	return false
+// retryPolicy is --retry and its companions, as curl reads them: a 1 s
+// delay doubling up to 10 minutes, or --retry-delay every time.
+func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
+	return fetch.RetryPolicy{Retries: c.o.retry, Delay: c.o.retryDelay, Fixed: c.o.retryDelay > 0,
+		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused}
 }
 
 // attempt makes one try at a URL, appending to (or restarting) out.
@@ -727,7 +666,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer func() { err = endSession(err) }()
-	if u.Scheme == "mailto" {
+	if fetch.HasCaps(u.Scheme, fetch.Mail) {
 		mctx, closer, err := c.mailRequest(actx, req, out)
 		if err != nil {
 			return err
@@ -754,11 +693,11 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
 	// proxy gateway gets an HTTP reply), not the URL's scheme.
 	if res.IsHTTP() {
-		if rs := (&errRetryStatus{res.Status, retryAfter(res)}); transientStatus(res.Status) && retryStatus(rs) {
+		if rs := (&errRetryStatus{res.Status, retryAfter(res)}); fetch.TransientStatus(res.Status) && retryStatus(rs) {
 			return rs
 		}
-		if c.o.fail && res.Status >= 400 && !(res.Status == 416 && off > 0) {
-			return fetch.NewError(fetch.ErrHTTP, fmt.Sprintf("The requested URL returned error: %d", res.Status), nil)
+		if err := fetch.FailError(res, off); c.o.fail && err != nil {
+			return err
 		}
 		if off > 0 && out.path != "" && !c.o.head && res.Status >= 400 && res.Status != 416 {
 			// Resuming into a file: an error page must not replace (or be
@@ -788,7 +727,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	body := c.present(res)
 	defer body.Close()
-	n, err := c.copyBody(body, out, skip, u.Scheme == "file" && body == res.Body)
+	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	received = n
 	r.size = n
 	if err != nil {
@@ -889,13 +828,7 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	if strings.Contains(raw, "://") {
 		return u, err
 	}
-	scheme := "http"
-	switch h := strings.ToLower(raw); {
-	case strings.HasPrefix(h, "ftp."):
-		scheme = "ftp"
-	case strings.HasPrefix(h, "gopher."):
-		scheme = "gopher"
-	}
+	scheme := fetch.GuessScheme(raw)
 	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
 	if gerr == nil {
 		return g, nil
@@ -907,15 +840,8 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 }
 
 func knownScheme(s string) bool {
-	if _, ok := fetch.Lookup(s); ok {
-		return true
-	}
-	switch s {
-	case "file", "mailto", "news", "nntp", "nntps", "http", "https", "ftp", "gopher", "gophers",
-		"telnet", "wais", "prospero":
-		return true
-	}
-	return false
+	_, ok := fetch.Lookup(s)
+	return ok
 }
 
 // oneLine keeps a message on one line.

@@ -27,7 +27,7 @@ import (
 // escape prompt live. fetch/telnet does the protocol.
 
 // isSessionScheme reports whether u opens an interactive session.
-func isSessionScheme(s string) bool { return s == "telnet" || s == "rlogin" || s == "tn3270" }
+func isSessionScheme(s string) bool { return fetch.HasCaps(s, fetch.Session) }
 
 // session prepares req for an interactive session: stdin becomes its Body.
 // When stdin and stdout are both the terminal (and the output is stdout),

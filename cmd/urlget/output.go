@@ -131,7 +131,7 @@ func remoteName(u *urlparse.URL) (string, error) {
 		return "", fetch.NewError(fetch.ErrWrite, "-O: the URL has no path to name the file after; use -o", nil)
 	}
 	name := p[i+1:]
-	if u.Scheme == "ftp" {
+	if u.FTP.Type != 0 {
 		if j := strings.LastIndex(name, ";type="); j >= 0 {
 			name = name[:j]
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -79,14 +80,13 @@ type reqOpts struct {
 	completion string   // --completion SHELL
 }
 
-var httpOnly = []string{"http", "https"}
-
 // addRequestFlags defines the request flags on fs.
 func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	ann := func(name string, schemes ...string) {
 		fs.SetAnnotation(name, schemesAnnotation, schemes)
 	}
-	dataSchemes := []string{"http", "https", "gopher", "gophers", "wais"}
+	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
+	dataSchemes := append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)
 	fs.VarP(&dataFlag{&r.data, "data", "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
 	ann("data", dataSchemes...)
 	fs.Var(&dataFlag{&r.data, "data-binary", "DATA"}, "data-binary", "HTTP POST data, @FILE as it is")
@@ -330,7 +330,7 @@ func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
 // uploadBody attaches the -T source to a request for a scheme other than
 // ftp (which upload.go handles): http and https get a PUT.
 func (c *fetchCmd) uploadBody(req *fetch.Request) error {
-	if c.o.uploadFile == "" || req.URL.Scheme == "mailto" || isSessionScheme(req.URL.Scheme) {
+	if c.o.uploadFile == "" || fetch.HasCaps(req.URL.Scheme, fetch.Mail) || isSessionScheme(req.URL.Scheme) {
 		return nil // a mail's text (mailcmd.go), a session's input (interactive.go)
 	}
 	b, n, err := openUpload(c.o.uploadFile, c.e.stdin)
@@ -381,7 +381,7 @@ func (r closingReader) Read(p []byte) (int, error) {
 // withUploadName gives a URL ending in "/" the -T file's name, as curl does
 // (not for stdin).
 func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
-	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || (u.Scheme == "ftp" && u.FTP.Type != 0) {
+	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || u.FTP.Type != 0 {
 		return u, nil
 	}
 	named, err := parseFetchURL(u.String() + urlparse.SegmentEscape(filepath.Base(file)))
@@ -394,26 +394,27 @@ func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
 // isSearchURL tells whether -d gives u its search words: a gopher type 7
 // item or a wais URL, without words of its own.
 func isSearchURL(u *urlparse.URL) bool {
-	switch u.Scheme {
-	case "gopher", "gophers":
-		return u.Gopher.Type == '7' && !u.Gopher.HasSearch
-	case "wais":
-		return !u.WAIS.HasSearch
+	takes, _ := searchWords(u)
+	return takes
+}
+
+// searchWords is the scheme record's SearchWords: whether u takes search
+// words, and if not, why not ("" for a scheme that takes none).
+func searchWords(u *urlparse.URL) (takes bool, why string) {
+	if s, ok := fetch.LookupScheme(u.Scheme); ok && s.SearchWords != nil {
+		return s.SearchWords(u)
 	}
-	return false
+	return false, ""
 }
 
 // dataWarning is the warning for -d given to a URL it means nothing for
 // ("" when it means something).
 func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
-	if !c.body.hasData || isHTTPURL(u.Scheme) || isSearchURL(u) {
+	if !c.body.hasData || isHTTPURL(u.Scheme) {
 		return ""
 	}
-	switch {
-	case u.Scheme == "wais" || (u.Scheme == "gopher" || u.Scheme == "gophers") && u.Gopher.Type == '7':
-		return "-d/--data: " + fetch.Redacted(u) + " holds its search words already: the data is not sent"
-	case u.Scheme == "gopher" || u.Scheme == "gophers":
-		return "-d/--data: " + fetch.Redacted(u) + " is not a gopher search (type 7): the data is not sent"
+	if takes, why := searchWords(u); !takes && why != "" {
+		return "-d/--data: " + fetch.Redacted(u) + " " + why + ": the data is not sent"
 	}
 	return ""
 }
@@ -639,7 +640,7 @@ func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, sk
 
 // isHTTPURL tells whether a URL's scheme takes curl's HTTP request flags
 // (a body, a method, -G's query).
-func isHTTPURL(scheme string) bool { return scheme == "http" || scheme == "https" }
+func isHTTPURL(scheme string) bool { return fetch.HasCaps(scheme, fetch.SpeaksHTTP) }
 
 // finishRequest writes the cookie jar (-c) once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {

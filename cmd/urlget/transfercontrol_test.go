@@ -75,8 +75,8 @@ func TestRetryPolicy(t *testing.T) {
 	if r := runCLI(t, srv, "--retry", "3", "--retry-all-errors", "test://h/deny"); r.code != 0 || r.stdout != "payload" {
 		t.Errorf("--retry-all-errors, deny: %+v", r)
 	}
-	c := &fetchCmd{o: &fetchOpts{retryAll: true}}
-	if c.retryable(fetch.NewError(fetch.ErrAborted, "interrupted", nil)) {
+	c := &fetchCmd{o: &fetchOpts{retry: 3, retryAll: true}}
+	if pol := c.retryPolicy(); pol.Again(0, fetch.NewError(fetch.ErrAborted, "interrupted", nil)) {
 		t.Error("an interrupt is retried")
 	}
 }
@@ -107,8 +107,8 @@ func TestRetryAfterAndMaxTime(t *testing.T) {
 	if r := runCLIWith(t, srv, record, "--retry", "2", "--retry-delay", "1", "http://h/long"); r.code != 0 {
 		t.Errorf("long Retry-After: %+v", r)
 	}
-	if len(waits) != 2 || waits[0] != 3*time.Second || waits[1] != maxRetryAfter {
-		t.Errorf("waits %v, want [3s %v]", waits, maxRetryAfter)
+	if len(waits) != 2 || waits[0] != 3*time.Second || waits[1] != fetch.DefaultMaxRetryDelay {
+		t.Errorf("waits %v, want [3s %v]", waits, fetch.DefaultMaxRetryDelay)
 	}
 	// Past --retry-max-time: the 503 is the answer (exit 0 without -f).
 	srv.attempts = map[string]int{}
@@ -118,11 +118,14 @@ func TestRetryAfterAndMaxTime(t *testing.T) {
 		t.Errorf("Retry-After past --retry-max-time: %+v, waits %v", r, waits)
 	}
 
-	c := &fetchCmd{o: &fetchOpts{retryMaxTime: 5 * time.Second, silent: true}}
-	if w, ok := c.retryWait(fetch.NewError(fetch.ErrPartial, "", nil), 8*time.Second, 2*time.Second); !ok || w != 3*time.Second {
+	c := &fetchCmd{o: &fetchOpts{retryMaxTime: 5 * time.Second, retryDelay: 8 * time.Second, silent: true}}
+	pol := c.retryPolicy()
+	if w, ok := pol.Wait(1, fetch.NewError(fetch.ErrPartial, "", nil), 2*time.Second); !ok || w != 3*time.Second {
 		t.Errorf("backoff past the limit: %v %v, want 3s", w, ok)
 	}
-	if _, ok := c.retryWait(fetch.NewError(fetch.ErrPartial, "", nil), time.Second, 6*time.Second); ok {
+	c.o.retryDelay = time.Second
+	pol = c.retryPolicy()
+	if _, ok := pol.Wait(1, fetch.NewError(fetch.ErrPartial, "", nil), 6*time.Second); ok {
 		t.Error("a retry after --retry-max-time")
 	}
 }

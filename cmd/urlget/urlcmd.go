@@ -318,100 +318,38 @@ func jsonPort(u *urlparse.URL) string {
 	return d
 }
 
-// appendSchemeJSON writes the scheme's own fields under the scheme's name. A
-// field that has a Has flag in urlparse is left out when the flag is false;
-// news carries only the one form the URL has.
+// appendSchemeJSON writes the fields of the URL's typed part
+// (urlparse.URL.WriteFields) as an object under the scheme's name, left out
+// when there are none.
 func appendSchemeJSON(w *jsonWriter, u *urlparse.URL) {
-	switch u.Scheme {
-	case "ftp":
-		f := &u.FTP
-		w.obj(u.Scheme)
-		w.strs("cwd", f.CWD)
-		w.str("name", f.Name)
-		w.str("type", typecodeString(f.Type))
-		w.close()
-	case "http", "https":
-		if u.HTTP.Userinfo {
-			w.obj(u.Scheme)
-			w.boolean("userinfo", true)
-			w.close()
-		}
-	case "gopher", "gophers":
-		g := &u.Gopher
-		w.obj(u.Scheme)
-		w.str("type", typecodeString(g.Type))
-		w.str("selector", g.Selector)
-		if g.HasSearch {
-			w.str("search", g.Search)
-		}
-		if g.HasPlus {
-			w.str("plus", g.Plus)
-		}
-		w.close()
-	case "mailto":
-		m := &u.Mailto
-		w.obj(u.Scheme)
-		w.strs("to", m.To)
-		w.nameValues("headers", len(m.Headers), func(i int) (string, string) { return m.Headers[i].Name, m.Headers[i].Value })
-		w.close()
-	case "news":
-		n := &u.News
-		w.obj(u.Scheme)
-		switch {
-		case n.All:
-			w.boolean("all", true)
-		case n.MessageID != "":
-			w.str("message_id", n.MessageID)
-		default:
-			w.str("group", n.Group)
-		}
-		w.close()
-	case "nntp", "nntps":
-		n := &u.NNTP
-		w.obj(u.Scheme)
-		w.str("group", n.Group)
-		w.str("article", n.Article)
-		if n.MessageID != "" {
-			w.str("message_id", n.MessageID)
-		}
-		w.close()
-	case "wais":
-		x := &u.WAIS
-		w.obj(u.Scheme)
-		w.str("database", x.Database)
-		if x.HasSearch {
-			w.str("search", x.Search)
-		}
-		w.str("doc_type", x.DocType)
-		w.str("doc_path", x.DocPath)
-		w.str("length", x.Length)
-		if x.DocFields != nil {
-			w.nameValues("doc_fields", len(x.DocFields), func(i int) (string, string) {
-				return strconv.Itoa(x.DocFields[i].Tag), x.DocFields[i].Value
-			})
-		}
-		w.close()
-	case "file":
-		f := &u.File
-		w.obj(u.Scheme)
-		w.boolean("local", f.Local)
-		w.str("path", f.Path)
-		w.close()
-	case "prospero":
-		p := &u.Prospero
-		w.obj(u.Scheme)
-		w.str("hsoname", p.HSOName)
-		w.nameValues("fields", len(p.Fields), func(i int) (string, string) { return p.Fields[i].Name, p.Fields[i].Value })
+	f := schemeFields{w: w, name: u.Scheme}
+	u.WriteFields(&f)
+	if f.opened {
 		w.close()
 	}
 }
 
-// typecodeString is a one-byte typecode as a string; "" for 0 (absent).
-func typecodeString(c byte) string {
-	if c == 0 {
-		return ""
+// schemeFields is a urlparse.FieldWriter that opens its object at the
+// first field.
+type schemeFields struct {
+	w      *jsonWriter
+	name   string
+	opened bool
+}
+
+func (f *schemeFields) open() *jsonWriter {
+	if !f.opened {
+		f.w.obj(f.name)
+		f.opened = true
 	}
-	return string([]byte{c})
+	return f.w
+}
+
+func (f *schemeFields) String(k, v string)            { f.open().str(k, v) }
+func (f *schemeFields) Strings(k string, vs []string) { f.open().strs(k, vs) }
+func (f *schemeFields) Bool(k string, v bool)         { f.open().boolean(k, v) }
+func (f *schemeFields) Pairs(k string, n int, pair func(int) (string, string)) {
+	f.open().nameValues(k, n, pair)
 }
 
 // jsonWriter writes JSON objects in a fixed key order.

@@ -14,3 +14,32 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 }
+
+func TestGuessScheme(t *testing.T) {
+	for in, want := range map[string]string{
+		"ftp.example.org/pub/": "ftp", "FTP.example.org": "ftp", "gopher.example.org/1/": "gopher",
+		"example.org/": "http", "ftpexample.org": "http", "": "http",
+	} {
+		if got := fetch.GuessScheme(in); got != want {
+			t.Errorf("GuessScheme(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSchemeRecords(t *testing.T) {
+	for _, name := range fetch.Schemes() {
+		s, ok := fetch.LookupScheme(name)
+		if !ok || s.Name != name || s.Fetcher == nil {
+			t.Errorf("LookupScheme(%q) = %+v, %v", name, s, ok)
+		}
+		if s.Caps.Has(fetch.Search) != (s.SearchWords != nil) {
+			t.Errorf("%s: the Search capability and SearchWords disagree", name)
+		}
+		if s.Caps.Has(fetch.Gateway) && (s.Caps.Has(fetch.Local) || s.Caps.Has(fetch.NoProxy) || s.Caps.Has(fetch.Session)) {
+			t.Errorf("%s: a gateway scheme that is never proxied", name)
+		}
+	}
+	if s, _ := fetch.LookupScheme("nntps"); s.Port != 563 {
+		t.Errorf("nntps port %d, want urlparse's 563", s.Port)
+	}
+}

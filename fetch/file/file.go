@@ -57,7 +57,9 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-func init() { fetch.Register("file", Fetcher{}) }
+func init() {
+	fetch.Register(fetch.Scheme{Name: "file", Fetcher: Fetcher{}, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists})
+}
 
 // Fetcher is the file scheme's fetch.Fetcher.
 type Fetcher struct{}

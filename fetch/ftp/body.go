@@ -106,15 +106,7 @@ func (b *dataBody) end(err error) {
 	if err != io.EOF {
 		b.data.Close()
 		b.c.broken = true
-		if b.ctx.Err() != nil {
-			b.err = fetch.ContextError(b.ctx)
-			return
-		}
-		if fetch.KindOf(err) == fetch.ErrTimeout {
-			b.err = &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + b.what + ": data connection timed out", Err: err}
-			return
-		}
-		b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": data connection failed", Err: err}
+		b.err = dataError(b.ctx, b.what, err)
 		return
 	}
 	b.data.Close()
@@ -133,8 +125,7 @@ func (b *dataBody) end(err error) {
 		}
 		b.inStep = true
 		if !r.Positive() {
-			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": transfer failed",
-				Err: &ReplyError{Command: b.what, Code: r.code, Text: r.Text()}}
+			b.err = replyError(fetch.ErrPartial, "ftp: "+b.what+": transfer failed", b.what, r)
 			return
 		}
 	} else {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 )
 
 // This file is the wire of the control connection: commands out (masked in
@@ -126,8 +127,14 @@ func ReplyKind(verb string, code int) fetch.Kind {
 // verb arg: a *fetch.Error of ReplyKind(verb, code) wrapping a *ReplyError.
 // The arguments of PASS and ACCT never appear in it.
 func RefusedError(verb, arg string, r *Reply) error {
-	return &fetch.Error{Kind: ReplyKind(verb, r.code), Msg: "ftp: server refused " + verb,
-		Err: &ReplyError{Command: shownCommand(verb, arg), Code: r.code, Text: r.Text()}}
+	return replyError(ReplyKind(verb, r.code), "ftp: server refused "+verb, shownCommand(verb, arg), r)
+}
+
+// replyError is the error of a reply that refused what was asked: the
+// reply's code is both the *fetch.Error's Status (-w %{response_code},
+// fetch.StatusOf) and its *ReplyError's Code.
+func replyError(kind fetch.Kind, msg, command string, r *Reply) *fetch.Error {
+	return &fetch.Error{Kind: kind, Msg: msg, Status: r.code, Err: &ReplyError{Command: command, Code: r.code, Text: r.Text()}}
 }
 
 // shownCommand is a command as verbose output and errors show it: the
@@ -192,7 +199,7 @@ func (c *conn) sendAll(cmds []Command, hasArg bool) error {
 		}
 		b.WriteString("\r\n")
 		if c.verbose != nil {
-			fmt.Fprintf(c.verbose, "> %s\n", shownCommand(cmd.Verb, cmd.Arg))
+			fetch.Logf(c.verbose, "> %s", shownCommand(cmd.Verb, cmd.Arg))
 		}
 		c.cmds++
 		c.queue = append(c.queue, cmd)
@@ -254,90 +261,44 @@ func (c *conn) cmd(verb, arg string, hasArg bool) (*Reply, error) {
 // make it grow without bound. A reply that does not start with a code is
 // ErrProtocol. With verbose set, each line is written there as "< line".
 func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, err error) {
-	total := 0
-	first, err := readReplyLine(br, verbose, &total)
-	if err != nil {
-		return 0, nil, err
-	}
-	code, ok := replyCode(first)
-	if !ok {
-		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(first))}
-	}
-	lines = []string{first}
-	if len(first) > 3 && first[3] == '-' {
-		for {
-			line, err := readReplyLine(br, verbose, &total)
-			if err != nil {
-				return 0, nil, err
-			}
-			if len(lines) >= MaxReplyLines {
-				return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", code, MaxReplyLines)}
-			}
-			lines = append(lines, line)
-			if len(line) >= 3 && line[:3] == first[:3] && (len(line) == 3 || line[3] == ' ') {
-				break
-			}
-		}
-	}
-	return code, lines, nil
-}
-
-// readReplyLine reads one line without its CRLF (or bare LF), cut at
-// MaxReplyLine bytes; *total counts the bytes of the whole reply.
-func readReplyLine(br *bufio.Reader, verbose io.Writer, total *int) (string, error) {
-	var keep []byte
-	for {
-		part, err := br.ReadSlice('\n')
-		*total += len(part)
-		if *total > MaxReplyBytes {
-			return "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply longer than %d bytes", MaxReplyBytes)}
-		}
-		if room := MaxReplyLine - len(keep); room > 0 {
-			keep = append(keep, part[:min(len(part), room)]...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return "", err
-		}
-		break
-	}
-	s := strings.TrimSuffix(string(keep), "\n")
-	s = strings.TrimSuffix(s, "\r")
+	var seen func(string)
 	if verbose != nil {
-		fmt.Fprintf(verbose, "< %s\n", printable(s))
+		seen = func(s string) { fetch.Logf(verbose, "< %s", s) }
 	}
-	return s, nil
+	code, lines, err = lineproto.ReadReply(br, &replyLimits, seen)
+	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
+	switch {
+	case err == io.EOF:
+		return 0, nil, io.ErrUnexpectedEOF
+	case re != nil && re.Err == lineproto.ErrMalformed:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(re.Line))}
+	case re != nil && re.Err == lineproto.ErrTooManyLines:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", re.Code, MaxReplyLines)}
+	case re != nil && re.Err == lineproto.ErrTooLong:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply longer than %d bytes", MaxReplyBytes)}
+	}
+	return code, lines, err
 }
 
-// replyCode reads the three-digit code that starts a reply.
-func replyCode(line string) (int, bool) {
-	if len(line) < 3 || len(line) > 3 && line[3] != ' ' && line[3] != '-' {
-		return 0, false
-	}
-	n := 0
-	for i := range 3 {
-		d := line[i]
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		n = n*10 + int(d-'0')
-	}
-	if n < 100 || n >= 600 {
-		return 0, false
-	}
-	return n, true
-}
+var replyLimits = lineproto.Limits{Line: MaxReplyLine, Lines: MaxReplyLines, Bytes: MaxReplyBytes, Cut: true,
+	Continue: lineproto.FreeText, MinCode: 100, MaxCode: 599}
 
 // ioError types an error met on the control connection: the context's
 // error once the context is done (the Client turns it into ErrTimeout or
 // ErrAborted), a typed error as it is, a timeout as ErrTimeout, anything
 // else (the server closed, reset) as kind.
 func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error {
+	return typeIOError(ctx, kind, "ftp: "+what+": timed out", "ftp: "+what, err)
+}
+
+// dataError types a failure of a data connection the same way: the
+// context's end, a stall past the timeout, or a transfer cut short.
+func dataError(ctx context.Context, what string, err error) error {
+	return typeIOError(ctx, fetch.ErrPartial, "ftp: "+what+": data connection timed out", "ftp: "+what+": data connection failed", err)
+}
+
+// typeIOError is the rule of ioError and dataError, with their words.
+func typeIOError(ctx context.Context, kind fetch.Kind, timedOut, failed string, err error) error {
 	if ctx != nil && ctx.Err() != nil {
 		return fetch.ContextError(ctx)
 	}
@@ -346,9 +307,9 @@ func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error
 		return fe
 	}
 	if fetch.KindOf(err) == fetch.ErrTimeout {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": timed out", Err: err}
+		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: timedOut, Err: err}
 	}
-	return &fetch.Error{Kind: kind, Msg: "ftp: " + what, Err: err}
+	return &fetch.Error{Kind: kind, Msg: failed, Err: err}
 }
 
 // ParsePWD reads the directory from a 257 reply: `257 "/dir" is current`,

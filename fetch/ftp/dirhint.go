@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/urlget/urlget/fetch"
 )
@@ -23,7 +22,7 @@ func (f *Fetcher) dirWithoutSlash(ctx context.Context, c *pconn, req *fetch.Requ
 		return nil, false, nil
 	}
 	if req.Verbose != nil {
-		fmt.Fprintf(req.Verbose, "* RETR %s: 550, CWD %s: accepted: a directory (its URL lacks the trailing \"/\"): listing it\n", printable(p.name), printable(p.name))
+		fetch.Logf(req.Verbose, "* RETR %s: 550, CWD %s: accepted: a directory (its URL lacks the trailing \"/\"): listing it", p.name, p.name)
 	}
 	lp := &plan{list: true, verb: "LIST", dirSegs: append(append([]string(nil), u.FTP.CWD...), u.FTP.Name), entryURLs: true}
 	if o.listOnly {

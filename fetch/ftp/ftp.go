@@ -39,8 +39,6 @@ type Fetcher struct {
 // Default is the Fetcher registered for the ftp scheme.
 var Default = &Fetcher{}
 
-func init() { fetch.Register("ftp", Default) }
-
 // Transfer methods for the ftp-method option.
 const (
 	MultiCWD  = "multicwd"  // one CWD per <cwd> segment (RFC 1738; the default)
@@ -83,33 +81,36 @@ const (
 
 func init() {
 	ftp := []string{"ftp"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp,
-			Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
-		fetch.Option{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
-			Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},
-		fetch.Option{Key: OptPort, Short: "P", Kind: fetch.String, Arg: "ADDR", Schemes: ftp,
-			Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
-		fetch.Option{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
-		fetch.Option{Key: OptEPRT, Flag: "disable-eprt", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "active mode with PORT only"},
-		fetch.Option{Key: OptListOnly, Flag: "list-only", Short: "l", Kind: fetch.Bool, Schemes: ftp, Help: "list directories with NLST (names only)"},
-		fetch.Option{Key: OptMLSD, Kind: fetch.Bool, Schemes: ftp, Help: "list directories with MLSD where the server has it"},
-		fetch.Option{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
-		fetch.Option{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: "$USER@hostname", Schemes: ftp, Help: "the anonymous password"},
-		fetch.Option{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
-		fetch.Option{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
-			Help: "ASCII transfers when the URL has no ;type="},
-		fetch.Option{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
-			Help: "binary transfers when the URL has no ;type= (no guessing from the name)"},
-		fetch.Option{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
-	)
-	fetch.RegisterExamples("ftp",
-		fetch.Example{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
-		fetch.Example{Args: "-O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "download under the remote name"},
-		fetch.Example{Args: "-C - -O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "resume an interrupted download"},
-		fetch.Example{Args: "-u me -T notes.txt ftp://ftp.example.org/incoming/", Help: "upload (STOR incoming/notes.txt); -T - reads stdin"},
-		fetch.Example{Args: "--json ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
-	)
+	fetch.Register(fetch.Scheme{Name: "ftp", Fetcher: Default, HostPrefix: "ftp.",
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists,
+		Options: []fetch.Option{
+			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp,
+				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
+			{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
+				Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},
+			{Key: OptPort, Short: "P", Kind: fetch.String, Arg: "ADDR", Schemes: ftp,
+				Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
+			{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
+			{Key: OptEPRT, Flag: "disable-eprt", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "active mode with PORT only"},
+			{Key: OptListOnly, Flag: "list-only", Short: "l", Kind: fetch.Bool, Schemes: ftp, Help: "list directories with NLST (names only)"},
+			{Key: OptMLSD, Kind: fetch.Bool, Schemes: ftp, Help: "list directories with MLSD where the server has it"},
+			{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
+			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: "$USER@hostname", Schemes: ftp, Help: "the anonymous password"},
+			{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
+			{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
+				Help: "ASCII transfers when the URL has no ;type="},
+			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
+				Help: "binary transfers when the URL has no ;type= (no guessing from the name)"},
+			{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
+		},
+		Examples: []fetch.Example{
+			{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
+			{Args: "-O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "download under the remote name"},
+			{Args: "-C - -O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "resume an interrupted download"},
+			{Args: "-u me -T notes.txt ftp://ftp.example.org/incoming/", Help: "upload (STOR incoming/notes.txt); -T - reads stdin"},
+			{Args: "--json ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
+		},
+	})
 }
 
 func parseOptions(m fetch.Options) (*options, error) {

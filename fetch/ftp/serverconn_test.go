@@ -190,3 +190,152 @@ func TestReplyKind(t *testing.T) {
 		}
 	}
 }
+
+// Retr and List: pipelined commands sent between the command and its
+// first reply, a resume from an offset (REST), a refusal as a reply, and a
+// listing.
+func TestConnTransfers(t *testing.T) {
+	s := newServer(t)
+	c, err := ftp.Dial(ctx(t), request(t, "ftp://urlget:secret@"+s.Addr+"/", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r, err := c.Cmd("CWD", "/pub"); err != nil || !r.Positive() {
+		t.Fatalf("CWD: %v %v", r, err)
+	}
+	if err := c.Type('i'); err != nil {
+		t.Fatal(err)
+	}
+	x, err := c.Retr(ctx(t), passive(t, c), "binary.bin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(ftp.Command{Verb: "NOOP"}); err != nil { // pipelined behind the RETR
+		t.Fatal(err)
+	}
+	if r, err := x.Start(); err != nil || !r.Preliminary() {
+		t.Fatalf("RETR: %v %v", r, err)
+	}
+	b, err := io.ReadAll(x)
+	if err != nil || !bytes.Equal(b, binary) {
+		t.Fatalf("RETR data: %d bytes, %v", len(b), err)
+	}
+	if r, err := x.Finish(); err != nil || !r.Positive() {
+		t.Fatalf("RETR final reply: %v %v", r, err)
+	}
+	if r, err := c.ReadReply(); err != nil || r.Code() != 200 {
+		t.Fatalf("the pipelined NOOP's reply: %v %v", r, err)
+	}
+
+	x, err = c.Retr(ctx(t), passive(t, c), "binary.bin", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = io.ReadAll(x); err != nil || !bytes.Equal(b, binary[100:]) {
+		t.Fatalf("RETR after REST 100: %d bytes, %v", len(b), err)
+	}
+	if r, err := x.Finish(); err != nil || !r.Positive() {
+		t.Fatalf("RETR after REST: %v %v", r, err)
+	}
+
+	x, err = c.Retr(ctx(t), passive(t, c), "missing", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := x.Start()
+	if err != nil || r.Code() != 550 {
+		t.Fatalf("RETR missing: %v %v", r, err)
+	}
+	if fetch.KindOf(ftp.RefusedError("RETR", "missing", r)) != fetch.ErrNotFound {
+		t.Errorf("refused RETR is not ErrNotFound")
+	}
+	if fr, err := x.Finish(); err != nil || fr != r {
+		t.Errorf("Finish after a refusal: %v %v", fr, err)
+	}
+
+	x, err = c.List(ctx(t), passive(t, c), "NLST", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = io.ReadAll(x); err != nil || !strings.Contains(string(b), "binary.bin") {
+		t.Fatalf("NLST: %q %v", b, err)
+	}
+	if r, err := x.Finish(); err != nil || !r.Positive() {
+		t.Fatalf("NLST final reply: %v %v", r, err)
+	}
+	if _, err := c.Cmd("NOOP", ""); err != nil {
+		t.Errorf("the Conn after the transfers: %v", err)
+	}
+}
+
+// Stor sends what is written, and Finish's reply says it was kept; the
+// file then reads back the same.
+func TestConnStor(t *testing.T) {
+	s := newServer(t)
+	c, err := ftp.Dial(ctx(t), request(t, "ftp://urlget:secret@"+s.Addr+"/", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Type('i'); err != nil {
+		t.Fatal(err)
+	}
+	for _, appending := range []bool{false, true} {
+		x, err := c.Stor(ctx(t), passive(t, c), "up.bin", appending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := x.Start(); err != nil || !r.Preliminary() {
+			t.Fatalf("STOR: %v %v", r, err)
+		}
+		if _, err := x.Write([]byte("stored\n")); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := x.Finish(); err != nil || !r.Positive() {
+			t.Fatalf("STOR final reply: %v %v", r, err)
+		}
+	}
+	x, err := c.Retr(ctx(t), passive(t, c), "up.bin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(x); err != nil || string(b) != "stored\nstored\n" {
+		t.Errorf("read back: %q %v", b, err)
+	}
+	x.Finish()
+}
+
+func passive(t *testing.T, c *ftp.Conn) string {
+	t.Helper()
+	r, err := c.Cmd(c.PassiveCommand(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := c.Passive(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// A server that wants a password asks through the one InputNeededError,
+// and the answer under fetch.OptPassword logs in on the next try.
+func TestPasswordAnswered(t *testing.T) {
+	s := newServer(t)
+	u, err := urlparse.Parse("ftp://urlget@" + s.Addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fetch.Client{}
+	_, err = c.Do(ctx(t), &fetch.Request{URL: &u})
+	var ine *fetch.InputNeededError
+	if !errors.As(err, &ine) || ine.Key != fetch.OptPassword || !ine.Secret || fetch.ExitCode(err) != 67 {
+		t.Fatalf("user without a password: %v", err)
+	}
+	res, err := c.Do(ctx(t), &fetch.Request{URL: &u, Options: fetch.Options{fetch.OptPassword: "secret"}})
+	if err != nil {
+		t.Fatalf("with the answer: %v", err)
+	}
+	res.Body.Close()
+}

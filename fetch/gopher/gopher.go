@@ -69,8 +69,9 @@
 // Refused before connecting, Kind ErrMalformed (exit 3): a type 7 URL
 // without a search string (wraps ErrNeedSearch); a port in RefusedPorts
 // (wraps *PortError); CR, LF, NUL or TAB in an option that goes on the wire.
-// A +ASK form without the answers it needs is ErrMalformed too (wraps
-// *AskError, which lists the questions).
+// A +ASK form without the answers it needs is ErrMalformed too (wraps a
+// *fetch.InputNeededError for OptAsk, the form for a person to fill in,
+// which wraps *AskError, which lists the questions).
 //
 // Reported by the server (wraps *ServerError): an error item (type 3) in
 // place of the resource — a reply whose first line is a complete type 3
@@ -94,9 +95,9 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // Option names read from fetch.Request.Options.
@@ -117,24 +118,28 @@ const DefaultPort = 70
 var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it needs a search string")
 
 func init() {
-	fetch.Register("gopher", Fetcher{})
-	fetch.Register("gophers", Fetcher{})
 	schemes := []string{"gopher", "gophers"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
-			Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
-		fetch.Option{Key: OptAllowPort, Kind: fetch.Bool, Schemes: schemes,
-			Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
-		fetch.Option{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
-			Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
-	)
-	fetch.RegisterExamples("gopher",
-		fetch.Example{Args: "gopher://gopher.floodgap.com/", Help: "a menu, as readable text"},
-		fetch.Example{Args: "--json gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
-		fetch.Example{Args: `-d "rfc 1436" gopher://gopher.floodgap.com/7/v2/vs`, Help: "a search (type 7); --search WORDS does the same"},
-		fetch.Example{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
-		fetch.Example{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
-	)
+	fetch.Register(fetch.Scheme{Name: "gopher", Fetcher: Fetcher{}, HostPrefix: "gopher.",
+		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		SearchWords: searchWords,
+		Options: []fetch.Option{
+			{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
+				Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
+			{Key: OptAllowPort, Kind: fetch.Bool, Schemes: schemes,
+				Help: "allow ports of line-based services (21, 25, 119, 6379, ...)"},
+			{Key: OptText, Kind: fetch.String, Arg: "MODE", Default: "auto", Schemes: schemes,
+				Help: "\"rfc1436\" ends text at the first lone \".\" and undoes dot-stuffing"},
+		},
+		Examples: []fetch.Example{
+			{Args: "gopher://gopher.floodgap.com/", Help: "a menu, as readable text"},
+			{Args: "--json gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
+			{Args: `-d "rfc 1436" gopher://gopher.floodgap.com/7/v2/vs`, Help: "a search (type 7); --search WORDS does the same"},
+			{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
+			{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
+		}})
+	fetch.Register(fetch.Scheme{Name: "gophers", Fetcher: Fetcher{},
+		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		SearchWords: searchWords})
 }
 
 // Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
@@ -380,7 +385,7 @@ func (Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		// every block and keep the named ones here.
 		q := *p
 		q.plus = "!"
-		logf(req.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
+		fetch.Logf(req.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
 		res, err = exchange(ctx, req, &q, q.line(), nil, nil)
 		if err == nil {
 			res.Body = &filteredBody{r: newBlockFilter(res.Body, blockNames(p.plus[1:])), c: res.Body}
@@ -412,14 +417,14 @@ func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf(req.Verbose, "* connected to %s", addr)
+	fetch.Logf(req.Verbose, "* connected to %s", addr)
 	if p.secure {
 		tc, err := fetch.HandshakeTLS(ctx, req, nc, p.host, "gopher: "+addr)
 		if err != nil {
 			return nil, err
 		}
 		st := tc.ConnectionState()
-		logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+		fetch.Logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
 		nc = tc
 	}
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose}
@@ -447,9 +452,9 @@ func exchange(ctx context.Context, req *fetch.Request, p *plan, line string, dat
 	if err != nil {
 		return nil, err
 	}
-	logf(c.verbose, "> %s", strings.TrimSuffix(line, "\r\n"))
+	fetch.Logf(c.verbose, "> %s", strings.TrimSuffix(line, "\r\n"))
 	for _, l := range logData {
-		logf(c.verbose, "> %s", l)
+		fetch.Logf(c.verbose, "> %s", l)
 	}
 	if err := c.send(line, data); err != nil {
 		c.close()
@@ -495,7 +500,7 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 		case ok:
 			return plusReply(c, p, res, h)
 		case p.plus == "+":
-			logf(c.verbose, "* no Gopher+ header in the reply: reading it as plain gopher")
+			fetch.Logf(c.verbose, "* no Gopher+ header in the reply: reading it as plain gopher")
 		default:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the server answered the Gopher+ request " +
 				strconv.Quote(p.plus) + " without a Gopher+ header: it does not support Gopher+", Err: errNoPlusHeader}
@@ -578,7 +583,7 @@ func peekHeader(c *conn) (Header, bool, error) {
 	if !ok {
 		return Header{}, false, nil
 	}
-	logf(c.verbose, "< %s", trimEOL(data[:i+1]))
+	fetch.Logf(c.verbose, "< %s", trimEOL(data[:i+1]))
 	c.br.Discard(i + 1)
 	return h, true, nil
 }
@@ -602,7 +607,7 @@ func plusReply(c *conn, p *plan, res *fetch.Resource, h Header) (*fetch.Resource
 			data, _ = io.ReadAll(io.LimitReader(r, maxErrorReply))
 		}
 		e := parsePlusError(h, data)
-		logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
+		fetch.Logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 		return nil, serverError(p, e)
 	}
 	r, dotEnded := framed(c, h, "Gopher+ reply")
@@ -678,7 +683,7 @@ func detectError(c *conn, p *plan) error {
 			return err
 		}
 		if e != nil {
-			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Item.Raw, 200))
+			fetch.Logf(c.verbose, "< %s", fetch.SanitizeLine(e.Item.Raw, 200))
 			return serverError(p, e)
 		}
 	case 'E':
@@ -702,7 +707,7 @@ func detectError(c *conn, p *plan) error {
 		}
 		e := &ServerError{Message: string(trimEOL(line))}
 		if e.NotFound() || e.Denied() {
-			logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
+			fetch.Logf(c.verbose, "< %s", fetch.SanitizeLine(e.Message, 200))
 			return serverError(p, e)
 		}
 	}
@@ -762,7 +767,7 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	if err != nil {
 		return nil, err
 	}
-	logf(c.verbose, "> %s", strings.TrimSuffix(formLine, "\r\n"))
+	fetch.Logf(c.verbose, "> %s", strings.TrimSuffix(formLine, "\r\n"))
 	if err := c.send(formLine, nil); err != nil {
 		c.close()
 		return nil, err
@@ -797,7 +802,7 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	}
 	qs := ParseAsk(blk)
 	for _, q := range qs {
-		logf(req.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
+		fetch.Logf(req.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
 	}
 
 	// 2. The answers.
@@ -821,10 +826,13 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 			}
 		}
 		if len(missing) > 0 {
-			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", &AskError{Questions: qs, Missing: missing, Reason: "no answers given"})
+			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", askInput(&AskError{Questions: qs, Missing: missing, Reason: "no answers given"}))
 		}
 	}
 	lines, err := Answer(qs, answers)
+	if ae := (*AskError)(nil); errors.As(err, &ae) {
+		err = askInput(ae)
+	}
 	if err != nil {
 		return nil, malformed("", err)
 	}
@@ -863,41 +871,6 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	data.WriteString(".\r\n")
 	logData = append(logData, ".")
 	return exchange(ctx, req, &q, line, data.Bytes(), logData)
-}
-
-// logf writes one verbose line with control characters made visible.
-func logf(w io.Writer, format string, a ...any) {
-	if w == nil {
-		return
-	}
-	fmt.Fprintln(w, visible(fmt.Sprintf(format, a...)))
-}
-
-// visible escapes control characters (TAB as \t) and invalid UTF-8.
-func visible(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == utf8.RuneError && n == 1, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-			if n > 1 {
-				for _, c := range []byte(s[i+1 : i+n]) {
-					fmt.Fprintf(&b, `\x%02x`, c)
-				}
-			}
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }
 
 // blockNames splits "+ABSTRACT+ADMIN" (or "+ABSTRACT +ADMIN") into names.
@@ -958,3 +931,15 @@ type filteredBody struct {
 
 func (f *filteredBody) Read(p []byte) (int, error) { return f.r.Read(p) }
 func (f *filteredBody) Close() error               { return f.c.Close() }
+
+// searchWords is the Scheme record's SearchWords: a type 7 item without a
+// search string of its own takes the words.
+func searchWords(u *urlparse.URL) (bool, string) {
+	switch {
+	case u.Gopher.Type != '7':
+		return false, "is not a gopher search (type 7)"
+	case u.Gopher.HasSearch:
+		return false, "holds its search words already"
+	}
+	return true, ""
+}

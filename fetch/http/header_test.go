@@ -14,6 +14,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
+	_ "github.com/urlget/urlget/fetch/ftp" // an HTTP proxy is a gateway for the schemes registered with fetch.Gateway
 )
 
 // rawHTTP answers every request on a connection with head (status line

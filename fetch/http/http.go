@@ -72,11 +72,6 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-func init() {
-	fetch.Register("http", Fetcher{})
-	fetch.Register("https", Fetcher{})
-}
-
 // Fetcher is the http and https fetch.Fetcher, and the HTTP proxy gateway
 // for other schemes.
 type Fetcher struct{}

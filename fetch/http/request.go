@@ -29,25 +29,28 @@ const (
 var httpSchemes = []string{"http", "https"}
 
 func init() {
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptHeader, Flag: "header", Short: "H", Kind: fetch.Strings, Arg: "LINE",
-			Help: `add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)`, Schemes: httpSchemes},
-		fetch.Option{Key: OptMethod, Flag: "request", Short: "X", Kind: fetch.String, Arg: "METHOD",
-			Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
-		fetch.Option{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
-			Help: "send URL as the Referer", Schemes: httpSchemes},
-	)
-	fetch.RegisterExamples("http",
-		fetch.Example{Args: "-o page.html https://example.org/", Help: "save a page"},
-		fetch.Example{Args: "-L -O https://example.org/file.tar.gz", Help: "follow redirects, save under the remote name"},
-		fetch.Example{Args: "-d name=value -d x=1 https://example.org/form", Help: "POST form data (name=value&x=1)"},
-		fetch.Example{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a%20b"},
-		fetch.Example{Args: "-F file=@photo.jpg -F note=hi https://example.org/upload", Help: "a multipart/form-data POST"},
-		fetch.Example{Args: "-H 'Accept: application/json' -X DELETE https://example.org/item/1", Help: "another method, an extra header"},
-		fetch.Example{Args: "-T notes.txt https://example.org/dav/", Help: "PUT a file (to dav/notes.txt)"},
-		fetch.Example{Args: "-b cookies.txt -c cookies.txt https://example.org/", Help: "send and keep cookies (Netscape cookie file)"},
-		fetch.Example{Args: "-i https://example.org/", Help: "the response header, then the body"},
-	)
+	caps := fetch.RedirectTarget | fetch.ReferralTarget | fetch.SpeaksHTTP | fetch.SendsBody
+	fetch.Register(fetch.Scheme{Name: "http", Fetcher: Fetcher{}, Caps: caps,
+		Options: []fetch.Option{
+			{Key: OptHeader, Flag: "header", Short: "H", Kind: fetch.Strings, Arg: "LINE",
+				Help: `add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)`, Schemes: httpSchemes},
+			{Key: OptMethod, Flag: "request", Short: "X", Kind: fetch.String, Arg: "METHOD",
+				Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
+			{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
+				Help: "send URL as the Referer", Schemes: httpSchemes},
+		},
+		Examples: []fetch.Example{
+			{Args: "-o page.html https://example.org/", Help: "save a page"},
+			{Args: "-L -O https://example.org/file.tar.gz", Help: "follow redirects, save under the remote name"},
+			{Args: "-d name=value -d x=1 https://example.org/form", Help: "POST form data (name=value&x=1)"},
+			{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a%20b"},
+			{Args: "-F file=@photo.jpg -F note=hi https://example.org/upload", Help: "a multipart/form-data POST"},
+			{Args: "-H 'Accept: application/json' -X DELETE https://example.org/item/1", Help: "another method, an extra header"},
+			{Args: "-T notes.txt https://example.org/dav/", Help: "PUT a file (to dav/notes.txt)"},
+			{Args: "-b cookies.txt -c cookies.txt https://example.org/", Help: "send and keep cookies (Netscape cookie file)"},
+			{Args: "-i https://example.org/", Help: "the response header, then the body"},
+		}})
+	fetch.Register(fetch.Scheme{Name: "https", Fetcher: Fetcher{}, Caps: caps})
 }
 
 // SendsBody reports that a Request.Body is sent to http and https URLs

@@ -48,20 +48,21 @@ var sendmailPaths = []string{"/usr/sbin/sendmail", "/usr/lib/sendmail"}
 type Fetcher struct{}
 
 func init() {
-	fetch.Register("mailto", Fetcher{})
 	sc := []string{"mailto"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptFrom, Kind: fetch.String, Arg: "ADDR", Default: "login name @ host name",
-			Help: "the sender: From field and envelope sender", Schemes: sc},
-		fetch.Option{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]",
-			Help: "the SMTP server (also smtp:// or smtps:// URL; else $SMTP_SERVER, $MAILHOST, then a local sendmail)", Schemes: sc},
-		fetch.Option{Key: OptAllowBcc, Kind: fetch.Bool,
-			Help: "send the blind copies a URL's bcc field asks for (refused otherwise)", Schemes: sc},
-		fetch.Option{Key: OptDryRun, Flag: "dry-run", Kind: fetch.Bool,
-			Help: "write the composed message instead of sending it", Schemes: sc},
-		fetch.Option{Key: OptConfirm, Flag: "yes", Kind: fetch.Bool, Set: "yes",
-			Help: "send without asking on a terminal", Schemes: sc},
-	)
+	fetch.Register(fetch.Scheme{Name: "mailto", Fetcher: Fetcher{},
+		Caps: fetch.NoProxy | fetch.SendsBody | fetch.Mail | fetch.StartTLS,
+		Options: []fetch.Option{
+			{Key: OptFrom, Kind: fetch.String, Arg: "ADDR", Default: "login name @ host name",
+				Help: "the sender: From field and envelope sender", Schemes: sc},
+			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]",
+				Help: "the SMTP server (also smtp:// or smtps:// URL; else $SMTP_SERVER, $MAILHOST, then a local sendmail)", Schemes: sc},
+			{Key: OptAllowBcc, Kind: fetch.Bool,
+				Help: "send the blind copies a URL's bcc field asks for (refused otherwise)", Schemes: sc},
+			{Key: OptDryRun, Flag: "dry-run", Kind: fetch.Bool,
+				Help: "write the composed message instead of sending it", Schemes: sc},
+			{Key: OptConfirm, Flag: "yes", Kind: fetch.Bool, Set: "yes",
+				Help: "send without asking on a terminal", Schemes: sc},
+		}})
 }
 
 // SendsBody reports that a mailto URL takes a Request.Body: the text after

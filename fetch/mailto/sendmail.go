@@ -29,7 +29,7 @@ func sendmail(ctx context.Context, req *fetch.Request, path string, msg *Message
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "mailto: sendmail", Err: err}
 	}
 	if req.Verbose != nil {
-		fmt.Fprintf(req.Verbose, "* Delivering with %s -t -oi -f %s\n", path, fetch.Sanitize(msg.From.String()))
+		fetch.Logf(req.Verbose, "* Delivering with %s -t -oi -f %s", path, msg.From.String())
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "mailto: starting " + path, Err: err}

@@ -17,6 +17,7 @@ import (
 	"github.com/emersion/go-sasl"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -480,47 +481,37 @@ func (s *session) deadline(d time.Duration) {
 	s.nc.SetDeadline(t)
 }
 
-// read reads one reply: at most maxReplyLines lines of at most
-// maxReplyLine bytes each, all with the same code. lines are the texts
-// after the code, sanitised.
+// read reads one reply (lineproto.ReadReply): at most maxReplyLines
+// lines of at most maxReplyLine bytes each, all with the same code. lines
+// are the texts after the code, sanitised.
 func (s *session) read(timeout time.Duration, what string) (int, []string, error) {
 	s.deadline(timeout)
-	var lines []string
-	code := 0
-	for {
-		line, err := s.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("smtp: reply line to %s longer than %d bytes", what, maxReplyLine)}
-		}
-		if err != nil {
-			if err == io.EOF && len(line) == 0 {
-				return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: the server closed the connection, waiting for the reply to " + what}
-			}
-			return 0, nil, s.netError("waiting for the reply to "+what, err)
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		s.logf("< %s", fetch.Sanitize(string(line)))
-		if len(line) < 3 || (len(line) > 3 && line[3] != ' ' && line[3] != '-') {
-			return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: malformed reply to " + what + ": " + quote(fetch.SanitizeLine(string(line), 80))}
-		}
-		c, err := strconv.Atoi(string(line[:3]))
-		if err != nil || c < 200 || c > 599 || (code != 0 && c != code) {
-			return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: malformed reply to " + what + ": " + quote(fetch.SanitizeLine(string(line), 80))}
-		}
-		code = c
-		text := ""
-		if len(line) > 4 {
-			text = fetch.Sanitize(string(line[4:]))
-		}
-		lines = append(lines, text)
-		if len(line) == 3 || line[3] == ' ' {
-			return code, lines, nil
-		}
-		if len(lines) >= maxReplyLines {
-			return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("smtp: reply to %s longer than %d lines", what, maxReplyLines)}
+	code, raw, err := lineproto.ReadReply(s.br, &replyLimits, func(line string) { s.logf("< %s", line) })
+	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
+	switch {
+	case err == io.EOF:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: the server closed the connection, waiting for the reply to " + what}
+	case re != nil && re.Err == lineproto.ErrLineTooLong:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("smtp: reply line to %s longer than %d bytes", what, maxReplyLine)}
+	case re != nil && re.Err == lineproto.ErrTooManyLines:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("smtp: reply to %s longer than %d lines", what, maxReplyLines)}
+	case re != nil:
+		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: malformed reply to " + what + ": " + quote(fetch.SanitizeLine(re.Line, 80))}
+	case err != nil:
+		return 0, nil, s.netError("waiting for the reply to "+what, err)
+	}
+	lines := make([]string, len(raw))
+	for i, l := range raw {
+		if len(l) > 4 {
+			lines[i] = fetch.Sanitize(l[4:])
 		}
 	}
+	return code, lines, nil
 }
+
+// replyLimits: a line fits the read buffer (maxReplyLine bytes with its
+// CRLF).
+var replyLimits = lineproto.Limits{Line: maxReplyLine - 2, Lines: maxReplyLines, Continue: lineproto.SameCode, MinCode: 200, MaxCode: 599}
 
 // netError types a failed read or write: the context's error when it has
 // ended, ErrTimeout for a deadline, else ErrSendFailed (the connection
@@ -536,11 +527,7 @@ func (s *session) netError(what string, err error) error {
 	return &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "smtp: " + s.srv.String() + ": connection lost " + what, Err: err}
 }
 
-func (s *session) logf(format string, args ...any) {
-	if s.verbose != nil {
-		fmt.Fprintf(s.verbose, format+"\n", args...)
-	}
-}
+func (s *session) logf(format string, args ...any) { fetch.Logf(s.verbose, format, args...) }
 
 func (s *session) note(msg string) { s.logf("* %s", msg) }
 

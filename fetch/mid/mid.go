@@ -50,10 +50,11 @@ const (
 type Fetcher struct{}
 
 func init() {
-	fetch.Register("mid", Fetcher{})
-	fetch.Register("cid", Fetcher{})
-	fetch.RegisterOptions(fetch.Option{Key: OptBase, Flag: "base", Kind: fetch.String, Arg: "FILE|mid:URL",
-		Help: "the message a cid: URL refers into: a local file or a mid: URL", Schemes: []string{"cid"}})
+	fetch.Register(fetch.Scheme{Name: "mid", Fetcher: Fetcher{},
+		Options: []fetch.Option{{Key: OptBase, Flag: "base", Kind: fetch.String, Arg: "FILE|mid:URL",
+			Help: "the message a cid: URL refers into: a local file or a mid: URL", Schemes: []string{"cid"}},
+		}})
+	fetch.Register(fetch.Scheme{Name: "cid", Fetcher: Fetcher{}})
 }
 
 // Open fetches req.URL (see the package documentation).

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 )
 
 // Limits on what the client accepts from a server. A reply longer than
@@ -350,23 +351,22 @@ func commandWord(cmd string) string {
 	return cmd
 }
 
-// readReply reads and parses one status line.
+// readReply reads and parses one status line (lineproto.ReadReply).
 func (c *conn) readReply() (reply, error) {
-	line, err := c.readLine(MaxReplyLine)
-	if err != nil {
-		if errors.Is(err, errLineTooLong) {
-			return reply{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("nntp: server reply line over %d bytes: %s", MaxReplyLine, quote(string(line)))}
-		}
+	code, lines, err := lineproto.ReadReply(c.br, &replyLimits, func(s string) { c.logf("< %s", s) })
+	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
+	switch {
+	case re != nil && re.Err == lineproto.ErrLineTooLong:
+		return reply{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("nntp: server reply line over %d bytes: %s", MaxReplyLine, quote(re.Line))}
+	case re != nil:
+		return reply{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "nntp: malformed server reply: " + quote(re.Line)}
+	case err != nil:
 		return reply{}, c.ioError(err, "reading the server's reply")
 	}
-	s := string(line)
-	c.logf("< %s", s)
-	if len(s) < 3 || !isDigit(s[0]) || !isDigit(s[1]) || !isDigit(s[2]) || (len(s) > 3 && s[3] != ' ') || s[0] < '1' || s[0] > '5' {
-		return reply{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "nntp: malformed server reply: " + quote(s)}
-	}
-	code := int(s[0]-'0')*100 + int(s[1]-'0')*10 + int(s[2]-'0')
-	return reply{code: code, line: s}, nil
+	return reply{code: code, line: lines[0]}, nil
 }
+
+var replyLimits = lineproto.Limits{Line: MaxReplyLine, Lines: 1, Continue: lineproto.Single, MinCode: 100, MaxCode: 599}
 
 var errLineTooLong = errors.New("line too long")
 
@@ -437,14 +437,8 @@ func (c *conn) ioError(err error, doing string) error {
 	return &fetch.Error{Kind: k, Msg: "nntp: " + doing, Err: err}
 }
 
-// logf writes one verbose line with control characters made visible.
-func (c *conn) logf(format string, a ...any) {
-	if c.verbose == nil {
-		return
-	}
-	s := fmt.Sprintf(format, a...)
-	fmt.Fprintln(c.verbose, fetch.Sanitize(s))
-}
+// logf writes one verbose line (fetch.Logf).
+func (c *conn) logf(format string, a ...any) { fetch.Logf(c.verbose, format, a...) }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 

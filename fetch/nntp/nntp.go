@@ -84,28 +84,31 @@ const DefaultMaxArticles = 100
 type Fetcher struct{}
 
 func init() {
-	fetch.Register("news", Fetcher{})
-	fetch.Register("nntp", Fetcher{})
-	fetch.Register("nntps", Fetcher{})
 	schemes := []string{"news", "nntp", "nntps"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: schemes,
-			Help: "the server for news: URLs (else $" + EnvServer + ")"},
-		fetch.Option{Key: OptMaxArticles, Flag: "max-articles", Kind: fetch.Int, Arg: "N", Schemes: schemes,
-			Default: strconv.Itoa(DefaultMaxArticles), Help: "list a group's newest N articles (0: all)"},
-		fetch.Option{Key: OptDescribe, Flag: "describe", Kind: fetch.Bool, Schemes: schemes,
-			Help: "add group descriptions to group lists"},
-		fetch.Option{Key: OptBody, Flag: "body", Kind: fetch.Bool, Schemes: schemes,
-			Help: "fetch an article's body only (BODY)"},
-		fetch.Option{Key: OptHead, Flag: "article-head", Kind: fetch.Bool, Schemes: schemes,
-			Help: "fetch an article's header block only (HEAD)"},
-	)
-	fetch.RegisterExamples("news",
-		fetch.Example{Args: "--nntp-server news.example.org news:comp.lang.go", Help: "the newest articles of a group"},
-		fetch.Example{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
-		fetch.Example{Args: "news:*", Help: "the groups of $NNTPSERVER"},
-		fetch.Example{Args: "nntp://news.example.org/", Help: "the groups of that server"},
-	)
+	fetch.Register(fetch.Scheme{Name: "news", Fetcher: Fetcher{},
+		Caps: fetch.Gateway | fetch.Lists,
+		Options: []fetch.Option{
+			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: schemes,
+				Help: "the server for news: URLs (else $" + EnvServer + ")"},
+			{Key: OptMaxArticles, Flag: "max-articles", Kind: fetch.Int, Arg: "N", Schemes: schemes,
+				Default: strconv.Itoa(DefaultMaxArticles), Help: "list a group's newest N articles (0: all)"},
+			{Key: OptDescribe, Flag: "describe", Kind: fetch.Bool, Schemes: schemes,
+				Help: "add group descriptions to group lists"},
+			{Key: OptBody, Flag: "body", Kind: fetch.Bool, Schemes: schemes,
+				Help: "fetch an article's body only (BODY)"},
+			{Key: OptHead, Flag: "article-head", Kind: fetch.Bool, Schemes: schemes,
+				Help: "fetch an article's header block only (HEAD)"},
+		},
+		Examples: []fetch.Example{
+			{Args: "--nntp-server news.example.org news:comp.lang.go", Help: "the newest articles of a group"},
+			{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
+			{Args: "news:*", Help: "the groups of $NNTPSERVER"},
+			{Args: "nntp://news.example.org/", Help: "the groups of that server"},
+		}})
+	fetch.Register(fetch.Scheme{Name: "nntp", Fetcher: Fetcher{},
+		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists})
+	fetch.Register(fetch.Scheme{Name: "nntps", Fetcher: Fetcher{},
+		Caps: fetch.Gateway | fetch.Lists})
 }
 
 // target is what a URL asks for, decided before connecting.

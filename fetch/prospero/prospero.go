@@ -36,14 +36,15 @@ const DefaultPort = ardp.DefaultPort
 const maxReply = 1 << 20
 
 func init() {
-	fetch.Register("prospero", Fetcher{})
 	s := []string{"prospero"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
-			Help: "print the URL(s) the name resolves to instead of fetching it"},
-		fetch.Option{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
-			Help: "follow a TELNET/TN3270 access method instead of printing it"},
-	)
+	fetch.Register(fetch.Scheme{Name: "prospero", Fetcher: Fetcher{},
+		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists,
+		Options: []fetch.Option{
+			{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
+				Help: "print the URL(s) the name resolves to instead of fetching it"},
+			{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
+				Help: "follow a TELNET/TN3270 access method instead of printing it"},
+		}})
 }
 
 // Fetcher resolves prospero URLs. The zero value is ready to use.
@@ -124,7 +125,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return fetch.DialNetwork(ctx, req, "udp", addr, "prospero: opening a socket to")
 	}
 	if req.Verbose != nil {
-		t.cfg.Verbose = func(line string) { fmt.Fprintln(req.Verbose, line) }
+		t.cfg.Verbose = func(line string) { fetch.Logf(req.Verbose, "%s", line) }
 	}
 
 	reply, err := t.ask(ctx, objectInfoRequest(t.software, t.user, "#ALL", t.hsoname, t.version))
@@ -144,11 +145,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	return t.resolve(ctx, req, reply, methods, resolve, telnet)
 }
 
-func (t *target) logf(format string, args ...any) {
-	if t.verbose != nil {
-		fmt.Fprintf(t.verbose, format+"\n", args...)
-	}
-}
+func (t *target) logf(format string, args ...any) { fetch.Logf(t.verbose, format, args...) }
 
 // ask sends one request and parses the whole reply.
 func (t *target) ask(ctx context.Context, msg []byte) (*Reply, error) {
@@ -174,7 +171,7 @@ func (t *target) logSent(msg []byte) {
 		return
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(string(msg), "\n"), "\n") {
-		fmt.Fprintf(t.verbose, "> %s\n", fetch.Sanitize(l))
+		t.logf("> %s", l)
 	}
 }
 
@@ -186,10 +183,10 @@ func (t *target) logReceived(msg []byte) {
 	lines := strings.Split(strings.TrimSuffix(string(msg), "\n"), "\n")
 	for i, l := range lines {
 		if i == 50 {
-			fmt.Fprintf(t.verbose, "< … %d more lines\n", len(lines)-i)
+			t.logf("< … %d more lines", len(lines)-i)
 			break
 		}
-		fmt.Fprintf(t.verbose, "< %s\n", fetch.SanitizeLine(l, 200))
+		t.logf("< %s", fetch.SanitizeLine(l, 200))
 	}
 }
 

@@ -3,7 +3,6 @@ package telnet
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -79,7 +78,7 @@ func (c *conn) logf(format string, a ...any) {
 		return
 	}
 	c.vmu.Lock()
-	fmt.Fprintf(c.verbose, format+"\n", a...)
+	fetch.Logf(c.verbose, format, a...)
 	c.vmu.Unlock()
 }
 

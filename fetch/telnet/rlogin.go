@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os/user"
@@ -164,7 +163,7 @@ func (s *rloginSession) logf(format string, a ...any) {
 	if s.verbose != nil {
 		s.vmu.Lock()
 		defer s.vmu.Unlock()
-		fmt.Fprintf(s.verbose, format+"\n", a...)
+		fetch.Logf(s.verbose, format, a...)
 	}
 }
 

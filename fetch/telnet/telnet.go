@@ -36,20 +36,23 @@ const FirstDataWait = 2 * time.Second
 const DefaultEscape = "^]"
 
 func init() {
-	fetch.Register("telnet", Telnet)
-	fetch.Register("rlogin", Rlogin)
-	fetch.Register("tn3270", TN3270)
 	both := []string{"telnet", "rlogin"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptLinger, Kind: fetch.Duration, Arg: "SECONDS", Default: DefaultLinger.String(),
-			Help: "after the end of stdin, wait this long for replies before half-closing the session", Schemes: both},
-		fetch.Option{Key: OptAutologin, Kind: fetch.Bool,
-			Help: "answer the first login: and Password: prompts with the URL's user and password", Schemes: both},
-		fetch.Option{Key: OptEscape, Kind: fetch.String, Arg: "CHAR", Default: DefaultEscape,
-			Help: "escape character of a terminal session (^X, a character, or \"none\")", Schemes: both},
-		fetch.Option{Key: OptWindow, Kind: fetch.String, Arg: "COLSxROWS",
-			Help: "window size to announce when not on a terminal (NAWS, rlogin window change)", Schemes: both},
-	)
+	fetch.Register(fetch.Scheme{Name: "telnet", Fetcher: Telnet,
+		Caps: fetch.ReferralTarget | fetch.Session | fetch.SendsBody,
+		Options: []fetch.Option{
+			{Key: OptLinger, Kind: fetch.Duration, Arg: "SECONDS", Default: DefaultLinger.String(),
+				Help: "after the end of stdin, wait this long for replies before half-closing the session", Schemes: both},
+			{Key: OptAutologin, Kind: fetch.Bool,
+				Help: "answer the first login: and Password: prompts with the URL's user and password", Schemes: both},
+			{Key: OptEscape, Kind: fetch.String, Arg: "CHAR", Default: DefaultEscape,
+				Help: "escape character of a terminal session (^X, a character, or \"none\")", Schemes: both},
+			{Key: OptWindow, Kind: fetch.String, Arg: "COLSxROWS",
+				Help: "window size to announce when not on a terminal (NAWS, rlogin window change)", Schemes: both},
+		}})
+	fetch.Register(fetch.Scheme{Name: "rlogin", Fetcher: Rlogin,
+		Caps: fetch.Session | fetch.SendsBody})
+	fetch.Register(fetch.Scheme{Name: "tn3270", Fetcher: TN3270,
+		Caps: fetch.ReferralTarget | fetch.Session | fetch.SendsBody})
 }
 
 // Telnet is the fetcher registered for telnet URLs.

@@ -44,7 +44,7 @@ func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf(req.Verbose, "* connected to %s", p.addr)
+	fetch.Logf(req.Verbose, "* connected to %s", p.addr)
 	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose, url: p.url, maxRecord: serverBuffer}
 	// Closing the connection is what ends a read or a write stalled on a
 	// server that does not answer: do it when the context ends.
@@ -119,7 +119,7 @@ func (c *conn) read() ([]byte, error) {
 // (Result 0) or cannot read it (a zero-length reply) is used without one,
 // as Lynx always does; an accepted Init gives the server's buffer size.
 func (c *conn) initialize() error {
-	logf(c.verbose, "> Init (message size %d)", serverBuffer)
+	fetch.Logf(c.verbose, "> Init (message size %d)", serverBuffer)
 	c.asked = "the Init"
 	if err := c.write(apdu.AppendInit(nil, serverBuffer, "urlget")); err != nil {
 		return err
@@ -129,7 +129,7 @@ func (c *conn) initialize() error {
 		return err
 	}
 	if len(a) == 0 {
-		logf(c.verbose, "< (empty reply: the server does not take an Init; going on without)")
+		fetch.Logf(c.verbose, "< (empty reply: the server does not take an Init; going on without)")
 		return nil
 	}
 	r, err := apdu.ParseInitResponse(a)
@@ -137,20 +137,12 @@ func (c *conn) initialize() error {
 		return c.protocol("reading the InitResponse: %v", err)
 	}
 	if !r.Accepted {
-		logf(c.verbose, "< InitResponse: refused (going on without an Init)")
+		fetch.Logf(c.verbose, "< InitResponse: refused (going on without an Init)")
 		return nil
 	}
 	if r.MaxRecord > 0 && int(r.MaxRecord) < c.maxRecord {
 		c.maxRecord = int(r.MaxRecord)
 	}
-	logf(c.verbose, "< InitResponse: accepted, message size %d", r.MaxRecord)
+	fetch.Logf(c.verbose, "< InitResponse: accepted, message size %d", r.MaxRecord)
 	return nil
-}
-
-// logf writes one verbose line (server text goes through fetch.Sanitize).
-func logf(w io.Writer, format string, a ...any) {
-	if w == nil {
-		return
-	}
-	fmt.Fprintln(w, fetch.Sanitize(fmt.Sprintf(format, a...)))
 }

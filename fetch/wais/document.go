@@ -91,7 +91,7 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 	if room := c.maxRecord - 2*len(p.docID) - 256; chunk == 0 || chunk > room {
 		chunk = max(room, minChunk)
 	}
-	logf(c.verbose, "* asking for %d bytes at a time, %d %s in flight", chunk, window, plural(window, "request", "requests"))
+	fetch.Logf(c.verbose, "* asking for %d bytes at a time, %d %s in flight", chunk, window, plural(window, "request", "requests"))
 	b := &docBody{c: c, p: p, typ: typ, next: req.Offset, end: p.length, chunk: int64(chunk), window: window}
 	// Read the first reply now, so that a missing document is an error
 	// from Open rather than from the first Read.
@@ -201,7 +201,7 @@ func (b *docBody) fill() error {
 		b.inflight = append(b.inflight, sp)
 		b.next = sp.end
 		if b.c.verbose != nil {
-			logf(b.c.verbose, "> retrieve bytes %d-%d", sp.start, sp.end)
+			fetch.Logf(b.c.verbose, "> retrieve bytes %d-%d", sp.start, sp.end)
 		}
 	}
 	if len(b.wbuf) == 0 {
@@ -247,12 +247,12 @@ func (b *docBody) step() error {
 		if got == 0 {
 			return diagError(b.p.url, d)
 		}
-		logf(b.c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
+		fetch.Logf(b.c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
 	}
 	if !r.HasText && len(r.Diags) == 0 {
 		ended = true // an empty answer: the end of a document of unknown length
 	}
-	logf(b.c.verbose, "< %d bytes", got)
+	fetch.Logf(b.c.verbose, "< %d bytes", got)
 	b.pending = r.Text
 	if ended {
 		b.eof = true
@@ -281,7 +281,7 @@ func (b *docBody) shrink(sp span) error {
 		return b.c.protocol("the server answers every retrieval of bytes from %d with an empty message", sp.start)
 	}
 	b.chunk = max(b.chunk/2, minChunk)
-	logf(b.c.verbose, "< (empty reply: asking for %d-byte chunks)", b.chunk)
+	fetch.Logf(b.c.verbose, "< (empty reply: asking for %d-byte chunks)", b.chunk)
 	b.next = sp.start
 	return nil
 }

@@ -62,9 +62,9 @@ func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resour
 		return nil, err
 	}
 	if p.words == "" {
-		logf(c.verbose, "> search %s with no words (the database's help records), at most %d", p.db, p.maxDocs)
+		fetch.Logf(c.verbose, "> search %s with no words (the database's help records), at most %d", p.db, p.maxDocs)
 	} else {
-		logf(c.verbose, "> search %s for %q, at most %d", p.db, p.words, p.maxDocs)
+		fetch.Logf(c.verbose, "> search %s for %q, at most %d", p.db, p.words, p.maxDocs)
 	}
 	c.asked = "the search request"
 	if err := c.write(apdu.AppendSearch(nil, p.db, p.words, uint32(p.maxDocs))); err != nil {
@@ -82,7 +82,7 @@ func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resour
 		return nil, c.protocol("reading the search results: %v", err)
 	}
 	for _, d := range r.Diags {
-		logf(c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
+		fetch.Logf(c.verbose, "< diagnostic %s: %s", d.Code, d.Text)
 	}
 	if len(r.Headers) == 0 && len(r.Diags) > 0 {
 		return nil, diagError(p.url, r.Diags[0])
@@ -94,9 +94,9 @@ func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resour
 			Msg: fmt.Sprintf("wais: no such database %q on %s (the server returned no records, not even its help records)",
 				fetch.SanitizeLine(p.db, 200), p.addr)}
 	}
-	logf(c.verbose, "< %d documents", len(r.Headers))
+	fetch.Logf(c.verbose, "< %d documents", len(r.Headers))
 	if r.More > 0 {
-		logf(c.verbose, "* %d more documents than asked for were dropped", r.More)
+		fetch.Logf(c.verbose, "* %d more documents than asked for were dropped", r.More)
 	}
 	var body []byte
 	for i := range r.Headers {

@@ -41,25 +41,27 @@ const LockstepChunkSize = 10000
 const maxWindow = 64
 
 func init() {
-	fetch.Register("wais", Fetcher{})
 	schemes := []string{"wais"}
-	fetch.RegisterOptions(
-		fetch.Option{Key: OptMaxResults, Kind: fetch.Int, Arg: "N", Default: strconv.Itoa(DefaultMaxResults), Schemes: schemes,
-			Help: "ask a search for at most N documents (1 to " + strconv.Itoa(maxMaxResults) + ")"},
-		fetch.Option{Key: OptAllowForward, Kind: fetch.Bool, Schemes: schemes,
-			Help: "allow a database named db@host:port, which makes the server forward the search to that host"},
-		fetch.Option{Key: OptPrompt, Kind: fetch.Bool, Schemes: schemes,
-			Help: "ask for the search words when a database URL has none (instead of listing the database's help records)"},
-		fetch.Option{Key: OptChunkSize, Kind: fetch.Int, Arg: "BYTES", Default: "0", Schemes: schemes,
-			Help: "ask for a document BYTES at a time (0: as many as the server's buffer holds, halved while it sends empty replies; " +
-				strconv.Itoa(LockstepChunkSize) + ": what waissearch and Lynx ask)"},
-		fetch.Option{Key: OptPipeline, Kind: fetch.Int, Arg: "N", Default: "1", Schemes: schemes,
-			Help: "keep N document requests in flight (1: one at a time; freeWAIS-sf closes the connection on a request sent ahead)"},
-	)
-	fetch.RegisterExamples("wais",
-		fetch.Example{Args: "wais://wais.example.org/src?gopher", Help: "search a database"},
-		fetch.Example{Args: `-d "gopher protocol" wais://wais.example.org/src`, Help: "the same search, words given with -d (or --search)"},
-	)
+	fetch.Register(fetch.Scheme{Name: "wais", Fetcher: Fetcher{},
+		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		SearchWords: searchWords,
+		Options: []fetch.Option{
+			{Key: OptMaxResults, Kind: fetch.Int, Arg: "N", Default: strconv.Itoa(DefaultMaxResults), Schemes: schemes,
+				Help: "ask a search for at most N documents (1 to " + strconv.Itoa(maxMaxResults) + ")"},
+			{Key: OptAllowForward, Kind: fetch.Bool, Schemes: schemes,
+				Help: "allow a database named db@host:port, which makes the server forward the search to that host"},
+			{Key: OptPrompt, Kind: fetch.Bool, Schemes: schemes,
+				Help: "ask for the search words when a database URL has none (instead of listing the database's help records)"},
+			{Key: OptChunkSize, Kind: fetch.Int, Arg: "BYTES", Default: "0", Schemes: schemes,
+				Help: "ask for a document BYTES at a time (0: as many as the server's buffer holds, halved while it sends empty replies; " +
+					strconv.Itoa(LockstepChunkSize) + ": what waissearch and Lynx ask)"},
+			{Key: OptPipeline, Kind: fetch.Int, Arg: "N", Default: "1", Schemes: schemes,
+				Help: "keep N document requests in flight (1: one at a time; freeWAIS-sf closes the connection on a request sent ahead)"},
+		},
+		Examples: []fetch.Example{
+			{Args: "wais://wais.example.org/src?gopher", Help: "search a database"},
+			{Args: `-d "gopher protocol" wais://wais.example.org/src`, Help: "the same search, words given with -d (or --search)"},
+		}})
 }
 
 // Fetcher fetches wais URLs. The zero value is ready to use and is what is
@@ -277,3 +279,12 @@ func (Fetcher) FileName(u *urlparse.URL) string {
 
 // emptyBody is the body of a Head request.
 func emptyBody() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
+
+// searchWords is the Scheme record's SearchWords: a URL without a search
+// of its own takes the words.
+func searchWords(u *urlparse.URL) (bool, string) {
+	if u.WAIS.HasSearch {
+		return false, "holds its search words already"
+	}
+	return true, ""
+}
