@@ -717,7 +717,7 @@ func ParseEntry(line []byte) fetch.Entry {
 	case "link":
 		e.Type = fetch.EntryLink
 	}
-	if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+	if n, err := strconv.ParseInt(f[1], 10, 64); err == nil && n >= 0 {
 		e.Size = n
 	}
 	if tm, err := time.Parse(time.RFC3339, f[2]); err == nil {

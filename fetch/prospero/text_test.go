@@ -99,3 +99,12 @@ func TestHostPort(t *testing.T) {
 		}
 	}
 }
+
+// TestParseEntryNegativeSize: a size below zero in a listing line is no
+// size (-1), never a negative one (FuzzListing's invariant).
+func TestParseEntryNegativeSize(t *testing.T) {
+	e := ParseEntry([]byte("file -5 - x\tu"))
+	if e.Unparsed || e.Name != "x" || e.Size != -1 || e.URL != "u" {
+		t.Fatalf("ParseEntry = %+v, want x of size -1 at u", e)
+	}
+}

@@ -182,7 +182,30 @@ func Listing(line []byte) fetch.Entry {
 	if len(h.Types) > 0 && h.Types[0] == "WSRC" {
 		t = fetch.EntryOther
 	}
-	return fetch.Entry{Name: h.Headline, Type: t, Size: h.Length, URL: h.URL, Raw: string(line)}
+	name := h.Headline
+	if strings.TrimSpace(name) == "" {
+		// A server may send a hit without a headline: the entry is named
+		// as -O would name the document.
+		name = hitName(h.URL)
+		if name == "" {
+			return fetch.Entry{Raw: string(line), Unparsed: true, Size: -1}
+		}
+	}
+	return fetch.Entry{Name: name, Type: t, Size: h.Length, URL: h.URL, Raw: string(line)}
+}
+
+// hitName is the file name of a hit's document URL (Fetcher.FileName),
+// else the URL's last path segment as written; "" when it has neither.
+func hitName(raw string) string {
+	u, err := urlparse.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	if name := (Fetcher{}).FileName(&u); name != "" {
+		return name
+	}
+	p := strings.TrimRight(u.RawPath, "/")
+	return p[strings.LastIndexByte(p, '/')+1:]
 }
 
 // hitJSON is a hit as FormatJSON writes it.

@@ -92,9 +92,7 @@ func checkHit(t *testing.T, line []byte, want Hit) {
 		h.Date != field(want.Date) || h.Headline != field(want.Headline) || h.URL != want.URL {
 		t.Fatalf("result line %q reads as %+v, made of %+v", line, h, want)
 	}
-	// Not checked: the name. A header without a headline makes an entry
-	// without a name (fetch/wais, left to its owner).
-	if e := Listing(line); e.Unparsed || e.Size < 0 || e.URL == "" {
+	if e := Listing(line); e.Unparsed || e.Name == "" || e.Size < 0 || e.URL == "" {
 		t.Fatalf("result line %q lists as %+v", line, e)
 	}
 	fuzzcheck.Printable(t, "the text rendering", string(renderLine(nil, line, fetch.FormatText)))
