@@ -92,10 +92,13 @@ type Request struct {
 	// text of a mail message, what is typed into a telnet session); nil
 	// for a plain retrieval. BodySize is its length when known, else -1.
 	// The Client hands Body only to a Fetcher that implements BodySender;
-	// it is never sent through an HTTP proxy gateway, and a request with a
-	// Body does not follow redirects.
+	// it is never sent through an HTTP proxy gateway. After a redirect it
+	// is dropped or sent again as Client.KeepPost says; GetBody, when set,
+	// gives the same body afresh for that (nil: Body cannot be replayed,
+	// as a pipe cannot).
 	Body     io.Reader
 	BodySize int64
+	GetBody  func() (io.Reader, error)
 
 	// Compressed asks for a compressed transfer where the protocol offers
 	// one (HTTP: Accept-Encoding: gzip); the fetcher decodes the body, and

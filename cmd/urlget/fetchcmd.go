@@ -79,6 +79,7 @@ type fetchOpts struct {
 	fail           bool
 	location       bool
 	maxRedirs      int
+	post30x        [3]bool // --post301, --post302, --post303
 	head           bool
 	continueAt     string // "", "-" or a byte offset
 	resumeFrom     int64  // continueAt as a number; -1 for "-"
@@ -131,6 +132,9 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
 	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (to http, https and ftp only)")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
+	for i, status := range []string{"301", "302", "303"} {
+		fs.BoolVar(&o.post30x[i], "post"+status, false, "with -L, send the body again with its method after a "+status+" (default: a GET without the body; a 307 or 308 always sends it again)")
+	}
 	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
 	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
 	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
@@ -395,6 +399,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		NetrcFile:       o.netrcFile,
 		FollowRedirects: o.location,
 		MaxRedirects:    maxRedirects(o.maxRedirs),
+		KeepPost:        keepPost(o.post30x),
 		MaxFileSize:     o.maxFilesize,
 		Compressed:      o.compressed,
 		MaxDecompressed: o.maxFilesize,
@@ -436,6 +441,17 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// keepPost is Client.KeepPost for --post301, --post302 and --post303.
+func keepPost(post [3]bool) []int {
+	var keep []int
+	for i, on := range post {
+		if on {
+			keep = append(keep, 301+i)
+		}
+	}
+	return keep
 }
 
 // maxRedirects is Client.MaxRedirects for --max-redirs N: curl's -1 (no

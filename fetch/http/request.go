@@ -24,6 +24,12 @@ const (
 	OptMethod = "http-method"
 	// OptReferer is the Referer header (-e).
 	OptReferer = "http-referer"
+	// OptBodyHeader holds header lines that describe Request.Body
+	// (Content-Type, Expect), in OptHeader's form; they are sent only with
+	// a body, so not after a redirect turned the request into a GET, and
+	// OptHeader lines replace them. No flag sets it: the CLI does, for -d,
+	// -F and -T.
+	OptBodyHeader = "http-body-header"
 )
 
 var httpSchemes = []string{"http", "https"}
@@ -69,7 +75,8 @@ func method(req *fetch.Request) string {
 
 // shape puts the request's own parts on hreq, after the fields urlget
 // sends itself: the body, the Referer, the jar's cookies and the OptHeader
-// lines (which may replace or remove any of those fields).
+// lines (which may replace or remove any of those fields). OptBodyHeader's
+// lines go with the body.
 // jarURL is the URL the cookies belong to (nil for a gateway request).
 func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
 	if req.Body != nil {
@@ -77,6 +84,11 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
 		hreq.ContentLength = req.BodySize // -1: chunked
 		if req.BodySize == 0 {
 			hreq.Body = nethttp.NoBody
+		}
+		for _, line := range req.Options.Strings(OptBodyHeader) {
+			if err := addHeader(hreq, line); err != nil {
+				return err
+			}
 		}
 	}
 	h := hreq.Header
