@@ -902,7 +902,9 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
 		return u, nil
 	}
-	if strings.Contains(raw, "://") {
+	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && knownScheme(strings.ToLower(name)) {
+		// A known scheme with a URL it refuses ("http:/host", "news:") is
+		// that scheme's error, never a host named after the scheme.
 		return u, err
 	}
 	scheme := "http"
