@@ -185,7 +185,7 @@ func (s *rloginSession) Read(p []byte) (int, error) {
 		}
 		if n > 0 {
 			s.sawData(p[:n])
-			return n, nil
+			return n, s.loginErr()
 		}
 		if err != nil {
 			if err == io.EOF && s.pendingCR {
