@@ -46,7 +46,7 @@ complete -c urlget -l search -x -d 'the search words for a gopher type 7 item or
 complete -c urlget -l ask-answer -x -d 'an answer to the next +ASK question (repeat in order; "-": read the answers from stdin)'
 complete -c urlget -l gopher-allow-port -d 'allow ports of line-based services (21, 25, 119, 6379, ...)'
 complete -c urlget -l gopher-text -x -d '"rfc1436" ends text at the first lone "." and undoes dot-stuffing (default auto)'
-complete -c urlget -l raw -d 'print menus and listings exactly as the server sent them'
+complete -c urlget -l raw -d 'print menus, listings and texts exactly as the server sent them (CRLF line ends included)'
 complete -c urlget -l ssl -d 'use STARTTLS when the server offers it'
 complete -c urlget -l ssl-reqd -d 'require STARTTLS'
 complete -c urlget -l ftp-method -x -d 'multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd (default multicwd)'

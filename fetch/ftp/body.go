@@ -187,64 +187,6 @@ func (d *doneBody) Close() error {
 	return nil
 }
 
-// crlfReader turns the NVT-ASCII of a TYPE A transfer (lines ending in
-// CRLF) into local text (lines ending in LF): every CR directly followed by
-// LF is dropped; any other CR is kept.
-type crlfReader struct {
-	r    io.Reader
-	buf  []byte
-	i, n int
-	cr   bool // a CR was read and not yet passed on
-	err  error
-}
-
-func newCRLFReader(r io.Reader) *crlfReader {
-	return &crlfReader{r: r, buf: make([]byte, 32<<10)}
-}
-
-func (a *crlfReader) Read(p []byte) (int, error) {
-	w := 0
-	for w < len(p) {
-		if a.i == a.n {
-			if a.err != nil || w > 0 {
-				break
-			}
-			n, err := a.r.Read(a.buf)
-			a.i, a.n, a.err = 0, n, err
-			continue
-		}
-		c := a.buf[a.i]
-		if a.cr {
-			a.cr = false
-			if c == '\n' {
-				p[w] = '\n'
-				w++
-				a.i++
-			} else {
-				p[w] = '\r'
-				w++
-			}
-			continue
-		}
-		a.i++
-		if c == '\r' {
-			a.cr = true
-			continue
-		}
-		p[w] = c
-		w++
-	}
-	if w == 0 && len(p) > 0 && a.i == a.n && a.err != nil {
-		if a.cr {
-			a.cr = false
-			p[0] = '\r'
-			return 1, nil
-		}
-		return 0, a.err
-	}
-	return w, nil
-}
-
 // lfToCRLF turns local text into NVT-ASCII for a TYPE A upload: every LF
 // not already preceded by CR gets one.
 type lfToCRLF struct {

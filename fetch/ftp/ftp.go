@@ -547,7 +547,7 @@ func (f *Fetcher) newBody(ctx context.Context, c *pconn, dc net.Conn, r *Reply, 
 	var src = countingReader{r: dc, b: b}
 	b.r = src
 	if ascii {
-		b.r = newCRLFReader(src)
+		b.r = fetch.LFReader(src)
 	}
 	return b
 }
@@ -608,7 +608,11 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 		res.Body = &doneBody{f: f, c: c}
 		return res, nil
 	}
-	res.Body = f.newBody(ctx, c, dc, r, false, -1, verb)
+	// A listing is text in NVT-ASCII: its lines end in LF here, as
+	// curl and lftp print them (fetch.TextReader).
+	b := f.newBody(ctx, c, dc, r, false, -1, verb)
+	b.r = fetch.TextReader(b.r, req.Options)
+	res.Body = b
 	return res, nil
 }
 

@@ -140,7 +140,10 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			t.Fatal(err)
 		}
 		got := map[string]bool{}
-		for _, l := range strings.Split(strings.TrimSuffix(string(body), "\r\n"), "\r\n") {
+		if bytes.Contains(body, []byte("\r")) {
+			t.Errorf(";type=d listing holds CR: %q", body)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
 			got[l] = true
 		}
 		for _, n := range []string{"binary.bin", "hello.txt", "1mb.txt", "a", "empty", "dir with spaces", "semi;colon.txt", "100%.txt", "link-to-hello"} {

@@ -21,8 +21,10 @@
 // neither, Open fails with ErrMalformed (exit 3) saying how to set one. A
 // news://host/… URL (RFC 5538) uses its own host.
 //
-// Articles are streamed as the server sends them on the wire (CRLF line
-// ends) with dot-stuffing undone; nothing is ever buffered whole.
+// Articles are streamed with dot-stuffing undone and their lines ending in
+// LF, as a person or a pipe expects (fetch.TextReader: Options["raw"]
+// keeps the wire's CRLF); a resume offset counts those bytes. Nothing is ever
+// buffered whole.
 //
 // Listings are text, one tab-separated line per item, "\n"-terminated:
 //

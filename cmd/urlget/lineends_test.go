@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// TestListingLinesBesideCurl: ftp listings (LIST, NLST, ;type=d) print
+// lines ending in LF, byte for byte as curl prints them, so that
+// "urlget -l URL | while read f" gets clean names; --raw keeps the wire's
+// CRLF.
+func TestListingLinesBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	pub := s.URL + "/pub/"
+	runSideBySide(t, curl, []sideCase{
+		{name: "NLST", args: []string{"-l", pub}},
+		{name: "LIST", args: []string{pub}},
+		{name: ";type=d", args: []string{pub + "a/;type=d"}},
+	})
+	out, _ := runLines(t, "--raw", "-l", pub)
+	if !strings.Contains(out, "hello.txt\r\n") {
+		t.Errorf("--raw -l: %q, want the wire's CRLF", out)
+	}
+}
+
+// TestTextLinesEndInLF: a news article and a gopher text print with LF
+// line ends (curl prints a gopher text's CRLF as sent); --raw gives the
+// wire's bytes.
+func TestTextLinesEndInLF(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	g := testserver.StartGophernicus(t, testserver.GopherConfig{})
+	hello := g.URL("0/hello.txt")
+	if out, _ := runLines(t, hello); out != testserver.GopherHello {
+		t.Errorf("gopher text: %q, want %q", out, testserver.GopherHello)
+	}
+	wire, err := exec.Command(curl, "-s", hello).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := runLines(t, "--raw", hello); out != string(wire) || !strings.Contains(out, "\r\n") {
+		t.Errorf("gopher text --raw: %q, curl %q", out, wire)
+	}
+
+	n := testserver.StartINN(t, testserver.INNConfig{})
+	article := "nntp://" + n.Addr + "/" + strings.Trim(testserver.INNKnownID, "<>")
+	out, code := runLines(t, article)
+	if code != 0 || strings.Contains(out, "\r") || !strings.Contains(out, "\nSubject: Known article one\n") {
+		t.Errorf("article: exit %d %q", code, out)
+	}
+	if out, _ := runLines(t, "--raw", article); !strings.Contains(out, "\r\nSubject: Known article one\r\n") {
+		t.Errorf("article --raw: %q", out)
+	}
+}
+
+// runLines runs urlget -s with args and returns its stdout and exit code.
+func runLines(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(env{args: append([]string{"-s"}, args...), stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	if code != 0 {
+		t.Errorf("%q: exit %d %s", args, code, errb.String())
+	}
+	return out.String(), code
+}
