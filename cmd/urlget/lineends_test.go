@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -66,4 +67,27 @@ func runLines(t *testing.T, args ...string) (string, int) {
 		t.Errorf("%q: exit %d %s", args, code, errb.String())
 	}
 	return out.String(), code
+}
+
+// TestFTPTypeBesideCurl: without ;type= an ftp file is binary, the
+// server's bytes as curl gives them, whatever its name; -B asks for ASCII
+// (CRLF made LF); -I on an ASCII transfer reports the server's SIZE, as
+// curl -I does.
+func TestFTPTypeBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	hello := s.URL + "/pub/hello.txt"
+	runSideBySide(t, curl, []sideCase{
+		{name: "no typecode", args: []string{hello}},
+		{name: "no typecode -O", args: []string{"-O", hello}},
+		{name: "-B", args: []string{"-B", hello}},
+		{name: ";type=a", args: []string{hello + ";type=a"}},
+	})
+	if out, _ := runLines(t, hello); out != string(testserver.FTPHello) {
+		t.Errorf("no typecode: %q, want the server's %q", out, testserver.FTPHello)
+	}
+	want := fmt.Sprintf("Content-Length: %d\r\n", len(testserver.FTPHello))
+	if out, _ := runLines(t, "-I", hello+";type=a"); !strings.Contains(out, want) {
+		t.Errorf("-I ;type=a: %q, want %q", out, want)
+	}
 }

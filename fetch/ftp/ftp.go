@@ -98,9 +98,9 @@ func init() {
 		fetch.Option{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: "$USER@hostname", Schemes: ftp, Help: "the anonymous password"},
 		fetch.Option{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
 		fetch.Option{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
-			Help: "ASCII transfers when the URL has no ;type="},
+			Help: "ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server's bytes)"},
 		fetch.Option{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
-			Help: "binary transfers when the URL has no ;type= (no guessing from the name)"},
+			Help: "binary transfers when the URL has no ;type= (the default; undoes -B)"},
 		fetch.Option{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
 	)
 	fetch.RegisterExamples("ftp",
@@ -255,7 +255,10 @@ func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
 			p.typ = o.typ
 		}
 		if p.typ == 0 {
-			p.typ = GuessType(f.Name)
+			// RFC 1738 leaves the type to the client's guess: binary,
+			// the only guess that never alters the data (as curl, wget
+			// and lftp); ASCII only for ;type=a or -B.
+			p.typ = 'i'
 		}
 	}
 	return p, nil
@@ -465,10 +468,11 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	}
 	size := int64(-1)
 	missing := false
-	if p.typ == 'i' {
+	if p.typ == 'i' || req.Head {
 		// SIZE counts the bytes of the file as stored, which is what a
-		// binary transfer sends; in ASCII mode it means nothing (and
-		// ProFTPD refuses it).
+		// binary transfer sends; in ASCII mode it is no promise about
+		// the converted body (and ProFTPD refuses it), but -I reports
+		// the server's answer, as curl does.
 		r, err := c.cmd("SIZE", p.name, true)
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
@@ -478,7 +482,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
 				size = n
 			}
-		case r.code == 550:
+		case r.code == 550 && p.typ == 'i':
 			missing = true
 		}
 	}

@@ -302,18 +302,6 @@ func TestSendRefusesLineBreaks(t *testing.T) {
 	}
 }
 
-func TestGuessType(t *testing.T) {
-	for name, want := range map[string]byte{
-		"readme.txt": 'a', "INDEX.HTML": 'a', "x.c": 'a', "patch.diff": 'a', "a.b.md": 'a',
-		"file.bin": 'i', "x.txt.gz": 'i', "README": 'i', "noext.": 'i', ".txt": 'a',
-		"archive.tar": 'i', "photo.JPG": 'i', "dir.txt/x": 'i', "": 'i',
-	} {
-		if got := GuessType(name); got != want {
-			t.Errorf("GuessType(%q) = %c, want %c", name, got, want)
-		}
-	}
-}
-
 func TestLFToCRLF(t *testing.T) {
 	for in, want := range map[string]string{"a\nb\r\nc": "a\r\nb\r\nc", "\n\n": "\r\n\r\n"} {
 		got, _ := io.ReadAll(&lfToCRLF{r: iotest.OneByteReader(strings.NewReader(in))})
