@@ -65,7 +65,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	s := e.Msg
-	if _, quiet := e.Err.(Sentinel); quiet && s != "" {
+	if quiet(e.Err) && s != "" {
 		return strings.ReplaceAll(s, "\n", " ")
 	}
 	if e.Err != nil {
@@ -79,6 +79,20 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// quietCause is an underlying error kept for errors.Is and errors.As whose
+// text an Error with a Msg does not repeat: the Msg says it in our words.
+type quietCause struct{ error }
+
+func (q quietCause) Unwrap() error { return q.error }
+
+func quiet(err error) bool {
+	switch err.(type) {
+	case Sentinel, quietCause:
+		return true
+	}
+	return false
+}
 
 // Sentinel is an error value that names a class of failure for errors.Is
 // (gopher.ErrNeedSearch). An *Error that wraps one and has a Msg of its

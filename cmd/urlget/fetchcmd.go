@@ -481,6 +481,11 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		}
 		if r.err != nil {
 			status = r.code
+			if closedPipe(r.err) {
+				// The reader of a pipe went away (| head): a normal end
+				// of a pipeline, said with the exit code alone.
+				return status
+			}
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
 				c.reportKept(r)
@@ -491,6 +496,12 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		}
 	}
 	return status
+}
+
+// closedPipe reports whether err is a write to a pipe whose reader has
+// gone.
+func closedPipe(err error) bool {
+	return fetch.KindOf(err) == fetch.ErrWrite && errors.Is(err, syscall.EPIPE)
 }
 
 // outSpecFor is the output of URL number i (from 0).
@@ -720,10 +731,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	// -w reports the last attempt.
 	r.status, r.contentType, r.size = 0, "", 0
-	received := int64(0)
+	received, total := int64(0), int64(-1)
 	defer func() {
 		if err != nil {
-			err = c.classify(ctx, actx, err, received)
+			err = c.classify(ctx, actx, err, received, total)
 		}
 	}()
 
@@ -759,6 +770,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer res.Body.Close()
+	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what present makes of it.
 	res.ContentType = c.shownType(res)
@@ -814,8 +826,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 }
 
 // classify turns any error of an attempt into a typed one: a deadline of
-// --max-time is a timeout (28), an interrupt is an abort (42).
-func (c *fetchCmd) classify(ctx, actx context.Context, err error, received int64) error {
+// --max-time is a timeout (28) saying what arrived of what (total -1:
+// unknown), as curl does; an interrupt is an abort (42).
+func (c *fetchCmd) classify(ctx, actx context.Context, err error, received, total int64) error {
 	var rs *errRetryStatus
 	var fe *fetch.Error
 	switch {
@@ -824,11 +837,12 @@ func (c *fetchCmd) classify(ctx, actx context.Context, err error, received int64
 	case ctx.Err() != nil:
 		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
 	case actx.Err() == context.DeadlineExceeded:
-		if errors.As(err, &fe) && fe.Kind == fetch.ErrTimeout {
-			return err
+		of := ""
+		if total >= 0 {
+			of = fmt.Sprintf(" out of %d", total)
 		}
-		return fetch.NewError(fetch.ErrTimeout, fmt.Sprintf("operation timed out after %d milliseconds with %d bytes received",
-			c.o.maxTime.Milliseconds(), received), nil)
+		return fetch.NewError(fetch.ErrTimeout, fmt.Sprintf("operation timed out after %d milliseconds with %d%s bytes received",
+			c.o.maxTime.Milliseconds(), received, of), nil)
 	case errors.As(err, &fe):
 		return err
 	}

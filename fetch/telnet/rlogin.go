@@ -138,7 +138,7 @@ func dialReserved(ctx context.Context, addr string) (net.Conn, error) {
 		if k == fetch.ErrOther {
 			k = fetch.ErrConnect
 		}
-		return nil, &fetch.Error{Kind: k, Msg: "rlogin: connecting to " + addr, Err: err}
+		return nil, &fetch.Error{Kind: k, Msg: "rlogin: could not connect to " + addr, Err: fetch.NetCause(err)}
 	}
 	return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "rlogin: every source port from 512 to 1023 is in use", Err: last}
 }
