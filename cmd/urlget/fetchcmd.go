@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,6 +106,7 @@ type fetchOpts struct {
 	userAgent      string
 	maxFilesize    int64
 	insecure       bool
+	cacert, capath string // --cacert FILE, --capath DIR
 	compressed     bool
 	remoteTime     bool
 	help           bool
@@ -153,6 +157,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.String("max-filesize", "", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
+	fs.StringVar(&o.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
 	fs.BoolVar(&o.compressed, "compressed", false, "ask for a compressed body and decode it")
 	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress meter, no error messages")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")
@@ -362,6 +368,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		fmt.Fprintf(e.stderr, "urlget: warning: %d -o/-O for %d %s: the extra ones are unused\n", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
 	}
 	c, err := newFetchCmd(e, o)
+	if fetch.KindOf(err) == fetch.ErrCACert {
+		return fail(e, fetch.ExitCode(err), "(%d) %v", fetch.ExitCode(err), err)
+	}
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
@@ -409,6 +418,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		LowSpeedLimit:   o.speedLimit,
 		LowSpeedTime:    o.speedTime,
 	}
+	if o.cacert != "" || o.capath != "" {
+		pool, err := rootCAs(o.cacert, o.capath)
+		if err != nil {
+			return nil, err
+		}
+		cl.TLS = &tls.Config{RootCAs: pool}
+	}
 	if o.limitRate > 0 {
 		cl.LimitRate = fetch.NewLimiter(o.limitRate)
 	}
@@ -441,6 +457,47 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// rootCAs is the pool of CA certificates from --cacert FILE and the PEM
+// files in --capath DIR, which replace the system's (as in curl). A file
+// or directory that gives no certificate is ErrCACert (curl's exit 77).
+func rootCAs(file, dir string) (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	var files []string
+	if file != "" {
+		files = append(files, file)
+	}
+	if dir != "" {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir, pathErr(err))
+		}
+		for _, de := range des {
+			if de.Type().IsRegular() || de.Type()&os.ModeSymlink != 0 {
+				files = append(files, filepath.Join(dir, de.Name()))
+			}
+		}
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			if f == file {
+				return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file, pathErr(err))
+			}
+			continue
+		}
+		if pool.AppendCertsFromPEM(b) {
+			n++
+		} else if f == file {
+			return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file+": no PEM certificate in it", nil)
+		}
+	}
+	if n == 0 {
+		return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir+": no PEM certificate in it", nil)
+	}
+	return pool, nil
 }
 
 // keepPost is Client.KeepPost for --post301, --post302 and --post303.

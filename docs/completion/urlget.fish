@@ -33,6 +33,8 @@ complete -c urlget -l noproxy -x -d 'comma-separated HOSTS to reach without a pr
 complete -c urlget -s 'A' -l user-agent -x -d 'send NAME as the user agent'
 complete -c urlget -l max-filesize -x -d 'refuse or stop a body over BYTES (suffix k, M, G allowed; exit 63)'
 complete -c urlget -s 'k' -l insecure -d 'do not verify TLS certificates'
+complete -c urlget -l cacert -r -F -d 'trust the CA certificates in FILE (PEM) instead of the system\'s'
+complete -c urlget -l capath -r -a '(__fish_complete_directories)' -d 'trust the CA certificates in the PEM files in DIR instead of the system\'s'
 complete -c urlget -l compressed -d 'ask for a compressed body and decode it'
 complete -c urlget -s 's' -l silent -d 'no progress meter, no error messages'
 complete -c urlget -s 'S' -l show-error -d 'with -s, still print error messages'

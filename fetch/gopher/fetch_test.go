@@ -673,10 +673,10 @@ func TestGophers(t *testing.T) {
 	if len(urls) != 2 || urls[0] != "gophers://"+s.Addr+"/0/docs/one.txt" {
 		t.Errorf("urls %v", urls)
 	}
-	// Not trusted: ErrTLS, nothing sent.
+	// Not trusted: ErrCertificate, nothing sent.
 	before := s.BytesIn()
 	_, _, err = get(t, client(nil), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 	if s.BytesIn() != before {
 		t.Errorf("request sent over an untrusted connection")
 	}

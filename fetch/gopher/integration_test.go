@@ -269,7 +269,7 @@ func TestPygopherdTLS(t *testing.T) {
 		t.Errorf("plain hello.txt: %q", body)
 	}
 	_, _, err = get(t, client(nil), "gophers://"+s.Addr+"/0/hello.txt")
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 }
 
 func TestGophernicus(t *testing.T) {
@@ -397,5 +397,5 @@ func TestGophernicusTLS(t *testing.T) {
 		t.Errorf("gophers menu %q", body)
 	}
 	_, _, err = get(t, client(nil), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 }

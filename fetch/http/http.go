@@ -399,7 +399,7 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	switch {
 	case errors.As(err, &verr), errors.As(err, &rerr), errors.As(err, &aerr),
 		errors.As(err, &uerr), errors.As(err, &herr), errors.As(err, &cerr):
-		return &fetch.Error{Kind: fetch.ErrTLS, Msg: "TLS", Err: err}
+		return fetch.TLSError(err, "https")
 	}
 	if k := fetch.KindOf(err); k != fetch.ErrOther {
 		return &fetch.Error{Kind: k, Err: err}

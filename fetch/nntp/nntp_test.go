@@ -832,10 +832,10 @@ func TestNNTPS(t *testing.T) {
 	if !strings.HasPrefix(string(b), "1\t") || !strings.Contains(string(b), "\tnntps://"+s.Addr+"/local.test/1\n") {
 		t.Errorf("listing %q", b)
 	}
-	// Without trusting the certificate: a TLS error.
+	// Without trusting the certificate: a certificate error (exit 60).
 	req.TLS = nil
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 }
 
 func TestStartTLS(t *testing.T) {
