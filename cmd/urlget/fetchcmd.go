@@ -39,6 +39,9 @@ const copyBufSize = 1 << 20
 type outSpec struct {
 	remote bool   // -O: name it after the URL
 	name   string // -o FILE; "-" is stdout
+	// implicit: stdout because no -o/-O was given (not -o -), so binary
+	// data is refused on a terminal.
+	implicit bool
 }
 
 // outFlag is the pflag.Value behind -o and -O: both append to one list so
@@ -569,7 +572,7 @@ func (c *fetchCmd) outSpecFor(i int) outSpec {
 	if c.o.remoteNameAll {
 		return outSpec{remote: true}
 	}
-	return outSpec{name: "-"}
+	return outSpec{name: "-", implicit: true}
 }
 
 // xferResult is what is known about one URL's transfer, for -w and the exit

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
 )
 
 // TestNoGoWording: the messages of a --max-time, a name that does not
@@ -82,4 +83,30 @@ func TestNoGoWording(t *testing.T) {
 			t.Errorf("exit %d %q, want 23 and nothing said", code, errb.String())
 		}
 	})
+}
+
+// TestBinaryToTerminalRefused: binary data bound for a terminal without
+// -o is refused as curl refuses it (exit 23, nothing written); -o - prints
+// it, text passes, and a pipe gets everything.
+func TestBinaryToTerminalRefused(t *testing.T) {
+	bin := []byte("\x00\x01\x02binary\xff")
+	g := gophertest.Start(t, &gophertest.Site{Items: map[string]*gophertest.Item{
+		"file.bin": {Type: '9', Data: bin},
+		"t.txt":    {Type: '0', Data: []byte("text\r\n")},
+	}})
+	terminal := func(c *fetchCmd) { c.isTerminal = func(io.Writer) bool { return true } }
+	r := runCLIWith(t, nil, terminal, g.URL("9file.bin"))
+	want := "urlget: (23) binary output can mess up your terminal: use -o - (--output -) to print it anyway, or -o FILE to save it\n"
+	if r.code != 23 || r.stdout != "" || r.stderr != want {
+		t.Errorf("binary to a terminal: %+v, want 23 %q", r, want)
+	}
+	if r := runCLIWith(t, nil, terminal, "-o", "-", g.URL("9file.bin")); r.code != 0 || r.stdout != string(bin) {
+		t.Errorf("-o -: %+v", r)
+	}
+	if r := runCLIWith(t, nil, terminal, g.URL("0t.txt")); r.code != 0 || r.stdout != "text\n" {
+		t.Errorf("text to a terminal: %+v", r)
+	}
+	if r := runCLI(t, nil, g.URL("9file.bin")); r.code != 0 || r.stdout != string(bin) {
+		t.Errorf("binary to a pipe: %+v", r)
+	}
 }
