@@ -454,12 +454,29 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 			cl.Options = fetch.Options{}
 		}
 		cl.Options[fetch.OptInteractive] = "1"
+		if cl.HasUser && !cl.HasPassword && anyHTTP(o.urls) {
+			// -u USER for http: the password is asked for before the
+			// request, as curl does (ftp asks when the server does).
+			if pw, ok := readSecret(e, f, "Enter host password for user '"+fetch.SanitizeLine(cl.User, 64)+"': "); ok {
+				cl.Password, cl.HasPassword = pw, true
+			}
+		}
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
 	if o.writeOut != "" {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// anyHTTP reports whether one of the URLs is an http or https URL.
+func anyHTTP(urls []string) bool {
+	for _, raw := range urls {
+		if u, err := parseFetchURL(raw); err == nil && isHTTPURL(u.Scheme) {
+			return true
+		}
+	}
+	return false
 }
 
 // rootCAs is the pool of CA certificates from --cacert FILE and the PEM
