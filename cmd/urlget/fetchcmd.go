@@ -364,11 +364,11 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 			}
 		}
 		for _, w := range o.scheme.unused(schemes) {
-			fmt.Fprintf(e.stderr, "urlget: warning: %s\n", w)
+			warnf(e.stderr, "%s", w)
 		}
 	}
 	if n := len(o.outputs); n > len(o.urls) && !o.silent {
-		fmt.Fprintf(e.stderr, "urlget: warning: %d -o/-O for %d %s: the extra ones are unused\n", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
+		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
 	}
 	c, err := newFetchCmd(e, o)
 	if fetch.KindOf(err) == fetch.ErrCACert {
@@ -681,7 +681,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 			break
 		}
 		if !c.o.silent {
-			fmt.Fprintf(c.e.stderr, "Warning: problem: %s. Will retry in %s. %d %s left.\n",
+			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
 				oneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
 		if err := c.sleep(ctx, wait); err != nil {

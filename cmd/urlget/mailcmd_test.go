@@ -22,7 +22,7 @@ func TestMailtoCLI(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "a@example.org: sent via smtp://"+srv.Addr) {
 		t.Fatalf("send: %+v", r)
 	}
-	if !strings.Contains(r.stderr, `Warning: mailto: header field "x-evil" ignored`) {
+	if !strings.Contains(r.stderr, "urlget: warning: mailto: header field \"x-evil\" ignored: ") {
 		t.Errorf("no warning: %q", r.stderr)
 	}
 	m := srv.Messages()

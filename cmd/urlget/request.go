@@ -619,7 +619,7 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 // a search.
 func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, error) {
 	if w := c.dataWarning(u); w != "" && !c.o.silent {
-		fmt.Fprintf(c.e.stderr, "urlget: warning: %s\n", w)
+		warnf(c.e.stderr, "%s", w)
 	}
 	if c.o.uploadFile == "" {
 		return u, nil

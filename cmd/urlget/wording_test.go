@@ -12,6 +12,8 @@ import (
 
 	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/fetch/mailto/smtptest"
+	"github.com/urlget/urlget/fetch/nntp/nntptest"
 )
 
 // TestNoGoWording: the messages of a --max-time, a name that does not
@@ -108,5 +110,34 @@ func TestBinaryToTerminalRefused(t *testing.T) {
 	}
 	if r := runCLI(t, nil, g.URL("9file.bin")); r.code != 0 || r.stdout != string(bin) {
 		t.Errorf("binary to a pipe: %+v", r)
+	}
+}
+
+// TestMIDServerAndWarnings: --nntp-server is what a mid: URL is fetched
+// from, so it draws no "ignored" warning; without a server the message
+// talks about mid:; every warning begins "urlget: warning: " (mailto's
+// too).
+func TestMIDServerAndWarnings(t *testing.T) {
+	t.Setenv("NNTPSERVER", "")
+	s := (&nntptest.Server{Groups: nntptest.Sample()}).Start(t)
+	r := runCLI(t, nil, "--nntp-server", s.Addr, "mid:known-1@example.net")
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, "Subject: Known article one\n") {
+		t.Errorf("mid: with --nntp-server: %+v", r)
+	}
+	r = runCLI(t, nil, "mid:known-1@example.net")
+	want := "urlget: (3) mid: a mid: URL is fetched from a news server: give one with --nntp-server HOST[:PORT] or set NNTPSERVER=HOST[:PORT]\n"
+	if r.code != 3 || r.stderr != want {
+		t.Errorf("mid: without a server: %d %q, want 3 %q", r.code, r.stderr, want)
+	}
+	// A flag for another scheme, and mailto's own warnings: one prefix.
+	srv := (&smtptest.Server{}).Start(t)
+	r = runMail(t, "", "--ftp-mlsd", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "mailto:a@example.org?x-evil=1")
+	for _, line := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
+		if !strings.HasPrefix(line, "urlget: warning: ") {
+			t.Errorf("warning line %q", line)
+		}
+	}
+	if !strings.Contains(r.stderr, "urlget: warning: mailto: header field \"x-evil\" ignored: ") {
+		t.Errorf("mailto warnings: %q", r.stderr)
 	}
 }

@@ -72,7 +72,7 @@ complete -c urlget -l smtp-server -x -d 'the SMTP server (also smtp:// or smtps:
 complete -c urlget -l mail-allow-bcc -d 'send the blind copies a URL\'s bcc field asks for (refused otherwise)'
 complete -c urlget -l dry-run -d 'write the composed message instead of sending it'
 complete -c urlget -l yes -d 'send without asking on a terminal'
-complete -c urlget -l nntp-server -x -d 'the server for news: URLs (else $NNTPSERVER)'
+complete -c urlget -l nntp-server -x -d 'the server for news: and mid: URLs (else $NNTPSERVER)'
 complete -c urlget -l max-articles -x -d 'list a group\'s newest N articles (0: all) (default 100)'
 complete -c urlget -l describe -d 'add group descriptions to group lists'
 complete -c urlget -l body -d 'fetch an article\'s body only (BODY)'

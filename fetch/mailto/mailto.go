@@ -132,23 +132,25 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 type warningsKey struct{}
 
 // WithWarnings gives Open a writer for its warnings (the URL's ignored
-// header fields, blind copies), one line each: a program passes its
-// standard error this way. Without one they go to Request.Verbose, else to
-// os.Stderr: they are never dropped.
+// header fields, blind copies), one line each, without a prefix: a program
+// passes its standard error this way, adding its own. Without one they go
+// to Request.Verbose, else to os.Stderr, after "warning: ": they are never
+// dropped.
 func WithWarnings(ctx context.Context, w io.Writer) context.Context {
 	return context.WithValue(ctx, warningsKey{}, w)
 }
 
 // warn reports a composition warning (see WithWarnings).
 func warn(ctx context.Context, req *fetch.Request, line string) {
+	line = fetch.SanitizeLine(line, 300)
 	w, _ := ctx.Value(warningsKey{}).(io.Writer)
 	if w == nil {
-		w = req.Verbose
+		w, line = req.Verbose, "warning: "+line
 	}
 	if w == nil {
 		w = os.Stderr
 	}
-	fmt.Fprintln(w, "Warning: "+fetch.SanitizeLine(line, 300))
+	fmt.Fprintln(w, line)
 }
 
 func bodyError(err error) error {

@@ -145,6 +145,9 @@ func article(ctx context.Context, req *fetch.Request, id string, head bool) (*fe
 	delete(opts, nntp.OptBody)
 	r.Options = opts
 	res, err := nntp.Fetcher{}.Open(ctx, &r)
+	if errors.Is(err, nntp.ErrNoServer) {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "mid: a mid: URL is fetched from a news server: " + nntp.NoServerHint, Err: nntp.ErrNoServer}
+	}
 	if err != nil {
 		return nil, err
 	}

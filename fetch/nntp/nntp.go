@@ -48,6 +48,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,8 +92,8 @@ func init() {
 	fetch.Register("nntps", Fetcher{})
 	schemes := []string{"news", "nntp", "nntps"}
 	fetch.RegisterOptions(
-		fetch.Option{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: schemes,
-			Help: "the server for news: URLs (else $" + EnvServer + ")"},
+		fetch.Option{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: append(slices.Clip(schemes), "mid", "cid"),
+			Help: "the server for news: and mid: URLs (else $" + EnvServer + ")"},
 		fetch.Option{Key: OptMaxArticles, Flag: "max-articles", Kind: fetch.Int, Arg: "N", Schemes: schemes,
 			Default: strconv.Itoa(DefaultMaxArticles), Help: "list a group's newest N articles (0: all)"},
 		fetch.Option{Key: OptDescribe, Flag: "describe", Kind: fetch.Bool, Schemes: schemes,
@@ -264,6 +265,13 @@ func resolve(req *fetch.Request) (*target, error) {
 	return t, nil
 }
 
+// ErrNoServer is wrapped by the error of a news: URL when no server is
+// given; NoServerHint says how to give one.
+const ErrNoServer = fetch.Sentinel("no news server given")
+
+// NoServerHint says how to give a news server.
+const NoServerHint = "give one with --nntp-server HOST[:PORT] or set " + EnvServer + "=HOST[:PORT]"
+
 // serverFromOptions sets the server of a news: URL from Options or the
 // environment.
 func serverFromOptions(req *fetch.Request, t *target) error {
@@ -272,7 +280,7 @@ func serverFromOptions(req *fetch.Request, t *target) error {
 		s, from = os.Getenv(EnvServer), "$"+EnvServer
 	}
 	if s == "" {
-		return malformed("a news: URL names no server: give one with --nntp-server HOST[:PORT] or set " + EnvServer + "=HOST[:PORT] (or use nntp://HOST/…)")
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "nntp: a news: URL names no server: " + NoServerHint + " (or use nntp://HOST/…)", Err: ErrNoServer}
 	}
 	host, port, err := splitServer(s)
 	if err != nil {
