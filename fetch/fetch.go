@@ -139,7 +139,7 @@ type Meta struct {
 	ContentType  string    // MIME type, when the protocol says
 	ItemType     byte      // gopher item type, 0 elsewhere
 	EffectiveURL string    // the URL finally fetched, after redirects
-	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none
+	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none; ftp: the final reply (226) once the body has been read to its end
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing
 
@@ -235,6 +235,11 @@ type Resource struct {
 	// pauses, so that a terminal sees items as they arrive. Callers that
 	// want the bytes as the server sent them read Body instead.
 	Render func(w io.Writer, body io.Reader, f Format) error
+	// WireBytes, when set, tells how many bytes of the body have come
+	// over the wire so far, for a body that is decoded on the way (HTTP
+	// with Request.Compressed): curl's size_download. Nil when the body's
+	// bytes are the wire's.
+	WireBytes func() int64
 }
 
 // Format is how Resource.Render presents a result.

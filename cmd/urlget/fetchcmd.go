@@ -896,6 +896,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	n, err := c.copyBody(body, out, skip, u.Scheme == "file" && body == res.Body)
 	received = n
 	r.size = n
+	if res.WireBytes != nil {
+		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
+	}
+	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
 	if err != nil {
 		return err
 	}

@@ -91,3 +91,18 @@ func TestFTPTypeBesideCurl(t *testing.T) {
 		t.Errorf("-I ;type=a: %q, want %q", out, want)
 	}
 }
+
+// TestWriteOutBesideCurl: -w %{size_download} counts the bytes on the wire
+// (with --compressed, the gzip bytes), and %{response_code} of an ftp
+// transfer is its final reply (226), as curl reports them.
+func TestWriteOutBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s, _ := nginxFixture(t)
+	f := testserver.StartFTP(t, testserver.Vsftpd)
+	w := "%{response_code} %{size_download}\\n"
+	runSideBySide(t, curl, []sideCase{
+		{name: "--compressed size", args: []string{"--compressed", "-w", w, "-o", "/dev/null", s.URL + "/text.txt"}},
+		{name: "ftp RETR", args: []string{"-w", w, "-o", "/dev/null", f.URL + "/pub/binary.bin"}},
+		{name: "ftp LIST", args: []string{"-w", w, "-o", "/dev/null", f.URL + "/pub/"}},
+	})
+}

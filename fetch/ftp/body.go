@@ -26,6 +26,7 @@ type dataBody struct {
 	n     int64 // bytes read from the data connection
 	final bool  // the final reply came instead of a 1xx: none to wait for
 	what  string
+	res   *fetch.Resource // its Status becomes the final reply's (226) at the end
 
 	err    error // sticky: io.EOF or a typed error
 	inStep bool  // the control connection has no reply outstanding
@@ -101,6 +102,10 @@ func (b *dataBody) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
+// wireBytes is Resource.WireBytes: the bytes of the data connection,
+// before any conversion of line ends.
+func (b *dataBody) wireBytes() int64 { return b.n }
+
 // end handles the end of the data stream: EOF means read the final reply.
 func (b *dataBody) end(err error) {
 	if err != io.EOF {
@@ -136,6 +141,9 @@ func (b *dataBody) end(err error) {
 			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": transfer failed",
 				Err: &ReplyError{Command: b.what, Code: r.code, Text: r.Text()}}
 			return
+		}
+		if b.res != nil {
+			b.res.Status = r.code // the final reply, curl's response_code
 		}
 	} else {
 		b.inStep = true

@@ -540,10 +540,14 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
 	}
 	b := f.newBody(ctx, c, dc, r, p.typ == 'a', want, "RETR")
-	return &fetch.Resource{
+	b.res = &fetch.Resource{
 		Meta: fetch.Meta{Size: want, ModTime: mtime, Offset: offset, Status: r.code},
 		Body: b,
-	}, nil
+	}
+	if b.ascii {
+		b.res.WireBytes = b.wireBytes
+	}
+	return b.res, nil
 }
 
 func (f *Fetcher) newBody(ctx context.Context, c *pconn, dc net.Conn, r *Reply, ascii bool, want int64, what string) *dataBody {
@@ -616,7 +620,7 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 	// curl and lftp print them (fetch.TextReader).
 	b := f.newBody(ctx, c, dc, r, false, -1, verb)
 	b.r = fetch.TextReader(b.r, req.Options)
-	res.Body = b
+	res.Body, b.res, res.WireBytes = b, res, b.wireBytes
 	return res, nil
 }
 
