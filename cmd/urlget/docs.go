@@ -67,22 +67,32 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 	p("%s", roff(strings.TrimSpace(body)))
 	p(".PP")
 	p("%s", roff("urlget url parses, resolves and normalizes URLs without touching the network; urlget mirror copies an ftp or gopher archive into a directory and keeps it in step (see urlget mirror --help)."))
+	flag := func(f *pflag.Flag) {
+		p(".TP")
+		names := `\fB\-\-` + roff(f.Name) + `\fR`
+		if f.Shorthand != "" {
+			names = `\fB\-` + roff(f.Shorthand) + `\fR, ` + names
+		}
+		if ph := placeholderOf(f); ph != "" {
+			names += ` \fI` + roff(ph) + `\fR`
+		}
+		p("%s", names)
+		p("%s", roff(flagHelp(f)))
+	}
 	p(".SH OPTIONS")
 	for _, s := range helpSections(fs) {
 		p(".SS %s", roff(sectionTitle(s)))
 		for _, f := range s.flags {
-			p(".TP")
-			names := `\fB\-\-` + roff(f.Name) + `\fR`
-			if f.Shorthand != "" {
-				names = `\fB\-` + roff(f.Shorthand) + `\fR, ` + names
-			}
-			if ph := placeholderOf(f); ph != "" {
-				names += ` \fI` + roff(ph) + `\fR`
-			}
-			p("%s", names)
-			p("%s", roff(flagHelp(f)))
+			flag(f)
 		}
 	}
+	p(`.SH "MIRROR OPTIONS"`)
+	p("%s", roff("urlget mirror [options] URL DIR copies an ftp or gopher archive into DIR and keeps it in step. Its options:"))
+	newMirrorFlags(env{stderr: io.Discard}, &mirrorOpts{}).VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			flag(f)
+		}
+	})
 	p(".SH EXAMPLES")
 	for _, sc := range knownHelpSchemes() {
 		ex := fetch.Examples(sc)
@@ -98,10 +108,30 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 	}
 	p(`.SH "CONFIG FILE"`)
 	p("%s", roff(`Options are read from $XDG_CONFIG_HOME/.urlgetrc, else ~/.urlgetrc, before the command line (not when -q is the first option), and from every -K FILE at its place on the command line. The syntax is curl's: one option a line, its long name with or without the dashes, its value after spaces, "=" or ":", in double quotes when it holds spaces (\\, \", \t, \n, \r, \v escaped there); "url = URL" names a URL; lines starting with # are comments.`))
+	p(".SH ENVIRONMENT")
+	for _, v := range manEnvironment {
+		p(".TP")
+		p(`\fB%s\fR`, roff(v[0]))
+		p("%s", roff(v[1]))
+	}
 	p(`.SH "EXIT STATUS"`)
 	p("%s", roff(strings.TrimSpace(helpTail)))
 	p(`.SH "SEE ALSO"`)
 	p(`\fBcurl\fR(1), \fBlftp\fR(1), \fBlynx\fR(1)`)
+}
+
+// manEnvironment is the manual page's ENVIRONMENT section: each variable
+// urlget reads, and what for.
+var manEnvironment = [][2]string{
+	{"http_proxy, https_proxy, ftp_proxy, gopher_proxy, news_proxy, nntp_proxy, wais_proxy", "the proxy for URLs of that scheme (http://, https:// or socks5[h]:// URL); -x overrides them"},
+	{"all_proxy", "the proxy for every scheme without a variable of its own"},
+	{"no_proxy", "hosts, domains, addresses and CIDR blocks reached without a proxy (\"*\": all); --noproxy overrides it"},
+	{"NNTPSERVER", "the news server of news: and mid: URLs when --nntp-server is not given"},
+	{"SMTP_SERVER, MAILHOST", "the mail server of mailto: URLs when --smtp-server is not given (else a local sendmail)"},
+	{"SSL_CERT_FILE, SSL_CERT_DIR", "the CA certificates to trust instead of the system's (--cacert and --capath override them)"},
+	{"HOME", "~/.netrc (credentials with -n/--netrc) and ~/.urlgetrc (options) are read from it"},
+	{"XDG_CONFIG_HOME", "$XDG_CONFIG_HOME/.urlgetrc is read before ~/.urlgetrc"},
+	{"TERM", "the terminal type a telnet or rlogin session announces"},
 }
 
 // completionFlags are the flags to complete, with what their argument is:

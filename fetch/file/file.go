@@ -60,7 +60,14 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-func init() { fetch.Register("file", Fetcher{}) }
+func init() {
+	fetch.Register("file", Fetcher{})
+	fetch.RegisterExamples("file",
+		fetch.Example{Args: "file:///etc/hosts", Help: "print a local file"},
+		fetch.Example{Args: "--json file:///var/log/", Help: "a directory's entries as JSON lines"},
+		fetch.Example{Args: "-T notes.txt file:///tmp/copy.txt", Help: "write a file (as curl -T)"},
+	)
+}
 
 // Fetcher is the file scheme's fetch.Fetcher.
 type Fetcher struct{}

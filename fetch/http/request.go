@@ -47,7 +47,7 @@ func init() {
 		fetch.Example{Args: "-o page.html https://example.org/", Help: "save a page"},
 		fetch.Example{Args: "-L -O https://example.org/file.tar.gz", Help: "follow redirects, save under the remote name"},
 		fetch.Example{Args: "-d name=value -d x=1 https://example.org/form", Help: "POST form data (name=value&x=1)"},
-		fetch.Example{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a%20b"},
+		fetch.Example{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a+b"},
 		fetch.Example{Args: "-F file=@photo.jpg -F note=hi https://example.org/upload", Help: "a multipart/form-data POST"},
 		fetch.Example{Args: "-H 'Accept: application/json' -X DELETE https://example.org/item/1", Help: "another method, an extra header"},
 		fetch.Example{Args: "-T notes.txt https://example.org/dav/", Help: "PUT a file (to dav/notes.txt)"},

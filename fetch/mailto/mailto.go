@@ -62,6 +62,11 @@ func init() {
 		fetch.Option{Key: OptConfirm, Flag: "yes", Kind: fetch.Bool, Set: "yes",
 			Help: "send without asking on a terminal", Schemes: sc},
 	)
+	fetch.RegisterExamples("mailto",
+		fetch.Example{Args: "--mail-from me@example.org 'mailto:joe@example.org?subject=Hi&body=Hello%20Joe'", Help: "send a short mail ($SMTP_SERVER, else $MAILHOST, else sendmail)"},
+		fetch.Example{Args: "--smtp-server mail.example.org -T notes.txt 'mailto:joe@example.org?subject=Notes'", Help: "send a file's text through that server"},
+		fetch.Example{Args: "-o draft.eml 'mailto:joe@example.org?cc=ann@example.org&subject=Draft'", Help: "write the composed message to a file instead of sending it"},
+	)
 }
 
 // SendsBody reports that a mailto URL takes a Request.Body: the text after

@@ -109,6 +109,12 @@ func init() {
 		fetch.Example{Args: "news:*", Help: "the groups of $NNTPSERVER"},
 		fetch.Example{Args: "nntp://news.example.org/", Help: "the groups of that server"},
 	)
+	fetch.RegisterExamples("nntp",
+		fetch.Example{Args: "nntp://news.example.org/comp.lang.go", Help: "the newest articles of a group on that server"},
+		fetch.Example{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
+		fetch.Example{Args: "--body nntp://news.example.org/comp.lang.go/42", Help: "its body only"},
+		fetch.Example{Args: "--json --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
+	)
 }
 
 // target is what a URL asks for, decided before connecting.

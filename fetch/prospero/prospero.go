@@ -44,6 +44,11 @@ func init() {
 		fetch.Option{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
 			Help: "follow a TELNET/TN3270 access method instead of printing it"},
 	)
+	fetch.RegisterExamples("prospero",
+		fetch.Example{Args: "prospero://archie.example.org/pub/README", Help: "fetch the object a name stands for, through its access method"},
+		fetch.Example{Args: "--prospero-resolve prospero://archie.example.org/pub/README", Help: "print the URL(s) the name resolves to instead"},
+		fetch.Example{Args: "prospero://archie.example.org/pub/", Help: "list a virtual directory"},
+	)
 }
 
 // Fetcher resolves prospero URLs. The zero value is ready to use.

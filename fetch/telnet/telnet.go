@@ -51,6 +51,14 @@ func init() {
 		fetch.Option{Key: OptWindow, Kind: fetch.String, Arg: "COLSxROWS",
 			Help: "window size to announce when not on a terminal (NAWS, rlogin window change)", Schemes: both},
 	)
+	fetch.RegisterExamples("telnet",
+		fetch.Example{Args: "telnet://bbs.example.org/", Help: "an interactive session on a terminal (^] then q quits)"},
+		fetch.Example{Args: "--telnet-autologin telnet://joe:secret@host.example.org/ < cmds.txt", Help: "log in and type a script's lines; the output without the protocol"},
+		fetch.Example{Args: "--telnet-linger 5 telnet://host.example.org:7000/ < request.txt", Help: "wait 5 s for replies after the script ends"},
+	)
+	fetch.RegisterExamples("rlogin",
+		fetch.Example{Args: "rlogin://joe@host.example.org/", Help: "an rlogin session (as root: a reserved source port)"},
+	)
 }
 
 // Telnet is the fetcher registered for telnet URLs.
