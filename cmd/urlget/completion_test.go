@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,24 +48,15 @@ func checkOffers(t *testing.T, shell string, words []string, got string, want, n
 	t.Helper()
 	offers := strings.Fields(got)
 	for _, w := range want {
-		if !slicesContains(offers, w) {
+		if !slices.Contains(offers, w) {
 			t.Errorf("%s: %q offers %q, want %q among them", shell, words, offers, w)
 		}
 	}
 	for _, w := range not {
-		if slicesContains(offers, w) {
+		if slices.Contains(offers, w) {
 			t.Errorf("%s: %q offers %q, which is not its flag", shell, words, w)
 		}
 	}
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // TestCompletionBash runs the bash script's function on each case.

@@ -35,9 +35,7 @@ func TestUntrustedCertificateBesideCurl(t *testing.T) {
 	os.WriteFile(empty, []byte("nothing here\n"), 0o644)
 
 	urlget := func(args ...string) (int, string, string) {
-		var out, errb bytes.Buffer
-		code := run(env{args: append([]string{"-sS"}, args...), stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
-		return code, out.String(), errb.String()
+		return runSession(t, "", append([]string{"-sS"}, args...)...)
 	}
 	curlRun := func(args ...string) (int, string, string) {
 		cmd := exec.Command(curl, append([]string{"-sS"}, args...)...)
