@@ -162,7 +162,7 @@ func runURL(e env) int {
 			return true
 		}
 		if schemeErr != nil {
-			fmt.Fprintf(e.stderr, "urlget: url: warning: %s%v\n", where, schemeErr)
+			warnf(e.stderr, "url: %s%v", where, schemeErr)
 		}
 		if _, err := io.WriteString(e.stdout, line+"\n"); err != nil {
 			status = fail(e, urlExitWrite, "url: writing output: %v", err)
