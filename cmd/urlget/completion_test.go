@@ -42,6 +42,8 @@ var completionCases = []struct {
 	{[]string{"urlget", "--ftp-method", ""}, []string{"multicwd", "singlecwd", "nocwd"}, nil},
 	{[]string{"urlget", "-s", "goph"}, []string{"gopher://", "gophers://"}, nil},
 	{[]string{"urlget", "ne"}, []string{"news:"}, nil},
+	{[]string{"urlget", "m"}, []string{"mailto:", "mid:"}, []string{"mailto://", "mid://"}},
+	{[]string{"urlget", "ci"}, []string{"cid:"}, []string{"cid://"}},
 }
 
 func checkOffers(t *testing.T, shell string, words []string, got string, want, not []string) {
