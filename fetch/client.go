@@ -8,6 +8,7 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,8 +61,15 @@ type Client struct {
 	// with net/http's ErrUseLastResponse. A name service's referrals
 	// (Meta.Referral) are followed without FollowRedirects, under the same
 	// limit (NoRedirects: none), but never more than DefaultMaxRedirects.
+	//
+	// A request with a Body follows curl: after a 301, 302 or 303 the
+	// next request is a GET without the body, unless KeepPost names that
+	// status (--post301, --post302, --post303); after a 307 or 308 the
+	// body is sent again (Request.GetBody), and a body that cannot be
+	// replayed is an ErrSendFailed error.
 	FollowRedirects bool
 	MaxRedirects    int
+	KeepPost        []int
 
 	// Fail (-f) turns an HTTP status >= 400 into an ErrHTTP error: for
 	// every HTTP response (Meta.IsHTTP), a gateway's reply to an ftp or
@@ -183,10 +191,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if c.LowSpeedLimit > 0 || c.LowSpeedTime > 0 {
 		ctx, slow = watchLowSpeed(ctx, c.LowSpeedLimit, c.LowSpeedTime)
 	}
-	if req.Body != nil && (slow != nil || c.LimitRate != nil) {
-		// An upload is paced, and counts as progress, like a download.
+	if req.Body != nil {
 		r := *req
-		r.Body = &pacedReader{r: req.Body, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
+		r.Body = c.pacedBody(ctx, slow, req.Body)
 		req = &r
 	}
 	res, err := c.do(ctx, req, slow)
@@ -195,6 +202,15 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// pacedBody is a request body paced by LimitRate and counted as progress
+// by the low-speed watchdog, like a download.
+func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) io.Reader {
+	if slow == nil && c.LimitRate == nil {
+		return body
+	}
+	return &pacedReader{r: body, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
 }
 
 // do is Do after the low-speed watchdog, if any, has started; the Body it
@@ -231,7 +247,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 			if nerr == nil {
 				res.Location = next.String()
 			}
-			if c.FollowRedirects && res.IsHTTP() && isRedirect(res.Status) && req.Body == nil {
+			if c.FollowRedirects && res.IsHTTP() && isRedirect(res.Status) {
 				res.Body.Close()
 				if nerr != nil {
 					return nil, nerr
@@ -246,6 +262,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				}
 				if c.Verbose != nil {
 					Logf(c.Verbose, "* Following redirect (%d) to %s", res.Status, Redacted(next))
+				}
+				if req.Body != nil {
+					if req, err = c.redirectBody(ctx, slow, req, res.Status, next); err != nil {
+						return nil, err
+					}
 				}
 				m := res.Meta
 				m.EffectiveURL = Redacted(cur)
@@ -271,6 +292,34 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		res.Redirects = via
 		return c.finish(ctx, &r, res, slow)
 	}
+}
+
+// redirectBody is req with the body the request after a redirect with
+// status sends to next: none after a 301, 302 or 303 (unless KeepPost
+// names it), so that the next request is a GET; the same body again after
+// a 307 or 308, or when KeepPost keeps it.
+func (c *Client) redirectBody(ctx context.Context, slow *lowSpeed, req *Request, status int, next *urlparse.URL) (*Request, error) {
+	r := *req
+	if status != 307 && status != 308 && !slices.Contains(c.KeepPost, status) {
+		r.Body, r.BodySize, r.GetBody = nil, 0, nil
+		if c.Verbose != nil {
+			Logf(c.Verbose, "* Switching to GET after a %d: the body is not sent again", status)
+		}
+		return &r, nil
+	}
+	if req.GetBody == nil {
+		return nil, &Error{Kind: ErrSendFailed, URL: Redacted(next),
+			Msg: "cannot send the body again after a " + strconv.Itoa(status) + " redirect: it was read from a pipe"}
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, wrapError(ctx, Redacted(next), err)
+	}
+	r.Body = c.pacedBody(ctx, slow, body)
+	if c.Verbose != nil {
+		Logf(c.Verbose, "* Sending the body again after a %d", status)
+	}
+	return &r, nil
 }
 
 // checkReferral applies redirect policy to a referral (Meta.Referral): the

@@ -1,10 +1,13 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
+	"strings"
 	"time"
 )
 
@@ -103,13 +106,44 @@ func HandshakeTLS(ctx context.Context, req *Request, nc net.Conn, host, what str
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx, "")
 		}
-		k := KindOf(err)
-		if k != ErrTimeout {
-			k = ErrTLS
+		if KindOf(err) == ErrTimeout {
+			return nil, &Error{Kind: ErrTimeout, Msg: what + ": TLS handshake", Err: err}
 		}
-		return nil, &Error{Kind: k, Msg: what + ": TLS handshake", Err: err}
+		return nil, TLSError(err, what)
 	}
 	return tc, nil
+}
+
+// TLSError types a failed TLS handshake: a certificate that could not be
+// verified is ErrCertificate (curl's exit 60) with one line in curl's
+// words, "SSL certificate problem: …" (-k, --cacert and --capath are the
+// ways out); anything else is ErrTLS. what names the connection.
+func TLSError(err error, what string) *Error {
+	var (
+		uerr x509.UnknownAuthorityError
+		herr x509.HostnameError
+		cerr x509.CertificateInvalidError
+	)
+	var problem string
+	switch {
+	case errors.As(err, &uerr):
+		problem = "unable to get local issuer certificate"
+		if c := uerr.Cert; c != nil && bytes.Equal(c.RawIssuer, c.RawSubject) {
+			problem = "self-signed certificate"
+		}
+	case errors.As(err, &herr):
+		problem = "no name in the certificate matches the host name " + Sanitize(herr.Host)
+	case errors.As(err, &cerr):
+		switch cerr.Reason {
+		case x509.Expired:
+			problem = "certificate has expired or is not yet valid"
+		default:
+			problem = "certificate is not valid: " + strings.TrimPrefix(cerr.Error(), "x509: ")
+		}
+	default:
+		return &Error{Kind: ErrTLS, Msg: what + ": TLS handshake", Err: err}
+	}
+	return &Error{Kind: ErrCertificate, Msg: "SSL certificate problem: " + problem, Err: quietCause{err}}
 }
 
 // ConnectTimeout is the connect timeout of the Client's dialer in

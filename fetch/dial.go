@@ -74,7 +74,7 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return &Error{Kind: ErrResolve, Msg: "could not resolve host " + dnsErr.Name, Err: err}
+		return resolveError(dnsErr)
 	}
 	if KindOf(err) == ErrTimeout {
 		return &Error{Kind: ErrTimeout, Msg: "connection to " + addr + " timed out", Err: err}
@@ -83,13 +83,28 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 	if d.socks != nil {
 		msg += " through SOCKS proxy " + Redacted(d.socks)
 	}
-	return &Error{Kind: ErrConnect, Msg: msg, Err: netCause(err)}
+	return &Error{Kind: ErrConnect, Msg: msg, Err: NetCause(err)}
 }
 
-// netCause is the system's reason inside a network error ("connection
+// resolveError says that a name did not resolve, in curl's words, with the
+// reason only when it is not that the name does not exist (a name server
+// that did not answer); never Go's "lookup NAME on SERVER" sentence.
+func resolveError(e *net.DNSError) *Error {
+	msg := "could not resolve host: " + e.Name
+	switch {
+	case e.IsNotFound:
+	case e.IsTimeout:
+		msg += " (the name server did not answer in time)"
+	case e.Err != "":
+		msg += " (" + e.Err + ")"
+	}
+	return &Error{Kind: ErrResolve, Msg: msg, Err: quietCause{e}}
+}
+
+// NetCause is the system's reason inside a network error ("connection
 // refused"), without Go's wording around it ("dial tcp ADDR: connect:");
 // errors.Is still sees the errno.
-func netCause(err error) error {
+func NetCause(err error) error {
 	for {
 		switch e := err.(type) {
 		case *net.OpError:

@@ -152,15 +152,17 @@
 //	  25  ErrUpload            upload refused
 //	  26  ErrRead              reading a local file failed (netrc)
 //	  28  ErrTimeout           a timeout fired (connect timeout, context deadline)
-//	  35  ErrTLS               TLS handshake or certificate failure
+//	  35  ErrTLS               TLS handshake failure
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)
 //	  37  ErrFileRead          file:// could not read the file
 //	  42  ErrAborted           cancelled
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
 //	  55  ErrSendFailed        the server refused the data sent, or the connection broke while the request was sent
 //	  56  ErrRecv              the connection broke (reset) before the reply was complete
+//	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  67  ErrLoginDenied       login refused
+//	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
 //
 // # Writing a Fetcher

@@ -33,13 +33,15 @@ const (
 	ErrFileRead                     // file:// could not read the file (37)
 	ErrAborted                      // aborted by a callback or cancelled (42)
 	ErrTooManyRedirects             // more redirects than allowed (47)
-	ErrTLS                          // TLS handshake or certificate failure (35)
+	ErrTLS                          // TLS handshake failure (35); a certificate not verified is ErrCertificate
 	ErrTooLarge                     // over --max-filesize (63)
 	ErrLoginDenied                  // login refused (67)
 	ErrNotFound                     // remote file not found (78)
 	ErrSendFailed                   // sending failed: the server refused the data (a mail message or recipient), or the connection broke while the request was sent (55)
 	ErrNotConfigured                // nothing is set up to carry out the request: no mail server or sendmail (2, curl's failed init)
 	ErrRecv                         // the connection broke before the reply was complete (56)
+	ErrCertificate                  // the server's certificate could not be verified (60)
+	ErrCACert                       // the CA certificates (--cacert, --capath) could not be read (77)
 )
 
 var exitCodes = map[Kind]int{
@@ -48,6 +50,7 @@ var exitCodes = map[Kind]int{
 	ErrHTTP: 22, ErrWrite: 23, ErrUpload: 25, ErrRead: 26, ErrTimeout: 28, ErrTLS: 35,
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
+	ErrCertificate: 60, ErrCACert: 77,
 }
 
 // ExitCode is the process exit code for errors of this kind.
@@ -74,7 +77,7 @@ func (e *Error) RetryAfter() time.Duration { return e.retryAfter }
 
 func (e *Error) Error() string {
 	s := e.Msg
-	if _, quiet := e.Err.(Sentinel); quiet && s != "" {
+	if quiet(e.Err) && s != "" {
 		return strings.ReplaceAll(s, "\n", " ")
 	}
 	if e.Err != nil {
@@ -88,6 +91,20 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// quietCause is an underlying error kept for errors.Is and errors.As whose
+// text an Error with a Msg does not repeat: the Msg says it in our words.
+type quietCause struct{ error }
+
+func (q quietCause) Unwrap() error { return q.error }
+
+func quiet(err error) bool {
+	switch err.(type) {
+	case Sentinel, quietCause:
+		return true
+	}
+	return false
+}
 
 // Sentinel is an error value that names a class of failure for errors.Is
 // (gopher.ErrNeedSearch). An *Error that wraps one and has a Msg of its

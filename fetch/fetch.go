@@ -92,10 +92,13 @@ type Request struct {
 	// text of a mail message, what is typed into a telnet session); nil
 	// for a plain retrieval. BodySize is its length when known, else -1.
 	// The Client hands Body only to a Fetcher that implements BodySender;
-	// it is never sent through an HTTP proxy gateway, and a request with a
-	// Body does not follow redirects.
+	// it is never sent through an HTTP proxy gateway. After a redirect it
+	// is dropped or sent again as Client.KeepPost says; GetBody, when set,
+	// gives the same body afresh for that (nil: Body cannot be replayed,
+	// as a pipe cannot).
 	Body     io.Reader
 	BodySize int64
+	GetBody  func() (io.Reader, error)
 
 	// Compressed asks for a compressed transfer where the protocol offers
 	// one (HTTP: Accept-Encoding: gzip); the fetcher decodes the body, and
@@ -136,7 +139,7 @@ type Meta struct {
 	ContentType  string    // MIME type, when the protocol says
 	ItemType     byte      // gopher item type, 0 elsewhere
 	EffectiveURL string    // the URL finally fetched, after redirects
-	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none
+	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none; ftp: the final reply (226) once the body has been read to its end
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing
 
@@ -232,6 +235,11 @@ type Resource struct {
 	// pauses, so that a terminal sees items as they arrive. Callers that
 	// want the bytes as the server sent them read Body instead.
 	Render func(w io.Writer, body io.Reader, f Format) error
+	// WireBytes, when set, tells how many bytes of the body have come
+	// over the wire so far, for a body that is decoded on the way (HTTP
+	// with Request.Compressed): curl's size_download. Nil when the body's
+	// bytes are the wire's.
+	WireBytes func() int64
 }
 
 // Format is how Resource.Render presents a result.

@@ -187,7 +187,9 @@ const (
 	// search or a wais URL only, since -d is HTTP POST data elsewhere).
 	OptSearch = "search"
 	// OptRaw asks for a directory-like result exactly as the server sent
-	// it, with nothing taken away (a gopher menu's closing ".").
+	// it, with nothing taken away (a gopher menu's closing "."), and for
+	// network text (an ftp listing, a news article, a gopher text) with
+	// its CRLF line ends (see TextReader).
 	OptRaw = "raw"
 	// OptSSL asks for TLS on a plain connection (STARTTLS): "try" uses it
 	// when the server offers it, "required" refuses a server without it.
@@ -209,7 +211,7 @@ func init() {
 	declare([]Option{
 		{Key: OptSearch, Kind: String, Arg: "WORDS", caps: Search,
 			Help: "the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)"},
-		{Key: OptRaw, Kind: Bool, Help: "print menus and listings exactly as the server sent them"},
+		{Key: OptRaw, Kind: Bool, Help: "print menus, listings and texts exactly as the server sent them (CRLF line ends included)"},
 		{Key: OptSSL, Kind: Bool, Set: "try", Help: "use STARTTLS when the server offers it", caps: StartTLS},
 		{Key: OptSSL, Flag: "ssl-reqd", Kind: Bool, Set: "required", Help: "require STARTTLS", caps: StartTLS},
 	})

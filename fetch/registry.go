@@ -74,6 +74,9 @@ const (
 	// Mail: the scheme sends a message, built from the URL's header
 	// fields and Request.Body; the CLI asks before sending.
 	Mail
+	// Opaque: the scheme's URLs have no authority, so they are written
+	// without "//" ("news:", "mailto:", "mid:").
+	Opaque
 )
 
 // Has reports whether every capability in c is in s.

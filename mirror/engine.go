@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -72,10 +73,17 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 	e := &engine{opt: opt, u: u, filter: f, paths: newPathTable(), start: time.Now(),
 		seen: map[string]bool{}, listedOK: map[string]bool{}, dirTimes: map[string]time.Time{},
 		touched: map[string]bool{}, current: map[int]string{}}
-	e.client = opt.Client
-	if e.client == nil {
-		e.client = &fetch.Client{}
+	client := fetch.Client{}
+	if opt.Client != nil {
+		client = *opt.Client
 	}
+	// A copy is the server's bytes: network text keeps its CRLF line ends.
+	client.Options = maps.Clone(client.Options)
+	if client.Options == nil {
+		client.Options = fetch.Options{}
+	}
+	client.Options[fetch.OptCRLF] = "1"
+	e.client = &client
 	e.parallel = orDefault(opt.Parallel, DefaultParallel)
 	e.perHost = opt.PerHost
 	if e.perHost <= 0 || e.perHost > e.parallel {

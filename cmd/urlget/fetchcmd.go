@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +39,9 @@ const copyBufSize = 1 << 20
 type outSpec struct {
 	remote bool   // -O: name it after the URL
 	name   string // -o FILE; "-" is stdout
+	// implicit: stdout because no -o/-O was given (not -o -), so binary
+	// data is refused on a terminal.
+	implicit bool
 }
 
 // outFlag is the pflag.Value behind -o and -O: both append to one list so
@@ -79,6 +85,7 @@ type fetchOpts struct {
 	fail           bool
 	location       bool
 	maxRedirs      int
+	post30x        [3]bool // --post301, --post302, --post303
 	head           bool
 	continueAt     string // "", "-" or a byte offset
 	resumeFrom     int64  // continueAt as a number; -1 for "-"
@@ -102,6 +109,7 @@ type fetchOpts struct {
 	userAgent      string
 	maxFilesize    int64
 	insecure       bool
+	cacert, capath string // --cacert FILE, --capath DIR
 	compressed     bool
 	remoteTime     bool
 	help           bool
@@ -131,13 +139,16 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
 	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (to http, https and ftp only)")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
+	for i, status := range []string{"301", "302", "303"} {
+		fs.BoolVar(&o.post30x[i], "post"+status, false, "with -L, send the body again with its method after a "+status+" (default: a GET without the body; a 307 or 308 always sends it again)")
+	}
 	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
 	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
 	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
 	fs.BoolVar(&o.retryAll, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
 	fs.BoolVar(&o.retryRefused, "retry-connrefused", false, "with --retry, retry a refused connection too")
-	fs.StringP("speed-limit", "Y", "", "fail with exit 28 when under `BYTES` a second for --speed-time (default 30 s)")
-	fs.StringP("speed-time", "y", "", "fail with exit 28 after `SECONDS` under --speed-limit (default 1 byte a second)")
+	fs.StringP("speed-limit", "Y", "", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
+	fs.StringP("speed-time", "y", "", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
 	fs.String("limit-rate", "", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
 	fs.String("max-time", "", "give each transfer at most `SECONDS` (exit 28)")
 	fs.String("connect-timeout", "", "give each connection attempt at most `SECONDS`")
@@ -149,6 +160,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.String("max-filesize", "", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
+	fs.StringVar(&o.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
 	fs.BoolVar(&o.compressed, "compressed", false, "ask for a compressed body and decode it")
 	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress meter, no error messages")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")
@@ -351,13 +364,16 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 			}
 		}
 		for _, w := range o.scheme.unused(schemes) {
-			fmt.Fprintf(e.stderr, "urlget: warning: %s\n", w)
+			warnf(e.stderr, "%s", w)
 		}
 	}
 	if n := len(o.outputs); n > len(o.urls) && !o.silent {
-		fmt.Fprintf(e.stderr, "urlget: warning: %d -o/-O for %d %s: the extra ones are unused\n", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
+		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
 	}
 	c, err := newFetchCmd(e, o)
+	if fetch.KindOf(err) == fetch.ErrCACert {
+		return fail(e, fetch.ExitCode(err), "(%d) %v", fetch.ExitCode(err), err)
+	}
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
@@ -395,6 +411,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		NetrcFile:       o.netrcFile,
 		FollowRedirects: o.location,
 		MaxRedirects:    maxRedirects(o.maxRedirs),
+		KeepPost:        keepPost(o.post30x),
 		MaxFileSize:     o.maxFilesize,
 		Compressed:      o.compressed,
 		MaxDecompressed: o.maxFilesize,
@@ -403,6 +420,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Options:         o.options,
 		LowSpeedLimit:   o.speedLimit,
 		LowSpeedTime:    o.speedTime,
+	}
+	if o.cacert != "" || o.capath != "" {
+		pool, err := rootCAs(o.cacert, o.capath)
+		if err != nil {
+			return nil, err
+		}
+		cl.TLS = &tls.Config{RootCAs: pool}
 	}
 	if o.limitRate > 0 {
 		cl.LimitRate = fetch.NewLimiter(o.limitRate)
@@ -430,12 +454,81 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 			cl.Options = fetch.Options{}
 		}
 		cl.Options[fetch.OptInteractive] = "1"
+		if cl.HasUser && !cl.HasPassword && anyHTTP(o.urls) {
+			// -u USER for http: the password is asked for before the
+			// request, as curl does (ftp asks when the server does).
+			if pw, ok := readSecret(e, f, "Enter host password for user '"+fetch.SanitizeLine(cl.User, 64)+"': "); ok {
+				cl.Password, cl.HasPassword = pw, true
+			}
+		}
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
 	if o.writeOut != "" {
 		c.wo = parseWriteOut(o.writeOut)
 	}
 	return c, nil
+}
+
+// anyHTTP reports whether one of the URLs is an http or https URL.
+func anyHTTP(urls []string) bool {
+	for _, raw := range urls {
+		if u, err := parseFetchURL(raw); err == nil && isHTTPURL(u.Scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootCAs is the pool of CA certificates from --cacert FILE and the PEM
+// files in --capath DIR, which replace the system's (as in curl). A file
+// or directory that gives no certificate is ErrCACert (curl's exit 77).
+func rootCAs(file, dir string) (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	var files []string
+	if file != "" {
+		files = append(files, file)
+	}
+	if dir != "" {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir, pathErr(err))
+		}
+		for _, de := range des {
+			if de.Type().IsRegular() || de.Type()&os.ModeSymlink != 0 {
+				files = append(files, filepath.Join(dir, de.Name()))
+			}
+		}
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			if f == file {
+				return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file, pathErr(err))
+			}
+			continue
+		}
+		if pool.AppendCertsFromPEM(b) {
+			n++
+		} else if f == file {
+			return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file+": no PEM certificate in it", nil)
+		}
+	}
+	if n == 0 {
+		return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir+": no PEM certificate in it", nil)
+	}
+	return pool, nil
+}
+
+// keepPost is Client.KeepPost for --post301, --post302 and --post303.
+func keepPost(post [3]bool) []int {
+	var keep []int
+	for i, on := range post {
+		if on {
+			keep = append(keep, 301+i)
+		}
+	}
+	return keep
 }
 
 // maxRedirects is Client.MaxRedirects for --max-redirs N: curl's -1 (no
@@ -465,6 +558,11 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		}
 		if r.err != nil {
 			status = r.code
+			if closedPipe(r.err) {
+				// The reader of a pipe went away (| head): a normal end
+				// of a pipeline, said with the exit code alone.
+				return status
+			}
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
 				c.reportKept(r)
@@ -477,6 +575,12 @@ func (c *fetchCmd) run(ctx context.Context) int {
 	return status
 }
 
+// closedPipe reports whether err is a write to a pipe whose reader has
+// gone.
+func closedPipe(err error) bool {
+	return fetch.KindOf(err) == fetch.ErrWrite && errors.Is(err, syscall.EPIPE)
+}
+
 // outSpecFor is the output of URL number i (from 0).
 func (c *fetchCmd) outSpecFor(i int) outSpec {
 	if i < len(c.o.outputs) {
@@ -485,7 +589,7 @@ func (c *fetchCmd) outSpecFor(i int) outSpec {
 	if c.o.remoteNameAll {
 		return outSpec{remote: true}
 	}
-	return outSpec{name: "-"}
+	return outSpec{name: "-", implicit: true}
 }
 
 // xferResult is what is known about one URL's transfer, for -w and the exit
@@ -573,7 +677,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 			break
 		}
 		if left := pol.Retries - attempt; !c.o.silent {
-			fmt.Fprintf(c.e.stderr, "Warning: problem: %s. Will retry in %s. %d %s left.\n",
+			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
 				oneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
 		if err := c.sleep(ctx, wait); err != nil {
@@ -643,10 +747,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	// -w reports the last attempt.
 	r.status, r.contentType, r.size = 0, "", 0
-	received := int64(0)
+	received, total := int64(0), int64(-1)
 	defer func() {
 		if err != nil {
-			err = c.classify(ctx, actx, err, received)
+			err = c.classify(ctx, actx, err, received, total)
 		}
 	}()
 
@@ -682,6 +786,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer res.Body.Close()
+	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what present makes of it.
 	res.ContentType = c.shownType(res)
@@ -730,6 +835,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	received = n
 	r.size = n
+	if res.WireBytes != nil {
+		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
+	}
+	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
 	if err != nil {
 		return err
 	}
@@ -737,8 +846,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 }
 
 // classify turns any error of an attempt into a typed one: a deadline of
-// --max-time is a timeout (28), an interrupt is an abort (42).
-func (c *fetchCmd) classify(ctx, actx context.Context, err error, received int64) error {
+// --max-time is a timeout (28) saying what arrived of what (total -1:
+// unknown), as curl does; an interrupt is an abort (42).
+func (c *fetchCmd) classify(ctx, actx context.Context, err error, received, total int64) error {
 	var rs *errRetryStatus
 	var fe *fetch.Error
 	switch {
@@ -747,11 +857,12 @@ func (c *fetchCmd) classify(ctx, actx context.Context, err error, received int64
 	case ctx.Err() != nil:
 		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
 	case actx.Err() == context.DeadlineExceeded:
-		if errors.As(err, &fe) && fe.Kind == fetch.ErrTimeout {
-			return err
+		of := ""
+		if total >= 0 {
+			of = fmt.Sprintf(" out of %d", total)
 		}
-		return fetch.NewError(fetch.ErrTimeout, fmt.Sprintf("operation timed out after %d milliseconds with %d bytes received",
-			c.o.maxTime.Milliseconds(), received), nil)
+		return fetch.NewError(fetch.ErrTimeout, fmt.Sprintf("operation timed out after %d milliseconds with %d%s bytes received",
+			c.o.maxTime.Milliseconds(), received, of), nil)
 	case errors.As(err, &fe):
 		return err
 	}
@@ -825,7 +936,9 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
 		return u, nil
 	}
-	if strings.Contains(raw, "://") {
+	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && knownScheme(strings.ToLower(name)) {
+		// A known scheme with a URL it refuses ("http:/host", "news:") is
+		// that scheme's error, never a host named after the scheme.
 		return u, err
 	}
 	scheme := fetch.GuessScheme(raw)

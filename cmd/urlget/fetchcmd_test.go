@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
 // fakeFile is one resource of a fakeSrv.
@@ -815,5 +817,38 @@ func TestCloseIdleAtExit(t *testing.T) {
 	}
 	if p.closed != 1 {
 		t.Errorf("CloseIdleConnections called %d times, want once at the end", p.closed)
+	}
+}
+
+// TestSchemeWithoutSlashesRefused: "http:/host" and an empty "news:" are
+// refused as what they are (exit 3) before any connection or lookup, never
+// guessed into a host named after the scheme. The socks5h proxy would be
+// asked for that name (it resolves names for us), so it must see nothing.
+func TestSchemeWithoutSlashesRefused(t *testing.T) {
+	var mu sync.Mutex
+	asked := 0
+	proxy := fetchtest.NewServer(t, func(c net.Conn) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		c.Close()
+	})
+	for raw, want := range map[string]string{
+		"http:/127.0.0.1:8080/x": `urlget: (3) not a valid http URL "http:/127.0.0.1:8080/x" at byte 5: a http URL needs "//" and a host (httpurl)`,
+		"ftp:/127.0.0.1/x":       `urlget: (3) not a valid ftp URL "ftp:/127.0.0.1/x" at byte 4: a ftp URL needs "//" and a host (ftpurl)`,
+		"gopher:/127.0.0.1/":     `urlget: (3) not a valid gopher URL "gopher:/127.0.0.1/" at byte 7: a gopher URL needs "//" and a host (gopherurl)`,
+		"nntp:/127.0.0.1/a.b":    `urlget: (3) not a valid nntp URL "nntp:/127.0.0.1/a.b" at byte 5: a nntp URL needs "//" and a host (nntpurl)`,
+		"news:":                  `urlget: (3) not a valid news URL "news:" at byte 5: empty news URL (want a newsgroup, a message-id or "*") (grouppart)`,
+	} {
+		var out, errb bytes.Buffer
+		code := run(env{args: []string{"-sS", "-x", "socks5h://" + proxy.Addr, raw}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+		if code != 3 || errb.String() != want+"\n" {
+			t.Errorf("%s: exit %d %q, want 3 %q", raw, code, errb.String(), want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 0 {
+		t.Errorf("the proxy was asked %d times", asked)
 	}
 }

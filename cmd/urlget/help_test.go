@@ -137,3 +137,37 @@ func TestDocsInSync(t *testing.T) {
 		t.Errorf("--completion tcsh: exit %d", code)
 	}
 }
+
+// TestHelpSaysWhatHappens: help http shows the '+' that -G
+// --data-urlencode sends; -Y and -y name each other's defaults rightly;
+// the manual page has the mirror's options and an ENVIRONMENT section;
+// every scheme a person types has examples.
+func TestHelpSaysWhatHappens(t *testing.T) {
+	help := func(args ...string) string {
+		var out, errb bytes.Buffer
+		if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+			t.Fatalf("%q: exit %d %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	if h := help("help", "http"); !strings.Contains(h, "?q=a+b") || strings.Contains(h, "%20") {
+		t.Errorf("help http on -G --data-urlencode:\n%s", h)
+	}
+	h := help("--help")
+	for _, want := range []string{"--speed-time (default 1 when only -y is given)", "--speed-limit (default 30 when only -Y is given)"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+	man := help("--man")
+	for _, want := range []string{`.SH "MIRROR OPTIONS"`, `\fB\-\-delete\fR`, `\fB\-\-max\-delete\fR`, ".SH ENVIRONMENT", "http_proxy", "no_proxy", "NNTPSERVER", "SMTP_SERVER", "SSL_CERT_FILE", ".netrc", ".urlgetrc"} {
+		if !strings.Contains(man, want) {
+			t.Errorf("--man lacks %q", want)
+		}
+	}
+	for _, scheme := range []string{"mailto", "telnet", "nntp", "prospero", "file", "news", "rlogin"} {
+		if h := help("help", scheme); !strings.Contains(h, "\nExamples:\n  urlget ") {
+			t.Errorf("help %s has no examples:\n%s", scheme, h)
+		}
+	}
+}

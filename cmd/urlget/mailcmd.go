@@ -19,7 +19,7 @@ import (
 // answered by askUser) unless --yes. It returns the context to use and what to close
 // after the attempt.
 func (c *fetchCmd) mailRequest(ctx context.Context, req *fetch.Request, out *output) (context.Context, io.Closer, error) {
-	ctx = mailto.WithWarnings(ctx, c.e.stderr)
+	ctx = mailto.WithWarnings(ctx, warnWriter{c.e.stderr})
 	opts := fetch.Options{}
 	for k, v := range req.Options {
 		opts[k] = v

@@ -2,10 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch/mailto/smtptest"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 func runMail(t *testing.T, stdin string, args ...string) cliResult {
@@ -22,7 +25,7 @@ func TestMailtoCLI(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "a@example.org: sent via smtp://"+srv.Addr) {
 		t.Fatalf("send: %+v", r)
 	}
-	if !strings.Contains(r.stderr, `Warning: mailto: header field "x-evil" ignored`) {
+	if !strings.Contains(r.stderr, "urlget: warning: mailto: header field \"x-evil\" ignored: ") {
 		t.Errorf("no warning: %q", r.stderr)
 	}
 	m := srv.Messages()
@@ -47,5 +50,26 @@ func TestMailtoCLI(t *testing.T) {
 	r = runMail(t, "", "--mail-from", "me@example.net", "--smtp-server", srv.Addr, "mailto:a@example.org?subject=x%0D%0ABcc:%20y@z")
 	if r.code != 3 || srv.Accepted() != n {
 		t.Errorf("CRLF: %+v", r)
+	}
+}
+
+// TestMailtoUploadOpenSMTPD: -T FILE to a mailto URL without body= reaches
+// a real MTA (OpenSMTPD) as the message's text from its first line on, no
+// empty line before it.
+func TestMailtoUploadOpenSMTPD(t *testing.T) {
+	s := testserver.StartOpenSMTPD(t, testserver.SMTPConfig{})
+	f := filepath.Join(t.TempDir(), "body.txt")
+	if err := os.WriteFile(f, []byte("first line\nsecond\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runMail(t, "", "--mail-from", "me@example.net", "--smtp-server", s.Addr, "-T", f, "mailto:up@example.org?subject=upload"); r.code != 0 {
+		t.Fatalf("send: %+v", r)
+	}
+	got, err := s.WaitMessages(1, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, body, _ := strings.Cut(strings.ReplaceAll(string(got[0]), "\r\n", "\n"), "\n\n"); body != "first line\nsecond\n" {
+		t.Errorf("delivered body %q", body)
 	}
 }

@@ -1,7 +1,36 @@
 package main
 
-import "github.com/urlget/urlget/fetch"
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/urlget/urlget/fetch"
+)
 
 // replyStatus is the protocol reply code inside a failure (an FTP 550, an
 // NNTP 411), for -w %{response_code} as curl reports it; 0 when none.
 func replyStatus(err error) int { return fetch.StatusOf(err) }
+
+// warnPrefix begins every warning urlget prints.
+const warnPrefix = "urlget: warning: "
+
+// warnf prints one warning line.
+func warnf(w io.Writer, format string, a ...any) {
+	fmt.Fprintf(w, warnPrefix+format+"\n", a...)
+}
+
+// warnWriter prints each line written to it as a warning: the writer a
+// package's warnings go to (mailto.WithWarnings).
+type warnWriter struct{ w io.Writer }
+
+func (ww warnWriter) Write(p []byte) (int, error) {
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) > 0 {
+			if _, err := io.WriteString(ww.w, warnPrefix+string(line)); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(p), nil
+}

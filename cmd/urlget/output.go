@@ -77,6 +77,9 @@ func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
 		}
 		name = n
 	} else if name == "-" {
+		if spec.implicit && c.isTerminal(c.e.stdout) && !isSessionScheme(u.Scheme) {
+			o.stdout = &binaryGuard{w: o.stdout}
+		}
 		return o, nil
 	}
 	if name == "" {
@@ -322,6 +325,24 @@ func (o *output) writer() io.Writer {
 		return o.stdout
 	}
 	return typedWriter{o.stdout}
+}
+
+// binaryGuard is a terminal that stdout goes to without -o: data whose
+// first bytes hold a NUL is binary, refused as curl refuses it, before
+// anything of it is written.
+type binaryGuard struct {
+	w       io.Writer
+	checked bool
+}
+
+func (g *binaryGuard) Write(p []byte) (int, error) {
+	if !g.checked && len(p) > 0 {
+		g.checked = true
+		if bytes.IndexByte(p, 0) >= 0 {
+			return 0, fetch.NewError(fetch.ErrWrite, "binary output can mess up your terminal: use -o - (--output -) to print it anyway, or -o FILE to save it", nil)
+		}
+	}
+	return g.w.Write(p)
 }
 
 // typedWriter types the errors of w as ErrWrite.

@@ -67,8 +67,7 @@ func TestProsperoMaxRedirs(t *testing.T) {
 
 // TestProsperoGopherText: gopher text reached through a GOPHER access
 // method is written as a direct fetch of the gopher URL writes it (the
-// same fetcher: line ends as the server sent them, the final "." line
-// dropped).
+// same fetcher: CRLF line ends made LF, the final "." line dropped).
 func TestProsperoGopherText(t *testing.T) {
 	g := gophertest.Start(t, &gophertest.Site{Items: map[string]*gophertest.Item{"t.txt": {Type: '0', Data: []byte("one\r\ntwo\r\n.\r\n")}}})
 	host, port, _ := strings.Cut(strings.TrimPrefix(g.URL(""), "gopher://"), ":")
@@ -79,7 +78,7 @@ func TestProsperoGopherText(t *testing.T) {
 	}}
 	direct := runCLI(t, nil, g.URL("0t.txt"))
 	referred := runCLI(t, nil, "prospero://"+s.Start(t)+"/"+root+"/t.txt")
-	if direct.code != 0 || referred.code != 0 || referred.stdout != direct.stdout || direct.stdout != "one\r\ntwo\r\n" {
+	if direct.code != 0 || referred.code != 0 || referred.stdout != direct.stdout || direct.stdout != "one\ntwo\n" {
 		t.Errorf("direct %d %q %s; through the referral %d %q %s", direct.code, direct.stdout, direct.stderr, referred.code, referred.stdout, referred.stderr)
 	}
 }

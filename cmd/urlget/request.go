@@ -290,15 +290,24 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 		req.URL = &nu
 		return c.uploadBody(req)
 	case c.body.hasData:
-		req.Body, req.BodySize = strings.NewReader(string(c.body.data)), int64(len(c.body.data))
+		data := string(c.body.data)
+		req.Body, req.BodySize = strings.NewReader(data), int64(len(data))
+		req.GetBody = func() (io.Reader, error) { return strings.NewReader(data), nil }
 		ctype = "application/x-www-form-urlencoded"
 	case c.body.form != nil:
-		b, n, err := c.body.form.open(c.e.stdin)
+		form := c.body.form
+		b, n, err := form.open(c.e.stdin)
 		if err != nil {
 			return err
 		}
 		req.Body, req.BodySize = c.countUpload(b, n), n
-		ctype = "multipart/form-data; boundary=" + c.body.form.boundary
+		if !form.readsStdin() {
+			req.GetBody = func() (io.Reader, error) {
+				b, n, err := form.open(c.e.stdin)
+				return c.countUpload(b, n), err
+			}
+		}
+		ctype = "multipart/form-data; boundary=" + form.boundary
 	default:
 		return c.uploadBody(req)
 	}
@@ -313,18 +322,10 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 // 100-continue" with a POST (an upload with -T always sends it).
 const expectThreshold = 1 << 20
 
-// addHeader adds "name: value" to the request's header lines, before
-// the user's -H lines, unless -H names that field (curl's rule: the
-// user's header replaces urlget's).
+// addHeader adds "name: value" to the header lines that go with the
+// request's body; the user's -H lines replace them (curl's rule).
 func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
-	user := opts.Strings(fhttp.OptHeader)
-	if !opts.Has(fhttp.OptHeader) {
-		user = c.o.options.Strings(fhttp.OptHeader)
-	}
-	if hasHeader(user, name) {
-		return
-	}
-	opts[fhttp.OptHeader] = joinLines(append([]string{name + ": " + value}, user...))
+	opts[fhttp.OptBodyHeader] = joinLines(append(opts.Strings(fhttp.OptBodyHeader), name+": "+value))
 }
 
 // uploadBody attaches the -T source to a request for a scheme other than
@@ -338,6 +339,12 @@ func (c *fetchCmd) uploadBody(req *fetch.Request) error {
 		return err
 	}
 	req.Body, req.BodySize = c.countUpload(b, n), n
+	if name := c.o.uploadFile; name != "-" {
+		req.GetBody = func() (io.Reader, error) {
+			b, n, err := openUpload(name, c.e.stdin)
+			return c.countUpload(b, n), err
+		}
+	}
 	if isHTTPURL(req.URL.Scheme) {
 		if req.Options == nil {
 			req.Options = fetch.Options{}
@@ -417,15 +424,6 @@ func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
 		return "-d/--data: " + fetch.Redacted(u) + " " + why + ": the data is not sent"
 	}
 	return ""
-}
-
-func hasHeader(lines []string, name string) bool {
-	for _, l := range lines {
-		if n, _, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(n), name) {
-			return true
-		}
-	}
-	return false
 }
 
 func joinLines(l []string) string { return strings.Join(l, "\n") }
@@ -540,6 +538,17 @@ func guessType(name string) string {
 	return "application/octet-stream"
 }
 
+// readsStdin reports whether a part is read from standard input (-F
+// name=@-), so that the body cannot be sent twice.
+func (f *formBody) readsStdin() bool {
+	for _, p := range f.parts {
+		if p.file == "-" {
+			return true
+		}
+	}
+	return false
+}
+
 // open gives the body as a stream (files opened now, read as sent) and
 // its length.
 func (f *formBody) open(stdin io.Reader) (io.Reader, int64, error) {
@@ -611,7 +620,7 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 // a search.
 func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, error) {
 	if w := c.dataWarning(u); w != "" && !c.o.silent {
-		fmt.Fprintf(c.e.stderr, "urlget: warning: %s\n", w)
+		warnf(c.e.stderr, "%s", w)
 	}
 	if c.o.uploadFile == "" {
 		return u, nil

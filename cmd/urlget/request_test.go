@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,7 +23,8 @@ import (
 
 // recorder is an in-tree HTTP server that keeps every request as the bytes
 // it received (head and body, chunked bodies as sent) and answers each with
-// a small reply that sets a cookie.
+// a small reply that sets a cookie; a request for /to/NNN is answered with
+// redirect status NNN to /done.
 type recorder struct {
 	addr string
 	mu   sync.Mutex
@@ -77,6 +79,10 @@ func newRecorder(t *testing.T) *recorder {
 		r.mu.Lock()
 		r.reqs = append(r.reqs, raw.Bytes())
 		r.mu.Unlock()
+		if _, status, ok := strings.Cut(strings.Fields(raw.String())[1], "/to/"); ok {
+			io.WriteString(c, "HTTP/1.1 "+status+" Moved\r\nLocation: /done\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			return
+		}
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: got=yes; Path=/\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
 	})
 	r.addr = l.Addr
@@ -198,6 +204,76 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 				t.Errorf("stdout differs:\nurlget %q\ncurl   %q", u, c)
 			}
 		})
+	}
+}
+
+// TestRedirectAfterPostBesideCurl: with -L, the request after a 301, 302 or
+// 303 is a GET without the body (unless --post30x), and after a 307 or 308
+// the same request again, body included, as curl sends them.
+func TestRedirectAfterPostBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	upFile := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(upFile, []byte("uploaded bytes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := [][]string{
+		{"-d", "a=b", base + "/to/301"},
+		{"-d", "a=b", base + "/to/302"},
+		{"-d", "a=b", base + "/to/303"},
+		{"-d", "a=b", base + "/to/307"},
+		{"-d", "a=b", base + "/to/308"},
+		{"--post301", "-d", "a=b", base + "/to/301"},
+		{"--post302", "-d", "a=b", base + "/to/302"},
+		{"--post303", "-d", "a=b", base + "/to/303"},
+		{"-F", "f=@" + upFile, base + "/to/307"},
+		{"-F", "f=@" + upFile, base + "/to/302"},
+		{"-T", upFile, base + "/to/307"},
+		{"-H", "Content-Type: text/plain", "-d", "a=b", base + "/to/303"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args[:len(args)-1], " ")+" "+path.Base(args[len(args)-1]), func(t *testing.T) {
+			args := append([]string{"-s", "-L"}, args...)
+			if out, err := exec.Command(curl, args...).CombinedOutput(); err != nil {
+				t.Fatalf("curl: %v %s", err, out)
+			}
+			creqs := rec.take()
+			var uout, uerr bytes.Buffer
+			if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &uout, stderr: &uerr}); code != 0 {
+				t.Fatalf("urlget exit %d: %s", code, uerr.String())
+			}
+			ureqs := rec.take()
+			if len(creqs) != 2 || len(ureqs) != 2 {
+				t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+			}
+			for i := range creqs {
+				if c, u := comparableRequest(creqs[i]), comparableRequest(ureqs[i]); c != u {
+					t.Errorf("request %d differs:\nurlget %q\ncurl   %q", i+1, u, c)
+				}
+			}
+			if uout.String() != "ok\n" {
+				t.Errorf("stdout %q, want the page redirected to", uout.String())
+			}
+		})
+	}
+
+	// -v says what became of the body.
+	var out, errb bytes.Buffer
+	run(env{args: []string{"-L", "-v", "-d", "a=b", base + "/to/302"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	if !strings.Contains(errb.String(), "* Switching to GET after a 302: the body is not sent again\n") {
+		t.Errorf("-v after a 302:\n%s", errb.String())
+	}
+	// A body read from a pipe cannot be sent again.
+	rec.take()
+	out.Reset()
+	errb.Reset()
+	code := run(env{args: []string{"-s", "-S", "-L", "-T", "-", base + "/to/307"}, stdin: strings.NewReader("piped\n"), stdout: &out, stderr: &errb})
+	if want := "urlget: (55) cannot send the body again after a 307 redirect: it was read from a pipe\n"; code != 55 || errb.String() != want {
+		t.Errorf("-T - after a 307: exit %d %q, want 55 %q", code, errb.String(), want)
+	}
+	if n := len(rec.take()); n != 1 {
+		t.Errorf("%d requests sent, want 1", n)
 	}
 }
 

@@ -108,7 +108,7 @@ func TestNewsFlags(t *testing.T) {
 	s := (&nntptest.Server{Groups: nntptest.Sample()}).Start(t)
 
 	r := runCLI(t, nil, "--nntp-server", s.Addr, "--body", "news:dots@example.net")
-	if want := ".leading dot\r\n..two leading dots\r\n.\r\nafter a lone dot line\r\n"; r.code != 0 || r.stdout != want {
+	if want := ".leading dot\n..two leading dots\n.\nafter a lone dot line\n"; r.code != 0 || r.stdout != want {
 		t.Fatalf("--body: exit %d, stderr %q\ngot  %q\nwant %q", r.code, r.stderr, r.stdout, want)
 	}
 

@@ -276,3 +276,21 @@ func TestTelnetTerminalLocalEcho(t *testing.T) {
 		t.Errorf("server read %q", got)
 	}
 }
+
+// TestTelnetdAutologinRefused: a password the server refuses (login asks
+// again) is exit 67, and nothing of the script is typed into the prompts.
+func TestTelnetdAutologinRefused(t *testing.T) {
+	s := testserver.StartTelnetd(t, testserver.TelnetdConfig{Login: true})
+	if err := testserver.EnsureUser(testserver.SessionUser, testserver.SessionPassword); err != nil {
+		t.Fatal(err)
+	}
+	url := "telnet://" + testserver.SessionUser + ":wrong" + testserver.SessionPassword + "@" + s.Addr + "/"
+	code, out, errs := runSession(t, "echo MARK$((6*7))\nexit\n", "--max-time", "30", "--telnet-autologin", url)
+	want := "urlget: (67) telnet: the server refused the login as " + testserver.SessionUser + ": it asked for a login again\n"
+	if code != 67 || errs != want {
+		t.Errorf("exit %d, stderr %q; want 67, %q", code, errs, want)
+	}
+	if strings.Contains(out, "MARK") {
+		t.Errorf("the script was typed into the prompts: %q", out)
+	}
+}

@@ -100,18 +100,32 @@ type urlCmd struct {
 	strict    bool
 }
 
-// runURL is urlget url: the command-line face of urlparse.
-func runURL(e env) int {
+// urlFlags are the options of urlget url.
+type urlFlags struct {
+	base                                   *string
+	normalize, strict, json, extract, help *bool
+}
+
+// newURLFlags is urlget url's flag set (its help and completion read it).
+func newURLFlags(e env) (*pflag.FlagSet, *urlFlags) {
 	fs := pflag.NewFlagSet("urlget url", pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {} // errors are reported on one line below
 	fs.SortFlags = false
-	base := fs.String("base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
-	normalize := fs.Bool("normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")
-	strict := fs.Bool("strict", false, "a URL that breaks its scheme's syntax is an error (exit\nstatus 3), not a warning")
-	asJSON := fs.Bool("json", false, "print one JSON object per URL (see below)")
-	extract := fs.Bool("extract", false, "read text on stdin and take the URLs found in it\n(<URL:...> and <...> wrappers, and bare URLs of the\nschemes urlget knows; only URLs that parse are taken)")
-	help := fs.BoolP("help", "h", false, "print this help")
+	f := &urlFlags{}
+	f.base = fs.String("base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
+	f.normalize = fs.Bool("normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")
+	f.strict = fs.Bool("strict", false, "a URL that breaks its scheme's syntax is an error (exit\nstatus 3), not a warning")
+	f.json = fs.Bool("json", false, "print one JSON object per URL (see below)")
+	f.extract = fs.Bool("extract", false, "read text on stdin and take the URLs found in it\n(<URL:...> and <...> wrappers, and bare URLs of the\nschemes urlget knows; only URLs that parse are taken)")
+	f.help = fs.BoolP("help", "h", false, "print this help")
+	return fs, f
+}
+
+// runURL is urlget url: the command-line face of urlparse.
+func runURL(e env) int {
+	fs, f := newURLFlags(e)
+	base, normalize, strict, asJSON, extract, help := f.base, f.normalize, f.strict, f.json, f.extract, f.help
 	if err := fs.Parse(e.args); err != nil {
 		return fail(e, urlExitUsage, "url: %v (try 'urlget url --help')", err)
 	}
@@ -148,7 +162,7 @@ func runURL(e env) int {
 			return true
 		}
 		if schemeErr != nil {
-			fmt.Fprintf(e.stderr, "urlget: url: warning: %s%v\n", where, schemeErr)
+			warnf(e.stderr, "url: %s%v", where, schemeErr)
 		}
 		if _, err := io.WriteString(e.stdout, line+"\n"); err != nil {
 			status = fail(e, urlExitWrite, "url: writing output: %v", err)

@@ -77,7 +77,7 @@ func urlRunQuiet(args ...string) (stdout, stderr string, code int) {
 
 // isWarning reports whether stderr is exactly one scheme warning line.
 func isWarning(stderr string) bool {
-	return strings.HasPrefix(stderr, "urlget: url: warning: not a valid ") && strings.Count(stderr, "\n") == 1 &&
+	return strings.HasPrefix(stderr, "urlget: warning: url: not a valid ") && strings.Count(stderr, "\n") == 1 &&
 		strings.HasSuffix(stderr, "\n")
 }
 

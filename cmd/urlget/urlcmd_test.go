@@ -152,7 +152,7 @@ func urlWarnLine(t *testing.T, where, input string, off int, parse func(string) 
 	if !errors.As(parse(input), &pe) || pe.Scheme == "" {
 		t.Errorf("%q: %v is not a scheme error", input, pe)
 	}
-	return strings.Replace(line, "urlget: url: ", "urlget: url: warning: ", 1)
+	return strings.Replace(line, "urlget: url: ", "urlget: warning: url: ", 1)
 }
 
 func urlParseAbs(s string) error   { _, err := urlparse.ParseAbsolute(s); return err }
@@ -513,7 +513,7 @@ func TestURLSchemeVerdict(t *testing.T) {
 	// --json: the generic components, and the scheme's verdict instead of
 	// its fields.
 	warn := urlWarnLine(t, "", "http://127.0.0.1:80808/", 17, urlParseTyped)
-	msg := strings.TrimSuffix(strings.TrimPrefix(warn, "urlget: url: warning: "), "\n")
+	msg := strings.TrimSuffix(strings.TrimPrefix(warn, "urlget: warning: url: "), "\n")
 	urlCheck(t, []string{"url", "--json", "http://127.0.0.1:80808/"}, "",
 		`{"url":"http://127.0.0.1:80808/","scheme":"http","host":"127.0.0.1","host_kind":"ipv4","port":80808,"path":"/",`+
 			`"raw":{"scheme":"http","host":"127.0.0.1","port":"80808","path":"/"},"scheme_error":`+string(appendJSONString(nil, msg))+"}\n",

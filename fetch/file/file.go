@@ -16,6 +16,9 @@
 // A file that does not exist or cannot be read is ErrFileRead (exit 37),
 // as in curl.
 //
+// A Request.Body (the Fetcher is a fetch.BodySender) is written to the file
+// instead, created or truncated, as curl -T FILE file:///path does.
+//
 // A directory gives a listing (Meta.Dir set, Resource.Listing parsing it;
 // see Resource.Entries): one line per entry, "." and ".." left out,
 //
@@ -58,7 +61,12 @@ import (
 )
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "file", Fetcher: Fetcher{}, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists})
+	fetch.Register(fetch.Scheme{Name: "file", Fetcher: Fetcher{}, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
+		Examples: []fetch.Example{
+			{Args: "file:///etc/hosts", Help: "print a local file"},
+			{Args: "--json file:///var/log/", Help: "a directory's entries as JSON lines"},
+			{Args: "-T notes.txt file:///tmp/copy.txt", Help: "write a file (as curl -T)"},
+		}})
 }
 
 // Fetcher is the file scheme's fetch.Fetcher.
@@ -83,6 +91,9 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		p = "/"
 	}
 	name := filepath.FromSlash(p)
+	if req.Body != nil {
+		return store(name, req.Body)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, openError(name, err)
@@ -129,6 +140,35 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	}
 	res.Body = f
 	return res, nil
+}
+
+// SendsBody reports that a Request.Body is written to the file a file URL
+// names (curl's -T FILE file:///path).
+func (Fetcher) SendsBody(u *urlparse.URL) bool { return u.Scheme == "file" }
+
+// store writes body to the file name, created or truncated (mode 0666 less
+// the umask). A file that cannot be written is ErrWrite (exit 23), a body
+// that cannot be read ErrRead (26). The result is empty.
+func store(name string, body io.Reader) (*fetch.Resource, error) {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &fetch.Error{Kind: fetch.ErrWrite, Msg: "couldn't open file " + name + " for writing", Err: err}
+	}
+	_, err = io.Copy(f, body)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = &fetch.Error{Kind: fetch.ErrWrite, Msg: "writing " + name, Err: cerr}
+	}
+	if err != nil {
+		if fetch.KindOf(err) == fetch.ErrOther {
+			err = &fetch.Error{Kind: fetch.ErrWrite, Msg: "writing " + name, Err: err}
+		}
+		return nil, err
+	}
+	return &fetch.Resource{Meta: fetch.Meta{Size: 0}, Body: io.NopCloser(bytes.NewReader(nil))}, nil
 }
 
 func openError(name string, err error) error {

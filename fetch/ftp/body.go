@@ -26,6 +26,7 @@ type dataBody struct {
 	n     int64 // bytes read from the data connection
 	final bool  // the final reply came instead of a 1xx: none to wait for
 	what  string
+	res   *fetch.Resource // its Status becomes the final reply's (226) at the end
 
 	err    error // sticky: io.EOF or a typed error
 	inStep bool  // the control connection has no reply outstanding
@@ -101,6 +102,10 @@ func (b *dataBody) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
+// wireBytes is Resource.WireBytes: the bytes of the data connection,
+// before any conversion of line ends.
+func (b *dataBody) wireBytes() int64 { return b.n }
+
 // end handles the end of the data stream: EOF means read the final reply.
 func (b *dataBody) end(err error) {
 	if err != io.EOF {
@@ -127,6 +132,9 @@ func (b *dataBody) end(err error) {
 		if !r.Positive() {
 			b.err = replyError(fetch.ErrPartial, "ftp: "+b.what+": transfer failed", b.what, r)
 			return
+		}
+		if b.res != nil {
+			b.res.Status = r.code // the final reply, curl's response_code
 		}
 	} else {
 		b.inStep = true
@@ -176,64 +184,6 @@ func (d *doneBody) Close() error {
 		}
 	})
 	return nil
-}
-
-// crlfReader turns the NVT-ASCII of a TYPE A transfer (lines ending in
-// CRLF) into local text (lines ending in LF): every CR directly followed by
-// LF is dropped; any other CR is kept.
-type crlfReader struct {
-	r    io.Reader
-	buf  []byte
-	i, n int
-	cr   bool // a CR was read and not yet passed on
-	err  error
-}
-
-func newCRLFReader(r io.Reader) *crlfReader {
-	return &crlfReader{r: r, buf: make([]byte, 32<<10)}
-}
-
-func (a *crlfReader) Read(p []byte) (int, error) {
-	w := 0
-	for w < len(p) {
-		if a.i == a.n {
-			if a.err != nil || w > 0 {
-				break
-			}
-			n, err := a.r.Read(a.buf)
-			a.i, a.n, a.err = 0, n, err
-			continue
-		}
-		c := a.buf[a.i]
-		if a.cr {
-			a.cr = false
-			if c == '\n' {
-				p[w] = '\n'
-				w++
-				a.i++
-			} else {
-				p[w] = '\r'
-				w++
-			}
-			continue
-		}
-		a.i++
-		if c == '\r' {
-			a.cr = true
-			continue
-		}
-		p[w] = c
-		w++
-	}
-	if w == 0 && len(p) > 0 && a.i == a.n && a.err != nil {
-		if a.cr {
-			a.cr = false
-			p[0] = '\r'
-			return 1, nil
-		}
-		return 0, a.err
-	}
-	return w, nil
 }
 
 // lfToCRLF turns local text into NVT-ASCII for a TYPE A upload: every LF

@@ -30,16 +30,19 @@
 //	;type=d       NLST <name>, or NLST alone when the name is empty: the listing
 //	;type=a       TYPE A, RETR (lines arrive with CRLF; the body has LF)
 //	;type=i       TYPE I, SIZE, RETR (the bytes as stored)
-//	none, name    guessed from the name's suffix (GuessType): TYPE A or TYPE I
+//	none, name    TYPE I, as ;type=i: RFC 1738 leaves the guess to the client,
+//	              and binary is the only guess that never alters the data
 //	none, "/"     a URL ending in "/" lists the directory: LIST, parsed
 //	              (ftp-list-only: NLST; ftp-mlsd: MLSD when FEAT offers it)
 //
-// The option ftp-type ("a" or "i") replaces the guess for URLs without a
-// typecode (curl's -B/--use-ascii is "a"; "i" is curl's default). A
+// The option ftp-type ("a" or "i") sets the type of URLs without a
+// typecode (curl's -B/--use-ascii is "a"; "i" is the default, as curl's). A
 // listing needs no TYPE on a new connection (ASCII is the default) and
 // gets TYPE A on a reused one that is in binary. In ASCII mode every CRLF
 // of the data becomes LF (RFC 959 §3.1.1.1: NVT-ASCII to the local
-// convention); Meta.Size is then -1, and a resume is fetched whole.
+// convention); Meta.Size is then -1, and a resume is fetched whole. A HEAD
+// (Request.Head) sends SIZE in ASCII mode too and reports the server's
+// answer, as curl -I does (ProFTPD refuses it: no size then).
 //
 // A URL naming a directory without its trailing slash (ftp://host/pub)
 // is listed: when RETR pub is answered 550 and CWD pub then succeeds (not

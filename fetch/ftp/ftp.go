@@ -98,9 +98,9 @@ func init() {
 			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: "$USER@hostname", Schemes: ftp, Help: "the anonymous password"},
 			{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
 			{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
-				Help: "ASCII transfers when the URL has no ;type="},
+				Help: "ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server's bytes)"},
 			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
-				Help: "binary transfers when the URL has no ;type= (no guessing from the name)"},
+				Help: "binary transfers when the URL has no ;type= (the default; undoes -B)"},
 			{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
 		},
 		Examples: []fetch.Example{
@@ -256,7 +256,10 @@ func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
 			p.typ = o.typ
 		}
 		if p.typ == 0 {
-			p.typ = GuessType(f.Name)
+			// RFC 1738 leaves the type to the client's guess: binary,
+			// the only guess that never alters the data (as curl, wget
+			// and lftp); ASCII only for ;type=a or -B.
+			p.typ = 'i'
 		}
 	}
 	return p, nil
@@ -466,10 +469,11 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	}
 	size := int64(-1)
 	missing := false
-	if p.typ == 'i' {
+	if p.typ == 'i' || req.Head {
 		// SIZE counts the bytes of the file as stored, which is what a
-		// binary transfer sends; in ASCII mode it means nothing (and
-		// ProFTPD refuses it).
+		// binary transfer sends; in ASCII mode it is no promise about
+		// the converted body (and ProFTPD refuses it), but -I reports
+		// the server's answer, as curl does.
 		r, err := c.cmd("SIZE", p.name, true)
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
@@ -479,7 +483,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
 				size = n
 			}
-		case r.code == 550:
+		case r.code == 550 && p.typ == 'i':
 			missing = true
 		}
 	}
@@ -537,10 +541,14 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
 	}
 	b := f.newBody(ctx, c, dc, r, p.typ == 'a', want, "RETR")
-	return &fetch.Resource{
+	b.res = &fetch.Resource{
 		Meta: fetch.Meta{Size: want, ModTime: mtime, Offset: offset, Status: r.code},
 		Body: b,
-	}, nil
+	}
+	if b.ascii {
+		b.res.WireBytes = b.wireBytes
+	}
+	return b.res, nil
 }
 
 func (f *Fetcher) newBody(ctx context.Context, c *pconn, dc net.Conn, r *Reply, ascii bool, want int64, what string) *dataBody {
@@ -548,7 +556,7 @@ func (f *Fetcher) newBody(ctx context.Context, c *pconn, dc net.Conn, r *Reply, 
 	var src = countingReader{r: dc, b: b}
 	b.r = src
 	if ascii {
-		b.r = newCRLFReader(src)
+		b.r = fetch.LFReader(src)
 	}
 	return b
 }
@@ -609,7 +617,11 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 		res.Body = &doneBody{f: f, c: c}
 		return res, nil
 	}
-	res.Body = f.newBody(ctx, c, dc, r, false, -1, verb)
+	// A listing is text in NVT-ASCII: its lines end in LF here, as
+	// curl and lftp print them (fetch.TextReader).
+	b := f.newBody(ctx, c, dc, r, false, -1, verb)
+	b.r = fetch.TextReader(b.r, req.Options)
+	res.Body, b.res, res.WireBytes = b, res, b.wireBytes
 	return res, nil
 }
 

@@ -110,11 +110,15 @@ func TestCommandSequence(t *testing.T) {
 		{"//etc/motd", nil, []string{"CWD", "CWD etc", "TYPE I", "SIZE motd", "EPSV", "RETR motd"}, "message of the day\n"},
 		{"/readme", nil, []string{"TYPE I", "SIZE readme", "EPSV", "RETR readme"}, "readme\n"},
 		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "NLST"}, ""},
-		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "NLST hello.txt"}, "hello.txt\r\n"},
+		// A listing's lines end in LF, as curl and lftp print them;
+		// --raw keeps the wire's CRLF.
+		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "NLST hello.txt"}, "hello.txt\n"},
+		{"/pub/hello.txt;type=d", map[string]string{"raw": "1"}, []string{"CWD pub", "EPSV", "NLST hello.txt"}, "hello.txt\r\n"},
 		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
 		{"/pub/hello.txt;type=i", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
-		// No typecode: .txt is guessed ASCII, .bin binary.
-		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
+		// No typecode: binary whatever the name, as curl; ASCII with -B.
+		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
+		{"/pub/hello.txt", map[string]string{"ftp-type": "a"}, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
 		{"/pub/hello.txt", map[string]string{"ftp-type": "i"}, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
 		{"/pub/empty/", nil, []string{"CWD pub", "CWD empty", "SYST", "EPSV", "LIST"}, ""},
 		{"/pub/empty/", map[string]string{"ftp-list-only": "1"}, []string{"CWD pub", "CWD empty", "EPSV", "NLST"}, ""},

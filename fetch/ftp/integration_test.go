@@ -66,7 +66,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			{anon + "/pub/1mb.txt;type=I", "pub/1mb.txt"},
 			{anon + "/pub/link-to-hello;type=i", "pub/hello.txt"},
 			{anon + "/readme.txt;type=i", "readme.txt"},
-			{anon + "/pub/a/b/c/deep.txt", "pub/a/b/c/deep.txt"}, // guessed ASCII: no CR in it
+			{anon + "/pub/a/b/c/deep.txt", "pub/a/b/c/deep.txt"}, // no typecode: binary
 			{anon + "/pub/binary.bin", "pub/binary.bin"},
 		} {
 			body, res, err := get(t, realClient(nil, nil), tc.url)
@@ -77,11 +77,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			if !bytes.Equal(body, files[tc.file]) {
 				t.Errorf("%s: %d bytes, want %d (%s)", tc.url, len(body), len(files[tc.file]), tc.file)
 			}
-			if strings.HasSuffix(tc.url, ".txt") { // ASCII: size unknown
-				if res.Size != -1 {
-					t.Errorf("%s: ASCII transfer with Size %d", tc.url, res.Size)
-				}
-			} else if res.Size != int64(len(files[tc.file])) {
+			if res.Size != int64(len(files[tc.file])) {
 				t.Errorf("%s: Size %d", tc.url, res.Size)
 			}
 		}
@@ -126,10 +122,10 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 		if want := asciiDownload(kind, files["pub/hello.txt"]); err != nil || !bytes.Equal(body, want) {
 			t.Errorf(";type=a: %q, %v; want %q", body, err, want)
 		}
-		// No typecode: .txt is guessed ASCII.
+		// No typecode: the server's bytes, whatever the name (as curl).
 		body, _, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt")
-		if want := asciiDownload(kind, files["pub/hello.txt"]); err != nil || !bytes.Equal(body, want) {
-			t.Errorf("guessed: %q, %v; want %q", body, err, want)
+		if want := files["pub/hello.txt"]; err != nil || !bytes.Equal(body, want) {
+			t.Errorf("no typecode: %q, %v; want %q", body, err, want)
 		}
 		body, _, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=i")
 		if err != nil || !bytes.Equal(body, files["pub/hello.txt"]) {
@@ -140,7 +136,10 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			t.Fatal(err)
 		}
 		got := map[string]bool{}
-		for _, l := range strings.Split(strings.TrimSuffix(string(body), "\r\n"), "\r\n") {
+		if bytes.Contains(body, []byte("\r")) {
+			t.Errorf(";type=d listing holds CR: %q", body)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
 			got[l] = true
 		}
 		for _, n := range []string{"binary.bin", "hello.txt", "1mb.txt", "a", "empty", "dir with spaces", "semi;colon.txt", "100%.txt", "link-to-hello"} {
@@ -371,7 +370,8 @@ func testVsftpdLog(t *testing.T, s *testserver.FTPServer) {
 		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "NLST"}, 0},
 		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "NLST hello.txt"}, 0},
 		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, 0},
-		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, 0},
+		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, 0},
+		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, 0},
 		{"/pub/binary.bin", nil, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "RETR binary.bin"}, 0},
 		{"/pub/", nil, []string{"CWD pub", "SYST", "EPSV", "LIST"}, 0},
 		{"/pub/", map[string]string{"ftp-mlsd": "1"}, []string{"CWD pub", "FEAT", "SYST", "EPSV", "LIST"}, 0},

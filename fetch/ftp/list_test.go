@@ -305,49 +305,11 @@ func TestSendRefusesLineBreaks(t *testing.T) {
 	}
 }
 
-func TestCRLFReader(t *testing.T) {
-	for in, want := range map[string]string{
-		"a\r\nb\r\n":       "a\nb\n",
-		"a\r\r\nb\r\n":     "a\r\nb\n", // pure-ftpd's doubled CR
-		"no newline\r":     "no newline\r",
-		"\r\r\r\n":         "\r\r\n",
-		"lf only\n":        "lf only\n",
-		"cr\rmid":          "cr\rmid",
-		"":                 "",
-		"\r\n\r\n\r\n":     "\n\n\n",
-		"x\r\ny\rz\r\n\r1": "x\ny\rz\n\r1",
-	} {
-		for _, r := range []func(io.Reader) io.Reader{
-			func(r io.Reader) io.Reader { return r },
-			iotest.OneByteReader,
-			iotest.HalfReader,
-		} {
-			got, err := io.ReadAll(iotest.OneByteReader(newCRLFReader(r(strings.NewReader(in)))))
-			if err != nil || string(got) != want {
-				t.Errorf("crlf(%q) = %q, %v; want %q", in, got, err, want)
-			}
-			got, _ = io.ReadAll(newCRLFReader(r(strings.NewReader(in))))
-			if string(got) != want {
-				t.Errorf("crlf(%q) = %q; want %q", in, got, want)
-			}
-		}
-	}
+func TestLFToCRLF(t *testing.T) {
 	for in, want := range map[string]string{"a\nb\r\nc": "a\r\nb\r\nc", "\n\n": "\r\n\r\n"} {
 		got, _ := io.ReadAll(&lfToCRLF{r: iotest.OneByteReader(strings.NewReader(in))})
 		if string(got) != want {
 			t.Errorf("lfToCRLF(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestGuessType(t *testing.T) {
-	for name, want := range map[string]byte{
-		"readme.txt": 'a', "INDEX.HTML": 'a', "x.c": 'a', "patch.diff": 'a', "a.b.md": 'a',
-		"file.bin": 'i', "x.txt.gz": 'i', "README": 'i', "noext.": 'i', ".txt": 'a',
-		"archive.tar": 'i', "photo.JPG": 'i', "dir.txt/x": 'i', "": 'i',
-	} {
-		if got := GuessType(name); got != want {
-			t.Errorf("GuessType(%q) = %c, want %c", name, got, want)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	if u.Scheme != "ftp" {
 		return 0, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "ftp.Upload: not an ftp URL"}
 	}
-	cr := &countReader{r: r}
+	cr := &fetch.CountingReader{R: r}
 	opts := fetch.Options{}
 	for k, v := range req.Options {
 		opts[k] = v
@@ -55,10 +55,10 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	}
 	res, err := c.Do(ctx, &fetch.Request{URL: u, Options: opts, Body: cr, BodySize: -1})
 	if err != nil {
-		return cr.n, err
+		return cr.N, err
 	}
 	res.Body.Close()
-	return cr.n, nil
+	return cr.N, nil
 }
 
 // Upload is the package's Upload for a Request prepared by the caller
@@ -90,7 +90,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 		return nil, replyError(fetch.ErrUpload, "ftp: "+verb+" ended before any data was sent", verb, r)
 	}
 	var src io.Reader
-	cr := &countReader{r: up.r}
+	cr := &fetch.CountingReader{R: up.r}
 	if p.typ == 'a' {
 		src = &lfToCRLF{r: cr}
 	} else {
@@ -115,7 +115,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 		}
 	}
 	bufPool.Put(bp)
-	up.n = cr.n
+	up.n = cr.N
 	if werr != nil || rerr != nil {
 		dc.Close()
 		c.broken = true // the server's reply to the cut transfer is still due
@@ -148,15 +148,4 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 		r = fr
 	}
 	return &fetch.Resource{Meta: fetch.Meta{Size: 0, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
-}
-
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -40,7 +40,9 @@
 // the menu as sent, up to but without the "." line that ends it (read no
 // further, so a server that never closes does not stall the transfer).
 //
-// Text (type 0) is passed on byte for byte. Its end: neither pygopherd nor
+// Text (type 0) is passed on with its CRLF line ends made LF
+// (fetch.TextReader; fetch.OptCRLF keeps them), byte for byte otherwise (a Gopher+ reply's data, framed
+// by its byte count, is passed on as sent). Its end: neither pygopherd nor
 // gophernicus sends the RFC 1436 "." line after a text, and neither
 // dot-stuffs, so in the default "auto" mode a lone "." line is removed only
 // when it is the very last line before the server closes (it is then the
@@ -516,7 +518,9 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 		res.Dir = true
 		res.Listing = listing(p)
 	case p.typ == TypeText:
-		r = newDotReader(c.br, p.text, p.text == dotStrict, "text")
+		// RFC 1436 text lines end in CRLF: LF here, as for a person or
+		// a pipe (fetch.TextReader).
+		r = fetch.TextReader(newDotReader(c.br, p.text, p.text == dotStrict, "text"), req.Options)
 	default:
 		// Any other item is read until the server closes the connection.
 		fetch.ReadToEnd(c.nc)

@@ -269,7 +269,7 @@ func TestPygopherdTLS(t *testing.T) {
 		t.Errorf("plain hello.txt: %q", body)
 	}
 	_, _, err = get(t, client(nil), "gophers://"+s.Addr+"/0/hello.txt")
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 }
 
 func TestGophernicus(t *testing.T) {
@@ -301,16 +301,16 @@ func TestGophernicus(t *testing.T) {
 		if spaces != base+"/0/name%23040with%23040spaces.txt" {
 			t.Fatalf("entry URL %q", spaces)
 		}
-		if _, body := mustGet(t, c, spaces); string(body) != crlf(testserver.GopherSpaces) {
+		if _, body := mustGet(t, c, spaces); string(body) != string(testserver.GopherSpaces) {
 			t.Errorf("name with spaces.txt: %q", body)
 		}
 	})
 	t.Run("Text", func(t *testing.T) {
 		// gophernicus sends texts with CRLF, no "." and no dot-stuffing.
-		if _, body := mustGet(t, c, s.URL("0/hello.txt")); string(body) != crlf(testserver.GopherHello) {
+		if _, body := mustGet(t, c, s.URL("0/hello.txt")); string(body) != string(testserver.GopherHello) {
 			t.Errorf("hello.txt: %q", body)
 		}
-		if _, body := mustGet(t, c, s.URL("0/dots.txt")); string(body) != crlf(testserver.GopherDots) {
+		if _, body := mustGet(t, c, s.URL("0/dots.txt")); string(body) != string(testserver.GopherDots) {
 			t.Errorf("dots.txt: %q", body)
 		}
 	})
@@ -339,7 +339,7 @@ func TestGophernicus(t *testing.T) {
 	t.Run("GopherPlus", func(t *testing.T) {
 		// No Gopher+ here: "+" falls back to the plain document, "!" is an
 		// error rather than the document passed off as attributes.
-		if _, body := mustGet(t, c, s.URL("0/hello.txt%09%09+")); string(body) != crlf(testserver.GopherHello) {
+		if _, body := mustGet(t, c, s.URL("0/hello.txt%09%09+")); string(body) != string(testserver.GopherHello) {
 			t.Errorf("+: %q", body)
 		}
 		_, _, err := get(t, c, s.URL("0/hello.txt%09%09!"))
@@ -386,7 +386,7 @@ func TestGophernicusTLS(t *testing.T) {
 	}
 	c := client(nil)
 	c.TLS = tlsCfg
-	if _, body := mustGet(t, c, s.URL("0/hello.txt")); string(body) != crlf(testserver.GopherHello) {
+	if _, body := mustGet(t, c, s.URL("0/hello.txt")); string(body) != string(testserver.GopherHello) {
 		t.Errorf("gophers hello.txt: %q", body)
 	}
 	if _, body := mustGet(t, c, s.URL("9/binary.bin")); !bytes.Equal(body, testserver.GopherBinary()) {
@@ -397,5 +397,5 @@ func TestGophernicusTLS(t *testing.T) {
 		t.Errorf("gophers menu %q", body)
 	}
 	_, _, err = get(t, client(nil), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 }

@@ -248,8 +248,11 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 	if decode && !req.Head && size != 0 {
 		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
 		case "gzip", "x-gzip":
-			body = &gunzip{raw: body, max: req.MaxDecompressed}
-			size = -1
+			g := &gunzip{raw: body, max: req.MaxDecompressed}
+			g.src = &fetch.CountingReader{R: body}
+			body, size = g, -1
+			m.Size = size
+			return &fetch.Resource{Meta: m, Body: body, WireBytes: func() int64 { return g.src.N }}, nil
 		}
 	}
 	m.Size = size
@@ -394,7 +397,7 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	switch {
 	case errors.As(err, &verr), errors.As(err, &rerr), errors.As(err, &aerr),
 		errors.As(err, &uerr), errors.As(err, &herr), errors.As(err, &cerr):
-		return &fetch.Error{Kind: fetch.ErrTLS, Msg: "TLS", Err: err}
+		return fetch.TLSError(err, "https")
 	}
 	if k := fetch.KindOf(err); k != fetch.ErrOther {
 		return &fetch.Error{Kind: k, Err: err}
@@ -424,6 +427,7 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 // gunzip decodes a gzip body, at most max bytes (0: no cap).
 type gunzip struct {
 	raw io.ReadCloser
+	src *fetch.CountingReader // raw, counted: the bytes on the wire
 	zr  *gzip.Reader
 	n   int64
 	max int64
@@ -435,7 +439,7 @@ func (g *gunzip) Read(p []byte) (int, error) {
 		return 0, g.err
 	}
 	if g.zr == nil {
-		zr, err := gzip.NewReader(g.raw)
+		zr, err := gzip.NewReader(g.src)
 		if err != nil {
 			g.err = gzipError(err)
 			return 0, g.err

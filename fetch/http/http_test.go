@@ -376,8 +376,8 @@ func TestTLSErrors(t *testing.T) {
 	defer srv.Close()
 	u := parse(t, srv.URL)
 	_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: u})
-	if fetch.ExitCode(err) != 35 {
-		t.Errorf("untrusted certificate: %v (exit %d), want 35", err, fetch.ExitCode(err))
+	if fetch.ExitCode(err) != 60 || err.Error() != "SSL certificate problem: self-signed certificate" {
+		t.Errorf("untrusted certificate: %v (exit %d), want 60 and curl's line", err, fetch.ExitCode(err))
 	}
 	_, got, err := get(t, &fetch.Client{Insecure: true}, &fetch.Request{URL: u})
 	if err != nil || string(got) != "secure" {

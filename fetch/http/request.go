@@ -24,6 +24,12 @@ const (
 	OptMethod = "http-method"
 	// OptReferer is the Referer header (-e).
 	OptReferer = "http-referer"
+	// OptBodyHeader holds header lines that describe Request.Body
+	// (Content-Type, Expect), in OptHeader's form; they are sent only with
+	// a body, so not after a redirect turned the request into a GET, and
+	// OptHeader lines replace them. No flag sets it: the CLI does, for -d,
+	// -F and -T.
+	OptBodyHeader = "http-body-header"
 )
 
 var httpSchemes = []string{"http", "https"}
@@ -43,7 +49,7 @@ func init() {
 			{Args: "-o page.html https://example.org/", Help: "save a page"},
 			{Args: "-L -O https://example.org/file.tar.gz", Help: "follow redirects, save under the remote name"},
 			{Args: "-d name=value -d x=1 https://example.org/form", Help: "POST form data (name=value&x=1)"},
-			{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a%20b"},
+			{Args: "-G --data-urlencode 'q=a b' https://example.org/search", Help: "the same data in the query string: ?q=a+b"},
 			{Args: "-F file=@photo.jpg -F note=hi https://example.org/upload", Help: "a multipart/form-data POST"},
 			{Args: "-H 'Accept: application/json' -X DELETE https://example.org/item/1", Help: "another method, an extra header"},
 			{Args: "-T notes.txt https://example.org/dav/", Help: "PUT a file (to dav/notes.txt)"},
@@ -72,7 +78,8 @@ func method(req *fetch.Request) string {
 
 // shape puts the request's own parts on hreq, after the fields urlget
 // sends itself: the body, the Referer, the jar's cookies and the OptHeader
-// lines (which may replace or remove any of those fields).
+// lines (which may replace or remove any of those fields). OptBodyHeader's
+// lines go with the body.
 // jarURL is the URL the cookies belong to (nil for a gateway request).
 func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
 	if req.Body != nil {
@@ -80,6 +87,11 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
 		hreq.ContentLength = req.BodySize // -1: chunked
 		if req.BodySize == 0 {
 			hreq.Body = nethttp.NoBody
+		}
+		for _, line := range req.Options.Strings(OptBodyHeader) {
+			if err := addHeader(hreq, line); err != nil {
+				return err
+			}
 		}
 	}
 	h := hreq.Header

@@ -150,6 +150,24 @@ func TestOpenSMTPD(t *testing.T) {
 		m.check(ex)
 	}
 	m.streamed()
+	m.uploaded()
+}
+
+// uploaded sends a body given as Request.Body (-T) to a URL without body=:
+// the delivered body is that text, starting with its first line.
+func (m *realMTA) uploaded() {
+	m.srv.Clear()
+	if _, err := m.deliver("mailto:up@example.org?subject=upload", strings.NewReader("first line\nsecond\n")); err != nil {
+		m.t.Fatal(err)
+	}
+	got, err := m.srv.WaitMessages(1, 10*time.Second)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	gm, _ := mail.ReadMessage(bytes.NewReader(got[0]))
+	if b, _ := io.ReadAll(gm.Body); string(lf(b)) != "first line\nsecond\n" {
+		m.t.Errorf("uploaded body delivered as %q", b)
+	}
 }
 
 // TestExim delivers every RFC 6068 §6 example through Exim over STARTTLS

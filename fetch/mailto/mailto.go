@@ -50,7 +50,7 @@ type Fetcher struct{}
 func init() {
 	sc := []string{"mailto"}
 	fetch.Register(fetch.Scheme{Name: "mailto", Fetcher: Fetcher{},
-		Caps: fetch.NoProxy | fetch.SendsBody | fetch.Mail | fetch.StartTLS,
+		Caps: fetch.NoProxy | fetch.SendsBody | fetch.Mail | fetch.StartTLS | fetch.Opaque,
 		Options: []fetch.Option{
 			{Key: OptFrom, Kind: fetch.String, Arg: "ADDR", Default: "login name @ host name",
 				Help: "the sender: From field and envelope sender", Schemes: sc},
@@ -62,6 +62,11 @@ func init() {
 				Help: "write the composed message instead of sending it", Schemes: sc},
 			{Key: OptConfirm, Flag: "yes", Kind: fetch.Bool, Set: "yes",
 				Help: "send without asking on a terminal", Schemes: sc},
+		},
+		Examples: []fetch.Example{
+			{Args: "--mail-from me@example.org 'mailto:joe@example.org?subject=Hi&body=Hello%20Joe'", Help: "send a short mail ($SMTP_SERVER, else $MAILHOST, else sendmail)"},
+			{Args: "--smtp-server mail.example.org -T notes.txt 'mailto:joe@example.org?subject=Notes'", Help: "send a file's text through that server"},
+			{Args: "-o draft.eml 'mailto:joe@example.org?cc=ann@example.org&subject=Draft'", Help: "write the composed message to a file instead of sending it"},
 		}})
 }
 
@@ -133,23 +138,25 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 type warningsKey struct{}
 
 // WithWarnings gives Open a writer for its warnings (the URL's ignored
-// header fields, blind copies), one line each: a program passes its
-// standard error this way. Without one they go to Request.Verbose, else to
-// os.Stderr: they are never dropped.
+// header fields, blind copies), one line each, without a prefix: a program
+// passes its standard error this way, adding its own. Without one they go
+// to Request.Verbose, else to os.Stderr, after "warning: ": they are never
+// dropped.
 func WithWarnings(ctx context.Context, w io.Writer) context.Context {
 	return context.WithValue(ctx, warningsKey{}, w)
 }
 
 // warn reports a composition warning (see WithWarnings).
 func warn(ctx context.Context, req *fetch.Request, line string) {
+	line = fetch.SanitizeLine(line, 300)
 	w, _ := ctx.Value(warningsKey{}).(io.Writer)
 	if w == nil {
-		w = req.Verbose
+		w, line = req.Verbose, "warning: "+line
 	}
 	if w == nil {
 		w = os.Stderr
 	}
-	fmt.Fprintln(w, "Warning: "+fetch.SanitizeLine(line, 300))
+	fmt.Fprintln(w, line)
 }
 
 func bodyError(err error) error {

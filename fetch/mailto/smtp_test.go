@@ -211,9 +211,9 @@ func TestStartTLS(t *testing.T) {
 	if m := imp.Messages(); len(m) != 1 || !m[0].TLS || m[0].User != "joe" {
 		t.Errorf("smtps: %+v", m)
 	}
-	// a certificate not trusted: ErrTLS
+	// a certificate not trusted: ErrCertificate (exit 60)
 	_, err = send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) { r.TLS = &tls.Config{} })
-	if fetch.KindOf(err) != fetch.ErrTLS {
+	if fetch.KindOf(err) != fetch.ErrCertificate {
 		t.Errorf("untrusted certificate: %v", err)
 	}
 }

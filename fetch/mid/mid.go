@@ -50,11 +50,11 @@ const (
 type Fetcher struct{}
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "mid", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "mid", Fetcher: Fetcher{}, Caps: fetch.Opaque,
 		Options: []fetch.Option{{Key: OptBase, Flag: "base", Kind: fetch.String, Arg: "FILE|mid:URL",
 			Help: "the message a cid: URL refers into: a local file or a mid: URL", Schemes: []string{"cid"}},
 		}})
-	fetch.Register(fetch.Scheme{Name: "cid", Fetcher: Fetcher{}})
+	fetch.Register(fetch.Scheme{Name: "cid", Fetcher: Fetcher{}, Caps: fetch.Opaque})
 }
 
 // Open fetches req.URL (see the package documentation).
@@ -146,6 +146,9 @@ func article(ctx context.Context, req *fetch.Request, id string, head bool) (*fe
 	delete(opts, nntp.OptBody)
 	r.Options = opts
 	res, err := nntp.Fetcher{}.Open(ctx, &r)
+	if errors.Is(err, nntp.ErrNoServer) {
+		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "mid: a mid: URL is fetched from a news server: " + nntp.NoServerHint, Err: nntp.ErrNoServer}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -77,13 +77,13 @@ func TestMIDParts(t *testing.T) {
 	srv := (&nntptest.Server{Loose: []*nntptest.Article{mimeArticle}}).Start(t)
 	opts := fetch.Options{"nntp-server": srv.Addr}
 	whole, res, err := get(t, "mid:mime-1@example.net", opts)
-	if err != nil || whole != string(mimeArticle.Bytes()) || res.ContentType != "message/rfc822" {
+	if err != nil || whole != strings.ReplaceAll(string(mimeArticle.Bytes()), "\r\n", "\n") || res.ContentType != "message/rfc822" {
 		t.Fatalf("whole article: %v %q", err, whole)
 	}
 	cases := []struct{ url, want, ctype string }{
 		{"mid:mime-1@example.net/text.1@example.net", "café and more", "text/plain; charset=UTF-8"},
 		{"mid:%3Cmime-1@example.net%3E/%3Cbin.1@example.net%3E", "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09", "application/octet-stream"},
-		{"mid:mime-1@example.net/dots@example.net", ".leading dot\r\n..two", "text/plain"},
+		{"mid:mime-1@example.net/dots@example.net", ".leading dot\n..two", "text/plain"},
 	}
 	for _, c := range cases {
 		got, res, err := get(t, c.url, opts)
@@ -164,8 +164,8 @@ func TestINN(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		want := strings.Join(a.Body, "\r\n") + "\r\n"
-		if !strings.HasSuffix(got, "\r\n\r\n"+want) || !strings.Contains(got, "Message-ID: "+a.MessageID+"\r\n") {
+		want := strings.Join(a.Body, "\n") + "\n"
+		if !strings.HasSuffix(got, "\n\n"+want) || !strings.Contains(got, "Message-ID: "+a.MessageID+"\n") {
 			t.Errorf("%s: got %q", raw, got)
 		}
 	}

@@ -19,24 +19,25 @@ import (
 // innArticle is the article INN serves for a fixture: the injected header
 // lines with innd's path host prepended to Path and its Xref appended, an
 // empty line, the body byte for byte; CRLF line ends.
+// innArticle is the article as urlget gives it: lines end in LF.
 func innArticle(a *testserver.INNArticle) []byte {
 	var b bytes.Buffer
 	for _, h := range a.Head {
 		if rest, ok := strings.CutPrefix(h, "Path: "); ok {
 			h = "Path: " + testserver.INNPathHost + "!" + rest
 		}
-		b.WriteString(h + "\r\n")
+		b.WriteString(h + "\n")
 	}
 	b.WriteString("Xref: " + testserver.INNPathHost)
 	for _, g := range a.Groups {
 		fmt.Fprintf(&b, " %s:%d", g, a.Numbers[g])
 	}
-	b.WriteString("\r\n\r\n")
+	b.WriteString("\n\n")
 	b.WriteString(innBody(a))
 	return b.Bytes()
 }
 
-func innBody(a *testserver.INNArticle) string { return strings.Join(a.Body, "\r\n") + "\r\n" }
+func innBody(a *testserver.INNArticle) string { return strings.Join(a.Body, "\n") + "\n" }
 
 func innFixture(t *testing.T, s *testserver.INNServer, id string) *testserver.INNArticle {
 	for _, a := range s.Articles {
@@ -139,7 +140,7 @@ func TestINN(t *testing.T) {
 			}
 			_, h, err := clientGet(t, withOpts(OptHead, "1"), "news:"+strings.Trim(id, "<>"))
 			full := innArticle(a)
-			if err != nil || string(h) != string(full[:bytes.Index(full, []byte("\r\n\r\n"))+2]) {
+			if err != nil || string(h) != string(full[:bytes.Index(full, []byte("\n\n"))+1]) {
 				t.Errorf("HEAD %s: %v %q", id, err, h)
 			}
 		}

@@ -21,8 +21,10 @@
 // neither, Open fails with ErrMalformed (exit 3) saying how to set one. A
 // news://host/… URL (RFC 5538) uses its own host.
 //
-// Articles are streamed as the server sends them on the wire (CRLF line
-// ends) with dot-stuffing undone; nothing is ever buffered whole.
+// Articles are streamed with dot-stuffing undone and their lines ending in
+// LF, as a person or a pipe expects (fetch.TextReader: Options["raw"]
+// keeps the wire's CRLF); a resume offset counts those bytes. Nothing is ever
+// buffered whole.
 //
 // Listings are text, one tab-separated line per item, "\n"-terminated:
 //
@@ -46,6 +48,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,10 +89,10 @@ type Fetcher struct{}
 func init() {
 	schemes := []string{"news", "nntp", "nntps"}
 	fetch.Register(fetch.Scheme{Name: "news", Fetcher: Fetcher{},
-		Caps: fetch.Gateway | fetch.Lists,
+		Caps: fetch.Gateway | fetch.Lists | fetch.Opaque,
 		Options: []fetch.Option{
-			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: schemes,
-				Help: "the server for news: URLs (else $" + EnvServer + ")"},
+			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: append(slices.Clip(schemes), "mid", "cid"),
+				Help: "the server for news: and mid: URLs (else $" + EnvServer + ")"},
 			{Key: OptMaxArticles, Flag: "max-articles", Kind: fetch.Int, Arg: "N", Schemes: schemes,
 				Default: strconv.Itoa(DefaultMaxArticles), Help: "list a group's newest N articles (0: all)"},
 			{Key: OptDescribe, Flag: "describe", Kind: fetch.Bool, Schemes: schemes,
@@ -106,7 +109,13 @@ func init() {
 			{Args: "nntp://news.example.org/", Help: "the groups of that server"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntp", Fetcher: Fetcher{},
-		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists})
+		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists,
+		Examples: []fetch.Example{
+			{Args: "nntp://news.example.org/comp.lang.go", Help: "the newest articles of a group on that server"},
+			{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
+			{Args: "--body nntp://news.example.org/comp.lang.go/42", Help: "its body only"},
+			{Args: "--json --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
+		}})
 	fetch.Register(fetch.Scheme{Name: "nntps", Fetcher: Fetcher{},
 		Caps: fetch.Gateway | fetch.Lists})
 }
@@ -265,6 +274,13 @@ func resolve(req *fetch.Request) (*target, error) {
 	return t, nil
 }
 
+// ErrNoServer is wrapped by the error of a news: URL when no server is
+// given; NoServerHint says how to give one.
+const ErrNoServer = fetch.Sentinel("no news server given")
+
+// NoServerHint says how to give a news server.
+const NoServerHint = "give one with --nntp-server HOST[:PORT] or set " + EnvServer + "=HOST[:PORT]"
+
 // serverFromOptions sets the server of a news: URL from Options or the
 // environment.
 func serverFromOptions(req *fetch.Request, t *target) error {
@@ -273,7 +289,7 @@ func serverFromOptions(req *fetch.Request, t *target) error {
 		s, from = os.Getenv(EnvServer), "$"+EnvServer
 	}
 	if s == "" {
-		return malformed("a news: URL names no server: give one with --nntp-server HOST[:PORT] or set " + EnvServer + "=HOST[:PORT] (or use nntp://HOST/…)")
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "nntp: a news: URL names no server: " + NoServerHint + " (or use nntp://HOST/…)", Err: ErrNoServer}
 	}
 	host, port, err := splitServer(s)
 	if err != nil {

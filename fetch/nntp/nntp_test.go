@@ -108,8 +108,8 @@ func TestArticleByMessageID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(b, a.Bytes()) {
-			t.Errorf("%s: body\n%q\nwant\n%q", id, b, a.Bytes())
+		if !bytes.Equal(b, lf(a.Bytes())) {
+			t.Errorf("%s: body\n%q\nwant\n%q", id, b, lf(a.Bytes()))
 		}
 		if res.Status != 220 || res.Dir || res.Size != -1 || res.ContentType != "message/rfc822" {
 			t.Errorf("%s: meta %+v", id, res.Meta)
@@ -129,15 +129,19 @@ func TestDotStuffingOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ".leading dot\r\n..two leading dots\r\n.\r\nafter a lone dot line\r\n"
-	if string(b) != want || a.BodyText() != want {
+	want := ".leading dot\n..two leading dots\n.\nafter a lone dot line\n"
+	if string(b) != want || string(lf([]byte(a.BodyText()))) != want {
 		t.Errorf("BODY = %q, want %q", b, want)
+	}
+	// --raw: the wire's CRLF kept.
+	if _, b, err = get(t, request(t, s, "news:dots@example.net", OptBody, "1", fetch.OptRaw, "1")); err != nil || string(b) != a.BodyText() {
+		t.Errorf("BODY --raw = %q %v, want %q", b, err, a.BodyText())
 	}
 	res, b, err := get(t, request(t, s, "news:dots@example.net", OptHead, "1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != a.HeadText() || res.Status != 221 {
+	if string(b) != string(lf([]byte(a.HeadText()))) || res.Status != 221 {
 		t.Errorf("HEAD = %d %q, want %q", res.Status, b, a.HeadText())
 	}
 	// Request.Head: HEAD on the wire, metadata only.
@@ -150,7 +154,7 @@ func TestDotStuffingOnTheWire(t *testing.T) {
 	if len(b) != 0 || res.Status != 221 || !res.ModTime.Equal(time.Date(2026, 11, 21, 7, 37, 18, 0, time.UTC)) || res.ContentType != "message/rfc822" {
 		t.Errorf("Request.Head: body %q, meta %+v", b, res.Meta)
 	}
-	cmds := "CAPABILITIES|BODY <dots@example.net>|QUIT|CAPABILITIES|HEAD <dots@example.net>|QUIT|CAPABILITIES|HEAD <dots@example.net>|QUIT"
+	cmds := "CAPABILITIES|BODY <dots@example.net>|QUIT|CAPABILITIES|BODY <dots@example.net>|QUIT|CAPABILITIES|HEAD <dots@example.net>|QUIT|CAPABILITIES|HEAD <dots@example.net>|QUIT"
 	if l := waitLines(s); strings.Join(l, "|") != cmds {
 		t.Errorf("commands %q", l)
 	}
@@ -207,7 +211,7 @@ func TestNNTPURLGroupAndNumber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(b, a.Bytes()) {
+	if !bytes.Equal(b, lf(a.Bytes())) {
 		t.Errorf("body %q", b)
 	}
 	if l := waitLines(s); strings.Join(l[:3], "|") != "CAPABILITIES|GROUP local.test|ARTICLE 4" {
@@ -215,12 +219,12 @@ func TestNNTPURLGroupAndNumber(t *testing.T) {
 	}
 	// lynx's form: a message-id in place of the group.
 	_, b, err = get(t, request(t, nil, base+"known-1@example.net"))
-	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
+	if err != nil || !bytes.Equal(b, lf(sampleArticle(t, "<known-1@example.net>").Bytes())) {
 		t.Errorf("nntp://host/msgid: %v %q", err, b)
 	}
 	// A pasted message-id, angle brackets included, in place of the article.
 	_, b, err = get(t, request(t, nil, base+"local.test/%3Cknown-1@example.net%3E"))
-	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
+	if err != nil || !bytes.Equal(b, lf(sampleArticle(t, "<known-1@example.net>").Bytes())) {
 		t.Errorf("nntp://host/group/<msgid>: %v %q", err, b)
 	}
 }
@@ -539,7 +543,7 @@ func TestModeReader(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newServer(t, c.mod)
 			_, b, err := get(t, request(t, s, "news:known-1@example.net"))
-			if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
+			if err != nil || !bytes.Equal(b, lf(sampleArticle(t, "<known-1@example.net>").Bytes())) {
 				t.Fatalf("%v %q", err, b)
 			}
 			if got := waitLines(s); strings.Join(got, "|") != strings.Join(c.want, "|") {
@@ -556,7 +560,7 @@ func TestAuth(t *testing.T) {
 	var verbose bytes.Buffer
 	req.Verbose = &verbose
 	_, b, err := get(t, req)
-	if err != nil || !bytes.Equal(b, sampleArticle(t, "<known-1@example.net>").Bytes()) {
+	if err != nil || !bytes.Equal(b, lf(sampleArticle(t, "<known-1@example.net>").Bytes())) {
 		t.Fatalf("%v %q", err, b)
 	}
 	want := []string{"CAPABILITIES", "ARTICLE <known-1@example.net>", "AUTHINFO USER reader", "AUTHINFO PASS pa ss:word", "ARTICLE <known-1@example.net>", "QUIT"}
@@ -765,14 +769,14 @@ func TestStallAndEarlyClose(t *testing.T) {
 	_, b, err := getCtx(ctx, request(t, s, "news:known-1@example.net"))
 	wantKind(t, err, fetch.ErrTimeout)
 	a := sampleArticle(t, "<known-1@example.net>")
-	if !bytes.HasPrefix(a.Bytes(), b) || len(b) == 0 {
+	if !bytes.HasPrefix(lf(a.Bytes()), b) || len(b) == 0 {
 		t.Errorf("stalled body %q", b)
 	}
 
 	s = newServer(t, func(s *nntptest.Server) { s.Hostile.CloseArticle = true })
 	_, b, err = get(t, request(t, s, "news:known-1@example.net"))
 	wantKind(t, err, fetch.ErrPartial)
-	if !bytes.HasPrefix(a.Bytes(), b) || len(b) == 0 {
+	if !bytes.HasPrefix(lf(a.Bytes()), b) || len(b) == 0 {
 		t.Errorf("cut body %q", b)
 	}
 
@@ -790,7 +794,7 @@ func TestStallAndEarlyClose(t *testing.T) {
 
 func TestResume(t *testing.T) {
 	s := newServer(t, nil)
-	a := sampleArticle(t, "<known-1@example.net>").Bytes()
+	a := lf(sampleArticle(t, "<known-1@example.net>").Bytes())
 	req := request(t, s, "news:known-1@example.net")
 	req.Offset = 10
 	res, b, err := get(t, req)
@@ -828,10 +832,10 @@ func TestNNTPS(t *testing.T) {
 	if !strings.HasPrefix(string(b), "1\t") || !strings.Contains(string(b), "\tnntps://"+s.Addr+"/local.test/1\n") {
 		t.Errorf("listing %q", b)
 	}
-	// Without trusting the certificate: a TLS error.
+	// Without trusting the certificate: a certificate error (exit 60).
 	req.TLS = nil
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrTLS)
+	wantKind(t, err, fetch.ErrCertificate)
 }
 
 func TestStartTLS(t *testing.T) {
@@ -853,7 +857,7 @@ func TestStartTLS(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, v.String())
 		}
-		if !bytes.Equal(b, a.Bytes()) {
+		if !bytes.Equal(b, lf(a.Bytes())) {
 			t.Errorf("%s: body %q, want the genuine article", mode, b)
 		}
 		if !strings.Contains(v.String(), fmt.Sprintf("* discarding %d bytes the server sent before the TLS handshake", len(inject))) {
@@ -869,7 +873,7 @@ func TestStartTLS(t *testing.T) {
 	// without sending anything but CAPABILITIES.
 	plain := newServer(t, nil)
 	_, b, err := get(t, request(t, plain, "news:known-1@example.net", OptSSL, "try"))
-	if err != nil || !bytes.Equal(b, a.Bytes()) {
+	if err != nil || !bytes.Equal(b, lf(a.Bytes())) {
 		t.Errorf("try without STARTTLS: %v", err)
 	}
 	_, _, err = get(t, request(t, plain, "news:known-1@example.net", OptSSL, "required"))
@@ -962,7 +966,7 @@ func TestConformanceInTree(t *testing.T) {
 	fetchtest.Run(t, fetchtest.Suite{
 		Client:      &fetch.Client{Options: map[string]string{OptServer: s.Addr}},
 		Known:       "news:dots@example.net",
-		KnownBody:   sampleArticle(t, "<dots@example.net>").Bytes(),
+		KnownBody:   lf(sampleArticle(t, "<dots@example.net>").Bytes()),
 		Missing:     "nntp://" + s.Addr + "/local.test/3",
 		MissingKind: fetch.ErrNotFound,
 		Dir:         "news:local.test",
@@ -995,3 +999,6 @@ func TestParseDate(t *testing.T) {
 		t.Errorf("listDate of junk = %q", got)
 	}
 }
+
+// lf is what urlget gives for network text: lines ending in LF.
+func lf(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")) }

@@ -45,7 +45,7 @@ func openArticle(c *conn, req *fetch.Request, t *target, spec string) (*fetch.Re
 		return &fetch.Resource{Meta: meta, Body: io.NopCloser(bytes.NewReader(nil))}, nil
 	}
 	dr := newDotReader(c)
-	b := &body{r: fetch.SkipReader(dr, req.Offset, "nntp: cannot resume: the article is shorter than the part already held"),
+	b := &body{r: fetch.SkipReader(fetch.TextReader(dr, req.Options), req.Offset, "nntp: cannot resume: the article is shorter than the part already held"),
 		c: c, complete: dr.Ended}
 	return &fetch.Resource{
 		Meta: fetch.Meta{Size: -1, ContentType: ctype, Status: r.code, Offset: req.Offset},

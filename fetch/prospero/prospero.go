@@ -44,6 +44,11 @@ func init() {
 				Help: "print the URL(s) the name resolves to instead of fetching it"},
 			{Key: OptTelnet, Kind: fetch.Bool, Schemes: s,
 				Help: "follow a TELNET/TN3270 access method instead of printing it"},
+		},
+		Examples: []fetch.Example{
+			{Args: "prospero://archie.example.org/pub/README", Help: "fetch the object a name stands for, through its access method"},
+			{Args: "--prospero-resolve prospero://archie.example.org/pub/README", Help: "print the URL(s) the name resolves to instead"},
+			{Args: "prospero://archie.example.org/pub/", Help: "list a virtual directory"},
 		}})
 }
 

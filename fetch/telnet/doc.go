@@ -53,7 +53,10 @@
 // With telnet-autologin (opt-in), the first "login:" prompt is answered
 // with the user and the first "Password:" prompt with the password, once
 // each; the password is never written to the output and shows as "****"
-// with -v, and stdin waits until the password has been answered. A user
+// with -v, and a script's stdin waits until the password has been answered
+// and the login went on (output other than blanks, then a pause). A login
+// prompt or "Login incorrect" before then is a refused login: the session
+// ends with ErrLoginDenied (exit 67), nothing of stdin sent. A user
 // or password holding IAC (0xFF), CR, LF or NUL is refused before
 // connecting (ErrMalformed, exit 3), the rule curl adopted for
 // CVE-2023-27533.

@@ -137,7 +137,7 @@ func dialReserved(ctx context.Context, addr string) (net.Conn, error) {
 		if k == fetch.ErrOther {
 			k = fetch.ErrConnect
 		}
-		return nil, &fetch.Error{Kind: k, Msg: "rlogin: connecting to " + addr, Err: err}
+		return nil, &fetch.Error{Kind: k, Msg: "rlogin: could not connect to " + addr, Err: fetch.NetCause(err)}
 	}
 	return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "rlogin: every source port from 512 to 1023 is in use", Err: last}
 }
@@ -184,7 +184,7 @@ func (s *rloginSession) Read(p []byte) (int, error) {
 		}
 		if n > 0 {
 			s.sawData(p[:n])
-			return n, nil
+			return n, s.loginErr()
 		}
 		if err != nil {
 			if err == io.EOF && s.pendingCR {

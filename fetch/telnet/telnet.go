@@ -1,6 +1,7 @@
 package telnet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -48,9 +49,17 @@ func init() {
 				Help: "escape character of a terminal session (^X, a character, or \"none\")", Schemes: both},
 			{Key: OptWindow, Kind: fetch.String, Arg: "COLSxROWS",
 				Help: "window size to announce when not on a terminal (NAWS, rlogin window change)", Schemes: both},
+		},
+		Examples: []fetch.Example{
+			{Args: "telnet://bbs.example.org/", Help: "an interactive session on a terminal (^] then q quits)"},
+			{Args: "--telnet-autologin telnet://joe:secret@host.example.org/ < cmds.txt", Help: "log in and type a script's lines; the output without the protocol"},
+			{Args: "--telnet-linger 5 telnet://host.example.org:7000/ < request.txt", Help: "wait 5 s for replies after the script ends"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "rlogin", Fetcher: Rlogin,
-		Caps: fetch.Session | fetch.SendsBody})
+		Caps: fetch.Session | fetch.SendsBody,
+		Examples: []fetch.Example{
+			{Args: "rlogin://joe@host.example.org/", Help: "an rlogin session (as root: a reserved source port)"},
+		}})
 	fetch.Register(fetch.Scheme{Name: "tn3270", Fetcher: TN3270,
 		Caps: fetch.ReferralTarget | fetch.Session | fetch.SendsBody})
 }
@@ -222,7 +231,9 @@ type autologin struct {
 	tail      promptTail
 	userSent  bool
 	passSent  bool
-	lastData  time.Time     // output after the password was answered
+	released  bool          // stdin flows: the login is over
+	refused   bool          // a login prompt again after the password
+	lastData  time.Time     // output (not only blanks) after the password was answered
 	ready     chan struct{} // closed when stdin may flow
 	readyOnce sync.Once
 }
@@ -257,23 +268,50 @@ func (s *ctl) sawData(p []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.passSent {
-		// Done: a user prompt after the password is the shell's business.
-		a.lastData = time.Now()
-		return
+	if a.passSent && a.released {
+		return // the shell's business now
 	}
 	a.tail.add(p)
 	switch {
-	case !a.userSent && !a.passSent && a.tail.endsWith("login:"):
+	case a.passSent:
+		// Until stdin flows, a login prompt or "Login incorrect" says
+		// the password was refused; any other output, the login went on.
+		if a.tail.endsWith("login:") || bytes.Contains(bytes.ToLower(p), []byte("login incorrect")) {
+			a.refused = true
+		} else if len(bytes.TrimSpace(p)) > 0 {
+			a.lastData = time.Now()
+		}
+	case !a.userSent && a.tail.endsWith("login:"):
 		a.userSent = true
 		s.logf("> (autologin) %s", fetch.SanitizeLine(a.user, 64))
 		s.write([]byte(a.user+"\n"), true)
-	case !a.passSent && a.tail.endsWith("password:"):
+	case a.tail.endsWith("password:"):
 		a.passSent = true
 		s.logf("> (autologin) ****")
 		s.write([]byte(a.pass+"\n"), true)
 		a.open()
 	}
+}
+
+// release lets stdin flow, unless the login was refused.
+func (a *autologin) release() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.released = !a.refused
+	return a.released
+}
+
+// loginErr is ErrLoginDenied once the server refused the autologin: the
+// session ends there, before anything of stdin is sent.
+func (s *ctl) loginErr() error {
+	a := &s.login
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.refused {
+		return nil
+	}
+	return &fetch.Error{Kind: fetch.ErrLoginDenied,
+		Msg: s.name + ": the server refused the login as " + fetch.SanitizeLine(a.user, 64) + ": it asked for a login again"}
 }
 
 // settle returns once output has come after the password and paused for
@@ -286,9 +324,9 @@ func (s *ctl) settle(timeout <-chan time.Time) {
 		select {
 		case <-tick.C:
 			a.mu.Lock()
-			last := a.lastData
+			last, refused := a.lastData, a.refused
 			a.mu.Unlock()
-			if !last.IsZero() && time.Since(last) >= settleTime {
+			if refused || !last.IsZero() && time.Since(last) >= settleTime {
 				return
 			}
 		case <-timeout:
@@ -298,6 +336,9 @@ func (s *ctl) settle(timeout <-chan time.Time) {
 		}
 	}
 }
+
+// loginWait bounds the wait for output after the password is answered.
+const loginWait = 10 * time.Second
 
 // settleTime is the pause in the output after a login that tells the
 // shell is waiting for input.
@@ -324,12 +365,18 @@ func (s *ctl) pump(r io.Reader, linger time.Duration, terminal bool) {
 			if a.on {
 				// login discards what was typed ahead of the shell:
 				// wait for its output (the motd, the prompt) to pause.
+				// A refused password comes after login's delay (3 s
+				// by default): wait for output longer than that.
+				t.Reset(loginWait)
 				s.settle(t.C)
 			}
 		case <-t.C:
 		case <-s.done:
 		}
 		t.Stop()
+	}
+	if a.on && !a.release() {
+		return // refused: the session ends with loginErr
 	}
 	buf := make([]byte, 4096)
 	for {
@@ -369,6 +416,9 @@ func (s *telnetSession) Close() error { return s.ctl.Close() }
 // closed) as io.EOF.
 func (s *telnetSession) Read(p []byte) (int, error) {
 	n, err := s.conn.Read(p)
+	if lerr := s.loginErr(); lerr != nil {
+		return n, lerr
+	}
 	if err != nil && err != io.EOF && !errors.Is(err, net.ErrClosed) {
 		var fe *fetch.Error
 		if !errors.As(err, &fe) {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"encoding/pem"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// TestUntrustedCertificateBesideCurl: a certificate no CA vouches for is
+// exit 60 with curl's one line; --cacert FILE and --capath DIR trust it
+// without -k; a CA file with no certificate is exit 77.
+func TestUntrustedCertificateBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "trusted\n") }))
+	defer srv.Close()
+	dir := t.TempDir()
+	capath := filepath.Join(dir, "certs")
+	os.Mkdir(capath, 0o755)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	cafile := filepath.Join(dir, "ca.pem")
+	os.WriteFile(cafile, ca, 0o644)
+	os.WriteFile(filepath.Join(capath, "server.pem"), ca, 0o644)
+	os.WriteFile(filepath.Join(capath, "README"), []byte("not a certificate\n"), 0o644)
+	empty := filepath.Join(dir, "empty.pem")
+	os.WriteFile(empty, []byte("nothing here\n"), 0o644)
+
+	urlget := func(args ...string) (int, string, string) {
+		return runSession(t, "", append([]string{"-sS"}, args...)...)
+	}
+	curlRun := func(args ...string) (int, string, string) {
+		cmd := exec.Command(curl, append([]string{"-sS"}, args...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), out.String(), errb.String()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, out.String(), errb.String()
+	}
+
+	ccode, _, cerr := curlRun(srv.URL + "/")
+	code, _, uerr := urlget(srv.URL + "/")
+	if code != 60 || ccode != 60 || uerr != "urlget: (60) SSL certificate problem: self-signed certificate\n" {
+		t.Errorf("untrusted: urlget %d %q, curl %d %q", code, uerr, ccode, cerr)
+	}
+	// urlget's one line is curl's first (curl adds a paragraph of advice).
+	if first, _, _ := strings.Cut(cerr, "\n"); strings.TrimPrefix(uerr, "urlget") != strings.TrimPrefix(first, "curl")+"\n" {
+		t.Errorf("urlget says %q, curl %q", uerr, cerr)
+	}
+	for _, args := range [][]string{{"--cacert", cafile}, {"--capath", capath}} {
+		if code, out, errs := urlget(append(args, srv.URL+"/")...); code != 0 || out != "trusted\n" {
+			t.Errorf("%s: exit %d %q %q", args[0], code, out, errs)
+		}
+	}
+	if ccode, out, _ := curlRun("--cacert", cafile, srv.URL+"/"); ccode != 0 || out != "trusted\n" {
+		t.Errorf("curl --cacert: exit %d %q", ccode, out)
+	}
+	code, _, uerr = urlget("--cacert", empty, srv.URL+"/")
+	if want := "urlget: (77) --cacert " + empty + ": no PEM certificate in it\n"; code != 77 || uerr != want {
+		t.Errorf("empty --cacert: exit %d %q, want 77 %q", code, uerr, want)
+	}
+}
