@@ -365,6 +365,25 @@ func (e *engine) idleErr(ctx context.Context, err error) error {
 // errBytesCap stops a transfer at MaxBytes.
 var errBytesCap = errors.New("--max-bytes reached")
 
+// renamed moves the copy of a file mirrored before to the local path it
+// now gets (the naming rule changed: "100%25.txt" became "100%.txt"), so
+// that it is neither fetched again nor left behind under its old name. It
+// reports whether old now has that path.
+func (e *engine) renamed(old *Record, to string) bool {
+	if old.Path == to {
+		return true
+	}
+	if e.opt.DryRun || old.Status != StatusOK || old.Type != TypeFile || !e.fs.intact(old.Path, old.Size) {
+		return false
+	}
+	if err := e.fs.move(old.Path, to); err != nil {
+		return false
+	}
+	old.Path = to
+	e.man.put(*old)
+	return true
+}
+
 // fail records a failed item. A full disk (or quota) ends the run with
 // ErrWrite (23): nothing more can be stored.
 func (e *engine) fail(r Record, err error) {

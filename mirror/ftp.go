@@ -73,6 +73,7 @@ type ftpFileJob struct {
 	hasOld bool
 	mtime  time.Time // from the listing
 	exact  bool      // mtime is exact (MLSD): no MDTM needed
+	why    string    // why it is fetched (-v)
 }
 
 func (e *engine) runFTP() error {
@@ -593,12 +594,16 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			return
 		}
 	}
+	var checks []mdtmCheck
 	for _, fe := range entries {
 		if e.ctx.Err() != nil {
 			return
 		}
-		e.ftpEntry(s, j, fe)
+		if ck, ok := e.ftpEntry(s, j, fe); ok {
+			checks = append(checks, ck)
+		}
 	}
+	e.ftpCheckMDTM(s, w, c, j, checks)
 }
 
 // joinServer appends a name to a server path as it is (names are not
@@ -624,8 +629,16 @@ func fingerprint(entries []ftpEntry) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ftpEntry handles one entry of a listing.
-func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
+// mdtmCheck is a file whose listing entry could not prove it unchanged
+// (a date to the minute or the day, or none): its MDTM decides.
+type mdtmCheck struct {
+	fe  ftpEntry
+	job *ftpFileJob
+}
+
+// ftpEntry handles one entry of a listing. A file whose entry cannot
+// prove it unchanged is returned to be checked with MDTM.
+func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bool) {
 	name := fe.Name
 	rel := name
 	if j.rel != "" {
@@ -654,12 +667,12 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
 		rec.Type = TypeDir
 		e.markSeen(rec.URL)
 		if !e.filter.dir(rel) {
-			return
+			return mdtmCheck{}, false
 		}
 		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
 			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
 			e.skip(rec, "deeper than --max-depth")
-			return
+			return mdtmCheck{}, false
 		}
 		p := joinServer(j.path, name)
 		s.mu.Lock()
@@ -673,7 +686,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
 		if dupPath || dupUnique {
 			rec.Path = path.Join(j.local, local)
 			e.skip(rec, "a cycle: this directory was already visited (same path or MLSD unique fact)")
-			return
+			return mdtmCheck{}, false
 		}
 		sub := &ftpDirJob{url: rec.URL, path: p, segs: segs, rel: rel, depth: j.depth + 1, parent: j.url,
 			node: &dirNode{parent: j.node, url: rec.URL}}
@@ -696,33 +709,140 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
 		rec.Type, rec.Key = TypeFile, fe.key
 		e.markSeen(rec.URL)
 		if !e.filter.file(rel) {
-			return
+			return mdtmCheck{}, false
 		}
 		if !e.claimFileSlot() {
-			return
+			return mdtmCheck{}, false
 		}
 		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
 		old, had := e.man.get(rec.URL)
-		if had && e.ftpUnchanged(old, rec, fe) {
-			e.nUnchanged.Add(1)
-			if old.Parent != rec.Parent || old.Key != rec.Key {
-				old.Parent, old.Key = rec.Parent, rec.Key
-				if !e.opt.DryRun {
-					e.man.put(old)
-				}
-			}
-			e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: old.Path, Size: old.Size})
-			return
+		if had {
+			e.renamed(&old, rec.Path)
 		}
 		job := &ftpFileJob{dir: j.path, name: name, rec: rec, old: old, hasOld: had && old.Status == StatusOK,
 			mtime: fe.ModTime, exact: fe.exact}
-		e.sched.push(&task{host: s.host, job: job})
+		if !had {
+			job.why = "new"
+			e.sched.push(&task{host: s.host, job: job})
+			return mdtmCheck{}, false
+		}
+		switch v, why := e.ftpUnchanged(old, rec, fe); v {
+		case verdictSame:
+			e.ftpKeep(old, rec, why)
+		case verdictAsk:
+			return mdtmCheck{fe: fe, job: job}, true
+		default:
+			job.why = why
+			e.sched.push(&task{host: s.host, job: job})
+		}
 	default:
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Size = TypeOther, -1
 		e.markSeen(rec.URL)
 		e.record(rec)
 	}
+	return mdtmCheck{}, false
+}
+
+// ftpKeep counts a file as unchanged, keeping its record up to date.
+func (e *engine) ftpKeep(old, rec Record, why string) {
+	e.nUnchanged.Add(1)
+	if old.Parent != rec.Parent || old.Key != rec.Key {
+		old.Parent, old.Key = rec.Parent, rec.Key
+		if !e.opt.DryRun {
+			e.man.put(old)
+		}
+	}
+	e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: old.Path, Size: old.Size, Why: why})
+}
+
+// ftpCheckMDTM settles the files whose listing entries could not prove
+// them unchanged: MDTM for all of them, sent together on c (which is in
+// their directory after the listing), so a directory costs one round trip
+// more, not one per file. A file whose MDTM and size are those recorded is
+// unchanged; any other answer (another time, a refusal, no MDTM on this
+// server) means fetching it, since nothing else can tell.
+func (e *engine) ftpCheckMDTM(s *ftpState, w int, c *ftpConn, j *ftpDirJob, checks []mdtmCheck) {
+	fetchIt := func(ck mdtmCheck, why string) {
+		ck.job.why = why
+		e.sched.push(&task{host: s.host, job: ck.job})
+	}
+	if !c.mdtm {
+		for _, ck := range checks {
+			if e.ftpListSameDay(ck.job.old, ck.fe) {
+				e.ftpKeep(ck.job.old, ck.job.rec, "same size, and the listing's date matches the copy's time (the server has no MDTM)")
+			} else {
+				fetchIt(ck, "the listing cannot show it unchanged and the server has no MDTM")
+			}
+		}
+		return
+	}
+	for start := 0; start < len(checks); start += 100 {
+		batch := checks[start:min(start+100, len(checks))]
+		times, err := c.mdtmBatch(j.path, batch)
+		if err != nil {
+			if connBroken(err) {
+				e.dropConn(s, w)
+			}
+			for _, ck := range checks[start:] {
+				fetchIt(ck, "MDTM could not be asked ("+err.Error()+")")
+			}
+			return
+		}
+		for i, ck := range batch {
+			old := ck.job.old
+			switch {
+			case times[i].IsZero():
+				fetchIt(ck, "the listing cannot show it unchanged and MDTM gave no time")
+			case old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd":
+				fetchIt(ck, "the listing cannot show it unchanged and no exact time was recorded")
+			case stamp(times[i]) != old.MTime:
+				fetchIt(ck, "MDTM "+stamp(times[i])+", recorded "+old.MTime)
+			default:
+				e.ftpKeep(old, ck.job.rec, "same size and MDTM as recorded")
+			}
+		}
+	}
+}
+
+// mdtmBatch sends MDTM for each file of batch (in dir, c's directory) at
+// once and reads the times; a zero time where the server gave none.
+func (c *ftpConn) mdtmBatch(dir string, batch []mdtmCheck) ([]time.Time, error) {
+	var cmds []ftp.Command
+	cwd := c.cwd != dir
+	if cwd {
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
+	}
+	for _, ck := range batch {
+		cmds = append(cmds, ftp.Command{Verb: "MDTM", Arg: ck.job.name})
+	}
+	if err := c.Send(cmds...); err != nil {
+		return nil, err
+	}
+	var refused error
+	if cwd {
+		r, err := c.ReadReply()
+		if err != nil {
+			return nil, err
+		}
+		if r.Positive() {
+			c.cwd = dir
+		} else {
+			c.cwd = ""
+			refused = ftp.RefusedError("CWD", dir, r)
+		}
+	}
+	times := make([]time.Time, len(batch))
+	for i := range batch {
+		r, err := c.ReadReply()
+		if err != nil {
+			return nil, err
+		}
+		if r.Code() == 213 {
+			times[i], _ = ftp.ParseMDTM(strings.TrimSpace(r.Text()))
+		}
+	}
+	return times, refused
 }
 
 // pathSegs splits a local directory and appends a name.
@@ -734,23 +854,45 @@ func pathSegs(dir, name string) []string {
 	return append(segs, name)
 }
 
-// ftpUnchanged reports whether the listing says the file is the one
-// mirrored last time, and the local copy is still there.
-func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) bool {
-	if e.opt.Refetch || old.Status != StatusOK || old.Path != rec.Path || !e.fs.intact(old.Path, old.Size) {
+// Verdicts on a file from its listing entry.
+const (
+	verdictFetch = iota // changed, or the copy is not there: fetch it
+	verdictSame         // the listing proves it unchanged
+	verdictAsk          // the listing cannot tell: ask MDTM
+)
+
+// ftpUnchanged judges a file mirrored before by its listing entry, and
+// says why. Only an exact time (MLSD's modify) and the same size prove a
+// file unchanged: an ls date has minutes at best (a file rewritten within
+// the minute, at the same size, lists the same), only the day for older
+// files, or is missing.
+func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) (int, string) {
+	switch {
+	case e.opt.Refetch:
+		return verdictFetch, "--refetch"
+	case old.Status != StatusOK:
+		return verdictFetch, "not mirrored yet (" + old.Status + ")"
+	case old.Path != rec.Path || !e.fs.intact(old.Path, old.Size):
+		return verdictFetch, "the local copy is missing or not the recorded size"
+	case fe.Size >= 0 && old.Size != fe.Size:
+		return verdictFetch, fmt.Sprintf("size %d, recorded %d", fe.Size, old.Size)
+	case fe.exact && old.Key == rec.Key && rec.Key != "":
+		return verdictSame, "same size and modification time as recorded"
+	case fe.exact:
+		return verdictFetch, "listed with another modification time"
+	}
+	return verdictAsk, ""
+}
+
+// ftpListSameDay is the best a server without MDTM allows: an ls time
+// compared with the exact time of the copy, at the listing's precision
+// (minutes for recent files, days for older ones).
+func (e *engine) ftpListSameDay(old Record, fe ftpEntry) bool {
+	if old.Key == "" || fe.ModTime.IsZero() || fe.Size < 0 {
 		return false
 	}
-	if fe.Size >= 0 && old.Size != fe.Size {
-		return false
-	}
-	if old.Key == rec.Key && rec.Key != "" && fe.Size >= 0 && !fe.ModTime.IsZero() {
-		return true
-	}
-	// An ls time compared with the exact time of the copy, at the
-	// listing's precision: minutes for recent files, days for older ones
-	// (ls changes format as files age).
-	if fe.exact || fe.ModTime.IsZero() || old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd" {
-		return false
+	if old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd" {
+		return old.Key == fe.key
 	}
 	t, err := time.Parse(time.RFC3339Nano, old.MTime)
 	if err != nil {
@@ -850,7 +992,7 @@ func (e *engine) ftpFiles(s *ftpState, w int, c *ftpConn, t *task) {
 		} else {
 			e.nNew.Add(1)
 		}
-		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(kind)})
+		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(kind), Why: j.why})
 		e.sched.done(t)
 		return
 	}
@@ -1011,7 +1153,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	} else {
 		e.nNew.Add(1)
 	}
-	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size})
+	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: j.why})
 	e.sched.done(p.t)
 	return next, nil
 }

@@ -131,10 +131,16 @@ func TestFTPMirrorLISTOnly(t *testing.T) {
 	if got := retrs(s, n); len(got) != 0 {
 		t.Errorf("second run fetched %q", got)
 	}
+	// LIST's dates cannot prove a file unchanged (issue 25): MDTM, one
+	// per file, decided it.
+	mdtm := 0
 	for _, l := range s.Lines()[n:] {
 		if strings.HasPrefix(l, "MDTM") {
-			t.Errorf("second run sent %q", l)
+			mdtm++
 		}
+	}
+	if mdtm != 6 {
+		t.Errorf("second run sent %d MDTM, want 6", mdtm)
 	}
 }
 
@@ -380,3 +386,33 @@ func TestFTPRetriesThenFails(t *testing.T) {
 
 // configure changes a running server's settings under its lock.
 func configure(s *ftptest.Server, f func(*ftptest.Server)) { s.Configure(f) }
+
+// A mirror made when "%" was always escaped ("100%25.txt") has its copy
+// renamed to the name the server has: not fetched again, no stale copy.
+func TestFTPRenamedToServerName(t *testing.T) {
+	s := ftptest.New(t)
+	s.AddFile("pub/100%.txt", []byte("percent\n"), t1)
+	dir := t.TempDir()
+	opt := Options{URL: "ftp://" + s.Addr + "/pub/", Dir: dir}
+	mirrorOK(t, opt)
+	man := filepath.Join(dir, ManifestName)
+	b, err := os.ReadFile(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(man, []byte(strings.ReplaceAll(string(b), `"path":"100%.txt"`, `"path":"100%25.txt"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "100%.txt"), filepath.Join(dir, "100%25.txt")); err != nil {
+		t.Fatal(err)
+	}
+	n := len(s.Lines())
+	sum := mirrorOK(t, opt)
+	if sum.Unchanged != 1 || sum.New+sum.Changed != 0 || len(retrs(s, n)) != 0 {
+		t.Errorf("after the rename: %+v, fetched %q", countsOf(sum), retrs(s, n))
+	}
+	sameTree(t, tree(t, dir), map[string]string{"100%.txt": "percent\n"})
+	if r := records(t, dir)["ftp://"+s.Addr+"/pub/100%25.txt"]; r.Path != "100%.txt" {
+		t.Errorf("record %+v", r)
+	}
+}

@@ -535,6 +535,9 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 	}
 	e.markSeen(url)
 	old, had := e.man.get(url)
+	if had {
+		e.renamed(&old, rec.Path)
+	}
 	if had && old.Status == StatusOK && old.Key == key && key != "" && old.Path == rec.Path && !e.opt.Refetch &&
 		e.fs.intact(old.Path, old.Size) {
 		e.nUnchanged.Add(1)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -107,6 +108,10 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 			t.Errorf("%s: mtime %v, want %v", rel, got.ModTime(), src.ModTime())
 		}
 	}
+	// Issue 25: names as the server has them.
+	if got := tree(t, dir)["100%.txt"]; got != string(testserver.FTPFixtureFiles["pub/100%.txt"]) {
+		t.Errorf("100%%.txt not saved under its own name (%q)", keys(tree(t, dir)))
+	}
 	recs := records(t, dir)
 	if r := recs[url+"loop"]; r.Type != TypeSymlink || r.Status != StatusRecorded {
 		t.Errorf("loop: %+v", r)
@@ -180,6 +185,50 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 		t.Errorf("resumed: %+v, want %d unchanged, %d new", countsOf(sum), len(first), nfiles-1-int64(len(first)))
 	}
 	sameInodes(t, first, inodes(t, dir2))
+}
+
+// TestRealSameMinuteChange is issue 25's first finding: a file rewritten
+// at the same size within the minute of its last mirroring lists the same
+// in LIST (vsftpd has no MLSD); it must be fetched again all the same.
+func TestRealSameMinuteChange(t *testing.T) {
+	for _, kind := range testserver.FTPKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			s := testserver.StartFTP(t, kind)
+			p := filepath.Join(s.Anon, "pub", "same.txt")
+			// A recent time (LIST shows hours and minutes), seconds apart
+			// within one minute.
+			t0 := time.Now().Add(-time.Hour).Truncate(time.Minute).Add(10 * time.Second)
+			writeFile(t, p, "v1-aaaa\n", t0)
+			dir := t.TempDir()
+			var whys []string
+			var mu sync.Mutex
+			opt := Options{URL: s.URL + "/pub/", Dir: dir, Event: func(ev Event) {
+				if ev.Path == "same.txt" {
+					mu.Lock()
+					whys = append(whys, string(ev.Kind)+": "+ev.Why)
+					mu.Unlock()
+				}
+			}}
+			mirrorOK(t, opt)
+			writeFile(t, p, "v2-bbbb\n", t0.Add(20*time.Second))
+			sum := mirrorOK(t, opt)
+			if sum.Changed != 1 {
+				t.Errorf("second run: %+v, want 1 changed", countsOf(sum))
+			}
+			if got := tree(t, dir)["same.txt"]; got != "v2-bbbb\n" {
+				t.Errorf("same.txt = %q, want v2", got)
+			}
+			// A third run: nothing changed, nothing fetched.
+			sum = mirrorOK(t, opt)
+			if sum.Changed != 0 || sum.New != 0 {
+				t.Errorf("third run: %+v, want nothing fetched", countsOf(sum))
+			}
+			if len(whys) != 3 || !strings.HasPrefix(whys[0], "new") || !strings.HasPrefix(whys[1], "changed: ") ||
+				!strings.HasPrefix(whys[2], "unchanged: ") || strings.HasSuffix(whys[1], ": ") {
+				t.Errorf("events with reasons: %q", whys)
+			}
+		})
+	}
 }
 
 // encodeRel encodes each component of a server path as the mirror does.

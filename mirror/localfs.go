@@ -218,6 +218,24 @@ func (l *localFS) intact(rel string, size int64) bool {
 	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
 }
 
+// move renames the regular file from to to, when nothing is at to (never
+// through a symbolic link, never over anything).
+func (l *localFS) move(from, to string) error {
+	if !l.intact(from, -1) {
+		return &fs.PathError{Op: "rename", Path: from, Err: errors.New("not a regular file")}
+	}
+	if err := l.mkdirAll(path.Dir(to)); err != nil && path.Dir(to) != "." {
+		return err
+	}
+	if err := l.checkDirs(to); err != nil {
+		return err
+	}
+	if _, err := l.root.Lstat(to); !errors.Is(err, fs.ErrNotExist) {
+		return &fs.PathError{Op: "rename", Path: to, Err: fs.ErrExist}
+	}
+	return l.root.Rename(from, to)
+}
+
 // removeFile removes rel if it is a regular file or a symbolic link
 // (never a directory, never what a link points to). A missing file is not
 // an error.

@@ -208,6 +208,9 @@ type Event struct {
 	Path string // local path, relative to Dir
 	Size int64
 	Err  error // for EventFailed and EventSkipped
+	// Why says why a file was fetched (new, changed, unchanged,
+	// would-fetch): what the listing or the server's answers showed.
+	Why string
 }
 
 // Summary says what a run did.

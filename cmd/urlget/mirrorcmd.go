@@ -327,13 +327,19 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		return
 	case mirror.EventWouldGet:
 		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
+		if c.o.verbose && ev.Why != "" && ev.Why != ev.Err.Error() {
+			line += ": " + ev.Why
+		}
 	case mirror.EventWouldDel:
 		line = fmt.Sprintf("would delete %s", shown(ev.Path, ev.URL))
-	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted:
+	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted, mirror.EventUnchanged:
 		if !c.o.verbose {
 			return
 		}
 		line = fmt.Sprintf("%-9s %s", ev.Kind, shown(ev.Path, ev.URL))
+		if ev.Why != "" && ev.Why != string(ev.Kind) {
+			line += " (" + ev.Why + ")"
+		}
 	case mirror.EventGone:
 		if !c.o.verbose {
 			return
