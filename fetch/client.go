@@ -198,7 +198,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := req.URL
-	cred, err := c.credentials(first)
+	cred, err := c.credentials(first, req.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
 	if err := CheckURL(u); err != nil {
 		return nil, wrapError(context.Background(), Redacted(u), err)
 	}
-	cred, err := c.credentials(u)
+	cred, err := c.credentials(u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -533,7 +533,17 @@ func (c *Client) tlsConfig() *tls.Config {
 // credentials chooses the credentials for u: -u first, then the URL's
 // userinfo (with the password from netrc when the URL names only a user that
 // netrc knows), then netrc by host.
-func (c *Client) credentials(u *urlparse.URL) (cred, error) {
+func (c *Client) credentials(u *urlparse.URL, opts Options) (cred, error) {
+	cr, err := c.userinfo(u)
+	if pw, ok := mergeOptions(c.Options, opts)[OptPassword]; ok && cr.set {
+		// The answer to an InputNeededError for OptPassword.
+		cr.pass, cr.hasPass = pw, true
+	}
+	return cr, err
+}
+
+// userinfo is credentials without an answered password.
+func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 	if c.HasUser || c.User != "" || c.HasPassword {
 		return cred{set: true, user: c.User, pass: c.Password, hasPass: c.HasPassword || c.Password != ""}, nil
 	}
@@ -669,13 +679,7 @@ func Redacted(u *urlparse.URL) string {
 	if u == nil {
 		return ""
 	}
-	if !u.HasPassword {
-		return u.String()
-	}
-	r := u.Ref
-	user, _, _ := strings.Cut(r.RawUserinfo, ":")
-	r.RawUserinfo = user + ":****"
-	return r.String()
+	return u.Redacted()
 }
 
 // redactString masks the password of a URL that may not parse.

@@ -137,3 +137,26 @@ func ExitCode(err error) int {
 	}
 	return KindOf(err).ExitCode()
 }
+
+// StatusOf is the server's reply code inside err (an FTP 550, an NNTP 411,
+// an HTTP status under Fail): the Status of the first *Error in its chain
+// that has one, every branch of an Unwrap() []error searched in order; 0
+// when none.
+func StatusOf(err error) int {
+	switch e := err.(type) {
+	case *Error:
+		if e.Status != 0 {
+			return e.Status
+		}
+		return StatusOf(e.Err)
+	case interface{ Unwrap() []error }:
+		for _, x := range e.Unwrap() {
+			if s := StatusOf(x); s != 0 {
+				return s
+			}
+		}
+	case interface{ Unwrap() error }:
+		return StatusOf(e.Unwrap())
+	}
+	return 0
+}

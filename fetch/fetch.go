@@ -84,7 +84,7 @@ type Request struct {
 	Verbose io.Writer
 
 	// Options holds scheme-specific settings by key (for example
-	// "ftp-method"), as declared with RegisterOptions; a fetcher ignores
+	// "ftp-method"), as declared in the Scheme records; a fetcher ignores
 	// keys it does not know.
 	Options Options
 

@@ -203,6 +203,10 @@ const (
 	// fetcher ask instead of taking its non-interactive default (a WAIS
 	// database without words lists its help records). It has no flag.
 	OptInteractive = "interactive"
+	// OptPassword is the answer to an InputNeededError for a password (an
+	// ftp server asked for one for a user that came without): the Client
+	// sends it as the password of the first URL's user. It has no flag.
+	OptPassword = "password"
 )
 
 // The options of this package apply to every scheme (OptRaw) or to the
@@ -217,15 +221,27 @@ func init() {
 	})
 }
 
-// InputNeededError says that a request needs one more value from the user
-// (a search string, a confirmation). On a terminal the CLI asks with
-// Prompt (without echo when Secret) and tries the request again with
-// Options[Key] set to the answer; elsewhere Err is reported.
+// InputNeededError says that a request needs more from the user: search
+// words, a password (OptPassword), a confirmation, the answers to a form
+// (a Gopher+ +ASK block). It is the one such error: on a terminal the CLI
+// asks with Prompt (without echo when Secret), or asks each of Questions
+// in turn, and tries the request again with Options[Key] set to the answer
+// (a form's answers one a line); elsewhere Err is reported.
 type InputNeededError struct {
-	Key    string
-	Prompt string
-	Secret bool
-	Err    error
+	Key       string
+	Prompt    string
+	Secret    bool
+	Questions []Question
+	Err       error
+}
+
+// A Question is one field of a form (InputNeededError.Questions).
+type Question struct {
+	Prompt  string
+	Secret  bool     // the answer is not echoed
+	Choices []string // the answer is one of these, when given
+	Default string
+	Note    bool // text to show, with no answer
 }
 
 func (e *InputNeededError) Error() string { return e.Err.Error() }

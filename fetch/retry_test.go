@@ -62,3 +62,21 @@ func TestRetryPolicyAgain(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusOf(t *testing.T) {
+	inner := &Error{Kind: ErrNotFound, Status: 550}
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{errors.New("x"), 0},
+		{&Error{Kind: ErrOther, Err: inner}, 550},
+		{&Error{Kind: ErrOther, Status: 421, Err: inner}, 421},
+		{errors.Join(errors.New("x"), inner), 550},
+	} {
+		if got := StatusOf(tc.err); got != tc.want {
+			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}

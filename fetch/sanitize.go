@@ -13,14 +13,7 @@ import (
 // reaches the terminal and no line or tab-separated field is broken. It
 // returns s itself when there is nothing to replace.
 func Sanitize(s string) string {
-	i := 0
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unsafeRune(r, n) {
-			break
-		}
-		i += n
-	}
+	i := safePrefix(s)
 	if i == len(s) {
 		return s
 	}
@@ -37,6 +30,20 @@ func Sanitize(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// safePrefix is the length of s's longest prefix without a rune that
+// Sanitize or Logf would replace.
+func safePrefix(s string) int {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unsafeRune(r, n) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 func unsafeRune(r rune, n int) bool {
@@ -73,14 +80,7 @@ func Logf(w io.Writer, format string, a ...any) {
 
 // visible escapes what Logf escapes.
 func visible(s string) string {
-	i := 0
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unsafeRune(r, n) {
-			break
-		}
-		i += n
-	}
+	i := safePrefix(s)
 	if i == len(s) {
 		return s
 	}

@@ -212,13 +212,7 @@ func (e *engine) dropConn(s *ftpState, w int) {
 
 // replyCode is the code of the server reply that refused a command, 0
 // when err is not a refusal.
-func replyCode(err error) int {
-	var re *ftp.ReplyError
-	if errors.As(err, &re) {
-		return re.Code
-	}
-	return 0
-}
+func replyCode(err error) int { return fetch.StatusOf(err) }
 
 // is421 reports a "too many connections" refusal.
 func is421(err error) bool { return replyCode(err) == 421 }

@@ -2,11 +2,24 @@ package urlparse
 
 import (
 	"strconv"
+	"strings"
 )
 
 // String returns the URL exactly as it was parsed, recomposed from its raw
 // components (RFC 3986 §5.3): Parse(u.String()) gives u back.
 func (u *URL) String() string { return u.Ref.String() }
+
+// Redacted is String with the password, when there is one, shown as "****"
+// (net/url's Redacted), for logs and messages.
+func (r *Ref) Redacted() string {
+	if !r.HasPassword {
+		return r.String()
+	}
+	c := *r
+	user, _, _ := strings.Cut(c.RawUserinfo, ":")
+	c.RawUserinfo = user + ":****"
+	return c.String()
+}
 
 // Byte sets kept literal by the builders below; every other byte is
 // percent-encoded (upper-case hex), "%" itself included.

@@ -278,3 +278,20 @@ func TestAppendEscapedBlocks(t *testing.T) {
 		}
 	}
 }
+
+func TestRedacted(t *testing.T) {
+	for in, want := range map[string]string{
+		"ftp://joe:s3cret@h/x": "ftp://joe:****@h/x",
+		"ftp://joe:@h/":        "ftp://joe:****@h/",
+		"ftp://joe@h/":         "ftp://joe@h/",
+		"gopher://h/1/":        "gopher://h/1/",
+	} {
+		u, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.Redacted(); got != want {
+			t.Errorf("Redacted(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -558,7 +558,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		if c.asked == nil {
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = c.askUser(err); c.asked != nil {
+			if c.asked = askUser(c.e, err); c.asked != nil {
 				attempt--
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"strings"
@@ -301,9 +302,15 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	_, statErr := os.Stat(opt.Dir)
 	sum, err := mirror.Run(ctx, opt)
 	c.clearLine()
-	if opt.Client != nil && askPassword(e, err, opt.Client) {
+	if a := askUser(e, err); opt.Client != nil && a != nil {
 		// The server wants a password for the user: asked on the
-		// terminal (a run that read nothing left nothing behind).
+		// terminal (a run that read nothing left nothing behind), and
+		// given to a copy of the Client for the next run.
+		cl := *opt.Client
+		cl.Options = fetch.Options{}
+		maps.Copy(cl.Options, opt.Client.Options)
+		maps.Copy(cl.Options, a)
+		opt.Client = &cl
 		sum, err = mirror.Run(ctx, opt)
 		c.clearLine()
 	}

@@ -15,8 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/fetch/ftp"
-	"github.com/urlget/urlget/fetch/gopher"
 )
 
 // schemeOpts holds the values of the scheme flags: one flag for each option
@@ -224,60 +222,35 @@ func readSecret(e env, f *os.File, prompt string) (string, bool) {
 	return string(b), err == nil
 }
 
-// askPassword answers an ftp server's request for a password
-// (*ftp.PasswordNeededError) on a terminal: the user and the password typed
-// go into cl. It reports whether there is an answer to try again with.
-func askPassword(e env, err error, cl *fetch.Client) bool {
-	var pn *ftp.PasswordNeededError
+// askUser answers, on a terminal, what a fetcher said it needs
+// (*fetch.InputNeededError): search words, a password, a confirmation, the
+// answers to a form. It returns the options to retry with, or nil when
+// there is nothing to ask or no terminal to ask on.
+func askUser(e env, err error) map[string]string {
+	var ine *fetch.InputNeededError
 	f, ok := e.stdin.(*os.File)
-	if !errors.As(err, &pn) || !ok || !term.IsTerminal(int(f.Fd())) {
-		return false
-	}
-	pw, ok := readSecret(e, f, "Enter host password for user '"+pn.User+"': ")
-	if !ok {
-		return false
-	}
-	cl.User, cl.HasUser = pn.User, true
-	cl.Password, cl.HasPassword = pw, true
-	return true
-}
-
-// askUser answers, on a terminal, what a fetcher said it needs: an ftp
-// password, a gopher search string or a +ASK form. It returns the options to retry with, or
-// nil when there is nothing to ask or no terminal to ask on.
-func (c *fetchCmd) askUser(err error) map[string]string {
-	f, ok := c.e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !errors.As(err, &ine) || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
 	in := bufio.NewReader(f)
 	ask := func(prompt string, secret bool) (string, bool) {
 		if secret {
-			return readSecret(c.e, f, prompt)
+			return readSecret(e, f, prompt)
 		}
-		fmt.Fprint(c.e.stderr, prompt)
+		fmt.Fprint(e.stderr, prompt)
 		line, err := in.ReadString('\n')
 		return strings.TrimRight(line, "\r\n"), err == nil || line != ""
 	}
-	if askPassword(c.e, err, c.client) {
-		// The answer went to the Client; the empty map asks for a retry.
-		return map[string]string{}
-	}
-	var ine *fetch.InputNeededError
-	if errors.As(err, &ine) {
+	if len(ine.Questions) == 0 {
 		if s, ok := ask(ine.Prompt, ine.Secret); ok {
 			return map[string]string{ine.Key: s}
 		}
 		return nil
 	}
-	var ae *gopher.AskError
-	if !errors.As(err, &ae) {
-		return nil
-	}
 	var answers []string
-	for _, q := range ae.Questions {
-		if !q.NeedsAnswer() {
-			fmt.Fprintln(c.e.stderr, q.Prompt)
+	for _, q := range ine.Questions {
+		if q.Note {
+			fmt.Fprintln(e.stderr, q.Prompt)
 			continue
 		}
 		prompt := q.Prompt
@@ -290,7 +263,7 @@ func (c *fetchCmd) askUser(err error) map[string]string {
 		if q.Default != "" {
 			prompt += " [" + q.Default + "]"
 		}
-		a, ok := ask(prompt+": ", q.Kind == "AskP")
+		a, ok := ask(prompt+": ", q.Secret)
 		if !ok {
 			return nil
 		}
@@ -299,5 +272,5 @@ func (c *fetchCmd) askUser(err error) map[string]string {
 		}
 		answers = append(answers, a)
 	}
-	return map[string]string{gopher.OptAsk: strings.Join(answers, "\n")}
+	return map[string]string{ine.Key: strings.Join(answers, "\n")}
 }

@@ -125,8 +125,7 @@ func (b *dataBody) end(err error) {
 		}
 		b.inStep = true
 		if !r.Positive() {
-			b.err = &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + b.what + ": transfer failed",
-				Err: &ReplyError{Command: b.what, Code: r.code, Text: r.Text()}}
+			b.err = replyError(fetch.ErrPartial, "ftp: "+b.what+": transfer failed", b.what, r)
 			return
 		}
 	} else {

@@ -127,8 +127,14 @@ func ReplyKind(verb string, code int) fetch.Kind {
 // verb arg: a *fetch.Error of ReplyKind(verb, code) wrapping a *ReplyError.
 // The arguments of PASS and ACCT never appear in it.
 func RefusedError(verb, arg string, r *Reply) error {
-	return &fetch.Error{Kind: ReplyKind(verb, r.code), Msg: "ftp: server refused " + verb,
-		Err: &ReplyError{Command: shownCommand(verb, arg), Code: r.code, Text: r.Text()}}
+	return replyError(ReplyKind(verb, r.code), "ftp: server refused "+verb, shownCommand(verb, arg), r)
+}
+
+// replyError is the error of a reply that refused what was asked: the
+// reply's code is both the *fetch.Error's Status (-w %{response_code},
+// fetch.StatusOf) and its *ReplyError's Code.
+func replyError(kind fetch.Kind, msg, command string, r *Reply) *fetch.Error {
+	return &fetch.Error{Kind: kind, Msg: msg, Status: r.code, Err: &ReplyError{Command: command, Code: r.code, Text: r.Text()}}
 }
 
 // shownCommand is a command as verbose output and errors show it: the
@@ -280,6 +286,17 @@ var replyLimits = lineproto.Limits{Line: MaxReplyLine, Lines: MaxReplyLines, Byt
 // ErrAborted), a typed error as it is, a timeout as ErrTimeout, anything
 // else (the server closed, reset) as kind.
 func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error {
+	return typeIOError(ctx, kind, "ftp: "+what+": timed out", "ftp: "+what, err)
+}
+
+// dataError types a failure of a data connection the same way: the
+// context's end, a stall past the timeout, or a transfer cut short.
+func dataError(ctx context.Context, what string, err error) error {
+	return typeIOError(ctx, fetch.ErrPartial, "ftp: "+what+": data connection timed out", "ftp: "+what+": data connection failed", err)
+}
+
+// typeIOError is the rule of ioError and dataError, with their words.
+func typeIOError(ctx context.Context, kind fetch.Kind, timedOut, failed string, err error) error {
 	if ctx != nil && ctx.Err() != nil {
 		return fetch.ContextError(ctx)
 	}
@@ -288,9 +305,9 @@ func ioError(ctx context.Context, kind fetch.Kind, what string, err error) error
 		return fe
 	}
 	if fetch.KindOf(err) == fetch.ErrTimeout {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": timed out", Err: err}
+		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: timedOut, Err: err}
 	}
-	return &fetch.Error{Kind: kind, Msg: "ftp: " + what, Err: err}
+	return &fetch.Error{Kind: kind, Msg: failed, Err: err}
 }
 
 // ParsePWD reads the directory from a 257 reply: `257 "/dir" is current`,

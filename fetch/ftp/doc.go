@@ -11,9 +11,10 @@
 // PASS (option ftp-email, default DefaultEmail: $USER@hostname). A server
 // that logs in on USER (230) gets no PASS; 332 is answered with ACCT
 // (ftp-account). A user without a password whose server asks for one (331)
-// stops the login before PASS with a *PasswordNeededError (Kind
-// ErrLoginDenied, exit 67): the CLI prompts on a terminal and fetches
-// again with the password. 530 is ErrLoginDenied.
+// stops the login before PASS with a *PasswordNeededError inside a
+// *fetch.InputNeededError for fetch.OptPassword (Kind ErrLoginDenied, exit
+// 67): the CLI prompts on a terminal and fetches again with the password.
+// 530 is ErrLoginDenied.
 //
 // Directories: each <cwd> segment, decoded, is one CWD, in order, relative
 // to the login directory (RFC 1738 §3.2.2): "%2Fetc/motd" sends CWD /etc

@@ -186,8 +186,7 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 			continue
 		}
 		if r.code != 220 {
-			return &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: the server refused the connection",
-				Err: &ReplyError{Command: "(greeting)", Code: r.code, Text: r.Text()}}
+			return replyError(fetch.ErrConnect, "ftp: the server refused the connection", "(greeting)", r)
 		}
 		c.greeting = strings.Join(r.lines, "\n")
 		break
@@ -206,7 +205,8 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 	if r.code == 331 {
 		if !hasPass {
 			return &fetch.Error{Kind: fetch.ErrLoginDenied, Msg: "ftp: the server wants a password for " + strconv.Quote(user),
-				Err: &PasswordNeededError{User: user, Host: req.URL.Host, Port: req.URL.PortOrDefault()}}
+				Err: &fetch.InputNeededError{Key: fetch.OptPassword, Prompt: "Enter host password for user '" + user + "': ", Secret: true,
+					Err: &PasswordNeededError{User: user, Host: req.URL.Host, Port: req.URL.PortOrDefault()}}}
 		}
 		if r, err = c.cmd("PASS", pass, true); err != nil {
 			return ioError(ctx, fetch.ErrProtocol, "PASS", err)
@@ -227,11 +227,12 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 }
 
 // PasswordNeededError says the server asked for a password (331) for a
-// user that came without one. It is the Err of a *fetch.Error of Kind
-// ErrLoginDenied; nothing was sent after USER. A program with a person at
-// a terminal asks for the password and fetches again with it (fetch.Client
-// Password and HasPassword, or the URL's userinfo); others report the
-// error (exit 67).
+// user that came without one. It is wrapped in a *fetch.InputNeededError
+// for fetch.OptPassword, the Err of a *fetch.Error of Kind ErrLoginDenied;
+// nothing was sent after USER. A program with a person at a terminal asks
+// for the password and fetches again with it (Options[fetch.OptPassword],
+// fetch.Client Password and HasPassword, or the URL's userinfo); others
+// report the error (exit 67).
 type PasswordNeededError struct {
 	User string
 	Host string

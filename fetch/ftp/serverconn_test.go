@@ -318,3 +318,24 @@ func passive(t *testing.T, c *ftp.Conn) string {
 	}
 	return addr
 }
+
+// A server that wants a password asks through the one InputNeededError,
+// and the answer under fetch.OptPassword logs in on the next try.
+func TestPasswordAnswered(t *testing.T) {
+	s := newServer(t)
+	u, err := urlparse.Parse("ftp://urlget@" + s.Addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &fetch.Client{}
+	_, err = c.Do(ctx(t), &fetch.Request{URL: &u})
+	var ine *fetch.InputNeededError
+	if !errors.As(err, &ine) || ine.Key != fetch.OptPassword || !ine.Secret || fetch.ExitCode(err) != 67 {
+		t.Fatalf("user without a password: %v", err)
+	}
+	res, err := c.Do(ctx(t), &fetch.Request{URL: &u, Options: fetch.Options{fetch.OptPassword: "secret"}})
+	if err != nil {
+		t.Fatalf("with the answer: %v", err)
+	}
+	res.Body.Close()
+}

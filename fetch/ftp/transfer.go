@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -50,8 +49,7 @@ func (c *Conn) Retr(ctx context.Context, addr, name string, offset int64) (*Tran
 			return nil, err
 		}
 		if r.code != 350 {
-			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: "ftp: the server cannot resume (REST " + rest + ")",
-				Err: &ReplyError{Command: "REST", Code: r.code, Text: r.Text()}}
+			return nil, replyError(fetch.ErrResume, "ftp: the server cannot resume (REST "+rest+")", "REST", r)
 		}
 	}
 	return c.startData(ctx, addr, "RETR", name)
@@ -195,20 +193,4 @@ func (t *Transfer) Close() error {
 func (t *Transfer) closeData() {
 	t.data.Close()
 	t.cancel()
-}
-
-// dataError types a failure of a data connection: the context's end, a
-// stall past the timeout, or a transfer cut short.
-func dataError(ctx context.Context, what string, err error) error {
-	if ctx.Err() != nil {
-		return fetch.ContextError(ctx)
-	}
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return fe
-	}
-	if fetch.KindOf(err) == fetch.ErrTimeout {
-		return &fetch.Error{Kind: fetch.ErrTimeout, Msg: "ftp: " + what + ": data connection timed out", Err: err}
-	}
-	return &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: " + what + ": data connection failed", Err: err}
 }

@@ -87,8 +87,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 		return nil, err
 	}
 	if dc == nil {
-		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + " ended before any data was sent",
-			Err: &ReplyError{Command: verb, Code: r.code, Text: r.Text()}}
+		return nil, replyError(fetch.ErrUpload, "ftp: "+verb+" ended before any data was sent", verb, r)
 	}
 	var src io.Reader
 	cr := &countReader{r: up.r}

@@ -69,8 +69,9 @@
 // Refused before connecting, Kind ErrMalformed (exit 3): a type 7 URL
 // without a search string (wraps ErrNeedSearch); a port in RefusedPorts
 // (wraps *PortError); CR, LF, NUL or TAB in an option that goes on the wire.
-// A +ASK form without the answers it needs is ErrMalformed too (wraps
-// *AskError, which lists the questions).
+// A +ASK form without the answers it needs is ErrMalformed too (wraps a
+// *fetch.InputNeededError for OptAsk, the form for a person to fill in,
+// which wraps *AskError, which lists the questions).
 //
 // Reported by the server (wraps *ServerError): an error item (type 3) in
 // place of the resource — a reply whose first line is a complete type 3
@@ -825,10 +826,13 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 			}
 		}
 		if len(missing) > 0 {
-			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", &AskError{Questions: qs, Missing: missing, Reason: "no answers given"})
+			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", askInput(&AskError{Questions: qs, Missing: missing, Reason: "no answers given"}))
 		}
 	}
 	lines, err := Answer(qs, answers)
+	if ae := (*AskError)(nil); errors.As(err, &ae) {
+		err = askInput(ae)
+	}
 	if err != nil {
 		return nil, malformed("", err)
 	}

@@ -563,3 +563,13 @@ func choose(choices []string, a string) (string, bool) {
 	}
 	return "", false
 }
+
+// askInput is the form of an +ASK block for a person to fill in: the
+// fetch.InputNeededError whose answers, one a line, go to OptAsk.
+func askInput(ae *AskError) error {
+	qs := make([]fetch.Question, len(ae.Questions))
+	for i, q := range ae.Questions {
+		qs[i] = fetch.Question{Prompt: q.Prompt, Secret: q.Kind == "AskP", Choices: q.Choices, Default: q.Default, Note: !q.NeedsAnswer()}
+	}
+	return &fetch.InputNeededError{Key: OptAsk, Questions: qs, Err: ae}
+}
