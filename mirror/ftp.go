@@ -363,9 +363,41 @@ func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error
 		if verb == "NLST" {
 			entries, err = c.probeNLST(entries)
 		}
+		if verb == "MLSD" && err == nil {
+			err = c.linkTargets(j, entries)
+		}
 		return entries, self, err
 	}
 	return nil, "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: the server takes no listing command"}
+}
+
+// linkTargets fills in the targets of symbolic links that MLSD listed
+// without one (ProFTPD gives only type=OS.unix=symlink), from a LIST of
+// the directory: one more listing, only for directories with such links.
+func (c *ftpConn) linkTargets(j *ftpDirJob, entries []ftpEntry) error {
+	idx := map[string]int{}
+	for i, fe := range entries {
+		if fe.Type == fetch.EntryLink && fe.Target == "" {
+			idx[fe.Name] = i
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	data, _, err := c.transfer(j.path, "LIST", c.listArgFor("LIST"), maxListing)
+	if err != nil {
+		if replyCode(err) != 0 {
+			return nil // the targets stay unknown: the links are recorded
+		}
+		return err
+	}
+	listed, _ := parseListing(data, "LIST")
+	for _, le := range listed {
+		if i, ok := idx[le.Name]; ok && le.Type == fetch.EntryLink {
+			entries[i].Target = le.Target
+		}
+	}
+	return nil
 }
 
 func (c *ftpConn) listArgFor(verb string) string {
@@ -697,7 +729,17 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Target, rec.Size = TypeSymlink, fe.Target, -1
 		e.markSeen(rec.URL)
-		e.record(rec)
+		if !e.filter.file(rel) {
+			return mdtmCheck{}, false
+		}
+		target, why := linkTarget(j.local, fe.Target)
+		if target == "" {
+			rec.Error = why
+			e.record(rec)
+			return mdtmCheck{}, false
+		}
+		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
+		e.link(rec, target)
 	case fetch.EntryFile, fetch.EntryUnknown:
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Key = TypeFile, fe.key
@@ -717,7 +759,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			mtime: fe.ModTime, exact: fe.exact}
 		if !had {
 			job.why = "new"
-			e.sched.push(&task{host: s.host, job: job})
+			e.queueFile(s, job)
 			return mdtmCheck{}, false
 		}
 		switch v, why := e.ftpUnchanged(old, rec, fe); v {
@@ -727,7 +769,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			return mdtmCheck{fe: fe, job: job}, true
 		default:
 			job.why = why
-			e.sched.push(&task{host: s.host, job: job})
+			e.queueFile(s, job)
 		}
 	default:
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
@@ -736,6 +778,15 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		e.record(rec)
 	}
 	return mdtmCheck{}, false
+}
+
+// queueFile queues a file to fetch; its listed size counts towards the
+// progress line's total.
+func (e *engine) queueFile(s *ftpState, job *ftpFileJob) {
+	if job.rec.Size > 0 {
+		e.toFetch.Add(job.rec.Size)
+	}
+	e.sched.push(&task{host: s.host, job: job})
 }
 
 // ftpKeep counts a file as unchanged, keeping its record up to date.
@@ -759,7 +810,7 @@ func (e *engine) ftpKeep(old, rec Record, why string) {
 func (e *engine) ftpCheckMDTM(s *ftpState, w int, c *ftpConn, j *ftpDirJob, checks []mdtmCheck) {
 	fetchIt := func(ck mdtmCheck, why string) {
 		ck.job.why = why
-		e.sched.push(&task{host: s.host, job: ck.job})
+		e.queueFile(s, ck.job)
 	}
 	if !c.mdtm {
 		for _, ck := range checks {
@@ -898,6 +949,60 @@ func (e *engine) ftpListSameDay(old Record, fe ftpEntry) bool {
 		return t.Month() == lt.Month() && t.Day() == lt.Day() && t.Hour() == lt.Hour() && t.Minute() == lt.Minute()
 	}
 	return t.Year() == lt.Year() && t.Month() == lt.Month() && t.Day() == lt.Day()
+}
+
+// ftpLocal opens where file j is written: its partial file when the
+// server's version of it (size and exact time) is known, continued from
+// what an earlier run left there (the offset for REST), else a new
+// temporary file.
+func (e *engine) ftpLocal(j *ftpFileJob, version time.Time) (*tmpFile, int64, error) {
+	e.touch(path.Dir(j.rec.Path))
+	if j.rec.Size <= 0 || version.IsZero() {
+		t, err := e.fs.create(j.rec.Path)
+		return t, 0, err
+	}
+	sum := sha256.Sum256([]byte(j.rec.URL))
+	name := fmt.Sprintf("%s%x-%d-%d", partPrefix, sum[:8], j.rec.Size, version.Unix())
+	rel := path.Join(path.Dir(j.rec.Path), name)
+	if path.Dir(j.rec.Path) == "." {
+		rel = name
+	}
+	t, err := e.fs.openPart(rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	if t.n >= j.rec.Size {
+		if err := t.truncate(); err != nil {
+			t.discard()
+			return nil, 0, err
+		}
+	}
+	if t.n > 0 {
+		j.why += fmt.Sprintf("; continuing a partial copy from byte %d (REST)", t.n)
+	}
+	return t, t.n, nil
+}
+
+// keepPart closes a partial file that was not committed, and keeps it for
+// the next run (when it holds anything).
+func (e *engine) keepPart(t *tmpFile, of string) {
+	if t.done || !t.keep {
+		t.discard()
+		return
+	}
+	n := t.n
+	t.discard()
+	if n == 0 {
+		t.l.root.Remove(t.rel)
+		return
+	}
+	e.mu.Lock()
+	if e.parts == nil {
+		e.parts = map[string]bool{}
+	}
+	e.parts[t.rel] = true
+	e.mu.Unlock()
+	e.markNote(fmt.Sprintf("%s: kept the %d bytes fetched (%s) for the next run to continue", of, n, t.rel))
 }
 
 // prelude is what was sent before a RETR: CWD (when the connection was
@@ -1073,11 +1178,34 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		}
 		return refused(err)
 	}
-	xfer, err := c.Retr(e.ctx, addr, j.name, 0)
+	version := mdtm
+	if j.exact {
+		version = j.mtime
+	}
+	tmp, offset, lerr := e.ftpLocal(j, version)
+	if lerr != nil {
+		// Fetched all the same (and the data dropped), so that the
+		// connection stays usable.
+		tmp, offset = nil, 0
+	}
+	xfer, err := c.Retr(e.ctx, addr, j.name, offset)
+	if err != nil && offset > 0 && fetch.KindOf(err) == fetch.ErrResume {
+		// The server will not continue it: from the start.
+		if err = tmp.truncate(); err == nil {
+			offset = 0
+			xfer, err = c.Retr(e.ctx, addr, j.name, 0)
+		}
+	}
 	if err != nil {
+		if tmp != nil {
+			tmp.discard()
+		}
 		return nil, err
 	}
 	defer xfer.Close()
+	if tmp != nil {
+		defer e.keepPart(tmp, j.rec.Path)
+	}
 	if s.early.Load() {
 		if err := sendNext(); err != nil {
 			return nil, err
@@ -1092,7 +1220,6 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if !r.Preliminary() && !r.Positive() {
 		return refused(ftp.RefusedError("RETR", j.name, r))
 	}
-	tmp, lerr := e.fs.create(j.rec.Path)
 	if lerr != nil {
 		// Read and drop the data, so that the connection stays usable.
 		io.Copy(io.Discard, xfer)
@@ -1101,9 +1228,10 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		}
 		return refused(asLocal(lerr))
 	}
-	defer tmp.discard()
-	e.touch(path.Dir(j.rec.Path))
-	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, xfer), e: e} // --limit-rate: the Client's Limiter
+	// What an earlier run got counts as fetched.
+	e.fetched.Add(offset)
+	// --limit-rate: the Client's Limiter.
+	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, xfer), e: e, payload: true}
 	_, cerr := io.Copy(tmp, cr)
 	if errors.Is(cerr, errBytesCap) {
 		return next, cerr // the run stops

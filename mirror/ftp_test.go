@@ -38,7 +38,7 @@ func ftpTree(s *ftptest.Server) map[string]string {
 	s.AddDir("pub/empty")
 	s.AddLink("pub/link", "readme.txt")
 	s.AddFile("outside.txt", []byte("not below pub"), t1)
-	out := map[string]string{}
+	out := map[string]string{"link": "-> readme.txt"} // made as a link (issue 25)
 	for p, d := range files {
 		out[strings.TrimPrefix(p, "pub/")] = d
 	}
@@ -63,7 +63,7 @@ func TestFTPMirrorMLSD(t *testing.T) {
 	want := ftpTree(s)
 	dir := t.TempDir()
 	sum := mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub/", Dir: dir})
-	if got, w := countsOf(sum), (counts{New: 5, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{New: 5, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("counts = %+v, want %+v", got, w)
 	}
 	sameTree(t, tree(t, dir), want)
@@ -84,7 +84,7 @@ func TestFTPMirrorMLSD(t *testing.T) {
 	}
 	recs := records(t, dir)
 	base := "ftp://" + s.Addr + "/pub/"
-	if r := recs[base+"link"]; r.Type != TypeSymlink || r.Target != "readme.txt" || r.Status != StatusRecorded {
+	if r := recs[base+"link"]; r.Type != TypeSymlink || r.Target != "readme.txt" || r.Status != StatusOK || r.Path != "link" {
 		t.Errorf("link record = %+v", r)
 	}
 	if r := recs[base+"a/b/two.bin"]; r.Path != "a/b/two.bin" || r.Size != 1024 || r.MTimeSource != "mlsd" ||
@@ -109,7 +109,7 @@ func TestFTPMirrorLISTOnly(t *testing.T) {
 	want["a/older.txt"] = "older\n"
 	dir := t.TempDir()
 	sum := mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub", Dir: dir, Parallel: 2})
-	if got, w := countsOf(sum), (counts{New: 6, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{New: 6, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("counts = %+v, want %+v", got, w)
 	}
 	sameTree(t, tree(t, dir), want)
@@ -125,7 +125,7 @@ func TestFTPMirrorLISTOnly(t *testing.T) {
 	// A second run: LIST again, nothing fetched.
 	n := len(s.Lines())
 	sum = mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub", Dir: dir, Parallel: 2})
-	if got, w := countsOf(sum), (counts{Unchanged: 6, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{Unchanged: 6, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("second run: counts = %+v, want %+v", got, w)
 	}
 	if got := retrs(s, n); len(got) != 0 {
@@ -157,7 +157,7 @@ func TestFTPIncremental(t *testing.T) {
 
 	n := len(s.Lines())
 	sum := mirrorOK(t, Options{URL: url, Dir: dir})
-	if got, w := countsOf(sum), (counts{Unchanged: 5, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{Unchanged: 5, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("second run: counts = %+v, want %+v", got, w)
 	}
 	if got := retrs(s, n); len(got) != 0 {
@@ -171,7 +171,7 @@ func TestFTPIncremental(t *testing.T) {
 	emptyDir(s, "/pub/a/b/c") // three.txt is gone
 	n = len(s.Lines())
 	sum = mirrorOK(t, Options{URL: url, Dir: dir})
-	if got, w := countsOf(sum), (counts{New: 1, Changed: 2, Unchanged: 2, Gone: 1, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{New: 1, Changed: 2, Unchanged: 2, Gone: 1, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("third run: counts = %+v, want %+v", got, w)
 	}
 	if got, w := retrs(s, n), []string{"new.txt", "one.txt", "readme.txt"}; !reflect.DeepEqual(got, w) {
@@ -187,7 +187,7 @@ func TestFTPIncremental(t *testing.T) {
 	}
 
 	sum = mirrorOK(t, Options{URL: url, Dir: dir, Delete: true})
-	if got, w := countsOf(sum), (counts{Unchanged: 5, Deleted: 1, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{Unchanged: 5, Deleted: 1, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("--delete run: counts = %+v, want %+v", got, w)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "a/b/c/three.txt")); !os.IsNotExist(err) {

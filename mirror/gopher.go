@@ -665,6 +665,7 @@ type countReader struct {
 	limit   int64
 	readErr error
 	touch   func() // called when data arrives (idle timeout)
+	payload bool   // a file's bytes (counted in Progress.Fetched)
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
@@ -672,6 +673,9 @@ func (c *countReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	if n > 0 && c.touch != nil {
 		c.touch()
+	}
+	if c.payload {
+		c.e.fetched.Add(int64(n))
 	}
 	if n > 0 && !c.e.addBytes(int64(n)) {
 		c.readErr = errBytesCap

@@ -181,6 +181,11 @@ type Progress struct {
 	Rate       float64       // bytes per second since the start
 	Elapsed    time.Duration //
 	Current    []string      // local paths being transferred
+	// ToFetch is the sum of the listed sizes of the files queued for
+	// fetching so far (FTP; gopher gives no sizes), Fetched how much of
+	// them has arrived (a resumed file counts what it had): the progress
+	// line's percentage and ETA.
+	ToFetch, Fetched int64
 }
 
 // EventKind says what happened to the item of an Event.
@@ -196,6 +201,7 @@ const (
 	EventFailed    EventKind = "failed"       // could not be mirrored (Err says why)
 	EventSkipped   EventKind = "skipped"      // deliberately not mirrored (Err says why), or a note without URL
 	EventRecorded  EventKind = "recorded"     // a link, search or session: recorded in the manifest, not fetched
+	EventLinked    EventKind = "linked"       // a symbolic link was made (or replaced) inside the mirror
 	EventDir       EventKind = "dir"          // a directory or menu was read
 	EventWouldGet  EventKind = "would-fetch"  // DryRun: would be fetched (Err says "new" or "changed")
 	EventWouldDel  EventKind = "would-delete" // DryRun: would be deleted
@@ -225,6 +231,7 @@ type Summary struct {
 	Failed     int64         `json:"failed"`
 	Skipped    int64         `json:"skipped"`
 	Recorded   int64         `json:"recorded"` // links, searches, sessions: recorded, not fetched
+	Links      int64         `json:"links"`    // symbolic links made inside the mirror (or there already)
 	Dirs       int64         `json:"dirs"`     // directories or menus read
 	Bytes      int64         `json:"bytes"`    // bytes downloaded (files, listings and menus)
 	Duration   time.Duration `json:"-"`

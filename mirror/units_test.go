@@ -228,14 +228,14 @@ func TestFTPLimitsAndFilters(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "--max-depth 1 reached") {
 		t.Errorf("max-depth: %v", err)
 	}
-	if got, want := keys(tree(t, dir)), []string{"a/one.txt", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
+	if got, want := keys(tree(t, dir)), []string{"a/one.txt", "link", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("max-depth: %q, want %q", got, want)
 	}
 
 	// --max-files 2: two files, and no deletion of what was not reached.
 	dir = t.TempDir()
 	sum, err = Run(context.Background(), Options{URL: url, Dir: dir, MaxFiles: 2, Parallel: 1})
-	if !errors.Is(err, ErrIncomplete) || sum.New != 2 || len(tree(t, dir)) != 2 {
+	if !errors.Is(err, ErrIncomplete) || sum.New != 2 || sum.Links != 1 || len(tree(t, dir)) != 3 { // and the link
 		t.Errorf("max-files: %v, %+v", err, countsOf(sum))
 	}
 

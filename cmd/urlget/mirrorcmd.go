@@ -37,7 +37,8 @@ DIR/.urlget-mirror.jsonl is the manifest (one JSON line per URL) that makes
 the next run incremental; delete it to start afresh.
 
 FTP: the tree below URL, listed with MLSD, LIST or NLST; files get the
-server's modification times; symbolic links are recorded, not followed.
+server's modification times; symbolic links inside the tree are made as
+links, those pointing outside it recorded, not made.
 Gopher: menus crawled from URL on its host and port; every menu saved byte
 for byte as DIR/<selector>/.gopher-menu, every document as DIR/<selector>;
 search, telnet and h URL: items recorded, not followed; robots.txt obeyed.
@@ -339,7 +340,7 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		}
 	case mirror.EventWouldDel:
 		line = fmt.Sprintf("would delete %s", shown(ev.Path, ev.URL))
-	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted, mirror.EventUnchanged:
+	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted, mirror.EventUnchanged, mirror.EventLinked, mirror.EventRecorded:
 		if !c.o.verbose {
 			return
 		}
@@ -394,6 +395,11 @@ func shown(p, url string) string {
 // bytes, rate, and what is being transferred.
 func (c *mirrorCmd) progress(p mirror.Progress) {
 	line := fmt.Sprintf("%d/%d files, %d dirs, %s, %s/s", p.FilesDone, p.FilesKnown, p.Dirs, sizeStr(p.Bytes), sizeStr(int64(p.Rate)))
+	if p.ToFetch > 0 {
+		line = fmt.Sprintf("%d/%d files, %s of %s (%d%%), %s/s%s, %d dirs", p.FilesDone, p.FilesKnown,
+			sizeStr(p.Fetched), sizeStr(p.ToFetch), percentOf(p.Fetched, p.ToFetch), sizeStr(int64(p.Rate)),
+			etaStr(p.ToFetch-p.Fetched, p.Rate), p.Dirs)
+	}
 	if len(p.Current) > 0 {
 		line += "  " + strings.Join(p.Current, " ")
 	}
@@ -405,6 +411,23 @@ func (c *mirrorCmd) progress(p mirror.Progress) {
 	defer c.mu.Unlock()
 	fmt.Fprintf(c.out, "\r\x1b[K%s", line)
 	c.drawn = true
+}
+
+// percentOf is done as a whole percentage of total (at most 100).
+func percentOf(done, total int64) int64 {
+	if total <= 0 {
+		return 0
+	}
+	return min(100, done*100/total)
+}
+
+// etaStr is ", ETA …" for left bytes at rate bytes a second ("" when
+// there is no rate yet).
+func etaStr(left int64, rate float64) string {
+	if rate <= 0 || left <= 0 {
+		return ""
+	}
+	return ", ETA " + (time.Duration(float64(left)/rate) * time.Second).Round(time.Second).String()
 }
 
 func (c *mirrorCmd) clearLocked() {
@@ -461,9 +484,13 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		if sum.Gone > 0 {
 			deleted += fmt.Sprintf(", %d gone (kept)", sum.Gone)
 		}
-		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %d %s; %s in %.1f s\n",
+		dirs := fmt.Sprintf("%d %s", sum.Dirs, plural(int(sum.Dirs), "directory", "directories"))
+		if sum.Links > 0 {
+			dirs += fmt.Sprintf(", %d %s", sum.Links, plural(int(sum.Links), "link", "links"))
+		}
+		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
 			verb, fetch.Sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
-			sum.Dirs, plural(int(sum.Dirs), "directory", "directories"), sizeStr(sum.Bytes), sum.Seconds)
+			dirs, sizeStr(sum.Bytes), sum.Seconds)
 	}
 	var fe *fetch.Error
 	switch {
