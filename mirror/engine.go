@@ -380,6 +380,24 @@ func (e *engine) idleErr(ctx context.Context, err error) error {
 // errBytesCap stops a transfer at MaxBytes.
 var errBytesCap = errors.New("--max-bytes reached")
 
+// sameBytes ends a file fetched again whose bytes are those of the copy
+// (same SHA-256, the copy intact): the copy is left alone (only its time
+// set), the new one dropped, and the file counts as unchanged.
+func (e *engine) sameBytes(tmp *tmpFile, rec, old Record, hasOld bool, mtime time.Time) bool {
+	if !hasOld || old.SHA256 != rec.SHA256 || old.Path != rec.Path || !e.fs.intact(rec.Path, rec.Size) {
+		return false
+	}
+	tmp.keep = false
+	tmp.discard()
+	if !mtime.IsZero() {
+		e.fs.chtimes(rec.Path, mtime)
+	}
+	e.man.put(rec)
+	e.nUnchanged.Add(1)
+	e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: "fetched again: the same bytes (SHA-256) as the copy, left alone"})
+	return true
+}
+
 // renamed moves the copy of a file mirrored before to the local path it
 // now gets (the naming rule changed: "100%25.txt" became "100%.txt"), so
 // that it is neither fetched again nor left behind under its old name. It

@@ -126,6 +126,7 @@ type ftpConn struct {
 	home    string
 	mlsd    bool // MLSD is offered (FEAT MLST/MLSD)
 	mdtm    bool
+	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
 	listArg string // "-a" until the server refuses it
 }
@@ -169,6 +170,10 @@ func (c *ftpConn) start() error {
 	_, mlst := feat["MLST"]
 	_, mlsd := feat["MLSD"]
 	_, c.mdtm = feat["MDTM"]
+	c.hash = "XSHA256" // tried once: a refusal turns it off
+	if h, ok := feat["HASH"]; ok && strings.Contains(strings.ToUpper(h), "SHA-256*") {
+		c.hash = "HASH" // draft-bryan-ftpext-hash, with SHA-256 selected
+	}
 	c.mlsd = mlst || mlsd
 	rw, err := c.ReadReply()
 	if err != nil {
@@ -658,8 +663,9 @@ func fingerprint(entries []ftpEntry) string {
 // mdtmCheck is a file whose listing entry could not prove it unchanged
 // (a date to the minute or the day, or none): its MDTM decides.
 type mdtmCheck struct {
-	fe  ftpEntry
-	job *ftpFileJob
+	fe     ftpEntry
+	job    *ftpFileJob
+	proven bool // the listing proved it unchanged (--checksum asks all the same)
 }
 
 // ftpEntry handles one entry of a listing. A file whose entry cannot
@@ -764,6 +770,9 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		}
 		switch v, why := e.ftpUnchanged(old, rec, fe); v {
 		case verdictSame:
+			if e.opt.Checksum {
+				return mdtmCheck{fe: fe, job: job, proven: true}, true
+			}
 			e.ftpKeep(old, rec, why)
 		case verdictAsk:
 			return mdtmCheck{fe: fe, job: job}, true
@@ -812,54 +821,125 @@ func (e *engine) ftpCheckMDTM(s *ftpState, w int, c *ftpConn, j *ftpDirJob, chec
 		ck.job.why = why
 		e.queueFile(s, ck.job)
 	}
-	if !c.mdtm {
-		for _, ck := range checks {
-			if e.ftpListSameDay(ck.job.old, ck.fe) {
-				e.ftpKeep(ck.job.old, ck.job.rec, "same size, and the listing's date matches the copy's time (the server has no MDTM)")
-			} else {
-				fetchIt(ck, "the listing cannot show it unchanged and the server has no MDTM")
-			}
+	var same []mdtmCheck // unchanged as far as times and sizes tell
+	keep := func(ck mdtmCheck, why string) {
+		if e.opt.Checksum {
+			ck.job.why = why
+			same = append(same, ck)
+		} else {
+			e.ftpKeep(ck.job.old, ck.job.rec, why)
 		}
-		return
 	}
-	for start := 0; start < len(checks); start += 100 {
-		batch := checks[start:min(start+100, len(checks))]
-		times, err := c.mdtmBatch(j.path, batch)
+	var ask []mdtmCheck
+	for _, ck := range checks {
+		switch {
+		case ck.proven:
+			keep(ck, "same size and modification time as recorded")
+		case !c.mdtm && e.ftpListSameDay(ck.job.old, ck.fe):
+			keep(ck, "same size, and the listing's date matches the copy's time (the server has no MDTM)")
+		case !c.mdtm:
+			fetchIt(ck, "the listing cannot show it unchanged and the server has no MDTM")
+		default:
+			ask = append(ask, ck)
+		}
+	}
+	for start := 0; start < len(ask); start += 100 {
+		batch := ask[start:min(start+100, len(ask))]
+		replies, err := c.askBatch(j.path, "MDTM", batch)
 		if err != nil {
 			if connBroken(err) {
 				e.dropConn(s, w)
+				c.hash = "" // and no hashes asked on it
 			}
-			for _, ck := range checks[start:] {
+			for _, ck := range ask[start:] {
 				fetchIt(ck, "MDTM could not be asked ("+err.Error()+")")
+			}
+			break
+		}
+		for i, ck := range batch {
+			old := ck.job.old
+			var mt time.Time
+			if replies[i].Code() == 213 {
+				mt, _ = ftp.ParseMDTM(strings.TrimSpace(replies[i].Text()))
+			}
+			switch {
+			case mt.IsZero():
+				fetchIt(ck, "the listing cannot show it unchanged and MDTM gave no time")
+			case old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd":
+				fetchIt(ck, "the listing cannot show it unchanged and no exact time was recorded")
+			case stamp(mt) != old.MTime:
+				fetchIt(ck, "MDTM "+stamp(mt)+", recorded "+old.MTime)
+			default:
+				keep(ck, "same size and MDTM as recorded")
+			}
+		}
+	}
+	e.ftpCheckHash(s, w, c, j, same)
+}
+
+// sha256Hex finds a SHA-256 (64 hex digits) in a hash command's reply.
+var sha256Hex = regexp.MustCompile(`\b[0-9a-fA-F]{64}\b`)
+
+// ftpCheckHash is --checksum: files that times and sizes show unchanged
+// are compared by the server's SHA-256 of them (HASH, else XSHA256), asked
+// together, with the one recorded; where the server gives none, they are
+// fetched and compared (sameBytes leaves a copy with the same bytes
+// alone).
+func (e *engine) ftpCheckHash(s *ftpState, w int, c *ftpConn, j *ftpDirJob, same []mdtmCheck) {
+	fetchIt := func(ck mdtmCheck, why string) {
+		ck.job.why = "--checksum: " + why
+		e.queueFile(s, ck.job)
+	}
+	for start := 0; start < len(same); start += 100 {
+		batch := same[start:min(start+100, len(same))]
+		if c.hash == "" {
+			for _, ck := range batch {
+				fetchIt(ck, "the server gives no SHA-256 (HASH, XSHA256): fetched to compare")
+			}
+			continue
+		}
+		verb := c.hash
+		replies, err := c.askBatch(j.path, verb, batch)
+		if err != nil {
+			if connBroken(err) {
+				e.dropConn(s, w)
+				c.hash = ""
+			}
+			for _, ck := range same[start:] {
+				fetchIt(ck, verb+" could not be asked ("+err.Error()+")")
 			}
 			return
 		}
 		for i, ck := range batch {
-			old := ck.job.old
+			r := replies[i]
+			sum := ""
+			if r.Positive() {
+				sum = strings.ToLower(sha256Hex.FindString(r.Text()))
+			} else if r.Code() >= 500 && r.Code() <= 502 {
+				c.hash = "" // not a command of this server's
+			}
 			switch {
-			case times[i].IsZero():
-				fetchIt(ck, "the listing cannot show it unchanged and MDTM gave no time")
-			case old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd":
-				fetchIt(ck, "the listing cannot show it unchanged and no exact time was recorded")
-			case stamp(times[i]) != old.MTime:
-				fetchIt(ck, "MDTM "+stamp(times[i])+", recorded "+old.MTime)
+			case sum == "":
+				fetchIt(ck, verb+" gave no SHA-256 ("+strconv.Quote(r.String())+"): fetched to compare")
+			case sum != ck.job.old.SHA256:
+				fetchIt(ck, verb+" "+sum+", recorded "+ck.job.old.SHA256)
 			default:
-				e.ftpKeep(old, ck.job.rec, "same size and MDTM as recorded")
+				e.ftpKeep(ck.job.old, ck.job.rec, ck.job.why+", and the same SHA-256 ("+verb+")")
 			}
 		}
 	}
 }
 
-// mdtmBatch sends MDTM for each file of batch (in dir, c's directory) at
-// once and reads the times; a zero time where the server gave none.
-func (c *ftpConn) mdtmBatch(dir string, batch []mdtmCheck) ([]time.Time, error) {
+// askBatch sends verb for each file of batch (in dir) at once, and reads
+// the replies.
+func (c *ftpConn) askBatch(dir, verb string, batch []mdtmCheck) ([]*ftp.Reply, error) {
 	var cmds []ftp.Command
 	cwd := c.cwd != dir
 	if cwd {
 		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
 	}
 	for _, ck := range batch {
-		cmds = append(cmds, ftp.Command{Verb: "MDTM", Arg: ck.job.name})
+		cmds = append(cmds, ftp.Command{Verb: verb, Arg: ck.job.name})
 	}
 	if err := c.Send(cmds...); err != nil {
 		return nil, err
@@ -877,17 +957,15 @@ func (c *ftpConn) mdtmBatch(dir string, batch []mdtmCheck) ([]time.Time, error) 
 			refused = ftp.RefusedError("CWD", dir, r)
 		}
 	}
-	times := make([]time.Time, len(batch))
+	replies := make([]*ftp.Reply, len(batch))
 	for i := range batch {
 		r, err := c.ReadReply()
 		if err != nil {
 			return nil, err
 		}
-		if r.Code() == 213 {
-			times[i], _ = ftp.ParseMDTM(strings.TrimSpace(r.Text()))
-		}
+		replies[i] = r
 	}
-	return times, refused
+	return replies, refused
 }
 
 // pathSegs splits a local directory and appends a name.
@@ -1263,6 +1341,10 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if !mdtm.IsZero() {
 		mtime = mdtm
 		rec.MTime, rec.MTimeSource = stamp(mdtm), "mdtm"
+	}
+	if e.sameBytes(tmp, rec, j.old, j.hasOld, mtime) {
+		e.sched.done(p.t)
+		return next, nil
 	}
 	if err := tmp.commit(rec.Path, mtime); err != nil {
 		return refused(asLocal(err))

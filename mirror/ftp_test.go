@@ -2,13 +2,17 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -414,5 +418,47 @@ func TestFTPRenamedToServerName(t *testing.T) {
 	sameTree(t, tree(t, dir), map[string]string{"100%.txt": "percent\n"})
 	if r := records(t, dir)["ftp://"+s.Addr+"/pub/100%25.txt"]; r.Path != "100%.txt" {
 		t.Errorf("record %+v", r)
+	}
+}
+
+// --checksum with a server that gives SHA-256s (XSHA256): a file changed
+// at the same size and time is fetched, the others are not.
+func TestFTPChecksumXSHA256(t *testing.T) {
+	s := ftptest.New(t)
+	want := ftpTree(s)
+	data := map[string]string{}
+	for rel, d := range want {
+		data[path.Base(rel)] = d
+	}
+	var mu sync.Mutex
+	configure(s, func(srv *ftptest.Server) {
+		srv.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if verb != "XSHA256" {
+				return false
+			}
+			mu.Lock()
+			sum := sha256.Sum256([]byte(data[arg]))
+			mu.Unlock()
+			ss.Raw([]byte("250 " + hex.EncodeToString(sum[:]) + "\r\n"))
+			return true
+		}
+	})
+	dir := t.TempDir()
+	opt := Options{URL: "ftp://" + s.Addr + "/pub/", Dir: dir, Checksum: true}
+	mirrorOK(t, opt)
+	s.AddFile("pub/a/one.txt", []byte("ONE\n"), t1) // same size, same time
+	mu.Lock()
+	data["one.txt"] = "ONE\n"
+	mu.Unlock()
+	n := len(s.Lines())
+	sum := mirrorOK(t, opt)
+	if sum.Changed != 1 || sum.Unchanged != 4 {
+		t.Errorf("counts = %+v, want 1 changed, 4 unchanged", countsOf(sum))
+	}
+	if got := retrs(s, n); !reflect.DeepEqual(got, []string{"one.txt"}) {
+		t.Errorf("fetched %q, want only one.txt", got)
+	}
+	if got := tree(t, dir)["a/one.txt"]; got != "ONE\n" {
+		t.Errorf("a/one.txt = %q", got)
 	}
 }

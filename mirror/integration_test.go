@@ -262,6 +262,22 @@ func TestRealSameMinuteChange(t *testing.T) {
 			if sum.Changed != 0 || sum.New != 0 {
 				t.Errorf("third run: %+v, want nothing fetched", countsOf(sum))
 			}
+			// --checksum: a change that keeps size and time (to the
+			// second) is caught all the same: none of the three servers
+			// gives a SHA-256 (HASH, XSHA256), so the files are fetched
+			// and compared; those with the same bytes are left alone.
+			writeFile(t, p, "v3-cccc\n", t0.Add(20*time.Second))
+			before := inodes(t, dir)
+			copt := opt
+			copt.Event, copt.Checksum = nil, true
+			sum = mirrorOK(t, copt)
+			if sum.Changed != 1 || sum.Unchanged < 5 {
+				t.Errorf("--checksum run: %+v, want 1 changed", countsOf(sum))
+			}
+			if got := tree(t, dir)["same.txt"]; got != "v3-cccc\n" {
+				t.Errorf("same.txt = %q, want v3", got)
+			}
+			sameInodes(t, before, inodes(t, dir), "same.txt")
 			if len(whys) != 3 || !strings.HasPrefix(whys[0], "new") || !strings.HasPrefix(whys[1], "changed: ") ||
 				!strings.HasPrefix(whys[2], "unchanged: ") || strings.HasSuffix(whys[1], ": ") {
 				t.Errorf("events with reasons: %q", whys)
@@ -330,6 +346,80 @@ func TestRealResumeREST(t *testing.T) {
 	}
 	if parts, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*")); len(parts) != 0 {
 		t.Errorf("partial files left: %q", parts)
+	}
+}
+
+// testGopherChange: a document rewritten at the same size and time keeps
+// its menu line. pygopherd's Gopher+ "$" dates (to the second) catch a
+// change of time; gophernicus gives none, so only --checksum, which
+// fetches again and compares, catches a change there; documents with the
+// same bytes are left alone.
+func TestRealGopherChange(t *testing.T) {
+	for _, kind := range []string{"gophernicus", "pygopherd"} {
+		t.Run(kind, func(t *testing.T) {
+			root := t.TempDir()
+			for i := 0; i < 10; i++ {
+				writeFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+			}
+			openUp(t, root)
+			var s *testserver.GopherServer
+			url := ""
+			if kind == "gophernicus" {
+				s = testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
+				url = s.URL("1/")
+			} else {
+				s = testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
+				url = s.URL("")
+			}
+			testGopherChange(t, s, root, url)
+		})
+	}
+}
+
+func testGopherChange(t *testing.T, s *testserver.GopherServer, root, url string) {
+	dir := t.TempDir()
+	p := filepath.Join(root, "many", "m07.txt")
+	writeFile(t, p, "many 7\n", t1)
+	mirrorOK(t, Options{URL: url, Dir: dir})
+	if s.Kind == "pygopherd" {
+		writeFile(t, p, "MANY 7\n", t1.Add(time.Second))
+		if sum := mirrorOK(t, Options{URL: url, Dir: dir}); sum.Changed != 1 {
+			t.Errorf("pygopherd, a new Mod-Date: %+v, want 1 changed", countsOf(sum))
+		}
+	}
+	writeFile(t, p, "many 7\n", t1) // back: same size, same time
+	before := inodes(t, dir)
+	var whys []string
+	var mu sync.Mutex
+	sum := mirrorOK(t, Options{URL: url, Dir: dir, Checksum: true, Event: func(ev Event) {
+		if ev.Path == "many/m07.txt" {
+			mu.Lock()
+			whys = append(whys, string(ev.Kind)+": "+ev.Why)
+			mu.Unlock()
+		}
+	}})
+	want := int64(0)
+	if s.Kind == "pygopherd" {
+		want = 1 // the Mod-Date went back
+	}
+	if sum.Changed != want && s.Kind == "pygopherd" || s.Kind == "gophernicus" && sum.Changed != 0 {
+		t.Errorf("%s --checksum, nothing changed since: %+v", s.Kind, countsOf(sum))
+	}
+	if s.Kind == "gophernicus" {
+		sameInodes(t, before, inodes(t, dir))
+		writeFile(t, p, "MANY 7\n", t1)
+		if sum := mirrorOK(t, Options{URL: url, Dir: dir}); sum.Changed != 0 {
+			t.Errorf("gophernicus, no --checksum: %+v (nothing can tell)", countsOf(sum))
+		}
+		if sum := mirrorOK(t, Options{URL: url, Dir: dir, Checksum: true}); sum.Changed != 1 {
+			t.Errorf("gophernicus --checksum: %+v, want 1 changed", countsOf(sum))
+		}
+		if got := tree(t, dir)["many/m07.txt"]; !strings.HasPrefix(got, "MANY 7") {
+			t.Errorf("many/m07.txt = %q", got)
+		}
+		if len(whys) != 1 || !strings.Contains(whys[0], "same bytes") {
+			t.Errorf("events: %q", whys)
+		}
 	}
 }
 

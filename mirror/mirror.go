@@ -157,6 +157,12 @@ type Options struct {
 	// Refetch fetches every file again, even when its listing entry did
 	// not change (a file whose content is the same is left alone).
 	Refetch bool
+	// Checksum compares every FTP file that sizes and times show
+	// unchanged by its SHA-256: the server's (HASH, XSHA256) where it
+	// gives one, else by fetching it; and fetches again every gopher
+	// document without a Gopher+ date. A copy with the same bytes is left
+	// alone.
+	Checksum bool
 
 	// Timeout bounds each wait for the server: an FTP reply, data on a
 	// connection, the next bytes of a gopher reply (0: DefaultTimeout). A

@@ -78,6 +78,7 @@ type mirrorOpts struct {
 	spanHosts           bool
 	rewriteMenus        bool
 	noRobots, refetch   bool
+	checksum            bool
 	jsonOut             bool
 	quiet, verbose      bool
 	trace               bool
@@ -120,6 +121,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.rewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
+	fs.BoolVar(&o.checksum, "checksum", false, "ftp: compare files that look unchanged by SHA-256: the server's (HASH, XSHA256), else by fetching them")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
@@ -231,7 +233,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		MaxFiles: o.maxFiles, MaxBytes: o.maxBytesN, MaxDepth: o.maxDepth,
 		Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude,
-		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch,
+		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum,
 	}
 	if o.retry == 0 {
 		opt.Retries = -1
