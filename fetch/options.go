@@ -44,8 +44,8 @@ type Option struct {
 	Default string   // the default, as documentation
 	Help    string   // one line, without a scheme prefix
 	Schemes []string // the schemes it applies to
-	// caps, for an option of this package, gives Schemes: the schemes
-	// registered with these capabilities.
+	// caps, for an option of this package, gives Schemes: Register adds
+	// each scheme registered with these capabilities.
 	caps Caps
 }
 
@@ -74,21 +74,15 @@ func (o Option) AppliesTo(scheme string) bool { return slices.Contains(o.Schemes
 func RegisteredOptions() []Option {
 	regMu.RLock()
 	defer regMu.RUnlock()
-	all := slices.Clone(options)
-	for i, o := range all {
-		if o.caps != 0 {
-			all[i].Schemes = schemesWith(o.caps)
-		}
-	}
 	var order []string
-	for _, o := range all {
+	for _, o := range options {
 		if s := firstScheme(o); !slices.Contains(order, s) {
 			order = append(order, s)
 		}
 	}
-	out := make([]Option, 0, len(all))
+	out := make([]Option, 0, len(options))
 	for _, s := range order {
-		for _, o := range all {
+		for _, o := range options {
 			if firstScheme(o) == s {
 				out = append(out, o)
 			}

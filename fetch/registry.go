@@ -110,6 +110,11 @@ func Register(s Scheme) {
 	s.Options = slices.Clone(s.Options)
 	s.Examples = slices.Clone(s.Examples)
 	declare(s.Options)
+	for i, o := range options {
+		if o.caps != 0 && s.Caps.Has(o.caps) {
+			options[i].Schemes = append(options[i].Schemes, s.Name)
+		}
+	}
 	registry[s.Name] = &s
 	order = append(order, &s)
 }

@@ -218,7 +218,7 @@ func toURI(s string) (string, edits, *Error) {
 // but no other angle bracket between them. It returns their offsets, or
 // -1, -1.
 func messageIDBrackets(s, scheme string, p int) (lt, gt int) {
-	if d := schemeDefs[scheme]; d == nil || !d.messageID {
+	if d := defOf(scheme); d == nil || !d.messageID {
 		return -1, -1
 	}
 	gt = len(s) - 1

@@ -5,7 +5,7 @@ import "strings"
 // DefaultPort returns the well-known port of a scheme RFC 1738 (or a later
 // RFC) defines, or 0 when there is none.
 func DefaultPort(scheme string) int {
-	if d := schemeDefs[scheme]; d != nil {
+	if d := defOf(scheme); d != nil {
 		return d.port
 	}
 	return 0
@@ -39,7 +39,7 @@ func (r *Ref) Normalize() Ref {
 		p = RemoveDotSegments(p)
 	}
 	switch {
-	case p == "" && r.HasAuth && schemeDefs[r.Scheme] != nil && schemeDefs[r.Scheme].rootPath:
+	case p == "" && r.HasAuth && defOf(r.Scheme) != nil && defOf(r.Scheme).rootPath:
 		p = "/"
 	case !r.HasAuth && strings.HasPrefix(p, "//"):
 		// "/.//x" lost its "/." and would now read as an authority.

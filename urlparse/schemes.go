@@ -53,9 +53,61 @@ func defScheme(d schemeDef, names ...string) struct{} {
 	return struct{}{}
 }
 
+// defTable is schemeDefs as an open-addressed table keyed by the name
+// packed into a word (every scheme name urlget knows has at most eight
+// bytes), built once every scheme file has declared its own: Parse looks
+// every URL's scheme up, and a map's hashing and string compare would
+// cost it a tenth of its time.
+var defTable [64]struct {
+	key uint64
+	def *schemeDef
+}
+
+func init() {
+	for name, d := range schemeDefs {
+		k, ok := defKey(name)
+		if !ok {
+			panic("urlparse: scheme name over 8 bytes: " + name)
+		}
+		h := defHash(k)
+		for defTable[h].def != nil {
+			h = (h + 1) % uint64(len(defTable))
+		}
+		defTable[h].key, defTable[h].def = k, d
+	}
+}
+
+// defKey packs a name of one to eight bytes into a word.
+func defKey(s string) (uint64, bool) {
+	if len(s) == 0 || len(s) > 8 {
+		return 0, false
+	}
+	var k uint64
+	for i := 0; i < len(s); i++ {
+		k = k<<8 | uint64(s[i])
+	}
+	return k, true
+}
+
+func defHash(k uint64) uint64 { return (k * 0x9e3779b97f4a7c15) >> 58 }
+
+// defOf is the schemeDef of a lower-case scheme name, nil when none.
+func defOf(scheme string) *schemeDef {
+	k, ok := defKey(scheme)
+	if !ok {
+		return nil
+	}
+	for h := defHash(k); defTable[h].def != nil; h = (h + 1) % uint64(len(defTable)) {
+		if defTable[h].key == k {
+			return defTable[h].def
+		}
+	}
+	return nil
+}
+
 // Known reports whether urlparse has a typed URL (and so the parse rules)
 // for scheme, given in lower case.
-func Known(scheme string) bool { return schemeDefs[scheme] != nil }
+func Known(scheme string) bool { return defOf(scheme) != nil }
 
 // parseScheme fills in the typed fields for u.Scheme from the generic
 // components Ref already holds. s is the whole input, for error offsets and
@@ -133,7 +185,7 @@ func typecodeString(c byte) string {
 }
 
 func formOf(scheme string) schemeForm {
-	if d := schemeDefs[scheme]; d != nil {
+	if d := defOf(scheme); d != nil {
 		return d.form
 	}
 	return formGeneric
@@ -141,7 +193,7 @@ func formOf(scheme string) schemeForm {
 
 // rule returns the RFC 1738 name of the scheme's production ("ftpurl").
 func (u *URL) rule() string {
-	if d := schemeDefs[u.Scheme]; d != nil {
+	if d := defOf(u.Scheme); d != nil {
 		return d.rule
 	}
 	return "URI"

@@ -198,7 +198,9 @@ func (c *conn) sendAll(cmds []Command, hasArg bool) error {
 			b.WriteString(cmd.Arg)
 		}
 		b.WriteString("\r\n")
-		fetch.Logf(c.verbose, "> %s", shownCommand(cmd.Verb, cmd.Arg))
+		if c.verbose != nil {
+			fetch.Logf(c.verbose, "> %s", shownCommand(cmd.Verb, cmd.Arg))
+		}
 		c.cmds++
 		c.queue = append(c.queue, cmd)
 		c.lastVerb = cmd.Verb
@@ -264,15 +266,15 @@ func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, e
 		seen = func(s string) { fetch.Logf(verbose, "< %s", s) }
 	}
 	code, lines, err = lineproto.ReadReply(br, &replyLimits, seen)
-	var re *lineproto.ReplyError
+	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
 	switch {
 	case err == io.EOF:
 		return 0, nil, io.ErrUnexpectedEOF
-	case errors.As(err, &re) && re.Err == lineproto.ErrMalformed:
+	case re != nil && re.Err == lineproto.ErrMalformed:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: malformed reply " + strconv.Quote(printable(re.Line))}
-	case errors.As(err, &re) && re.Err == lineproto.ErrTooManyLines:
+	case re != nil && re.Err == lineproto.ErrTooManyLines:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply %d longer than %d lines", re.Code, MaxReplyLines)}
-	case errors.As(err, &re) && re.Err == lineproto.ErrTooLong:
+	case re != nil && re.Err == lineproto.ErrTooLong:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("ftp: reply longer than %d bytes", MaxReplyBytes)}
 	}
 	return code, lines, err

@@ -487,15 +487,15 @@ func (s *session) deadline(d time.Duration) {
 func (s *session) read(timeout time.Duration, what string) (int, []string, error) {
 	s.deadline(timeout)
 	code, raw, err := lineproto.ReadReply(s.br, &replyLimits, func(line string) { s.logf("< %s", line) })
-	var re *lineproto.ReplyError
+	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
 	switch {
 	case err == io.EOF:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: the server closed the connection, waiting for the reply to " + what}
-	case errors.As(err, &re) && re.Err == lineproto.ErrLineTooLong:
+	case re != nil && re.Err == lineproto.ErrLineTooLong:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("smtp: reply line to %s longer than %d bytes", what, maxReplyLine)}
-	case errors.As(err, &re) && re.Err == lineproto.ErrTooManyLines:
+	case re != nil && re.Err == lineproto.ErrTooManyLines:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("smtp: reply to %s longer than %d lines", what, maxReplyLines)}
-	case errors.As(err, &re):
+	case re != nil:
 		return 0, nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: malformed reply to " + what + ": " + quote(fetch.SanitizeLine(re.Line, 80))}
 	case err != nil:
 		return 0, nil, s.netError("waiting for the reply to "+what, err)

@@ -354,11 +354,11 @@ func commandWord(cmd string) string {
 // readReply reads and parses one status line (lineproto.ReadReply).
 func (c *conn) readReply() (reply, error) {
 	code, lines, err := lineproto.ReadReply(c.br, &replyLimits, func(s string) { c.logf("< %s", s) })
-	var re *lineproto.ReplyError
+	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
 	switch {
-	case errors.As(err, &re) && re.Err == lineproto.ErrLineTooLong:
+	case re != nil && re.Err == lineproto.ErrLineTooLong:
 		return reply{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("nntp: server reply line over %d bytes: %s", MaxReplyLine, quote(re.Line))}
-	case errors.As(err, &re):
+	case re != nil:
 		return reply{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "nntp: malformed server reply: " + quote(re.Line)}
 	case err != nil:
 		return reply{}, c.ioError(err, "reading the server's reply")
