@@ -384,7 +384,8 @@ var errBytesCap = errors.New("--max-bytes reached")
 // (same SHA-256, the copy intact): the copy is left alone (only its time
 // set), the new one dropped, and the file counts as unchanged.
 func (e *engine) sameBytes(tmp *tmpFile, rec, old Record, hasOld bool, mtime time.Time) bool {
-	if !hasOld || old.SHA256 != rec.SHA256 || old.Path != rec.Path || !e.fs.intact(rec.Path, rec.Size) {
+	if !hasOld || old.SHA256 != rec.SHA256 || old.Path != rec.Path || !e.fs.intact(rec.Path, rec.Size) ||
+		e.opt.Verify && !e.fs.hashIs(rec.Path, rec.SHA256) {
 		return false
 	}
 	tmp.keep = false

@@ -999,6 +999,8 @@ func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) (int, string) {
 		return verdictFetch, "the local copy is missing or not the recorded size"
 	case fe.Size >= 0 && old.Size != fe.Size:
 		return verdictFetch, fmt.Sprintf("size %d, recorded %d", fe.Size, old.Size)
+	case e.opt.Verify && !e.fs.hashIs(old.Path, old.SHA256):
+		return verdictFetch, verifyWhy
 	case fe.exact && old.Key == rec.Key && rec.Key != "":
 		return verdictSame, "same size and modification time as recorded"
 	case fe.exact:

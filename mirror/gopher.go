@@ -543,7 +543,7 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 	// one without is fetched again and compared (sameBytes).
 	checkBytes := e.opt.Checksum && mtime.IsZero()
 	if had && old.Status == StatusOK && old.Key == key && key != "" && old.Path == rec.Path && !e.opt.Refetch &&
-		!checkBytes && e.fs.intact(old.Path, old.Size) {
+		!checkBytes && e.fs.intact(old.Path, old.Size) && (!e.opt.Verify || e.fs.hashIs(old.Path, old.SHA256)) {
 		e.nUnchanged.Add(1)
 		if old.Parent != parent && parent != "" {
 			old.Parent = parent
@@ -566,6 +566,8 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 		why = "--checksum: no Gopher+ date: fetched to compare"
 	case had && old.Key != key:
 		why = "the menu line or Gopher+ date changed"
+	case had && e.opt.Verify && old.Status == StatusOK:
+		why = verifyWhy
 	case had:
 		why = "the copy is missing or not mirrored yet"
 	}

@@ -278,6 +278,29 @@ func TestRealSameMinuteChange(t *testing.T) {
 				t.Errorf("same.txt = %q, want v3", got)
 			}
 			sameInodes(t, before, inodes(t, dir), "same.txt")
+
+			// --verify: a copy changed on disk (same size, same time) is
+			// fetched again; without it, nothing looks at the bytes.
+			local := filepath.Join(dir, "hello.txt")
+			fi, _ := os.Stat(local)
+			orig, _ := os.ReadFile(local)
+			bad := []byte(strings.ToUpper(string(orig)))
+			if err := os.WriteFile(local, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(local, fi.ModTime(), fi.ModTime())
+			vopt := opt
+			vopt.Event = nil
+			if sum := mirrorOK(t, vopt); sum.Changed != 0 {
+				t.Errorf("no --verify: %+v", countsOf(sum))
+			}
+			vopt.Verify = true
+			if sum := mirrorOK(t, vopt); sum.Changed != 1 {
+				t.Errorf("--verify: %+v, want 1 changed", countsOf(sum))
+			}
+			if got, _ := os.ReadFile(local); string(got) != string(orig) {
+				t.Errorf("hello.txt after --verify: %q", got)
+			}
 			if len(whys) != 3 || !strings.HasPrefix(whys[0], "new") || !strings.HasPrefix(whys[1], "changed: ") ||
 				!strings.HasPrefix(whys[2], "unchanged: ") || strings.HasSuffix(whys[1], ": ") {
 				t.Errorf("events with reasons: %q", whys)

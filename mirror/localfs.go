@@ -321,6 +321,24 @@ func (l *localFS) symlink(target, rel string) (made bool, err error) {
 	return true, nil
 }
 
+// hashIs reports whether the regular file rel has the SHA-256 sum (hex),
+// read never through a symbolic link.
+func (l *localFS) hashIs(rel, sum string) bool {
+	if sum == "" || !l.intact(rel, -1) {
+		return false
+	}
+	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == sum
+}
+
 // removeFile removes rel if it is a regular file or a symbolic link
 // (never a directory, never what a link points to). A missing file is not
 // an error.

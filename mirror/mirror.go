@@ -163,6 +163,10 @@ type Options struct {
 	// document without a Gopher+ date. A copy with the same bytes is left
 	// alone.
 	Checksum bool
+	// Verify hashes every local copy that is judged unchanged again and
+	// fetches it anew when its SHA-256 is not the one recorded at fetch
+	// time (bit rot, a hand edit).
+	Verify bool
 
 	// Timeout bounds each wait for the server: an FTP reply, data on a
 	// connection, the next bytes of a gopher reply (0: DefaultTimeout). A
@@ -294,6 +298,9 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 	defer e.close()
 	return e.run()
 }
+
+// verifyWhy is why Verify fetches a file again.
+const verifyWhy = "--verify: the local copy's SHA-256 is not the one recorded when it was fetched (changed on disk)"
 
 // canonicalURL is the URL as the manifest names it: without a password.
 func canonicalURL(u *urlparse.URL) string {

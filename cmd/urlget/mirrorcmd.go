@@ -78,7 +78,7 @@ type mirrorOpts struct {
 	spanHosts           bool
 	rewriteMenus        bool
 	noRobots, refetch   bool
-	checksum            bool
+	checksum, verify    bool
 	jsonOut             bool
 	quiet, verbose      bool
 	trace               bool
@@ -121,6 +121,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.rewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
+	fs.BoolVar(&o.verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
 	fs.BoolVar(&o.checksum, "checksum", false, "ftp: compare files that look unchanged by SHA-256: the server's (HASH, XSHA256), else by fetching them")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
@@ -233,7 +234,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		MaxFiles: o.maxFiles, MaxBytes: o.maxBytesN, MaxDepth: o.maxDepth,
 		Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude,
-		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum,
+		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum, Verify: o.verify,
 	}
 	if o.retry == 0 {
 		opt.Retries = -1
