@@ -9,6 +9,7 @@
 #   bench_start_server nginx -root DIR  sets BENCH_URL; stopped by PID at exit
 #   bench_check NAME FILE URL TEMPLATE...  the client must fetch URL's bytes = FILE
 #   bench_run NAME URL TEMPLATE...      one timed run: wall, peak RSS, CPU, status
+#   bench_rounds URL A ARRAY_A B ARRAY_B  ROUNDS runs of each, alternating
 #   bench_report BYTES NAME...          table: median wall, peak RSS, CPU per NAME
 #   bench_ratio A B MAX                 median wall A / B, checked against MAX
 #   bench_ratio_info A B                fastest-run and CPU ratios (no target)
@@ -163,19 +164,11 @@ bench_random_file() {
 # first, then the report and the MAX_RATIO and MAX_RSS_KIB targets. The
 # clients are the arrays CURL and URLGET (templates with @OUT@ and @URL@).
 bench_versus_curl() {
-	local src=$1 url=$2 i
+	local src=$1 url=$2
 	bench_check curl "$src" "$url" "${CURL[@]}"
 	bench_check urlget "$src" "$url" "${URLGET[@]}"
 	sync -f "$BENCH_TMP"
-	for ((i = 1; i <= ROUNDS; i++)); do
-		if ((i % 2)); then
-			bench_run curl "$url" "${CURL[@]}"
-			bench_run urlget "$url" "${URLGET[@]}"
-		else
-			bench_run urlget "$url" "${URLGET[@]}"
-			bench_run curl "$url" "${CURL[@]}"
-		fi
-	done
+	bench_rounds "$url" curl CURL urlget URLGET
 	echo
 	bench_report "$(stat -c %s "$src")" curl urlget
 	echo
@@ -183,6 +176,23 @@ bench_versus_curl() {
 	bench_ratio_info urlget curl
 	bench_rss_limit urlget "$MAX_RSS_KIB"
 	bench_status
+}
+
+# bench_rounds URL A TEMPLATE_A B TEMPLATE_B: ROUNDS timed rounds of the
+# clients A and B (TEMPLATE_A, TEMPLATE_B: the names of their template
+# arrays), alternating which goes first.
+bench_rounds() {
+	local url=$1 a=$2 b=$4 i
+	local -n bench_ta=$3 bench_tb=$5
+	for ((i = 1; i <= ROUNDS; i++)); do
+		if ((i % 2)); then
+			bench_run "$a" "$url" "${bench_ta[@]}"
+			bench_run "$b" "$url" "${bench_tb[@]}"
+		else
+			bench_run "$b" "$url" "${bench_tb[@]}"
+			bench_run "$a" "$url" "${bench_ta[@]}"
+		fi
+	done
 }
 
 # bench_stop_servers: SIGTERM to each helper's PID (it stops its server the

@@ -57,7 +57,9 @@ type Client struct {
 	// NoRedirects (any negative value) none, so that a redirect is then
 	// ErrTooManyRedirects (curl -L --max-redirs 0). For no limit, use
 	// math.MaxInt. Without FollowRedirects a 3xx reply is the result, as
-	// with net/http's ErrUseLastResponse.
+	// with net/http's ErrUseLastResponse. A name service's referrals
+	// (Meta.Referral) are followed without FollowRedirects, under the same
+	// limit (NoRedirects: none), but never more than DefaultMaxRedirects.
 	FollowRedirects bool
 	MaxRedirects    int
 
@@ -122,7 +124,8 @@ type Client struct {
 const DefaultMaxRedirects = 50
 
 // NoRedirects as Client.MaxRedirects follows no redirect: with
-// FollowRedirects, the first one is ErrTooManyRedirects.
+// FollowRedirects, the first one is ErrTooManyRedirects; so is the first
+// referral.
 const NoRedirects = -1
 
 // DefaultUserAgent is sent when Client.UserAgent is empty.
@@ -271,14 +274,12 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 }
 
 // checkReferral applies redirect policy to a referral (Meta.Referral): the
-// hop limit (MaxRedirects, but never more than DefaultMaxRedirects, since a
-// name server can refer in circles; NoRedirects concerns -L redirects, not
-// the referrals that are the retrieval itself), the schemes registered as a
+// hop limit, redirects and referrals counted together (MaxRedirects, so
+// that NoRedirects follows none, but never more than DefaultMaxRedirects,
+// since a name server can refer in circles), the schemes registered as a
 // ReferralTarget, and a Local scheme (file) only from a loopback host.
 func (c *Client) checkReferral(first, cur, next *urlparse.URL, hops, limit int) error {
-	if limit <= 0 || limit > DefaultMaxRedirects {
-		limit = DefaultMaxRedirects
-	}
+	limit = min(limit, DefaultMaxRedirects)
 	if hops >= limit {
 		return &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
 			Msg: "maximum (" + strconv.Itoa(limit) + ") redirects and referrals followed"}

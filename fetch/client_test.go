@@ -396,8 +396,8 @@ func TestCredentialChoice(t *testing.T) {
 	}
 }
 
-func TestNetrcParse(t *testing.T) {
-	const file = `# a comment line
+// netrcSample is a netrc file of every kind of token.
+const netrcSample = `# a comment line
 machine ftp.example.com login anonymous password "me@example.com"
 machine Secure.Example.COM
 	login  alice
@@ -411,7 +411,9 @@ machine after.macro login m password mp
 default login dflt password dpw
 machine never.reached login n password np
 `
-	n, err := fetch.ParseNetrc(strings.NewReader(file))
+
+func TestNetrcParse(t *testing.T) {
+	n, err := fetch.ParseNetrc(strings.NewReader(netrcSample))
 	if err != nil {
 		t.Fatal(err)
 	}

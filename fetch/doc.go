@@ -89,8 +89,9 @@
 //
 // A referral (Meta.Referral, from a fetcher of names such as prospero: the
 // name resolves to Meta.Location) is always followed, since it is the
-// retrieval itself, under the same policy: counted against MaxRedirects
-// (at most DefaultMaxRedirects; NoRedirects applies to redirects only),
+// retrieval itself (without FollowRedirects), under the same policy:
+// counted with redirects against MaxRedirects (NoRedirects: none
+// followed, ErrTooManyRedirects; never more than DefaultMaxRedirects),
 // credentials only to the first
 // URL's scheme, host and port, only to the schemes a name service hands
 // out (http, https, ftp, gopher, gophers, wais, prospero, telnet, tn3270),

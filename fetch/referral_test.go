@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -49,10 +50,17 @@ func TestReferralFollowed(t *testing.T) {
 func TestReferralPolicy(t *testing.T) {
 	var seen []fetch.Request
 	loop := referrer(func(u *urlparse.URL) string { return u.String() }, &seen)
-	c := &fetch.Client{MaxRedirects: -1, Fetchers: map[string]fetch.Fetcher{"prospero": loop}}
-	_, err := c.Open(context.Background(), "prospero://h/x")
-	if fetch.KindOf(err) != fetch.ErrTooManyRedirects || len(seen) != fetch.DefaultMaxRedirects+1 {
-		t.Errorf("loop: %v after %d requests", err, len(seen))
+	// No limit: a name server that refers in circles still stops at the
+	// default; NoRedirects follows no referral either, 2 follows two.
+	for _, tc := range []struct{ max, requests int }{
+		{math.MaxInt, fetch.DefaultMaxRedirects + 1}, {fetch.NoRedirects, 1}, {2, 3},
+	} {
+		seen = nil
+		c := &fetch.Client{MaxRedirects: tc.max, Fetchers: map[string]fetch.Fetcher{"prospero": loop}}
+		_, err := c.Open(context.Background(), "prospero://h/x")
+		if fetch.KindOf(err) != fetch.ErrTooManyRedirects || len(seen) != tc.requests {
+			t.Errorf("loop, MaxRedirects %d: %v after %d requests, want %d", tc.max, err, len(seen), tc.requests)
+		}
 	}
 
 	for _, tc := range []struct {

@@ -238,3 +238,26 @@ func GuessScheme(raw string) string {
 	}
 	return "http"
 }
+
+// A Namer is a Fetcher that knows a better local file name for a URL than
+// its last path segment (-O): a wais document URL ends in a DocID, not a
+// name.
+type Namer interface {
+	// FileName returns a local file name for u, already made safe with
+	// SafeName, or "" when the URL's last path segment is the name.
+	FileName(u *urlparse.URL) string
+}
+
+// FileName is the name the Fetcher registered for u's scheme gives u when
+// it is a Namer, else "".
+func FileName(u *urlparse.URL) string {
+	f, ok := Lookup(u.Scheme)
+	if !ok {
+		return ""
+	}
+	n, ok := f.(Namer)
+	if !ok {
+		return ""
+	}
+	return n.FileName(u)
+}

@@ -184,15 +184,18 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-func TestManifestJournal(t *testing.T) {
-	dir := t.TempDir()
-	data := `{"urlget_mirror":"urlget","version":1,"url":"ftp://h/"}
+// journalSample is a manifest as a run killed mid-line leaves it: a URL
+// written twice, one deleted, the last line cut.
+const journalSample = `{"urlget_mirror":"urlget","version":1,"url":"ftp://h/"}
 {"url":"ftp://h/a","path":"a","type":"file","size":1,"status":"ok"}
 {"url":"ftp://h/b","path":"b","type":"file","size":2,"status":"ok"}
 {"url":"ftp://h/a","path":"a","type":"file","size":3,"status":"ok"}
 {"url":"ftp://h/b","type":"file","size":0,"status":"deleted"}
 {"url":"ftp://h/c","path":"c","ty`
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), []byte(data), 0o644); err != nil {
+
+func TestManifestJournal(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), []byte(journalSample), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	url, recs, err := ReadManifest(dir)

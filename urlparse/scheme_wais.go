@@ -14,7 +14,7 @@ var _ = defScheme(schemeDef{port: 210, rule: "waisurl", form: formWAIS, inText: 
 //	wais://host:port/database/wtype/wpath
 //	wais://host:port/database/wtype/length/wpath
 //
-// The last is what Lynx and CERN libwww write (wais.md §7): after
+// The last is what Lynx and CERN libwww write: after
 // /database/wtype/, leading digits followed by "/" are the document length
 // (a libwww DOCID always starts "<digits>=", so this is unambiguous). The
 // wpath is everything after, decoded, "/" included; when it is written in

@@ -369,6 +369,18 @@ func FuzzSchemeFields(f *testing.F) {
 				fail("News", u.News, d)
 			}
 		case "nntp", "nntps":
+			if u.RawPath == "" { // "nntp://h": the group list
+				if !u.NNTP.All || u.NNTP.Group != "" {
+					fail("NNTP", u.NNTP, "the group list")
+				}
+				break
+			}
+			if id := u.NNTP.MessageID; id != "" { // "nntp://h/id@host", "nntp://h/group/id@host"
+				if !strings.Contains(Unescape(u.RawPath), id) || !strings.Contains(id, "@") {
+					fail("NNTP.MessageID", u.NNTP, u.RawPath)
+				}
+				break
+			}
 			segs := strings.Split(u.RawPath[1:], "/")
 			if u.NNTP.Group != Unescape(segs[0]) || len(segs) > 1 && u.NNTP.Article != segs[1] {
 				fail("NNTP", u.NNTP, segs)

@@ -162,7 +162,8 @@ func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]s
 		var f *pflag.Flag
 		if strings.HasPrefix(opt, "--") {
 			f = fs.Lookup(opt[2:])
-		} else {
+		} else if len(opt) == 2 {
+			// pflag panics on a shorthand of more than one byte ("-00").
 			f = fs.ShorthandLookup(opt[1:])
 		}
 		if f == nil {

@@ -97,7 +97,7 @@ func (c *cookieJar) load(r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("line %d: expiry %q is not a number", n, f[4])
 		}
-		k.domain = strings.TrimPrefix(f[0], ".")
+		k.domain = strings.TrimLeft(f[0], ".") // "..x" too: saved, it must read back
 		k.hostOnly = !strings.EqualFold(f[1], "TRUE")
 		k.path, k.secure, k.name, k.value = f[2], strings.EqualFold(f[3], "TRUE"), f[5], f[6]
 		if exp > 0 {
@@ -139,6 +139,11 @@ func (c *cookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 			name: hc.Name, value: hc.Value}
 		if hc.Domain != "" {
 			k.domain, k.hostOnly = strings.TrimPrefix(strings.ToLower(hc.Domain), "."), false
+			if host := strings.ToLower(u.Hostname()); host != k.domain && !strings.HasSuffix(host, "."+k.domain) {
+				// The jar refused it (RFC 6265 §5.3 step 6): written to
+				// the -c file it would be loaded for that domain next time.
+				continue
+			}
 		}
 		if k.path == "" || k.path[0] != '/' {
 			k.path = defaultCookiePath(u.Path)
@@ -195,6 +200,8 @@ func (c *cookieJar) save(name string, stdout io.Writer) error {
 		dom := k.domain
 		if !k.hostOnly {
 			dom = "." + dom
+		} else if strings.HasPrefix(dom, "#") {
+			continue // its line would read as a comment: no host is named so
 		}
 		if k.httpOnly {
 			dom = "#HttpOnly_" + dom

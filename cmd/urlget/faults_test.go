@@ -336,18 +336,6 @@ func checkMirrorDir(t *testing.T, what, dir string, site *gophertest.Site, tmpOK
 	return finished
 }
 
-// bigSite is mirrorSite with larger documents (so a kill can land in the
-// middle of one) served slowly.
-func bigSite(t *testing.T, n, size int, slow time.Duration) (*gophertest.Server, *gophertest.Site) {
-	s, site := mirrorSite(t, n, slow)
-	for sel, it := range site.Items {
-		if strings.HasSuffix(sel, ".txt") {
-			it.Data = bytes.Repeat([]byte(sel+" "), size/(len(sel)+1))
-		}
-	}
-	return s, site
-}
-
 // urlget mirror SIGKILLed at 10 random moments of one run: every rerun
 // goes on, no finished file is fetched again, nothing partial is ever
 // under a final name, and the manifest survives a torn last line.
@@ -356,7 +344,7 @@ func TestMirrorKilledTenTimes(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	s, site := bigSite(t, 80, 64<<10, 40*time.Millisecond)
+	s, site := sizedSite(t, 80, 64<<10, 40*time.Millisecond)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(15, 15))
 	finished := map[string]bool{}
@@ -442,7 +430,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	os.Remove(out + ".part")
 
-	g, site := bigSite(t, 20, 256<<10, 0)
+	g, site := sizedSite(t, 20, 256<<10, 0)
 	mdir := filepath.Join(small, "mirror")
 	code, _, stderr := runMirrorTest(t, g.URL("1"), mdir)
 	if code != 23 {

@@ -130,7 +130,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
 	fs.BoolVarP(&o.fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
 	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (to http, https and ftp only)")
-	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects (-1: no limit)")
+	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
 	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
 	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
 	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
@@ -682,6 +682,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer res.Body.Close()
+	// -I and -w %{content_type} say what is written, which for a listing
+	// is what present makes of it.
+	res.ContentType = c.shownType(res)
 	r.status, r.contentType = res.Status, res.ContentType
 	out.modTime = res.ModTime
 	if res.EffectiveURL != "" {

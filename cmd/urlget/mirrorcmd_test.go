@@ -23,13 +23,23 @@ import (
 
 // mirrorSite is a small gopher hole: a root menu, a sub-menu, n documents.
 func mirrorSite(t *testing.T, n int, slow time.Duration) (*gophertest.Server, *gophertest.Site) {
+	return sizedSite(t, n, 0, slow)
+}
+
+// sizedSite is mirrorSite with documents of about size bytes (0: a line),
+// made before the server starts: its goroutines read them.
+func sizedSite(t *testing.T, n, size int, slow time.Duration) (*gophertest.Server, *gophertest.Site) {
 	site := &gophertest.Site{Items: map[string]*gophertest.Item{}}
 	root := &gophertest.Item{Type: '1', Menu: []string{"iA test hole", "1Docs\t/docs", "7Search\t/search"}}
 	docs := &gophertest.Item{Type: '1'}
 	for i := 0; i < n; i++ {
 		sel := fmt.Sprintf("/docs/d%02d.txt", i)
 		docs.Menu = append(docs.Menu, "0Doc\t"+sel)
-		site.Items[sel] = &gophertest.Item{Type: '0', Data: []byte(fmt.Sprintf("document %d\n", i))}
+		data := []byte(fmt.Sprintf("document %d\n", i))
+		if size > 0 {
+			data = bytes.Repeat([]byte(sel+" "), size/(len(sel)+1))
+		}
+		site.Items[sel] = &gophertest.Item{Type: '0', Data: data}
 	}
 	site.Items[""] = root
 	site.Items["/docs"] = docs

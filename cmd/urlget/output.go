@@ -113,12 +113,18 @@ func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
 	return o, nil
 }
 
-// remoteName is -O's file name: the URL's last path segment as written (not
+// remoteName is -O's file name: the name the URL's scheme gives it
+// (fetch.FileName), else the URL's last path segment as written (not
 // percent-decoded, as curl), without an FTP ";type=" suffix. A name that is
 // empty, "." or "..", or holds "/", "\", a control byte or invalid UTF-8, is
 // refused: a server or a URL must never choose a path outside the current
 // (or --output-dir) directory.
 func remoteName(u *urlparse.URL) (string, error) {
+	if name := fetch.FileName(u); name != "" {
+		// The scheme knows the name (a wais document's file name), and
+		// has made it safe.
+		return name, checkRemoteName(name)
+	}
 	p := u.RawPath
 	i := strings.LastIndexByte(p, '/')
 	if i < 0 {

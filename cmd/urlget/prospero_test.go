@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
 )
 
@@ -39,5 +40,46 @@ func TestProsperoCLI(t *testing.T) {
 	before := len(s.Packets())
 	if r := runCLI(t, nil, base+"/pub/a%0Ab"); r.code != 3 || len(s.Packets()) != before {
 		t.Errorf("LF in the name: %d %q, %d packets sent", r.code, r.stderr, len(s.Packets())-before)
+	}
+}
+
+// TestProsperoMaxRedirs: --max-redirs bounds the referral hops as it
+// bounds redirects: a name FORWARDED to another server is followed by
+// default, and refused (47) with --max-redirs 0.
+func TestProsperoMaxRedirs(t *testing.T) {
+	root := prosperotest.DefaultRoot
+	to := &prosperotest.Server{Objects: map[string]*prosperotest.Object{root + "/moved.txt": {Contents: []byte("moved\n")}}}
+	toAddr := to.Start(t)
+	from := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/moved.txt": {Forward: strings.Replace(toAddr, ":", "(", 1) + ")"},
+	}}
+	url := "prospero://" + from.Start(t) + "/" + root + "/moved.txt"
+	if r := runCLI(t, nil, url); r.code != 0 || r.stdout != "moved\n" {
+		t.Errorf("forwarded: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--max-redirs", "1", url); r.code != 0 || r.stdout != "moved\n" {
+		t.Errorf("--max-redirs 1: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--max-redirs", "0", url); r.code != 47 || r.stdout != "" {
+		t.Errorf("--max-redirs 0: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestProsperoGopherText: gopher text reached through a GOPHER access
+// method is written as a direct fetch of the gopher URL writes it (the
+// same fetcher: line ends as the server sent them, the final "." line
+// dropped).
+func TestProsperoGopherText(t *testing.T) {
+	g := gophertest.Start(t, &gophertest.Site{Items: map[string]*gophertest.Item{"t.txt": {Type: '0', Data: []byte("one\r\ntwo\r\n.\r\n")}}})
+	host, port, _ := strings.Cut(strings.TrimPrefix(g.URL(""), "gopher://"), ":")
+	port = strings.TrimSuffix(port, "/")
+	root := prosperotest.DefaultRoot
+	s := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/t.txt": {Methods: [][]string{{"GOPHER", "INTERNET-D", host + "(" + port + ")", "ASCII", "t.txt", "TEXT"}}},
+	}}
+	direct := runCLI(t, nil, g.URL("0t.txt"))
+	referred := runCLI(t, nil, "prospero://"+s.Start(t)+"/"+root+"/t.txt")
+	if direct.code != 0 || referred.code != 0 || referred.stdout != direct.stdout || direct.stdout != "one\r\ntwo\r\n" {
+		t.Errorf("direct %d %q %s; through the referral %d %q %s", direct.code, direct.stdout, direct.stderr, referred.code, referred.stdout, referred.stderr)
 	}
 }

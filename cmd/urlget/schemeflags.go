@@ -150,8 +150,7 @@ func readLines(r io.Reader) ([]string, error) {
 // With --raw, and for every other result, the body passes through
 // untouched. The renderers stream.
 func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
-	raw, _ := c.o.options.Bool(fetch.OptRaw)
-	if !res.Dir || raw {
+	if !c.renders(res) {
 		return res.Body
 	}
 	var render func(w io.Writer) error
@@ -162,8 +161,6 @@ func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
 	switch {
 	case res.Render != nil:
 		render = func(w io.Writer) error { return res.Render(w, res.Body, format) }
-	case !c.o.scheme.json:
-		return res.Body
 	default:
 		render = func(w io.Writer) error {
 			return fetch.Buffered(w, res.Body, func(w io.Writer, body io.Reader) error { return writeEntriesJSON(w, res, body) })
@@ -172,6 +169,29 @@ func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(render(pw)) }()
 	return pr
+}
+
+// renders tells whether present writes res as a rendered listing rather
+// than its body as received: a listing, without --raw, that has a
+// renderer of its own or is asked for as --json.
+func (c *fetchCmd) renders(res *fetch.Resource) bool {
+	raw, _ := c.o.options.Bool(fetch.OptRaw)
+	return res.Dir && !raw && (res.Render != nil || c.o.scheme.json)
+}
+
+// shownType is the Content-Type of what present writes for res: the
+// resource's own, unless a listing is rendered — then text (a wais
+// search's tab-separated body becomes the readable listing) or JSON lines.
+func (c *fetchCmd) shownType(res *fetch.Resource) string {
+	switch {
+	case !c.renders(res):
+		return res.ContentType
+	case c.o.scheme.json:
+		return "application/x-ndjson"
+	case strings.HasPrefix(res.ContentType, "text/plain"):
+		return res.ContentType
+	}
+	return "text/plain"
 }
 
 // entryJSON is one listing entry as --json prints it.

@@ -164,7 +164,7 @@ func TestMirrorLimitRate(t *testing.T) {
 	for i := range 4 {
 		f.AddFile(fmt.Sprintf("/pub/f%d.bin", i), bytes.Repeat([]byte{byte('a' + i)}, 25000), mod)
 	}
-	g, _ := bigSite(t, 4, 25000, 0)
+	g, _ := sizedSite(t, 4, 25000, 0)
 	for _, url := range []string{"ftp://" + f.Addr + "/pub/", g.URL("1")} {
 		start := time.Now()
 		code, _, stderr := runMirrorTest(t, "--limit-rate", "200k", url, t.TempDir())

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/fuzzcheck"
 )
 
 // TestListParserLocks: the first line that parses settles the format; a
@@ -118,7 +119,7 @@ func TestVMSLocalName(t *testing.T) {
 }
 
 // FuzzListParser: no line or pair of lines makes a parser panic, and an
-// entry that parsed has a name.
+// entry that parsed has a name and a size of -1 or more.
 func FuzzListParser(f *testing.F) {
 	for _, c := range loadListCases(f) {
 		f.Add(uint8(0), c.Line)
@@ -126,10 +127,8 @@ func FuzzListParser(f *testing.F) {
 	f.Fuzz(func(t *testing.T, hint uint8, lines string) {
 		p := NewListParser(ListFormat(hint % uint8(len(listFormatNames))))
 		for _, l := range []string{lines, lines, "NAME.TXT;1", lines} {
-			if e := p.Parse(l); !e.Unparsed && e.Name == "" {
-				t.Errorf("%q: entry without a name: %+v", l, e)
-			}
+			fuzzcheck.Entry(t, p.Parse(l))
 		}
-		ParseMLSx(lines)
+		fuzzcheck.Entry(t, ParseMLSx(lines))
 	})
 }

@@ -91,6 +91,9 @@ func TestParseList(t *testing.T) {
 		"garbage",
 		"+nofacts",
 		"type=file;size=1;",
+		// A link whose name is empty: the arrow right after the date.
+		"lxxxxxxxx 0 MAY 1 0000  -> 0",
+		"lrwxrwxrwx 1 u g 9 Jan 02  2020  -> target",
 	} {
 		got := ParseList(bad)
 		if !got.Unparsed || got.Raw != bad || got.Name != "" || got.Size != -1 {

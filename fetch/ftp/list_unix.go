@@ -74,6 +74,11 @@ func parseUnix(line string) (fetch.Entry, bool) {
 	}
 	if e.Type == fetch.EntryLink {
 		if name, target, ok := strings.Cut(e.Name, " -> "); ok {
+			if name == "" {
+				// "… 2000  -> x": the arrow where the name should be. A
+				// link without a name is no entry (not one named " ").
+				return fetch.Entry{}, false
+			}
 			e.Name, e.Target = name, target
 		}
 	}

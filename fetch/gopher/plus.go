@@ -492,7 +492,7 @@ func (e *AskError) Error() string {
 		}
 		q := e.Questions[k]
 		b.WriteString(": ")
-		b.WriteString(q.Kind)
+		b.WriteString(fetch.Sanitize(q.Kind)) // the server's keyword, which may be any bytes
 		b.WriteString(" ")
 		b.WriteString(strconv.Quote(q.Prompt))
 	}

@@ -89,7 +89,9 @@ func (r *recorder) head(code int) (*wireHead, error) {
 // parseHead parses the response head at the start of b (status line,
 // field lines, empty line; LF or CRLF line ends) and returns what follows
 // it. A line starting with a space or a tab continues the previous field's
-// value (obsolete folding, RFC 9112 §5.2), joined with one space.
+// value (obsolete folding, RFC 9112 §5.2), joined with one space; the
+// value grows in place, so that a field folded over many lines costs no
+// more than the lines.
 func parseHead(b []byte) (h *wireHead, rest []byte, ok bool) {
 	line := func() (string, bool) {
 		i := bytes.IndexByte(b, '\n')
@@ -108,27 +110,39 @@ func parseHead(b []byte) (h *wireHead, rest []byte, ok bool) {
 	var codeText string
 	h.proto, codeText, _ = strings.Cut(status, " ")
 	codeText, h.reason, _ = strings.Cut(codeText, " ")
-	code, err := strconv.Atoi(codeText)
-	if err != nil || len(codeText) != 3 || !strings.HasPrefix(h.proto, "HTTP/") {
+	if len(codeText) != 3 || strings.Trim(codeText, "0123456789") != "" || !strings.HasPrefix(h.proto, "HTTP/") {
 		return nil, nil, false
 	}
-	h.code = code
+	h.code, _ = strconv.Atoi(codeText)
 	h.header = fetch.Header{}
+	var fold []byte // the last field's value while lines continue it
+	endFold := func() {
+		if fold != nil {
+			h.header[len(h.header)-1].Value = strings.TrimSpace(string(fold))
+			fold = nil
+		}
+	}
 	for {
 		l, ok := line()
 		if !ok {
 			return nil, nil, false
 		}
 		if l == "" {
+			endFold()
 			return h, b, true
 		}
 		if l[0] == ' ' || l[0] == '\t' {
 			if n := len(h.header); n > 0 {
-				f := &h.header[n-1]
-				f.Value = strings.TrimSpace(f.Value + " " + strings.Trim(l, " \t"))
+				if fold == nil {
+					fold = []byte(h.header[n-1].Value)
+				}
+				if more := strings.TrimSpace(l); more != "" {
+					fold = append(append(fold, ' '), more...)
+				}
 			}
 			continue
 		}
+		endFold()
 		name, value, found := strings.Cut(l, ":")
 		if !found {
 			return nil, nil, false

@@ -134,16 +134,21 @@ func TestCIDFile(t *testing.T) {
 		t.Errorf("huge header: %v", err)
 	}
 	// multiparts nested too deep
-	var b strings.Builder
-	b.WriteString("Content-Type: multipart/mixed; boundary=b0\r\n\r\n")
-	for i := 1; i <= 20; i++ {
-		b.WriteString("--b" + strconv.Itoa(i-1) + "\r\nContent-Type: multipart/mixed; boundary=b" + strconv.Itoa(i) + "\r\n\r\n")
-	}
 	deep := filepath.Join(t.TempDir(), "deep.eml")
-	os.WriteFile(deep, []byte(b.String()), 0o644)
+	os.WriteFile(deep, []byte(deepMessage(20)), 0o644)
 	if _, _, err := get(t, "cid:x@y", fetch.Options{OptBase: deep}); fetch.KindOf(err) != fetch.ErrProtocol || !strings.Contains(err.Error(), "deeper") {
 		t.Errorf("deep nesting: %v", err)
 	}
+}
+
+// deepMessage is a message of n multiparts, each inside the one before.
+func deepMessage(n int) string {
+	var b strings.Builder
+	b.WriteString("Content-Type: multipart/mixed; boundary=b0\r\n\r\n")
+	for i := 1; i <= n; i++ {
+		b.WriteString("--b" + strconv.Itoa(i-1) + "\r\nContent-Type: multipart/mixed; boundary=b" + strconv.Itoa(i) + "\r\n\r\n")
+	}
+	return b.String()
 }
 
 // TestINN fetches fixture articles of the real INN server by Message-ID.

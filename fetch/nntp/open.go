@@ -260,46 +260,51 @@ const maxHeaderField = 4096
 type headers struct{ subject, from, date string }
 
 // readHeaders reads the data of a HEAD reply, keeping Subject, From and
-// Date (unfolded, each at most maxHeaderField bytes).
+// Date (unfolded, each at most maxHeaderField bytes). A value grows in
+// place, so that a server folding one header over many lines costs no
+// more than the lines it sends.
 func readHeaders(c *conn) (headers, error) {
-	var h headers
+	var vals [3][]byte
 	var seen [3]bool
-	var cur *string
+	add := func(i int, b []byte) {
+		vals[i] = append(vals[i], b[:min(len(b), maxHeaderField-len(vals[i]))]...)
+	}
+	cur := -1
 	for {
 		line, err := c.readDataLine()
 		if err == io.EOF {
-			return h, nil
+			return headers{subject: string(vals[0]), from: string(vals[1]), date: string(vals[2])}, nil
 		}
 		if err != nil {
-			return h, err
+			return headers{}, err
 		}
 		if len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
-			if cur != nil && len(*cur) < maxHeaderField {
-				*cur += " " + strings.TrimSpace(string(line))
+			if cur >= 0 {
+				add(cur, []byte{' '})
+				add(cur, bytes.TrimSpace(line))
 			}
 			continue
 		}
-		cur = nil
+		cur = -1
 		name, value, ok := bytes.Cut(line, []byte{':'})
 		if !ok {
 			continue
 		}
-		var dst *string
 		var i int
 		switch strings.ToLower(string(name)) {
 		case "subject":
-			dst, i = &h.subject, 0
+			i = 0
 		case "from":
-			dst, i = &h.from, 1
+			i = 1
 		case "date":
-			dst, i = &h.date, 2
+			i = 2
 		default:
 			continue
 		}
 		if !seen[i] {
 			seen[i] = true
-			*dst = strings.TrimSpace(string(value[:min(len(value), maxHeaderField)]))
-			cur = dst
+			add(i, bytes.TrimSpace(value))
+			cur = i
 		}
 	}
 }

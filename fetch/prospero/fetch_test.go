@@ -373,6 +373,23 @@ func TestLocal(t *testing.T) {
 	if err != nil || string(got) != "local file\n" || res.EffectiveURL != "file://"+path {
 		t.Errorf("LOCAL: %q %v %+v", got, err, res)
 	}
+
+	// A gateway's name filled into LOCAL's empty path is no file here, nor
+	// is a path that does not exist: the next method is used.
+	aftp := []string{"AFTP", "INTERNET-D", "ftp.example", "ASCII", "/pub/ftpfile.txt", "TEXT"}
+	s.Set(dir+"/gone.txt", &prosperotest.Object{Methods: [][]string{{"LOCAL", "", "", "", ""}, aftp}})
+	gw := start(t, &prosperotest.Server{Root: "AFTP", Objects: map[string]*prosperotest.Object{
+		"AFTP/pub/ftpfile.txt": {Methods: [][]string{{"LOCAL", "", "", "", ""}, aftp}},
+	}})
+	c := &fetch.Client{Options: fetch.Options{prospero.OptResolve: "1"}}
+	for _, u := range []string{gw.url("AFTP/pub/ftpfile.txt"), e.url(dir + "/gone.txt")} {
+		name := u[strings.Index(u[len("prospero://"):], "/")+len("prospero://")+1:]
+		got, _, err = get(t, c, u)
+		want := "# LOCAL: no file \"" + name + "\" on this machine\nftp://ftp.example/pub/ftpfile.txt;type=a\n"
+		if err != nil || string(got) != want {
+			t.Errorf("LOCAL of %s: %q, %v; want %q", name, got, err, want)
+		}
+	}
 }
 
 func TestQueueWait(t *testing.T) {
@@ -742,6 +759,24 @@ func TestContentsSmallReads(t *testing.T) {
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("%s: %v, %d bytes (equal prefix %d)", name, err, len(got), commonPrefix(got, want))
 			}
+		}
+	}
+}
+
+// TestNoServerLongRequest: nobody listens, and the request takes several
+// packets. The refusal of the first packet comes back on the socket as the
+// second is written: that write is refused, and it is a reason to wait for
+// the retransmission timer as for a one-packet request (exit 28), not a
+// failure to connect (7).
+func TestNoServerLongRequest(t *testing.T) {
+	s := &prosperotest.Server{Objects: tree()}
+	addr := s.Start(t)
+	s.Close() // the port is closed: every datagram is refused
+	long := root + "/" + strings.Repeat("long-name/", 300) + "x"
+	for _, name := range []string{root + "/pub/hello.txt", long} {
+		_, _, err := get(t, &fetch.Client{ConnectTimeout: 300 * time.Millisecond}, "prospero://"+addr+"/"+name)
+		if fetch.KindOf(err) != fetch.ErrTimeout {
+			t.Errorf("%d-byte name: %v, want a timeout", len(name), err)
 		}
 	}
 }

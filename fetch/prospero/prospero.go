@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -354,6 +356,13 @@ func (t *target) mapMethod(v []string, telnet bool) method {
 	case "LOCAL":
 		if !fetch.IsLoopback(t.host) {
 			m.note = "the file is on the server's machine, not this one"
+			return m
+		}
+		// The hsoname filled in from the URL may be a gateway's name
+		// ("AFTP/pub/file"), not a path: only an absolute path to
+		// something on this machine is a file URL.
+		if _, err := os.Stat(hso); !path.IsAbs(hso) || err != nil {
+			m.note = "no file " + strconv.Quote(fetch.SanitizeLine(hso, 200)) + " on this machine"
 			return m
 		}
 		m.url = urlparse.FileURL(hso)

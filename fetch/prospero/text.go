@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// This file is the lexical layer of Prospero protocol v5 (§3.1 of
-// ../shared/protocols/prospero.md, after the ISI code's %'s and qsscanf):
-// quoting tokens for a request, and cutting a reply into lines of
-// unquoted tokens.
+// This file is the lexical layer of Prospero protocol v5, as the ISI
+// server's code quotes and scans tokens (its %'s and qsscanf): quoting
+// tokens for a request, and cutting a reply into lines of unquoted tokens.
 
 // needsQuote are the bytes that make the ISI code start quoting a token.
 const needsQuote = " \t\f\v\n\r/'+,"

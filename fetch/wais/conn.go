@@ -36,6 +36,7 @@ type conn struct {
 
 	msg       []byte // the last message read (reused)
 	maxRecord int    // the server's message buffer
+	asked     string // the request whose reply is awaited, for errors
 }
 
 func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
@@ -59,10 +60,15 @@ func (c *conn) close() { c.nc.Close() }
 func (c *conn) ioError(err error, doing string) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = errServerClosed
+		if c.asked != "" {
+			err = fmt.Errorf("%w after %s", errServerClosed, c.asked)
+		}
 	}
 	return fetch.IOError(c.ctx, err, "wais: "+doing)
 }
 
+// errServerClosed is wrapped by the error of a connection the server
+// closed before its reply was complete.
 var errServerClosed = errors.New("the server closed the connection")
 
 func (c *conn) protocol(format string, a ...any) error {
@@ -114,6 +120,7 @@ func (c *conn) read() ([]byte, error) {
 // as Lynx always does; an accepted Init gives the server's buffer size.
 func (c *conn) initialize() error {
 	fetch.Logf(c.verbose, "> Init (message size %d)", serverBuffer)
+	c.asked = "the Init"
 	if err := c.write(apdu.AppendInit(nil, serverBuffer, "urlget")); err != nil {
 		return err
 	}

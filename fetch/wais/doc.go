@@ -37,16 +37,24 @@
 // standard input is a terminal.)
 //
 // A document is fetched in byte chunks (a search with a type-1 query, as
-// every WAIS client does; Present is not used by WAIS), 10000 bytes at a
-// time as in waissearch and Lynx, never more than fits the server's
-// buffer (a reply that would not fit is an empty message: the chunk is
-// then halved). A few chunk requests are sent ahead of the replies
-// (Fetcher.Window): servers answer them in order, and it spares a round
-// trip per chunk. Each reply is handed out before the next one is read:
-// memory is one message, whatever the document's size. With the LENGTH of
-// a Lynx URL, Meta.Size is known and a resume (Request.Offset) starts the
-// chunks at the offset; without it, chunks are read until a short one, an
-// empty one or the server's "Request out of range" diagnostic.
+// every WAIS client does; Present is not used by WAIS), one request at a
+// time: freeWAIS-sf reads its socket through one stdio stream, and a
+// request that arrives before it has answered the last one makes it close
+// the connection. The chunks are as large as the server's buffer (the
+// size its InitResponse gives, else freeWAIS-sf's 100000 bytes): the
+// server needs some 44 ms a reply whatever its size, so a 5 MB document
+// takes 50 replies rather than the 500 of waissearch's and Lynx's
+// 10000-byte chunks. A chunk that does not fit the server's buffer gets an
+// empty message; the chunk is then halved, and the size that worked is
+// kept for the rest of the connection. wais-chunk-size (Fetcher.ChunkSize)
+// sets the chunk, 10000 for a server that needs waissearch's;
+// wais-pipeline (Fetcher.Window) sends requests ahead of the replies, for
+// a server known to answer them in order. Each reply is handed out before
+// the next one is read: memory is one message, whatever the document's
+// size. With the LENGTH of a Lynx URL, Meta.Size is known and a resume
+// (Request.Offset) starts the chunks at the offset; without it, chunks are
+// read until a short one, an empty one or the server's "Request out of
+// range" diagnostic.
 //
 // # Errors
 //
@@ -55,10 +63,17 @@
 // freeWAIS-sf forward the request to that host) unless wais-allow-forward
 // is set; no database. A diagnostic record from the server is a
 // *ServerError (its text sanitized when shown), of Kind ErrNotFound when
-// it says the database or document does not exist. A reply that breaks
-// the protocol — a header announcing more than 1 MiB, lengths inside the
-// APDU that disagree with it, more text than asked for — is ErrProtocol;
-// a connection closed in the middle is ErrPartial.
+// it says the database or document does not exist (freeWAIS-sf's "The
+// following database is not available", "Missing DocID in request", "Bad
+// DocID in request", "File not present in specified database"). A
+// database URL without words answered with no records at all is
+// ErrNotFound too: a real database always has its help records, and
+// freeWAIS-sf says nothing else about a database it does not have. A
+// reply that breaks the protocol — a header announcing more than 1 MiB,
+// lengths inside the APDU that disagree with it, more text than asked
+// for — is ErrProtocol; a connection closed before a reply is complete is
+// ErrPartial, its message naming the request ("… after the retrieval
+// request for bytes START–END").
 //
 // # Options
 //
@@ -66,4 +81,6 @@
 //	wais-max-results    at most this many documents from a search (default 40)
 //	wais-allow-forward  allow db@host:port databases
 //	wais-prompt         ask for the words (InputNeededError) rather than list the help records
+//	wais-chunk-size     bytes asked for per document request (0, the default: the server's buffer)
+//	wais-pipeline       document requests in flight (1, the default: one at a time)
 package wais

@@ -27,7 +27,8 @@ func (e *ServerError) Error() string {
 // does not exist.
 func (e *ServerError) NotFound() bool {
 	t := strings.ToLower(e.Text)
-	for _, s := range []string{"not available", "not found", "no such", "can't parse", "cannot parse", "does not exist"} {
+	for _, s := range []string{"not available", "not found", "not present", "no such", "can't parse", "cannot parse",
+		"does not exist", "missing docid", "bad docid"} {
 		if strings.Contains(t, s) {
 			return true
 		}
@@ -49,8 +50,8 @@ func diagError(url string, d apdu.Diag) error {
 }
 
 // maxShrinks bounds how often a chunk is halved after zero-length
-// replies before the server is given up on.
-const maxShrinks = 5
+// replies before the server is given up on (100000 bytes down to 512).
+const maxShrinks = 8
 
 // minChunk is the smallest chunk asked for.
 const minChunk = 512
@@ -73,6 +74,10 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		res.Body = emptyBody()
 		return res, nil
 	}
+	chunk, window, err := f.sizes(req)
+	if err != nil {
+		return nil, err
+	}
 	c, err := dial(ctx, req, p)
 	if err != nil {
 		return nil, err
@@ -81,19 +86,12 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		c.close()
 		return nil, err
 	}
-	chunk := f.ChunkSize
-	if chunk <= 0 {
-		chunk = DefaultChunkSize
-	}
 	// The reply holds the DocID twice over and some 60 bytes of framing:
 	// keep it inside the server's buffer.
-	if room := c.maxRecord - 2*len(p.docID) - 256; chunk > room {
+	if room := c.maxRecord - 2*len(p.docID) - 256; chunk == 0 || chunk > room {
 		chunk = max(room, minChunk)
 	}
-	window := f.Window
-	if window <= 0 {
-		window = DefaultWindow
-	}
+	fetch.Logf(c.verbose, "* asking for %d bytes at a time, %d %s in flight", chunk, window, plural(window, "request", "requests"))
 	b := &docBody{c: c, p: p, typ: typ, next: req.Offset, end: p.length, chunk: int64(chunk), window: window}
 	// Read the first reply now, so that a missing document is an error
 	// from Open rather than from the first Read.
@@ -108,13 +106,41 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 	return res, nil
 }
 
+// sizes is the chunk (0: the server's buffer) and the window a document
+// is fetched with: the options', else the Fetcher's.
+func (f Fetcher) sizes(req *fetch.Request) (chunk, window int, err error) {
+	n, err := req.Options.Int(OptChunkSize, int64(max(f.ChunkSize, 0)))
+	if err != nil {
+		return 0, 0, err
+	}
+	if n < 0 || n > serverBuffer {
+		return 0, 0, malformed(fmt.Sprintf("wais: %s must be 0 to %d, not %d", OptChunkSize, serverBuffer, n), nil)
+	}
+	w, err := req.Options.Int(OptPipeline, int64(max(f.Window, 1)))
+	if err != nil {
+		return 0, 0, err
+	}
+	if w < 1 || w > maxWindow {
+		return 0, 0, malformed(fmt.Sprintf("wais: %s must be 1 to %d, not %d", OptPipeline, maxWindow, w), nil)
+	}
+	return int(n), int(w), nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // span is a requested byte range [start, end).
 type span struct{ start, end int64 }
 
-// docBody streams a document: chunk requests are sent up to window ahead
-// of the replies on the one connection, and each reply's text is handed
-// out before the next is read, so memory holds one message whatever the
-// document's size.
+// docBody streams a document: one chunk request at a time (up to window
+// when requests are sent ahead) on the one connection, and each reply's
+// text is handed out before the next is read, so memory holds one message
+// whatever the document's size. The chunk size that worked stays for the
+// rest of the connection.
 type docBody struct {
 	c      *conn
 	p      *plan
@@ -195,6 +221,7 @@ func (b *docBody) step() error {
 	}
 	sp := b.inflight[0]
 	b.inflight = b.inflight[1:]
+	b.c.asked = fmt.Sprintf("the retrieval request for bytes %d–%d", sp.start, sp.end)
 	a, err := b.c.read()
 	if err != nil {
 		return err

@@ -145,7 +145,7 @@ func TestRequestsMatchCaptures(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := capture.Find(msgs, 1, true)
-	s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.CaptureDB()}, Name: "vm:22100", DBDir: "/tmp/wais-build/db/"})
+	s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.CaptureDB()}, Name: "vm:22100", DBDir: "/tmp/wais-build/db/", Pipelined: true})
 	check := func(what string, want []byte, do func()) {
 		t.Helper()
 		before := len(s.Requests())
@@ -161,8 +161,9 @@ func TestRequestsMatchCaptures(t *testing.T) {
 			t.Errorf("%s:\n got %x\nwant %x", what, got, want)
 		}
 	}
-	lockstep := client(wais.Fetcher{Window: 1}, nil)
-	piped := client(wais.Fetcher{}, nil)
+	// waissearch's chunks, one at a time and sent ahead.
+	lockstep := client(wais.Fetcher{ChunkSize: wais.LockstepChunkSize}, nil)
+	piped := client(wais.Fetcher{ChunkSize: wais.LockstepChunkSize, Window: 4}, nil)
 	var hits []wais.Hit
 	check("search apple (waissearch)", ws[1].Bytes, func() { hits = search(t, lockstep, s.URL("test?apple")) })
 	check("search apple orchard (Lynx, 200 documents)", capture.Find(msgs, 2, true)[0].Bytes, func() {

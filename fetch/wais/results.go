@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -65,6 +66,7 @@ func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resour
 	} else {
 		fetch.Logf(c.verbose, "> search %s for %q, at most %d", p.db, p.words, p.maxDocs)
 	}
+	c.asked = "the search request"
 	if err := c.write(apdu.AppendSearch(nil, p.db, p.words, uint32(p.maxDocs))); err != nil {
 		return nil, err
 	}
@@ -84,6 +86,13 @@ func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resour
 	}
 	if len(r.Headers) == 0 && len(r.Diags) > 0 {
 		return nil, diagError(p.url, r.Diags[0])
+	}
+	if len(r.Headers) == 0 && p.words == "" {
+		// A database always has its help records: none means there is
+		// no database of that name (freeWAIS-sf says nothing else).
+		return nil, &fetch.Error{Kind: fetch.ErrNotFound, URL: p.url,
+			Msg: fmt.Sprintf("wais: no such database %q on %s (the server returned no records, not even its help records)",
+				fetch.SanitizeLine(p.db, 200), p.addr)}
 	}
 	fetch.Logf(c.verbose, "< %d documents", len(r.Headers))
 	if r.More > 0 {

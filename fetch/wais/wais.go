@@ -18,6 +18,8 @@ const (
 	OptMaxResults   = "wais-max-results"
 	OptAllowForward = "wais-allow-forward"
 	OptPrompt       = "wais-prompt"
+	OptChunkSize    = "wais-chunk-size"
+	OptPipeline     = "wais-pipeline"
 )
 
 // DefaultPort is the port of wais URLs without one (Z39.50).
@@ -30,11 +32,13 @@ const DefaultMaxResults = 40
 // per possible hit, and every hit costs memory here.
 const maxMaxResults = 10000
 
-// Defaults of the Fetcher's fields.
-const (
-	DefaultChunkSize = 10000 // CHARS_PER_PAGE of waissearch and Lynx
-	DefaultWindow    = 4     // chunk requests in flight
-)
+// LockstepChunkSize is the chunk of waissearch and Lynx (CHARS_PER_PAGE),
+// which every server takes: Fetcher.ChunkSize or wais-chunk-size for a
+// server that cannot send more at a time.
+const LockstepChunkSize = 10000
+
+// maxWindow bounds the requests sent ahead (wais-pipeline).
+const maxWindow = 64
 
 func init() {
 	schemes := []string{"wais"}
@@ -48,6 +52,11 @@ func init() {
 				Help: "allow a database named db@host:port, which makes the server forward the search to that host"},
 			{Key: OptPrompt, Kind: fetch.Bool, Schemes: schemes,
 				Help: "ask for the search words when a database URL has none (instead of listing the database's help records)"},
+			{Key: OptChunkSize, Kind: fetch.Int, Arg: "BYTES", Default: "0", Schemes: schemes,
+				Help: "ask for a document BYTES at a time (0: as many as the server's buffer holds, halved while it sends empty replies; " +
+					strconv.Itoa(LockstepChunkSize) + ": what waissearch and Lynx ask)"},
+			{Key: OptPipeline, Kind: fetch.Int, Arg: "N", Default: "1", Schemes: schemes,
+				Help: "keep N document requests in flight (1: one at a time; freeWAIS-sf closes the connection on a request sent ahead)"},
 		},
 		Examples: []fetch.Example{
 			{Args: "wais://wais.example.org/src?gopher", Help: "search a database"},
@@ -58,11 +67,17 @@ func init() {
 // Fetcher fetches wais URLs. The zero value is ready to use and is what is
 // registered; the fields are for tests and benchmarks.
 type Fetcher struct {
-	// ChunkSize is the number of bytes asked for per retrieval (0:
-	// DefaultChunkSize). It is lowered to fit the server's message buffer.
+	// ChunkSize is the number of bytes asked for per retrieval. 0 asks for
+	// as many as fit the server's message buffer (the size its
+	// InitResponse gives, else freeWAIS-sf's 100000) and halves the chunk
+	// while the server answers with empty messages; LockstepChunkSize is
+	// waissearch's and Lynx's. It is lowered to fit the server's buffer.
+	// The option wais-chunk-size overrides it.
 	ChunkSize int
-	// Window is how many chunk requests are sent ahead of the replies
-	// (0: DefaultWindow; 1: strict lockstep).
+	// Window is how many chunk requests are in flight at once (0 or 1:
+	// one at a time, the only way freeWAIS-sf takes them). More is for
+	// servers known to answer requests sent ahead. The option
+	// wais-pipeline overrides it.
 	Window int
 }
 
@@ -232,6 +247,34 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		return f.openDoc(ctx, req, p)
 	}
 	return openSearch(ctx, req, p)
+}
+
+// FileName is the local file name of a document URL (-O): the base name
+// of the file in its DocID's local id, "<start> <end> <path>" in
+// freeWAIS-sf's DocIDs, decoded and made safe with fetch.SafeName. It is
+// "" for any other URL, or a DocID without a file path.
+func (Fetcher) FileName(u *urlparse.URL) string {
+	w := &u.WAIS
+	fields := w.DocFields
+	if fields == nil && w.DocPath != "" {
+		fields, _ = apdu.DocIDFields([]byte(w.DocPath))
+	}
+	for _, tag := range []int{3, 6} { // the original local id, else the distributor's
+		for _, f := range fields {
+			if f.Tag != tag {
+				continue
+			}
+			parts := strings.SplitN(f.Value, " ", 3)
+			if len(parts) < 3 {
+				continue
+			}
+			path := strings.TrimRight(parts[2], "/")
+			if name := fetch.SafeName(path[strings.LastIndexByte(path, '/')+1:]); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // emptyBody is the body of a Head request.

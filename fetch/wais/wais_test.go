@@ -343,21 +343,32 @@ func TestInitVariants(t *testing.T) {
 	}
 }
 
-// TestChunks: waissearch's chunking (10000 bytes, lockstep) for the
-// captured 63,237-byte document: 7 requests; with the window, the same
-// requests sent ahead.
+// TestChunks: the captured 63,237-byte document in one chunk by default
+// (it fits the server's buffer); in waissearch's chunks (10000 bytes) 7
+// requests, one at a time or, to a server that takes them, sent ahead.
 func TestChunks(t *testing.T) {
-	for _, f := range []wais.Fetcher{{Window: 1}, {}} {
-		s := start(t, waistest.Normal)
-		c := client(f, nil)
+	for _, tc := range []struct {
+		f         wais.Fetcher
+		pipelined bool
+		want      int // requests, the Init included
+	}{
+		{wais.Fetcher{}, false, 2},
+		{wais.Fetcher{ChunkSize: wais.LockstepChunkSize}, false, 8},
+		{wais.Fetcher{ChunkSize: wais.LockstepChunkSize, Window: 4}, true, 8},
+	} {
+		s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{testDB}, Pipelined: tc.pipelined})
+		c := client(tc.f, nil)
 		h, _ := find(search(t, c, s.URL("test?fox")), "big.txt")
 		before := s.RequestCount()
 		got, _, err := fetchAll(t, c, h.URL)
 		if err != nil || !bytes.Equal(got, docData("big.txt")) {
-			t.Fatalf("big.txt: %d bytes, %v", len(got), err)
+			t.Fatalf("%+v: big.txt: %d bytes, %v", tc.f, len(got), err)
 		}
-		if n := s.RequestCount() - before; n != 8 { // Init and 7 chunks
-			t.Errorf("window %d: %d requests, want 8", f.Window, n)
+		if n := s.RequestCount() - before; n != tc.want {
+			t.Errorf("%+v: %d requests, want %d", tc.f, n, tc.want)
+		}
+		if s.ClosedAhead() != 0 {
+			t.Errorf("%+v: a request was sent ahead", tc.f)
 		}
 	}
 }

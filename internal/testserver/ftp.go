@@ -228,8 +228,7 @@ func (s *FTPServer) vsftpdCmd(bin string) (*exec.Cmd, string, error) {
 // pure-ftpd always serves the ftp user's home to anonymous users and the
 // passwd home to local users (Debian's build ignores FTP_ANON_DIR), so it
 // runs in a private mount namespace where Anon is bind-mounted over the
-// ftp user's home and Home over FTPUser's. The host sees neither mount,
-// and the PID is pure-ftpd's own (unshare and sh exec it).
+// ftp user's home and Home over FTPUser's.
 func (s *FTPServer) pureCmd(bin string) (*exec.Cmd, string, error) {
 	ftpHome, err := homeOf("ftp")
 	if err != nil {
@@ -244,23 +243,17 @@ func (s *FTPServer) pureCmd(bin string) (*exec.Cmd, string, error) {
 			return nil, "", err
 		}
 	}
-	unshare, err := LookPath("unshare")
-	if err != nil {
-		return nil, "", err
-	}
-	script := `mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 && exec "$@"`
-	args := []string{"-m", "--propagation", "private", "sh", "-c", script, "sh",
-		s.Anon, ftpHome, s.Home, userHome,
+	cmd, err := inMountNamespace([]bindMount{{s.Anon, ftpHome}, {s.Home, userHome}},
 		bin,
-		"-S", "127.0.0.1," + strconv.Itoa(s.Port),
+		"-S", "127.0.0.1,"+strconv.Itoa(s.Port),
 		"-l", "unix",
 		"-i", // anonymous users cannot upload
 		"-H", // no reverse DNS
 		"-4", // IPv4 only
 		"-g", filepath.Join(s.Dir, "pure-ftpd.pid"),
-		"-O", "clf:" + s.XferLog,
-	}
-	return exec.Command(unshare, args...), s.Addr, nil
+		"-O", "clf:"+s.XferLog,
+	)
+	return cmd, s.Addr, err
 }
 
 // ProFTPDConf returns proftpd.conf for s.

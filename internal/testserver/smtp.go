@@ -59,6 +59,15 @@ func StartOpenSMTPD(t testing.TB, cfg SMTPConfig) *SMTPServer {
 	if err := smtpLayout(cfg, s.Maildir); err != nil {
 		t.Fatalf("testserver: OpenSMTPD: %v", err)
 	}
+	// smtpd looks up the name of every client with its own resolver
+	// (libasr), which asks the machine's DNS server before /etc/hosts.
+	// The tests must not send a query off the machine: smtpd runs with a
+	// resolv.conf of its own, bind-mounted in a private mount namespace,
+	// that tells libasr to use /etc/hosts alone.
+	resolv := filepath.Join(cfg.Dir, "resolv.conf")
+	if err := os.WriteFile(resolv, []byte("lookup file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	conf := filepath.Join(cfg.Dir, "smtpd.conf")
 	s.Process = StartOnFreePort(t, Options{Name: "smtpd"}, func(port int) (*exec.Cmd, string, error) {
 		if err := os.WriteFile(conf, []byte(OpenSMTPDConf(cfg, s.Maildir, port)), 0o600); err != nil {
@@ -68,7 +77,8 @@ func StartOpenSMTPD(t testing.TB, cfg SMTPConfig) *SMTPServer {
 			return nil, "", fmt.Errorf("smtpd -n: %v: %s", err, out)
 		}
 		s.Port = port
-		return exec.Command(smtpd, "-d", "-f", conf), fmt.Sprintf("127.0.0.1:%d", port), nil
+		cmd, err := inMountNamespace([]bindMount{{resolv, "/etc/resolv.conf"}}, smtpd, "-d", "-f", conf)
+		return cmd, fmt.Sprintf("127.0.0.1:%d", port), err
 	})
 	s.Addr = s.Process.Addr
 	return s
@@ -219,6 +229,13 @@ func StartExim(t testing.TB, cfg SMTPConfig) *SMTPServer {
 	t.Helper()
 	exim := Require(t, EximBinary())
 	RequireRoot(t, "Exim tests need root")
+	// Debian's exim4 looks up its compiled-in user Debian-exim by name
+	// before it reads a configuration. exim4-base's maintainer script
+	// creates that account; an unpacked exim4-daemon-light has none.
+	if _, err := ensureAccount("Debian-exim", "--system", "--user-group", "--no-create-home",
+		"--home-dir", "/var/spool/exim4", "--shell", "/usr/sbin/nologin"); err != nil {
+		t.Fatalf("testserver: Exim: %v", err)
+	}
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()
 	}
@@ -270,6 +287,9 @@ func EximConf(cfg SMTPConfig, exim, maildir string, port int, deliver string) st
 			group = g.Name
 		}
 	}
+	// No lookup of the client's name, by its address (host_lookup) or
+	// because its EHLO is our own address literal (helo_lookup_domains):
+	// Exim asks DNS directly, and the tests send no query off the machine.
 	fmt.Fprintf(&b, `exim_path = %s
 exim_user = %s
 exim_group = %s
@@ -281,6 +301,7 @@ pid_file_path = %s
 local_interfaces = 127.0.0.1
 daemon_smtp_ports = %d
 host_lookup =
+helo_lookup_domains =
 rfc1413_hosts =
 never_users =
 smtputf8_advertise_hosts = *

@@ -86,18 +86,9 @@ const (
 // EnsureUser creates a local account with a home and /bin/sh, and sets its
 // password, unless it exists. Only root can.
 func EnsureUser(name, password string) error {
-	if _, err := user.Lookup(name); err == nil {
-		return nil
-	}
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("testserver: user %s does not exist, and only root can create it", name)
-	}
-	if out, err := exec.Command("useradd", "-m", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
-		// Another test binary may have created it meanwhile.
-		if _, lerr := user.Lookup(name); lerr == nil {
-			return nil
-		}
-		return fmt.Errorf("testserver: useradd %s: %v\n%s", name, err, out)
+	created, err := ensureAccount(name, "-m", "-s", "/bin/sh")
+	if err != nil || !created {
+		return err
 	}
 	cmd := exec.Command("chpasswd")
 	cmd.Stdin = strings.NewReader(name + ":" + password + "\n")
@@ -105,6 +96,25 @@ func EnsureUser(name, password string) error {
 		return fmt.Errorf("testserver: chpasswd: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// ensureAccount creates the account name with useradd and these options
+// unless it exists; created says whether this call made it.
+func ensureAccount(name string, useradd ...string) (created bool, err error) {
+	if _, err := user.Lookup(name); err == nil {
+		return false, nil
+	}
+	if os.Geteuid() != 0 {
+		return false, fmt.Errorf("testserver: user %s does not exist, and only root can create it", name)
+	}
+	if out, err := exec.Command("useradd", append(useradd, name)...).CombinedOutput(); err != nil {
+		// Another test binary may have created it meanwhile.
+		if _, lerr := user.Lookup(name); lerr == nil {
+			return false, nil
+		}
+		return false, fmt.Errorf("testserver: useradd %s: %v\n%s", name, err, out)
+	}
+	return true, nil
 }
 
 // TrustAllRhosts writes "+ +" to name's ~/.rhosts (mode 600, owned by

@@ -238,9 +238,20 @@ func (r *Reply) closeConn() {
 func (r *Reply) sendRequest() error {
 	end := min(len(r.req), r.reqAcked+DefaultWindow)
 	for _, p := range r.req[r.reqAcked:end] {
-		if _, err := r.conn.Write(p); err != nil {
-			return r.netError(err)
+		if err := r.write(p); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// write sends one packet. A refused write is the ICMP "port unreachable"
+// of an earlier packet, reported on this connected socket: like a refused
+// read, it says that nobody listens there yet, and the retransmission
+// timer decides, as for a request of one packet.
+func (r *Reply) write(p []byte) error {
+	if _, err := r.conn.Write(p); err != nil && !isRefused(err) {
+		return r.netError(err)
 	}
 	return nil
 }
@@ -249,10 +260,7 @@ func (r *Reply) sendRequest() error {
 func (r *Reply) sendAck() error {
 	r.ackPending = false
 	h := Header{Len: 9, CID: r.cid, Seq: 0, Total: 0, RcvdThru: uint16(r.rcvdThru())}
-	if _, err := r.conn.Write(h.Append(nil, nil)); err != nil {
-		return r.netError(err)
-	}
-	return nil
+	return r.write(h.Append(nil, nil))
 }
 
 // rcvdThru is the highest packet number up to which every packet came.
@@ -372,10 +380,7 @@ func (r *Reply) receive() error {
 				// The server has the whole request but none of its reply
 				// came: a resent request packet makes it send the reply
 				// again (an ACK through 0 would be ignored).
-				_, err = r.conn.Write(r.req[len(r.req)-1])
-				if err != nil {
-					err = r.netError(err)
-				}
+				err = r.write(r.req[len(r.req)-1])
 			default:
 				err = r.sendRequest()
 			}

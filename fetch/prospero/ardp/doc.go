@@ -1,6 +1,7 @@
 // Package ardp is the client side of ARDP v0, the Asynchronous Reliable
 // Delivery Protocol that carries Prospero over UDP, as the ISI release
-// P53.17May94b speaks it (see ../shared/protocols/prospero.md §2).
+// P53.17May94b speaks it: its behaviour on the wire was recorded from that
+// server.
 //
 // A transaction (Send) sends one request message and reads one reply
 // message. Messages are cut into packets of exactly DataLen (1,250) bytes,

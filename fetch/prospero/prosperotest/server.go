@@ -1,7 +1,8 @@
 // Package prosperotest is an in-tree Prospero server for urlget's tests: ARDP
-// v0 over UDP carrying Prospero protocol v5, written from the description of
-// the ISI server (release P53.17May94b) in ../shared/protocols/prospero.md
-// and its recorded traffic. No Prospero server is packaged anywhere.
+// v0 over UDP carrying Prospero protocol v5 as ISI's dirsrv (release
+// P53.17May94b) speaks them: its behaviour was recorded from the real
+// server, and fetch/prospero/testdata holds the exchanges. No Prospero
+// server is packaged anywhere.
 //
 // It serves a tree of Objects by hsoname: files (with the access methods
 // they list, PROSPERO-CONTENTS answered from Contents), directories (their

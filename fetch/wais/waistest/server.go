@@ -1,6 +1,6 @@
 // Package waistest is an in-tree WAIS server for tests: it answers as
-// freeWAIS-sf 2.2.10 does (wais.md in the project's shared notes, checked
-// against the real server), and it can misbehave on demand.
+// freeWAIS-sf 2.2.10 does (its behaviour was recorded from the real server;
+// fetch/wais/testdata holds the exchanges), and it can misbehave on demand.
 //
 // What it shares with freeWAIS-sf:
 //
@@ -20,10 +20,23 @@
 //     document; past its end the text is clipped and an SF "Request out of
 //     range" diagnostic added (no text at all when start is at or past the
 //     end); a reply that would not fit the buffer is a zero-length message.
+//   - A missing database asked for without words gives no records and no
+//     diagnostic (a real database always has its help records); with
+//     words it is an S1 diagnostic.
+//   - A retrieval without a DocID, with one that cannot be read, or of a
+//     file the database does not hold gets freeWAIS-sf's own diagnostics:
+//     "Missing DocID in request", "Bad DocID in request", "File not
+//     present in specified database".
 //   - The reply header echoes the request's; many requests per connection,
-//     answered in order (so pipelined requests work).
+//     one at a time. freeWAIS-sf reads its socket through one stdio
+//     stream: a request that arrives before the reply to the one before
+//     has been written makes it close the connection without an answer,
+//     and so does this server, unless Config.Pipelined asks it to answer
+//     requests sent ahead, in order.
 //
-// The hostile modes (Mode) are what the client must survive.
+// The hostile modes (Mode) are what the client must survive; Config.Delay
+// adds a service time to every reply (freeWAIS-sf needs some 44 ms a
+// chunk on loopback).
 package waistest
 
 import (
@@ -94,6 +107,10 @@ const (
 	// StallMidDocument answers the first chunk of a retrieval and nothing
 	// after it.
 	StallMidDocument
+	// Crash closes the connection on reading a search or a retrieval,
+	// without a reply, as freeWAIS-sf does when it crashes (on some
+	// words); an Init is answered.
+	Crash
 )
 
 // Config sets up a Server.
@@ -109,6 +126,11 @@ type Config struct {
 	// diagnostics (default "/srv/wais/db/"; the captures' server used
 	// "/tmp/wais-build/db/").
 	DBDir string
+	// Pipelined answers requests sent ahead of the replies, in order,
+	// instead of closing the connection as freeWAIS-sf does.
+	Pipelined bool
+	// Delay is a service time waited before every reply.
+	Delay time.Duration
 }
 
 // Server is a running test server.
@@ -120,6 +142,7 @@ type Server struct {
 	mu       sync.Mutex
 	requests [][]byte
 	count    int
+	ahead    int
 }
 
 // maxRecorded bounds the requests kept for Requests.
@@ -170,6 +193,20 @@ func (s *Server) Addr() string { return s.loop.Addr() }
 // URL is "wais://127.0.0.1:PORT/" followed by path.
 func (s *Server) URL(path string) string { return "wais://" + s.Addr() + "/" + path }
 
+// DocURL is the URL of the document d of database db as a search lists it:
+// Lynx's form (/db/TYPE/LENGTH/DOCID), or without length RFC 1738's
+// (/db/TYPE/DOCID).
+func (s *Server) DocURL(db string, d *Doc, length bool) string {
+	fields, _ := apdu.DocIDFields(s.docID(db, d.path(), len(d.Data)))
+	n := ""
+	if length {
+		n = strconv.Itoa(len(d.Data))
+	}
+	host, port, _ := net.SplitHostPort(s.Addr())
+	p, _ := strconv.Atoi(port)
+	return urlparse.WAISDocFieldsURL(host, p, db, d.typ(), n, fields)
+}
+
 // Accepted is how many connections the server has accepted.
 func (s *Server) Accepted() int { return s.loop.Accepted() }
 
@@ -188,6 +225,14 @@ func (s *Server) RequestCount() int {
 	return s.count
 }
 
+// ClosedAhead is how many connections the server closed because a
+// request arrived before the reply to the one before it was written.
+func (s *Server) ClosedAhead() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ahead
+}
+
 func (s *Server) record(msg []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -204,6 +249,7 @@ type conn struct {
 	buf     int // the message buffer: BufSize, or less after an Init
 	chunks  int // retrievals answered
 	scratch []byte
+	text    []byte // Endless's text (reused)
 }
 
 func (s *Server) serve(c net.Conn) {
@@ -229,7 +275,23 @@ func (s *Server) serve(c net.Conn) {
 		if s.cfg.Mode == Stall {
 			continue
 		}
+		if s.cfg.Mode == Crash && apdu.PDUType(msg[apdu.HeaderLen:]) == apdu.PDUSearch {
+			return
+		}
 		reply := cc.answer(h, msg[apdu.HeaderLen:])
+		if s.cfg.Delay > 0 {
+			select {
+			case <-s.done:
+				return
+			case <-time.After(s.cfg.Delay):
+			}
+		}
+		if !s.cfg.Pipelined && (br.Buffered() > 0 || pending(c)) {
+			s.mu.Lock()
+			s.ahead++
+			s.mu.Unlock()
+			return
+		}
 		if !cc.send(reply) {
 			return
 		}
@@ -398,12 +460,15 @@ func (cc *conn) search(h apdu.Header, q *apdu.Search) []byte {
 	dbDir := s.cfg.DBDir
 	db := s.db(q.Database)
 	r := &apdu.Response{ReferenceID: q.ReferenceID}
+	seed := strings.TrimSpace(q.Seed)
+	if db == nil && seed == "" {
+		return cc.fit(h, r) // no records, no diagnostic
+	}
 	if db == nil {
 		r.Diags = []apdu.Diag{{Code: "S1", Text: "The following database is not available: " + dbDir + q.Database}}
 		r.Returned = 1
 		return cc.fit(h, r)
 	}
-	seed := strings.TrimSpace(q.Seed)
 	if seed == "" || seed[0] == '?' || seed[0] == '*' {
 		r.Status, r.Headers = 1, s.help(db, "Catalog for database: "+dbDir+db.Name)
 		r.Returned = len(r.Headers)
@@ -457,35 +522,50 @@ func (cc *conn) fit(h apdu.Header, r *apdu.Response) []byte {
 	return b
 }
 
-// find resolves a DocID to a document's bytes.
-func (s *Server) find(q *apdu.Search) ([]byte, bool) {
-	dbDir := s.cfg.DBDir
-	db := s.db(q.Database)
-	fields, ok := apdu.DocIDFields(q.DocID)
-	if db == nil || !ok {
-		return nil, false
+// The diagnostics of a retrieval freeWAIS-sf cannot serve, in its words.
+const (
+	MissingDocID = "Missing DocID in request"
+	BadDocID     = "Bad DocID in request"
+	NotPresent   = "File not present in specified database"
+)
+
+// find resolves a DocID to a document's bytes, or says why it cannot in
+// freeWAIS-sf's words.
+func (s *Server) find(q *apdu.Search) ([]byte, string) {
+	if len(q.DocID) == 0 {
+		return nil, MissingDocID
 	}
+	dbDir := s.cfg.DBDir
+	fields, ok := apdu.DocIDFields(q.DocID)
+	var path string
 	for _, f := range fields {
 		if f.Tag != 3 {
 			continue
 		}
 		parts := strings.SplitN(f.Value, " ", 3)
-		if len(parts) != 3 {
-			return nil, false
-		}
-		switch parts[2] {
-		case dbDir + db.Name + ".src":
-			return s.srcText(db), true
-		case dbDir + db.Name + ".cat":
-			return s.catalog(db), true
-		}
-		for _, d := range db.Docs {
-			if d.path() == parts[2] {
-				return d.Data, true
-			}
+		if len(parts) == 3 {
+			path = parts[2]
 		}
 	}
-	return nil, false
+	if !ok || path == "" {
+		return nil, BadDocID
+	}
+	db := s.db(q.Database)
+	if db == nil {
+		return nil, NotPresent
+	}
+	switch path {
+	case dbDir + db.Name + ".src":
+		return s.srcText(db), ""
+	case dbDir + db.Name + ".cat":
+		return s.catalog(db), ""
+	}
+	for _, d := range db.Docs {
+		if d.path() == path {
+			return d.Data, ""
+		}
+	}
+	return nil, NotPresent
 }
 
 func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
@@ -494,9 +574,9 @@ func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
 	if !q.HasType {
 		return zero(h) // freeWAIS-sf crashes; the client sees nothing
 	}
-	data, ok := s.find(q)
-	if !ok {
-		r.Diags = []apdu.Diag{{Code: "S1", Text: "can't parse DocID or document not found"}}
+	data, why := s.find(q)
+	if why != "" {
+		r.Diags = []apdu.Diag{{Code: "S1", Text: why}}
 		r.Returned = 1
 		return cc.fit(h, r)
 	}
@@ -512,7 +592,8 @@ func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
 	}
 	if s.cfg.Mode == Endless {
 		r.HasText, r.TextID, r.Returned = true, q.DocID, 1
-		r.Text = endless(start, end)
+		cc.text = endless(cc.text[:0], start, end)
+		r.Text = cc.text
 		return cc.fit(h, r)
 	}
 	size := int64(len(data))
@@ -539,16 +620,15 @@ func (cc *conn) retrieve(h apdu.Header, q *apdu.Search) []byte {
 	return b
 }
 
-// endless is the text of a never-ending document: bytes [start, end) of
-// an infinite repetition of a line.
-func endless(start, end int64) []byte {
+// endless appends the text of a never-ending document to b: bytes
+// [start, end) of an infinite repetition of a line.
+func endless(b []byte, start, end int64) []byte {
 	const line = "and on and on and on, the document never ends\n"
 	if end-start > 1<<20 {
 		end = start + 1<<20
 	}
-	b := make([]byte, end-start)
-	for i := range b {
-		b[i] = line[(start+int64(i))%int64(len(line))]
+	for i := start; i < end; i++ {
+		b = append(b, line[i%int64(len(line))])
 	}
 	return b
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urlget/urlget/fetch/wais/apdu"
 	"github.com/urlget/urlget/fetch/wais/internal/capture"
 	"github.com/urlget/urlget/fetch/wais/waistest"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // exchange sends the captured requests on one connection and returns the
@@ -126,5 +127,67 @@ func TestZeroLengthReply(t *testing.T) {
 	r3, _ := apdu.ParseResponse(got[3][apdu.HeaderLen:], 0)
 	if r3.HasText || len(r3.Diags) != 1 || r3.Diags[0].Code != "SF" {
 		t.Errorf("chunk past the end: %+v", r3)
+	}
+}
+
+// TestRequestSentAhead: two requests written at once make the server close
+// the connection without a reply, as freeWAIS-sf does; with Pipelined it
+// answers both, in order.
+func TestRequestSentAhead(t *testing.T) {
+	for _, pipelined := range []bool{false, true} {
+		s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.TestDB()}, Pipelined: pipelined})
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		two := apdu.AppendSearch(nil, "test", "fox", 40)
+		two = apdu.AppendSearch(two, "test", "apple", 40)
+		if _, err := c.Write(two); err != nil {
+			t.Fatal(err)
+		}
+		c.(*net.TCPConn).CloseWrite() // the server's read ends after the two
+		got, err := io.ReadAll(c)
+		c.Close()
+		switch {
+		case err != nil:
+			t.Errorf("pipelined %v: %v", pipelined, err)
+		case !pipelined && (len(got) != 0 || s.ClosedAhead() != 1):
+			t.Errorf("closed ahead %d, %d bytes of reply: want the connection closed without one", s.ClosedAhead(), len(got))
+		case pipelined && s.ClosedAhead() != 0:
+			t.Errorf("pipelined: closed ahead %d", s.ClosedAhead())
+		}
+		if pipelined && bytes.Count(got, []byte("z2wais")) != 2 {
+			t.Errorf("pipelined: %d bytes, want two replies", len(got))
+		}
+	}
+}
+
+// TestDatabaseAndDocumentDiagnostics: freeWAIS-sf's answers to a missing
+// database (no words: nothing at all; words: S1) and to retrievals it
+// cannot serve (its own texts).
+func TestDatabaseAndDocumentDiagnostics(t *testing.T) {
+	s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.TestDB()}})
+	got := exchange(t, s, apdu.AppendSearch(nil, "nosuchdb", "", 40), apdu.AppendSearch(nil, "nosuchdb", "apple", 40),
+		apdu.AppendRetrieval(nil, "test", nil, "TEXT", 0, 10),
+		apdu.AppendRetrieval(nil, "test", []byte("garbage"), "TEXT", 0, 10),
+		apdu.AppendRetrieval(nil, "test", apdu.AppendDocID(nil, []urlparse.WAISField{{Tag: 3, Value: "0 5 /nowhere.txt"}}), "TEXT", 0, 10))
+	want := []struct {
+		records int
+		diag    string
+	}{{0, ""}, {1, "The following database is not available: /srv/wais/db/nosuchdb"},
+		{1, waistest.MissingDocID}, {1, waistest.BadDocID}, {1, waistest.NotPresent}}
+	for i, w := range want {
+		r, err := apdu.ParseResponse(got[i][apdu.HeaderLen:], 10)
+		if err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		diag := ""
+		if len(r.Diags) > 0 {
+			diag = r.Diags[0].Text
+		}
+		if r.Returned != w.records || len(r.Headers) != 0 || diag != w.diag {
+			t.Errorf("reply %d: %d records, %d headers, diagnostic %q; want %d, %q", i, r.Returned, len(r.Headers), diag, w.records, w.diag)
+		}
 	}
 }

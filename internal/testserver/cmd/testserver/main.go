@@ -2,6 +2,12 @@
 // foreground, for benchmarks and manual testing:
 //
 //	testserver nginx -root DIR [-dir STATEDIR] [-extra 'location … { … }']
+//	testserver wais -size BYTES [-delay DURATION] [-file PATH]
+//
+// wais serves one document of BYTES pseudo-random bytes (written to PATH
+// too, to compare with) through the in-tree WAIS server, which behaves
+// like freeWAIS-sf (one request at a time), waiting DURATION before every
+// reply; its URL line is the document's URL.
 //
 // It starts the server on 127.0.0.1 with a free port, prints one line
 // "URL http://127.0.0.1:PORT" (and "PID n" for the server) on stdout once the
@@ -13,11 +19,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/urlget/urlget/fetch/wais/waistest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -28,6 +36,8 @@ func main() {
 	switch os.Args[1] {
 	case "nginx":
 		os.Exit(runNginx(os.Args[2:]))
+	case "wais":
+		os.Exit(runWAIS(os.Args[2:]))
 	default:
 		usage()
 	}
@@ -35,6 +45,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: testserver nginx -root DIR [-dir STATEDIR] [-extra DIRECTIVES]")
+	fmt.Fprintln(os.Stderr, "       testserver wais -size BYTES [-delay DURATION] [-file PATH]")
 	os.Exit(2)
 }
 
@@ -58,7 +69,12 @@ func runNginx(args []string) int {
 	}
 	fmt.Printf("URL %s\nPID %d\n", s.URL, s.Process.PID)
 	os.Stdout.Sync()
-	reason := waitForEnd(s.Process, sig)
+	reason := waitForEnd(sig, func() string {
+		if p := s.Process; p.Exited() {
+			return fmt.Sprintf("%s (pid %d) exited by itself: %v", p.Name, p.PID, p.WaitErr())
+		}
+		return ""
+	})
 	err = s.Stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
@@ -71,9 +87,41 @@ func runNginx(args []string) int {
 	return 0
 }
 
+func runWAIS(args []string) int {
+	fs := flag.NewFlagSet("testserver wais", flag.ExitOnError)
+	size := fs.Int("size", 0, "the document's size in bytes (required)")
+	delay := fs.Duration("delay", 0, "service time before every reply")
+	file := fs.String("file", "", "write the document's bytes to this file too")
+	fs.Parse(args)
+	if *size <= 0 || fs.NArg() != 0 {
+		usage()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	doc := &waistest.Doc{Name: "doc.bin", Type: "BINARY", Data: waistest.Bytes(*size, 1)}
+	if *file != "" {
+		if err := os.WriteFile(*file, doc.Data, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "testserver:", err)
+			return 1
+		}
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
+		return 1
+	}
+	s := waistest.New(ln, waistest.Config{DBs: []*waistest.DB{{Name: "bench", Docs: []*waistest.Doc{doc}}}, Delay: *delay})
+	defer s.Close()
+	fmt.Printf("URL %s\n", s.DocURL("bench", doc, true))
+	os.Stdout.Sync()
+	waitForEnd(sig, nil)
+	return 0
+}
+
 // waitForEnd waits for a signal to stop, the parent to go away, or the server
-// to exit by itself; it returns "" for the first, else what happened.
-func waitForEnd(p *testserver.Process, sig <-chan os.Signal) string {
+// to exit by itself (exited, when set, tells why, "" while it runs); it
+// returns "" for the first two, else what happened.
+func waitForEnd(sig <-chan os.Signal, exited func() string) string {
 	parent := os.Getppid()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
@@ -82,8 +130,10 @@ func waitForEnd(p *testserver.Process, sig <-chan os.Signal) string {
 		case <-sig:
 			return ""
 		case <-tick.C:
-			if p.Exited() {
-				return fmt.Sprintf("%s (pid %d) exited by itself: %v", p.Name, p.PID, p.WaitErr())
+			if exited != nil {
+				if why := exited(); why != "" {
+					return why
+				}
 			}
 			if os.Getppid() != parent {
 				return "" // orphaned: our parent is gone, nobody will stop us
