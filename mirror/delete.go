@@ -69,7 +69,7 @@ func (e *engine) finishDeletes() {
 	sort.Slice(gone, func(i, j int) bool { return gone[i].Path < gone[j].Path })
 	var files []Record
 	for _, r := range gone {
-		if r.Path != "" && (r.Type == TypeFile || r.Type == TypeMenu) {
+		if r.Path != "" && (r.Type == TypeFile || r.Type == TypeMenu || r.Type == TypeSymlink && r.Status == StatusOK) {
 			files = append(files, r)
 			continue
 		}
@@ -153,7 +153,7 @@ func (e *engine) finishDeletes() {
 		return dirs[i] > dirs[j]
 	})
 	for _, d := range dirs {
-		e.fs.sweepTemp(d)
+		e.fs.sweepTemp(d, nil)
 		e.fs.removeEmptyDir(d) // fails, harmlessly, when something else is in it
 		e.mu.Lock()
 		delete(e.dirTimes, d)

@@ -39,7 +39,9 @@ type engine struct {
 
 	nNew, nChanged, nUnchanged, nDeleted, nGone atomic.Int64
 	nFailed, nSkipped, nRecorded, nDirs         atomic.Int64
+	nLinks                                      atomic.Int64
 	filesKnown, filesClaimed, bytes             atomic.Int64
+	toFetch, fetched                            atomic.Int64 // listed sizes of the files queued; their bytes received
 
 	mu         sync.Mutex
 	incomplete []string
@@ -47,6 +49,7 @@ type engine struct {
 	seen       map[string]bool // URLs found this run (listed, linked)
 	listedOK   map[string]bool // directories and menus read completely this run
 	dirTimes   map[string]time.Time
+	parts      map[string]bool // partial files kept this run (local paths), for the next
 	touched    map[string]bool // local directories written into
 	current    map[int]string  // worker -> local path in transfer
 	capHit     bool
@@ -235,8 +238,20 @@ func (e *engine) finishLocal(interrupted bool) {
 	}
 	times := e.dirTimes
 	e.mu.Unlock()
+	// Partial files stay for the next run when this one was interrupted
+	// or they were kept this run; others (of files gone, finished or
+	// changed since) go.
+	var keep map[string]bool
+	if !interrupted {
+		e.mu.Lock()
+		keep = e.parts
+		if keep == nil {
+			keep = map[string]bool{}
+		}
+		e.mu.Unlock()
+	}
 	for _, d := range dirs {
-		e.fs.sweepTemp(d)
+		e.fs.sweepTemp(d, keep)
 	}
 	if interrupted {
 		return
@@ -268,7 +283,7 @@ func (e *engine) summary() Summary {
 		URL: e.rootURL, Dir: e.opt.Dir,
 		New: e.nNew.Load(), Changed: e.nChanged.Load(), Unchanged: e.nUnchanged.Load(),
 		Deleted: e.nDeleted.Load(), Gone: e.nGone.Load(), Failed: e.nFailed.Load(),
-		Skipped: e.nSkipped.Load(), Recorded: e.nRecorded.Load(), Dirs: e.nDirs.Load(),
+		Skipped: e.nSkipped.Load(), Recorded: e.nRecorded.Load(), Links: e.nLinks.Load(), Dirs: e.nDirs.Load(),
 		Bytes: e.bytes.Load(), Duration: d, Seconds: d.Seconds(), DryRun: e.opt.DryRun,
 		Incomplete: append([]string(nil), e.incomplete...),
 		Failures:   append([]Failure(nil), e.failures...),
@@ -373,6 +388,44 @@ func (e *engine) idleErr(ctx context.Context, err error) error {
 // errBytesCap stops a transfer at MaxBytes.
 var errBytesCap = errors.New("--max-bytes reached")
 
+// sameBytes ends a file fetched again whose bytes are those of the copy
+// (same SHA-256, the copy intact): the copy is left alone (only its time
+// set), the new one dropped, and the file counts as unchanged.
+func (e *engine) sameBytes(tmp *tmpFile, rec, old Record, hasOld bool, mtime time.Time) bool {
+	if !hasOld || old.SHA256 != rec.SHA256 || old.Path != rec.Path || !e.fs.intact(rec.Path, rec.Size) ||
+		e.opt.Verify && !e.fs.hashIs(rec.Path, rec.SHA256) {
+		return false
+	}
+	tmp.keep = false
+	tmp.discard()
+	if !mtime.IsZero() {
+		e.fs.chtimes(rec.Path, mtime)
+	}
+	e.man.put(rec)
+	e.nUnchanged.Add(1)
+	e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: "fetched again: the same bytes (SHA-256) as the copy, left alone"})
+	return true
+}
+
+// renamed moves the copy of a file mirrored before to the local path it
+// now gets (the naming rule changed: "100%25.txt" became "100%.txt"), so
+// that it is neither fetched again nor left behind under its old name. It
+// reports whether old now has that path.
+func (e *engine) renamed(old *Record, to string) bool {
+	if old.Path == to {
+		return true
+	}
+	if e.opt.DryRun || old.Status != StatusOK || old.Type != TypeFile || !e.fs.intact(old.Path, old.Size) {
+		return false
+	}
+	if err := e.fs.move(old.Path, to); err != nil {
+		return false
+	}
+	old.Path = to
+	e.man.put(*old)
+	return true
+}
+
 // fail records a failed item. A full disk (or quota) ends the run with
 // ErrWrite (23): nothing more can be stored.
 func (e *engine) fail(r Record, err error) {
@@ -413,7 +466,7 @@ func (e *engine) skip(r Record, reason string) {
 }
 
 // record records an item that is listed but not fetched (a link, a
-// search…).
+// search…); r.Error, when set, says why.
 func (e *engine) record(r Record) {
 	e.nRecorded.Add(1)
 	r.Status = StatusRecorded
@@ -422,7 +475,78 @@ func (e *engine) record(r Record) {
 			e.man.put(r)
 		}
 	}
-	e.emit(Event{Kind: EventRecorded, URL: r.URL, Path: r.Path})
+	e.emit(Event{Kind: EventRecorded, URL: r.URL, Path: r.Path, Why: r.Error})
+}
+
+// linkTarget is the local target of a symbolic link in the local
+// directory dir whose server target is target, each name encoded as the
+// mirror encodes it; "" and why when the link is not to be made: its
+// target is absolute, or leaves the mirror. Only leading ".." components
+// are taken (a ".." after a name could climb out of a directory that is
+// itself a link), and no more of them than dir is deep, so that a link
+// made here, and any chain of them, stays inside the mirror.
+func linkTarget(dir, target string) (string, string) {
+	if target == "" {
+		return "", "the link's target is unknown"
+	}
+	if strings.HasPrefix(target, "/") {
+		return "", "the link's target is absolute: not made (it would point outside the mirror)"
+	}
+	depth := 0
+	if dir != "" {
+		depth = strings.Count(dir, "/") + 1
+	}
+	var out []string
+	names := false
+	for _, c := range strings.Split(target, "/") {
+		switch {
+		case c == "" || c == ".":
+			continue
+		case c == "..":
+			if names || depth == 0 {
+				return "", "the link's target leaves the mirror: not made"
+			}
+			depth--
+			out = append(out, "..")
+		default:
+			names = true
+			out = append(out, EncodeName(c))
+		}
+	}
+	if len(out) == 0 {
+		return ".", ""
+	}
+	return strings.Join(out, "/"), ""
+}
+
+// link makes r (a symbolic link, at r.Path) point to target, a relative
+// path inside the mirror (linkTarget). A link already there with that
+// target is left alone; a file or another link is replaced, never
+// written through.
+func (e *engine) link(r Record, target string) {
+	old, had := e.man.get(r.URL)
+	if e.opt.DryRun {
+		if !had || old.Status != StatusOK || old.Target != r.Target {
+			e.emit(Event{Kind: EventWouldGet, URL: r.URL, Path: r.Path, Err: errors.New("new"), Why: "a link to " + target})
+		}
+		return
+	}
+	e.touch(path.Dir(r.Path))
+	made, err := e.fs.symlink(target, r.Path)
+	if err != nil {
+		e.fail(r, asLocal(err))
+		return
+	}
+	r.Status = StatusOK
+	e.nLinks.Add(1)
+	if !had || old != r {
+		e.man.put(r)
+	}
+	kind := EventUnchanged
+	if made {
+		kind = EventLinked
+	}
+	e.emit(Event{Kind: kind, URL: r.URL, Path: r.Path, Size: -1, Why: "a link to " + target})
 }
 
 func oneLine(s string) string {
@@ -497,7 +621,7 @@ func (e *engine) progress() Progress {
 	}
 	done := e.nNew.Load() + e.nChanged.Load() + e.nUnchanged.Load() + e.nFailed.Load() + e.nSkipped.Load()
 	return Progress{FilesDone: done, FilesKnown: max(e.filesKnown.Load(), done), Dirs: e.nDirs.Load(), Bytes: b,
-		Rate: rate, Elapsed: el, Current: cur}
+		Rate: rate, Elapsed: el, Current: cur, ToFetch: e.toFetch.Load(), Fetched: e.fetched.Load()}
 }
 
 func (e *engine) startProgress() (stop func()) {

@@ -73,6 +73,7 @@ type ftpFileJob struct {
 	hasOld bool
 	mtime  time.Time // from the listing
 	exact  bool      // mtime is exact (MLSD): no MDTM needed
+	why    string    // why it is fetched (-v)
 }
 
 func (e *engine) runFTP() error {
@@ -125,6 +126,7 @@ type ftpConn struct {
 	home    string
 	mlsd    bool // MLSD is offered (FEAT MLST/MLSD)
 	mdtm    bool
+	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
 	listArg string // "-a" until the server refuses it
 }
@@ -168,6 +170,10 @@ func (c *ftpConn) start() error {
 	_, mlst := feat["MLST"]
 	_, mlsd := feat["MLSD"]
 	_, c.mdtm = feat["MDTM"]
+	c.hash = "XSHA256" // tried once: a refusal turns it off
+	if h, ok := feat["HASH"]; ok && strings.Contains(strings.ToUpper(h), "SHA-256*") {
+		c.hash = "HASH" // draft-bryan-ftpext-hash, with SHA-256 selected
+	}
 	c.mlsd = mlst || mlsd
 	rw, err := c.ReadReply()
 	if err != nil {
@@ -362,9 +368,41 @@ func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error
 		if verb == "NLST" {
 			entries, err = c.probeNLST(entries)
 		}
+		if verb == "MLSD" && err == nil {
+			err = c.linkTargets(j, entries)
+		}
 		return entries, self, err
 	}
 	return nil, "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: the server takes no listing command"}
+}
+
+// linkTargets fills in the targets of symbolic links that MLSD listed
+// without one (ProFTPD gives only type=OS.unix=symlink), from a LIST of
+// the directory: one more listing, only for directories with such links.
+func (c *ftpConn) linkTargets(j *ftpDirJob, entries []ftpEntry) error {
+	idx := map[string]int{}
+	for i, fe := range entries {
+		if fe.Type == fetch.EntryLink && fe.Target == "" {
+			idx[fe.Name] = i
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	data, _, err := c.transfer(j.path, "LIST", c.listArgFor("LIST"), maxListing)
+	if err != nil {
+		if replyCode(err) != 0 {
+			return nil // the targets stay unknown: the links are recorded
+		}
+		return err
+	}
+	listed, _ := parseListing(data, "LIST")
+	for _, le := range listed {
+		if i, ok := idx[le.Name]; ok && le.Type == fetch.EntryLink {
+			entries[i].Target = le.Target
+		}
+	}
+	return nil
 }
 
 func (c *ftpConn) listArgFor(verb string) string {
@@ -587,12 +625,16 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			return
 		}
 	}
+	var checks []mdtmCheck
 	for _, fe := range entries {
 		if e.ctx.Err() != nil {
 			return
 		}
-		e.ftpEntry(s, j, fe)
+		if ck, ok := e.ftpEntry(s, j, fe); ok {
+			checks = append(checks, ck)
+		}
 	}
+	e.ftpCheckMDTM(s, w, c, j, checks)
 }
 
 // joinServer appends a name to a server path as it is (names are not
@@ -618,8 +660,17 @@ func fingerprint(entries []ftpEntry) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ftpEntry handles one entry of a listing.
-func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
+// mdtmCheck is a file whose listing entry could not prove it unchanged
+// (a date to the minute or the day, or none): its MDTM decides.
+type mdtmCheck struct {
+	fe     ftpEntry
+	job    *ftpFileJob
+	proven bool // the listing proved it unchanged (--checksum asks all the same)
+}
+
+// ftpEntry handles one entry of a listing. A file whose entry cannot
+// prove it unchanged is returned to be checked with MDTM.
+func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bool) {
 	name := fe.Name
 	rel := name
 	if j.rel != "" {
@@ -648,12 +699,12 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
 		rec.Type = TypeDir
 		e.markSeen(rec.URL)
 		if !e.filter.dir(rel) {
-			return
+			return mdtmCheck{}, false
 		}
 		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
 			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
 			e.skip(rec, "deeper than --max-depth")
-			return
+			return mdtmCheck{}, false
 		}
 		p := joinServer(j.path, name)
 		s.mu.Lock()
@@ -667,7 +718,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
 		if dupPath || dupUnique {
 			rec.Path = path.Join(j.local, local)
 			e.skip(rec, "a cycle: this directory was already visited (same path or MLSD unique fact)")
-			return
+			return mdtmCheck{}, false
 		}
 		sub := &ftpDirJob{url: rec.URL, path: p, segs: segs, rel: rel, depth: j.depth + 1, parent: j.url,
 			node: &dirNode{parent: j.node, url: rec.URL}}
@@ -684,39 +735,237 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) {
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Target, rec.Size = TypeSymlink, fe.Target, -1
 		e.markSeen(rec.URL)
-		e.record(rec)
+		if !e.filter.file(rel) {
+			return mdtmCheck{}, false
+		}
+		target, why := linkTarget(j.local, fe.Target)
+		if target == "" {
+			rec.Error = why
+			e.record(rec)
+			return mdtmCheck{}, false
+		}
+		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
+		e.link(rec, target)
 	case fetch.EntryFile, fetch.EntryUnknown:
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Key = TypeFile, fe.key
 		e.markSeen(rec.URL)
 		if !e.filter.file(rel) {
-			return
+			return mdtmCheck{}, false
 		}
 		if !e.claimFileSlot() {
-			return
+			return mdtmCheck{}, false
 		}
 		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
 		old, had := e.man.get(rec.URL)
-		if had && e.ftpUnchanged(old, rec, fe) {
-			e.nUnchanged.Add(1)
-			if old.Parent != rec.Parent || old.Key != rec.Key {
-				old.Parent, old.Key = rec.Parent, rec.Key
-				if !e.opt.DryRun {
-					e.man.put(old)
-				}
-			}
-			e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: old.Path, Size: old.Size})
-			return
+		if had {
+			e.renamed(&old, rec.Path)
 		}
 		job := &ftpFileJob{dir: j.path, name: name, rec: rec, old: old, hasOld: had && old.Status == StatusOK,
 			mtime: fe.ModTime, exact: fe.exact}
-		e.sched.push(&task{host: s.host, job: job})
+		if !had {
+			job.why = "new"
+			e.queueFile(s, job)
+			return mdtmCheck{}, false
+		}
+		switch v, why := e.ftpUnchanged(old, rec, fe); v {
+		case verdictSame:
+			if e.opt.Checksum {
+				return mdtmCheck{fe: fe, job: job, proven: true}, true
+			}
+			e.ftpKeep(old, rec, why)
+		case verdictAsk:
+			return mdtmCheck{fe: fe, job: job}, true
+		default:
+			job.why = why
+			e.queueFile(s, job)
+		}
 	default:
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Size = TypeOther, -1
 		e.markSeen(rec.URL)
 		e.record(rec)
 	}
+	return mdtmCheck{}, false
+}
+
+// queueFile queues a file to fetch; its listed size counts towards the
+// progress line's total.
+func (e *engine) queueFile(s *ftpState, job *ftpFileJob) {
+	if job.rec.Size > 0 {
+		e.toFetch.Add(job.rec.Size)
+	}
+	e.sched.push(&task{host: s.host, job: job})
+}
+
+// ftpKeep counts a file as unchanged, keeping its record up to date.
+func (e *engine) ftpKeep(old, rec Record, why string) {
+	e.nUnchanged.Add(1)
+	if old.Parent != rec.Parent || old.Key != rec.Key {
+		old.Parent, old.Key = rec.Parent, rec.Key
+		if !e.opt.DryRun {
+			e.man.put(old)
+		}
+	}
+	e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: old.Path, Size: old.Size, Why: why})
+}
+
+// ftpCheckMDTM settles the files whose listing entries could not prove
+// them unchanged: MDTM for all of them, sent together on c (which is in
+// their directory after the listing), so a directory costs one round trip
+// more, not one per file. A file whose MDTM and size are those recorded is
+// unchanged; any other answer (another time, a refusal, no MDTM on this
+// server) means fetching it, since nothing else can tell.
+func (e *engine) ftpCheckMDTM(s *ftpState, w int, c *ftpConn, j *ftpDirJob, checks []mdtmCheck) {
+	fetchIt := func(ck mdtmCheck, why string) {
+		ck.job.why = why
+		e.queueFile(s, ck.job)
+	}
+	var same []mdtmCheck // unchanged as far as times and sizes tell
+	keep := func(ck mdtmCheck, why string) {
+		if e.opt.Checksum {
+			ck.job.why = why
+			same = append(same, ck)
+		} else {
+			e.ftpKeep(ck.job.old, ck.job.rec, why)
+		}
+	}
+	var ask []mdtmCheck
+	for _, ck := range checks {
+		switch {
+		case ck.proven:
+			keep(ck, "same size and modification time as recorded")
+		case !c.mdtm && e.ftpListSameDay(ck.job.old, ck.fe):
+			keep(ck, "same size, and the listing's date matches the copy's time (the server has no MDTM)")
+		case !c.mdtm:
+			fetchIt(ck, "the listing cannot show it unchanged and the server has no MDTM")
+		default:
+			ask = append(ask, ck)
+		}
+	}
+	for start := 0; start < len(ask); start += 100 {
+		batch := ask[start:min(start+100, len(ask))]
+		replies, err := c.askBatch(j.path, "MDTM", batch)
+		if err != nil {
+			if connBroken(err) {
+				e.dropConn(s, w)
+				c.hash = "" // and no hashes asked on it
+			}
+			for _, ck := range ask[start:] {
+				fetchIt(ck, "MDTM could not be asked ("+err.Error()+")")
+			}
+			break
+		}
+		for i, ck := range batch {
+			old := ck.job.old
+			var mt time.Time
+			if replies[i].Code() == 213 {
+				mt, _ = ftp.ParseMDTM(strings.TrimSpace(replies[i].Text()))
+			}
+			switch {
+			case mt.IsZero():
+				fetchIt(ck, "the listing cannot show it unchanged and MDTM gave no time")
+			case old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd":
+				fetchIt(ck, "the listing cannot show it unchanged and no exact time was recorded")
+			case stamp(mt) != old.MTime:
+				fetchIt(ck, "MDTM "+stamp(mt)+", recorded "+old.MTime)
+			default:
+				keep(ck, "same size and MDTM as recorded")
+			}
+		}
+	}
+	e.ftpCheckHash(s, w, c, j, same)
+}
+
+// sha256Hex finds a SHA-256 (64 hex digits) in a hash command's reply.
+var sha256Hex = regexp.MustCompile(`\b[0-9a-fA-F]{64}\b`)
+
+// ftpCheckHash is --checksum: files that times and sizes show unchanged
+// are compared by the server's SHA-256 of them (HASH, else XSHA256), asked
+// together, with the one recorded; where the server gives none, they are
+// fetched and compared (sameBytes leaves a copy with the same bytes
+// alone).
+func (e *engine) ftpCheckHash(s *ftpState, w int, c *ftpConn, j *ftpDirJob, same []mdtmCheck) {
+	fetchIt := func(ck mdtmCheck, why string) {
+		ck.job.why = "--checksum: " + why
+		e.queueFile(s, ck.job)
+	}
+	for start := 0; start < len(same); start += 100 {
+		batch := same[start:min(start+100, len(same))]
+		if c.hash == "" {
+			for _, ck := range batch {
+				fetchIt(ck, "the server gives no SHA-256 (HASH, XSHA256): fetched to compare")
+			}
+			continue
+		}
+		verb := c.hash
+		replies, err := c.askBatch(j.path, verb, batch)
+		if err != nil {
+			if connBroken(err) {
+				e.dropConn(s, w)
+				c.hash = ""
+			}
+			for _, ck := range same[start:] {
+				fetchIt(ck, verb+" could not be asked ("+err.Error()+")")
+			}
+			return
+		}
+		for i, ck := range batch {
+			r := replies[i]
+			sum := ""
+			if r.Positive() {
+				sum = strings.ToLower(sha256Hex.FindString(r.Text()))
+			} else if r.Code() >= 500 && r.Code() <= 502 {
+				c.hash = "" // not a command of this server's
+			}
+			switch {
+			case sum == "":
+				fetchIt(ck, verb+" gave no SHA-256 ("+strconv.Quote(r.String())+"): fetched to compare")
+			case sum != ck.job.old.SHA256:
+				fetchIt(ck, verb+" "+sum+", recorded "+ck.job.old.SHA256)
+			default:
+				e.ftpKeep(ck.job.old, ck.job.rec, ck.job.why+", and the same SHA-256 ("+verb+")")
+			}
+		}
+	}
+}
+
+// askBatch sends verb for each file of batch (in dir) at once, and reads
+// the replies.
+func (c *ftpConn) askBatch(dir, verb string, batch []mdtmCheck) ([]*ftp.Reply, error) {
+	var cmds []ftp.Command
+	cwd := c.cwd != dir
+	if cwd {
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
+	}
+	for _, ck := range batch {
+		cmds = append(cmds, ftp.Command{Verb: verb, Arg: ck.job.name})
+	}
+	if err := c.Send(cmds...); err != nil {
+		return nil, err
+	}
+	var refused error
+	if cwd {
+		r, err := c.ReadReply()
+		if err != nil {
+			return nil, err
+		}
+		if r.Positive() {
+			c.cwd = dir
+		} else {
+			c.cwd = ""
+			refused = ftp.RefusedError("CWD", dir, r)
+		}
+	}
+	replies := make([]*ftp.Reply, len(batch))
+	for i := range batch {
+		r, err := c.ReadReply()
+		if err != nil {
+			return nil, err
+		}
+		replies[i] = r
+	}
+	return replies, refused
 }
 
 // pathSegs splits a local directory and appends a name.
@@ -728,23 +977,47 @@ func pathSegs(dir, name string) []string {
 	return append(segs, name)
 }
 
-// ftpUnchanged reports whether the listing says the file is the one
-// mirrored last time, and the local copy is still there.
-func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) bool {
-	if e.opt.Refetch || old.Status != StatusOK || old.Path != rec.Path || !e.fs.intact(old.Path, old.Size) {
+// Verdicts on a file from its listing entry.
+const (
+	verdictFetch = iota // changed, or the copy is not there: fetch it
+	verdictSame         // the listing proves it unchanged
+	verdictAsk          // the listing cannot tell: ask MDTM
+)
+
+// ftpUnchanged judges a file mirrored before by its listing entry, and
+// says why. Only an exact time (MLSD's modify) and the same size prove a
+// file unchanged: an ls date has minutes at best (a file rewritten within
+// the minute, at the same size, lists the same), only the day for older
+// files, or is missing.
+func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) (int, string) {
+	switch {
+	case e.opt.Refetch:
+		return verdictFetch, "--refetch"
+	case old.Status != StatusOK:
+		return verdictFetch, "not mirrored yet (" + old.Status + ")"
+	case old.Path != rec.Path || !e.fs.intact(old.Path, old.Size):
+		return verdictFetch, "the local copy is missing or not the recorded size"
+	case fe.Size >= 0 && old.Size != fe.Size:
+		return verdictFetch, fmt.Sprintf("size %d, recorded %d", fe.Size, old.Size)
+	case e.opt.Verify && !e.fs.hashIs(old.Path, old.SHA256):
+		return verdictFetch, verifyWhy
+	case fe.exact && old.Key == rec.Key && rec.Key != "":
+		return verdictSame, "same size and modification time as recorded"
+	case fe.exact:
+		return verdictFetch, "listed with another modification time"
+	}
+	return verdictAsk, ""
+}
+
+// ftpListSameDay is the best a server without MDTM allows: an ls time
+// compared with the exact time of the copy, at the listing's precision
+// (minutes for recent files, days for older ones).
+func (e *engine) ftpListSameDay(old Record, fe ftpEntry) bool {
+	if old.Key == "" || fe.ModTime.IsZero() || fe.Size < 0 {
 		return false
 	}
-	if fe.Size >= 0 && old.Size != fe.Size {
-		return false
-	}
-	if old.Key == rec.Key && rec.Key != "" && fe.Size >= 0 && !fe.ModTime.IsZero() {
-		return true
-	}
-	// An ls time compared with the exact time of the copy, at the
-	// listing's precision: minutes for recent files, days for older ones
-	// (ls changes format as files age).
-	if fe.exact || fe.ModTime.IsZero() || old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd" {
-		return false
+	if old.MTimeSource != "mdtm" && old.MTimeSource != "mlsd" {
+		return old.Key == fe.key
 	}
 	t, err := time.Parse(time.RFC3339Nano, old.MTime)
 	if err != nil {
@@ -756,6 +1029,60 @@ func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) bool {
 		return t.Month() == lt.Month() && t.Day() == lt.Day() && t.Hour() == lt.Hour() && t.Minute() == lt.Minute()
 	}
 	return t.Year() == lt.Year() && t.Month() == lt.Month() && t.Day() == lt.Day()
+}
+
+// ftpLocal opens where file j is written: its partial file when the
+// server's version of it (size and exact time) is known, continued from
+// what an earlier run left there (the offset for REST), else a new
+// temporary file.
+func (e *engine) ftpLocal(j *ftpFileJob, version time.Time) (*tmpFile, int64, error) {
+	e.touch(path.Dir(j.rec.Path))
+	if j.rec.Size <= 0 || version.IsZero() {
+		t, err := e.fs.create(j.rec.Path)
+		return t, 0, err
+	}
+	sum := sha256.Sum256([]byte(j.rec.URL))
+	name := fmt.Sprintf("%s%x-%d-%d", partPrefix, sum[:8], j.rec.Size, version.Unix())
+	rel := path.Join(path.Dir(j.rec.Path), name)
+	if path.Dir(j.rec.Path) == "." {
+		rel = name
+	}
+	t, err := e.fs.openPart(rel)
+	if err != nil {
+		return nil, 0, err
+	}
+	if t.n >= j.rec.Size {
+		if err := t.truncate(); err != nil {
+			t.discard()
+			return nil, 0, err
+		}
+	}
+	if t.n > 0 {
+		j.why += fmt.Sprintf("; continuing a partial copy from byte %d (REST)", t.n)
+	}
+	return t, t.n, nil
+}
+
+// keepPart closes a partial file that was not committed, and keeps it for
+// the next run (when it holds anything).
+func (e *engine) keepPart(t *tmpFile, of string) {
+	if t.done || !t.keep {
+		t.discard()
+		return
+	}
+	n := t.n
+	t.discard()
+	if n == 0 {
+		t.l.root.Remove(t.rel)
+		return
+	}
+	e.mu.Lock()
+	if e.parts == nil {
+		e.parts = map[string]bool{}
+	}
+	e.parts[t.rel] = true
+	e.mu.Unlock()
+	e.markNote(fmt.Sprintf("%s: kept the %d bytes fetched (%s) for the next run to continue", of, n, t.rel))
 }
 
 // prelude is what was sent before a RETR: CWD (when the connection was
@@ -844,7 +1171,7 @@ func (e *engine) ftpFiles(s *ftpState, w int, c *ftpConn, t *task) {
 		} else {
 			e.nNew.Add(1)
 		}
-		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(kind)})
+		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(kind), Why: j.why})
 		e.sched.done(t)
 		return
 	}
@@ -931,11 +1258,34 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		}
 		return refused(err)
 	}
-	xfer, err := c.Retr(e.ctx, addr, j.name, 0)
+	version := mdtm
+	if j.exact {
+		version = j.mtime
+	}
+	tmp, offset, lerr := e.ftpLocal(j, version)
+	if lerr != nil {
+		// Fetched all the same (and the data dropped), so that the
+		// connection stays usable.
+		tmp, offset = nil, 0
+	}
+	xfer, err := c.Retr(e.ctx, addr, j.name, offset)
+	if err != nil && offset > 0 && fetch.KindOf(err) == fetch.ErrResume {
+		// The server will not continue it: from the start.
+		if err = tmp.truncate(); err == nil {
+			offset = 0
+			xfer, err = c.Retr(e.ctx, addr, j.name, 0)
+		}
+	}
 	if err != nil {
+		if tmp != nil {
+			tmp.discard()
+		}
 		return nil, err
 	}
 	defer xfer.Close()
+	if tmp != nil {
+		defer e.keepPart(tmp, j.rec.Path)
+	}
 	if s.early.Load() {
 		if err := sendNext(); err != nil {
 			return nil, err
@@ -950,7 +1300,6 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if !r.Preliminary() && !r.Positive() {
 		return refused(ftp.RefusedError("RETR", j.name, r))
 	}
-	tmp, lerr := e.fs.create(j.rec.Path)
 	if lerr != nil {
 		// Read and drop the data, so that the connection stays usable.
 		io.Copy(io.Discard, xfer)
@@ -959,9 +1308,10 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		}
 		return refused(asLocal(lerr))
 	}
-	defer tmp.discard()
-	e.touch(path.Dir(j.rec.Path))
-	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, xfer), e: e} // --limit-rate: the Client's Limiter
+	// What an earlier run got counts as fetched.
+	e.fetched.Add(offset)
+	// --limit-rate: the Client's Limiter.
+	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, xfer), e: e, payload: true}
 	_, cerr := io.Copy(tmp, cr)
 	if errors.Is(cerr, errBytesCap) {
 		return next, cerr // the run stops
@@ -994,6 +1344,10 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		mtime = mdtm
 		rec.MTime, rec.MTimeSource = stamp(mdtm), "mdtm"
 	}
+	if e.sameBytes(tmp, rec, j.old, j.hasOld, mtime) {
+		e.sched.done(p.t)
+		return next, nil
+	}
 	if err := tmp.commit(rec.Path, mtime); err != nil {
 		return refused(asLocal(err))
 	}
@@ -1005,7 +1359,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	} else {
 		e.nNew.Add(1)
 	}
-	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size})
+	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: j.why})
 	e.sched.done(p.t)
 	return next, nil
 }

@@ -2,13 +2,17 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +42,7 @@ func ftpTree(s *ftptest.Server) map[string]string {
 	s.AddDir("pub/empty")
 	s.AddLink("pub/link", "readme.txt")
 	s.AddFile("outside.txt", []byte("not below pub"), t1)
-	out := map[string]string{}
+	out := map[string]string{"link": "-> readme.txt"} // made as a link (issue 25)
 	for p, d := range files {
 		out[strings.TrimPrefix(p, "pub/")] = d
 	}
@@ -63,7 +67,7 @@ func TestFTPMirrorMLSD(t *testing.T) {
 	want := ftpTree(s)
 	dir := t.TempDir()
 	sum := mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub/", Dir: dir})
-	if got, w := countsOf(sum), (counts{New: 5, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{New: 5, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("counts = %+v, want %+v", got, w)
 	}
 	sameTree(t, tree(t, dir), want)
@@ -84,7 +88,7 @@ func TestFTPMirrorMLSD(t *testing.T) {
 	}
 	recs := records(t, dir)
 	base := "ftp://" + s.Addr + "/pub/"
-	if r := recs[base+"link"]; r.Type != TypeSymlink || r.Target != "readme.txt" || r.Status != StatusRecorded {
+	if r := recs[base+"link"]; r.Type != TypeSymlink || r.Target != "readme.txt" || r.Status != StatusOK || r.Path != "link" {
 		t.Errorf("link record = %+v", r)
 	}
 	if r := recs[base+"a/b/two.bin"]; r.Path != "a/b/two.bin" || r.Size != 1024 || r.MTimeSource != "mlsd" ||
@@ -109,7 +113,7 @@ func TestFTPMirrorLISTOnly(t *testing.T) {
 	want["a/older.txt"] = "older\n"
 	dir := t.TempDir()
 	sum := mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub", Dir: dir, Parallel: 2})
-	if got, w := countsOf(sum), (counts{New: 6, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{New: 6, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("counts = %+v, want %+v", got, w)
 	}
 	sameTree(t, tree(t, dir), want)
@@ -125,16 +129,22 @@ func TestFTPMirrorLISTOnly(t *testing.T) {
 	// A second run: LIST again, nothing fetched.
 	n := len(s.Lines())
 	sum = mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub", Dir: dir, Parallel: 2})
-	if got, w := countsOf(sum), (counts{Unchanged: 6, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{Unchanged: 6, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("second run: counts = %+v, want %+v", got, w)
 	}
 	if got := retrs(s, n); len(got) != 0 {
 		t.Errorf("second run fetched %q", got)
 	}
+	// LIST's dates cannot prove a file unchanged (issue 25): MDTM, one
+	// per file, decided it.
+	mdtm := 0
 	for _, l := range s.Lines()[n:] {
 		if strings.HasPrefix(l, "MDTM") {
-			t.Errorf("second run sent %q", l)
+			mdtm++
 		}
+	}
+	if mdtm != 6 {
+		t.Errorf("second run sent %d MDTM, want 6", mdtm)
 	}
 }
 
@@ -151,7 +161,7 @@ func TestFTPIncremental(t *testing.T) {
 
 	n := len(s.Lines())
 	sum := mirrorOK(t, Options{URL: url, Dir: dir})
-	if got, w := countsOf(sum), (counts{Unchanged: 5, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{Unchanged: 5, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("second run: counts = %+v, want %+v", got, w)
 	}
 	if got := retrs(s, n); len(got) != 0 {
@@ -165,7 +175,7 @@ func TestFTPIncremental(t *testing.T) {
 	emptyDir(s, "/pub/a/b/c") // three.txt is gone
 	n = len(s.Lines())
 	sum = mirrorOK(t, Options{URL: url, Dir: dir})
-	if got, w := countsOf(sum), (counts{New: 1, Changed: 2, Unchanged: 2, Gone: 1, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{New: 1, Changed: 2, Unchanged: 2, Gone: 1, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("third run: counts = %+v, want %+v", got, w)
 	}
 	if got, w := retrs(s, n), []string{"new.txt", "one.txt", "readme.txt"}; !reflect.DeepEqual(got, w) {
@@ -181,7 +191,7 @@ func TestFTPIncremental(t *testing.T) {
 	}
 
 	sum = mirrorOK(t, Options{URL: url, Dir: dir, Delete: true})
-	if got, w := countsOf(sum), (counts{Unchanged: 5, Deleted: 1, Recorded: 1, Dirs: 6}); got != w {
+	if got, w := countsOf(sum), (counts{Unchanged: 5, Deleted: 1, Links: 1, Dirs: 6}); got != w {
 		t.Errorf("--delete run: counts = %+v, want %+v", got, w)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "a/b/c/three.txt")); !os.IsNotExist(err) {
@@ -380,3 +390,75 @@ func TestFTPRetriesThenFails(t *testing.T) {
 
 // configure changes a running server's settings under its lock.
 func configure(s *ftptest.Server, f func(*ftptest.Server)) { s.Configure(f) }
+
+// A mirror made when "%" was always escaped ("100%25.txt") has its copy
+// renamed to the name the server has: not fetched again, no stale copy.
+func TestFTPRenamedToServerName(t *testing.T) {
+	s := ftptest.New(t)
+	s.AddFile("pub/100%.txt", []byte("percent\n"), t1)
+	dir := t.TempDir()
+	opt := Options{URL: "ftp://" + s.Addr + "/pub/", Dir: dir}
+	mirrorOK(t, opt)
+	man := filepath.Join(dir, ManifestName)
+	b, err := os.ReadFile(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(man, []byte(strings.ReplaceAll(string(b), `"path":"100%.txt"`, `"path":"100%25.txt"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "100%.txt"), filepath.Join(dir, "100%25.txt")); err != nil {
+		t.Fatal(err)
+	}
+	n := len(s.Lines())
+	sum := mirrorOK(t, opt)
+	if sum.Unchanged != 1 || sum.New+sum.Changed != 0 || len(retrs(s, n)) != 0 {
+		t.Errorf("after the rename: %+v, fetched %q", countsOf(sum), retrs(s, n))
+	}
+	sameTree(t, tree(t, dir), map[string]string{"100%.txt": "percent\n"})
+	if r := records(t, dir)["ftp://"+s.Addr+"/pub/100%25.txt"]; r.Path != "100%.txt" {
+		t.Errorf("record %+v", r)
+	}
+}
+
+// --checksum with a server that gives SHA-256s (XSHA256): a file changed
+// at the same size and time is fetched, the others are not.
+func TestFTPChecksumXSHA256(t *testing.T) {
+	s := ftptest.New(t)
+	want := ftpTree(s)
+	data := map[string]string{}
+	for rel, d := range want {
+		data[path.Base(rel)] = d
+	}
+	var mu sync.Mutex
+	configure(s, func(srv *ftptest.Server) {
+		srv.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if verb != "XSHA256" {
+				return false
+			}
+			mu.Lock()
+			sum := sha256.Sum256([]byte(data[arg]))
+			mu.Unlock()
+			ss.Raw([]byte("250 " + hex.EncodeToString(sum[:]) + "\r\n"))
+			return true
+		}
+	})
+	dir := t.TempDir()
+	opt := Options{URL: "ftp://" + s.Addr + "/pub/", Dir: dir, Checksum: true}
+	mirrorOK(t, opt)
+	s.AddFile("pub/a/one.txt", []byte("ONE\n"), t1) // same size, same time
+	mu.Lock()
+	data["one.txt"] = "ONE\n"
+	mu.Unlock()
+	n := len(s.Lines())
+	sum := mirrorOK(t, opt)
+	if sum.Changed != 1 || sum.Unchanged != 4 {
+		t.Errorf("counts = %+v, want 1 changed, 4 unchanged", countsOf(sum))
+	}
+	if got := retrs(s, n); !reflect.DeepEqual(got, []string{"one.txt"}) {
+		t.Errorf("fetched %q, want only one.txt", got)
+	}
+	if got := tree(t, dir)["a/one.txt"]; got != "ONE\n" {
+		t.Errorf("a/one.txt = %q", got)
+	}
+}

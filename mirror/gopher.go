@@ -63,6 +63,7 @@ type gopherDocJob struct {
 	old    Record
 	hasOld bool
 	mtime  time.Time
+	why    string // why it is fetched (-v)
 }
 
 func hostKey(host string, port int) string {
@@ -535,8 +536,14 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 	}
 	e.markSeen(url)
 	old, had := e.man.get(url)
+	if had {
+		e.renamed(&old, rec.Path)
+	}
+	// Only a Gopher+ date can prove a document unchanged: with --checksum,
+	// one without is fetched again and compared (sameBytes).
+	checkBytes := e.opt.Checksum && mtime.IsZero()
 	if had && old.Status == StatusOK && old.Key == key && key != "" && old.Path == rec.Path && !e.opt.Refetch &&
-		e.fs.intact(old.Path, old.Size) {
+		!checkBytes && e.fs.intact(old.Path, old.Size) && (!e.opt.Verify || e.fs.hashIs(old.Path, old.SHA256)) {
 		e.nUnchanged.Add(1)
 		if old.Parent != parent && parent != "" {
 			old.Parent = parent
@@ -544,11 +551,28 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 				e.man.put(old)
 			}
 		}
-		e.emit(Event{Kind: EventUnchanged, URL: url, Path: old.Path, Size: old.Size})
+		why := "the same menu line as recorded"
+		if !mtime.IsZero() {
+			why = "the same menu line and Gopher+ date as recorded"
+		}
+		e.emit(Event{Kind: EventUnchanged, URL: url, Path: old.Path, Size: old.Size, Why: why})
 		return true
 	}
+	why := "new"
+	switch {
+	case had && e.opt.Refetch:
+		why = "--refetch"
+	case had && checkBytes && old.Key == key:
+		why = "--checksum: no Gopher+ date: fetched to compare"
+	case had && old.Key != key:
+		why = "the menu line or Gopher+ date changed"
+	case had && e.opt.Verify && old.Status == StatusOK:
+		why = verifyWhy
+	case had:
+		why = "the copy is missing or not mirrored yet"
+	}
 	e.sched.push(&task{host: hostKey(it.Host, it.Port), job: &gopherDocJob{url: url, typ: it.Type, rec: rec, old: old,
-		hasOld: had && old.Status == StatusOK, mtime: mtime}})
+		hasOld: had && old.Status == StatusOK, mtime: mtime, why: why}})
 	return true
 }
 
@@ -626,16 +650,8 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 	rec.SHA256 = tmp.sum()
 	rec.Fetched = stamp(time.Now())
 	rec.Status = StatusOK
-	if j.hasOld && j.old.SHA256 == rec.SHA256 && j.old.Path == rec.Path && e.fs.intact(rec.Path, rec.Size) {
-		// Fetched again (the menu line changed), but the same bytes.
-		tmp.discard()
-		if !j.mtime.IsZero() {
-			e.fs.chtimes(rec.Path, j.mtime)
-		}
-		e.man.put(rec)
-		e.nUnchanged.Add(1)
-		e.emit(Event{Kind: EventUnchanged, URL: rec.URL, Path: rec.Path, Size: rec.Size})
-		return nil
+	if e.sameBytes(tmp, rec, j.old, j.hasOld, j.mtime) {
+		return nil // fetched again (the menu line changed), but the same bytes
 	}
 	if err := tmp.commit(rec.Path, j.mtime); err != nil {
 		return asLocal(err)
@@ -648,7 +664,7 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 	} else {
 		e.nNew.Add(1)
 	}
-	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size})
+	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: j.why})
 	return nil
 }
 
@@ -662,6 +678,7 @@ type countReader struct {
 	limit   int64
 	readErr error
 	touch   func() // called when data arrives (idle timeout)
+	payload bool   // a file's bytes (counted in Progress.Fetched)
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
@@ -669,6 +686,9 @@ func (c *countReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	if n > 0 && c.touch != nil {
 		c.touch()
+	}
+	if c.payload {
+		c.e.fetched.Add(int64(n))
 	}
 	if n > 0 && !c.e.addBytes(int64(n)) {
 		c.readErr = errBytesCap

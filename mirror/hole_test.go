@@ -125,11 +125,11 @@ func mirrorOK(t *testing.T, opt Options) Summary {
 
 // counts is the part of a summary the tests compare.
 type counts struct {
-	New, Changed, Unchanged, Deleted, Gone, Failed, Skipped, Recorded, Dirs int64
+	New, Changed, Unchanged, Deleted, Gone, Failed, Skipped, Recorded, Links, Dirs int64
 }
 
 func countsOf(s Summary) counts {
-	return counts{s.New, s.Changed, s.Unchanged, s.Deleted, s.Gone, s.Failed, s.Skipped, s.Recorded, s.Dirs}
+	return counts{s.New, s.Changed, s.Unchanged, s.Deleted, s.Gone, s.Failed, s.Skipped, s.Recorded, s.Links, s.Dirs}
 }
 
 // tree lists every file below dir (relative, "/"-separated) with its

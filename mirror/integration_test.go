@@ -2,12 +2,15 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -29,7 +32,7 @@ func inodes(t *testing.T, dir string) map[string]uint64 {
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() {
 			rel, _ := filepath.Rel(dir, p)
-			if rel != ManifestName {
+			if rel != ManifestName && !strings.HasPrefix(fi.Name(), partPrefix) {
 				out[filepath.ToSlash(rel)] = fi.Sys().(*syscall.Stat_t).Ino
 			}
 		}
@@ -73,6 +76,12 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 	if err := os.Symlink(".", filepath.Join(pub, "loop")); err != nil {
 		t.Fatal(err)
 	}
+	// Links out of the mirror: recorded, never made (issue 25).
+	for name, target := range map[string]string{"out-abs": "/etc/passwd", "a/out-rel": "../../readme.txt", "a/up": "../hello.txt"} {
+		if err := os.Symlink(target, filepath.Join(pub, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if s.Kind != testserver.PureFTPd {
 		// pure-ftpd lists dot files but refuses them (553), and leaves
 		// names with control bytes out of its listings.
@@ -96,10 +105,25 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 
 	// 1. The first mirror is byte for byte, with the server's times.
 	sum := mirrorOK(t, Options{URL: url, Dir: dir})
-	if sum.New != nfiles || sum.Failed != 0 || sum.Recorded != 2 {
-		t.Errorf("first run: %+v, want %d new and 2 recorded (links)", countsOf(sum), nfiles)
+	// Links inside the mirror are made as lftp makes them, relative.
+	links := map[string]string{"link-to-hello": "-> hello.txt", "loop": "-> .", "a/up": "-> ../hello.txt"}
+	recorded := int64(2)
+	if s.Kind == testserver.ProFTPD {
+		// ProFTPD's MLSD gives no link targets, its LIST none for
+		// "loop" (-> "."), and out-abs is not listed at all.
+		delete(links, "loop")
 	}
-	sameTree(t, tree(t, dir), want)
+	if sum.New != nfiles || sum.Failed != 0 || sum.Recorded != recorded || sum.Links != int64(len(links)) {
+		t.Errorf("first run: %+v, want %d new, 3 links and 2 recorded (links out of the mirror)", countsOf(sum), nfiles)
+	}
+	wantTree := map[string]string{}
+	for k, v := range want {
+		wantTree[k] = v
+	}
+	for k, v := range links {
+		wantTree[k] = v
+	}
+	sameTree(t, tree(t, dir), wantTree)
 	for _, rel := range []string{"binary.bin", "a/b/c/deep.txt", "many/m03.txt"} {
 		src, _ := os.Stat(filepath.Join(pub, rel))
 		got, err := os.Stat(filepath.Join(dir, rel))
@@ -107,9 +131,21 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 			t.Errorf("%s: mtime %v, want %v", rel, got.ModTime(), src.ModTime())
 		}
 	}
+	// Issue 25: names as the server has them.
+	if got := tree(t, dir)["100%.txt"]; got != string(testserver.FTPFixtureFiles["pub/100%.txt"]) {
+		t.Errorf("100%%.txt not saved under its own name (%q)", keys(tree(t, dir)))
+	}
 	recs := records(t, dir)
-	if r := recs[url+"loop"]; r.Type != TypeSymlink || r.Status != StatusRecorded {
+	if r := recs[url+"loop"]; r.Type != TypeSymlink || r.Status != StatusOK && s.Kind != testserver.ProFTPD {
 		t.Errorf("loop: %+v", r)
+	}
+	for _, name := range []string{"out-abs", "a/out-rel"} {
+		if _, ok := recs[url+name]; !ok && s.Kind == testserver.ProFTPD && name == "out-abs" {
+			continue // ProFTPD leaves a link out of its chroot out of its listings
+		}
+		if r := recs[url+name]; r.Type != TypeSymlink || r.Status != StatusRecorded || r.Error == "" {
+			t.Errorf("%s: %+v", name, r)
+		}
 	}
 	if r := recs[url+"odd/.hidden"]; s.Kind != testserver.PureFTPd && (r.Path != "odd/%2Ehidden" || r.Name != ".hidden") {
 		t.Errorf(".hidden: %+v", r)
@@ -180,6 +216,234 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 		t.Errorf("resumed: %+v, want %d unchanged, %d new", countsOf(sum), len(first), nfiles-1-int64(len(first)))
 	}
 	sameInodes(t, first, inodes(t, dir2))
+}
+
+// TestRealSameMinuteChange is issue 25's first finding: a file rewritten
+// at the same size within the minute of its last mirroring lists the same
+// in LIST (vsftpd has no MLSD); it must be fetched again all the same.
+func TestRealSameMinuteChange(t *testing.T) {
+	for _, kind := range testserver.FTPKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			s := testserver.StartFTP(t, kind)
+			p := filepath.Join(s.Anon, "pub", "same.txt")
+			// A recent time (LIST shows hours and minutes), seconds apart
+			// within one minute.
+			t0 := time.Now().Add(-time.Hour).Truncate(time.Minute).Add(10 * time.Second)
+			writeFile(t, p, "v1-aaaa\n", t0)
+			dir := t.TempDir()
+			var whys []string
+			var mu sync.Mutex
+			opt := Options{URL: s.URL + "/pub/", Dir: dir, Event: func(ev Event) {
+				if ev.Path == "same.txt" {
+					mu.Lock()
+					whys = append(whys, string(ev.Kind)+": "+ev.Why)
+					mu.Unlock()
+				}
+			}}
+			// Issue 25, finding 5: the progress has a total from the
+			// listings' sizes, all of it fetched at the end.
+			var last Progress
+			opt.Progress = func(p Progress) { last = p }
+			mirrorOK(t, opt)
+			opt.Progress = nil
+			if last.ToFetch <= 0 || last.Fetched != last.ToFetch {
+				t.Errorf("last progress: %d of %d bytes", last.Fetched, last.ToFetch)
+			}
+			writeFile(t, p, "v2-bbbb\n", t0.Add(20*time.Second))
+			sum := mirrorOK(t, opt)
+			if sum.Changed != 1 {
+				t.Errorf("second run: %+v, want 1 changed", countsOf(sum))
+			}
+			if got := tree(t, dir)["same.txt"]; got != "v2-bbbb\n" {
+				t.Errorf("same.txt = %q, want v2", got)
+			}
+			// A third run: nothing changed, nothing fetched.
+			sum = mirrorOK(t, opt)
+			if sum.Changed != 0 || sum.New != 0 {
+				t.Errorf("third run: %+v, want nothing fetched", countsOf(sum))
+			}
+			// --checksum: a change that keeps size and time (to the
+			// second) is caught all the same: none of the three servers
+			// gives a SHA-256 (HASH, XSHA256), so the files are fetched
+			// and compared; those with the same bytes are left alone.
+			writeFile(t, p, "v3-cccc\n", t0.Add(20*time.Second))
+			before := inodes(t, dir)
+			copt := opt
+			copt.Event, copt.Checksum = nil, true
+			sum = mirrorOK(t, copt)
+			if sum.Changed != 1 || sum.Unchanged < 5 {
+				t.Errorf("--checksum run: %+v, want 1 changed", countsOf(sum))
+			}
+			if got := tree(t, dir)["same.txt"]; got != "v3-cccc\n" {
+				t.Errorf("same.txt = %q, want v3", got)
+			}
+			sameInodes(t, before, inodes(t, dir), "same.txt")
+
+			// --verify: a copy changed on disk (same size, same time) is
+			// fetched again; without it, nothing looks at the bytes.
+			local := filepath.Join(dir, "hello.txt")
+			fi, _ := os.Stat(local)
+			orig, _ := os.ReadFile(local)
+			bad := []byte(strings.ToUpper(string(orig)))
+			if err := os.WriteFile(local, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(local, fi.ModTime(), fi.ModTime())
+			vopt := opt
+			vopt.Event = nil
+			if sum := mirrorOK(t, vopt); sum.Changed != 0 {
+				t.Errorf("no --verify: %+v", countsOf(sum))
+			}
+			vopt.Verify = true
+			if sum := mirrorOK(t, vopt); sum.Changed != 1 {
+				t.Errorf("--verify: %+v, want 1 changed", countsOf(sum))
+			}
+			if got, _ := os.ReadFile(local); string(got) != string(orig) {
+				t.Errorf("hello.txt after --verify: %q", got)
+			}
+			if len(whys) != 3 || !strings.HasPrefix(whys[0], "new") || !strings.HasPrefix(whys[1], "changed: ") ||
+				!strings.HasPrefix(whys[2], "unchanged: ") || strings.HasSuffix(whys[1], ": ") {
+				t.Errorf("events with reasons: %q", whys)
+			}
+		})
+	}
+}
+
+// TestRealResumeREST: a mirror cut off in the middle of a 64 MiB file
+// leaves its bytes in a partial file (not under the final name); the next
+// run asks REST and fetches only the rest, byte for byte.
+func TestRealResumeREST(t *testing.T) {
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	big := make([]byte, 64<<20)
+	rand.NewChaCha8([32]byte{25}).Read(big)
+	writeFile(t, filepath.Join(s.Anon, "pub", "big.bin"), string(big), t1)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Paced, so that the run is stopped well inside the file.
+	_, err := Run(ctx, Options{URL: s.URL + "/pub/", Dir: dir, Parallel: 1,
+		Client:           &fetch.Client{LimitRate: fetch.NewLimiter(32 << 20)},
+		ProgressInterval: 5 * time.Millisecond,
+		Progress: func(p Progress) {
+			if p.Current != nil && p.Bytes >= 8<<20 {
+				cancel()
+			}
+		}})
+	if fetch.KindOf(err) != fetch.ErrAborted {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "big.bin")); err == nil {
+		t.Fatal("big.bin is under its final name after the interruption")
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*"))
+	if len(parts) != 1 {
+		t.Fatalf("partial files: %q", parts)
+	}
+	fi, err := os.Stat(parts[0])
+	if err != nil || fi.Size() == 0 || fi.Size() >= int64(len(big)) {
+		t.Fatalf("partial file: %v %v", fi, err)
+	}
+	have := fi.Size()
+	before, _ := s.Commands()
+	sum := mirrorOK(t, Options{URL: s.URL + "/pub/", Dir: dir})
+	if sum.New < 1 {
+		t.Errorf("resumed run: %+v", countsOf(sum))
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "big.bin"))
+	if err != nil || sha256.Sum256(got) != sha256.Sum256(big) {
+		t.Errorf("big.bin differs from the server's (%d bytes, %v)", len(got), err)
+	}
+	// Only the rest was fetched (plus the other small files and listings).
+	if rest := int64(len(big)) - have; sum.Bytes > rest+1<<20 {
+		t.Errorf("resumed run read %d bytes, want about %d", sum.Bytes, rest)
+	}
+	cmds, _ := s.Commands()
+	rest := false
+	for _, c := range cmds[len(before):] {
+		if c.Line == fmt.Sprintf("REST %d", have) {
+			rest = true
+		}
+	}
+	if !rest {
+		t.Errorf("vsftpd's log has no REST %d", have)
+	}
+	if parts, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*")); len(parts) != 0 {
+		t.Errorf("partial files left: %q", parts)
+	}
+}
+
+// testGopherChange: a document rewritten at the same size and time keeps
+// its menu line. pygopherd's Gopher+ "$" dates (to the second) catch a
+// change of time; gophernicus gives none, so only --checksum, which
+// fetches again and compares, catches a change there; documents with the
+// same bytes are left alone.
+func TestRealGopherChange(t *testing.T) {
+	for _, kind := range []string{"gophernicus", "pygopherd"} {
+		t.Run(kind, func(t *testing.T) {
+			root := t.TempDir()
+			for i := 0; i < 10; i++ {
+				writeFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+			}
+			openUp(t, root)
+			var s *testserver.GopherServer
+			url := ""
+			if kind == "gophernicus" {
+				s = testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
+				url = s.URL("1/")
+			} else {
+				s = testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
+				url = s.URL("")
+			}
+			testGopherChange(t, s, root, url)
+		})
+	}
+}
+
+func testGopherChange(t *testing.T, s *testserver.GopherServer, root, url string) {
+	dir := t.TempDir()
+	p := filepath.Join(root, "many", "m07.txt")
+	writeFile(t, p, "many 7\n", t1)
+	mirrorOK(t, Options{URL: url, Dir: dir})
+	if s.Kind == "pygopherd" {
+		writeFile(t, p, "MANY 7\n", t1.Add(time.Second))
+		if sum := mirrorOK(t, Options{URL: url, Dir: dir}); sum.Changed != 1 {
+			t.Errorf("pygopherd, a new Mod-Date: %+v, want 1 changed", countsOf(sum))
+		}
+	}
+	writeFile(t, p, "many 7\n", t1) // back: same size, same time
+	before := inodes(t, dir)
+	var whys []string
+	var mu sync.Mutex
+	sum := mirrorOK(t, Options{URL: url, Dir: dir, Checksum: true, Event: func(ev Event) {
+		if ev.Path == "many/m07.txt" {
+			mu.Lock()
+			whys = append(whys, string(ev.Kind)+": "+ev.Why)
+			mu.Unlock()
+		}
+	}})
+	want := int64(0)
+	if s.Kind == "pygopherd" {
+		want = 1 // the Mod-Date went back
+	}
+	if sum.Changed != want && s.Kind == "pygopherd" || s.Kind == "gophernicus" && sum.Changed != 0 {
+		t.Errorf("%s --checksum, nothing changed since: %+v", s.Kind, countsOf(sum))
+	}
+	if s.Kind == "gophernicus" {
+		sameInodes(t, before, inodes(t, dir))
+		writeFile(t, p, "MANY 7\n", t1)
+		if sum := mirrorOK(t, Options{URL: url, Dir: dir}); sum.Changed != 0 {
+			t.Errorf("gophernicus, no --checksum: %+v (nothing can tell)", countsOf(sum))
+		}
+		if sum := mirrorOK(t, Options{URL: url, Dir: dir, Checksum: true}); sum.Changed != 1 {
+			t.Errorf("gophernicus --checksum: %+v, want 1 changed", countsOf(sum))
+		}
+		if got := tree(t, dir)["many/m07.txt"]; !strings.HasPrefix(got, "MANY 7") {
+			t.Errorf("many/m07.txt = %q", got)
+		}
+		if len(whys) != 1 || !strings.Contains(whys[0], "same bytes") {
+			t.Errorf("events: %q", whys)
+		}
+	}
 }
 
 // encodeRel encodes each component of a server path as the mirror does.

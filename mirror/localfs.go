@@ -117,16 +117,66 @@ type tmpFile struct {
 	h    hash.Hash
 	n    int64
 	done bool
+	keep bool // a partial file (openPart): kept when not committed
+}
+
+// partPrefix starts the names of partial files: what a cut transfer left,
+// kept (never under the final name) for the next run to continue with
+// REST. The rest of the name says which URL and which version of the file
+// (the server's size and time) the bytes belong to; a part no run claims
+// is removed at the end of an uninterrupted run.
+const partPrefix = ".urlget-part-"
+
+// openPart opens (or makes) the partial file rel for appending, with what
+// it holds already hashed: its size is where to continue from.
+func (l *localFS) openPart(rel string) (*tmpFile, error) {
+	_, err := l.mkParent(rel)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := l.root.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: rel, Err: errors.New("not a regular file")}
+	}
+	f, err := l.root.OpenFile(rel, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	t := &tmpFile{l: l, f: f, rel: rel, h: sha256.New(), keep: true}
+	if t.n, err = io.Copy(t.h, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// truncate empties a partial file (the server would not continue it).
+func (t *tmpFile) truncate() error {
+	if err := t.f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := t.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	t.h.Reset()
+	t.n = 0
+	return nil
+}
+
+// mkParent makes the directory rel is in (when needed) and returns it,
+// "" for the top.
+func (l *localFS) mkParent(rel string) (string, error) {
+	dir := path.Dir(rel)
+	if dir == "." {
+		dir = ""
+	}
+	return dir, l.mkdirAll(dir)
 }
 
 // create opens a new temporary file in the directory of rel (made if
 // needed).
 func (l *localFS) create(rel string) (*tmpFile, error) {
-	dir := path.Dir(rel)
-	if dir == "." {
-		dir = ""
-	}
-	if err := l.mkdirAll(dir); err != nil {
+	dir, err := l.mkParent(rel)
+	if err != nil {
 		return nil, err
 	}
 	for range 10 {
@@ -162,7 +212,9 @@ func (t *tmpFile) discard() {
 	}
 	t.done = true
 	t.f.Close()
-	t.l.root.Remove(t.rel)
+	if !t.keep {
+		t.l.root.Remove(t.rel)
+	}
 }
 
 // commit closes the file, renames it to rel and gives it mtime (when not
@@ -218,6 +270,75 @@ func (l *localFS) intact(rel string, size int64) bool {
 	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
 }
 
+// move renames the regular file from to to, when nothing is at to (never
+// through a symbolic link, never over anything).
+func (l *localFS) move(from, to string) error {
+	if !l.intact(from, -1) {
+		return &fs.PathError{Op: "rename", Path: from, Err: errors.New("not a regular file")}
+	}
+	if _, err := l.mkParent(to); err != nil {
+		return err
+	}
+	if err := l.checkDirs(to); err != nil {
+		return err
+	}
+	if _, err := l.root.Lstat(to); !errors.Is(err, fs.ErrNotExist) {
+		return &fs.PathError{Op: "rename", Path: to, Err: fs.ErrExist}
+	}
+	return l.root.Rename(from, to)
+}
+
+// symlink makes rel a symbolic link to target, unless it is one already
+// (made reports whether it made one). Whatever else is at rel (a file,
+// another link; never a directory) is replaced by a rename, never
+// written through.
+func (l *localFS) symlink(target, rel string) (made bool, err error) {
+	dir, err := l.mkParent(rel)
+	if err != nil {
+		return false, err
+	}
+	if err := l.checkDirs(rel); err != nil {
+		return false, err
+	}
+	if fi, err := l.root.Lstat(rel); err == nil {
+		if fi.IsDir() {
+			return false, &fs.PathError{Op: "symlink", Path: rel, Err: errors.New("a directory is in the way")}
+		}
+		if got, err := l.root.Readlink(rel); err == nil && got == target {
+			return false, nil
+		}
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := path.Join(dir, tmpPrefix+hex.EncodeToString(rnd[:]))
+	if err := l.root.Symlink(target, tmp); err != nil {
+		return false, err
+	}
+	if err := l.root.Rename(tmp, rel); err != nil {
+		l.root.Remove(tmp)
+		return false, err
+	}
+	return true, nil
+}
+
+// hashIs reports whether the regular file rel has the SHA-256 sum (hex),
+// read never through a symbolic link.
+func (l *localFS) hashIs(rel, sum string) bool {
+	if sum == "" || !l.intact(rel, -1) {
+		return false
+	}
+	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == sum
+}
+
 // removeFile removes rel if it is a regular file or a symbolic link
 // (never a directory, never what a link points to). A missing file is not
 // an error.
@@ -270,8 +391,9 @@ func (l *localFS) readFile(rel string, max int64) ([]byte, error) {
 }
 
 // sweepTemp removes leftover temporary files (from an interrupted run) in
-// the directory rel.
-func (l *localFS) sweepTemp(rel string) {
+// the directory rel, and the partial files not in keep when keep is not
+// nil.
+func (l *localFS) sweepTemp(rel string, keep map[string]bool) {
 	if l.checkDirs(path.Join(osPath(rel), "x")) != nil {
 		return
 	}
@@ -282,8 +404,9 @@ func (l *localFS) sweepTemp(rel string) {
 	names, _ := f.Readdirnames(-1)
 	f.Close()
 	for _, n := range names {
-		if strings.HasPrefix(n, tmpPrefix) {
-			l.root.Remove(path.Join(osPath(rel), n))
+		p := path.Join(osPath(rel), n)
+		if strings.HasPrefix(n, tmpPrefix) || keep != nil && strings.HasPrefix(n, partPrefix) && !keep[path.Join(rel, n)] {
+			l.root.Remove(p)
 		}
 	}
 }

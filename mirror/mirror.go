@@ -157,6 +157,16 @@ type Options struct {
 	// Refetch fetches every file again, even when its listing entry did
 	// not change (a file whose content is the same is left alone).
 	Refetch bool
+	// Checksum compares every FTP file that sizes and times show
+	// unchanged by its SHA-256: the server's (HASH, XSHA256) where it
+	// gives one, else by fetching it; and fetches again every gopher
+	// document without a Gopher+ date. A copy with the same bytes is left
+	// alone.
+	Checksum bool
+	// Verify hashes every local copy that is judged unchanged again and
+	// fetches it anew when its SHA-256 is not the one recorded at fetch
+	// time (bit rot, a hand edit).
+	Verify bool
 
 	// Timeout bounds each wait for the server: an FTP reply, data on a
 	// connection, the next bytes of a gopher reply (0: DefaultTimeout). A
@@ -181,6 +191,11 @@ type Progress struct {
 	Rate       float64       // bytes per second since the start
 	Elapsed    time.Duration //
 	Current    []string      // local paths being transferred
+	// ToFetch is the sum of the listed sizes of the files queued for
+	// fetching so far (FTP; gopher gives no sizes), Fetched how much of
+	// them has arrived (a resumed file counts what it had): the progress
+	// line's percentage and ETA.
+	ToFetch, Fetched int64
 }
 
 // EventKind says what happened to the item of an Event.
@@ -196,6 +211,7 @@ const (
 	EventFailed    EventKind = "failed"       // could not be mirrored (Err says why)
 	EventSkipped   EventKind = "skipped"      // deliberately not mirrored (Err says why), or a note without URL
 	EventRecorded  EventKind = "recorded"     // a link, search or session: recorded in the manifest, not fetched
+	EventLinked    EventKind = "linked"       // a symbolic link was made (or replaced) inside the mirror
 	EventDir       EventKind = "dir"          // a directory or menu was read
 	EventWouldGet  EventKind = "would-fetch"  // DryRun: would be fetched (Err says "new" or "changed")
 	EventWouldDel  EventKind = "would-delete" // DryRun: would be deleted
@@ -208,6 +224,9 @@ type Event struct {
 	Path string // local path, relative to Dir
 	Size int64
 	Err  error // for EventFailed and EventSkipped
+	// Why says why a file was fetched (new, changed, unchanged,
+	// would-fetch): what the listing or the server's answers showed.
+	Why string
 }
 
 // Summary says what a run did.
@@ -222,6 +241,7 @@ type Summary struct {
 	Failed     int64         `json:"failed"`
 	Skipped    int64         `json:"skipped"`
 	Recorded   int64         `json:"recorded"` // links, searches, sessions: recorded, not fetched
+	Links      int64         `json:"links"`    // symbolic links made inside the mirror (or there already)
 	Dirs       int64         `json:"dirs"`     // directories or menus read
 	Bytes      int64         `json:"bytes"`    // bytes downloaded (files, listings and menus)
 	Duration   time.Duration `json:"-"`
@@ -278,6 +298,9 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 	defer e.close()
 	return e.run()
 }
+
+// verifyWhy is why Verify fetches a file again.
+const verifyWhy = "--verify: the local copy's SHA-256 is not the one recorded when it was fetched (changed on disk)"
 
 // canonicalURL is the URL as the manifest names it: without a password.
 func canonicalURL(u *urlparse.URL) string {

@@ -18,9 +18,12 @@ const maxComponent = 255
 // segment of a gopher selector, a host name) to one local path component
 // that cannot leave the directory it is created in:
 //
-//   - "%" and the bytes that have no business in a file name — "/", "\",
-//     control bytes (below 0x20, 0x7F, and the C1 controls U+0080–U+009F),
-//     and bytes that are not part of valid UTF-8 — become %XX;
+//   - the bytes that have no business in a file name — "/", "\", control
+//     bytes (below 0x20, 0x7F, and the C1 controls U+0080–U+009F), and
+//     bytes that are not part of valid UTF-8 — become %XX;
+//   - "%" stays as it is ("100%.txt" is saved as "100%.txt", as lftp and
+//     wget save it) unless what follows it would read as an escape: two
+//     hex digits or "~"; then it is %25;
 //   - a leading "." or "@" becomes %2E or %40: no hidden files, never "."
 //     or "..", and the names urlget uses itself (".urlget-…", ".gopher-menu",
 //     "@host:port") cannot come from a server;
@@ -28,8 +31,8 @@ const maxComponent = 255
 //     the name's SHA-256 are appended, so that long names stay distinct.
 //
 // The mapping is one-to-one (apart from the cut of over-long names), so two
-// names never share a file; the empty name gives "%~empty". Decoding the
-// %XX escapes gives the name back.
+// names never share a file; the empty name gives "%~empty". DecodeName
+// gives the name back: every %XX is a byte, any other "%" is itself.
 func EncodeName(name string) string {
 	if name == "" {
 		return "%~empty"
@@ -39,7 +42,7 @@ func EncodeName(name string) string {
 	for i := 0; i < len(name); {
 		c := name[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '%' || i == 0 && (c == '.' || c == '@') {
+			if c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '%' && escapeLike(name[i+1:]) || i == 0 && (c == '.' || c == '@') {
 				writeEscape(&b, c)
 			} else {
 				b.WriteByte(c)
@@ -74,6 +77,36 @@ func EncodeName(name string) string {
 		cut -= 2
 	}
 	return s[:cut] + suffix
+}
+
+// escapeLike reports whether rest, what follows a "%", would make it read
+// as an escape of EncodeName's: two hex digits, or "~".
+func escapeLike(rest string) bool {
+	return strings.HasPrefix(rest, "~") || len(rest) >= 2 && isHex(rest[0]) && isHex(rest[1])
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// DecodeName is EncodeName's inverse (for names that were not cut): every
+// %XX is the byte XX, any other "%" is itself.
+func DecodeName(local string) string {
+	if !strings.Contains(local, "%") {
+		return local
+	}
+	var b strings.Builder
+	for i := 0; i < len(local); i++ {
+		c := local[i]
+		if c == '%' && i+2 < len(local) && isHex(local[i+1]) && isHex(local[i+2]) {
+			v, _ := strconv.ParseUint(local[i+1:i+3], 16, 8)
+			b.WriteByte(byte(v))
+			i += 2
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func writeEscape(b *strings.Builder, c byte) {

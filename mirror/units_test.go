@@ -20,7 +20,12 @@ func TestEncodeName(t *testing.T) {
 		{"..", "%2E."},
 		{"a/b", "a%2Fb"},
 		{"a\\b", "a%5Cb"},
-		{"100%", "100%25"},
+		{"100%", "100%"},
+		{"100%.txt", "100%.txt"},
+		{"a%2Fb", "a%252Fb"},
+		{"%~empty", "%25~empty"},
+		{"50%off", "50%off"},
+		{"%af", "%25af"},
 		{"@x", "%40x"},
 		{"x@y.z", "x@y.z"},
 		{"tab\there", "tab%09here"},
@@ -42,7 +47,7 @@ func TestEncodeName(t *testing.T) {
 }
 
 func FuzzEncodeName(f *testing.F) {
-	for _, s := range []string{"", ".", "..", "a/b", "%41", "\x00", strings.Repeat("x", 300)} {
+	for _, s := range []string{"", ".", "..", "a/b", "%41", "\x00", strings.Repeat("x", 300), "100%", "%~x", "%%41", "%4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -56,9 +61,12 @@ func FuzzEncodeName(f *testing.F) {
 			}
 		}
 		// One to one (below the length cut): a different name, a
-		// different result.
+		// different result, and DecodeName gives the name back.
 		if len(s) < 60 && EncodeName(s+"x") == e {
 			t.Fatalf("EncodeName(%q) = EncodeName(%q)", s, s+"x")
+		}
+		if len(e) < 200 && s != "" && DecodeName(e) != s {
+			t.Fatalf("DecodeName(EncodeName(%q)) = %q", s, DecodeName(e))
 		}
 	})
 }
@@ -223,14 +231,14 @@ func TestFTPLimitsAndFilters(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "--max-depth 1 reached") {
 		t.Errorf("max-depth: %v", err)
 	}
-	if got, want := keys(tree(t, dir)), []string{"a/one.txt", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
+	if got, want := keys(tree(t, dir)), []string{"a/one.txt", "link", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("max-depth: %q, want %q", got, want)
 	}
 
 	// --max-files 2: two files, and no deletion of what was not reached.
 	dir = t.TempDir()
 	sum, err = Run(context.Background(), Options{URL: url, Dir: dir, MaxFiles: 2, Parallel: 1})
-	if !errors.Is(err, ErrIncomplete) || sum.New != 2 || len(tree(t, dir)) != 2 {
+	if !errors.Is(err, ErrIncomplete) || sum.New != 2 || sum.Links != 1 || len(tree(t, dir)) != 3 { // and the link
 		t.Errorf("max-files: %v, %+v", err, countsOf(sum))
 	}
 

@@ -37,7 +37,8 @@ DIR/.urlget-mirror.jsonl is the manifest (one JSON line per URL) that makes
 the next run incremental; delete it to start afresh.
 
 FTP: the tree below URL, listed with MLSD, LIST or NLST; files get the
-server's modification times; symbolic links are recorded, not followed.
+server's modification times; symbolic links inside the tree are made as
+links, those pointing outside it recorded, not made.
 Gopher: menus crawled from URL on its host and port; every menu saved byte
 for byte as DIR/<selector>/.gopher-menu, every document as DIR/<selector>;
 search, telnet and h URL: items recorded, not followed; robots.txt obeyed.
@@ -77,6 +78,7 @@ type mirrorOpts struct {
 	spanHosts           bool
 	rewriteMenus        bool
 	noRobots, refetch   bool
+	checksum, verify    bool
 	jsonOut             bool
 	quiet, verbose      bool
 	trace               bool
@@ -119,6 +121,8 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.rewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
+	fs.BoolVar(&o.verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
+	fs.BoolVar(&o.checksum, "checksum", false, "ftp: compare files that look unchanged by SHA-256: the server's (HASH, XSHA256), else by fetching them")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
@@ -230,7 +234,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		MaxFiles: o.maxFiles, MaxBytes: o.maxBytesN, MaxDepth: o.maxDepth,
 		Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude,
-		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch,
+		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum, Verify: o.verify,
 	}
 	if o.retry == 0 {
 		opt.Retries = -1
@@ -334,13 +338,19 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		return
 	case mirror.EventWouldGet:
 		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
+		if c.o.verbose && ev.Why != "" && ev.Why != ev.Err.Error() {
+			line += ": " + ev.Why
+		}
 	case mirror.EventWouldDel:
 		line = fmt.Sprintf("would delete %s", shown(ev.Path, ev.URL))
-	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted:
+	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted, mirror.EventUnchanged, mirror.EventLinked, mirror.EventRecorded:
 		if !c.o.verbose {
 			return
 		}
 		line = fmt.Sprintf("%-9s %s", ev.Kind, shown(ev.Path, ev.URL))
+		if ev.Why != "" && ev.Why != string(ev.Kind) {
+			line += " (" + ev.Why + ")"
+		}
 	case mirror.EventGone:
 		if !c.o.verbose {
 			return
@@ -388,6 +398,11 @@ func shown(p, url string) string {
 // bytes, rate, and what is being transferred.
 func (c *mirrorCmd) progress(p mirror.Progress) {
 	line := fmt.Sprintf("%d/%d files, %d dirs, %s, %s/s", p.FilesDone, p.FilesKnown, p.Dirs, sizeStr(p.Bytes), sizeStr(int64(p.Rate)))
+	if p.ToFetch > 0 {
+		line = fmt.Sprintf("%d/%d files, %s of %s (%d%%), %s/s%s, %d dirs", p.FilesDone, p.FilesKnown,
+			sizeStr(p.Fetched), sizeStr(p.ToFetch), percentOf(p.Fetched, p.ToFetch), sizeStr(int64(p.Rate)),
+			etaStr(p.ToFetch-p.Fetched, p.Rate), p.Dirs)
+	}
 	if len(p.Current) > 0 {
 		line += "  " + strings.Join(p.Current, " ")
 	}
@@ -399,6 +414,23 @@ func (c *mirrorCmd) progress(p mirror.Progress) {
 	defer c.mu.Unlock()
 	fmt.Fprintf(c.out, "\r\x1b[K%s", line)
 	c.drawn = true
+}
+
+// percentOf is done as a whole percentage of total (at most 100).
+func percentOf(done, total int64) int64 {
+	if total <= 0 {
+		return 0
+	}
+	return min(100, done*100/total)
+}
+
+// etaStr is ", ETA …" for left bytes at rate bytes a second ("" when
+// there is no rate yet).
+func etaStr(left int64, rate float64) string {
+	if rate <= 0 || left <= 0 {
+		return ""
+	}
+	return ", ETA " + (time.Duration(float64(left)/rate) * time.Second).Round(time.Second).String()
 }
 
 func (c *mirrorCmd) clearLocked() {
@@ -455,9 +487,13 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		if sum.Gone > 0 {
 			deleted += fmt.Sprintf(", %d gone (kept)", sum.Gone)
 		}
-		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %d %s; %s in %.1f s\n",
+		dirs := fmt.Sprintf("%d %s", sum.Dirs, plural(int(sum.Dirs), "directory", "directories"))
+		if sum.Links > 0 {
+			dirs += fmt.Sprintf(", %d %s", sum.Links, plural(int(sum.Links), "link", "links"))
+		}
+		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
 			verb, fetch.Sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
-			sum.Dirs, plural(int(sum.Dirs), "directory", "directories"), sizeStr(sum.Bytes), sum.Seconds)
+			dirs, sizeStr(sum.Bytes), sum.Seconds)
 	}
 	var fe *fetch.Error
 	switch {
