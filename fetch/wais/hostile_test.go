@@ -176,7 +176,8 @@ func TestRequestsMatchCaptures(t *testing.T) {
 		check("retrieval of apple.txt", ws[2].Bytes, func() { fetchAll(t, c, apple.URL) })
 		check("first chunk of big.txt", ws[3].Bytes, func() { fetchAll(t, c, big.URL) })
 	}
-	// The URL Lynx wrote for apple.txt (wais.md §7), on this server.
+	// The URL Lynx wrote for apple.txt, on this server: the DocID's
+	// fields as "N=value;" after the type and the length.
 	const lynx = "/test/TEXT/124/1=vm%3A22100;2=/tmp/wais-build/db/test;3=0%20124%20/tmp/wais-build/data/apple.txt;4=vm%3A22100;5=/tmp/wais-build/db/test;6=0%20124%20/tmp/wais-build/data/apple.txt;7=%00;"
 	check("Lynx's URL", capture.Find(msgs, 3, true)[0].Bytes, func() {
 		got, _, err := fetchAll(t, lockstep, "wais://"+s.Addr()+lynx)
