@@ -69,7 +69,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			{anon + "/pub/a/b/c/deep.txt", "pub/a/b/c/deep.txt"}, // guessed ASCII: no CR in it
 			{anon + "/pub/binary.bin", "pub/binary.bin"},
 		} {
-			body, res, err := get(t, realClient(nil, nil), tc.url)
+			res, body, err := get(t, realClient(nil, nil), tc.url)
 			if err != nil {
 				t.Errorf("%s: %v", tc.url, err)
 				continue
@@ -88,20 +88,20 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 	})
 
 	t.Run("UserLogin", func(t *testing.T) {
-		body, _, err := get(t, realClient(nil, nil), user+"/private.txt;type=i")
+		_, body, err := get(t, realClient(nil, nil), user+"/private.txt;type=i")
 		if err != nil || !bytes.Equal(body, testserver.FTPHomeFiles["private.txt"]) {
 			t.Errorf("private.txt: %q, %v", body, err)
 		}
 		// An absolute path with %2F.
 		abs := strings.ReplaceAll(strings.TrimPrefix(s.Anon, "/"), "/", "%2F")
-		body, _, err = get(t, realClient(nil, nil), user+"/%2F"+abs+"/readme.txt;type=i")
+		_, body, err = get(t, realClient(nil, nil), user+"/%2F"+abs+"/readme.txt;type=i")
 		if err != nil || !bytes.Equal(body, files["readme.txt"]) {
 			t.Errorf("%%2F absolute path: %q, %v", body, err)
 		}
 		// Same with -u instead of URL userinfo.
 		c := realClient(nil, nil)
 		c.User, c.Password, c.HasPassword = testserver.FTPUser, testserver.FTPPassword, true
-		body, _, err = get(t, c, anon+"/private.txt;type=i")
+		_, body, err = get(t, c, anon+"/private.txt;type=i")
 		if err != nil || !bytes.Equal(body, testserver.FTPHomeFiles["private.txt"]) {
 			t.Errorf("-u: %q, %v", body, err)
 		}
@@ -111,7 +111,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 		// "//pub/hello.txt": a bare CWD, then CWD pub. pure-ftpd takes a
 		// bare CWD to the login directory; vsftpd (550) and ProFTPD (501)
 		// refuse it, which is ErrAccessDenied.
-		body, _, err := get(t, realClient(nil, nil), anon+"//pub/hello.txt;type=i")
+		_, body, err := get(t, realClient(nil, nil), anon+"//pub/hello.txt;type=i")
 		if kind == testserver.PureFTPd {
 			if err != nil || !bytes.Equal(body, files["pub/hello.txt"]) {
 				t.Errorf("pure-ftpd: %q, %v", body, err)
@@ -122,20 +122,20 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 	})
 
 	t.Run("Typecodes", func(t *testing.T) {
-		body, _, err := get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=a")
+		_, body, err := get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=a")
 		if want := asciiDownload(kind, files["pub/hello.txt"]); err != nil || !bytes.Equal(body, want) {
 			t.Errorf(";type=a: %q, %v; want %q", body, err, want)
 		}
 		// No typecode: .txt is guessed ASCII.
-		body, _, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt")
+		_, body, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt")
 		if want := asciiDownload(kind, files["pub/hello.txt"]); err != nil || !bytes.Equal(body, want) {
 			t.Errorf("guessed: %q, %v; want %q", body, err, want)
 		}
-		body, _, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=i")
+		_, body, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=i")
 		if err != nil || !bytes.Equal(body, files["pub/hello.txt"]) {
 			t.Errorf(";type=i: %q, %v", body, err)
 		}
-		body, res, err := get(t, realClient(nil, nil), anon+"/pub/;type=d")
+		res, body, err := get(t, realClient(nil, nil), anon+"/pub/;type=d")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +264,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			{"ftp-method": "singlecwd"},
 			{"ftp-method": "nocwd"},
 		} {
-			body, _, err := get(t, realClient(nil, opts), anon+"/pub/binary.bin")
+			_, body, err := get(t, realClient(nil, opts), anon+"/pub/binary.bin")
 			if err != nil || !bytes.Equal(body, data) {
 				t.Errorf("%v: %d bytes, %v", opts, len(body), err)
 			}
@@ -296,7 +296,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 		var control, data atomic.Int64
 		c.Dialer = countDialer{s.Addr, &control, &data}
 		for i, p := range paths {
-			body, _, err := get(t, c, anon+p)
+			_, body, err := get(t, c, anon+p)
 			if (err != nil) != (i == 3) {
 				t.Errorf("%s: %v", p, err)
 			}
