@@ -1,8 +1,10 @@
 package fetch
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	nethttp "net/http"
 	"strconv"
 	"strings"
@@ -34,8 +36,9 @@ import (
 // Content-Range, and otherwise 200 with the whole resource, which HTTP
 // allows a server to send for any Range. Other forms of Range are ignored.
 //
-// A fetch that fails because the resource is missing (ErrNotFound) is a
-// 404 reply, one refused (ErrAccessDenied, ErrLoginDenied) a 403, and a
+// A fetch that fails because the resource is missing (ErrNotFound, or a
+// file that does not exist) is a 404 reply, one refused (ErrAccessDenied,
+// ErrLoginDenied, or a file that may not be read) a 403, and a
 // range past the end (ErrResume) a 416; the reply's body is the error's
 // text. Every other failure is no reply at all, so RoundTrip returns the
 // *Error, as net/http's contract asks of a failure to obtain a response.
@@ -209,15 +212,16 @@ func parseRange(h string) (first, last int64, ok bool) {
 }
 
 // errorResponse is the reply for a fetch that failed with err: a status
-// for the kinds that are the server's answer, else err itself.
+// for the kinds that are the server's answer (and for a local file that
+// is missing or may not be read, ErrFileRead), else err itself.
 func errorResponse(req *nethttp.Request, err error) (*nethttp.Response, error) {
 	var code int
-	switch KindOf(err) {
-	case ErrNotFound:
+	switch k := KindOf(err); {
+	case k == ErrNotFound, errors.Is(err, fs.ErrNotExist):
 		code = nethttp.StatusNotFound
-	case ErrAccessDenied, ErrLoginDenied:
+	case k == ErrAccessDenied, k == ErrLoginDenied, errors.Is(err, fs.ErrPermission):
 		code = nethttp.StatusForbidden
-	case ErrResume:
+	case k == ErrResume:
 		code = nethttp.StatusRequestedRangeNotSatisfiable
 	default:
 		return nil, err

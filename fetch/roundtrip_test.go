@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // bridge is an http.Client whose transport reaches the gopher scheme
@@ -346,5 +349,30 @@ func TestRoundTripperGopher(t *testing.T) {
 	resp, body = bridgeGet(t, c, srv.URL("0/nothing"))
 	if resp.StatusCode != 404 || !strings.Contains(body, "does not exist") {
 		t.Errorf("missing item: %q %q", resp.Status, body)
+	}
+}
+
+// A file URL has no host, which net/http's own transport refuses: the
+// registered RoundTripper answers it, and the file seeks for a range.
+func TestRoundTripperFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "data.txt")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(p, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{}
+	fetch.RegisterProtocols(tr, &fetch.Client{})
+	c := &http.Client{Transport: tr}
+	resp, body := bridgeGet(t, c, urlparse.FileURL(p), "Range", "bytes=7-")
+	if resp.StatusCode != 206 || body != "789" || resp.Header.Get("Content-Range") != "bytes 7-9/10" ||
+		resp.Header.Get("Last-Modified") != "Wed, 01 May 2024 12:00:00 GMT" {
+		t.Errorf("got %q %q, header %v", resp.Status, body, resp.Header)
+	}
+	resp, _ = bridgeGet(t, c, urlparse.FileURL(p+".absent"))
+	if resp.StatusCode != 404 {
+		t.Errorf("a missing file: %q", resp.Status)
 	}
 }
