@@ -43,13 +43,7 @@ func fetchAll(t testing.TB, c *fetch.Client, url string) (*fetch.Resource, []byt
 }
 
 func doAll(c *fetch.Client, ctx context.Context, req *fetch.Request) (*fetch.Resource, []byte, error) {
-	res, err := c.Do(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res, b, err
+	return fetchtest.Read(c.Do(ctx, req))
 }
 
 func wantExit(t *testing.T, what string, err error, code int) {
@@ -451,16 +445,6 @@ func TestNetrcParse(t *testing.T) {
 	}
 }
 
-func clearProxyEnv(t *testing.T) {
-	for _, k := range []string{"http_proxy", "https_proxy", "ftp_proxy", "gopher_proxy", "news_proxy", "nntp_proxy",
-		"wais_proxy", "all_proxy", "no_proxy", "telnet_proxy", "gophers_proxy", "nntps_proxy", "prospero_proxy"} {
-		for _, name := range []string{k, strings.ToUpper(k)} {
-			t.Setenv(name, "")
-			os.Unsetenv(name)
-		}
-	}
-}
-
 func TestProxyFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -491,7 +475,7 @@ func TestProxyFromEnv(t *testing.T) {
 		{"no_proxy cidr", map[string]string{"http_proxy": "http://p", "no_proxy": "10.0.0.0/8, 192.168.1.1"}, "http://10.2.3.4/", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clearProxyEnv(t)
+			fetchtest.ClearProxyEnv(t)
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
@@ -508,7 +492,7 @@ func TestProxyFromEnv(t *testing.T) {
 			}
 		})
 	}
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	t.Setenv("http_proxy", "socks4://old")
 	if _, err := fetch.ProxyFromEnv(parse(t, "http://a.example/")); fetch.KindOf(err) != fetch.ErrUnsupported {
 		t.Errorf("socks4 proxy: %v, want ErrUnsupported", err)
@@ -543,7 +527,7 @@ func TestNoProxyMatch(t *testing.T) {
 }
 
 func TestClientProxyOverride(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	t.Setenv("http_proxy", "http://env-proxy:1")
 	t.Setenv("no_proxy", "skip.example")
 	x, err := fetch.ParseProxy("cli-proxy:2")
@@ -583,7 +567,7 @@ func newProxy(t *testing.T) *fetchtest.Proxy {
 }
 
 func TestHTTPProxyAndGateway(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	p := newProxy(t)
 	proxy, err := fetch.ParseProxy("http://puser:ppass@" + p.Addr)
 	if err != nil {
@@ -636,7 +620,7 @@ func TestHTTPProxyAndGateway(t *testing.T) {
 }
 
 func TestHTTPSThroughConnect(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "tunnelled") }))
 	defer srv.Close()
 	p := newProxy(t)
@@ -658,7 +642,7 @@ func newSOCKS(t *testing.T, target string, needAuth bool) *fetchtest.SOCKS5 {
 }
 
 func TestSOCKS5(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "socks ok "+r.Host)
 	}))

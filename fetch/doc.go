@@ -35,6 +35,9 @@
 // Client.CloseIdleConnections ends the connections fetchers keep between
 // requests (see IdleCloser).
 //
+// A net/http program reaches the same schemes through RoundTripper, which
+// RegisterProtocols registers on an http.Transport.
+//
 // # Response metadata
 //
 // A Resource's Meta is what the server said before the body: size, times,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -245,4 +246,39 @@ func ExampleLimiter() {
 	c := &fetch.Client{LimitRate: l, LowSpeedLimit: 1024, LowSpeedTime: 30 * time.Second}
 	_ = c
 	// Output: 32768 <nil> true
+}
+
+// A net/http program reaches the other schemes through a RoundTripper
+// registered on its Transport: here a gopher server on this machine.
+func ExampleRegisterProtocols() {
+	srv, err := gophertest.Listen(&gophertest.Site{Items: map[string]*gophertest.Item{
+		"/hello": {Type: '0', Data: []byte("hello, gopher\n")},
+	}}, false)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	t := &http.Transport{}
+	fetch.RegisterProtocols(t, &fetch.Client{NoProxy: "*"})
+	hc := &http.Client{Transport: t}
+
+	resp, err := hc.Get(srv.URL("0/hello"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(resp.Status, resp.Header.Get("Content-Type"))
+	io.Copy(os.Stdout, resp.Body)
+	resp.Body.Close()
+
+	resp, err = hc.Get(srv.URL("0/missing"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status)
+	// Output:
+	// 200 OK text/plain
+	// hello, gopher
+	// 404 Not Found
 }

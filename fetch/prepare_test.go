@@ -29,7 +29,7 @@ func mustParse(t *testing.T, s string) *urlparse.URL {
 // Prepare gives what Do gives a Fetcher: credentials from -u, the URL and
 // netrc, a Dialer through the SOCKS proxy, the HTTP proxy named.
 func TestPrepare(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	netrc := filepath.Join(t.TempDir(), "netrc")
 	os.WriteFile(netrc, []byte("machine ftp.example login nuser password npass\nmachine other.example login ouser password opass\n"), 0o600)
 

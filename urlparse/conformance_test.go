@@ -14,11 +14,12 @@ import (
 	"testing"
 )
 
-// The conformance cases come from public URI test suites, collected in the
-// project's shared/conformance/rfc3986-cases.json. The permissively licensed
-// ones are copied into testdata/rfc3986-permissive.json (see
-// testdata/NOTICE); the uriparser ones, whose test files are LGPL-2.1, are
-// read from the shared directory beside the checkout at test time.
+// The conformance cases come from public URI test suites, collected by the
+// project in one file kept outside the repository (sharedCases). The
+// permissively licensed ones are copied into
+// testdata/rfc3986-permissive.json (see testdata/NOTICE); the uriparser
+// ones, whose test files are LGPL-2.1, are not in the repository: they are
+// checked only where that collection is present.
 
 const (
 	permissiveCases = "testdata/rfc3986-permissive.json"
@@ -141,8 +142,8 @@ func loadPermissive(t testing.TB) *caseFile {
 	return f
 }
 
-// loadShared returns the whole shared case file, or skips the test when the
-// shared directory is not beside the checkout (fails instead when CI is set).
+// loadShared returns the whole case collection, or skips the test where it
+// is not present (fails instead when CI is set).
 func loadShared(t testing.TB) *caseFile {
 	t.Helper()
 	if _, err := os.Stat(sharedCases); errors.Is(err, fs.ErrNotExist) {
@@ -180,8 +181,8 @@ func lgplOnly(f *caseFile) *caseFile {
 	return &g
 }
 
-// TestConformance runs the permissive cases from testdata and the uriparser
-// cases from ../../shared.
+// TestConformance runs the permissive cases from testdata and, where the
+// collection is present, the uriparser cases.
 func TestConformance(t *testing.T) {
 	perm := loadPermissive(t)
 	var strict [2]int
@@ -289,7 +290,7 @@ var errorOffsetDeviations = map[string]struct {
 	ours int
 	why  string
 }{
-	// uriparser (LGPL, read from ../../shared)
+	// uriparser (LGPL, not in the repository)
 	"parse-0096": {17, "port \"80path1\": ours at 'p'; uriparser at the '/' ending the authority, which lacked '@'"},
 	// fluent-uri
 	"parse-0369": {21, "port \"80ab\": ours at 'a'; fluent-uri at the end of the input, which lacked '@'"},

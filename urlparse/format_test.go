@@ -50,7 +50,7 @@ func TestBuilderStrings(t *testing.T) {
 		{WAISDocFieldsURL("127.0.0.1", 22100, "test", "TEXT", "124", []WAISField{{1, "vm:22100"}, {2, "/tmp/wais-build/db/test"},
 			{3, "0 124 /tmp/wais-build/data/apple.txt"}, {4, "vm:22100"}, {5, "/tmp/wais-build/db/test"},
 			{6, "0 124 /tmp/wais-build/data/apple.txt"}, {7, "\x00"}}),
-			// The URL Lynx writes for this DocID (wais.md §7).
+			// The URL Lynx writes for this DocID (see lynxDocURL).
 			"wais://127.0.0.1:22100/test/TEXT/124/1=vm%3A22100;2=/tmp/wais-build/db/test;3=0%20124%20/tmp/wais-build/data/apple.txt;4=vm%3A22100;5=/tmp/wais-build/db/test;6=0%20124%20/tmp/wais-build/data/apple.txt;7=%00;"},
 		{WAISDocFieldsURL("h", 0, "db", "WSRC", "", []WAISField{{2, "a;b=c~"}}), "wais://h/db/WSRC/2=a%3Bb%3Dc%7E;"},
 		{ProsperoURL("h", 1525, "/a/b", []Field{{"OBJECT-VERSION", "3"}}), "prospero://h//a/b;OBJECT-VERSION=3"},

@@ -5,8 +5,10 @@ import (
 	"testing"
 )
 
-// lynxDocURL is a document URL Lynx wrote for the freeWAIS-sf test server
-// (/work/shared/protocols/wais.md §7).
+// lynxDocURL is a document URL Lynx wrote for the freeWAIS-sf test server:
+// after the database, the type and the length, each field of the DocID as
+// "N=value;" (1 and 4 the server, 2 and 5 the database, 3 and 6 the local
+// id, 7 the copyright byte), escaped where a URL needs it.
 const lynxDocURL = "wais://127.0.0.1:22100/test/TEXT/124/1=vm%3A22100;2=/tmp/wais-build/db/test;3=0%20124%20/tmp/wais-build/data/apple.txt;4=vm%3A22100;5=/tmp/wais-build/db/test;6=0%20124%20/tmp/wais-build/data/apple.txt;7=%00;"
 
 func TestWAIS(t *testing.T) {

@@ -36,19 +36,6 @@ func fileURL(path string) string {
 	return b.String()
 }
 
-// pattern is deterministic content that is not all one byte.
-func pattern(n int) []byte {
-	b := make([]byte, n)
-	x := uint32(2463534242)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
-	}
-	return b
-}
-
 func write(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -61,7 +48,7 @@ func write(t *testing.T, path string, data []byte) {
 
 func TestConformance(t *testing.T) {
 	dir := t.TempDir()
-	body := pattern(300 << 10)
+	body := fetchtest.Pattern(300 << 10)
 	write(t, filepath.Join(dir, "known.bin"), body)
 	write(t, filepath.Join(dir, "sub", "one.txt"), []byte("one\n"))
 	write(t, filepath.Join(dir, "sub", "two words.txt"), []byte("two\n"))
@@ -253,7 +240,7 @@ func TestHead(t *testing.T) {
 func TestTruncatedWhileReading(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
-	write(t, p, pattern(100<<10))
+	write(t, p, fetchtest.Pattern(100<<10))
 	for _, viaCopy := range []bool{false, true} {
 		res, err := open(t, nil, fileURL(p))
 		if err != nil {
@@ -271,14 +258,14 @@ func TestTruncatedWhileReading(t *testing.T) {
 		if fetch.KindOf(err) != fetch.ErrPartial || fetch.ExitCode(err) != 18 {
 			t.Errorf("copy=%v: reading a file truncated under us: %v; want ErrPartial (18)", viaCopy, err)
 		}
-		write(t, p, pattern(100<<10))
+		write(t, p, fetchtest.Pattern(100<<10))
 	}
 }
 
 func TestSizeCap(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
-	write(t, p, pattern(1000))
+	write(t, p, fetchtest.Pattern(1000))
 	c := &fetch.Client{MaxFileSize: 999}
 	res, err := open(t, c, fileURL(p))
 	if err == nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/urlparse"
@@ -72,15 +73,9 @@ func ctx(t *testing.T) context.Context {
 }
 
 // get fetches url whole.
-func get(t *testing.T, c *fetch.Client, url string) ([]byte, *fetch.Resource, error) {
+func get(t *testing.T, c *fetch.Client, url string) (*fetch.Resource, []byte, error) {
 	t.Helper()
-	res, err := c.Open(ctx(t), url)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return b, res, err
+	return fetchtest.Read(c.Open(ctx(t), url))
 }
 
 func lines(s string) []string { return strings.Split(s, "\n") }
@@ -133,7 +128,7 @@ func TestCommandSequence(t *testing.T) {
 		t.Run(tc.path+fmt.Sprint(tc.opts), func(t *testing.T) {
 			s := newServer(t)
 			c := client(nil, tc.opts)
-			body, res, err := get(t, c, "ftp://"+s.Addr+tc.path)
+			res, body, err := get(t, c, "ftp://"+s.Addr+tc.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +153,7 @@ func TestCommandSequence(t *testing.T) {
 
 func TestLoginUser(t *testing.T) {
 	s := newServer(t)
-	body, _, err := get(t, client(nil, nil), "ftp://urlget:secret@"+s.Addr+"/private.bin")
+	_, body, err := get(t, client(nil, nil), "ftp://urlget:secret@"+s.Addr+"/private.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +274,7 @@ func TestPASVAddressIgnored(t *testing.T) {
 	s := newServer(t)
 	configure(s, func(s *ftptest.Server) { s.NoEPSV = true })
 	configure(s, func(s *ftptest.Server) { s.PASVAddress = "127.0.0.2" })
-	body, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/pub/binary.bin")
+	_, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/pub/binary.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +302,7 @@ func TestActiveMode(t *testing.T) {
 		t.Run(tc.port+strconv.FormatBool(tc.noEPRT), func(t *testing.T) {
 			s := newServer(t)
 			configure(s, func(s *ftptest.Server) { s.NoEPRT = tc.noEPRT })
-			body, _, err := get(t, client(nil, map[string]string{"ftp-port": tc.port}), "ftp://"+s.Addr+"/pub/binary.bin")
+			_, body, err := get(t, client(nil, map[string]string{"ftp-port": tc.port}), "ftp://"+s.Addr+"/pub/binary.bin")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -556,7 +551,7 @@ func TestReuseStaleConnection(t *testing.T) {
 			return false
 		}
 	})
-	body, _, err := get(t, c, "ftp://"+s.Addr+"/pub/binary.bin")
+	_, body, err := get(t, c, "ftp://"+s.Addr+"/pub/binary.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -660,7 +655,7 @@ func TestListing(t *testing.T) {
 		{nil, "LIST"},
 		{map[string]string{"ftp-mlsd": "1"}, "MLSD"},
 	} {
-		_, res, err := get(t, client(nil, tc.opts), "ftp://"+s.Addr+"/pub/")
+		res, _, err := get(t, client(nil, tc.opts), "ftp://"+s.Addr+"/pub/")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -832,7 +827,7 @@ func TestAccount(t *testing.T) {
 				return false
 			}
 		})
-		body, _, err := get(t, client(nil, map[string]string{"ftp-account": "acct1"}), "ftp://"+s.Addr+"/readme")
+		_, body, err := get(t, client(nil, map[string]string{"ftp-account": "acct1"}), "ftp://"+s.Addr+"/readme")
 		if err != nil || string(body) != "readme\n" {
 			t.Errorf("332 after %s: %q, %v", after, body, err)
 		}

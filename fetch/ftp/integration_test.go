@@ -69,7 +69,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			{anon + "/pub/a/b/c/deep.txt", "pub/a/b/c/deep.txt"}, // no typecode: binary
 			{anon + "/pub/binary.bin", "pub/binary.bin"},
 		} {
-			body, res, err := get(t, realClient(nil, nil), tc.url)
+			res, body, err := get(t, realClient(nil, nil), tc.url)
 			if err != nil {
 				t.Errorf("%s: %v", tc.url, err)
 				continue
@@ -84,20 +84,20 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 	})
 
 	t.Run("UserLogin", func(t *testing.T) {
-		body, _, err := get(t, realClient(nil, nil), user+"/private.txt;type=i")
+		_, body, err := get(t, realClient(nil, nil), user+"/private.txt;type=i")
 		if err != nil || !bytes.Equal(body, testserver.FTPHomeFiles["private.txt"]) {
 			t.Errorf("private.txt: %q, %v", body, err)
 		}
 		// An absolute path with %2F.
 		abs := strings.ReplaceAll(strings.TrimPrefix(s.Anon, "/"), "/", "%2F")
-		body, _, err = get(t, realClient(nil, nil), user+"/%2F"+abs+"/readme.txt;type=i")
+		_, body, err = get(t, realClient(nil, nil), user+"/%2F"+abs+"/readme.txt;type=i")
 		if err != nil || !bytes.Equal(body, files["readme.txt"]) {
 			t.Errorf("%%2F absolute path: %q, %v", body, err)
 		}
 		// Same with -u instead of URL userinfo.
 		c := realClient(nil, nil)
 		c.User, c.Password, c.HasPassword = testserver.FTPUser, testserver.FTPPassword, true
-		body, _, err = get(t, c, anon+"/private.txt;type=i")
+		_, body, err = get(t, c, anon+"/private.txt;type=i")
 		if err != nil || !bytes.Equal(body, testserver.FTPHomeFiles["private.txt"]) {
 			t.Errorf("-u: %q, %v", body, err)
 		}
@@ -107,7 +107,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 		// "//pub/hello.txt": a bare CWD, then CWD pub. pure-ftpd takes a
 		// bare CWD to the login directory; vsftpd (550) and ProFTPD (501)
 		// refuse it, which is ErrAccessDenied.
-		body, _, err := get(t, realClient(nil, nil), anon+"//pub/hello.txt;type=i")
+		_, body, err := get(t, realClient(nil, nil), anon+"//pub/hello.txt;type=i")
 		if kind == testserver.PureFTPd {
 			if err != nil || !bytes.Equal(body, files["pub/hello.txt"]) {
 				t.Errorf("pure-ftpd: %q, %v", body, err)
@@ -118,20 +118,20 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 	})
 
 	t.Run("Typecodes", func(t *testing.T) {
-		body, _, err := get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=a")
+		_, body, err := get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=a")
 		if want := asciiDownload(kind, files["pub/hello.txt"]); err != nil || !bytes.Equal(body, want) {
 			t.Errorf(";type=a: %q, %v; want %q", body, err, want)
 		}
 		// No typecode: the server's bytes, whatever the name (as curl).
-		body, _, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt")
+		_, body, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt")
 		if want := files["pub/hello.txt"]; err != nil || !bytes.Equal(body, want) {
 			t.Errorf("no typecode: %q, %v; want %q", body, err, want)
 		}
-		body, _, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=i")
+		_, body, err = get(t, realClient(nil, nil), anon+"/pub/hello.txt;type=i")
 		if err != nil || !bytes.Equal(body, files["pub/hello.txt"]) {
 			t.Errorf(";type=i: %q, %v", body, err)
 		}
-		body, res, err := get(t, realClient(nil, nil), anon+"/pub/;type=d")
+		res, body, err := get(t, realClient(nil, nil), anon+"/pub/;type=d")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 			{"ftp-method": "singlecwd"},
 			{"ftp-method": "nocwd"},
 		} {
-			body, _, err := get(t, realClient(nil, opts), anon+"/pub/binary.bin")
+			_, body, err := get(t, realClient(nil, opts), anon+"/pub/binary.bin")
 			if err != nil || !bytes.Equal(body, data) {
 				t.Errorf("%v: %d bytes, %v", opts, len(body), err)
 			}
@@ -295,7 +295,7 @@ func testReal(t *testing.T, s *testserver.FTPServer) {
 		var control, data atomic.Int64
 		c.Dialer = countDialer{s.Addr, &control, &data}
 		for i, p := range paths {
-			body, _, err := get(t, c, anon+p)
+			_, body, err := get(t, c, anon+p)
 			if (err != nil) != (i == 3) {
 				t.Errorf("%s: %v", p, err)
 			}

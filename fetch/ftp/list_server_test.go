@@ -46,7 +46,7 @@ func TestListVMSServer(t *testing.T) {
 	if strings.Join(got, "|") != want {
 		t.Fatalf("entries %q, want %q", strings.Join(got, "|"), want)
 	}
-	body, _, err := get(t, c, urls["README.TXT;1"])
+	_, body, err := get(t, c, urls["README.TXT;1"])
 	if err != nil || string(body) != "read me\n" {
 		t.Errorf("GET %s: %q, %v", urls["README.TXT;1"], body, err)
 	}

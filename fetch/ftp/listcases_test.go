@@ -13,8 +13,8 @@ import (
 )
 
 // The listing cases come from the test suites of jlaffaye/ftp, Apache
-// commons-net, node-ftp and basic-ftp, collected in the project's
-// shared/conformance/ftp-list-cases.json; all four are permissively
+// commons-net, node-ftp and basic-ftp, collected by the project in a file
+// kept outside the repository (sharedListCases); all four are permissively
 // licensed, so the file is copied whole into testdata (see testdata/NOTICE).
 const (
 	listCasesFile   = "testdata/ftp-list-cases.json"
@@ -253,8 +253,8 @@ func TestListCases(t *testing.T) {
 	t.Logf("agree on %d of %d scored cases (%s); %d deliberate differences", total.agree, total.scored, strings.Join(parts, ", "), len(listDifferences))
 }
 
-// TestListCasesCopy checks that testdata holds the shared file unchanged
-// (skipped when the shared directory is not beside the checkout).
+// TestListCasesCopy checks that testdata holds the collection's file
+// unchanged (skipped where the collection is not present).
 func TestListCasesCopy(t *testing.T) {
 	shared, err := os.ReadFile(sharedListCases)
 	if err != nil {

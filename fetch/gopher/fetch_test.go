@@ -36,13 +36,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 // get fetches url and reads the whole body.
 func get(t *testing.T, c *fetch.Client, url string) (*fetch.Resource, []byte, error) {
 	t.Helper()
-	res, err := c.Open(ctxT(t, 20*time.Second), url)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res, b, err
+	return fetchtest.Read(c.Open(ctxT(t, 20*time.Second), url))
 }
 
 func mustGet(t *testing.T, c *fetch.Client, url string) (*fetch.Resource, []byte) {
@@ -52,16 +46,6 @@ func mustGet(t *testing.T, c *fetch.Client, url string) (*fetch.Resource, []byte
 		t.Fatalf("%s: %v", url, err)
 	}
 	return res, b
-}
-
-func wantKind(t *testing.T, err error, k fetch.Kind) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want kind %d (exit %d)", k, k.ExitCode())
-	}
-	if got := fetch.KindOf(err); got != k {
-		t.Fatalf("error %v: kind %d (exit %d), want kind %d (exit %d)", err, got, got.ExitCode(), k, k.ExitCode())
-	}
 }
 
 var binData = func() []byte {
@@ -285,9 +269,9 @@ func TestTextDots(t *testing.T) {
 	}
 	// rfc1436 mode against a server that never sends the ".": partial.
 	_, _, err := get(t, client(map[string]string{gopher.OptText: "rfc1436"}), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrPartial)
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
 	_, _, err = get(t, client(map[string]string{gopher.OptText: "strict"}), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 }
 
 func TestBinaryExact(t *testing.T) {
@@ -308,7 +292,7 @@ func TestErrorItems(t *testing.T) {
 	c := client(nil)
 	for _, u := range []string{s.URL("0/nope"), s.URL("1/nope"), s.URL("9/nope.bin")} {
 		_, _, err := get(t, c, u)
-		wantKind(t, err, fetch.ErrNotFound)
+		fetchtest.WantKind(t, err, fetch.ErrNotFound)
 		var se *gopher.ServerError
 		if !errors.As(err, &se) || se.Message != "'/nope' does not exist" && se.Message != "'/nope.bin' does not exist" || se.Item == nil || se.Item.Type != '3' || se.Plus {
 			t.Errorf("%s: %v (%+v)", u, err, se)
@@ -316,13 +300,13 @@ func TestErrorItems(t *testing.T) {
 	}
 	// Gopher+ errors.
 	_, _, err := get(t, c, s.URL("0/nope%09%09+"))
-	wantKind(t, err, fetch.ErrNotFound)
+	fetchtest.WantKind(t, err, fetch.ErrNotFound)
 	var se *gopher.ServerError
 	if !errors.As(err, &se) || se.Code != 1 || !se.Plus || se.Admin != "Test Admin <admin@example.test>" || se.Message != "'/nope' does not exist" {
 		t.Errorf("gopher+ error %+v", se)
 	}
 	_, _, err = get(t, c, s.URL("0/busy%09%09+"))
-	wantKind(t, err, fetch.ErrOther)
+	fetchtest.WantKind(t, err, fetch.ErrOther)
 	if !errors.As(err, &se) || se.Code != 2 || !strings.Contains(err.Error(), "try again later") {
 		t.Errorf("busy: %v", err)
 	}
@@ -336,13 +320,13 @@ func TestErrorItems(t *testing.T) {
 	s3 := gophertest.Start(t, gophertest.Bytes([]byte("3Error: File or directory not found! (null)\tTITLE\tnull.host\t1\r\n"+
 		"i____\t\tnull.host\t1\r\ni   Gophered by Gophernicus\t\tnull.host\t1\r\n.\r\n")))
 	_, _, err = get(t, c, s3.URL("1/nope/"))
-	wantKind(t, err, fetch.ErrNotFound)
+	fetchtest.WantKind(t, err, fetch.ErrNotFound)
 	s4 := gophertest.Start(t, gophertest.Bytes([]byte("Error: File or directory not found! (null)\r\n____\r\n    Gophered by Gophernicus/3.1.1\r\n")))
 	_, _, err = get(t, c, s4.URL("0/nope.txt"))
-	wantKind(t, err, fetch.ErrNotFound)
+	fetchtest.WantKind(t, err, fetch.ErrNotFound)
 	s5 := gophertest.Start(t, gophertest.Bytes([]byte("Error: Access denied!\r\n")))
 	_, _, err = get(t, c, s5.URL("0/secret"))
-	wantKind(t, err, fetch.ErrAccessDenied)
+	fetchtest.WantKind(t, err, fetch.ErrAccessDenied)
 	// A text that starts like an error page but is more is a text.
 	text := "Error: not found is what this poem is about\r\n" + strings.Repeat("line\r\n", 1000)
 	s6 := gophertest.Start(t, gophertest.Bytes([]byte(text)))
@@ -368,17 +352,17 @@ func TestSearch(t *testing.T) {
 	// Without a search string: refused before connecting.
 	before := s.Accepted()
 	_, _, err := get(t, client(nil), s.URL("7/search"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	if !errors.Is(err, gopher.ErrNeedSearch) {
 		t.Errorf("%v does not wrap ErrNeedSearch", err)
 	}
 	// A search string with a line break or TAB from the option: refused.
 	for _, bad := range []string{"a\r\nb", "a\tb", "a\x00b"} {
 		_, _, err = get(t, client(map[string]string{gopher.OptSearch: bad}), s.URL("7/search"))
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	}
 	_, _, err = get(t, client(map[string]string{gopher.OptPlus: "+\r\nx"}), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	time.Sleep(20 * time.Millisecond)
 	if n := s.Accepted() - before; n != 0 {
 		t.Errorf("%d connections for refused requests", n)
@@ -398,7 +382,7 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 		s.URL("0/x%09%09+%0D%0A"),
 	} {
 		_, _, err := get(t, client(nil), u)
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	}
 	// And the fetcher itself, called directly without the Client's check.
 	u, err := urlparse.Parse(s.URL("0/a%0D%0Ab"))
@@ -406,7 +390,7 @@ func TestRefusedBeforeConnecting(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = gopher.Fetcher{}.Open(context.Background(), &fetch.Request{URL: &u})
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	time.Sleep(20 * time.Millisecond)
 	if n, b := s.Accepted(), s.BytesIn(); n != 0 || b != 0 {
 		t.Errorf("the server got %d connections and %d bytes", n, b)
@@ -427,7 +411,7 @@ func TestPortSmuggling(t *testing.T) {
 		c := client(nil)
 		c.Dialer = d
 		_, _, err := get(t, c, "gopher://127.0.0.1:"+port+"/0/FLUSHALL")
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 		var pe *gopher.PortError
 		if !errors.As(err, &pe) || itoa(pe.Port) != port {
 			t.Errorf("port %s: %v is not a *PortError", port, err)
@@ -438,7 +422,7 @@ func TestPortSmuggling(t *testing.T) {
 		// Allowed by the option: the fetcher dials.
 		c.Options = map[string]string{gopher.OptAllowPort: "1"}
 		_, _, err = get(t, c, "gopher://127.0.0.1:"+port+"/0/x")
-		wantKind(t, err, fetch.ErrConnect)
+		fetchtest.WantKind(t, err, fetch.ErrConnect)
 		if d.n.Load() != 1 {
 			t.Errorf("port %s allowed: %d dials", port, d.n.Load())
 		}
@@ -448,7 +432,7 @@ func TestPortSmuggling(t *testing.T) {
 	c.Dialer = d
 	for _, u := range []string{"gopher://127.0.0.1:80/0/x", "gopher://127.0.0.1:79/0/user", "gophers://127.0.0.1/1/"} {
 		_, _, err := get(t, c, u)
-		wantKind(t, err, fetch.ErrConnect)
+		fetchtest.WantKind(t, err, fetch.ErrConnect)
 	}
 }
 
@@ -458,7 +442,7 @@ func TestUnsupportedTypes(t *testing.T) {
 		c := client(nil)
 		c.Dialer = d
 		_, _, err := get(t, c, "gopher://127.0.0.1:7070/"+typ+"user")
-		wantKind(t, err, fetch.ErrUnsupported)
+		fetchtest.WantKind(t, err, fetch.ErrUnsupported)
 		if d.n.Load() != 0 {
 			t.Errorf("type %s dialled", typ)
 		}
@@ -493,7 +477,7 @@ func TestGopherPlus(t *testing.T) {
 		t.Errorf("view: %q %q", body, res.ContentType)
 	}
 	_, _, err := get(t, c, s.URL("0/hello.txt%09%09+image/gif"))
-	wantKind(t, err, fetch.ErrNotFound)
+	fetchtest.WantKind(t, err, fetch.ErrNotFound)
 
 	// "!": every attribute.
 	res, body = mustGet(t, c, s.URL("0/hello.txt%09%09!"))
@@ -560,7 +544,7 @@ func TestGopherPlusFallback(t *testing.T) {
 	// An alternate view or "$" without a Gopher+ reply: ErrProtocol.
 	for _, u := range []string{s.URL("0/doc%09%09+text/html"), s.URL("1/%09%09$")} {
 		_, _, err := get(t, c, u)
-		wantKind(t, err, fetch.ErrProtocol)
+		fetchtest.WantKind(t, err, fetch.ErrProtocol)
 	}
 	// "!+ABSTRACT+ADMIN": retried as "!" and filtered here.
 	n := len(s.Requests())
@@ -577,13 +561,13 @@ func TestGopherPlusFallback(t *testing.T) {
 func TestGopherPlusPartial(t *testing.T) {
 	s := gophertest.Start(t, gophertest.EarlyClose(100, []byte("only ten b")))
 	_, body, err := get(t, client(nil), s.URL("0/x%09%09+"))
-	wantKind(t, err, fetch.ErrPartial)
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
 	if string(body) != "" && string(body) != "only ten b" {
 		t.Errorf("body %q", body)
 	}
 	s2 := gophertest.Start(t, gophertest.Bytes([]byte("+-1\r\nno terminator\r\n")))
 	_, _, err = get(t, client(nil), s2.URL("0/x%09%09+"))
-	wantKind(t, err, fetch.ErrPartial)
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
 	// Exactly the length, then more: the rest is not read.
 	s3 := gophertest.Start(t, gophertest.NoClose([]byte("+5\r\nhelloEXTRA")))
 	res, body := mustGet(t, client(nil), s3.URL("0/x%09%09+"))
@@ -618,7 +602,7 @@ func TestAskForm(t *testing.T) {
 	// Defaults fill what is not given (the name), the rest must be given.
 	c = client(map[string]string{gopher.OptAsk: ""})
 	_, _, err := get(t, c, s.URL("0/form%09%09?"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	var ae *gopher.AskError
 	if !errors.As(err, &ae) || len(ae.Questions) != 4 || len(ae.Missing) != 2 || ae.Missing[0] != 2 || ae.Missing[1] != 3 {
 		t.Errorf("AskError %+v", ae)
@@ -627,7 +611,7 @@ func TestAskForm(t *testing.T) {
 	// the form was fetched.
 	n := len(s.Requests())
 	_, _, err = get(t, client(nil), s.URL("0/form%09%09?"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	if !errors.As(err, &ae) || ae.Questions[1].Prompt != "Your name?" || ae.Questions[1].Default != "Anonymous" || ae.Questions[3].Choices[2] != "blue" {
 		t.Errorf("AskError %+v", ae)
 	}
@@ -636,10 +620,10 @@ func TestAskForm(t *testing.T) {
 	}
 	// An item without a form.
 	_, _, err = get(t, client(map[string]string{gopher.OptAsk: "x"}), s.URL("0/hello.txt%09%09?"))
-	wantKind(t, err, fetch.ErrProtocol)
+	fetchtest.WantKind(t, err, fetch.ErrProtocol)
 	// Bad bytes in an answer.
 	_, _, err = get(t, client(map[string]string{gopher.OptAsk: "a\x00b\nc\n1"}), s.URL("0/form%09%09?"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 }
 
 func TestGophers(t *testing.T) {
@@ -676,7 +660,7 @@ func TestGophers(t *testing.T) {
 	// Not trusted: ErrCertificate, nothing sent.
 	before := s.BytesIn()
 	_, _, err = get(t, client(nil), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrCertificate)
+	fetchtest.WantKind(t, err, fetch.ErrCertificate)
 	if s.BytesIn() != before {
 		t.Errorf("request sent over an untrusted connection")
 	}
@@ -690,7 +674,7 @@ func TestGophers(t *testing.T) {
 	// gophers to a plain server: a TLS error, not a hang.
 	p := fetchtest.CloseEarly(t, "", []byte("3not TLS\t\terror.host\t1\r\n"))
 	_, _, err = get(t, c, "gophers://"+p.Addr+"/0/hello.txt")
-	wantKind(t, err, fetch.ErrTLS)
+	fetchtest.WantKind(t, err, fetch.ErrTLS)
 }
 
 func TestVerbose(t *testing.T) {
@@ -730,7 +714,7 @@ func TestResume(t *testing.T) {
 		t.Errorf("+N resumed: %q size %d err %v", body, res.Size, err)
 	}
 	_, err = client(nil).Do(ctxT(t, 10*time.Second), &fetch.Request{URL: &u, Offset: 1000})
-	wantKind(t, err, fetch.ErrResume)
+	fetchtest.WantKind(t, err, fetch.ErrResume)
 }
 
 // TestHostile runs the misbehaving servers.
@@ -805,7 +789,7 @@ func TestHostile(t *testing.T) {
 		defer res.Body.Close()
 		start := time.Now()
 		err = gopher.Render(io.Discard, res.Body, gopher.Readable)
-		wantKind(t, err, fetch.ErrTimeout)
+		fetchtest.WantKind(t, err, fetch.ErrTimeout)
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("took %v", d)
 		}
@@ -818,7 +802,7 @@ func TestHostile(t *testing.T) {
 		}
 		s2 := gophertest.Start(t, gophertest.Trickle([]byte("3'/x' does not exist\t\terror.host\t1\r\n"), 2*time.Millisecond))
 		_, _, err := get(t, client(nil), s2.URL("0/x"))
-		wantKind(t, err, fetch.ErrNotFound)
+		fetchtest.WantKind(t, err, fetch.ErrNotFound)
 	})
 	t.Run("Stall", func(t *testing.T) {
 		s := gophertest.Start(t, gophertest.Stall())
@@ -831,7 +815,7 @@ func TestHostile(t *testing.T) {
 				res.Body.Close()
 			}
 			cancel()
-			wantKind(t, err, fetch.ErrTimeout)
+			fetchtest.WantKind(t, err, fetch.ErrTimeout)
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("%s: took %v", u, d)
 			}
@@ -849,7 +833,7 @@ func TestHostile(t *testing.T) {
 		}
 		defer res.Body.Close()
 		body, err := io.ReadAll(res.Body)
-		wantKind(t, err, fetch.ErrTimeout)
+		fetchtest.WantKind(t, err, fetch.ErrTimeout)
 		if string(body) != "some text\n" {
 			t.Errorf("body %q", body)
 		}
@@ -872,7 +856,7 @@ func TestHostile(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		cancel()
 		wg.Wait()
-		wantKind(t, rerr, fetch.ErrAborted)
+		fetchtest.WantKind(t, rerr, fetch.ErrAborted)
 	})
 }
 

@@ -147,17 +147,17 @@ func TestPygopherd(t *testing.T) {
 			t.Errorf("search with -d: %+v", es)
 		}
 		_, _, err := get(t, c, s.URL("7/cgi-bin/search.cgi"))
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	})
 	t.Run("Errors", func(t *testing.T) {
 		_, _, err := get(t, c, s.URL("0/nope"))
-		wantKind(t, err, fetch.ErrNotFound)
+		fetchtest.WantKind(t, err, fetch.ErrNotFound)
 		var se *gopher.ServerError
 		if !errors.As(err, &se) || se.Message != "'/nope' does not exist (no handler found)" || se.Plus {
 			t.Errorf("error item: %+v", se)
 		}
 		_, _, err = get(t, c, s.URL("0/nope%09%09+"))
-		wantKind(t, err, fetch.ErrNotFound)
+		fetchtest.WantKind(t, err, fetch.ErrNotFound)
 		if !errors.As(err, &se) || !se.Plus || se.Code != 1 || se.Admin != "Fixture Admin <admin@example.net>" || se.Message != "'/nope' does not exist (no handler found)" {
 			t.Errorf("gopher+ error: %+v", se)
 		}
@@ -205,7 +205,7 @@ func TestPygopherd(t *testing.T) {
 		// pygopherd serves form.txt.ask as the +ASK block: the questions
 		// come back in the error when no answers are given.
 		_, _, err := get(t, c, s.URL("0/form.txt%09%09?"))
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 		var ae *gopher.AskError
 		if !errors.As(err, &ae) || len(ae.Questions) != 2 || ae.Questions[0].Prompt != "Your name?" || ae.Questions[0].Default != "Anonymous" ||
 			ae.Questions[1].Kind != "Choose" || strings.Join(ae.Questions[1].Choices, ",") != "red,green,blue" {
@@ -269,7 +269,7 @@ func TestPygopherdTLS(t *testing.T) {
 		t.Errorf("plain hello.txt: %q", body)
 	}
 	_, _, err = get(t, client(nil), "gophers://"+s.Addr+"/0/hello.txt")
-	wantKind(t, err, fetch.ErrCertificate)
+	fetchtest.WantKind(t, err, fetch.ErrCertificate)
 }
 
 func TestGophernicus(t *testing.T) {
@@ -329,7 +329,7 @@ func TestGophernicus(t *testing.T) {
 	t.Run("Errors", func(t *testing.T) {
 		for _, u := range []string{s.URL("0/nope.txt"), s.URL("1/nope/"), s.URL("9/nope.bin"), s.URL("0/nope.txt%09%09+")} {
 			_, _, err := get(t, c, u)
-			wantKind(t, err, fetch.ErrNotFound)
+			fetchtest.WantKind(t, err, fetch.ErrNotFound)
 			var se *gopher.ServerError
 			if !errors.As(err, &se) || !strings.HasPrefix(se.Message, "Error: File or directory not found!") {
 				t.Errorf("%s: %+v", u, se)
@@ -343,7 +343,7 @@ func TestGophernicus(t *testing.T) {
 			t.Errorf("+: %q", body)
 		}
 		_, _, err := get(t, c, s.URL("0/hello.txt%09%09!"))
-		wantKind(t, err, fetch.ErrProtocol)
+		fetchtest.WantKind(t, err, fetch.ErrProtocol)
 		// The one Gopher+ reply it has: "$" on the root.
 		_, body := mustGet(t, c, s.URL("1%09%09$"))
 		all, err := gopher.ParseAttributes(bytes.NewReader(body))
@@ -397,5 +397,5 @@ func TestGophernicusTLS(t *testing.T) {
 		t.Errorf("gophers menu %q", body)
 	}
 	_, _, err = get(t, client(nil), s.URL("0/hello.txt"))
-	wantKind(t, err, fetch.ErrCertificate)
+	fetchtest.WantKind(t, err, fetch.ErrCertificate)
 }

@@ -120,7 +120,7 @@ func TestHeaderTooLarge(t *testing.T) {
 // The head is read as sent over TLS too, directly and through a CONNECT
 // tunnel, and a gateway's reply has one as well.
 func TestHeaderHTTPSAndProxies(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["x-lower"] = []string{"1"}
 		w.Header()["X-UPPER"] = []string{"2"}
@@ -167,7 +167,7 @@ func TestHeaderHTTPSAndProxies(t *testing.T) {
 }
 
 func TestHeaderOfGatewayReply(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	gw := rawHTTP(t, "HTTP/1.0 404 No Such File\r\nServer: gw/1\r\ncontent-type: text/plain\r\nContent-Length: 4\r\nConnection: close", "gone")
 	p, _ := fetch.ParseProxy("http://" + gw.Addr)
 	c := &fetch.Client{Proxy: p}
@@ -192,7 +192,7 @@ func TestHeaderOfGatewayReply(t *testing.T) {
 // request tunnelled inside the proxy's TLS; each reply's head is read as
 // sent.
 func TestHTTPSProxy(t *testing.T) {
-	clearProxyEnv(t)
+	fetchtest.ClearProxyEnv(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["x-origin"] = []string{r.URL.Scheme + "-ok"}
 		io.WriteString(w, "origin")
@@ -239,13 +239,5 @@ func TestHTTPSProxy(t *testing.T) {
 	if reqs := gw.Requests(); len(reqs) != 3 || reqs[0].Line != "GET ftp://ftp.example/f HTTP/1.1" ||
 		reqs[1].Line != "GET http://origin.example/p HTTP/1.1" || !strings.HasPrefix(reqs[2].Line, "CONNECT ") {
 		t.Errorf("the proxy got %q", reqs)
-	}
-}
-
-// clearProxyEnv keeps the environment's proxies out of a test.
-func clearProxyEnv(t *testing.T) {
-	for _, k := range []string{"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"} {
-		t.Setenv(k, "")
-		t.Setenv(strings.ToUpper(k), "")
 	}
 }

@@ -23,18 +23,6 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-func pattern(n int) []byte {
-	b := make([]byte, n)
-	x := uint32(88172645)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
-	}
-	return b
-}
-
 var modTime = time.Date(2023, 6, 7, 8, 9, 10, 0, time.UTC)
 
 // failureServers gives the Suite's stalling and closing-early endpoints,
@@ -48,7 +36,7 @@ func failureServers(t *testing.T, s *fetchtest.Suite) {
 }
 
 func TestConformanceHTTPTest(t *testing.T) {
-	body := pattern(1 << 20)
+	body := fetchtest.Pattern(1 << 20)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/known.bin":
@@ -77,7 +65,7 @@ func TestConformanceHTTPTest(t *testing.T) {
 // TestConformanceHTTPS runs every case over TLS: the failures happen
 // after the handshake, in the encrypted stream.
 func TestConformanceHTTPS(t *testing.T) {
-	body := pattern(100 << 10)
+	body := fetchtest.Pattern(100 << 10)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/known.bin":
@@ -125,7 +113,7 @@ func TestConformanceHTTPS(t *testing.T) {
 func startNginx(t *testing.T, extra string) (*testserver.NginxServer, string, []byte) {
 	t.Helper()
 	root := t.TempDir()
-	body := pattern(3<<20 + 17)
+	body := fetchtest.Pattern(3<<20 + 17)
 	p := filepath.Join(root, "known.bin")
 	if err := os.WriteFile(p, body, 0o644); err != nil {
 		t.Fatal(err)
@@ -179,13 +167,7 @@ func parse(t *testing.T, s string) *urlparse.URL {
 
 func get(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resource, []byte, error) {
 	t.Helper()
-	res, err := c.Do(context.Background(), req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res, b, err
+	return fetchtest.Read(c.Do(context.Background(), req))
 }
 
 // Resume against nginx: If-Range with the file's Last-Modified resumes;

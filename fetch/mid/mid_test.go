@@ -2,7 +2,6 @@ package mid
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,7 +55,8 @@ var mimeArticle = &nntptest.Article{
 	},
 }
 
-func get(t *testing.T, raw string, opts fetch.Options) (string, *fetch.Resource, error) {
+// get opens raw with the fetcher alone, with opts, and reads it whole.
+func get(t *testing.T, raw string, opts fetch.Options) (*fetch.Resource, string, error) {
 	t.Helper()
 	u, err := urlparse.Parse(raw)
 	if err != nil {
@@ -64,19 +64,14 @@ func get(t *testing.T, raw string, opts fetch.Options) (string, *fetch.Resource,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := Fetcher{}.Open(ctx, &fetch.Request{URL: &u, Options: opts})
-	if err != nil {
-		return "", nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return string(b), res, err
+	res, b, err := fetchtest.Read(Fetcher{}.Open(ctx, &fetch.Request{URL: &u, Options: opts}))
+	return res, string(b), err
 }
 
 func TestMIDParts(t *testing.T) {
 	srv := (&nntptest.Server{Loose: []*nntptest.Article{mimeArticle}}).Start(t)
 	opts := fetch.Options{"nntp-server": srv.Addr}
-	whole, res, err := get(t, "mid:mime-1@example.net", opts)
+	res, whole, err := get(t, "mid:mime-1@example.net", opts)
 	if err != nil || whole != strings.ReplaceAll(string(mimeArticle.Bytes()), "\r\n", "\n") || res.ContentType != "message/rfc822" {
 		t.Fatalf("whole article: %v %q", err, whole)
 	}
@@ -86,7 +81,7 @@ func TestMIDParts(t *testing.T) {
 		{"mid:mime-1@example.net/dots@example.net", ".leading dot\n..two", "text/plain"},
 	}
 	for _, c := range cases {
-		got, res, err := get(t, c.url, opts)
+		res, got, err := get(t, c.url, opts)
 		if err != nil || got != c.want || res.ContentType != c.ctype {
 			t.Errorf("%s: %q %v (%v), want %q", c.url, got, err, res, c.want)
 		}
@@ -98,7 +93,7 @@ func TestMIDParts(t *testing.T) {
 		t.Errorf("missing article: %v", err)
 	}
 	// cid: inside a mid: base
-	got, _, err := get(t, "cid:bin.1@example.net", fetch.Options{"nntp-server": srv.Addr, OptBase: "mid:mime-1@example.net"})
+	_, got, err := get(t, "cid:bin.1@example.net", fetch.Options{"nntp-server": srv.Addr, OptBase: "mid:mime-1@example.net"})
 	if err != nil || got != "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09" {
 		t.Errorf("cid in mid base: %q %v", got, err)
 	}
@@ -107,7 +102,7 @@ func TestMIDParts(t *testing.T) {
 func TestCIDFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "msg.eml")
 	os.WriteFile(path, mimeArticle.Bytes(), 0o644)
-	got, _, err := get(t, "cid:text.1@example.net", fetch.Options{OptBase: path})
+	_, got, err := get(t, "cid:text.1@example.net", fetch.Options{OptBase: path})
 	if err != nil || got != "café and more" {
 		t.Errorf("cid in a file: %q %v", got, err)
 	}
@@ -160,7 +155,7 @@ func TestINN(t *testing.T) {
 			continue
 		}
 		raw := "mid:" + urlparse.SegmentEscape(strings.Trim(a.MessageID, "<>"))
-		got, _, err := get(t, raw, opts)
+		_, got, err := get(t, raw, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}

@@ -54,27 +54,7 @@ func get(t *testing.T, req *fetch.Request) (*fetch.Resource, []byte, error) {
 }
 
 func getCtx(ctx context.Context, req *fetch.Request) (*fetch.Resource, []byte, error) {
-	res, err := Fetcher{}.Open(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res, b, err
-}
-
-func wantKind(t *testing.T, err error, k fetch.Kind) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("no error, want kind %d", k)
-	}
-	var fe *fetch.Error
-	if !errors.As(err, &fe) {
-		t.Fatalf("error %v (%T) is not a *fetch.Error", err, err)
-	}
-	if fe.Kind != k {
-		t.Fatalf("error %q: kind %d (exit %d), want %d (exit %d)", err, fe.Kind, fe.Kind.ExitCode(), k, k.ExitCode())
-	}
+	return fetchtest.Read(Fetcher{}.Open(ctx, req))
 }
 
 func sampleArticle(t *testing.T, id string) *nntptest.Article {
@@ -200,7 +180,7 @@ func TestDotReader(t *testing.T) {
 	go func() { io.WriteString(server, "a\r\nb"); server.Close() }()
 	cn := &conn{ctx: context.Background(), nc: client, br: newReader(client)}
 	_, err := io.ReadAll(newDotReader(cn))
-	wantKind(t, err, fetch.ErrPartial)
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
 }
 
 func TestNNTPURLGroupAndNumber(t *testing.T) {
@@ -242,7 +222,7 @@ func TestNotFound(t *testing.T) {
 		base + "missing@example.net", // 430
 	} {
 		_, _, err := get(t, request(t, s, u))
-		wantKind(t, err, fetch.ErrNotFound)
+		fetchtest.WantKind(t, err, fetch.ErrNotFound)
 		if !strings.Contains(err.Error(), `"4`) {
 			t.Errorf("%s: error %q does not quote the server's line", u, err)
 		}
@@ -470,7 +450,7 @@ func TestServerChoice(t *testing.T) {
 	t.Setenv(EnvServer, "")
 	// No server anywhere: refused before connecting, with advice.
 	_, _, err := get(t, request(t, nil, "news:local.test"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	if !strings.Contains(err.Error(), "--nntp-server") || !strings.Contains(err.Error(), EnvServer) {
 		t.Errorf("error %q does not say how to set a server", err)
 	}
@@ -574,19 +554,19 @@ func TestAuth(t *testing.T) {
 
 	req.Password = "wrong"
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrLoginDenied)
+	fetchtest.WantKind(t, err, fetch.ErrLoginDenied)
 	if strings.Contains(err.Error(), "wrong") {
 		t.Errorf("error shows the password: %v", err)
 	}
 	req.User, req.Password, req.HasPassword = "", "", false
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrLoginDenied)
+	fetchtest.WantKind(t, err, fetch.ErrLoginDenied)
 	if !strings.Contains(err.Error(), "-u USER:PASSWORD") {
 		t.Errorf("no advice in %q", err)
 	}
 	req.User = "reader"
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrLoginDenied)
+	fetchtest.WantKind(t, err, fetch.ErrLoginDenied)
 }
 
 func TestReplyMapping(t *testing.T) {
@@ -601,7 +581,7 @@ func TestReplyMapping(t *testing.T) {
 	} {
 		line := strconv.Itoa(c.code) + " " + strings.Repeat("z", 500)
 		err := replyError("ARTICLE", reply{code: c.code, line: line})
-		wantKind(t, err, c.kind)
+		fetchtest.WantKind(t, err, c.kind)
 		if !strings.Contains(err.Error(), strconv.Itoa(c.code)+" zzz") || len(err.Error()) > 400 {
 			t.Errorf("%d: message %q", c.code, err)
 		}
@@ -619,7 +599,7 @@ func TestReplyMapping(t *testing.T) {
 	} {
 		s := newServer(t, func(s *nntptest.Server) { s.Greeting = c.greeting })
 		_, _, err := get(t, request(t, s, "news:known-1@example.net"))
-		wantKind(t, err, c.kind)
+		fetchtest.WantKind(t, err, c.kind)
 		if !strings.Contains(err.Error(), strconv.Quote(c.greeting)) {
 			t.Errorf("%q: message %q", c.greeting, err)
 		}
@@ -647,7 +627,7 @@ func TestInjectionRefusedBeforeConnecting(t *testing.T) {
 		base + "x%0D%0Ay@example.net",
 	} {
 		_, _, err := get(t, request(t, s, u))
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	}
 	// Article numbers hold digits only (urlparse refuses others; the
 	// fetcher too, on its own).
@@ -655,13 +635,13 @@ func TestInjectionRefusedBeforeConnecting(t *testing.T) {
 	for _, bad := range []string{"1\r\nQUIT", "1 2", "12345678901234567", "-1"} {
 		u.NNTP.Article = bad
 		_, _, err := get(t, &fetch.Request{URL: &u, Dialer: &net.Dialer{}})
-		wantKind(t, err, fetch.ErrMalformed)
+		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	}
 	// Credentials too.
 	req := request(t, s, "news:known-1@example.net")
 	req.User, req.Password = "u", "p\r\nQUIT"
 	_, _, err := get(t, req)
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	if s.Conns() != 0 {
 		t.Errorf("the server got %d connections: %q", s.Conns(), s.Lines())
 	}
@@ -675,7 +655,7 @@ func TestCommandWriterRefuses(t *testing.T) {
 		go func() { b, _ := io.ReadAll(server); got <- b }()
 		var v bytes.Buffer
 		c := &conn{ctx: context.Background(), nc: client, verbose: &v}
-		wantKind(t, c.send(cmd), fetch.ErrMalformed)
+		fetchtest.WantKind(t, c.send(cmd), fetch.ErrMalformed)
 		client.Close()
 		if b := <-got; len(b) != 0 || v.Len() != 0 {
 			t.Errorf("%q: wrote %q, logged %q", cmd, b, v.String())
@@ -691,7 +671,7 @@ func TestHugeGreeting(t *testing.T) {
 	start := time.Now()
 	_, _, err := get(t, request(t, s, "news:known-1@example.net"))
 	runtime.ReadMemStats(&after)
-	wantKind(t, err, fetch.ErrProtocol)
+	fetchtest.WantKind(t, err, fetch.ErrProtocol)
 	if len(err.Error()) > 400 || !strings.Contains(err.Error(), `"200 xxx`) {
 		t.Errorf("message %q", err)
 	}
@@ -718,7 +698,7 @@ func TestEndlessArticleEndsWithContext(t *testing.T) {
 		n, err := io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		cancel()
-		wantKind(t, err, map[string]fetch.Kind{"timeout": fetch.ErrTimeout, "cancel": fetch.ErrAborted}[how])
+		fetchtest.WantKind(t, err, map[string]fetch.Kind{"timeout": fetch.ErrTimeout, "cancel": fetch.ErrAborted}[how])
 		if n < 1<<16 {
 			t.Errorf("%s: only %d bytes streamed before the end", how, n)
 		}
@@ -767,7 +747,7 @@ func TestStallAndEarlyClose(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, b, err := getCtx(ctx, request(t, s, "news:known-1@example.net"))
-	wantKind(t, err, fetch.ErrTimeout)
+	fetchtest.WantKind(t, err, fetch.ErrTimeout)
 	a := sampleArticle(t, "<known-1@example.net>")
 	if !bytes.HasPrefix(lf(a.Bytes()), b) || len(b) == 0 {
 		t.Errorf("stalled body %q", b)
@@ -775,7 +755,7 @@ func TestStallAndEarlyClose(t *testing.T) {
 
 	s = newServer(t, func(s *nntptest.Server) { s.Hostile.CloseArticle = true })
 	_, b, err = get(t, request(t, s, "news:known-1@example.net"))
-	wantKind(t, err, fetch.ErrPartial)
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
 	if !bytes.HasPrefix(lf(a.Bytes()), b) || len(b) == 0 {
 		t.Errorf("cut body %q", b)
 	}
@@ -784,12 +764,12 @@ func TestStallAndEarlyClose(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
 	_, _, err = getCtx(ctx2, request(t, s, "news:known-1@example.net"))
-	wantKind(t, err, fetch.ErrTimeout)
+	fetchtest.WantKind(t, err, fetch.ErrTimeout)
 
 	ctx3, cancel3 := context.WithCancel(context.Background())
 	cancel3()
 	_, _, err = getCtx(ctx3, request(t, s, "news:known-1@example.net"))
-	wantKind(t, err, fetch.ErrAborted)
+	fetchtest.WantKind(t, err, fetch.ErrAborted)
 }
 
 func TestResume(t *testing.T) {
@@ -803,7 +783,7 @@ func TestResume(t *testing.T) {
 	}
 	req.Offset = int64(len(a) + 1)
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrResume)
+	fetchtest.WantKind(t, err, fetch.ErrResume)
 }
 
 func TestVerbose(t *testing.T) {
@@ -835,7 +815,7 @@ func TestNNTPS(t *testing.T) {
 	// Without trusting the certificate: a certificate error (exit 60).
 	req.TLS = nil
 	_, _, err = get(t, req)
-	wantKind(t, err, fetch.ErrCertificate)
+	fetchtest.WantKind(t, err, fetch.ErrCertificate)
 }
 
 func TestStartTLS(t *testing.T) {
@@ -877,12 +857,12 @@ func TestStartTLS(t *testing.T) {
 		t.Errorf("try without STARTTLS: %v", err)
 	}
 	_, _, err = get(t, request(t, plain, "news:known-1@example.net", OptSSL, "required"))
-	wantKind(t, err, fetch.ErrTLS)
+	fetchtest.WantKind(t, err, fetch.ErrTLS)
 	if got := waitLines(plain); strings.Join(got, "|") != "CAPABILITIES|ARTICLE <known-1@example.net>|QUIT|CAPABILITIES" {
 		t.Errorf("commands %q", got)
 	}
 	_, _, err = get(t, request(t, plain, "news:known-1@example.net", OptSSL, "sometimes"))
-	wantKind(t, err, fetch.ErrMalformed)
+	fetchtest.WantKind(t, err, fetch.ErrMalformed)
 }
 
 func TestParseLines(t *testing.T) {

@@ -95,18 +95,13 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-func get(t *testing.T, c *fetch.Client, url string) ([]byte, *fetch.Resource, error) {
+// get fetches url whole (with a zero Client when c is nil).
+func get(t *testing.T, c *fetch.Client, url string) (*fetch.Resource, []byte, error) {
 	t.Helper()
 	if c == nil {
 		c = &fetch.Client{}
 	}
-	res, err := c.Open(ctxT(t, 30*time.Second), url)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return b, res, err
+	return fetchtest.Read(c.Open(ctxT(t, 30*time.Second), url))
 }
 
 func TestContents(t *testing.T) {
@@ -120,7 +115,7 @@ func testContents(t *testing.T, e *env) {
 		want []byte
 	}{{"hello.txt", hello}, {"one.bin", oneByte}, {"all.bin", allBytes}, {"big.bin", big}} {
 		url := e.url(root + "/pub/" + tc.name)
-		got, res, err := get(t, nil, url)
+		res, got, err := get(t, nil, url)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -148,7 +143,7 @@ func commonPrefix(a, b []byte) int {
 // packet, so the exact values are not fixed.)
 func TestWindowAcks(t *testing.T) {
 	e := start(t, &prosperotest.Server{})
-	got, _, err := get(t, nil, e.url(root+"/pub/big.bin"))
+	_, got, err := get(t, nil, e.url(root+"/pub/big.bin"))
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("big.bin: %v (%d bytes)", err, len(got))
 	}
@@ -205,7 +200,7 @@ func TestServerWindow(t *testing.T) {
 
 func TestByteSwappedCID(t *testing.T) {
 	e := start(t, &prosperotest.Server{Hostile: prosperotest.SwapCID})
-	got, _, err := get(t, nil, e.url(root+"/pub/big.bin"))
+	_, got, err := get(t, nil, e.url(root+"/pub/big.bin"))
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("big.bin with swapped ids: %v (%d bytes)", err, len(got))
 	}
@@ -213,7 +208,7 @@ func TestByteSwappedCID(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	e := start(t, &prosperotest.Server{})
-	got, _, err := get(t, nil, e.url(root+"/pub/versioned.txt;OBJECT-VERSION=3;OTHER=x"))
+	_, got, err := get(t, nil, e.url(root+"/pub/versioned.txt;OBJECT-VERSION=3;OTHER=x"))
 	if err != nil || string(got) != "third\n" {
 		t.Fatalf("version 3: %q %v", got, err)
 	}
@@ -291,7 +286,7 @@ func TestForwarded(t *testing.T) {
 	}})
 	second.srv.Set(root+"/moved.txt", &prosperotest.Object{Contents: []byte("moved here\n")})
 	var v bytes.Buffer
-	got, res, err := get(t, &fetch.Client{Verbose: &v}, first.url(root+"/moved.txt"))
+	res, got, err := get(t, &fetch.Client{Verbose: &v}, first.url(root+"/moved.txt"))
 	if err != nil || string(got) != "moved here\n" {
 		t.Fatalf("forwarded: %q %v\n%s", got, err, v.String())
 	}
@@ -325,7 +320,7 @@ func TestResolveOption(t *testing.T) {
 		{"WAIS", "INTERNET-D", "wais.example", "ASCII", "db/TEXT/12/x"},
 	}})
 	c := &fetch.Client{Options: fetch.Options{prospero.OptResolve: "1"}}
-	got, _, err := get(t, c, e.url(root+"/pub/multi"))
+	_, got, err := get(t, c, e.url(root+"/pub/multi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +338,7 @@ func TestResolveOption(t *testing.T) {
 
 func TestTelnetPrinted(t *testing.T) {
 	e := start(t, &prosperotest.Server{})
-	got, _, err := get(t, nil, e.url(root+"/pub/session"))
+	_, got, err := get(t, nil, e.url(root+"/pub/session"))
 	if err != nil || !strings.HasPrefix(string(got), "telnet://library.example:2323/") || !strings.Contains(string(got), "login: guest") {
 		t.Errorf("telnet: %q %v", got, err)
 	}
@@ -369,7 +364,7 @@ func TestLocal(t *testing.T) {
 		path: {Methods: [][]string{{"LOCAL", "", "", "", ""}}},
 	}}
 	e := start(t, s)
-	got, res, err := get(t, nil, e.url(path))
+	res, got, err := get(t, nil, e.url(path))
 	if err != nil || string(got) != "local file\n" || res.EffectiveURL != "file://"+path {
 		t.Errorf("LOCAL: %q %v %+v", got, err, res)
 	}
@@ -384,7 +379,7 @@ func TestLocal(t *testing.T) {
 	c := &fetch.Client{Options: fetch.Options{prospero.OptResolve: "1"}}
 	for _, u := range []string{gw.url("AFTP/pub/ftpfile.txt"), e.url(dir + "/gone.txt")} {
 		name := u[strings.Index(u[len("prospero://"):], "/")+len("prospero://")+1:]
-		got, _, err = get(t, c, u)
+		_, got, err = get(t, c, u)
 		want := "# LOCAL: no file \"" + name + "\" on this machine\nftp://ftp.example/pub/ftpfile.txt;type=a\n"
 		if err != nil || string(got) != want {
 			t.Errorf("LOCAL of %s: %q, %v; want %q", name, got, err, want)
@@ -395,7 +390,7 @@ func TestLocal(t *testing.T) {
 func TestQueueWait(t *testing.T) {
 	e := start(t, &prosperotest.Server{Waits: 2, WaitSecs: 2})
 	var v bytes.Buffer
-	got, _, err := get(t, &fetch.Client{Verbose: &v}, e.url(root+"/pub/hello.txt"))
+	_, got, err := get(t, &fetch.Client{Verbose: &v}, e.url(root+"/pub/hello.txt"))
 	if err != nil || !bytes.Equal(got, hello) {
 		t.Fatalf("%q %v", got, err)
 	}
@@ -498,7 +493,7 @@ func TestHostile(t *testing.T) {
 
 func TestSpoofedReplies(t *testing.T) {
 	e := start(t, &prosperotest.Server{Hostile: prosperotest.Spoof})
-	got, _, err := get(t, nil, e.url(root+"/pub/hello.txt"))
+	_, got, err := get(t, nil, e.url(root+"/pub/hello.txt"))
 	if err != nil || !bytes.Equal(got, hello) {
 		t.Fatalf("with forged packets: %q %v", got, err)
 	}
@@ -568,7 +563,7 @@ func TestLossyRelay(t *testing.T) {
 	relay2 := prosperotest.NewRelay(second.addr, 15)
 	raddr := relay2.Start(t)
 	e.srv.Set(root+"/moved.txt", &prosperotest.Object{Forward: strings.Replace(raddr, ":", "(", 1) + ")"})
-	got, _, err := get(t, nil, le.url(root+"/moved.txt"))
+	_, got, err := get(t, nil, le.url(root+"/moved.txt"))
 	if err != nil || !bytes.Equal(got, big) {
 		t.Errorf("FORWARDED through relays: %d bytes, %v", len(got), err)
 	}

@@ -35,7 +35,7 @@ func viaMethods(t *testing.T, methods map[string][]string, want map[string][]byt
 	for _, ev := range []*env{e, lossy} {
 		for name := range methods {
 			var v bytes.Buffer
-			got, res, err := get(t, &fetch.Client{Verbose: &v}, ev.url(root+"/"+name))
+			res, got, err := get(t, &fetch.Client{Verbose: &v}, ev.url(root+"/"+name))
 			if err != nil {
 				t.Errorf("%s via %s: %v\n%s", name, ev.addr, err, v.String())
 				continue

@@ -131,7 +131,7 @@ func TestEndless(t *testing.T) {
 		t.Errorf("endless document with a deadline: %v after %v", err, took)
 	}
 	// With LENGTH, the chunks stop there.
-	got, _, err := fetchAll(t, client(wais.Fetcher{}, nil), "wais://"+s.Addr()+strings.TrimPrefix(docURL(t, good, "apple.txt", true), "wais://"+good.Addr()))
+	_, got, err := fetchAll(t, client(wais.Fetcher{}, nil), "wais://"+s.Addr()+strings.TrimPrefix(docURL(t, good, "apple.txt", true), "wais://"+good.Addr()))
 	if err != nil || len(got) != 124 {
 		t.Errorf("endless document with LENGTH 124: %d bytes, %v", len(got), err)
 	}
@@ -176,10 +176,11 @@ func TestRequestsMatchCaptures(t *testing.T) {
 		check("retrieval of apple.txt", ws[2].Bytes, func() { fetchAll(t, c, apple.URL) })
 		check("first chunk of big.txt", ws[3].Bytes, func() { fetchAll(t, c, big.URL) })
 	}
-	// The URL Lynx wrote for apple.txt (wais.md §7), on this server.
+	// The URL Lynx wrote for apple.txt, on this server: the DocID's
+	// fields as "N=value;" after the type and the length.
 	const lynx = "/test/TEXT/124/1=vm%3A22100;2=/tmp/wais-build/db/test;3=0%20124%20/tmp/wais-build/data/apple.txt;4=vm%3A22100;5=/tmp/wais-build/db/test;6=0%20124%20/tmp/wais-build/data/apple.txt;7=%00;"
 	check("Lynx's URL", capture.Find(msgs, 3, true)[0].Bytes, func() {
-		got, _, err := fetchAll(t, lockstep, "wais://"+s.Addr()+lynx)
+		_, got, err := fetchAll(t, lockstep, "wais://"+s.Addr()+lynx)
 		if err != nil || string(got) != waistest.Apple {
 			t.Errorf("Lynx's URL: %q, %v", got, err)
 		}

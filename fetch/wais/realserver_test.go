@@ -47,7 +47,7 @@ func TestRealServerDocuments(t *testing.T) {
 				t.Fatalf("no hit for %s", d.Name)
 			}
 			for _, url := range []string{h.URL, rfcForm(t, h)} {
-				got, _, err := fetchAll(t, c, url)
+				_, got, err := fetchAll(t, c, url)
 				if err != nil || !bytes.Equal(got, d.Data) {
 					t.Errorf("chunk %d: %s: %d bytes of %d, %v", f.ChunkSize, url[:min(len(url), 60)], len(got), len(d.Data), err)
 				}
@@ -67,7 +67,7 @@ func TestRequestsSentAhead(t *testing.T) {
 	for _, pipelined := range []bool{true, false} {
 		s := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{sizesDB}, Pipelined: pipelined})
 		h, _ := find(search(t, piped, s.URL("sizes?b")), "b300k.bin")
-		got, _, err := fetchAll(t, piped, h.URL)
+		_, got, err := fetchAll(t, piped, h.URL)
 		if pipelined {
 			if err != nil || !bytes.Equal(got, sizesDB.Docs[3].Data) {
 				t.Errorf("pipelined server: %d bytes, %v", len(got), err)
@@ -90,7 +90,7 @@ func TestChunkShrinks(t *testing.T) {
 	c := client(wais.Fetcher{}, nil)
 	h, _ := find(search(t, c, s.URL("sizes?b")), "b300k.bin")
 	before := len(s.Requests())
-	got, _, err := fetchAll(t, c, h.URL)
+	_, got, err := fetchAll(t, c, h.URL)
 	if err != nil || !bytes.Equal(got, sizesDB.Docs[3].Data) {
 		t.Fatalf("%d bytes, %v", len(got), err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/wais"
 	"github.com/urlget/urlget/fetch/wais/waistest"
 	"github.com/urlget/urlget/urlparse"
@@ -32,21 +33,15 @@ func ctx(t testing.TB) context.Context {
 }
 
 // fetchAll opens url and reads its body.
-func fetchAll(t testing.TB, c *fetch.Client, url string) ([]byte, *fetch.Resource, error) {
+func fetchAll(t testing.TB, c *fetch.Client, url string) (*fetch.Resource, []byte, error) {
 	t.Helper()
-	res, err := c.Open(ctx(t), url)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return b, res, err
+	return fetchtest.Read(c.Open(ctx(t), url))
 }
 
 // search returns the hits of a search URL.
 func search(t *testing.T, c *fetch.Client, url string) []wais.Hit {
 	t.Helper()
-	body, res, err := fetchAll(t, c, url)
+	res, body, err := fetchAll(t, c, url)
 	if err != nil {
 		t.Fatalf("%s: %v", url, err)
 	}
@@ -113,7 +108,7 @@ func TestSearchAndFetch(t *testing.T) {
 			continue
 		}
 		want := docData(name)
-		got, res, err := fetchAll(t, c, h.URL)
+		res, got, err := fetchAll(t, c, h.URL)
 		if err != nil {
 			t.Errorf("%s: %v", h.URL, err)
 			continue
@@ -130,7 +125,7 @@ func TestSearchAndFetch(t *testing.T) {
 			t.Fatal(err)
 		}
 		rfc := urlparse.WAISDocFieldsURL(u.Host, u.Port, u.WAIS.Database, u.WAIS.DocType, "", u.WAIS.DocFields)
-		got, res, err = fetchAll(t, c, rfc)
+		res, got, err = fetchAll(t, c, rfc)
 		if err != nil || !bytes.Equal(got, want) || res.Size != -1 {
 			t.Errorf("%s without LENGTH: %d bytes, want %d, Size %d, %v", name, len(got), len(want), res.Size, err)
 		}
@@ -164,7 +159,7 @@ func TestLongDocID(t *testing.T) {
 	if !long || len(waistest.LongPath) < 128 {
 		t.Fatalf("no DocID field of 128 bytes or more in %s", h.URL)
 	}
-	got, _, err := fetchAll(t, c, h.URL)
+	_, got, err := fetchAll(t, c, h.URL)
 	if err != nil || string(got) != string(docData("long.txt")) {
 		t.Errorf("long.txt: %q, %v", got, err)
 	}
@@ -181,11 +176,11 @@ func TestHelpRecords(t *testing.T) {
 			!strings.HasPrefix(hits[1].Headline, "Catalog for database: ") {
 			t.Fatalf("%s: %+v", url, hits)
 		}
-		src, _, err := fetchAll(t, c, hits[0].URL)
+		_, src, err := fetchAll(t, c, hits[0].URL)
 		if err != nil || !strings.Contains(string(src), `:database-name "test"`) || !strings.Contains(string(src), "about apples") {
 			t.Errorf("source description: %q, %v", src, err)
 		}
-		cat, _, err := fetchAll(t, c, hits[1].URL)
+		_, cat, err := fetchAll(t, c, hits[1].URL)
 		if err != nil || !strings.Contains(string(cat), "Headline: m10.bin") {
 			t.Errorf("catalog: %q, %v", cat, err)
 		}
@@ -335,7 +330,7 @@ func TestInitVariants(t *testing.T) {
 			if !ok {
 				t.Fatalf("%+v: no big.txt", cfg)
 			}
-			got, _, err := fetchAll(t, c, h.URL)
+			_, got, err := fetchAll(t, c, h.URL)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("%+v %+v: %d bytes, %v", cfg, f, len(got), err)
 			}
@@ -360,7 +355,7 @@ func TestChunks(t *testing.T) {
 		c := client(tc.f, nil)
 		h, _ := find(search(t, c, s.URL("test?fox")), "big.txt")
 		before := s.RequestCount()
-		got, _, err := fetchAll(t, c, h.URL)
+		_, got, err := fetchAll(t, c, h.URL)
 		if err != nil || !bytes.Equal(got, docData("big.txt")) {
 			t.Fatalf("%+v: big.txt: %d bytes, %v", tc.f, len(got), err)
 		}
@@ -390,7 +385,7 @@ func TestHead(t *testing.T) {
 func TestRender(t *testing.T) {
 	s := start(t, waistest.Normal)
 	c := client(wais.Fetcher{}, nil)
-	body, res, err := fetchAll(t, c, s.URL("test?apple+orchard"))
+	res, body, err := fetchAll(t, c, s.URL("test?apple+orchard"))
 	if err != nil {
 		t.Fatal(err)
 	}

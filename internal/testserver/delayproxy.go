@@ -14,8 +14,8 @@ import (
 // DelayProxy is a TCP proxy that adds latency: every chunk of data it reads
 // from one side is written to the other Delay after it was read, in order,
 // in both directions — so a request and its answer take 2×Delay more (the
-// round-trip time). The kernel here has no netem (see the servers notes),
-// so this is how benchmarks get a 40 ms RTT on loopback.
+// round-trip time). The test machines' kernels have no netem (tc qdisc
+// netem), so this is how benchmarks get a 40 ms RTT on loopback.
 //
 // What is not delayed: the TCP handshake (the proxy accepts at once and
 // connects to the target at once) and the proxy's own acknowledgements, so

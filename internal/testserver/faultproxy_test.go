@@ -34,16 +34,8 @@ func readAllFrom(t *testing.T, addr string) ([]byte, error, time.Duration) {
 	return b, err, time.Since(start)
 }
 
-func pattern(n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(i*31 + i>>8)
-	}
-	return b
-}
-
 func TestFaultProxyFaults(t *testing.T) {
-	data := pattern(1 << 20)
+	data := fetchtest.Pattern(1 << 20)
 	target := dataServer(t, data)
 
 	// Resets at seeded random points: the same seed, the same points; each
@@ -118,7 +110,7 @@ func TestFaultProxyRestart(t *testing.T) {
 // An FTP fault proxy rewrites 229 and 227 replies to ports of its own and
 // gives the data connections the data plan's faults.
 func TestFaultProxyFTPData(t *testing.T) {
-	data := pattern(200000)
+	data := fetchtest.Pattern(200000)
 	dataAddr := dataServer(t, data)
 	_, dport, _ := net.SplitHostPort(dataAddr)
 	dp, _ := strconv.Atoi(dport)

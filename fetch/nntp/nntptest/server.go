@@ -155,17 +155,26 @@ type Server struct {
 // Start listens on a free port of 127.0.0.1 and serves until the test ends.
 func (s *Server) Start(t testing.TB) *Server {
 	t.Helper()
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Listen is Start outside a test (an Example): it listens on a free port
+// of 127.0.0.1 and serves until Close.
+func (s *Server) Listen() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	s.Addr = ln.Addr().String()
 	s.Host = "127.0.0.1"
 	s.Port = ln.Addr().(*net.TCPAddr).Port
 	s.loop = fetchtest.NewLoop(ln) // handlers read s.loop: set it before they run
 	s.loop.Start(s.handle)
-	t.Cleanup(s.Close)
-	return s
+	return nil
 }
 
 // Close stops the server and ends every session.

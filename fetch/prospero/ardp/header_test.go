@@ -16,7 +16,11 @@ func unhex(s string) []byte {
 	return b
 }
 
-// The header forms seen on the wire (prospero.md §2.3), both ways.
+// The header forms seen on the wire, both ways: the 9-octet header of a
+// data packet; the short forms (3 octets: packet 1 of 1; 7: a sequence
+// number, total unknown); the longer ones that carry an acknowledgement, a
+// wait, flags or an option; and the extensions past octet 13 (window,
+// queue position, redirect address).
 func TestHeaderForms(t *testing.T) {
 	for _, tc := range []struct {
 		wire string

@@ -1,6 +1,5 @@
 // Package apdu encodes and decodes the messages of WAIS, the Z39.50-1988
-// dialect that freeWAIS-sf, waissearch and Lynx speak on TCP port 210
-// (wais.md in the project's shared notes describes it byte by byte).
+// dialect that freeWAIS-sf, waissearch and Lynx speak on TCP port 210.
 //
 // Every message is a 25-byte ASCII header followed by an APDU. An APDU is a
 // 2-byte big-endian "header length indicator" (HLI) counting the Z39.50 part

@@ -1,0 +1,74 @@
+package fetchtest
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// Read reads a result whole, for a test that wants the body as bytes: it
+// takes what Client.Open, Client.Do or a Fetcher's Open returned, reads the
+// body to its end and closes it. An error from the open is returned as it
+// is, with no Resource.
+//
+//	res, body, err := fetchtest.Read(c.Open(ctx, url))
+func Read(res *fetch.Resource, err error) (*fetch.Resource, []byte, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, b, err
+}
+
+// WantKind fails the test now unless err is a *fetch.Error (or wraps one)
+// of kind k.
+func WantKind(t testing.TB, err error, k fetch.Kind) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want kind %d (exit %d)", k, k.ExitCode())
+	}
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		t.Fatalf("error %v (%T) is not a *fetch.Error", err, err)
+	}
+	if fe.Kind != k {
+		t.Fatalf("error %q: kind %d (exit %d), want kind %d (exit %d)", err, fe.Kind, fe.Kind.ExitCode(), k, k.ExitCode())
+	}
+}
+
+// Pattern is n bytes that do not repeat in any short period (xorshift), so
+// that a body cut, shifted or spliced anywhere differs from it.
+func Pattern(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// ClearProxyEnv keeps the environment's proxies out of a test: it unsets
+// all_proxy, no_proxy and the <scheme>_proxy of every scheme (registered,
+// or one the tests name), in lower and upper case, until the test ends.
+// Like t.Setenv, it cannot be used in a parallel test.
+func ClearProxyEnv(t *testing.T) {
+	names := []string{"all_proxy", "no_proxy", "http_proxy", "https_proxy", "ftp_proxy", "gopher_proxy", "gophers_proxy",
+		"news_proxy", "nntp_proxy", "nntps_proxy", "wais_proxy", "prospero_proxy", "telnet_proxy"}
+	for _, s := range fetch.Schemes() {
+		names = append(names, s+"_proxy")
+	}
+	for _, k := range names {
+		for _, name := range []string{k, strings.ToUpper(k)} {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+}
