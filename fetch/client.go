@@ -66,7 +66,7 @@ type Client struct {
 	// next request is a GET without the body, unless KeepPost names that
 	// status (--post301, --post302, --post303); after a 307 or 308 the
 	// body is sent again (Request.GetBody), and a body that cannot be
-	// replayed is an ErrSendFailed error.
+	// replayed is an ErrRewind error (curl's 65).
 	FollowRedirects bool
 	MaxRedirects    int
 	KeepPost        []int
@@ -308,7 +308,7 @@ func (c *Client) redirectBody(ctx context.Context, slow *lowSpeed, req *Request,
 		return &r, nil
 	}
 	if req.GetBody == nil {
-		return nil, &Error{Kind: ErrSendFailed, URL: Redacted(next),
+		return nil, &Error{Kind: ErrRewind, URL: Redacted(next),
 			Msg: "cannot send the body again after a " + strconv.Itoa(status) + " redirect: it was read from a pipe"}
 	}
 	body, err := req.GetBody()

@@ -164,6 +164,7 @@
 //	  56  ErrRecv              the connection broke (reset) before the reply was complete
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
+//	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe
 //	  67  ErrLoginDenied       login refused
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found

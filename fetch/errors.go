@@ -42,6 +42,7 @@ const (
 	ErrRecv                         // the connection broke before the reply was complete (56)
 	ErrCertificate                  // the server's certificate could not be verified (60)
 	ErrCACert                       // the CA certificates (--cacert, --capath) could not be read (77)
+	ErrRewind                       // a body must be sent again (a 307 or 308 redirect) but cannot be: it was read from a pipe (65)
 )
 
 var exitCodes = map[Kind]int{
@@ -50,7 +51,7 @@ var exitCodes = map[Kind]int{
 	ErrHTTP: 22, ErrWrite: 23, ErrUpload: 25, ErrRead: 26, ErrTimeout: 28, ErrTLS: 35,
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
-	ErrCertificate: 60, ErrCACert: 77,
+	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65,
 }
 
 // ExitCode is the process exit code for errors of this kind.

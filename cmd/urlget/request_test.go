@@ -269,8 +269,8 @@ func TestRedirectAfterPostBesideCurl(t *testing.T) {
 	out.Reset()
 	errb.Reset()
 	code := run(env{args: []string{"-s", "-S", "-L", "-T", "-", base + "/to/307"}, stdin: strings.NewReader("piped\n"), stdout: &out, stderr: &errb})
-	if want := "urlget: (55) cannot send the body again after a 307 redirect: it was read from a pipe\n"; code != 55 || errb.String() != want {
-		t.Errorf("-T - after a 307: exit %d %q, want 55 %q", code, errb.String(), want)
+	if want := "urlget: (65) cannot send the body again after a 307 redirect: it was read from a pipe\n"; code != 65 || errb.String() != want {
+		t.Errorf("-T - after a 307: exit %d %q, want 65 %q", code, errb.String(), want)
 	}
 	if n := len(rec.take()); n != 1 {
 		t.Errorf("%d requests sent, want 1", n)
