@@ -203,6 +203,11 @@ const (
 	// ftp server asked for one for a user that came without): the Client
 	// sends it as the password of the first URL's user. It has no flag.
 	OptPassword = "password"
+	// OptDryRun, for a scheme that sends a message (a mail, a news
+	// article), makes the message as it would be sent the result, sent
+	// nowhere (--dry-run). Package mailto declares its flag, for every
+	// scheme that reads it.
+	OptDryRun = "dry-run"
 )
 
 // The options of this package apply to every scheme (OptRaw) or to the

@@ -13,8 +13,8 @@ import (
 // A dry run: the message a mailto URL composes, without sending it.
 func Example() {
 	c := fetch.Client{Options: fetch.Options{
-		"mail-dry-run": "1",
-		"mail-from":    "me@example.net",
+		fetch.OptDryRun: "1",
+		"mail-from":     "me@example.net",
 	}}
 	res, err := c.Open(context.Background(),
 		"mailto:joe@example.com?cc=bob@example.com&subject=caf%C3%A9&body=send%20current-issue")

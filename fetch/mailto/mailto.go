@@ -23,7 +23,7 @@ const (
 	OptAllowBcc = "mail-allow-bcc"
 	// OptDryRun makes the composed message the result, sent nowhere
 	// (--dry-run).
-	OptDryRun = "mail-dry-run"
+	OptDryRun = fetch.OptDryRun
 	// OptServer is the SMTP server: HOST[:PORT], smtp://HOST[:PORT] or
 	// smtps://HOST[:PORT] (--smtp-server).
 	OptServer = "smtp-server"
@@ -58,8 +58,9 @@ func init() {
 				Help: "the SMTP server (also smtp:// or smtps:// URL; else $SMTP_SERVER, $MAILHOST, then a local sendmail)", Schemes: sc},
 			{Key: OptAllowBcc, Kind: fetch.Bool,
 				Help: "send the blind copies a URL's bcc field asks for (refused otherwise)", Schemes: sc},
-			{Key: OptDryRun, Flag: "dry-run", Kind: fetch.Bool,
-				Help: "write the composed message instead of sending it", Schemes: sc},
+			{Key: OptDryRun, Kind: fetch.Bool,
+				Help:    "write the composed message (mailto) or the article to post (news) instead of sending it",
+				Schemes: []string{"mailto", "news", "nntp", "nntps"}},
 			{Key: OptConfirm, Flag: "yes", Kind: fetch.Bool, Set: "yes",
 				Help: "send without asking on a terminal", Schemes: sc},
 		},

@@ -2,7 +2,6 @@ package mailto
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -377,7 +376,7 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 		return nil, "", s.refused("DATA", code, lines)
 	}
 	s.deadline(dataTimeout)
-	dw := &dotWriter{w: bufio.NewWriterSize(s.nc, 32<<10)}
+	dw := lineproto.NewDotWriter(bufio.NewWriterSize(s.nc, 32<<10))
 	if err := r.writeTo(dw); err != nil {
 		s.close() // no final ".": nothing half-sent is delivered
 		var re *bodyReadError
@@ -386,11 +385,11 @@ func (s *session) send(msg *Message, r *rendered) (accepted []delivery, final st
 		}
 		return nil, "", s.netError("sending the message", err)
 	}
-	if err := dw.close(); err != nil {
+	if err := dw.Close(); err != nil {
 		s.close()
 		return nil, "", s.netError("sending the message", err)
 	}
-	s.logf("> (message: %d bytes)", dw.n)
+	s.logf("> (message: %d bytes)", dw.Written())
 	code, lines, err = s.read(dataTimeout, "the end of the message")
 	if err != nil {
 		return nil, "", err
@@ -534,45 +533,4 @@ func (s *session) note(msg string) { s.logf("* %s", msg) }
 // replyText is a reply's lines as one line.
 func replyText(lines []string) string {
 	return fetch.SanitizeLine(strings.Join(lines, " "), 300)
-}
-
-// dotWriter writes a message as DATA: a "." doubled at the start of a line
-// (RFC 5321 §4.5.2); close ends the message with CRLF "." CRLF. The text
-// written has CRLF line ends already.
-type dotWriter struct {
-	w   *bufio.Writer
-	mid bool // not at the start of a line
-	n   int64
-}
-
-func (d *dotWriter) Write(p []byte) (int, error) {
-	total := len(p)
-	for len(p) > 0 {
-		if !d.mid && p[0] == '.' {
-			if err := d.w.WriteByte('.'); err != nil {
-				return 0, err
-			}
-		}
-		i := bytes.IndexByte(p, '\n')
-		chunk := p
-		if i >= 0 {
-			chunk = p[:i+1]
-		}
-		n, err := d.w.Write(chunk)
-		d.n += int64(n)
-		if err != nil {
-			return 0, err
-		}
-		d.mid = i < 0
-		p = p[len(chunk):]
-	}
-	return total, nil
-}
-
-func (d *dotWriter) close() error {
-	if d.mid {
-		d.w.WriteString("\r\n")
-	}
-	d.w.WriteString(".\r\n")
-	return d.w.Flush()
 }

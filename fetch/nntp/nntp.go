@@ -89,7 +89,7 @@ type Fetcher struct{}
 func init() {
 	schemes := []string{"news", "nntp", "nntps"}
 	fetch.Register(fetch.Scheme{Name: "news", Fetcher: Fetcher{},
-		Caps: fetch.Gateway | fetch.Lists | fetch.Opaque,
+		Caps: fetch.Gateway | fetch.Lists | fetch.Opaque | fetch.SendsBody,
 		Options: []fetch.Option{
 			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: append(slices.Clip(schemes), "mid", "cid"),
 				Help: "the server for news: and mid: URLs (else $" + EnvServer + ")"},
@@ -109,7 +109,7 @@ func init() {
 			{Args: "nntp://news.example.org/", Help: "the groups of that server"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntp", Fetcher: Fetcher{},
-		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists,
+		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists | fetch.SendsBody,
 		Examples: []fetch.Example{
 			{Args: "nntp://news.example.org/comp.lang.go", Help: "the newest articles of a group on that server"},
 			{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
@@ -117,7 +117,7 @@ func init() {
 			{Args: "--json --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntps", Fetcher: Fetcher{},
-		Caps: fetch.Gateway | fetch.Lists})
+		Caps: fetch.Gateway | fetch.Lists | fetch.SendsBody})
 }
 
 // target is what a URL asks for, decided before connecting.
@@ -145,6 +145,9 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fetch.ContextError(ctx)
+	}
+	if req.Body != nil {
+		return post(ctx, req, t)
 	}
 	c, err := dial(ctx, req, t.host, t.port, t.tls)
 	if err != nil {
@@ -187,7 +190,10 @@ func resolve(req *fetch.Request) (*target, error) {
 		if u.HasAuth && u.Host != "" {
 			t.host, t.port = u.Host, u.PortOrDefault()
 		} else if err := serverFromOptions(req, t); err != nil {
-			return nil, err
+			if dry, _ := req.Options.Bool(fetch.OptDryRun); !dry || req.Body == nil {
+				return nil, err
+			}
+			t.port = 119 // a dry run of a posting connects nowhere
 		}
 		switch {
 		case u.News.All:

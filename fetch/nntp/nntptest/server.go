@@ -1,6 +1,7 @@
 // Package nntptest is an NNTP server for tests: a small, honest reader
 // server (RFC 3977 GROUP, ARTICLE/HEAD/BODY/STAT, OVER/XOVER, LIST ACTIVE,
-// LIST NEWSGROUPS, CAPABILITIES, MODE READER, AUTHINFO USER/PASS, STARTTLS)
+// LIST NEWSGROUPS, CAPABILITIES, MODE READER, AUTHINFO USER/PASS, STARTTLS,
+// POST)
 // over articles held in memory, which can also misbehave on purpose (see
 // Hostile). It listens on 127.0.0.1 on a free port and records every command
 // line it receives.
@@ -111,6 +112,14 @@ type Hostile struct {
 	// CloseArticle sends the status line and the first half of the
 	// article, then closes the connection.
 	CloseArticle bool
+	// RefusePost answers POST with 440 (posting not permitted).
+	RefusePost bool
+	// FailPost, when set, answers an article sent with POST with "441 "
+	// and this text instead of 240.
+	FailPost string
+	// ClosePost, when > 0, closes the connection after this many lines of
+	// an article sent with POST, without a reply.
+	ClosePost int
 }
 
 // Server is the test server. Set the fields, then call Start.
@@ -147,6 +156,8 @@ type Server struct {
 
 	loop     *fetchtest.Loop
 	mu       sync.Mutex
+	posted   []*Article
+	wire     [][]byte
 	lines    []string
 	sessions [][]string
 	ended    []chan struct{}
@@ -341,6 +352,9 @@ func (ss *session) command(line string) bool {
 		caps := []string{"VERSION 2", "IMPLEMENTATION nntptest"}
 		if ss.reader {
 			caps = append(caps, "READER", "LIST ACTIVE NEWSGROUPS")
+			if !s.Hostile.RefusePost {
+				caps = append(caps, "POST")
+			}
 			if !s.NoOver {
 				caps = append(caps, "OVER")
 			}
@@ -428,6 +442,8 @@ func (ss *session) command(line string) bool {
 		ss.over(arg)
 	case "LIST":
 		ss.list(arg)
+	case "POST":
+		return ss.post()
 	default:
 		ss.reply("500 What?")
 	}
@@ -457,7 +473,75 @@ func (s *Server) byID(id string) *Article {
 			return a
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.posted {
+		if a.MessageID == id {
+			return a
+		}
+	}
 	return nil
+}
+
+// Posted returns the data of every article posted so far (POST, answered
+// 240), as it came over the wire but for dot-stuffing, which is undone:
+// line ends as the client sent them, the "." line left out.
+func (s *Server) Posted() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.wire...)
+}
+
+// post takes an article (POST, RFC 3977 §6.3.1): 340, the lines up to the
+// "." line with dot-stuffing undone, then 240, and the article can be read
+// by its Message-ID from then on.
+func (ss *session) post() bool {
+	s := ss.s
+	if s.Hostile.RefusePost {
+		ss.reply("440 Posting not permitted")
+		return true
+	}
+	ss.reply("340 Send article to be posted")
+	if ss.w.Flush() != nil {
+		return false
+	}
+	var wire []byte
+	var lines []string
+	for {
+		line, err := ss.r.ReadBytes('\n')
+		if err != nil {
+			return false
+		}
+		if s.Hostile.ClosePost > 0 && len(lines) >= s.Hostile.ClosePost {
+			return false
+		}
+		if string(line) == ".\r\n" {
+			break
+		}
+		if line[0] == '.' {
+			line = line[1:]
+		}
+		wire = append(wire, line...)
+		lines = append(lines, strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r"))
+	}
+	if s.Hostile.FailPost != "" {
+		ss.reply("441 %s", s.Hostile.FailPost)
+		return true
+	}
+	a := &Article{}
+	for i, l := range lines {
+		if l == "" {
+			a.Head, a.Body = lines[:i], lines[i+1:]
+			break
+		}
+	}
+	a.MessageID = a.header("Message-ID")
+	s.mu.Lock()
+	s.posted = append(s.posted, a)
+	s.wire = append(s.wire, wire)
+	s.mu.Unlock()
+	ss.reply("240 Article received OK")
+	return true
 }
 
 func (ss *session) article(verb, arg string) bool {
