@@ -55,7 +55,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l ssl-reqd -
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l mail-from -x -d 'the sender: From field and envelope sender (default login name @ host name)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l smtp-server -x -d 'the SMTP server (also smtp:// or smtps:// URL; else $SMTP_SERVER, $MAILHOST, then a local sendmail)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l mail-allow-bcc -d 'send the blind copies a URL\'s bcc field asks for (refused otherwise)'
-complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l dry-run -d 'write the composed message instead of sending it'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l dry-run -d 'write the composed message (mailto) or the article to post (news) instead of sending it'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l yes -d 'send without asking on a terminal'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l ftp-method -x -a 'multicwd singlecwd nocwd' -d 'multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd (default multicwd)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l ftp-pasv-trust -d 'connect to the address in a PASV reply (by default the control connection\'s address is used)'

@@ -38,6 +38,26 @@
 // "?". Resource.Listing parses these lines; ParseArticleLine,
 // ParseGroupLine and WriteJSON give them to programs.
 //
+// Posting (RFC 3977 §6.3.1 POST): a Request.Body sent to a URL naming one
+// newsgroup (news:GROUP, nntp://HOST/GROUP; the Fetcher is a
+// fetch.BodySender) is posted as an article there. The body is the
+// article: header fields, an empty line, the text. The header is read
+// (at most MaxPostHeader bytes) and checked before connecting: every line
+// a field or a field's continuation, no CR or NUL inside a line, From and
+// Subject present, Newsgroups naming the URL's group (added when missing),
+// a Message-ID of the form <id@domain>; Message-ID (on the From address's
+// domain) and Date are added when missing. A bad article is ErrMalformed
+// (exit 3), saying why. On the wire every line ends in CRLF and a line
+// starting with "." is dot-stuffed. The result is the article's Message-ID
+// on one line (also Meta.Header's Message-ID), Meta.Status 240.
+// Options[fetch.OptDryRun] gives the article as it would be posted
+// (message/rfc822) and connects nowhere. The server's 440 (posting not
+// permitted) is ErrUpload (25), nothing sent; 441 (the article refused)
+// is ErrSendFailed (55), as is a connection lost before the server
+// confirmed the article; an article that cannot be read is ErrRead (26),
+// the connection then dropped before the final "." so that nothing partial
+// is posted.
+//
 // Errors: 411 (no such group), 420/423/430 (no such article) are
 // ErrNotFound; 480 without credentials and 481/482 are ErrLoginDenied;
 // 502 and 483 are ErrAccessDenied; anything unexpected is ErrProtocol
@@ -107,6 +127,8 @@ func init() {
 			{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
 			{Args: "news:*", Help: "the groups of $NNTPSERVER"},
 			{Args: "nntp://news.example.org/", Help: "the groups of that server"},
+			{Args: "-T article.txt --nntp-server news.example.org news:misc.test", Help: "post an article (Message-ID and Date added)"},
+			{Args: "--dry-run -T article.txt news:misc.test", Help: "show the article as it would be posted"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntp", Fetcher: Fetcher{},
 		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists | fetch.SendsBody,
