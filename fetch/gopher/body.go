@@ -9,22 +9,23 @@ import (
 	"sync"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 )
 
 // dotMode says how the "." line of RFC 1436 is treated in a reply.
-type dotMode = fetch.DotMode
+type dotMode = lineproto.DotMode
 
 const (
-	dotNone   = fetch.DotNone   // no dot processing: bytes as received
-	dotEnd    = fetch.DotEnd    // a lone "." line ends the data (menus, Gopher+ +-1)
-	dotAuto   = fetch.DotAuto   // a lone "." line ends the data only when it is the last line
-	dotStrict = fetch.DotStrict // RFC 1436 text: a lone "." ends it, ".." at a line start is unstuffed
+	dotNone   = lineproto.DotNone   // no dot processing: bytes as received
+	dotEnd    = lineproto.DotEnd    // a lone "." line ends the data (menus, Gopher+ +-1)
+	dotAuto   = lineproto.DotAuto   // a lone "." line ends the data only when it is the last line
+	dotStrict = lineproto.DotStrict // RFC 1436 text: a lone "." ends it, ".." at a line start is unstuffed
 )
 
-// newDotReader streams a reply up to its "." line (fetch.DotReader); with
+// newDotReader streams a reply up to its "." line (lineproto.DotReader); with
 // requireTerm, the end of input without it is a partial transfer.
-func newDotReader(br *bufio.Reader, mode dotMode, requireTerm bool, what string) *fetch.DotReader {
-	d := fetch.NewDotReader(br, mode)
+func newDotReader(br *bufio.Reader, mode dotMode, requireTerm bool, what string) *lineproto.DotReader {
+	d := lineproto.NewDotReader(br, mode)
 	if requireTerm {
 		d.Unterminated = func() error {
 			return &fetch.Error{Kind: fetch.ErrPartial, Msg: "gopher: the server closed the connection before the \".\" line that ends the " + what}

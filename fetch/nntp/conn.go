@@ -368,50 +368,18 @@ func (c *conn) readReply() (reply, error) {
 
 var replyLimits = lineproto.Limits{Line: MaxReplyLine, Lines: 1, Continue: lineproto.Single, MinCode: 100, MaxCode: 599}
 
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one line of at most limit bytes (without CR LF, which are
-// removed). A longer line gives errLineTooLong and its first bytes.
-func (c *conn) readLine(limit int) ([]byte, error) {
-	line, err := c.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull || (err == nil && len(line) > limit+2) {
-		return line[:min(len(line), limit)], errLineTooLong
-	}
-	if err != nil {
-		if err == io.EOF && len(line) > 0 {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	line = line[:len(line)-1]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	if len(line) > limit {
-		return line[:limit], errLineTooLong
-	}
-	return line, nil
-}
-
-// readDataLine reads one line of a multi-line block with dot-stuffing
-// undone; io.EOF marks the terminating ".". The line is valid until the
-// next read.
+// readDataLine reads one line of a multi-line block (lineproto.ReadDotLine,
+// at most MaxDataLine bytes) with dot-stuffing undone; io.EOF marks the
+// terminating ".". The line is valid until the next read.
 func (c *conn) readDataLine() ([]byte, error) {
-	line, err := c.readLine(MaxDataLine)
-	if err != nil {
-		if errors.Is(err, errLineTooLong) {
-			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("nntp: server sent a line over %d bytes: %s", MaxDataLine, quote(string(line)))}
-		}
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	line, err := lineproto.ReadDotLine(c.br, MaxDataLine)
+	switch {
+	case err == io.EOF:
+		return nil, err
+	case errors.Is(err, lineproto.ErrLineTooLong):
+		return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("nntp: server sent a line over %d bytes: %s", MaxDataLine, quote(string(line)))}
+	case err != nil:
 		return nil, c.ioError(err, "reading a multi-line reply")
-	}
-	if len(line) > 0 && line[0] == '.' {
-		if len(line) == 1 {
-			return nil, io.EOF
-		}
-		line = line[1:]
 	}
 	return line, nil
 }

@@ -1,17 +1,18 @@
 package nntp
 
 import (
-	"github.com/urlget/urlget/fetch"
 	"io"
 	"sync"
+
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 )
 
 // newDotReader streams the data of a multi-line reply (RFC 3977 §3.1.1)
 // with dot-stuffing undone and the terminating "." line removed
-// (fetch.DotReader): line ends as the server sent them, memory bounded by
+// (lineproto.DotReader): line ends as the server sent them, memory bounded by
 // the connection's read buffer whatever the line lengths.
-func newDotReader(c *conn) *fetch.DotReader {
-	d := fetch.NewDotReader(c.br, fetch.DotStrict)
+func newDotReader(c *conn) *lineproto.DotReader {
+	d := lineproto.NewDotReader(c.br, lineproto.DotStrict)
 	d.Unterminated = func() error { return c.ioError(io.ErrUnexpectedEOF, "reading the article") }
 	d.ReadError = func(err error) error { return c.ioError(err, "reading the article") }
 	return d

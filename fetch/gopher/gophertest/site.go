@@ -1,12 +1,15 @@
 package gophertest
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 )
 
 // Site is a Handler serving a fixed set of items by selector, in the
@@ -131,22 +134,14 @@ func (s *Site) plain(c *Conn, r *Request, it *Item) {
 }
 
 // DotStuff returns text the RFC 1436 way: every line beginning with "."
-// gets another ".", line ends become CRLF, and a "." line ends it.
+// gets another ".", line ends become CRLF, and a "." line ends it
+// (lineproto.DotWriter, as the clients write SMTP and NNTP data).
 func DotStuff(text []byte) []byte {
 	var b bytes.Buffer
-	lines := strings.SplitAfter(string(text), "\n")
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
-		if strings.HasPrefix(l, ".") {
-			b.WriteByte('.')
-		}
-		b.WriteString(l)
-		b.WriteString("\r\n")
-	}
-	b.WriteString(".\r\n")
+	w := bufio.NewWriter(&b)
+	dw := lineproto.NewDotWriter(w)
+	dw.Write(text)
+	dw.Close()
 	return b.Bytes()
 }
 

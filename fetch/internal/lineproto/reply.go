@@ -1,8 +1,12 @@
-// Package lineproto reads the replies of the line protocols urlget speaks
-// (FTP, SMTP, NNTP): a three-digit code and text on a line; in FTP and
-// SMTP, "NNN-" lines that continue a reply and a "NNN " line that ends it.
-// The one reader holds every reply within hard bounds (line length, line
-// count, bytes in all), so that a hostile server cannot make it grow.
+// Package lineproto reads and writes what the line protocols urlget speaks
+// (FTP, SMTP, NNTP, gopher) have in common. ReadReply reads their replies:
+// a three-digit code and text on a line; in FTP and SMTP, "NNN-" lines
+// that continue a reply and a "NNN " line that ends it. DotReader (a
+// stream) and ReadDotLine (a line at a time) read the data of a
+// dot-terminated block, undoing dot-stuffing and stopping at the "." line;
+// DotWriter writes one. Every reader holds its input within hard bounds
+// (line length, line count, bytes in all, or a fixed buffer), so that a
+// hostile server cannot make it grow.
 package lineproto
 
 import (

@@ -9,6 +9,7 @@ package nntptest
 
 import (
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/internal/lineproto"
 
 	"bufio"
 	"crypto/tls"
@@ -323,16 +324,14 @@ func (ss *session) reply(format string, a ...any) {
 	ss.w.WriteString("\r\n")
 }
 
-// data writes lines dot-stuffed, then the terminator.
+// data writes lines dot-stuffed, then the terminator
+// (lineproto.DotWriter).
 func (ss *session) data(lines []string) {
+	dw := lineproto.NewDotWriter(ss.w)
 	for _, l := range lines {
-		if strings.HasPrefix(l, ".") {
-			ss.w.WriteByte('.')
-		}
-		ss.w.WriteString(l)
-		ss.w.WriteString("\r\n")
+		dw.Write([]byte(l + "\r\n"))
 	}
-	ss.w.WriteString(".\r\n")
+	dw.Close()
 }
 
 // command handles one line; false ends the session.

@@ -1,4 +1,4 @@
-package fetch
+package lineproto
 
 import (
 	"bufio"
@@ -178,4 +178,39 @@ func (d *DotReader) fill() {
 	}
 	d.atStart = true
 	d.pending = line
+}
+
+// ReadDotLine reads one line of a dot-terminated block (an NNTP listing,
+// RFC 3977 §3.1.1) from br: at most limit bytes without its line end (CRLF
+// or LF, removed), a leading "." removed (dot-stuffing undone). The "."
+// line that ends the block is io.EOF; the input ending before it is
+// io.ErrUnexpectedEOF. A longer line is ErrLineTooLong with its first
+// limit bytes. The line is valid until the next read from br. It is
+// DotReader's DotStrict, a line at a time, for data that is parsed line
+// by line.
+func ReadDotLine(br *bufio.Reader, limit int) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull || (err == nil && len(line) > limit+2) {
+		return line[:min(len(line), limit)], ErrLineTooLong
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	if isLoneDot(line) {
+		return nil, io.EOF
+	}
+	line = line[:len(line)-1]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) > limit {
+		return line[:limit], ErrLineTooLong
+	}
+	if len(line) > 0 && line[0] == '.' {
+		line = line[1:]
+	}
+	return line, nil
 }
