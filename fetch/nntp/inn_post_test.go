@@ -3,12 +3,12 @@ package nntp
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -22,13 +22,7 @@ func clientPost(t *testing.T, c *fetch.Client, rawURL, article string) (*fetch.R
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Do(ctx, &fetch.Request{URL: &u, Body: strings.NewReader(article), BodySize: int64(len(article))})
-	if err != nil {
-		return nil, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res, b, err
+	return fetchtest.Read(c.Do(ctx, &fetch.Request{URL: &u, Body: strings.NewReader(article), BodySize: int64(len(article))}))
 }
 
 // TestINNPost posts to INN 2 (nnrpd handing the article to innd) and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -22,13 +23,6 @@ func postReq(t *testing.T, s *nntptest.Server, rawURL, article string, opts ...s
 	req := request(t, s, rawURL, opts...)
 	req.Body, req.BodySize = strings.NewReader(article), int64(len(article))
 	return req
-}
-
-func wantKind(t *testing.T, err error, k fetch.Kind, what string) {
-	t.Helper()
-	if fetch.KindOf(err) != k {
-		t.Errorf("%s: error %v (kind %v), want kind %v", what, err, fetch.KindOf(err), k)
-	}
 }
 
 // An article with LF line ends, lines starting with ".", no Newsgroups,
@@ -120,11 +114,13 @@ func TestPostRefusedBeforeConnecting(t *testing.T) {
 		{"header too long", ok + "X-Long: " + strings.Repeat("x", MaxPostHeader) + "\n\nbody\n", "over 65536 bytes"},
 		{"no empty line", ok + strings.Repeat("X-Many: field\n", MaxPostHeader/14+1), "over 65536 bytes"},
 	} {
-		_, _, err := get(t, postReq(t, s, "nntp://"+s.Addr+"/misc.test", tc.article))
-		wantKind(t, err, fetch.ErrMalformed, tc.name)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v, want one line saying %q", tc.name, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := get(t, postReq(t, s, "nntp://"+s.Addr+"/misc.test", tc.article))
+			fetchtest.WantKind(t, err, fetch.ErrMalformed)
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v, want one line saying %q", err, tc.want)
+			}
+		})
 	}
 	if n := s.Conns(); n != 0 {
 		t.Errorf("%d connections made for articles refused", n)
@@ -164,21 +160,23 @@ func TestPostFailures(t *testing.T) {
 		{"unreadable", nntptest.Hostile{}, io.MultiReader(strings.NewReader(article[:500]), iotest.ErrReader(errors.New("disk on fire"))),
 			fetch.ErrRead, 26, 0, "reading the article failed; the connection was dropped before its end, nothing was posted"},
 	} {
-		s := newServer(t, func(s *nntptest.Server) { s.Hostile = tc.hostile })
-		req := postReq(t, s, "nntp://"+s.Addr+"/misc.test", article)
-		if tc.body != nil {
-			req.Body = tc.body
-		}
-		_, _, err := get(t, req)
-		wantKind(t, err, tc.kind, tc.name)
-		var fe *fetch.Error
-		if !errors.As(err, &fe) || fe.Kind.ExitCode() != tc.code || fe.Status != tc.status ||
-			!strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v (status %d), want exit %d, status %d, saying %q", tc.name, err, fe.Status, tc.code, tc.status, tc.want)
-		}
-		if p := s.Posted(); len(p) != 0 {
-			t.Errorf("%s: %d articles posted", tc.name, len(p))
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, func(s *nntptest.Server) { s.Hostile = tc.hostile })
+			req := postReq(t, s, "nntp://"+s.Addr+"/misc.test", article)
+			if tc.body != nil {
+				req.Body = tc.body
+			}
+			_, _, err := get(t, req)
+			fetchtest.WantKind(t, err, tc.kind)
+			var fe *fetch.Error
+			if !errors.As(err, &fe) || fe.Kind.ExitCode() != tc.code || fe.Status != tc.status ||
+				!strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v (status %d), want exit %d, status %d, saying %q", err, fe.Status, tc.code, tc.status, tc.want)
+			}
+			if p := s.Posted(); len(p) != 0 {
+				t.Errorf("%d articles posted", len(p))
+			}
+		})
 	}
 }
 
@@ -246,7 +244,7 @@ func TestSendsBody(t *testing.T) {
 	c := &fetch.Client{}
 	u, _ := urlparse.Parse("nntp://" + s.Addr + "/misc.test/1")
 	_, err := c.Do(context.Background(), &fetch.Request{URL: &u, Body: strings.NewReader("From: a@b.c\nSubject: s\n\n"), BodySize: -1})
-	wantKind(t, err, fetch.ErrUnsupported, "posting to an article URL")
+	fetchtest.WantKind(t, err, fetch.ErrUnsupported)
 	if s.Conns() != 0 {
 		t.Errorf("connected")
 	}
