@@ -136,7 +136,11 @@ func (c *conn) send340(a *article) (reply, error) {
 	r, err = c.readReply()
 	if err != nil {
 		if fetch.KindOf(err) == fetch.ErrPartial {
-			err = c.sendError("after the article, before confirming it (it may not have been posted)", err)
+			// Not wrapped: the article may have been posted, and a retry
+			// (fetch.Retryable sees a reset in the chain) would post it
+			// again under a new Message-ID.
+			err = &fetch.Error{Kind: fetch.ErrSendFailed,
+				Msg: "nntp: the connection was lost after the article, before the server confirmed it (it may have been posted): " + err.Error()}
 		}
 		return r, err
 	}

@@ -140,7 +140,9 @@ func TestPostHeaderOnly(t *testing.T) {
 
 // The server's refusals and failures: 440 to POST is ErrUpload (25) and
 // nothing is sent; 441 after the article ErrSendFailed (55); a server
-// that closes the connection in the middle of the article ErrSendFailed;
+// that closes the connection in the middle of the article, or after it
+// without a reply, ErrSendFailed (not to be retried: it may have been
+// posted);
 // an article that cannot be read ErrRead (26), the connection dropped
 // before the "." line. Each is one line, and none posts anything.
 func TestPostFailures(t *testing.T) {
@@ -157,6 +159,8 @@ func TestPostFailures(t *testing.T) {
 		{"440", nntptest.Hostile{RefusePost: true}, nil, fetch.ErrUpload, 25, 440, "does not let this client post (nothing sent): \"440 Posting not permitted\""},
 		{"441", nntptest.Hostile{FailPost: "Newsgroup is moderated"}, nil, fetch.ErrSendFailed, 55, 441, "refused the article: \"441 Newsgroup is moderated\""},
 		{"close mid-article", nntptest.Hostile{ClosePost: 3}, nil, fetch.ErrSendFailed, 55, 0, "connection was lost"},
+		{"close before the reply", nntptest.Hostile{SilentPost: true}, nil, fetch.ErrSendFailed, 55, 0,
+			"the connection was lost after the article, before the server confirmed it (it may have been posted)"},
 		{"unreadable", nntptest.Hostile{}, io.MultiReader(strings.NewReader(article[:500]), iotest.ErrReader(errors.New("disk on fire"))),
 			fetch.ErrRead, 26, 0, "reading the article failed; the connection was dropped before its end, nothing was posted"},
 	} {
@@ -175,6 +179,9 @@ func TestPostFailures(t *testing.T) {
 			}
 			if p := s.Posted(); len(p) != 0 {
 				t.Errorf("%d articles posted", len(p))
+			}
+			if tc.hostile.SilentPost && fetch.Retryable(err) {
+				t.Errorf("an article that may have been posted is retryable: %v", err)
 			}
 		})
 	}

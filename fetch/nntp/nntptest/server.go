@@ -121,6 +121,9 @@ type Hostile struct {
 	// ClosePost, when > 0, closes the connection after this many lines of
 	// an article sent with POST, without a reply.
 	ClosePost int
+	// SilentPost reads an article sent with POST to its end, then closes
+	// the connection without a reply.
+	SilentPost bool
 }
 
 // Server is the test server. Set the fields, then call Start.
@@ -522,6 +525,9 @@ func (ss *session) post() bool {
 		}
 		wire = append(wire, line...)
 		lines = append(lines, strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r"))
+	}
+	if s.Hostile.SilentPost {
+		return false
 	}
 	if s.Hostile.FailPost != "" {
 		ss.reply("441 %s", s.Hostile.FailPost)
