@@ -28,6 +28,7 @@ const maxListing = 64 << 20
 // ftpState is the walk's shared state.
 type ftpState struct {
 	req     *fetch.Request // the Client's policy for the URL (Client.Prepare)
+	cfg     fetch.Config   // and the configuration to dial with
 	host    string         // host:port, the scheduler's key
 	urlHost string
 	urlPort int
@@ -78,7 +79,7 @@ type ftpFileJob struct {
 
 func (e *engine) runFTP() error {
 	u := e.u
-	req, err := e.client.Prepare(u)
+	req, cfg, err := e.client.Prepare(u)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func (e *engine) runFTP() error {
 		return &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
 			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, --noproxy, or unset ftp_proxy"}
 	}
-	s := &ftpState{req: req, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
+	s := &ftpState{req: req, cfg: cfg, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
 		visited: map[string]bool{}, uniques: map[string]bool{}}
 	s.early.Store(true)
 	if u.HasUserinfo {
@@ -135,7 +136,7 @@ type ftpConn struct {
 // TYPE I, FEAT and PWD together.
 func (e *engine) dialFTP(s *ftpState) (*ftpConn, error) {
 	dctx, cancel := context.WithTimeout(e.ctx, e.timeout)
-	fc, err := ftp.Dial(dctx, s.req)
+	fc, err := ftp.Dial(dctx, s.cfg, s.req)
 	cancel()
 	if err != nil {
 		return nil, err

@@ -61,7 +61,7 @@ import (
 )
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "file", Fetcher: Fetcher{}, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
+	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
 		Examples: []fetch.Example{
 			{Args: "file:///etc/hosts", Help: "print a local file"},
 			{Args: "--json file:///var/log/", Help: "a directory's entries as JSON lines"},

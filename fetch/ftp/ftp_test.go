@@ -54,7 +54,7 @@ func newServer(t *testing.T) *ftptest.Server {
 func configure(s *ftptest.Server, f func(*ftptest.Server)) { s.Configure(f) }
 
 // client returns a Client whose ftp fetcher is f (a fresh one without
-// reuse when nil).
+// reuse when nil), given the Client's configuration.
 func client(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
 	if f == nil {
 		f = &ftp.Fetcher{MaxIdlePerHost: -1}
@@ -63,7 +63,10 @@ func client(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
 	for k, v := range opts {
 		o[k] = v
 	}
-	return &fetch.Client{Fetchers: map[string]fetch.Fetcher{"ftp": f}, Options: o}
+	return &fetch.Client{Fetchers: map[string]func(fetch.Config) fetch.Fetcher{"ftp": func(cfg fetch.Config) fetch.Fetcher {
+		f.Config = cfg
+		return f
+	}}, Options: o}
 }
 
 func ctx(t *testing.T) context.Context {
@@ -390,7 +393,7 @@ func TestInjectionRefused(t *testing.T) {
 		if perr != nil {
 			t.Fatal(perr)
 		}
-		_, err = ftp.Default.Open(ctx(t), &fetch.Request{URL: &pu})
+		_, err = (&ftp.Fetcher{}).Open(ctx(t), &fetch.Request{URL: &pu})
 		if fetch.KindOf(err) != fetch.ErrMalformed {
 			t.Errorf("Fetcher.Open(%s): %v, want ErrMalformed", url, err)
 		}
