@@ -512,3 +512,29 @@ func parseURL(s string) (*urlparse.URL, error) {
 	}
 	return &u, nil
 }
+
+func TestIfModifiedSince(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	write(t, p, []byte("12345"))
+	mtime := time.Date(2020, 2, 3, 4, 5, 6, 0, time.UTC)
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	u := fileURL(p)
+	for _, tc := range []struct {
+		since time.Time
+		want  bool
+	}{{mtime, true}, {mtime.Add(time.Hour), true}, {mtime.Add(-time.Second), false}} {
+		pu, _ := urlparse.Parse(u)
+		res, err := (&fetch.Client{}).Do(context.Background(), &fetch.Request{URL: &pu, IfModifiedSince: tc.since})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.NotModified != tc.want || tc.want != (len(b) == 0) {
+			t.Errorf("since %v: NotModified %v, %d bytes; want %v", tc.since, res.NotModified, len(b), tc.want)
+		}
+	}
+}
