@@ -59,9 +59,16 @@ type engine struct {
 func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, error) {
 	switch u.Scheme {
 	case "ftp", "gopher", "gophers":
+	case "http", "https":
+		// A directory: its index lists what is in it.
+		su, err := withSlash(u)
+		if err != nil {
+			return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: fetch.Redacted(u), Err: err}
+		}
+		u = su
 	default:
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
-			Msg: "mirror: only ftp, gopher and gophers URLs can be mirrored, not " + u.Scheme}
+			Msg: "mirror: only ftp, http, https, gopher and gophers URLs can be mirrored, not " + u.Scheme}
 	}
 	if u.Host == "" {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: fetch.Redacted(u), Msg: "mirror: the URL has no host"}
@@ -168,6 +175,8 @@ func (e *engine) run() (Summary, error) {
 	switch e.u.Scheme {
 	case "ftp":
 		walkErr = e.runFTP()
+	case "http", "https":
+		walkErr = e.runHTTP()
 	default:
 		walkErr = e.runGopher()
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -431,4 +432,32 @@ func openLocalReadOnly(dir string) (*localFS, error) {
 		return nil, err
 	}
 	return &localFS{root: r, dir: dir}, nil
+}
+
+// findPart finds a partial file in the directory rel whose name starts
+// with prefix and goes on "SIZE-UNIXTIME" (the version of the file it
+// holds): its name, that size and time.
+func (l *localFS) findPart(rel, prefix string) (name string, size int64, mtime time.Time, ok bool) {
+	if l.checkDirs(path.Join(osPath(rel), "x")) != nil {
+		return "", 0, time.Time{}, false
+	}
+	f, err := l.root.OpenFile(osPath(rel), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return "", 0, time.Time{}, false
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		rest, found := strings.CutPrefix(n, prefix)
+		if !found {
+			continue
+		}
+		a, b, found := strings.Cut(rest, "-")
+		sz, err1 := strconv.ParseInt(a, 10, 64)
+		ts, err2 := strconv.ParseInt(b, 10, 64)
+		if found && err1 == nil && err2 == nil {
+			return n, sz, time.Unix(ts, 0).UTC(), true
+		}
+	}
+	return "", 0, time.Time{}, false
 }

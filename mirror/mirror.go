@@ -1,5 +1,6 @@
-// Package mirror copies an FTP tree or a gopher hole into a local
-// directory, incrementally, over several connections, and safely.
+// Package mirror copies an FTP tree, an HTTP directory index or a gopher
+// hole into a local directory, incrementally, over several connections,
+// and safely.
 //
 //	sum, err := mirror.Run(ctx, mirror.Options{URL: "ftp://ftp.example.org/pub/", Dir: "pub"})
 //
@@ -30,6 +31,28 @@
 // NOTES. A VMS listing's sizes are in blocks, not bytes: its files are
 // judged unchanged by the listing's date alone (its day against the copy's
 // MDTM time), as for ls dates with a year.
+//
+// # HTTP
+//
+// An http or https URL names a directory ("/" is added to a path without
+// one) whose index page lists what is in it: nginx's autoindex, Apache's
+// mod_autoindex, lighttpd's dirlisting, or any page of links like them.
+// Only links to the directory's own items are followed (one more path
+// segment; "name/" is a subdirectory): never the parent, sort links
+// ("?C=N"), other hosts or deeper paths, so the walk cannot leave the
+// start directory. Index pages are read every run and not saved. Files are
+// saved byte for byte (no Content-Encoding asked for) with their
+// Last-Modified as modification time, and their ETag and Last-Modified
+// recorded; the next run asks for each file whose copy is intact with
+// If-None-Match and If-Modified-Since, so that an unchanged file costs one
+// request answered 304 and no data (index sizes and minute dates cannot
+// prove a file unchanged). With Checksum every file is fetched again and
+// compared (an HTTP server gives no hash). A file whose Content-Length and
+// Last-Modified are known is written to a partial file named after them;
+// cut short, it is continued by the next run with Range and If-Range (a
+// server whose file changed sends it whole). A file that redirects is
+// recorded with its Location, not followed. robots.txt is not read: the
+// mirror fetches one directory it was pointed at, as lftp does.
 //
 // # Gopher
 //
@@ -95,8 +118,9 @@ const (
 
 // Options say what to mirror where, and how.
 type Options struct {
-	// URL is the ftp, gopher or gophers URL to mirror: an FTP directory, a
-	// gopher menu (or a single document).
+	// URL is the ftp, http, https, gopher or gophers URL to mirror: an FTP
+	// directory, an HTTP directory index, a gopher menu (or a single
+	// document).
 	URL string
 	// Dir is the local directory (made if needed).
 	Dir string
