@@ -49,9 +49,10 @@ type engine struct {
 	seen       map[string]bool // URLs found this run (listed, linked)
 	listedOK   map[string]bool // directories and menus read completely this run
 	dirTimes   map[string]time.Time
-	parts      map[string]bool // partial files kept this run (local paths), for the next
-	touched    map[string]bool // local directories written into
-	current    map[int]string  // worker -> local path in transfer
+	parts      map[string]bool   // partial files kept this run (local paths), for the next
+	replacing  map[string]Record // local path -> the manifest's item there, which one of another kind replaces (displaced)
+	touched    map[string]bool   // local directories written into
+	current    map[int]string    // worker -> local path in transfer
 	capHit     bool
 	fatal      error // the URL itself could not be read
 }
@@ -541,7 +542,7 @@ func (e *engine) link(r Record, target string) {
 		return
 	}
 	e.touch(path.Dir(r.Path))
-	made, err := e.fs.symlink(target, r.Path)
+	made, err := e.linkOver(target, r.Path)
 	if err != nil {
 		e.fail(r, asLocal(err))
 		return

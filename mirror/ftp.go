@@ -607,7 +607,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			rec.MTime, rec.MTimeSource, rec.Name = j.entry.MTime, j.entry.MTimeSource, j.entry.Name
 		}
 		// An empty remote directory is made too, as lftp and wget do.
-		if err := e.fs.mkdirAll(j.local); err != nil {
+		if err := e.makeDir(j.local); err != nil {
 			e.fail(rec, err)
 			return
 		}
@@ -722,6 +722,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		}
 		sub := &ftpDirJob{url: rec.URL, path: p, segs: segs, rel: rel, depth: j.depth + 1, parent: j.url,
 			node: &dirNode{parent: j.node, url: rec.URL}}
+		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0), pathSegs(j.local, local))
 		sub.local = e.paths.claimDir(rec.URL, pathSegs(j.local, local))
 		rec.Path = sub.local
 		sub.entry = rec
@@ -744,6 +745,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			e.record(rec)
 			return mdtmCheck{}, false
 		}
+		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", segs, "", 0), pathSegs(j.local, local))
 		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
 		e.link(rec, target)
 	case fetch.EntryFile, fetch.EntryUnknown:
@@ -756,6 +758,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		if !e.claimFileSlot() {
 			return mdtmCheck{}, false
 		}
+		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", segs, "", 0), pathSegs(j.local, local))
 		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
 		old, had := e.man.get(rec.URL)
 		if had {
@@ -1348,7 +1351,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		e.sched.done(p.t)
 		return next, nil
 	}
-	if err := tmp.commit(rec.Path, mtime); err != nil {
+	if err := e.commitOver(tmp, rec.Path, mtime); err != nil {
 		return refused(asLocal(err))
 	}
 	e.man.put(rec)

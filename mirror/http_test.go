@@ -100,9 +100,14 @@ func TestHTTPMirrorNginx(t *testing.T) {
 	// Last-Modified) is fetched; a file removed on the server is deleted.
 	writeFile(t, filepath.Join(root, "hello.txt"), "HELLO, HTTP\n", t1.Add(time.Second))
 	os.Remove(filepath.Join(root, "sub", "deep.txt"))
+	// A directory that is now a file, a file that is now a directory.
+	must(t, os.RemoveAll(filepath.Join(root, "sub", "sub2")))
+	writeFile(t, filepath.Join(root, "sub", "sub2"), "sub2 is a file\n", t1)
+	must(t, os.Remove(filepath.Join(root, "100%.txt")))
+	writeFile(t, filepath.Join(root, "100%.txt", "in.txt"), "100%.txt is a directory\n", t1)
 	sum = mirrorOK(t, Options{URL: url, Dir: dir, Delete: true})
-	if sum.Changed != 1 || sum.Deleted != 1 || sum.Unchanged != int64(len(want))-2 {
-		t.Errorf("third run: %+v, want 1 changed, 1 deleted", countsOf(sum))
+	if sum.Changed != 1 || sum.New != 2 || sum.Deleted != 1 || sum.Unchanged != int64(len(want))-4 {
+		t.Errorf("third run: %+v, want 1 changed, 2 new, 1 deleted", countsOf(sum))
 	}
 	sameTree(t, tree(t, dir), tree(t, root))
 }

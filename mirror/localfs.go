@@ -461,3 +461,11 @@ func (l *localFS) findPart(rel, prefix string) (name string, size int64, mtime t
 	}
 	return "", 0, time.Time{}, false
 }
+
+// dirOf is the directory of rel, "" for the top.
+func dirOf(rel string) string {
+	if d := path.Dir(rel); d != "." {
+		return d
+	}
+	return ""
+}

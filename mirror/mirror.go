@@ -87,7 +87,11 @@
 // offending bytes are percent-encoded, nothing is dropped) and the mapping
 // is in the manifest. Everything is written through an os.Root, no
 // symbolic link is ever followed (not even inside DIR), files are written
-// to a new temporary name and renamed into place when complete. Cycles (a
+// to a new temporary name and renamed into place when complete. An item
+// whose kind changed on the server (a link or file now a directory, a
+// directory now a file or link) replaces the local copy, swapped in in one
+// step, but never a directory holding anything the mirror did not make
+// (see replace.go). Cycles (a
 // directory or menu that contains itself, two that point at each other)
 // are found from what was visited: host, port and canonical selector or
 // path, the MLSD "unique" fact, or a directory whose listing is the same
