@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -14,23 +15,26 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/internal/warc"
 	"github.com/urlget/urlget/urlparse"
 )
 
 // engine is one run.
 type engine struct {
-	opt     Options
-	u       *urlparse.URL
-	rootURL string // canonical URL of the mirrored tree (the manifest's)
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	client  *fetch.Client
-	fs      *localFS
-	man     *manifest
-	paths   *pathTable
-	filter  *filter
-	sched   *scheduler
-	start   time.Time
+	opt      Options
+	u        *urlparse.URL
+	rootURL  string // canonical URL of the mirrored tree (the manifest's)
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	client   *fetch.Client
+	fs       *localFS
+	man      *manifest
+	paths    *pathTable
+	filter   *filter
+	sched    *scheduler
+	start    time.Time
+	warc     *warc.Writer // Options.WARC, nil without
+	warcFile *os.File
 
 	parallel, perHost  int
 	maxFiles, maxDepth int
@@ -148,6 +152,11 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 			e.paths.reserve(ownerKey(r.URL), r.Path, false)
 		}
 	}
+	if err := e.openWARC(); err != nil {
+		e.man.release()
+		e.fs.close()
+		return nil, fmt.Errorf("mirror: --warc: %w", err)
+	}
 	e.ctx, e.cancel = context.WithCancelCause(ctx)
 	e.sched = newScheduler(e.perHost)
 	return e, nil
@@ -165,6 +174,7 @@ func orDefault(v, def int) int {
 
 func (e *engine) close() {
 	e.cancel(nil)
+	e.closeWARC()
 	e.man.release()
 	e.fs.close()
 }
@@ -189,6 +199,9 @@ func (e *engine) run() (Summary, error) {
 		e.finishLocal(interrupted)
 	}
 	stopProgress()
+	if err := e.closeWARC(); err != nil {
+		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+	}
 	sum := e.summary()
 	if err := e.man.err; err != nil && !e.opt.DryRun {
 		if e.fatal != nil && fetch.KindOf(e.fatal) == fetch.ErrWrite {

@@ -1347,6 +1347,9 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		mtime = mdtm
 		rec.MTime, rec.MTimeSource = stamp(mdtm), "mdtm"
 	}
+	if err := e.archiveResource(rec.URL, typeByName(j.name), tmp); err != nil {
+		return refused(asLocal(err))
+	}
 	if e.sameBytes(tmp, rec, j.old, j.hasOld, mtime) {
 		e.sched.done(p.t)
 		return next, nil

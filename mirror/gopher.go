@@ -347,6 +347,9 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 		return items, nil
 	}
 	rec.SHA256 = tmp.sum()
+	if err := e.archiveResource(j.url, "application/gopher-menu", tmp); err != nil {
+		return nil, asLocal(err)
+	}
 	old, had := e.man.get(j.url)
 	if had && old.Status == StatusOK && old.SHA256 == rec.SHA256 && old.Path == rec.Path && e.fs.intact(rec.Path, rec.Size) {
 		tmp.discard()
@@ -650,6 +653,9 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 	rec.SHA256 = tmp.sum()
 	rec.Fetched = stamp(time.Now())
 	rec.Status = StatusOK
+	if err := e.archiveResource(rec.URL, gopherType(j.typ, j.rec.Path), tmp); err != nil {
+		return asLocal(err)
+	}
 	if e.sameBytes(tmp, rec, j.old, j.hasOld, j.mtime) {
 		return nil // fetched again (the menu line changed), but the same bytes
 	}

@@ -196,6 +196,19 @@ type Options struct {
 	// time (bit rot, a hand edit).
 	Verify bool
 
+	// WARC, when set, is a file to which every response the run fetches
+	// is written as a WARC 1.1 record (ISO 28500), one gzip member each
+	// unless the name ends in ".warc": a warcinfo record first (the file
+	// is appended to, each run starting its own), then for http the
+	// responses as received (directory indexes included; a 304 as a
+	// revisit record, profile server-not-modified; a 206 with the bytes
+	// it brought), for ftp and gopher a resource record with the URL and
+	// a Content-Type (from the name, or the gopher item type) — every
+	// record with WARC-Block-Digest and WARC-Payload-Digest (SHA-1,
+	// base32), WARC-Date and WARC-Record-ID. Bodies are read back from the
+	// local files, never held in memory. Not written by a DryRun.
+	WARC string
+
 	// Timeout bounds each wait for the server: an FTP reply, data on a
 	// connection, the next bytes of a gopher reply (0: DefaultTimeout). A
 	// request that times out is retried.

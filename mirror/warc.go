@@ -1,14 +1,169 @@
 package mirror
 
 import (
+	"fmt"
 	"io"
+	"mime"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/internal/warc"
 	"github.com/urlget/urlget/urlparse"
 )
 
-// archive writes a response whose body (n bytes) is body to the WARC file.
-func (e *engine) archive(res *fetch.Resource, u *urlparse.URL, body io.Reader, n int64) {}
+// openWARC opens Options.WARC for appending (each run starts with its own
+// warcinfo record, so runs into one file make one valid WARC file), gzip
+// per record unless the name ends in ".warc".
+func (e *engine) openWARC() error {
+	name := e.opt.WARC
+	if name == "" || e.opt.DryRun {
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	e.warcFile = f
+	e.warc = warc.NewWriter(f, !strings.HasSuffix(name, ".warc"), path.Base(name))
+	sw := e.client.UserAgent
+	if sw == "" {
+		sw = fetch.DefaultUserAgent
+	}
+	return e.warc.Warcinfo([][2]string{
+		{"software", sw + " mirror"},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+		{"description", "urlget mirror of " + e.rootURL},
+	})
+}
 
-// archiveFile writes a response whose body is what tmp holds.
-func (e *engine) archiveFile(res *fetch.Resource, u *urlparse.URL, tmp *tmpFile) error { return nil }
+// closeWARC closes the WARC file; its error, or the first of a write.
+func (e *engine) closeWARC() error {
+	if e.warcFile == nil {
+		return nil
+	}
+	err := e.warcFile.Close()
+	e.warcFile, e.warc = nil, nil
+	return err
+}
+
+// warcFailed records that a record could not be written: the run is
+// incomplete (the mirror itself is not).
+func (e *engine) warcFailed(err error) {
+	if err != nil {
+		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+	}
+}
+
+// httpHead is the head of an HTTP response as received: status line and
+// fields in their order and case.
+func httpHead(res *fetch.Resource) (head string, chunked bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d %s\r\n", res.Proto, res.Status, res.Reason)
+	for _, f := range res.Header {
+		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
+		if strings.EqualFold(f.Name, "Transfer-Encoding") && strings.Contains(strings.ToLower(f.Value), "chunked") {
+			chunked = true
+		}
+	}
+	b.WriteString("\r\n")
+	return b.String(), chunked
+}
+
+// archive writes an HTTP response whose body (n bytes) is at body: a
+// response record, or for a 304 a revisit record (server-not-modified).
+func (e *engine) archive(res *fetch.Resource, u *urlparse.URL, body io.ReaderAt, n int64) {
+	if e.warc == nil {
+		return
+	}
+	if body == nil {
+		body, n = strings.NewReader(""), 0
+	}
+	e.warcFailed(e.archiveHTTP(res, u, warc.Part{R: body, Size: n}))
+}
+
+// archiveFile writes an HTTP response whose body is in tmp, from the
+// offset it was asked at (a 206's bytes only: the record is the exchange
+// as it was).
+func (e *engine) archiveFile(res *fetch.Resource, u *urlparse.URL, tmp *tmpFile) error {
+	if e.warc == nil {
+		return nil
+	}
+	f, err := e.fs.root.OpenFile(tmp.rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return e.archiveHTTP(res, u, warc.Part{R: f, Off: res.Offset, Size: tmp.n - res.Offset})
+}
+
+func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) error {
+	head, chunked := httpHead(res)
+	block := warc.Concat{{R: strings.NewReader(head), Size: int64(len(head))}}
+	r := warc.Record{Type: warc.TypeResponse, TargetURI: canonicalURL(u), Date: time.Now(), ContentType: warc.HTTPResponse,
+		PayloadOffset: int64(len(head))}
+	if res.NotModified {
+		r.Type = warc.TypeRevisit
+		r.Fields = [][2]string{{"WARC-Profile", warc.ProfileNotModified}}
+		r.PayloadOffset = -1
+	}
+	if chunked && !res.NotModified {
+		// The body was dechunked on the way: it is framed again, as one
+		// chunk, so that the head's Transfer-Encoding stays true.
+		before, after := warc.Chunked(body.Size)
+		block = append(block, warc.Part{R: strings.NewReader(before), Size: int64(len(before))}, body,
+			warc.Part{R: strings.NewReader(after), Size: int64(len(after))})
+		r.Payload, r.PayloadSize = warc.Concat{body}, body.Size
+	} else {
+		block = append(block, body)
+	}
+	r.Block, r.BlockSize = block, block.Size()
+	return e.warc.Write(r)
+}
+
+// archiveResource writes a resource record (ftp, gopher): the file in
+// tmp, all of it, with its Content-Type.
+func (e *engine) archiveResource(url, contentType string, tmp *tmpFile) error {
+	if e.warc == nil {
+		return nil
+	}
+	f, err := e.fs.root.OpenFile(tmp.rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return e.warc.Write(warc.Record{Type: warc.TypeResource, TargetURI: url, Date: time.Now(), ContentType: contentType,
+		Block: f, BlockSize: tmp.n})
+}
+
+// typeByName is a Content-Type from a file name's extension, else
+// application/octet-stream.
+func typeByName(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// gopherType is the Content-Type of a gopher item type.
+func gopherType(typ byte, name string) string {
+	switch typ {
+	case '0':
+		return "text/plain"
+	case '1':
+		return "application/gopher-menu"
+	case 'h':
+		return "text/html"
+	case 'g':
+		return "image/gif"
+	case '4':
+		return "application/mac-binhex40"
+	case '6':
+		return "text/x-uuencode"
+	}
+	return typeByName(name)
+}

@@ -85,6 +85,7 @@ type mirrorOpts struct {
 	rewriteMenus        bool
 	noRobots, refetch   bool
 	checksum, verify    bool
+	warc                string
 	jsonOut             bool
 	quiet, verbose      bool
 	trace               bool
@@ -129,6 +130,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
 	fs.BoolVar(&o.verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
 	fs.BoolVar(&o.checksum, "checksum", false, "compare files that look unchanged by SHA-256: ftp the server's (HASH, XSHA256), else by fetching them; http by fetching them")
+	fs.StringVar(&o.warc, "warc", "", "also write every response fetched to `FILE` as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
@@ -241,6 +243,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude,
 		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum, Verify: o.verify,
+		WARC: o.warc,
 	}
 	if o.retry == 0 {
 		opt.Retries = -1

@@ -132,6 +132,7 @@ complete -c urlget -n '__fish_seen_subcommand_from mirror' -l no-robots -d 'goph
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l refetch -d 'fetch every file again (files whose content did not change are left alone)'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l verify -d 'hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l checksum -d 'compare files that look unchanged by SHA-256: ftp the server\'s (HASH, XSHA256), else by fetching them; http by fetching them'
+complete -c urlget -n '__fish_seen_subcommand_from mirror' -l warc -r -F -d 'also write every response fetched to FILE as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l json -d 'print the summary as JSON on stdout'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -s 'q' -l quiet -d 'no progress display and no summary line (failures are still reported)'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -s 'v' -l verbose -d 'print one line per file fetched, deleted, failed or skipped'

@@ -1,0 +1,219 @@
+package mirror
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/internal/testserver"
+	"github.com/urlget/urlget/mirror/internal/warc"
+)
+
+// warcRecord is a record read back.
+type warcRecord struct {
+	h       warc.Header
+	block   []byte
+	payload []byte // the payload, without HTTP head and transfer coding
+}
+
+var recordID = regexp.MustCompile(`^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}>$`)
+
+// readWARC reads a WARC file back record by record and checks each: the
+// version line, a warcinfo record first that the others refer to, unique
+// record IDs, WARC-Date, the block digest recomputed, and the payload
+// digest recomputed over the payload (an HTTP response's body, dechunked).
+func readWARC(t *testing.T, name string) []warcRecord {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []warcRecord
+	ids := map[string]bool{}
+	info := ""
+	for {
+		h, block, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("record %d: %v", len(out), err)
+		}
+		id := h["WARC-Record-ID"]
+		if !recordID.MatchString(id) || ids[id] {
+			t.Errorf("record %d: WARC-Record-ID %q (bad or repeated)", len(out), id)
+		}
+		ids[id] = true
+		if _, err := time.Parse(time.RFC3339Nano, h["WARC-Date"]); err != nil {
+			t.Errorf("record %d: WARC-Date %q: %v", len(out), h["WARC-Date"], err)
+		}
+		switch {
+		case h["WARC-Type"] == warc.TypeWarcinfo:
+			info = id
+		case info == "":
+			t.Fatalf("record %d (%s) before any warcinfo", len(out), h["WARC-Type"])
+		case h["WARC-Warcinfo-ID"] != info:
+			t.Errorf("record %d: WARC-Warcinfo-ID %q, want %q", len(out), h["WARC-Warcinfo-ID"], info)
+		}
+		if got := sha1Digest(block); h["WARC-Block-Digest"] != got {
+			t.Errorf("record %d (%s): WARC-Block-Digest %q, recomputed %q", len(out), h["WARC-Target-URI"], h["WARC-Block-Digest"], got)
+		}
+		rec := warcRecord{h: h, block: block}
+		switch h["WARC-Type"] {
+		case warc.TypeResource:
+			rec.payload = block
+		case warc.TypeResponse:
+			if h["Content-Type"] != warc.HTTPResponse {
+				t.Errorf("response record with Content-Type %q", h["Content-Type"])
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
+			if err != nil {
+				t.Fatalf("record %d: the block is no HTTP response: %v", len(out), err)
+			}
+			rec.payload, err = io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("record %d: the HTTP body does not read: %v", len(out), err)
+			}
+		case warc.TypeRevisit:
+			if h["WARC-Profile"] != warc.ProfileNotModified || !bytes.HasPrefix(block, []byte("HTTP/1.1 304 ")) {
+				t.Errorf("revisit record %q: profile %q, block %q", h["WARC-Target-URI"], h["WARC-Profile"], block)
+			}
+		}
+		if rec.payload != nil || h["WARC-Payload-Digest"] != "" {
+			if got := sha1Digest(rec.payload); h["WARC-Payload-Digest"] != got {
+				t.Errorf("record %d (%s): WARC-Payload-Digest %q, recomputed %q", len(out), h["WARC-Target-URI"], h["WARC-Payload-Digest"], got)
+			}
+		}
+		out = append(out, rec)
+	}
+	if len(out) == 0 || out[0].h["WARC-Type"] != warc.TypeWarcinfo {
+		t.Fatal("the WARC file does not start with a warcinfo record")
+	}
+	return out
+}
+
+func sha1Digest(b []byte) string {
+	h := sha1.New()
+	h.Write(b)
+	return warc.Digest(h)
+}
+
+// warcCovers checks that every file the manifest records in dir has a
+// record for its URL whose payload is the bytes on disk.
+func warcCovers(t *testing.T, dir string, recs []warcRecord) {
+	t.Helper()
+	byURL := map[string][][]byte{}
+	for _, r := range recs {
+		if u := r.h["WARC-Target-URI"]; u != "" && r.payload != nil {
+			byURL[u] = append(byURL[u], r.payload)
+		}
+	}
+	n := 0
+	for url, rec := range records(t, dir) {
+		if rec.Status != StatusOK || rec.Type != TypeFile && rec.Type != TypeMenu {
+			continue
+		}
+		disk, err := os.ReadFile(filepath.Join(dir, rec.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range byURL[url] {
+			found = found || bytes.Equal(p, disk)
+		}
+		if !found {
+			t.Errorf("%s (%s): no record whose payload is the %d bytes on disk", url, rec.Path, len(disk))
+		}
+		n++
+	}
+	if n == 0 {
+		t.Error("no files mirrored")
+	}
+}
+
+// Issue 25: --warc over http (nginx), ftp (vsftpd) and gopher
+// (gophernicus): every record reads back with its digests, every file on
+// disk has its record; a second http run adds revisit records for the
+// 304s.
+func TestWARC(t *testing.T) {
+	t.Run("http", func(t *testing.T) {
+		_, ng, _ := httpTree(t, "")
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
+		mirrorOK(t, Options{URL: ng.URL + "/", Dir: dir, WARC: w})
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		chunked := false
+		for _, r := range recs {
+			chunked = chunked || r.h["WARC-Type"] == warc.TypeResponse && bytes.Contains(r.block, []byte("Transfer-Encoding: chunked"))
+		}
+		if !chunked {
+			t.Error("no directory index (sent chunked by nginx) in the WARC file")
+		}
+		sum := mirrorOK(t, Options{URL: ng.URL + "/", Dir: dir, WARC: w})
+		revisits := 0
+		for _, r := range readWARC(t, w) {
+			if r.h["WARC-Type"] == warc.TypeRevisit {
+				revisits++
+			}
+		}
+		if int64(revisits) != sum.Unchanged || revisits == 0 {
+			t.Errorf("second run: %d revisit records for %d unchanged files", revisits, sum.Unchanged)
+		}
+		crossCheck(t, w)
+	})
+	t.Run("ftp", func(t *testing.T) {
+		s := testserver.StartFTP(t, testserver.Vsftpd)
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc")
+		mirrorOK(t, Options{URL: s.URL + "/pub/", Dir: dir, WARC: w})
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		for _, r := range recs {
+			if strings.HasSuffix(r.h["WARC-Target-URI"], "/hello.txt") && !strings.HasPrefix(r.h["Content-Type"], "text/plain") {
+				t.Errorf("hello.txt: Content-Type %q", r.h["Content-Type"])
+			}
+		}
+		crossCheck(t, w)
+	})
+	t.Run("gopher", func(t *testing.T) {
+		root := t.TempDir()
+		if err := testserver.GopherFixtures(root); err != nil {
+			t.Fatal(err)
+		}
+		openUp(t, root)
+		s := testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
+		mirrorOK(t, Options{URL: s.URL("1/"), Dir: dir, WARC: w, IgnoreRobots: true})
+		warcCovers(t, dir, readWARC(t, w))
+		crossCheck(t, w)
+	})
+}
+
+// crossCheck reads the file with warcio (Python), an independent
+// implementation, when it is installed: every record, its digests
+// checked (warcio check).
+func crossCheck(t *testing.T, name string) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil || exec.Command(py, "-c", "import warcio").Run() != nil {
+		t.Log("warcio is not installed: no cross-check (pip install warcio)")
+		return
+	}
+	out, err := exec.Command(py, "-m", "warcio", "check", "-v", name).CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("invalid")) {
+		t.Errorf("warcio check: %v\n%s", err, out)
+	}
+}
