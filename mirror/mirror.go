@@ -202,7 +202,8 @@ type Options struct {
 	// is appended to, each run starting its own), then for http the
 	// responses as received (directory indexes included; a 304 as a
 	// revisit record, profile server-not-modified; a 206 with the bytes
-	// it brought), for ftp and gopher a resource record with the URL and
+	// it brought; a chunked body, whose framing is lost, with a
+	// Content-Length in place of Transfer-Encoding), for ftp and gopher a resource record with the URL and
 	// a Content-Type (from the name, or the gopher item type) — every
 	// record with WARC-Block-Digest and WARC-Payload-Digest (SHA-1,
 	// base32), WARC-Date and WARC-Record-ID. Bodies are read back from the

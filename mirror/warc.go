@@ -59,19 +59,30 @@ func (e *engine) warcFailed(err error) {
 	}
 }
 
-// httpHead is the head of an HTTP response as received: status line and
-// fields in their order and case.
-func httpHead(res *fetch.Resource) (head string, chunked bool) {
+// httpHead is the head of an HTTP response as received, status line and
+// fields in their order and case, for a body of n bytes. A body that came
+// chunked has lost its framing on the way (the HTTP client decodes it): it
+// is recorded as it is, with "Transfer-Encoding: chunked" left out and a
+// Content-Length in its place, so that the block is a true HTTP message
+// whose payload every reader agrees on (readers differ on the payload
+// digest of a chunked block: nlnwa/gowarc takes the chunked bytes, warcio
+// the dechunked).
+func httpHead(res *fetch.Resource, n int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %d %s\r\n", res.Proto, res.Status, res.Reason)
+	chunked := false
 	for _, f := range res.Header {
-		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
-		if strings.EqualFold(f.Name, "Transfer-Encoding") && strings.Contains(strings.ToLower(f.Value), "chunked") {
+		if strings.EqualFold(f.Name, "Transfer-Encoding") && strings.EqualFold(strings.TrimSpace(f.Value), "chunked") {
 			chunked = true
+			continue
 		}
+		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
+	}
+	if _, ok := res.Header.Lookup("Content-Length"); chunked && !ok {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", n)
 	}
 	b.WriteString("\r\n")
-	return b.String(), chunked
+	return b.String()
 }
 
 // archive writes an HTTP response whose body (n bytes) is at body: a
@@ -102,26 +113,15 @@ func (e *engine) archiveFile(res *fetch.Resource, u *urlparse.URL, tmp *tmpFile)
 }
 
 func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) error {
-	head, chunked := httpHead(res)
-	block := warc.Concat{{R: strings.NewReader(head), Size: int64(len(head))}}
+	head := httpHead(res, body.Size)
+	block := warc.Concat{{R: strings.NewReader(head), Size: int64(len(head))}, body}
 	r := warc.Record{Type: warc.TypeResponse, TargetURI: canonicalURL(u), Date: time.Now(), ContentType: warc.HTTPResponse,
-		PayloadOffset: int64(len(head))}
+		PayloadOffset: int64(len(head)), Block: block, BlockSize: block.Size()}
 	if res.NotModified {
 		r.Type = warc.TypeRevisit
 		r.Fields = [][2]string{{"WARC-Profile", warc.ProfileNotModified}}
 		r.PayloadOffset = -1
 	}
-	if chunked && !res.NotModified {
-		// The body was dechunked on the way: it is framed again, as one
-		// chunk, so that the head's Transfer-Encoding stays true.
-		before, after := warc.Chunked(body.Size)
-		block = append(block, warc.Part{R: strings.NewReader(before), Size: int64(len(before))}, body,
-			warc.Part{R: strings.NewReader(after), Size: int64(len(after))})
-		r.Payload, r.PayloadSize = warc.Concat{body}, body.Size
-	} else {
-		block = append(block, body)
-	}
-	r.Block, r.BlockSize = block, block.Size()
 	return e.warc.Write(r)
 }
 

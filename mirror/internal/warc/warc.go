@@ -80,12 +80,6 @@ type Record struct {
 	// PayloadOffset is where the payload starts in the block (after an
 	// HTTP head; 0 for a resource); -1 for no payload digest.
 	PayloadOffset int64
-	// Payload, when set, is the payload (PayloadSize bytes) where the
-	// block holds it framed (an HTTP body sent chunked): the payload
-	// digest is of these bytes, as ISO 28500 wants it (the entity body,
-	// without transfer coding).
-	Payload     io.ReaderAt
-	PayloadSize int64
 }
 
 // NewID is a new record ID, <urn:uuid:…> (a random UUID, version 4).
@@ -138,9 +132,6 @@ func (w *Writer) write(id string, r Record) error {
 	payload := ""
 	if r.PayloadOffset >= 0 {
 		src := io.NewSectionReader(r.Block, r.PayloadOffset, r.BlockSize-r.PayloadOffset)
-		if r.Payload != nil {
-			src = io.NewSectionReader(r.Payload, 0, r.PayloadSize)
-		}
 		if _, err := io.Copy(ph, src); err != nil {
 			return err
 		}
@@ -207,15 +198,6 @@ func clean(v string) string {
 		}
 		return r
 	}, v)
-}
-
-// Chunked is the block tail of an HTTP body sent "Transfer-Encoding:
-// chunked", as one chunk of n bytes: what goes before and after it.
-func Chunked(n int64) (before, after string) {
-	if n == 0 {
-		return "", "0\r\n\r\n"
-	}
-	return strconv.FormatInt(n, 16) + "\r\n", "\r\n0\r\n\r\n"
 }
 
 // Concat is an io.ReaderAt over parts one after the other.
