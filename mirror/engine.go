@@ -430,6 +430,59 @@ func (e *engine) sameBytes(tmp *tmpFile, rec, old Record, hasOld bool, mtime tim
 	return true
 }
 
+// fetchedKind counts a file fetched (or, in a dry run, one that would
+// be): changed when there was a copy, else new.
+func (e *engine) fetchedKind(hasOld bool) EventKind {
+	if hasOld {
+		e.nChanged.Add(1)
+		return EventChanged
+	}
+	e.nNew.Add(1)
+	return EventNew
+}
+
+// descend reports whether the directory or menu rec, at rel below the
+// URL and depth levels down, is walked: the filters allow it and it is
+// not deeper than MaxDepth (then it is skipped, and the run incomplete).
+func (e *engine) descend(rec Record, rel string, depth int) bool {
+	if !e.filter.dir(rel) {
+		return false
+	}
+	if e.maxDepth >= 0 && depth > e.maxDepth {
+		e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
+		e.skip(rec, "deeper than --max-depth")
+		return false
+	}
+	return true
+}
+
+// failList records a directory or menu that could not be read; the URL's
+// own (depth 0) is the run's error.
+func (e *engine) failList(rec Record, depth int, err error) {
+	if depth == 0 {
+		e.mu.Lock()
+		if e.fatal == nil {
+			e.fatal = err
+		}
+		e.mu.Unlock()
+	}
+	e.fail(rec, err)
+}
+
+// retrying runs do until it succeeds, the run ends, or the retry policy
+// gives up, showing local as in transfer on worker w; its last error.
+func (e *engine) retrying(w int, local string, do func() error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		e.setCurrent(w, local)
+		err = do()
+		e.setCurrent(w, "")
+		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) || !e.backoff(attempt+1) {
+			return err
+		}
+	}
+}
+
 // renamed moves the copy of a file mirrored before to the local path it
 // now gets (the naming rule changed: "100%25.txt" became "100%.txt"), so
 // that it is neither fetched again nor left behind under its old name. It
@@ -826,6 +879,15 @@ func (s *scheduler) stop() {
 	s.stopped = true
 	s.mu.Unlock()
 	s.cond.Broadcast()
+}
+
+// runJobs runs Parallel workers that hand each task's job to do.
+func (e *engine) runJobs(do func(w int, job any)) {
+	e.runWorkers(e.parallel, func(w int, t *task) bool {
+		defer e.sched.done(t)
+		do(w, t.job)
+		return true
+	})
 }
 
 // runWorkers runs n workers until the scheduler is empty; each calls

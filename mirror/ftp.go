@@ -294,15 +294,7 @@ func (e *engine) retryOrFail(t *task, err error) {
 	}
 	switch j := t.job.(type) {
 	case *ftpDirJob:
-		rec := Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}
-		if j.depth == 0 {
-			e.mu.Lock()
-			if e.fatal == nil {
-				e.fatal = err
-			}
-			e.mu.Unlock()
-		}
-		e.fail(rec, err)
+		e.failList(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}, j.depth, err)
 	case *ftpFileJob:
 		e.fail(j.rec, err)
 	}
@@ -698,12 +690,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", segs, "", 0)
 		rec.Type = TypeDir
 		e.markSeen(rec.URL)
-		if !e.filter.dir(rel) {
-			return mdtmCheck{}, false
-		}
-		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
-			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
-			e.skip(rec, "deeper than --max-depth")
+		if !e.descend(rec, rel, j.depth+1) {
 			return mdtmCheck{}, false
 		}
 		p := joinServer(j.path, name)
@@ -1167,14 +1154,8 @@ func (c *ftpConn) readPrelude(p *prelude) (string, time.Time, error) {
 func (e *engine) ftpFiles(s *ftpState, w int, c *ftpConn, t *task) {
 	if e.opt.DryRun {
 		j := t.job.(*ftpFileJob)
-		kind := "new"
-		if j.hasOld {
-			e.nChanged.Add(1)
-			kind = "changed"
-		} else {
-			e.nNew.Add(1)
-		}
-		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(kind), Why: j.why})
+		kind := e.fetchedKind(j.hasOld)
+		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(string(kind)), Why: j.why})
 		e.sched.done(t)
 		return
 	}
@@ -1358,13 +1339,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		return refused(asLocal(err))
 	}
 	e.man.put(rec)
-	kind := EventNew
-	if j.hasOld {
-		e.nChanged.Add(1)
-		kind = EventChanged
-	} else {
-		e.nNew.Add(1)
-	}
+	kind := e.fetchedKind(j.hasOld)
 	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: j.why})
 	e.sched.done(p.t)
 	return next, nil

@@ -88,31 +88,15 @@ func (e *engine) runHTTP() error {
 	root.local = e.paths.claimDir(e.rootURL, nil)
 	e.markSeen(e.rootURL)
 	e.sched.push(&task{list: true, host: s.host, job: root})
-	e.runWorkers(e.parallel, func(w int, t *task) bool {
-		defer e.sched.done(t)
-		switch j := t.job.(type) {
+	e.runJobs(func(w int, job any) {
+		switch j := job.(type) {
 		case *httpDirJob:
 			e.httpDir(s, w, j)
 		case *httpFileJob:
 			e.httpFile(w, j)
 		}
-		return true
 	})
 	return nil
-}
-
-// retrying runs do until it succeeds, the run ends, or the retry policy
-// gives up; its last error.
-func (e *engine) retrying(w int, local string, do func() error) error {
-	var err error
-	for attempt := 0; ; attempt++ {
-		e.setCurrent(w, local)
-		err = do()
-		e.setCurrent(w, "")
-		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) || !e.backoff(attempt+1) {
-			return err
-		}
-	}
 }
 
 // httpDir reads one directory index and queues what it links to.
@@ -128,14 +112,7 @@ func (e *engine) httpDir(s *httpState, w int, j *httpDirJob) {
 		return
 	}
 	if err != nil {
-		if j.depth == 0 {
-			e.mu.Lock()
-			if e.fatal == nil {
-				e.fatal = err
-			}
-			e.mu.Unlock()
-		}
-		e.fail(rec, err)
+		e.failList(rec, j.depth, err)
 		return
 	}
 	e.nDirs.Add(1)
@@ -344,12 +321,7 @@ func (e *engine) httpEntry(s *httpState, j *httpDirJob, ie indexEntry) {
 	e.markSeen(rec.URL)
 	if ie.dir {
 		rec.Type, rec.Size = TypeDir, -1
-		if !e.filter.dir(rel) {
-			return
-		}
-		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
-			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
-			e.skip(rec, "deeper than --max-depth")
+		if !e.descend(rec, rel, j.depth+1) {
 			return
 		}
 		s.mu.Lock()
@@ -583,13 +555,7 @@ func (e *engine) httpFetchBody(ctx context.Context, touch func(), j *httpFileJob
 		return asLocal(err)
 	}
 	e.man.put(rec)
-	kind := EventNew
-	if j.hasOld {
-		e.nChanged.Add(1)
-		kind = EventChanged
-	} else {
-		e.nNew.Add(1)
-	}
+	kind := e.fetchedKind(j.hasOld)
 	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: why})
 	return nil
 }
@@ -620,13 +586,7 @@ func partOffset(l *localFS, rel string) (int64, bool) {
 
 // wouldGet reports a file a dry run would fetch.
 func (e *engine) wouldGet(j *httpFileJob, why string) error {
-	kind := EventNew
-	if j.hasOld {
-		e.nChanged.Add(1)
-		kind = EventChanged
-	} else {
-		e.nNew.Add(1)
-	}
+	kind := e.fetchedKind(j.hasOld)
 	e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(string(kind)), Why: why})
 	return nil
 }

@@ -328,7 +328,7 @@ func (l *localFS) hashIs(rel, sum string) bool {
 	if sum == "" || !l.intact(rel, -1) {
 		return false
 	}
-	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := l.open(rel)
 	if err != nil {
 		return false
 	}
@@ -383,7 +383,7 @@ func (l *localFS) readFile(rel string, max int64) ([]byte, error) {
 	if err := l.checkDirs(rel); err != nil {
 		return nil, err
 	}
-	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := l.open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -468,4 +468,9 @@ func dirOf(rel string) string {
 		return d
 	}
 	return ""
+}
+
+// open opens the file rel for reading, never through a symbolic link.
+func (l *localFS) open(rel string) (*os.File, error) {
+	return l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -101,15 +100,23 @@ func (e *engine) archive(res *fetch.Resource, u *urlparse.URL, body io.ReaderAt,
 // offset it was asked at (a 206's bytes only: the record is the exchange
 // as it was).
 func (e *engine) archiveFile(res *fetch.Resource, u *urlparse.URL, tmp *tmpFile) error {
+	return e.archiveTmp(tmp, func(f io.ReaderAt) error {
+		return e.archiveHTTP(res, u, warc.Part{R: f, Off: res.Offset, Size: tmp.n - res.Offset})
+	})
+}
+
+// archiveTmp hands the file tmp, opened for reading, to write (nothing
+// without a WARC file).
+func (e *engine) archiveTmp(tmp *tmpFile, write func(f io.ReaderAt) error) error {
 	if e.warc == nil {
 		return nil
 	}
-	f, err := e.fs.root.OpenFile(tmp.rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := e.fs.open(tmp.rel)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return e.archiveHTTP(res, u, warc.Part{R: f, Off: res.Offset, Size: tmp.n - res.Offset})
+	return write(f)
 }
 
 func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) error {
@@ -128,16 +135,10 @@ func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Par
 // archiveResource writes a resource record (ftp, gopher): the file in
 // tmp, all of it, with its Content-Type.
 func (e *engine) archiveResource(url, contentType string, tmp *tmpFile) error {
-	if e.warc == nil {
-		return nil
-	}
-	f, err := e.fs.root.OpenFile(tmp.rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return e.warc.Write(warc.Record{Type: warc.TypeResource, TargetURI: url, Date: time.Now(), ContentType: contentType,
-		Block: f, BlockSize: tmp.n})
+	return e.archiveTmp(tmp, func(f io.ReaderAt) error {
+		return e.warc.Write(warc.Record{Type: warc.TypeResource, TargetURI: url, Date: time.Now(), ContentType: contentType,
+			Block: f, BlockSize: tmp.n})
+	})
 }
 
 // typeByName is a Content-Type from a file name's extension, else

@@ -862,12 +862,7 @@ func TestIfModifiedSince(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t)
 			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
-			res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, IfModifiedSince: tc.since})
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(res.Body)
-			res.Body.Close()
+			res, body, err := fetchtest.Read(client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, IfModifiedSince: tc.since}))
 			if err != nil {
 				t.Fatal(err)
 			}
