@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -223,5 +224,31 @@ func TestParseIndex(t *testing.T) {
 				t.Errorf("%s: entry %d = %+v, want %+v", tc.name, i, got[i], tc.want[i])
 			}
 		}
+	}
+}
+
+// Python's http.server is another kind of index (an <li> list) and
+// another server: Last-Modified but no ETag, If-Modified-Since answered
+// 304. The tree mirrors, and the rerun fetches nothing.
+func TestHTTPMirrorPythonIndex(t *testing.T) {
+	py := testserver.Require(t, "/usr/bin/python3")
+	root := t.TempDir()
+	for rel, data := range map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", "dir/sp ace.txt": "space\n", "x%y.txt": "pct\n"} {
+		writeFile(t, filepath.Join(root, rel), data, t1)
+	}
+	p := testserver.StartOnFreePort(t, testserver.Options{Name: "python3 -m http.server"}, func(port int) (*exec.Cmd, string, error) {
+		return exec.Command(py, "-m", "http.server", strconv.Itoa(port), "--bind", "127.0.0.1", "--directory", root),
+			"127.0.0.1:" + strconv.Itoa(port), nil
+	})
+	url := "http://" + p.Addr + "/"
+	dir := t.TempDir()
+	sum := mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.New != 4 || sum.Dirs != 2 {
+		t.Errorf("first run: %+v, want 4 new, 2 dirs", countsOf(sum))
+	}
+	sameTree(t, tree(t, dir), tree(t, root))
+	sum = mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.Unchanged != 4 || sum.New+sum.Changed != 0 || sum.Bytes > 4096 {
+		t.Errorf("second run: %+v, %d bytes: want 4 unchanged, only the indexes read", countsOf(sum), sum.Bytes)
 	}
 }
