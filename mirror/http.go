@@ -151,9 +151,11 @@ func (e *engine) readIndex(j *httpDirJob) ([]indexEntry, error) {
 	}
 	defer res.Body.Close()
 	if err := httpStatusError(res, j.url, 0); err != nil {
+		e.archiveSmall(res, &u)
 		return nil, err
 	}
 	if res.Status != 200 {
+		e.archiveSmall(res, &u)
 		return nil, &fetch.Error{Kind: fetch.ErrProtocol, URL: j.url, Status: res.Status,
 			Msg: fmt.Sprintf("mirror: the directory index answered %d %s", res.Status, res.Reason)}
 	}
@@ -449,6 +451,7 @@ func (e *engine) httpFetchBody(ctx context.Context, touch func(), j *httpFileJob
 	}
 	defer res.Body.Close()
 	if err := httpStatusError(res, j.rec.URL, req.Offset); err != nil {
+		e.archiveSmall(res, &u)
 		return err
 	}
 	rec := j.rec
@@ -468,6 +471,7 @@ func (e *engine) httpFetchBody(ctx context.Context, touch func(), j *httpFileJob
 			Why: fmt.Sprintf("%d Not Modified to the recorded %s", res.Status, validators(old))})
 		return nil
 	case res.Status >= 300 && res.Status < 400 && res.Location != "":
+		e.archiveSmall(res, &u)
 		rec.Type, rec.Target, rec.Size, rec.Path = TypeLink, res.Location, -1, ""
 		rec.Error = fmt.Sprintf("redirected (%d): not followed", res.Status)
 		e.record(rec)

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"mime"
@@ -94,6 +95,24 @@ func (e *engine) archive(res *fetch.Resource, u *urlparse.URL, body io.ReaderAt,
 		body, n = strings.NewReader(""), 0
 	}
 	e.warcFailed(e.archiveHTTP(res, u, warc.Part{R: body, Size: n}))
+}
+
+// maxSmallBody bounds the body of a reply that is no file (an error
+// page, a redirect) that is read to be archived.
+const maxSmallBody = 1 << 20
+
+// archiveSmall writes a reply that is no file (an error, a redirect) with
+// its body, read here; not when the body is over maxSmallBody. (A dry
+// run, whose requests are HEADs, writes no WARC file.)
+func (e *engine) archiveSmall(res *fetch.Resource, u *urlparse.URL) {
+	if e.warc == nil {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxSmallBody+1))
+	if err != nil || len(body) > maxSmallBody {
+		return
+	}
+	e.archive(res, u, bytes.NewReader(body), int64(len(body)))
 }
 
 // archiveFile writes an HTTP response whose body is in tmp, from the

@@ -3,7 +3,9 @@ package mirror
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha1"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -151,11 +153,26 @@ func warcCovers(t *testing.T, dir string, recs []warcRecord) {
 // 304s.
 func TestWARC(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
-		_, ng, _ := httpTree(t, "")
+		root, ng, _ := httpTree(t, "location = /moved.txt { return 301 /hello.txt; }\nlocation = /denied.txt { return 403; }")
+		// Links to a redirect and to a refusal: their replies are
+		// recorded too.
+		writeFile(t, filepath.Join(root, "moved.txt"), "x", t1)
+		writeFile(t, filepath.Join(root, "denied.txt"), "x", t1)
 		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
-		mirrorOK(t, Options{URL: ng.URL + "/", Dir: dir, WARC: w})
+		if _, err := Run(context.Background(), Options{URL: ng.URL + "/", Dir: dir, WARC: w, Retries: -1}); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("first run: %v, want incomplete (denied.txt)", err)
+		}
 		recs := readWARC(t, w)
 		warcCovers(t, dir, recs)
+		statuses := map[string]bool{}
+		for _, r := range recs {
+			if u := r.h["WARC-Target-URI"]; strings.HasSuffix(u, "/moved.txt") || strings.HasSuffix(u, "/denied.txt") {
+				statuses[string(r.block[:12])] = true
+			}
+		}
+		if !statuses["HTTP/1.1 301"] || !statuses["HTTP/1.1 403"] {
+			t.Errorf("the 301 and 403 replies are not both recorded: %v", statuses)
+		}
 		// The directory indexes, which nginx sends chunked, are recorded
 		// with a Content-Length in place of the lost framing.
 		indexes := 0
@@ -170,7 +187,7 @@ func TestWARC(t *testing.T) {
 		if indexes != 4 {
 			t.Errorf("%d directory indexes in the WARC file, want 4", indexes)
 		}
-		sum := mirrorOK(t, Options{URL: ng.URL + "/", Dir: dir, WARC: w})
+		sum, _ := Run(context.Background(), Options{URL: ng.URL + "/", Dir: dir, WARC: w, Retries: -1})
 		revisits := 0
 		for _, r := range readWARC(t, w) {
 			if r.h["WARC-Type"] == warc.TypeRevisit {
