@@ -16,7 +16,7 @@ import (
 // never through a link; a directory with something in it that the mirror
 // did not make is left alone and the item fails.
 func TestRealKindChanges(t *testing.T) {
-	for _, kind := range []testserver.FTPKind{testserver.Vsftpd, testserver.ProFTPD} {
+	for _, kind := range testserver.FTPKinds {
 		t.Run(string(kind), func(t *testing.T) {
 			s := testserver.StartFTP(t, kind)
 			pub := filepath.Join(s.Anon, "pub", "kinds")
