@@ -406,7 +406,12 @@ func (l *localFS) sweepTemp(rel string, keep map[string]bool) {
 	f.Close()
 	for _, n := range names {
 		p := path.Join(osPath(rel), n)
-		if strings.HasPrefix(n, tmpPrefix) || keep != nil && strings.HasPrefix(n, partPrefix) && !keep[path.Join(rel, n)] {
+		switch {
+		case strings.HasPrefix(n, tmpPrefix):
+			// A directory too: what a replaced item left (swapIn) when
+			// the run ended before it was removed.
+			l.root.RemoveAll(p)
+		case keep != nil && strings.HasPrefix(n, partPrefix) && !keep[path.Join(rel, n)]:
 			l.root.Remove(p)
 		}
 	}

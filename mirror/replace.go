@@ -32,7 +32,7 @@ import (
 // path up.
 func (e *engine) displaced(other string, segs []string) {
 	old, ok := e.man.get(other)
-	if !ok || old.Path == "" || old.Path != path.Join(segs...) || e.opt.DryRun {
+	if !ok || old.Path == "" || old.Path != path.Join(segs...) {
 		return
 	}
 	e.paths.release(old.Path, old.Type == TypeDir)
