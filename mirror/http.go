@@ -156,8 +156,11 @@ func (e *engine) readIndex(j *httpDirJob) ([]indexEntry, error) {
 	}
 	if res.Status != 200 {
 		e.archiveSmall(res, &u)
-		return nil, &fetch.Error{Kind: fetch.ErrProtocol, URL: j.url, Status: res.Status,
-			Msg: fmt.Sprintf("mirror: the directory index answered %d %s", res.Status, res.Reason)}
+		msg := fmt.Sprintf("mirror: the directory index answered %d %s", res.Status, res.Reason)
+		if res.Location != "" {
+			msg += ", to " + res.Location + " (redirects are not followed: mirror that URL)"
+		}
+		return nil, &fetch.Error{Kind: fetch.ErrProtocol, URL: j.url, Status: res.Status, Msg: msg}
 	}
 	var buf bytes.Buffer
 	cr := &countReader{r: res.Body, e: e, limit: maxListing, touch: touch}
