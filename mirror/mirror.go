@@ -77,8 +77,9 @@
 // run that was killed resumes without fetching again what it finished.
 // Listings and menus are always read again (they are how changes are
 // seen); a file is fetched again when its listing entry changed (size or
-// time; for gopher the menu line or the Gopher+ Mod-Date) or its local copy
-// is missing or has the wrong size.
+// time; for gopher the menu line or the Gopher+ Mod-Date), when the server
+// does not answer 304 to the conditions recorded (http), or when its local
+// copy is missing or has the wrong size.
 //
 // # Safety
 //
@@ -91,9 +92,8 @@
 // whose kind changed on the server (a link or file now a directory, a
 // directory now a file or link) replaces the local copy, swapped in in one
 // step, but never a directory holding anything the mirror did not make
-// (see replace.go). Cycles (a
-// directory or menu that contains itself, two that point at each other)
-// are found from what was visited: host, port and canonical selector or
+// (see replace.go). Cycles (a directory or menu that contains itself, two
+// that point at each other) are found from what was visited: host, port and canonical selector or
 // path, the MLSD "unique" fact, or a directory whose listing is the same
 // as one of its ancestors' — never by depth alone.
 package mirror
