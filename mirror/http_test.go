@@ -209,9 +209,13 @@ func TestParseIndex(t *testing.T) {
 <tr><td><a href="big.iso">big.iso</a></td><td align="right">2026-11-27 01:00  </td><td align="right">1.2G</td></tr>
 <tr><td><a href="small.txt">small.txt</a></td><td align="right">2026-11-27 01:00  </td><td align="right">  7 </td></tr>
 <tr><td><a href="http://elsewhere/x">x</a></td></tr><tr><td><a href="d/e/">deep</a></td></tr>
+<tr><td><a href="%2e%2e/">up</a></td></tr><tr><td><a href="..%2Fetc/">up</a></td></tr><tr><td><a href="a%2Fb">slash</a></td></tr>
+<tr><td><a href="../pub2/x">sibling</a></td></tr><tr><td><a href="//h/pub/y">scheme-relative</a></td></tr><tr><td><a href="x%0Ay">LF</a></td></tr>
 </table>`, []indexEntry{
 			{url: base + "big.iso", name: "big.iso", size: -1},
 			{url: base + "small.txt", name: "small.txt", size: 7},
+			{url: base + "y", name: "y", size: -1},        // //h/pub/y is in the directory
+			{url: base + "x%0Ay", name: "x\ny", size: -1}, // a name with LF: fetched, saved as x%0Ay (EncodeName)
 		}},
 	} {
 		got := parseIndex([]byte(tc.page), base)
