@@ -33,8 +33,10 @@
 //	defer res.Body.Close()
 //	_, err = io.Copy(os.Stdout, res.Body)
 //
-// Client.Do takes a Request for a HEAD (Request.Head) or a resume
-// (Request.Offset, Request.Since). The context governs the whole transfer:
+// Client.Do takes a Request for a HEAD (Request.Head), a resume
+// (Request.Offset, Request.Since) or a conditional retrieval
+// (Request.IfModifiedSince, Request.IfNoneMatch: an unchanged resource
+// comes back as Meta.NotModified, with no body). The context governs the whole transfer:
 // when it is done, the connection under a blocked Body.Read is closed and
 // the Read fails with ErrAborted (cancelled) or ErrTimeout (deadline).
 // Client.CloseIdleConnections ends the connections fetchers keep between

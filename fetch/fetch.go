@@ -50,6 +50,19 @@ type Request struct {
 	// whole (Resource.Offset 0) instead of resuming.
 	Since time.Time
 
+	// IfModifiedSince and IfNoneMatch make the request conditional (RFC
+	// 9110 §13.1): a fetcher that can tell the resource is unchanged — its
+	// modification time, to the second, is not after IfModifiedSince, or
+	// (HTTP) its entity tag is one of IfNoneMatch's ("\"v1\"", a
+	// comma-separated list, or "*") — returns it with Meta.NotModified set
+	// and an empty Body instead of its content. A fetcher that cannot tell
+	// sends the resource as usual. http sends them as If-Modified-Since and
+	// If-None-Match (its 304 is NotModified), ftp compares MDTM and file
+	// the file's time; other schemes ignore them. Unlike Since they need no
+	// Offset: they are curl's -z/--time-cond and --etag-compare.
+	IfModifiedSince time.Time
+	IfNoneMatch     string
+
 	// User and Password are the credentials to use, already chosen by the
 	// Client from the URL, -u or netrc. HasPassword tells an empty password
 	// from none.
@@ -116,6 +129,13 @@ type Meta struct {
 	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none; ftp: the final reply (226) once the body has been read to its end
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing
+
+	// NotModified says the resource has not changed since the Request's
+	// IfModifiedSince or IfNoneMatch (an HTTP 304; an ftp MDTM or a file's
+	// time not after IfModifiedSince): Body is empty, ModTime and (HTTP)
+	// the ETag field describe the resource. It is an outcome, not an
+	// error: the copy the caller holds is current, and a command exits 0.
+	NotModified bool
 
 	// Location is the redirect target of a 3xx reply (HTTP Location): as
 	// the server sent it from a Fetcher, resolved to an absolute URL by the

@@ -372,6 +372,14 @@ func TestRoundTripperFile(t *testing.T) {
 		resp.Header.Get("Last-Modified") != "Wed, 01 May 2024 12:00:00 GMT" {
 		t.Errorf("got %q %q, header %v", resp.Status, body, resp.Header)
 	}
+	resp, body = bridgeGet(t, c, urlparse.FileURL(p), "If-Modified-Since", "Wed, 01 May 2024 12:00:00 GMT")
+	if resp.StatusCode != 304 || body != "" {
+		t.Errorf("If-Modified-Since its time: %q %q", resp.Status, body)
+	}
+	resp, body = bridgeGet(t, c, urlparse.FileURL(p), "If-Modified-Since", "Wed, 01 May 2024 11:59:59 GMT")
+	if resp.StatusCode != 200 || body != "0123456789" {
+		t.Errorf("If-Modified-Since a second before: %q %q", resp.Status, body)
+	}
 	resp, _ = bridgeGet(t, c, urlparse.FileURL(p+".absent"))
 	if resp.StatusCode != 404 {
 		t.Errorf("a missing file: %q", resp.Status)

@@ -492,7 +492,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		}
 	}
 	var mtime time.Time
-	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() {
+	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() {
 		r, err := c.cmd("MDTM", p.name, true)
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
@@ -511,6 +511,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
 		}
 		return &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: mtime, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+	}
+	if !req.IfModifiedSince.IsZero() && !mtime.IsZero() && !mtime.After(req.IfModifiedSince.Truncate(time.Second)) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true}, Body: &doneBody{f: f, c: c}}, nil
 	}
 	offset := req.Offset
 	if offset > 0 {

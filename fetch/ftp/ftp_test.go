@@ -849,3 +849,30 @@ func TestAccount(t *testing.T) {
 		}
 	}
 }
+
+// Request.IfModifiedSince: MDTM decides; a file not modified after it is
+// NotModified, without a RETR.
+func TestIfModifiedSince(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		since time.Time
+		want  bool
+	}{
+		{"same time", mod, true},
+		{"later", mod.Add(time.Hour), true},
+		{"earlier", mod.Add(-time.Second), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			res, body, err := fetchtest.Read(client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, IfModifiedSince: tc.since}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			retr := strings.Contains(strings.Join(s.Lines(), "\n"), "RETR binary.bin")
+			if res.NotModified != tc.want || retr == tc.want || tc.want && len(body) != 0 || !tc.want && !bytes.Equal(body, binary) {
+				t.Errorf("NotModified %v, RETR sent %v, body %d bytes; want NotModified %v", res.NotModified, retr, len(body), tc.want)
+			}
+		})
+	}
+}

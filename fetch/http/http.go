@@ -12,7 +12,9 @@
 //
 // Request headers: User-Agent, "Accept: */*", Basic Authorization when the
 // Request carries credentials, and for a resume (Request.Offset > 0)
-// "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set.
+// "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set;
+// If-Modified-Since and If-None-Match from the Request's fields of those
+// names, a 304 reply then being Meta.NotModified with an empty body.
 // With Config.Compressed, "Accept-Encoding: gzip" is sent (not on a resume)
 // and a gzip body is decoded, up to Config.MaxDecompressed bytes
 // (ErrTooLarge past that); otherwise nothing is decoded.
@@ -166,6 +168,15 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 			h.Set("If-Range", req.Since.UTC().Format(nethttp.TimeFormat))
 		}
 	}
+	if !req.IfModifiedSince.IsZero() {
+		h.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
+	}
+	if req.IfNoneMatch != "" {
+		if strings.ContainsAny(req.IfNoneMatch, "\r\n\x00") {
+			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "If-None-Match refused: it holds a CR, LF or NUL"}
+		}
+		h.Set("If-None-Match", req.IfNoneMatch)
+	}
 	decode := f.Config.Compressed && req.Offset == 0
 	if decode {
 		h.Set("Accept-Encoding", "gzip")
@@ -224,6 +235,7 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 	}
 	var body io.ReadCloser = resp.Body
 	size := resp.ContentLength
+	m.NotModified = resp.StatusCode == nethttp.StatusNotModified
 	switch {
 	case req.Head:
 		resp.Body.Close()
@@ -249,7 +261,12 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 			}
 		}
 		body, size, m.Offset = nethttp.NoBody, 0, req.Offset
-	case resp.StatusCode == nethttp.StatusNoContent || resp.StatusCode == nethttp.StatusNotModified:
+	case resp.StatusCode == nethttp.StatusNotModified:
+		// Conditions sent (Request.IfModifiedSince, IfNoneMatch, or an
+		// OptHeader line) were met: no body.
+		resp.Body.Close()
+		body, size = nethttp.NoBody, 0
+	case resp.StatusCode == nethttp.StatusNoContent:
 		size = 0
 	}
 	if decode && !req.Head && size != 0 {
