@@ -1,6 +1,9 @@
 package fetch
 
-import "net"
+import (
+	"crypto/tls"
+	"net"
+)
 
 // BulkReadSize is the chunk ReadToEnd asks the kernel to gather.
 const BulkReadSize = 256 << 10
@@ -12,8 +15,17 @@ const BulkReadSize = 256 << 10
 // of a large transfer about fourfold (on Linux, SO_RCVLOWAT; elsewhere it
 // does nothing). Never use it where a reply ends before the connection
 // does: a short reply would then wait for the read deadline.
+//
+// Over TLS it does nothing either: there the end is a close_notify record,
+// which a server may send while it keeps the connection open until ours
+// comes back (stunnel and socat in front of an inetd-style server do), and
+// a reader held back until BulkReadSize bytes or the close would never be
+// woken for those few bytes.
 func ReadToEnd(c net.Conn) {
 	for {
+		if _, ok := c.(*tls.Conn); ok {
+			return
+		}
 		u, ok := c.(interface{ NetConn() net.Conn })
 		if !ok {
 			break

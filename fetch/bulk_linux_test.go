@@ -23,17 +23,19 @@ func TestReadToEndSetsLowat(t *testing.T) {
 			c.Write([]byte("short reply, then close"))
 		}
 	}()
-	// A Request filled by a Client carries the Client's dialer, whose
+	// A Fetcher built by a Client has the Client's dialer, whose
 	// connections wrap the TCP one.
-	var req *fetch.Request
-	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-test": fetch.FetcherFunc(func(ctx context.Context, r *fetch.Request) (*fetch.Resource, error) {
-		req = r
-		return &fetch.Resource{}, nil
-	})}}
+	var cfg fetch.Config
+	c := &fetch.Client{Fetchers: map[string]func(fetch.Config) fetch.Fetcher{"x-test": func(fc fetch.Config) fetch.Fetcher {
+		cfg = fc
+		return fetch.FetcherFunc(func(ctx context.Context, r *fetch.Request) (*fetch.Resource, error) {
+			return &fetch.Resource{}, nil
+		})
+	}}}
 	if _, err := c.Open(context.Background(), "x-test://h/"); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := fetch.Connect(context.Background(), req, ln.Addr().String(), "x")
+	nc, err := fetch.Connect(context.Background(), cfg.Dialer, ln.Addr().String(), "x")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,19 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	nethttp "net/http"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlget/urlget/urlparse"
@@ -20,8 +23,13 @@ import (
 // zero Client is usable: no timeouts beyond the context's, proxies from the
 // environment, no redirects, no caps.
 //
-// A Client is safe for concurrent use as long as its fields are not changed
-// while requests run.
+// A Client builds the Fetcher of each scheme it meets from its own fields
+// (a Config: Dialer, TLS, UserAgent, Jar, Verbose, Warnings, Terminal,
+// Compressed), the first time it needs it, and keeps it for its later
+// requests, as an http.Client keeps its Transport's connections. A Client
+// is safe for concurrent use as long as its fields are not changed once it
+// has made a request. A copy of a Client (a struct copy) is a Client of its
+// own: it builds its own Fetchers, from its own fields.
 type Client struct {
 	// ConnectTimeout bounds each connection attempt (0: none beyond ctx):
 	// the TCP connect, and through a SOCKS proxy the connection to the
@@ -77,9 +85,9 @@ type Client struct {
 	Fail bool
 
 	// MaxFileSize (--max-filesize) refuses or stops a body larger than this
-	// (0: no cap). MaxDecompressed caps a --compressed body after decoding.
-	// Both count the whole resource: a resumed body may bring it up to
-	// MaxFileSize bytes, counting from the resume offset.
+	// (0: no cap). It counts the whole resource: a resumed body may bring
+	// it up to MaxFileSize bytes, counting from the resume offset.
+	// Compressed and MaxDecompressed are the fetchers' (Config).
 	MaxFileSize     int64
 	Compressed      bool
 	MaxDecompressed int64
@@ -88,8 +96,8 @@ type Client struct {
 	Insecure bool
 
 	// TLS, when set, is the base TLS configuration (root CAs, client
-	// certificates, …). It is cloned for every request; Insecure still
-	// applies on top.
+	// certificates, …). It is cloned for the fetchers' Config; Insecure
+	// still applies on top.
 	TLS *tls.Config
 
 	// Dialer, when set, opens the network connections instead of a
@@ -97,9 +105,15 @@ type Client struct {
 	// are still applied on top of it.
 	Dialer Dialer
 
+	// UserAgent ("": DefaultUserAgent), Verbose (the protocol exchange,
+	// passwords masked, and the Client's own "* " notes), Warnings and
+	// Terminal are the fetchers' (Config).
 	UserAgent string
-	Verbose   io.Writer // protocol exchange, passwords masked
-	Options   Options   // passed to fetchers in Request.Options
+	Verbose   io.Writer
+	Warnings  io.Writer
+	Terminal  Terminal
+
+	Options Options // passed to fetchers in Request.Options
 
 	// Progress, when set, is called as body bytes arrive: done so far and
 	// the total (-1 when unknown). Both count the bytes of the body, not
@@ -120,13 +134,30 @@ type Client struct {
 	LowSpeedLimit int64
 	LowSpeedTime  time.Duration
 
-	// Fetchers overrides the registry for these schemes (tests).
-	Fetchers map[string]Fetcher
+	// Fetchers builds the Fetchers of these schemes instead of the
+	// registry's Scheme.New (tests; a nil function: no Fetcher).
+	Fetchers map[string]func(Config) Fetcher
 
-	// Jar, when set, keeps cookies across requests and redirects (-b, -c);
-	// the fetchers get it as Request.Jar.
+	// Jar, when set, keeps cookies across requests and redirects (-b, -c):
+	// the fetchers' (Config).
 	Jar nethttp.CookieJar
+
+	built *builtFetchers // set on first use, under builtMu
 }
+
+// builtFetchers are the Fetchers a Client has built, by scheme and SOCKS
+// proxy (a Dialer applies one proxy, so a Fetcher that keeps connections
+// never mixes them).
+type builtFetchers struct {
+	owner *Client // a copy of the Client has others
+	mu    sync.Mutex
+	m     map[builtKey]Fetcher
+}
+
+type builtKey struct{ scheme, socks string }
+
+// builtMu guards the first use of every Client (Client.built).
+var builtMu sync.Mutex
 
 // DefaultMaxRedirects is the redirect limit when Client.MaxRedirects is 0.
 const DefaultMaxRedirects = 50
@@ -163,10 +194,10 @@ func malformedURL(raw string, err error) *Error {
 	return &Error{Kind: ErrMalformed, URL: redactString(raw), Err: err}
 }
 
-// Do fetches req.URL. The caller sets URL, Head, Offset and Since, and may
-// set Options for this request alone (they override the Client's); Do fills
-// in the rest of a copy of req (credentials, Dialer, TLS, Proxy, UserAgent,
-// Verbose, Options, Compressed) and hands it to the scheme's Fetcher.
+// Do fetches req.URL. The caller sets URL, Head, Offset, Since and Body,
+// and may set Options for this request alone (they override the Client's);
+// Do fills in the rest of a copy of req (credentials, Proxy, Options) and
+// hands it to the scheme's Fetcher, built from the Client's fields.
 //
 // Before any Fetcher runs, Do refuses with ErrMalformed a URL that its
 // scheme's rules refused (urlparse.URL.SchemeErr) and one whose decoded
@@ -388,7 +419,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			}
 		}
 	}
-	f := c.fetcher(name)
+	f := c.fetcher(name, socks)
 	if f == nil {
 		msg := "unsupported URL scheme " + strconv.Quote(u.Scheme)
 		if gateway {
@@ -401,7 +432,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			return nil, err
 		}
 	}
-	c.fill(r, socks)
+	r.Options = mergeOptions(c.Options, r.Options)
 	if c.Verbose != nil && proxy != nil {
 		how := "proxy"
 		if gateway {
@@ -434,49 +465,53 @@ func CheckURL(u *urlparse.URL) error {
 	return nil
 }
 
-// fill sets what the Client gives every request: the Dialer (with the SOCKS
-// proxy socks, when not nil), TLS, UserAgent, Verbose, Options, Compressed.
-func (c *Client) fill(r *Request, socks *urlparse.URL) {
-	r.Dialer = c.newDialer(socks)
-	r.TLS = c.tlsConfig()
-	r.UserAgent = c.UserAgent
-	if r.UserAgent == "" {
-		r.UserAgent = DefaultUserAgent
+// Config is the configuration the Client builds its Fetchers from: a
+// Dialer with the connect timeout and the SOCKS proxy socks (nil: none),
+// TLS (Insecure applied), and its UserAgent, Jar, Verbose, Warnings,
+// Terminal, Compressed and MaxDecompressed.
+func (c *Client) config(socks *urlparse.URL) Config {
+	return Config{
+		Dialer:          c.newDialer(socks),
+		ConnectTimeout:  c.ConnectTimeout,
+		TLS:             c.tlsConfig(),
+		UserAgent:       cmp.Or(c.UserAgent, DefaultUserAgent),
+		Jar:             c.Jar,
+		Compressed:      c.Compressed,
+		MaxDecompressed: c.MaxDecompressed,
+		Verbose:         c.Verbose,
+		Warnings:        c.Warnings,
+		Terminal:        c.Terminal,
 	}
-	r.Verbose = c.Verbose
-	r.Jar = c.Jar
-	r.Options = mergeOptions(c.Options, r.Options)
-	r.Compressed = c.Compressed
-	r.MaxDecompressed = c.MaxDecompressed
 }
 
-// Prepare returns the Request that Do would hand to u's Fetcher, for a
-// program that speaks u's protocol itself (the mirror): u checked with
-// the scheme's rules and CheckURL (ErrMalformed), the credentials chosen from -u, the URL and
-// netrc (a netrc file that cannot be read is an error), a Dialer with the
-// connect timeout and the SOCKS proxy ProxyFor names, TLS, UserAgent,
-// Verbose and Options. When ProxyFor names an HTTP proxy, Proxy is set to
-// it: Do would send the request through that proxy, which a program
-// speaking u's protocol cannot do.
-func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
+// Prepare returns the Request that Do would hand to u's Fetcher and the
+// Config the Client builds that Fetcher from, for a program that speaks
+// u's protocol itself (the mirror): u checked with the scheme's rules and
+// CheckURL (ErrMalformed), the credentials chosen from -u, the URL and
+// netrc (a netrc file that cannot be read is an error), Options, and a
+// Config whose Dialer applies the connect timeout and the SOCKS proxy
+// ProxyFor names. When ProxyFor names an HTTP proxy, Proxy is set to it:
+// Do would send the request through that proxy, which a program speaking
+// u's protocol cannot do.
+func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	if u == nil {
-		return nil, &Error{Kind: ErrMalformed, Msg: "no URL to fetch"}
+		return nil, Config{}, &Error{Kind: ErrMalformed, Msg: "no URL to fetch"}
 	}
 	if err := u.SchemeErr(); err != nil {
-		return nil, malformedURL(u.String(), err)
+		return nil, Config{}, malformedURL(u.String(), err)
 	}
 	if err := CheckURL(u); err != nil {
-		return nil, wrapError(context.Background(), Redacted(u), err)
+		return nil, Config{}, wrapError(context.Background(), Redacted(u), err)
 	}
 	cred, err := c.credentials(u, nil)
 	if err != nil {
-		return nil, err
+		return nil, Config{}, err
 	}
 	proxy, err := c.ProxyFor(u)
 	if err != nil {
-		return nil, err
+		return nil, Config{}, err
 	}
-	r := &Request{URL: u}
+	r := &Request{URL: u, Options: c.Options}
 	cred.apply(r)
 	var socks *urlparse.URL
 	if proxy != nil {
@@ -487,8 +522,7 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, error) {
 			r.Proxy = proxy
 		}
 	}
-	c.fill(r, socks)
-	return r, nil
+	return r, c.config(socks), nil
 }
 
 // finish applies the policy that needs the reply: Fail, the size cap, and
@@ -539,32 +573,64 @@ type IdleCloser interface {
 }
 
 // CloseIdleConnections closes the idle connections of every Fetcher the
-// Client may use (Client.Fetchers, then the registry) that keeps some: each
-// one implementing IdleCloser. Connections in use are left alone. Call it
-// when done with the Client, so that servers see a proper goodbye (ftp
-// QUIT) rather than a connection dropped at exit.
+// Client has built that keeps some: each one implementing IdleCloser.
+// Connections in use are left alone. Call it when done with the Client, so
+// that servers see a proper goodbye (ftp QUIT) rather than a connection
+// dropped at exit.
 func (c *Client) CloseIdleConnections() {
-	schemes := Schemes()
-	for s := range c.Fetchers {
-		if _, ok := Lookup(s); !ok {
-			schemes = append(schemes, s)
-		}
+	var fs []Fetcher
+	if b := c.builtFetchers(); b != nil {
+		b.mu.Lock()
+		fs = slices.Collect(maps.Values(b.m))
+		b.mu.Unlock()
 	}
-	for _, s := range schemes {
-		if ic, ok := c.fetcher(s).(IdleCloser); ok {
+	for _, f := range fs {
+		if ic, ok := f.(IdleCloser); ok {
 			ic.CloseIdleConnections()
 		}
 	}
 }
 
-// fetcher returns the Fetcher for scheme: Client.Fetchers first, then the
-// registry.
-func (c *Client) fetcher(scheme string) Fetcher {
-	if f, ok := c.Fetchers[scheme]; ok {
-		return f
+// fetcher returns the Fetcher for scheme with the SOCKS proxy socks (nil:
+// none), built from the Client's Config on first use by Client.Fetchers or
+// else the registry's Scheme.New; nil when there is neither.
+func (c *Client) fetcher(scheme string, socks *urlparse.URL) Fetcher {
+	build, ok := c.Fetchers[scheme]
+	if !ok {
+		sc, _ := LookupScheme(scheme)
+		build = sc.New
 	}
-	f, _ := Lookup(scheme)
+	if build == nil {
+		return nil
+	}
+	key := builtKey{scheme: scheme}
+	if socks != nil {
+		key.socks = socks.String()
+	}
+	builtMu.Lock()
+	if c.built == nil || c.built.owner != c {
+		c.built = &builtFetchers{owner: c, m: map[builtKey]Fetcher{}}
+	}
+	b := c.built
+	builtMu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f, ok := b.m[key]
+	if !ok {
+		f = build(c.config(socks))
+		b.m[key] = f
+	}
 	return f
+}
+
+// builtFetchers is c.built, nil before the first request (of this copy).
+func (c *Client) builtFetchers() *builtFetchers {
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	if c.built == nil || c.built.owner != c {
+		return nil
+	}
+	return c.built
 }
 
 func (c *Client) tlsConfig() *tls.Config {

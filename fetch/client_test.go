@@ -202,13 +202,22 @@ type idleFetcher struct {
 
 func (f idleFetcher) CloseIdleConnections() { f.closed.Add(1) }
 
+// The Fetchers a Client has built are the ones it closes.
 func TestCloseIdleConnections(t *testing.T) {
 	var a, b atomic.Int64
-	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{
-		"pooled-a": idleFetcher{closed: &a},
-		"pooled-b": idleFetcher{closed: &b},
-		"plain":    fetch.FetcherFunc(func(context.Context, *fetch.Request) (*fetch.Resource, error) { return nil, nil }),
-	}}
+	empty := fetch.FetcherFunc(func(context.Context, *fetch.Request) (*fetch.Resource, error) { return &fetch.Resource{}, nil })
+	c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{
+		"pooled-a": idleFetcher{FetcherFunc: empty, closed: &a},
+		"pooled-b": idleFetcher{FetcherFunc: empty, closed: &b},
+		"plain":    empty,
+	})}
+	for _, s := range []string{"pooled-a", "pooled-b", "plain"} {
+		res, err := c.Open(context.Background(), s+"://h/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
 	c.CloseIdleConnections()
 	if a.Load() != 1 || b.Load() != 1 {
 		t.Errorf("CloseIdleConnections reached a %d times, b %d times; want once each", a.Load(), b.Load())
@@ -240,7 +249,7 @@ func TestRedirectSchemes(t *testing.T) {
 		srv := newRecorder(t, redirectTo(loc, 302))
 		fake := &countingFetcher{body: "must not be fetched"}
 		scheme, _, _ := strings.Cut(loc, ":")
-		c := &fetch.Client{FollowRedirects: true, Fetchers: map[string]fetch.Fetcher{scheme: fake}}
+		c := &fetch.Client{FollowRedirects: true, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{scheme: fake})}
 		_, _, err := fetchAll(t, c, srv.URL+"/")
 		wantExit(t, "redirect to "+loc, err, 1)
 		if fetch.KindOf(err) != fetch.ErrUnsupported || !strings.Contains(err.Error(), "only http, https and ftp") {
@@ -253,7 +262,7 @@ func TestRedirectSchemes(t *testing.T) {
 	// ftp is allowed.
 	srv := newRecorder(t, redirectTo("ftp://127.0.0.1/pub/file.txt", 301))
 	ftp := &countingFetcher{body: "ftp body"}
-	c := &fetch.Client{FollowRedirects: true, Fetchers: map[string]fetch.Fetcher{"ftp": ftp}}
+	c := &fetch.Client{FollowRedirects: true, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"ftp": ftp})}
 	res, body, err := fetchAll(t, c, srv.URL+"/")
 	if err != nil || string(body) != "ftp body" || res.EffectiveURL != "ftp://127.0.0.1/pub/file.txt" {
 		t.Errorf("redirect to ftp: %q %v", body, err)
@@ -265,7 +274,7 @@ func TestRedirectSchemes(t *testing.T) {
 func TestRedirectInjectionRefused(t *testing.T) {
 	srv := newRecorder(t, redirectTo("ftp://user%0D%0ADELE%20x@127.0.0.1/f", 302))
 	ftp := &countingFetcher{body: "x"}
-	c := &fetch.Client{FollowRedirects: true, Fetchers: map[string]fetch.Fetcher{"ftp": ftp}}
+	c := &fetch.Client{FollowRedirects: true, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"ftp": ftp})}
 	_, _, err := fetchAll(t, c, srv.URL+"/")
 	wantExit(t, "redirect with CR LF", err, 3)
 	if len(ftp.calls()) != 0 {
@@ -332,7 +341,7 @@ func TestCredentialsNotLeakedOnRedirect(t *testing.T) {
 	srv := newRecorder(t, redirectTo("https://"+hp+"/x", 302))
 	tls := &countingFetcher{body: "tls"}
 	c := &fetch.Client{FollowRedirects: true, User: "alice", Password: "pw", HasUser: true, HasPassword: true,
-		Fetchers: map[string]fetch.Fetcher{"https": tls}}
+		Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"https": tls})}
 	if _, _, err := fetchAll(t, c, strings.Replace(srv.URL, "127.0.0.1", "127.0.0.1", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +376,7 @@ func TestCredentialChoice(t *testing.T) {
 	} {
 		fake.reqs = nil
 		c := tc.c
-		c.Fetchers = map[string]fetch.Fetcher{"gopher": fake}
+		c.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"gopher": fake})
 		c.NoProxy = "*"
 		if _, _, err := fetchAll(t, &c, tc.url); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
@@ -380,7 +389,7 @@ func TestCredentialChoice(t *testing.T) {
 	}
 	// An explicit netrc file that is missing is an error (26); the default
 	// ~/.netrc missing is not.
-	c := &fetch.Client{Netrc: true, NetrcFile: filepath.Join(dir, "absent"), Fetchers: map[string]fetch.Fetcher{"gopher": fake}, NoProxy: "*"}
+	c := &fetch.Client{Netrc: true, NetrcFile: filepath.Join(dir, "absent"), Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"gopher": fake}), NoProxy: "*"}
 	_, _, err := fetchAll(t, c, "gopher://127.0.0.1/")
 	wantExit(t, "missing netrc file", err, 26)
 	t.Setenv("HOME", dir)
@@ -610,7 +619,7 @@ func TestHTTPProxyAndGateway(t *testing.T) {
 		}
 	}
 	// Without the http fetcher, a gateway cannot be used.
-	c := &fetch.Client{Proxy: proxy, Fetchers: map[string]fetch.Fetcher{"http": nil}}
+	c := &fetch.Client{Proxy: proxy, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"http": nil})}
 	_, _, err = fetchAll(t, c, "gopher://gopher.example/")
 	wantExit(t, "gateway without the http fetcher", err, 1)
 	// telnet does not go through an HTTP proxy.
@@ -813,7 +822,7 @@ func TestPartialFromFetcher(t *testing.T) {
 	short := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 		return &fetch.Resource{Meta: fetch.Meta{Size: 10}, Body: io.NopCloser(strings.NewReader("12345"))}, nil
 	})
-	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-short": short}}
+	c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-short": short})}
 	_, b, err := fetchAll(t, c, "x-short://h/")
 	wantExit(t, "short fetcher body", err, 18)
 	if string(b) != "12345" {
@@ -821,17 +830,19 @@ func TestPartialFromFetcher(t *testing.T) {
 	}
 }
 
-// rawFetcher dials with the Request's Dialer and returns the connection as
+// rawFetcher dials with the Config's Dialer and returns the connection as
 // the body, as a line-protocol fetcher would.
-func rawFetcher(addr string) fetch.Fetcher {
-	return fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		conn, err := req.Dialer.DialContext(ctx, "tcp", addr)
-		if err != nil {
-			return nil, err
-		}
-		io.WriteString(conn, "GET\r\n\r\n")
-		return &fetch.Resource{Meta: fetch.Meta{Size: -1}, Body: conn}, nil
-	})
+func rawFetcher(addr string) func(fetch.Config) fetch.Fetcher {
+	return func(cfg fetch.Config) fetch.Fetcher {
+		return fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+			conn, err := cfg.Dialer.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				return nil, err
+			}
+			io.WriteString(conn, "GET\r\n\r\n")
+			return &fetch.Resource{Meta: fetch.Meta{Size: -1}, Body: conn}, nil
+		})
+	}
 }
 
 func TestCancelAbortsBlockedRead(t *testing.T) {
@@ -842,7 +853,7 @@ func TestCancelAbortsBlockedRead(t *testing.T) {
 		url  string
 	}{
 		{"http", &fetch.Client{}, "http://" + s.Addr + "/"},
-		{"raw fetcher", &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-raw": rawFetcher(s.Addr)}}, "x-raw://h/"},
+		{"raw fetcher", &fetch.Client{Fetchers: map[string]func(fetch.Config) fetch.Fetcher{"x-raw": rawFetcher(s.Addr)}}, "x-raw://h/"},
 	} {
 		for _, deadline := range []bool{false, true} {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -925,7 +936,7 @@ func TestUnsupportedAndMalformed(t *testing.T) {
 // sees such a URL.
 func TestCheckLineBeforeEveryFetcher(t *testing.T) {
 	fake := &countingFetcher{body: "x"}
-	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"gopher": fake, "ftp": fake, "nntp": fake}}
+	c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"gopher": fake, "ftp": fake, "nntp": fake})}
 	for _, u := range []string{
 		"gopher://h/0sel%0D%0Aection",
 		"gopher://h/7search%09term%0Amore",
@@ -1091,10 +1102,10 @@ func TestRequestOptionsOverrideClient(t *testing.T) {
 	var got map[string]string
 	c := &fetch.Client{
 		Options: map[string]string{"a": "client", "b": "client"},
-		Fetchers: map[string]fetch.Fetcher{"x-test": fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-test": fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 			got = req.Options
 			return &fetch.Resource{Meta: fetch.Meta{Size: 0}, Body: io.NopCloser(strings.NewReader(""))}, nil
-		})},
+		})}),
 	}
 	u, err := urlparse.Parse("x-test://h/p")
 	if err != nil {
@@ -1111,5 +1122,38 @@ func TestRequestOptionsOverrideClient(t *testing.T) {
 	}
 	if c.Options["b"] != "client" || len(c.Options) != 2 {
 		t.Fatalf("client options changed: %v", c.Options)
+	}
+}
+
+// A Client builds each scheme's Fetcher once, from its own fields; a copy
+// of the Client builds its own from the copy's.
+func TestFetchersBuiltPerClient(t *testing.T) {
+	var built []fetch.Config
+	c := &fetch.Client{UserAgent: "one", Fetchers: map[string]func(fetch.Config) fetch.Fetcher{"x-cfg": func(cfg fetch.Config) fetch.Fetcher {
+		built = append(built, cfg)
+		return fetch.FetcherFunc(func(context.Context, *fetch.Request) (*fetch.Resource, error) { return &fetch.Resource{}, nil })
+	}}}
+	open := func(c *fetch.Client) {
+		t.Helper()
+		res, err := c.Open(context.Background(), "x-cfg://h/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	open(c)
+	open(c)
+	var warnings bytes.Buffer
+	copied := *c
+	copied.UserAgent, copied.Warnings = "two", &warnings
+	open(&copied)
+	open(c)
+	if len(built) != 2 || built[0].UserAgent != "one" || built[1].UserAgent != "two" || built[1].Warnings != &warnings || built[0].Dialer == nil || built[0].TLS == nil {
+		t.Errorf("built %d Fetchers: %+v, want one for the Client (user agent one) and one for its copy (two)", len(built), built)
+	}
+	built = nil
+	open(&fetch.Client{Fetchers: c.Fetchers})
+	if len(built) != 1 || built[0].UserAgent != fetch.DefaultUserAgent {
+		t.Errorf("a Client without a user agent built %+v, want DefaultUserAgent", built)
 	}
 }

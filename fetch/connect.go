@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net"
 	"strings"
-	"time"
 )
 
 // This file is the dialing code fetchers share: a connection to the
@@ -18,33 +17,27 @@ import (
 // for a deadline, ErrAborted for a cancellation, the cause kept as Err.
 func ContextError(ctx context.Context) error { return ctxError(ctx, "") }
 
-// DialerOf is req.Dialer, or a plain net.Dialer for a Request made without
-// a Client.
-func DialerOf(req *Request) Dialer {
-	if req.Dialer != nil {
-		return req.Dialer
-	}
-	return &net.Dialer{}
-}
-
-// Connect opens a TCP connection to addr (host:port) with DialerOf(req).
-// Its error is typed: the context's (ContextError) when that ended first,
-// the dialer's own *Error as it is (the Client's dialer types and words its
-// errors), or else
-// ErrResolve, ErrTimeout or ErrConnect from the network error. what starts
-// the message ("gopher: connecting to").
-func Connect(ctx context.Context, req *Request, addr, what string) (net.Conn, error) {
-	return DialNetwork(ctx, req, "tcp", addr, what)
+// Connect opens a TCP connection to addr (host:port) with d (a
+// Config.Dialer; nil: a net.Dialer). Its error is typed: the context's
+// (ContextError) when that ended first, the dialer's own *Error as it is
+// (the Client's dialer types and words its errors), or else ErrResolve,
+// ErrTimeout or ErrConnect from the network error. what starts the message
+// ("gopher: connecting to").
+func Connect(ctx context.Context, d Dialer, addr, what string) (net.Conn, error) {
+	return DialNetwork(ctx, d, "tcp", addr, what)
 }
 
 // DialNetwork is Connect for another network ("udp": a connected datagram
 // socket, which reads only what comes from addr). Through a SOCKS proxy,
 // which carries only TCP here, "udp" is ErrUnsupported.
-func DialNetwork(ctx context.Context, req *Request, network, addr, what string) (net.Conn, error) {
+func DialNetwork(ctx context.Context, d Dialer, network, addr, what string) (net.Conn, error) {
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, "")
 	}
-	nc, err := DialerOf(req).DialContext(ctx, network, addr)
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	nc, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx, "")
@@ -61,7 +54,7 @@ func DialNetwork(ctx context.Context, req *Request, network, addr, what string) 
 	}
 	if _, watched := nc.(*ctxConn); !watched {
 		// The Client's dialer already closes its connections when ctx
-		// ends; a Request made without a Client gets the same here, so
+		// ends; a Fetcher built without a Client gets the same here, so
 		// that no fetcher needs its own watch to end a blocked read.
 		nc = watchConn(ctx, nc)
 	}
@@ -89,13 +82,14 @@ func IOError(ctx context.Context, err error, msg string) error {
 	return &Error{Kind: k, Msg: msg, Err: err}
 }
 
-// HandshakeTLS runs a TLS client handshake on nc with a copy of req.TLS
-// (ServerName set to host when the config has none). On failure nc is
-// closed and the error is ErrTLS, or ErrTimeout, or the context's.
-func HandshakeTLS(ctx context.Context, req *Request, nc net.Conn, host, what string) (*tls.Conn, error) {
+// HandshakeTLS runs a TLS client handshake on nc with a copy of base (a
+// Config.TLS; nil: the defaults), ServerName set to host when base has
+// none. On failure nc is closed and the error is ErrTLS, or ErrTimeout, or
+// the context's.
+func HandshakeTLS(ctx context.Context, base *tls.Config, nc net.Conn, host, what string) (*tls.Conn, error) {
 	cfg := &tls.Config{}
-	if req.TLS != nil {
-		cfg = req.TLS.Clone()
+	if base != nil {
+		cfg = base.Clone()
 	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = host
@@ -144,15 +138,4 @@ func TLSError(err error, what string) *Error {
 		return &Error{Kind: ErrTLS, Msg: what + ": TLS handshake", Err: err}
 	}
 	return &Error{Kind: ErrCertificate, Msg: "SSL certificate problem: " + problem, Err: quietCause{err}}
-}
-
-// ConnectTimeout is the connect timeout of the Client's dialer in
-// req.Dialer (Client.ConnectTimeout), 0 when none or when the Dialer is
-// not the Client's. A datagram protocol has no connection to time: it
-// bounds the wait for the server's first reply with it instead.
-func ConnectTimeout(req *Request) time.Duration {
-	if d, ok := req.Dialer.(*dialer); ok {
-		return d.timeout
-	}
-	return 0
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestConnectAndHandshakeErrors(t *testing.T) {
-	req := &fetch.Request{}
+	var d fetch.Dialer // nil: a net.Dialer
 	// A port nobody listens on: connection refused.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -18,12 +18,12 @@ func TestConnectAndHandshakeErrors(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
-	if _, err := fetch.Connect(context.Background(), req, closed, "x: connecting to"); fetch.KindOf(err) != fetch.ErrConnect {
+	if _, err := fetch.Connect(context.Background(), d, closed, "x: connecting to"); fetch.KindOf(err) != fetch.ErrConnect {
 		t.Errorf("refused: %v (kind %v), want ErrConnect", err, fetch.KindOf(err))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := fetch.Connect(ctx, req, closed, "x"); fetch.KindOf(err) != fetch.ErrAborted {
+	if _, err := fetch.Connect(ctx, d, closed, "x"); fetch.KindOf(err) != fetch.ErrAborted {
 		t.Errorf("cancelled: %v, want ErrAborted", err)
 	}
 
@@ -41,11 +41,11 @@ func TestConnectAndHandshakeErrors(t *testing.T) {
 			c.Close()
 		}
 	}()
-	nc, err := fetch.Connect(context.Background(), req, ln.Addr().String(), "x")
+	nc, err := fetch.Connect(context.Background(), d, ln.Addr().String(), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fetch.HandshakeTLS(context.Background(), req, nc, "127.0.0.1", "x"); fetch.KindOf(err) != fetch.ErrTLS {
+	if _, err := fetch.HandshakeTLS(context.Background(), nil, nc, "127.0.0.1", "x"); fetch.KindOf(err) != fetch.ErrTLS {
 		t.Errorf("plain-text server: %v, want ErrTLS", err)
 	}
 	if _, err := nc.Write([]byte("x")); err == nil {

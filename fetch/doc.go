@@ -3,14 +3,19 @@
 //
 // The split follows net/http: a Fetcher is transport (it carries out one
 // scheme's access method and nothing else), a Client is policy (timeouts,
-// proxies, credentials, redirects, size caps, progress). Opening a URL gives
+// proxies, credentials, redirects, size caps, progress). As an
+// http.Transport holds its dialer and TLS settings, a Fetcher is built
+// with its configuration (Config: dialer, TLS, user agent, cookie jar,
+// verbose log, warnings, terminal), which the Client gives the Fetchers it
+// builds from its own fields; a Request carries only the request. Opening a URL gives
 // a Resource whose Body streams: nothing is ever buffered whole, and memory
 // does not grow with the size of what is fetched.
 //
 // # Schemes
 //
 // Each scheme package registers its Scheme record (Register) from its
-// init. Import the scheme packages you need, or all of them with
+// init, with the function that builds its Fetcher from a Config
+// (Scheme.New). Import the scheme packages you need, or all of them with
 //
 //	import _ "github.com/urlget/urlget/fetch/all"
 //
@@ -28,12 +33,16 @@
 //	defer res.Body.Close()
 //	_, err = io.Copy(os.Stdout, res.Body)
 //
-// Client.Do takes a Request for a HEAD (Request.Head) or a resume
-// (Request.Offset, Request.Since). The context governs the whole transfer:
+// Client.Do takes a Request for a HEAD (Request.Head), a resume
+// (Request.Offset, Request.Since) or a conditional retrieval
+// (Request.IfModifiedSince, Request.IfNoneMatch: an unchanged resource
+// comes back as Meta.NotModified, with no body). The context governs the whole transfer:
 // when it is done, the connection under a blocked Body.Read is closed and
 // the Read fails with ErrAborted (cancelled) or ErrTimeout (deadline).
 // Client.CloseIdleConnections ends the connections fetchers keep between
-// requests (see IdleCloser).
+// requests (see IdleCloser). What a Fetcher tells the user whatever the
+// verbosity (a field of the URL it ignores) goes to Client.Warnings
+// (Config.Warn).
 //
 // A net/http program reaches the same schemes through RoundTripper, which
 // RegisterProtocols registers on an http.Transport.
@@ -171,11 +180,13 @@
 //
 // # Writing a Fetcher
 //
-// A Fetcher dials only with Request.Dialer (which applies the connect
-// timeout, SOCKS proxies, and closes the connection when the context is
-// done), uses Request.TLS for TLS, returns typed *Error values, fills in
-// Meta as far as the protocol tells, and returns a Body that reads straight
-// from the connection. It never sees a URL the Client has not checked. The
+// A Fetcher is built from a Config (Scheme.New) and keeps it: it dials
+// only with Config.Dialer, through Connect or DialNetwork (the Client's
+// applies the connect timeout and SOCKS proxies, and closes the connection
+// when the context is done), uses Config.TLS for TLS (HandshakeTLS), logs
+// to Config.Verbose (Logf), warns with Config.Warn, returns typed *Error
+// values, fills in Meta as far as the protocol tells, and returns a Body
+// that reads straight from the connection. It never sees a URL the Client has not checked. The
 // package fetch/fetchtest holds the conformance suite each scheme's tests
 // run against a live server.
 //
@@ -184,9 +195,10 @@
 // A new scheme touches these places, and no others:
 //
 //   - its package, fetch/<scheme>, whose init calls Register with one
-//     Scheme record per scheme name it serves: the name, the Fetcher, the
-//     capabilities policy and the CLI read (Caps: may be a redirect or
-//     referral target, goes through an HTTP proxy gateway, is a session,
+//     Scheme record per scheme name it serves: the name, how to build its
+//     Fetcher from a Config (New), the capabilities policy and the CLI
+//     read (Caps: may be a redirect or referral target, goes through an
+//     HTTP proxy gateway, is a session,
 //     sends a body, takes search words, has listings, ...), the options it
 //     reads from Request.Options (key, flag, kind, default, one line of
 //     help) and the examples of its help. The CLI builds its flags, their

@@ -2,18 +2,17 @@ package fetch
 
 import (
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
-	nethttp "net/http"
 	"strings"
 	"time"
 
 	"github.com/urlget/urlget/urlparse"
 )
 
-// A Fetcher carries out one scheme's access method. Fetchers register
-// themselves with Register, by scheme name, from their package's init.
+// A Fetcher carries out one scheme's access method. A scheme's package
+// registers how to build one from a Config (Scheme.New) with Register, from
+// its init; a Client builds the Fetchers it uses from its own fields.
 //
 // The Client calls Open only after checking the URL with CheckURL, so that
 // no CR, LF or NUL reaches a field that goes on the wire; Open checks again
@@ -28,8 +27,8 @@ type FetcherFunc func(ctx context.Context, req *Request) (*Resource, error)
 // Open calls f(ctx, req).
 func (f FetcherFunc) Open(ctx context.Context, req *Request) (*Resource, error) { return f(ctx, req) }
 
-// Dialer opens network connections on behalf of a Fetcher. The Client's
-// dialer applies its connect timeout and SOCKS proxy, returns typed
+// Dialer opens network connections on behalf of a Fetcher (Config.Dialer).
+// The Client's dialer applies its connect timeout and SOCKS proxy, returns typed
 // errors, and closes the connection once the context passed to DialContext
 // is done, which is what aborts a blocked Body read: dial with the context
 // given to Open.
@@ -37,7 +36,8 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// Request is one retrieval handed by the Client to a Fetcher.
+// Request is one retrieval handed by the Client to a Fetcher: what to
+// fetch, never how (that is the Fetcher's Config).
 type Request struct {
 	URL *urlparse.URL
 
@@ -50,6 +50,19 @@ type Request struct {
 	// whole (Resource.Offset 0) instead of resuming.
 	Since time.Time
 
+	// IfModifiedSince and IfNoneMatch make the request conditional (RFC
+	// 9110 §13.1): a fetcher that can tell the resource is unchanged — its
+	// modification time, to the second, is not after IfModifiedSince, or
+	// (HTTP) its entity tag is one of IfNoneMatch's ("\"v1\"", a
+	// comma-separated list, or "*") — returns it with Meta.NotModified set
+	// and an empty Body instead of its content. A fetcher that cannot tell
+	// sends the resource as usual. http sends them as If-Modified-Since and
+	// If-None-Match (its 304 is NotModified), ftp compares MDTM and file
+	// the file's time; other schemes ignore them. Unlike Since they need no
+	// Offset: they are curl's -z/--time-cond and --etag-compare.
+	IfModifiedSince time.Time
+	IfNoneMatch     string
+
 	// User and Password are the credentials to use, already chosen by the
 	// Client from the URL, -u or netrc. HasPassword tells an empty password
 	// from none.
@@ -57,31 +70,12 @@ type Request struct {
 	Password    string
 	HasPassword bool
 
-	// Dialer opens connections; TLS configures TLS for the schemes that use
-	// it (https, gophers, nntps). Both are always set by the Client.
-	Dialer Dialer
-	TLS    *tls.Config
-
 	// Proxy is the HTTP proxy (an http:// or https:// URL) chosen for
 	// this request, or nil. Only the http fetcher sees it set: the Client
 	// sends http and https requests through it, and every other scheme
 	// with an HTTP proxy to the http fetcher as a gateway request. SOCKS
-	// proxies are applied by Dialer and leave Proxy nil.
+	// proxies are applied by the Fetcher's Config.Dialer and leave Proxy nil.
 	Proxy *urlparse.URL
-
-	// UserAgent is sent by protocols that carry one.
-	UserAgent string
-
-	// Jar, when set, holds the cookies of the protocols that carry them
-	// (HTTP): the fetcher sends the jar's cookies for the URL and stores
-	// the ones a reply sets. Set by the Client from Client.Jar, for every
-	// redirect hop.
-	Jar nethttp.CookieJar
-
-	// Verbose, when non-nil, receives the protocol exchange, one line per
-	// command or reply, prefixed "> " (sent) or "< " (received), with
-	// passwords masked.
-	Verbose io.Writer
 
 	// Options holds scheme-specific settings by key (for example
 	// "ftp-method"), as declared in the Scheme records; a fetcher ignores
@@ -99,13 +93,6 @@ type Request struct {
 	Body     io.Reader
 	BodySize int64
 	GetBody  func() (io.Reader, error)
-
-	// Compressed asks for a compressed transfer where the protocol offers
-	// one (HTTP: Accept-Encoding: gzip); the fetcher decodes the body, and
-	// stops it with ErrTooLarge past MaxDecompressed decoded bytes (0: no
-	// cap). Set by the Client from its fields of the same names.
-	Compressed      bool
-	MaxDecompressed int64
 }
 
 // EntryType classifies a listing entry.
@@ -142,6 +129,13 @@ type Meta struct {
 	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none; ftp: the final reply (226) once the body has been read to its end
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing
+
+	// NotModified says the resource has not changed since the Request's
+	// IfModifiedSince or IfNoneMatch (an HTTP 304; an ftp MDTM or a file's
+	// time not after IfModifiedSince): Body is empty, ModTime and (HTTP)
+	// the ETag field describe the resource. It is an outcome, not an
+	// error: the copy the caller holds is current, and a command exits 0.
+	NotModified bool
 
 	// Location is the redirect target of a 3xx reply (HTTP Location): as
 	// the server sent it from a Fetcher, resolved to an absolute URL by the
@@ -237,7 +231,7 @@ type Resource struct {
 	Render func(w io.Writer, body io.Reader, f Format) error
 	// WireBytes, when set, tells how many bytes of the body have come
 	// over the wire so far, for a body that is decoded on the way (HTTP
-	// with Request.Compressed): curl's size_download. Nil when the body's
+	// with Config.Compressed): curl's size_download. Nil when the body's
 	// bytes are the wire's.
 	WireBytes func() int64
 }

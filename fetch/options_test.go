@@ -62,7 +62,7 @@ func TestRegisteredOptionsGroupsAndRefusesDuplicates(t *testing.T) {
 			t.Error("a flag declared twice did not panic")
 		}
 	}()
-	Register(Scheme{Name: "x-options-test", Fetcher: FetcherFunc(nil), Options: []Option{{Key: OptSearch, Flag: "search", Kind: String}}})
+	Register(Scheme{Name: "x-options-test", New: func(Config) Fetcher { return FetcherFunc(nil) }, Options: []Option{{Key: OptSearch, Flag: "search", Kind: String}}})
 }
 
 func TestInputNeededErrorWraps(t *testing.T) {
@@ -86,7 +86,10 @@ func TestClientHandsBodyOnlyToSenders(t *testing.T) {
 		}
 		return &Resource{}, nil
 	})
-	c := &Client{Fetchers: map[string]Fetcher{"ftp": sender{open}, "gopher": open}}
+	c := &Client{Fetchers: map[string]func(Config) Fetcher{
+		"ftp":    func(Config) Fetcher { return sender{open} },
+		"gopher": func(Config) Fetcher { return open },
+	}}
 	do := func(raw string) error {
 		u, err := urlparse.Parse(raw)
 		if err != nil {

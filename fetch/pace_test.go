@@ -22,7 +22,7 @@ func TestLimitRate(t *testing.T) {
 	f := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 		return &fetch.Resource{Meta: fetch.Meta{Size: int64(len(data))}, Body: io.NopCloser(bytes.NewReader(data))}, nil
 	})
-	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-data": f}, LimitRate: fetch.NewLimiter(256 << 10)}
+	c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-data": f}), LimitRate: fetch.NewLimiter(256 << 10)}
 	start := time.Now()
 	_, b, err := fetchAll(t, c, "x-data://h/")
 	if err != nil || !bytes.Equal(b, data) {
@@ -90,7 +90,7 @@ func TestLowSpeed(t *testing.T) {
 		return &fetch.Resource{Meta: fetch.Meta{Size: int64(len(data))}, Body: io.NopCloser(bytes.NewReader(data))}, nil
 	})
 	// 20 kB at 40 kB/s: half a second, always above 1 kB/s.
-	fast := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-data": f}, LimitRate: fetch.NewLimiter(40000),
+	fast := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-data": f}), LimitRate: fetch.NewLimiter(40000),
 		LowSpeedLimit: 1000, LowSpeedTime: 200 * time.Millisecond}
 	if _, b, err := fetchAll(t, fast, "x-data://h/"); err != nil || len(b) != len(data) {
 		t.Errorf("steady body: %d bytes, %v", len(b), err)
@@ -116,7 +116,7 @@ func (u *uploader) Open(ctx context.Context, req *fetch.Request) (*fetch.Resourc
 func TestUploadPacedAndCounted(t *testing.T) {
 	data := bytes.Repeat([]byte("u"), 20000)
 	up := &uploader{}
-	c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{"x-up": up}, LimitRate: fetch.NewLimiter(40000),
+	c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-up": up}), LimitRate: fetch.NewLimiter(40000),
 		LowSpeedLimit: 1000, LowSpeedTime: 200 * time.Millisecond}
 	start := time.Now()
 	res, err := c.Do(context.Background(), &fetch.Request{URL: parse(t, "x-up://h/f"), Body: bytes.NewReader(data), BodySize: int64(len(data))})

@@ -27,7 +27,8 @@ func mustParse(t *testing.T, s string) *urlparse.URL {
 }
 
 // Prepare gives what Do gives a Fetcher: credentials from -u, the URL and
-// netrc, a Dialer through the SOCKS proxy, the HTTP proxy named.
+// netrc, a Config whose Dialer goes through the SOCKS proxy, the HTTP proxy
+// named.
 func TestPrepare(t *testing.T) {
 	fetchtest.ClearProxyEnv(t)
 	netrc := filepath.Join(t.TempDir(), "netrc")
@@ -47,7 +48,7 @@ func TestPrepare(t *testing.T) {
 		{"netrc password for the URL's user", fetch.Client{Netrc: true, NetrcFile: netrc}, "ftp://ouser@other.example/", "ouser", "opass", true},
 		{"no netrc", fetch.Client{NetrcFile: netrc}, "ftp://ftp.example/", "", "", false},
 	} {
-		r, err := tc.c.Prepare(mustParse(t, tc.url))
+		r, cfg, err := tc.c.Prepare(mustParse(t, tc.url))
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -55,23 +56,23 @@ func TestPrepare(t *testing.T) {
 		if r.User != tc.user || r.Password != tc.pass || r.HasPassword != tc.hasPwd {
 			t.Errorf("%s: user %q password %q (%v), want %q %q (%v)", tc.name, r.User, r.Password, r.HasPassword, tc.user, tc.pass, tc.hasPwd)
 		}
-		if r.Dialer == nil || r.TLS == nil || r.UserAgent != fetch.DefaultUserAgent || r.Proxy != nil {
-			t.Errorf("%s: request not filled in: %+v", tc.name, r)
+		if cfg.Dialer == nil || cfg.TLS == nil || cfg.UserAgent != fetch.DefaultUserAgent || r.Proxy != nil {
+			t.Errorf("%s: request not filled in: %+v %+v", tc.name, r, cfg)
 		}
 	}
 
 	// A netrc file that cannot be read is an error, not "no credentials".
 	c := fetch.Client{Netrc: true, NetrcFile: filepath.Join(t.TempDir(), "missing")}
-	if _, err := c.Prepare(mustParse(t, "ftp://ftp.example/")); fetch.KindOf(err) != fetch.ErrRead {
+	if _, _, err := c.Prepare(mustParse(t, "ftp://ftp.example/")); fetch.KindOf(err) != fetch.ErrRead {
 		t.Errorf("missing netrc: %v, want ErrRead", err)
 	}
 	// A URL that would break a command line is refused.
-	if _, err := (&fetch.Client{}).Prepare(mustParse(t, "ftp://h/a%0D%0ADELE%20x")); fetch.KindOf(err) != fetch.ErrMalformed {
+	if _, _, err := (&fetch.Client{}).Prepare(mustParse(t, "ftp://h/a%0D%0ADELE%20x")); fetch.KindOf(err) != fetch.ErrMalformed {
 		t.Errorf("CR LF in the path: %v, want ErrMalformed", err)
 	}
 	// An HTTP proxy is named in Proxy.
 	hp, _ := fetch.ParseProxy("http://proxy.example:3128")
-	r, err := (&fetch.Client{Proxy: hp}).Prepare(mustParse(t, "ftp://ftp.example/"))
+	r, _, err := (&fetch.Client{Proxy: hp}).Prepare(mustParse(t, "ftp://ftp.example/"))
 	if err != nil || r.Proxy == nil || r.Proxy.Host != "proxy.example" {
 		t.Errorf("HTTP proxy: %+v %v", r, err)
 	}
@@ -91,13 +92,13 @@ func TestPrepare(t *testing.T) {
 	}()
 	s := fetchtest.NewSOCKS5(t, false, func(string) string { return ln.Addr().String() })
 	sp, _ := fetch.ParseProxy("socks5h://" + s.Addr)
-	r, err = (&fetch.Client{Proxy: sp}).Prepare(mustParse(t, "ftp://ftp.invalid:2121/"))
+	r, cfg, err := (&fetch.Client{Proxy: sp}).Prepare(mustParse(t, "ftp://ftp.invalid:2121/"))
 	if err != nil || r.Proxy != nil {
 		t.Fatalf("SOCKS proxy: %+v %v", r, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	nc, err := r.Dialer.DialContext(ctx, "tcp", "ftp.invalid:2121")
+	nc, err := cfg.Dialer.DialContext(ctx, "tcp", "ftp.invalid:2121")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -29,10 +30,10 @@ func body(data string, seen *[]fetch.Request) fetch.Fetcher {
 
 func TestReferralFollowed(t *testing.T) {
 	var names, ftps []fetch.Request
-	c := &fetch.Client{User: "u", Password: "p", HasPassword: true, Fetchers: map[string]fetch.Fetcher{
+	c := &fetch.Client{User: "u", Password: "p", HasPassword: true, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{
 		"prospero": referrer(func(*urlparse.URL) string { return "ftp://files.example/pub/x;type=i" }, &names),
 		"ftp":      body("data", &ftps),
-	}}
+	})}
 	res, err := c.Open(context.Background(), "prospero://names.example/x")
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestReferralPolicy(t *testing.T) {
 		{math.MaxInt, fetch.DefaultMaxRedirects + 1}, {fetch.NoRedirects, 1}, {2, 3},
 	} {
 		seen = nil
-		c := &fetch.Client{MaxRedirects: tc.max, Fetchers: map[string]fetch.Fetcher{"prospero": loop}}
+		c := &fetch.Client{MaxRedirects: tc.max, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"prospero": loop})}
 		_, err := c.Open(context.Background(), "prospero://h/x")
 		if fetch.KindOf(err) != fetch.ErrTooManyRedirects || len(seen) != tc.requests {
 			t.Errorf("loop, MaxRedirects %d: %v after %d requests, want %d", tc.max, err, len(seen), tc.requests)
@@ -72,9 +73,9 @@ func TestReferralPolicy(t *testing.T) {
 		{"prospero://h/x", "nntp://news.example/group", fetch.ErrUnsupported},
 	} {
 		to := tc.to
-		c := &fetch.Client{Fetchers: map[string]fetch.Fetcher{
+		c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{
 			"prospero": referrer(func(*urlparse.URL) string { return to }, &seen),
-		}}
+		})}
 		_, err := c.Open(context.Background(), tc.from)
 		if fetch.KindOf(err) != tc.kind {
 			t.Errorf("%s → %s: %v, want kind %d", tc.from, tc.to, err, tc.kind)
@@ -96,11 +97,13 @@ func TestIsLoopback(t *testing.T) {
 func TestUDPThroughSOCKSRefused(t *testing.T) {
 	proxy, _ := urlparse.Parse("socks5://127.0.0.1:1/")
 	var got error
-	c := &fetch.Client{Proxy: &proxy, Fetchers: map[string]fetch.Fetcher{
-		"prospero": fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-			_, got = fetch.DialNetwork(ctx, req, "udp", "127.0.0.1:1525", "dialing")
-			return nil, got
-		}),
+	c := &fetch.Client{Proxy: &proxy, Fetchers: map[string]func(fetch.Config) fetch.Fetcher{
+		"prospero": func(cfg fetch.Config) fetch.Fetcher {
+			return fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+				_, got = fetch.DialNetwork(ctx, cfg.Dialer, "udp", "127.0.0.1:1525", "dialing")
+				return nil, got
+			})
+		},
 	}}
 	_, err := c.Open(context.Background(), "prospero://127.0.0.1/x")
 	var fe *fetch.Error

@@ -13,8 +13,11 @@ import (
 // the proxy code and the CLI read it, and keep no list of scheme names of
 // their own.
 type Scheme struct {
-	Name    string  // lower case, as in a URL
-	Fetcher Fetcher // what opens its URLs
+	Name string // lower case, as in a URL
+	// New builds the scheme's Fetcher from a configuration: a Client calls
+	// it once for each Config it uses (see Config), a program without a
+	// Client when it likes. It is cheap, and starts nothing.
+	New func(Config) Fetcher
 	// Port is the scheme's well-known port (0: none). Register fills it in
 	// from urlparse.DefaultPort, where the typed URL keeps it.
 	Port int
@@ -103,8 +106,8 @@ var (
 func Register(s Scheme) {
 	regMu.Lock()
 	defer regMu.Unlock()
-	if s.Name == "" || s.Fetcher == nil {
-		panic("fetch: scheme without a name or a fetcher: " + s.Name)
+	if s.Name == "" || s.New == nil {
+		panic("fetch: scheme without a name or a way to build its fetcher: " + s.Name)
 	}
 	if _, dup := registry[s.Name]; dup {
 		panic("fetch: scheme registered twice: " + s.Name)
@@ -152,15 +155,16 @@ func LookupScheme(name string) (Scheme, bool) {
 	return *s, true
 }
 
-// Lookup returns the Fetcher registered for scheme.
-func Lookup(scheme string) (Fetcher, bool) {
+// NewFetcher builds the Fetcher of the scheme registered as scheme from
+// cfg (Scheme.New); false when no such scheme is registered.
+func NewFetcher(scheme string, cfg Config) (Fetcher, bool) {
 	regMu.RLock()
-	defer regMu.RUnlock()
 	s, ok := registry[scheme]
+	regMu.RUnlock()
 	if !ok {
 		return nil, false
 	}
-	return s.Fetcher, true
+	return s.New(cfg), true
 }
 
 // HasCaps reports whether scheme is registered with every capability in c.
@@ -251,10 +255,10 @@ type Namer interface {
 	FileName(u *urlparse.URL) string
 }
 
-// FileName is the name the Fetcher registered for u's scheme gives u when
-// it is a Namer, else "".
+// FileName is the name the Fetcher of u's scheme gives u when it is a
+// Namer, else "".
 func FileName(u *urlparse.URL) string {
-	f, ok := Lookup(u.Scheme)
+	f, ok := NewFetcher(u.Scheme, Config{})
 	if !ok {
 		return ""
 	}

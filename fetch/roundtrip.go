@@ -35,6 +35,9 @@ import (
 // Meta.Offset says) and the size is known, the reply is 206 with
 // Content-Range, and otherwise 200 with the whole resource, which HTTP
 // allows a server to send for any Range. Other forms of Range are ignored.
+// If-Modified-Since and If-None-Match become the fetch's IfModifiedSince
+// and IfNoneMatch: a resource the scheme finds unchanged (ftp's MDTM, a
+// file's time) is a 304 reply without a body.
 //
 // A fetch that fails because the resource is missing (ErrNotFound, or a
 // file that does not exist) is a 404 reply, one refused (ErrAccessDenied,
@@ -108,7 +111,10 @@ func (t *RoundTripper) RoundTrip(req *nethttp.Request) (*nethttp.Response, error
 	if c == nil {
 		c = &Client{}
 	}
-	r := &Request{URL: &u, Head: req.Method == nethttp.MethodHead}
+	r := &Request{URL: &u, Head: req.Method == nethttp.MethodHead, IfNoneMatch: req.Header.Get("If-None-Match")}
+	if since, err := nethttp.ParseTime(req.Header.Get("If-Modified-Since")); err == nil {
+		r.IfModifiedSince = since
+	}
 	first, last, ranged := int64(0), int64(-1), false
 	if !r.Head {
 		first, last, ranged = parseRange(req.Header.Get("Range"))
@@ -148,7 +154,10 @@ func (t *RoundTripper) RoundTrip(req *nethttp.Request) (*nethttp.Response, error
 		if !res.ModTime.IsZero() {
 			resp.Header.Set("Last-Modified", res.ModTime.UTC().Format(nethttp.TimeFormat))
 		}
-		if ranged && res.Offset > 0 {
+		if res.NotModified {
+			res.Body.Close()
+			resp.StatusCode, resp.Body, resp.ContentLength = nethttp.StatusNotModified, nethttp.NoBody, 0
+		} else if ranged && res.Offset > 0 {
 			total := res.Offset + res.Size
 			if res.Offset >= total {
 				res.Body.Close()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -23,7 +24,7 @@ import (
 func bridge(t *testing.T, f fetch.Fetcher) *http.Client {
 	t.Helper()
 	tr := &http.Transport{}
-	fetch.RegisterProtocols(tr, &fetch.Client{NoProxy: "*", Fetchers: map[string]fetch.Fetcher{"gopher": f}})
+	fetch.RegisterProtocols(tr, &fetch.Client{NoProxy: "*", Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"gopher": f})})
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
 }
@@ -221,12 +222,12 @@ func (c *closeCounter) Close() error { c.closed++; return nil }
 
 func TestRoundTripperRefuses(t *testing.T) {
 	opened := 0
-	rt := &fetch.RoundTripper{Client: &fetch.Client{NoProxy: "*", Fetchers: map[string]fetch.Fetcher{
+	rt := &fetch.RoundTripper{Client: &fetch.Client{NoProxy: "*", Fetchers: fetchtest.Given(map[string]fetch.Fetcher{
 		"gopher": fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 			opened++
 			return &fetch.Resource{Meta: fetch.Meta{Size: 0}}, nil
 		}),
-	}}}
+	})}}
 	for _, tc := range []struct{ method, url string }{
 		{"POST", "gopher://127.0.0.1/0/x"},
 		{"PUT", "gopher://127.0.0.1/0/x"},
@@ -370,6 +371,14 @@ func TestRoundTripperFile(t *testing.T) {
 	if resp.StatusCode != 206 || body != "789" || resp.Header.Get("Content-Range") != "bytes 7-9/10" ||
 		resp.Header.Get("Last-Modified") != "Wed, 01 May 2024 12:00:00 GMT" {
 		t.Errorf("got %q %q, header %v", resp.Status, body, resp.Header)
+	}
+	resp, body = bridgeGet(t, c, urlparse.FileURL(p), "If-Modified-Since", "Wed, 01 May 2024 12:00:00 GMT")
+	if resp.StatusCode != 304 || body != "" {
+		t.Errorf("If-Modified-Since its time: %q %q", resp.Status, body)
+	}
+	resp, body = bridgeGet(t, c, urlparse.FileURL(p), "If-Modified-Since", "Wed, 01 May 2024 11:59:59 GMT")
+	if resp.StatusCode != 200 || body != "0123456789" {
+		t.Errorf("If-Modified-Since a second before: %q %q", resp.Status, body)
 	}
 	resp, _ = bridgeGet(t, c, urlparse.FileURL(p+".absent"))
 	if resp.StatusCode != 404 {

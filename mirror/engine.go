@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -14,23 +15,26 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/internal/warc"
 	"github.com/urlget/urlget/urlparse"
 )
 
 // engine is one run.
 type engine struct {
-	opt     Options
-	u       *urlparse.URL
-	rootURL string // canonical URL of the mirrored tree (the manifest's)
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	client  *fetch.Client
-	fs      *localFS
-	man     *manifest
-	paths   *pathTable
-	filter  *filter
-	sched   *scheduler
-	start   time.Time
+	opt      Options
+	u        *urlparse.URL
+	rootURL  string // canonical URL of the mirrored tree (the manifest's)
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	client   *fetch.Client
+	fs       *localFS
+	man      *manifest
+	paths    *pathTable
+	filter   *filter
+	sched    *scheduler
+	start    time.Time
+	warc     *warc.Writer // Options.WARC, nil without
+	warcFile *os.File
 
 	parallel, perHost  int
 	maxFiles, maxDepth int
@@ -49,9 +53,10 @@ type engine struct {
 	seen       map[string]bool // URLs found this run (listed, linked)
 	listedOK   map[string]bool // directories and menus read completely this run
 	dirTimes   map[string]time.Time
-	parts      map[string]bool // partial files kept this run (local paths), for the next
-	touched    map[string]bool // local directories written into
-	current    map[int]string  // worker -> local path in transfer
+	parts      map[string]bool   // partial files kept this run (local paths), for the next
+	replacing  map[string]Record // local path -> the manifest's item there, which one of another kind replaces (displaced)
+	touched    map[string]bool   // local directories written into
+	current    map[int]string    // worker -> local path in transfer
 	capHit     bool
 	fatal      error // the URL itself could not be read
 }
@@ -59,9 +64,16 @@ type engine struct {
 func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, error) {
 	switch u.Scheme {
 	case "ftp", "gopher", "gophers":
+	case "http", "https":
+		// A directory: its index lists what is in it.
+		su, err := withSlash(u)
+		if err != nil {
+			return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: fetch.Redacted(u), Err: err}
+		}
+		u = su
 	default:
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u),
-			Msg: "mirror: only ftp, gopher and gophers URLs can be mirrored, not " + u.Scheme}
+			Msg: "mirror: only ftp, http, https, gopher and gophers URLs can be mirrored, not " + u.Scheme}
 	}
 	if u.Host == "" {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, URL: fetch.Redacted(u), Msg: "mirror: the URL has no host"}
@@ -140,6 +152,11 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 			e.paths.reserve(ownerKey(r.URL), r.Path, false)
 		}
 	}
+	if err := e.openWARC(); err != nil {
+		e.man.release()
+		e.fs.close()
+		return nil, fmt.Errorf("mirror: --warc: %w", err)
+	}
 	e.ctx, e.cancel = context.WithCancelCause(ctx)
 	e.sched = newScheduler(e.perHost)
 	return e, nil
@@ -157,6 +174,7 @@ func orDefault(v, def int) int {
 
 func (e *engine) close() {
 	e.cancel(nil)
+	e.closeWARC()
 	e.man.release()
 	e.fs.close()
 }
@@ -168,6 +186,8 @@ func (e *engine) run() (Summary, error) {
 	switch e.u.Scheme {
 	case "ftp":
 		walkErr = e.runFTP()
+	case "http", "https":
+		walkErr = e.runHTTP()
 	default:
 		walkErr = e.runGopher()
 	}
@@ -179,6 +199,9 @@ func (e *engine) run() (Summary, error) {
 		e.finishLocal(interrupted)
 	}
 	stopProgress()
+	if err := e.closeWARC(); err != nil {
+		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+	}
 	sum := e.summary()
 	if err := e.man.err; err != nil && !e.opt.DryRun {
 		if e.fatal != nil && fetch.KindOf(e.fatal) == fetch.ErrWrite {
@@ -407,6 +430,59 @@ func (e *engine) sameBytes(tmp *tmpFile, rec, old Record, hasOld bool, mtime tim
 	return true
 }
 
+// fetchedKind counts a file fetched (or, in a dry run, one that would
+// be): changed when there was a copy, else new.
+func (e *engine) fetchedKind(hasOld bool) EventKind {
+	if hasOld {
+		e.nChanged.Add(1)
+		return EventChanged
+	}
+	e.nNew.Add(1)
+	return EventNew
+}
+
+// descend reports whether the directory or menu rec, at rel below the
+// URL and depth levels down, is walked: the filters allow it and it is
+// not deeper than MaxDepth (then it is skipped, and the run incomplete).
+func (e *engine) descend(rec Record, rel string, depth int) bool {
+	if !e.filter.dir(rel) {
+		return false
+	}
+	if e.maxDepth >= 0 && depth > e.maxDepth {
+		e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
+		e.skip(rec, "deeper than --max-depth")
+		return false
+	}
+	return true
+}
+
+// failList records a directory or menu that could not be read; the URL's
+// own (depth 0) is the run's error.
+func (e *engine) failList(rec Record, depth int, err error) {
+	if depth == 0 {
+		e.mu.Lock()
+		if e.fatal == nil {
+			e.fatal = err
+		}
+		e.mu.Unlock()
+	}
+	e.fail(rec, err)
+}
+
+// retrying runs do until it succeeds, the run ends, or the retry policy
+// gives up, showing local as in transfer on worker w; its last error.
+func (e *engine) retrying(w int, local string, do func() error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		e.setCurrent(w, local)
+		err = do()
+		e.setCurrent(w, "")
+		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) || !e.backoff(attempt+1) {
+			return err
+		}
+	}
+}
+
 // renamed moves the copy of a file mirrored before to the local path it
 // now gets (the naming rule changed: "100%25.txt" became "100%.txt"), so
 // that it is neither fetched again nor left behind under its old name. It
@@ -532,7 +608,7 @@ func (e *engine) link(r Record, target string) {
 		return
 	}
 	e.touch(path.Dir(r.Path))
-	made, err := e.fs.symlink(target, r.Path)
+	made, err := e.linkOver(target, r.Path)
 	if err != nil {
 		e.fail(r, asLocal(err))
 		return
@@ -803,6 +879,15 @@ func (s *scheduler) stop() {
 	s.stopped = true
 	s.mu.Unlock()
 	s.cond.Broadcast()
+}
+
+// runJobs runs Parallel workers that hand each task's job to do.
+func (e *engine) runJobs(do func(w int, job any)) {
+	e.runWorkers(e.parallel, func(w int, t *task) bool {
+		defer e.sched.done(t)
+		do(w, t.job)
+		return true
+	})
 }
 
 // runWorkers runs n workers until the scheduler is empty; each calls

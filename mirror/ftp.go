@@ -28,6 +28,7 @@ const maxListing = 64 << 20
 // ftpState is the walk's shared state.
 type ftpState struct {
 	req     *fetch.Request // the Client's policy for the URL (Client.Prepare)
+	cfg     fetch.Config   // and the configuration to dial with
 	host    string         // host:port, the scheduler's key
 	urlHost string
 	urlPort int
@@ -78,7 +79,7 @@ type ftpFileJob struct {
 
 func (e *engine) runFTP() error {
 	u := e.u
-	req, err := e.client.Prepare(u)
+	req, cfg, err := e.client.Prepare(u)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func (e *engine) runFTP() error {
 		return &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
 			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, --noproxy, or unset ftp_proxy"}
 	}
-	s := &ftpState{req: req, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
+	s := &ftpState{req: req, cfg: cfg, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
 		visited: map[string]bool{}, uniques: map[string]bool{}}
 	s.early.Store(true)
 	if u.HasUserinfo {
@@ -135,7 +136,7 @@ type ftpConn struct {
 // TYPE I, FEAT and PWD together.
 func (e *engine) dialFTP(s *ftpState) (*ftpConn, error) {
 	dctx, cancel := context.WithTimeout(e.ctx, e.timeout)
-	fc, err := ftp.Dial(dctx, s.req)
+	fc, err := ftp.Dial(dctx, s.cfg, s.req)
 	cancel()
 	if err != nil {
 		return nil, err
@@ -294,15 +295,7 @@ func (e *engine) retryOrFail(t *task, err error) {
 	}
 	switch j := t.job.(type) {
 	case *ftpDirJob:
-		rec := Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}
-		if j.depth == 0 {
-			e.mu.Lock()
-			if e.fatal == nil {
-				e.fatal = err
-			}
-			e.mu.Unlock()
-		}
-		e.fail(rec, err)
+		e.failList(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}, j.depth, err)
 	case *ftpFileJob:
 		e.fail(j.rec, err)
 	}
@@ -607,7 +600,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			rec.MTime, rec.MTimeSource, rec.Name = j.entry.MTime, j.entry.MTimeSource, j.entry.Name
 		}
 		// An empty remote directory is made too, as lftp and wget do.
-		if err := e.fs.mkdirAll(j.local); err != nil {
+		if err := e.makeDir(j.local); err != nil {
 			e.fail(rec, err)
 			return
 		}
@@ -698,12 +691,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", segs, "", 0)
 		rec.Type = TypeDir
 		e.markSeen(rec.URL)
-		if !e.filter.dir(rel) {
-			return mdtmCheck{}, false
-		}
-		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
-			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
-			e.skip(rec, "deeper than --max-depth")
+		if !e.descend(rec, rel, j.depth+1) {
 			return mdtmCheck{}, false
 		}
 		p := joinServer(j.path, name)
@@ -722,6 +710,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		}
 		sub := &ftpDirJob{url: rec.URL, path: p, segs: segs, rel: rel, depth: j.depth + 1, parent: j.url,
 			node: &dirNode{parent: j.node, url: rec.URL}}
+		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0), pathSegs(j.local, local))
 		sub.local = e.paths.claimDir(rec.URL, pathSegs(j.local, local))
 		rec.Path = sub.local
 		sub.entry = rec
@@ -744,6 +733,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			e.record(rec)
 			return mdtmCheck{}, false
 		}
+		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", segs, "", 0), pathSegs(j.local, local))
 		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
 		e.link(rec, target)
 	case fetch.EntryFile, fetch.EntryUnknown:
@@ -756,6 +746,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		if !e.claimFileSlot() {
 			return mdtmCheck{}, false
 		}
+		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", segs, "", 0), pathSegs(j.local, local))
 		rec.Path = e.paths.claimFile(rec.URL, pathSegs(j.local, local))
 		old, had := e.man.get(rec.URL)
 		if had {
@@ -1164,14 +1155,8 @@ func (c *ftpConn) readPrelude(p *prelude) (string, time.Time, error) {
 func (e *engine) ftpFiles(s *ftpState, w int, c *ftpConn, t *task) {
 	if e.opt.DryRun {
 		j := t.job.(*ftpFileJob)
-		kind := "new"
-		if j.hasOld {
-			e.nChanged.Add(1)
-			kind = "changed"
-		} else {
-			e.nNew.Add(1)
-		}
-		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(kind), Why: j.why})
+		kind := e.fetchedKind(j.hasOld)
+		e.emit(Event{Kind: EventWouldGet, URL: j.rec.URL, Path: j.rec.Path, Size: j.rec.Size, Err: errors.New(string(kind)), Why: j.why})
 		e.sched.done(t)
 		return
 	}
@@ -1344,21 +1329,18 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		mtime = mdtm
 		rec.MTime, rec.MTimeSource = stamp(mdtm), "mdtm"
 	}
+	if err := e.archiveResource(rec.URL, typeByName(j.name), tmp); err != nil {
+		return refused(asLocal(err))
+	}
 	if e.sameBytes(tmp, rec, j.old, j.hasOld, mtime) {
 		e.sched.done(p.t)
 		return next, nil
 	}
-	if err := tmp.commit(rec.Path, mtime); err != nil {
+	if err := e.commitOver(tmp, rec.Path, mtime); err != nil {
 		return refused(asLocal(err))
 	}
 	e.man.put(rec)
-	kind := EventNew
-	if j.hasOld {
-		e.nChanged.Add(1)
-		kind = EventChanged
-	} else {
-		e.nNew.Add(1)
-	}
+	kind := e.fetchedKind(j.hasOld)
 	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: j.why})
 	e.sched.done(p.t)
 	return next, nil

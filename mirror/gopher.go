@@ -152,15 +152,13 @@ func (e *engine) runGopher() error {
 			return e.fatal
 		}
 	}
-	e.runWorkers(e.parallel, func(w int, t *task) bool {
-		defer e.sched.done(t)
-		switch j := t.job.(type) {
+	e.runJobs(func(w int, job any) {
+		switch j := job.(type) {
 		case *gopherMenuJob:
 			e.gopherMenu(g, w, j)
 		case *gopherDocJob:
 			e.gopherDoc(w, j)
 		}
-		return true
 	})
 	if e.opt.RewriteMenus && !e.opt.DryRun && e.ctx.Err() == nil {
 		e.rewriteMenus()
@@ -214,18 +212,11 @@ func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
 		rec.Name = validName(j.selector)
 	}
 	var items []gopher.Item
-	var err error
-	for attempt := 0; ; attempt++ {
-		e.setCurrent(w, rec.Path)
+	err := e.retrying(w, rec.Path, func() error {
+		var err error
 		items, err = e.readMenu(g, j, &rec)
-		e.setCurrent(w, "")
-		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) {
-			break
-		}
-		if !e.backoff(attempt + 1) {
-			break
-		}
-	}
+		return err
+	})
 	if e.ctx.Err() != nil {
 		return
 	}
@@ -233,14 +224,7 @@ func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
 		if errors.Is(err, errBytesCap) {
 			return
 		}
-		if j.depth == 0 {
-			e.mu.Lock()
-			if e.fatal == nil {
-				e.fatal = err
-			}
-			e.mu.Unlock()
-		}
-		e.fail(rec, err)
+		e.failList(rec, j.depth, err)
 		return
 	}
 	e.nDirs.Add(1)
@@ -347,6 +331,9 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 		return items, nil
 	}
 	rec.SHA256 = tmp.sum()
+	if err := e.archiveResource(j.url, "application/gopher-menu", tmp); err != nil {
+		return nil, asLocal(err)
+	}
 	old, had := e.man.get(j.url)
 	if had && old.Status == StatusOK && old.SHA256 == rec.SHA256 && old.Path == rec.Path && e.fs.intact(rec.Path, rec.Size) {
 		tmp.discard()
@@ -468,12 +455,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 			return // a cycle, or a menu linked twice: read once
 		}
 		rec.Type = TypeMenu
-		if !e.filter.dir(rel) {
-			return
-		}
-		if e.maxDepth >= 0 && j.depth+1 > e.maxDepth {
-			e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
-			e.skip(rec, "deeper than --max-depth")
+		if !e.descend(rec, rel, j.depth+1) {
 			return
 		}
 		if !e.allowed(g, scheme, it.Host, it.Port, it.Selector) {
@@ -579,13 +561,7 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 // gopherDoc fetches one document.
 func (e *engine) gopherDoc(w int, j *gopherDocJob) {
 	if e.opt.DryRun {
-		kind := EventNew
-		if j.hasOld {
-			e.nChanged.Add(1)
-			kind = EventChanged
-		} else {
-			e.nNew.Add(1)
-		}
+		kind := e.fetchedKind(j.hasOld)
 		e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rec.Path, Err: errors.New(string(kind))})
 		return
 	}
@@ -593,18 +569,7 @@ func (e *engine) gopherDoc(w int, j *gopherDocJob) {
 		e.markIncomplete(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
 		return
 	}
-	var err error
-	for attempt := 0; ; attempt++ {
-		e.setCurrent(w, j.rec.Path)
-		err = e.fetchDoc(j)
-		e.setCurrent(w, "")
-		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) {
-			break
-		}
-		if !e.backoff(attempt + 1) {
-			break
-		}
-	}
+	err := e.retrying(w, j.rec.Path, func() error { return e.fetchDoc(j) })
 	if e.ctx.Err() != nil {
 		return
 	}
@@ -650,6 +615,9 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 	rec.SHA256 = tmp.sum()
 	rec.Fetched = stamp(time.Now())
 	rec.Status = StatusOK
+	if err := e.archiveResource(rec.URL, gopherType(j.typ, j.rec.Path), tmp); err != nil {
+		return asLocal(err)
+	}
 	if e.sameBytes(tmp, rec, j.old, j.hasOld, j.mtime) {
 		return nil // fetched again (the menu line changed), but the same bytes
 	}
@@ -657,13 +625,7 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 		return asLocal(err)
 	}
 	e.man.put(rec)
-	kind := EventNew
-	if j.hasOld {
-		e.nChanged.Add(1)
-		kind = EventChanged
-	} else {
-		e.nNew.Add(1)
-	}
+	kind := e.fetchedKind(j.hasOld)
 	e.emit(Event{Kind: kind, URL: rec.URL, Path: rec.Path, Size: rec.Size, Why: j.why})
 	return nil
 }

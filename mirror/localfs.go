@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -327,7 +328,7 @@ func (l *localFS) hashIs(rel, sum string) bool {
 	if sum == "" || !l.intact(rel, -1) {
 		return false
 	}
-	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := l.open(rel)
 	if err != nil {
 		return false
 	}
@@ -382,7 +383,7 @@ func (l *localFS) readFile(rel string, max int64) ([]byte, error) {
 	if err := l.checkDirs(rel); err != nil {
 		return nil, err
 	}
-	f, err := l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := l.open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +406,12 @@ func (l *localFS) sweepTemp(rel string, keep map[string]bool) {
 	f.Close()
 	for _, n := range names {
 		p := path.Join(osPath(rel), n)
-		if strings.HasPrefix(n, tmpPrefix) || keep != nil && strings.HasPrefix(n, partPrefix) && !keep[path.Join(rel, n)] {
+		switch {
+		case strings.HasPrefix(n, tmpPrefix):
+			// A directory too: what a replaced item left (swapIn) when
+			// the run ended before it was removed.
+			l.root.RemoveAll(p)
+		case keep != nil && strings.HasPrefix(n, partPrefix) && !keep[path.Join(rel, n)]:
 			l.root.Remove(p)
 		}
 	}
@@ -431,4 +437,45 @@ func openLocalReadOnly(dir string) (*localFS, error) {
 		return nil, err
 	}
 	return &localFS{root: r, dir: dir}, nil
+}
+
+// findPart finds a partial file in the directory rel whose name starts
+// with prefix and goes on "SIZE-UNIXTIME" (the version of the file it
+// holds): its name, that size and time.
+func (l *localFS) findPart(rel, prefix string) (name string, size int64, mtime time.Time, ok bool) {
+	if l.checkDirs(path.Join(osPath(rel), "x")) != nil {
+		return "", 0, time.Time{}, false
+	}
+	f, err := l.root.OpenFile(osPath(rel), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return "", 0, time.Time{}, false
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		rest, found := strings.CutPrefix(n, prefix)
+		if !found {
+			continue
+		}
+		a, b, found := strings.Cut(rest, "-")
+		sz, err1 := strconv.ParseInt(a, 10, 64)
+		ts, err2 := strconv.ParseInt(b, 10, 64)
+		if found && err1 == nil && err2 == nil {
+			return n, sz, time.Unix(ts, 0).UTC(), true
+		}
+	}
+	return "", 0, time.Time{}, false
+}
+
+// dirOf is the directory of rel, "" for the top.
+func dirOf(rel string) string {
+	if d := path.Dir(rel); d != "." {
+		return d
+	}
+	return ""
+}
+
+// open opens the file rel for reading, never through a symbolic link.
+func (l *localFS) open(rel string) (*os.File, error) {
+	return l.root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }

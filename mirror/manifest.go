@@ -62,12 +62,17 @@ type Record struct {
 	// MTimeSource says where MTime came from: "mlsd" and "mdtm" (exact,
 	// UTC), "list" (an ls-style LIST line: minutes, the server's time
 	// zone unknown), "list-noyear" (the same without a year, which was
-	// guessed), "gopher+" (a Gopher+ Mod-Date, server local time).
+	// guessed), "gopher+" (a Gopher+ Mod-Date, server local time),
+	// "http" (Last-Modified, to the second).
 	MTimeSource string `json:"mtime_source,omitempty"`
 	// Key is what the listing said of the item (size and time, or the
 	// menu line): the item is fetched again when it changes.
-	Key     string `json:"key,omitempty"`
-	SHA256  string `json:"sha256,omitempty"`
+	Key    string `json:"key,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	// ETag is the HTTP entity tag of the copy, as the server sent it: the
+	// next run asks If-None-Match with it (and If-Modified-Since with
+	// MTime, MTimeSource "http": the Last-Modified).
+	ETag    string `json:"etag,omitempty"`
 	Fetched string `json:"fetched,omitempty"` // when it was last fetched, RFC 3339
 	Status  string `json:"status"`
 	Target  string `json:"target,omitempty"` // symlink target, link URL

@@ -1,5 +1,6 @@
-// Package mirror copies an FTP tree or a gopher hole into a local
-// directory, incrementally, over several connections, and safely.
+// Package mirror copies an FTP tree, an HTTP directory index or a gopher
+// hole into a local directory, incrementally, over several connections,
+// and safely.
 //
 //	sum, err := mirror.Run(ctx, mirror.Options{URL: "ftp://ftp.example.org/pub/", Dir: "pub"})
 //
@@ -31,6 +32,28 @@
 // judged unchanged by the listing's date alone (its day against the copy's
 // MDTM time), as for ls dates with a year.
 //
+// # HTTP
+//
+// An http or https URL names a directory ("/" is added to a path without
+// one) whose index page lists what is in it: nginx's autoindex, Apache's
+// mod_autoindex, lighttpd's dirlisting, or any page of links like them.
+// Only links to the directory's own items are followed (one more path
+// segment; "name/" is a subdirectory): never the parent, sort links
+// ("?C=N"), other hosts or deeper paths, so the walk cannot leave the
+// start directory. Index pages are read every run and not saved. Files are
+// saved byte for byte (no Content-Encoding asked for) with their
+// Last-Modified as modification time, and their ETag and Last-Modified
+// recorded; the next run asks for each file whose copy is intact with
+// If-None-Match and If-Modified-Since, so that an unchanged file costs one
+// request answered 304 and no data (index sizes and minute dates cannot
+// prove a file unchanged). With Checksum every file is fetched again and
+// compared (an HTTP server gives no hash). A file whose Content-Length and
+// Last-Modified are known is written to a partial file named after them;
+// cut short, it is continued by the next run with Range and If-Range (a
+// server whose file changed sends it whole). A file that redirects is
+// recorded with its Location, not followed. robots.txt is not read: the
+// mirror fetches one directory it was pointed at, as lftp does.
+//
 // # Gopher
 //
 // Menus are crawled from the URL, on the same host and port (unless
@@ -54,8 +77,9 @@
 // run that was killed resumes without fetching again what it finished.
 // Listings and menus are always read again (they are how changes are
 // seen); a file is fetched again when its listing entry changed (size or
-// time; for gopher the menu line or the Gopher+ Mod-Date) or its local copy
-// is missing or has the wrong size.
+// time; for gopher the menu line or the Gopher+ Mod-Date), when the server
+// does not answer 304 to the conditions recorded (http), or when its local
+// copy is missing or has the wrong size.
 //
 // # Safety
 //
@@ -64,9 +88,12 @@
 // offending bytes are percent-encoded, nothing is dropped) and the mapping
 // is in the manifest. Everything is written through an os.Root, no
 // symbolic link is ever followed (not even inside DIR), files are written
-// to a new temporary name and renamed into place when complete. Cycles (a
-// directory or menu that contains itself, two that point at each other)
-// are found from what was visited: host, port and canonical selector or
+// to a new temporary name and renamed into place when complete. An item
+// whose kind changed on the server (a link or file now a directory, a
+// directory now a file or link) replaces the local copy, swapped in in one
+// step, but never a directory holding anything the mirror did not make
+// (see replace.go). Cycles (a directory or menu that contains itself, two
+// that point at each other) are found from what was visited: host, port and canonical selector or
 // path, the MLSD "unique" fact, or a directory whose listing is the same
 // as one of its ancestors' — never by depth alone.
 package mirror
@@ -95,8 +122,9 @@ const (
 
 // Options say what to mirror where, and how.
 type Options struct {
-	// URL is the ftp, gopher or gophers URL to mirror: an FTP directory, a
-	// gopher menu (or a single document).
+	// URL is the ftp, http, https, gopher or gophers URL to mirror: an FTP
+	// directory, an HTTP directory index, a gopher menu (or a single
+	// document).
 	URL string
 	// Dir is the local directory (made if needed).
 	Dir string
@@ -167,6 +195,20 @@ type Options struct {
 	// fetches it anew when its SHA-256 is not the one recorded at fetch
 	// time (bit rot, a hand edit).
 	Verify bool
+
+	// WARC, when set, is a file to which every response the run fetches
+	// is written as a WARC 1.1 record (ISO 28500), one gzip member each
+	// unless the name ends in ".warc": a warcinfo record first (the file
+	// is appended to, each run starting its own), then for http the
+	// responses as received (directory indexes included; a 304 as a
+	// revisit record, profile server-not-modified; a 206 with the bytes
+	// it brought; a chunked body, whose framing is lost, with a
+	// Content-Length in place of Transfer-Encoding), for ftp and gopher a resource record with the URL and
+	// a Content-Type (from the name, or the gopher item type) — every
+	// record with WARC-Block-Digest and WARC-Payload-Digest (SHA-1,
+	// base32), WARC-Date and WARC-Record-ID. Bodies are read back from the
+	// local files, never held in memory. Not written by a DryRun.
+	WARC string
 
 	// Timeout bounds each wait for the server: an FTP reply, data on a
 	// connection, the next bytes of a gopher reply (0: DefaultTimeout). A

@@ -276,3 +276,32 @@ func (t *pathTable) claimDir(url string, segs []string) string {
 	}
 	return cand
 }
+
+// release gives up the path p (a file, or a directory and everything
+// reserved below it): the manifest's item there was replaced on the server
+// by one of another kind, which claims it next.
+func (t *pathTable) release(p string, dir bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !dir {
+		delete(t.files, p)
+		return
+	}
+	delete(t.dirs, p)
+	pre := p + "/"
+	for k := range t.dirs {
+		if strings.HasPrefix(k, pre) {
+			delete(t.dirs, k)
+		}
+	}
+	for k := range t.files {
+		if strings.HasPrefix(k, pre) {
+			delete(t.files, k)
+		}
+	}
+	for k, v := range t.alias {
+		if v == p || strings.HasPrefix(v, pre) {
+			delete(t.alias, k)
+		}
+	}
+}

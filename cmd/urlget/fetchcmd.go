@@ -310,6 +310,8 @@ type fetchCmd struct {
 	e      env
 	o      *fetchOpts
 	client *fetch.Client
+	lent   *fetch.Client     // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
+	tty    *tty              // the terminal lent
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
@@ -396,6 +398,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	c.lendTerminal()
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
 	defer c.client.CloseIdleConnections()
@@ -448,6 +451,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if o.verbose {
 		cl.Verbose = e.stderr
 	}
+	cl.Warnings = warnWriter{e.stderr}
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		// A person can answer what a fetcher asks (fetch.InputNeededError).
 		if cl.Options == nil {
@@ -765,23 +769,22 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if err := c.shapeRequest(req); err != nil {
 		return err
 	}
-	actx, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	actx, cl, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
 	}
 	defer func() { err = endSession(err) }()
 	if fetch.HasCaps(u.Scheme, fetch.Mail) {
-		mctx, closer, err := c.mailRequest(actx, req, out)
+		closer, err := c.mailRequest(req, out)
 		if err != nil {
 			return err
 		}
 		defer closer.Close()
-		actx = mctx
 	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
-	res, err := c.client.Do(actx, req)
+	res, err := cl.Do(actx, req)
 	if err != nil {
 		return err
 	}
@@ -953,7 +956,7 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 }
 
 func knownScheme(s string) bool {
-	_, ok := fetch.Lookup(s)
+	_, ok := fetch.LookupScheme(s)
 	return ok
 }
 

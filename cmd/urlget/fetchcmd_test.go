@@ -147,7 +147,7 @@ func runCLIWith(t *testing.T, srv *fakeSrv, setup func(*fetchCmd), args ...strin
 	var stdout, stderr bytes.Buffer
 	code := runFetchWith(env{args: args, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}, func(c *fetchCmd) {
 		if srv != nil {
-			c.client.Fetchers = map[string]fetch.Fetcher{"test": srv, "http": srv}
+			c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"test": srv, "http": srv})
 		}
 		c.sleep = func(ctx context.Context, d time.Duration) error { return ctx.Err() }
 		if setup != nil {
@@ -467,7 +467,7 @@ func runCLIOut(t *testing.T, srv *fakeSrv, stdout io.Writer, args ...string) cli
 	t.Helper()
 	var stderr bytes.Buffer
 	code := runFetchWith(env{args: args, stdin: strings.NewReader(""), stdout: stdout, stderr: &stderr}, func(c *fetchCmd) {
-		c.client.Fetchers = map[string]fetch.Fetcher{"test": srv, "http": srv}
+		c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"test": srv, "http": srv})
 	})
 	return cliResult{code: code, stderr: stderr.String()}
 }
@@ -810,7 +810,7 @@ func TestCloseIdleAtExit(t *testing.T) {
 	inDir(t)
 	p := &pooledSrv{fakeSrv: newFakeSrv(map[string]*fakeFile{"/f": {data: []byte("x")}})}
 	r := runCLIWith(t, nil, func(c *fetchCmd) {
-		c.client.Fetchers = map[string]fetch.Fetcher{"test": p}
+		c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"test": p})
 	}, "test://h/f", "test://h/f")
 	if r.code != 0 || r.stdout != "xx" {
 		t.Fatalf("%+v", r)

@@ -29,31 +29,44 @@ import (
 // isSessionScheme reports whether u opens an interactive session.
 func isSessionScheme(s string) bool { return fetch.HasCaps(s, fetch.Session) }
 
+// lendTerminal gives the command, when stdin is a terminal, the Client
+// that lends it to the sessions (Client.Terminal), a copy of c.client:
+// session chooses it when a session is to have the terminal.
+func (c *fetchCmd) lendTerminal() {
+	if in, ok := c.e.stdin.(*os.File); ok && term.IsTerminal(int(in.Fd())) {
+		c.tty = &tty{}
+		lent := *c.client
+		lent.Terminal = c.tty
+		c.lent = &lent
+	}
+}
+
 // session prepares req for an interactive session: stdin becomes its Body.
 // When stdin and stdout are both the terminal (and the output is stdout),
-// the terminal is lent to the session (telnet.WithTerminal). It returns
-// the context to fetch with and a function to call with the fetch's error
-// when it is over: it restores the terminal and turns the user's "quit" at
-// the escape prompt into success.
-func (c *fetchCmd) session(ctx context.Context, u *urlparse.URL, req *fetch.Request, out *output) (context.Context, func(error) error, error) {
+// the terminal is lent to the session: the Client to fetch with is then
+// c.lent. It returns the context and the Client to fetch with, and a
+// function to call with the fetch's error when it is over: it restores the
+// terminal and turns the user's "quit" at the escape prompt into success.
+func (c *fetchCmd) session(ctx context.Context, u *urlparse.URL, req *fetch.Request, out *output) (context.Context, *fetch.Client, func(error) error, error) {
 	same := func(err error) error { return err }
 	if !isSessionScheme(u.Scheme) || c.o.head {
-		return ctx, same, nil
+		return ctx, c.client, same, nil
 	}
 	req.Body, req.BodySize = c.e.stdin, -1
 	in, ok := c.e.stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(in.Fd())) || out.path != "" || !c.isTerminal(c.e.stdout) {
-		return ctx, same, nil
+	if !ok || c.lent == nil || out.path != "" || !c.isTerminal(c.e.stdout) {
+		return ctx, c.client, same, nil
 	}
 	esc, err := parseEscape(c.o.options.String(telnet.OptEscape))
 	if err != nil {
-		return ctx, same, err
+		return ctx, c.client, same, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	pr, pw := io.Pipe()
 	req.Body = pr
-	t := &tty{in: in, out: c.e.stdout, errw: c.e.stderr, escape: esc, host: u.Host, cancel: cancel, typed: pw}
-	return telnet.WithTerminal(ctx, t), func(err error) error {
+	t := c.tty
+	*t = tty{in: in, out: c.e.stdout, errw: c.e.stderr, escape: esc, host: u.Host, cancel: cancel, typed: pw}
+	return ctx, c.lent, func(err error) error {
 		t.finish()
 		cancel()
 		pw.Close()
@@ -84,7 +97,8 @@ func parseEscape(s string) (byte, error) {
 	return 0, fetch.NewError(fetch.ErrMalformed, "--"+telnet.OptEscape+": want ^X, one character or \"none\", not "+fmt.Sprintf("%q", s), nil)
 }
 
-// tty is the user's terminal lent to a session (telnet.Terminal).
+// tty is the user's terminal lent to a session (fetch.Terminal), set up
+// anew for each.
 type tty struct {
 	in     *os.File
 	out    io.Writer
@@ -102,7 +116,7 @@ type tty struct {
 	stopped  chan struct{}
 	once     sync.Once
 	quit     atomic.Bool
-	sess     telnet.Session
+	sess     fetch.SessionControl
 }
 
 func (t *tty) fd() int { return int(t.in.Fd()) }
@@ -133,7 +147,7 @@ func (t *tty) Run(cmd *exec.Cmd) error {
 
 // Attach puts the terminal in raw mode and starts passing what is typed
 // to the session, watching window-size changes and the escape character.
-func (t *tty) Attach(s telnet.Session) {
+func (t *tty) Attach(s fetch.SessionControl) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.sess = s
@@ -192,7 +206,7 @@ func (t *tty) restoreLocked() {
 }
 
 // watchSize sends the new size on every SIGWINCH.
-func (t *tty) watchSize(s telnet.Session) {
+func (t *tty) watchSize(s fetch.SessionControl) {
 	for {
 		select {
 		case <-t.winch:
@@ -207,7 +221,7 @@ func (t *tty) watchSize(s telnet.Session) {
 
 // readInput passes what is typed to the session, echoing it when the
 // server does not, and opens the prompt on the escape character.
-func (t *tty) readInput(s telnet.Session) {
+func (t *tty) readInput(s fetch.SessionControl) {
 	defer func() {
 		if p := recover(); p != nil {
 			t.finish()
@@ -258,7 +272,7 @@ func (t *tty) readInput(s telnet.Session) {
 // prompt reads one command line in the terminal's normal mode; rest holds
 // bytes already read after the escape character. It returns false when
 // the session is to end.
-func (t *tty) prompt(s telnet.Session, rest *[]byte) bool {
+func (t *tty) prompt(s fetch.SessionControl, rest *[]byte) bool {
 	t.mu.Lock()
 	t.restoreLocked()
 	t.mu.Unlock()
@@ -314,7 +328,7 @@ func (t *tty) prompt(s telnet.Session, rest *[]byte) bool {
 	return true
 }
 
-func sendNames(s telnet.Session) string {
+func sendNames(s fetch.SessionControl) string {
 	var names []string
 	for _, c := range s.Commands() {
 		names = append(names, c[0])

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
 
@@ -13,13 +12,12 @@ import (
 //   - -T FILE, or -T - for stdin, is the message text after the URL's body=;
 //   - -o FILE (or -O) writes the composed message instead of sending it,
 //     as --dry-run does;
-//   - warnings go to stderr.
+//   - warnings go to stderr (Client.Warnings).
 //
 // On a terminal the fetcher asks before sending (fetch.OptInteractive,
-// answered by askUser) unless --yes. It returns the context to use and what to close
-// after the attempt.
-func (c *fetchCmd) mailRequest(ctx context.Context, req *fetch.Request, out *output) (context.Context, io.Closer, error) {
-	ctx = mailto.WithWarnings(ctx, warnWriter{c.e.stderr})
+// answered by askUser) unless --yes. It returns what to close after the
+// attempt.
+func (c *fetchCmd) mailRequest(req *fetch.Request, out *output) (io.Closer, error) {
 	opts := fetch.Options{}
 	for k, v := range req.Options {
 		opts[k] = v
@@ -31,18 +29,18 @@ func (c *fetchCmd) mailRequest(ctx context.Context, req *fetch.Request, out *out
 	req.BodySize = -1
 	switch c.o.uploadFile {
 	case "":
-		return ctx, io.NopCloser(nil), nil
+		return io.NopCloser(nil), nil
 	case "-":
 		req.Body = c.e.stdin
-		return ctx, io.NopCloser(nil), nil
+		return io.NopCloser(nil), nil
 	}
 	f, err := os.Open(c.o.uploadFile)
 	if err != nil {
-		return nil, nil, fetch.NewError(fetch.ErrRead, "-T/--upload-file", err)
+		return nil, fetch.NewError(fetch.ErrRead, "-T/--upload-file", err)
 	}
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		req.BodySize = st.Size()
 	}
 	req.Body = f
-	return ctx, f, nil
+	return f, nil
 }

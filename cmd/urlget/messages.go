@@ -20,8 +20,8 @@ func warnf(w io.Writer, format string, a ...any) {
 	fmt.Fprintf(w, warnPrefix+format+"\n", a...)
 }
 
-// warnWriter prints each line written to it as a warning: the writer a
-// package's warnings go to (mailto.WithWarnings).
+// warnWriter prints each line written to it as a warning: the fetchers'
+// warnings (Client.Warnings).
 type warnWriter struct{ w io.Writer }
 
 func (ww warnWriter) Write(p []byte) (int, error) {

@@ -31,14 +31,20 @@ const (
 
 const mirrorUsage = `usage: urlget mirror [options] URL DIR
 
-Mirror an FTP tree (ftp://) or a gopher hole (gopher://, gophers://) into
-DIR: new and changed files only, over several connections, resumable.
+Mirror an FTP tree (ftp://), an HTTP directory index (http://, https://)
+or a gopher hole (gopher://, gophers://) into DIR: new and changed files
+only, over several connections, resumable.
 DIR/.urlget-mirror.jsonl is the manifest (one JSON line per URL) that makes
 the next run incremental; delete it to start afresh.
 
 FTP: the tree below URL, listed with MLSD, LIST or NLST; files get the
 server's modification times; symbolic links inside the tree are made as
 links, those pointing outside it recorded, not made.
+HTTP: the directory's index page (nginx autoindex, Apache, lighttpd) and
+its subdirectories' are walked, never above URL; files get their
+Last-Modified, and the next run asks for each with If-None-Match and
+If-Modified-Since (unchanged: 304, no data); a file cut short goes on with
+Range.
 Gopher: menus crawled from URL on its host and port; every menu saved byte
 for byte as DIR/<selector>/.gopher-menu, every document as DIR/<selector>;
 search, telnet and h URL: items recorded, not followed; robots.txt obeyed.
@@ -79,6 +85,7 @@ type mirrorOpts struct {
 	rewriteMenus        bool
 	noRobots, refetch   bool
 	checksum, verify    bool
+	warc                string
 	jsonOut             bool
 	quiet, verbose      bool
 	trace               bool
@@ -122,16 +129,17 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
 	fs.BoolVar(&o.verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
-	fs.BoolVar(&o.checksum, "checksum", false, "ftp: compare files that look unchanged by SHA-256: the server's (HASH, XSHA256), else by fetching them")
+	fs.BoolVar(&o.checksum, "checksum", false, "compare files that look unchanged by SHA-256: ftp the server's (HASH, XSHA256), else by fetching them; http by fetching them")
+	fs.StringVar(&o.warc, "warc", "", "also write every response fetched to `FILE` as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
 	fs.BoolVar(&o.trace, "trace", false, "show the protocol exchange on stderr (passwords masked)")
-	fs.StringVarP(&o.user, "user", "u", "", "FTP credentials `USER[:PASSWORD]`, overriding the URL's")
-	fs.BoolVarP(&o.netrc, "netrc", "n", false, "take FTP credentials from ~/.netrc")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "take FTP credentials from `FILE` (implies --netrc)")
+	fs.StringVarP(&o.user, "user", "u", "", "FTP or HTTP credentials `USER[:PASSWORD]`, overriding the URL's")
+	fs.BoolVarP(&o.netrc, "netrc", "n", false, "take FTP or HTTP credentials from ~/.netrc")
+	fs.StringVar(&o.netrcFile, "netrc-file", "", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
 	fs.StringVar(&o.ftpEmail, "ftp-email", "", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
-	fs.BoolVarP(&o.insecure, "insecure", "k", false, "gophers: do not verify TLS certificates")
+	fs.BoolVarP(&o.insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
 	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
 	fs.StringVar(&o.noproxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
 	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
@@ -235,6 +243,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude,
 		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum, Verify: o.verify,
+		WARC: o.warc,
 	}
 	if o.retry == 0 {
 		opt.Retries = -1

@@ -170,7 +170,8 @@ func TestMirrorExitCodes(t *testing.T) {
 	}{
 		{"gopher://" + closed + "/1", 7},
 		{"ftp://" + closed + "/", 7},
-		{"http://example.com/", 1},
+		{"telnet://" + closed + "/", 1},
+		{"http://" + closed + "/", 7},
 		{"gopher://[bad/", 3},
 	} {
 		code, _, stderr := runMirrorTest(t, tc.url, dir)

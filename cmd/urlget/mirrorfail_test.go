@@ -28,7 +28,8 @@ func TestMirrorFailsInOneLine(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"http://" + closed + "/", 1, "only ftp, gopher and gophers URLs can be mirrored, not http"},
+		{"telnet://" + closed + "/", 1, "only ftp, http, https, gopher and gophers URLs can be mirrored, not telnet"},
+		{"http://" + closed + "/", 7, "could not connect to " + closed + ": connection refused"},
 		{"gopher://" + closed + "/1", 7, "could not connect to " + closed + ": connection refused"},
 	} {
 		dir := filepath.Join(t.TempDir(), "new")

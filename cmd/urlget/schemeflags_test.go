@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/fetch/nntp"
@@ -152,7 +153,7 @@ func TestSchemeOptions(t *testing.T) {
 		got = nil
 		var stdout, stderr bytes.Buffer
 		code := runFetchWith(env{args: args, stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr}, func(c *fetchCmd) {
-			c.client.Fetchers = map[string]fetch.Fetcher{"gopher": rec, "news": rec, "ftp": rec}
+			c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"gopher": rec, "news": rec, "ftp": rec})
 		})
 		if code != 0 {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr.String())
@@ -215,7 +216,7 @@ func TestSchemeFlagsFromRegistry(t *testing.T) {
 	run := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := runFetchWith(env{args: args, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}, func(c *fetchCmd) {
-			c.client.Fetchers = map[string]fetch.Fetcher{"gopher": rec, "news": rec, "ftp": rec}
+			c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"gopher": rec, "news": rec, "ftp": rec})
 		})
 		return code, stderr.String()
 	}

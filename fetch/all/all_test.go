@@ -9,7 +9,7 @@ import (
 
 func TestRegistered(t *testing.T) {
 	for _, s := range []string{"file", "ftp", "http", "https", "gopher", "gophers", "news", "nntp", "nntps", "wais", "mailto", "mid", "cid", "telnet", "rlogin", "tn3270"} {
-		if _, ok := fetch.Lookup(s); !ok {
+		if _, ok := fetch.LookupScheme(s); !ok {
 			t.Errorf("scheme %s is not registered by fetch/all", s)
 		}
 	}
@@ -29,7 +29,7 @@ func TestGuessScheme(t *testing.T) {
 func TestSchemeRecords(t *testing.T) {
 	for _, name := range fetch.Schemes() {
 		s, ok := fetch.LookupScheme(name)
-		if !ok || s.Name != name || s.Fetcher == nil {
+		if !ok || s.Name != name || s.New == nil {
 			t.Errorf("LookupScheme(%q) = %+v, %v", name, s, ok)
 		}
 		if s.Caps.Has(fetch.Search) != (s.SearchWords != nil) {

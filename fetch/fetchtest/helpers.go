@@ -72,3 +72,17 @@ func ClearProxyEnv(t *testing.T) {
 		}
 	}
 }
+
+// Given is Client.Fetchers for Fetchers built already: each scheme gets its
+// Fetcher as it is, whatever the Client's configuration.
+func Given(fs map[string]fetch.Fetcher) map[string]func(fetch.Config) fetch.Fetcher {
+	m := make(map[string]func(fetch.Config) fetch.Fetcher, len(fs))
+	for s, f := range fs {
+		if f != nil {
+			m[s] = func(fetch.Config) fetch.Fetcher { return f }
+		} else {
+			m[s] = nil
+		}
+	}
+	return m
+}

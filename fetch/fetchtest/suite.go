@@ -100,10 +100,10 @@ type Suite struct {
 	// Timeout is the context timeout for Stall (default 300ms).
 	Timeout time.Duration
 
-	// Fetcher is the scheme's Fetcher, for the cases run against it
+	// New builds the scheme's Fetcher for the cases run against it
 	// directly (nil: the Client's Fetchers, then the registry, by the
 	// scheme of Known).
-	Fetcher fetch.Fetcher
+	New func(fetch.Config) fetch.Fetcher
 
 	// Cannot lists the cases this scheme does not offer, each with the
 	// reason (rclone's pattern: an explicit list per backend). A case
@@ -357,8 +357,8 @@ func (s *Suite) testCancelled(t *testing.T) {
 		t.Errorf("Open with a cancelled context dialled %d times", n)
 	}
 	// The Fetcher alone, too.
-	req, dials := s.directRequest(t, s.Known)
-	res, err = s.fetcher(t).Open(ctx, req)
+	f, req, dials := s.direct(t, s.Known)
+	res, err = f.Open(ctx, req)
 	if err == nil {
 		res.Body.Close()
 		t.Fatal("the Fetcher's Open with a cancelled context succeeded")
@@ -383,47 +383,36 @@ func wantTyped(t *testing.T, what string, err error, k fetch.Kind) {
 	}
 }
 
-// fetcher is the scheme's Fetcher: Suite.Fetcher, the Client's, or the
-// registry's.
-func (s *Suite) fetcher(t *testing.T) fetch.Fetcher {
-	t.Helper()
-	if s.Fetcher != nil {
-		return s.Fetcher
-	}
-	u, err := parse(s.Known)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Client != nil {
-		if f, ok := s.Client.Fetchers[u.Scheme]; ok && f != nil {
-			return f
-		}
-	}
-	f, ok := fetch.Lookup(u.Scheme)
-	if !ok {
-		t.Fatalf("fetchtest: no Fetcher for %s (set Suite.Fetcher, or import the scheme's package)", u.Scheme)
-	}
-	return f
-}
-
-// directRequest is a Request for rawURL as the Client would hand it to a
-// Fetcher (credentials from the URL, TLS and Options from the Suite's
-// client), with a dialer that counts connections. The URL is parsed but
-// not checked: that is what a direct call is for.
-func (s *Suite) directRequest(t *testing.T, rawURL string) (*fetch.Request, *atomic.Int64) {
+// direct is the scheme's Fetcher (Suite.New, the Client's, or the
+// registry's), built as the Client would build it (TLS and Options from the
+// Suite's client) but with a dialer that counts connections, and a Request
+// for rawURL as the Client would hand it over (credentials from the URL).
+// The URL is parsed but not checked: that is what a direct call is for.
+func (s *Suite) direct(t *testing.T, rawURL string) (fetch.Fetcher, *fetch.Request, *atomic.Int64) {
 	t.Helper()
 	u, err := parse(rawURL)
 	if err != nil {
 		t.Fatalf("fetchtest: %q does not parse: %v", rawURL, err)
 	}
 	c, dials := s.client()
-	req := &fetch.Request{URL: u, Dialer: c.Dialer, TLS: &tls.Config{}, UserAgent: "fetchtest", Options: c.Options,
-		User: u.User, Password: u.Password, HasPassword: u.HasPassword}
-	if c.TLS != nil {
-		req.TLS = c.TLS.Clone()
+	build := s.New
+	if build == nil {
+		build = c.Fetchers[u.Scheme]
 	}
-	req.TLS.InsecureSkipVerify = req.TLS.InsecureSkipVerify || c.Insecure
-	return req, dials
+	if build == nil {
+		sc, ok := fetch.LookupScheme(u.Scheme)
+		if !ok {
+			t.Fatalf("fetchtest: no Fetcher for %s (set Suite.New, or import the scheme's package)", u.Scheme)
+		}
+		build = sc.New
+	}
+	cfg := fetch.Config{Dialer: c.Dialer, TLS: &tls.Config{}, UserAgent: "fetchtest"}
+	if c.TLS != nil {
+		cfg.TLS = c.TLS.Clone()
+	}
+	cfg.TLS.InsecureSkipVerify = cfg.TLS.InsecureSkipVerify || c.Insecure
+	req := &fetch.Request{URL: u, Options: c.Options, User: u.User, Password: u.Password, HasPassword: u.HasPassword}
+	return build(cfg), req, dials
 }
 
 func (s *Suite) testMissing(t *testing.T) {
@@ -562,8 +551,7 @@ func (s *Suite) testEarly(t *testing.T) {
 func (s *Suite) testInject(t *testing.T) {
 	c, dials := s.client()
 	s.refused(t, "Open", dials, func() (*fetch.Resource, error) { return c.Open(testCtx(t), s.Inject) })
-	req, dials := s.directRequest(t, s.Inject)
-	f := s.fetcher(t)
+	f, req, dials := s.direct(t, s.Inject)
 	s.refused(t, "the Fetcher's Open", dials, func() (*fetch.Resource, error) { return f.Open(testCtx(t), req) })
 }
 

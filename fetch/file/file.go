@@ -11,7 +11,9 @@
 // and Meta.ModTime come from the file. A resume (Request.Offset) seeks;
 // with Request.Since set, a file modified after Since (to the second) is
 // sent whole instead (Meta.Offset 0). An offset past the end of the file is
-// ErrResume. Request.Head gives the metadata with an empty Body.
+// ErrResume. Request.Head gives the metadata with an empty Body. With
+// Request.IfModifiedSince, a file not modified after it (to the second) is
+// Meta.NotModified, with an empty Body.
 //
 // A file that does not exist or cannot be read is ErrFileRead (exit 37),
 // as in curl.
@@ -61,7 +63,7 @@ import (
 )
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "file", Fetcher: Fetcher{}, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
+	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
 		Examples: []fetch.Example{
 			{Args: "file:///etc/hosts", Help: "print a local file"},
 			{Args: "--json file:///var/log/", Help: "a directory's entries as JSON lines"},
@@ -114,6 +116,12 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	res := &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: fi.ModTime()}}
 	if req.Head {
 		f.Close()
+		res.Body = io.NopCloser(bytes.NewReader(nil))
+		return res, nil
+	}
+	if !req.IfModifiedSince.IsZero() && !fi.ModTime().Truncate(time.Second).After(req.IfModifiedSince.Truncate(time.Second)) {
+		f.Close()
+		res.Size, res.NotModified = 0, true
 		res.Body = io.NopCloser(bytes.NewReader(nil))
 		return res, nil
 	}

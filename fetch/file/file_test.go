@@ -117,14 +117,20 @@ func TestLocalhost(t *testing.T) {
 	}
 }
 
-func TestMeta(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f")
+// dated is a file of 5 bytes with a known time.
+func dated(t *testing.T) (string, time.Time) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
 	write(t, p, []byte("12345"))
 	mtime := time.Date(2020, 2, 3, 4, 5, 6, 0, time.UTC)
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
+	return p, mtime
+}
+
+func TestMeta(t *testing.T) {
+	p, mtime := dated(t)
 	res, err := open(t, nil, fileURL(p))
 	if err != nil {
 		t.Fatal(err)
@@ -511,4 +517,22 @@ func parseURL(s string) (*urlparse.URL, error) {
 		return nil, err
 	}
 	return &u, nil
+}
+
+func TestIfModifiedSince(t *testing.T) {
+	p, mtime := dated(t)
+	u := fileURL(p)
+	for _, tc := range []struct {
+		since time.Time
+		want  bool
+	}{{mtime, true}, {mtime.Add(time.Hour), true}, {mtime.Add(-time.Second), false}} {
+		pu, _ := urlparse.Parse(u)
+		res, b, err := fetchtest.Read((&fetch.Client{}).Do(context.Background(), &fetch.Request{URL: &pu, IfModifiedSince: tc.since}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.NotModified != tc.want || tc.want != (len(b) == 0) {
+			t.Errorf("since %v: NotModified %v, %d bytes; want %v", tc.since, res.NotModified, len(b), tc.want)
+		}
+	}
 }

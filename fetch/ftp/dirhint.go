@@ -21,8 +21,8 @@ func (f *Fetcher) dirWithoutSlash(ctx context.Context, c *pconn, req *fetch.Requ
 	if err := f.chdir(ctx, c, cwd); err != nil {
 		return nil, false, nil
 	}
-	if req.Verbose != nil {
-		fetch.Logf(req.Verbose, "* RETR %s: 550, CWD %s: accepted: a directory (its URL lacks the trailing \"/\"): listing it", p.name, p.name)
+	if f.Config.Verbose != nil {
+		fetch.Logf(f.Config.Verbose, "* RETR %s: 550, CWD %s: accepted: a directory (its URL lacks the trailing \"/\"): listing it", p.name, p.name)
 	}
 	lp := &plan{list: true, verb: "LIST", dirSegs: append(append([]string(nil), u.FTP.CWD...), u.FTP.Name), entryURLs: true}
 	if o.listOnly {

@@ -74,8 +74,10 @@
 // # Transfers
 //
 // SIZE gives Meta.Size (binary only) and MDTM Meta.ModTime, which is asked
-// for a HEAD, with ftp-mdtm=1 (for -R/--remote-time), and for a resume
-// with Request.Since. A resume (Request.Offset) sends REST before RETR,
+// for a HEAD, with ftp-mdtm=1 (for -R/--remote-time), for a resume
+// with Request.Since, and for Request.IfModifiedSince: a file whose MDTM
+// is not after it (to the second) is not sent, the result is
+// Meta.NotModified with an empty body. A resume (Request.Offset) sends REST before RETR,
 // unless SIZE says the file is smaller than the offset, or MDTM says it
 // changed after Since, or the transfer is ASCII, or REST is refused: then
 // the file comes whole, with Meta.Offset 0. An offset equal to the size

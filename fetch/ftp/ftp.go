@@ -13,7 +13,7 @@ import (
 )
 
 // Fetcher carries out the ftp access method. Its zero value is ready to
-// use; Default is the one registered for "ftp". A Fetcher keeps a pool of
+// use; New builds the one a Client uses. A Fetcher keeps a pool of
 // logged-in control connections (see the package documentation) and is
 // safe for concurrent use.
 type Fetcher struct {
@@ -32,12 +32,16 @@ type Fetcher struct {
 	// active mode (0: DefaultAcceptTimeout).
 	AcceptTimeout time.Duration
 
+	// Config gives the dialer (its SOCKS proxy: the data connections go
+	// through it too) and the verbose log.
+	Config fetch.Config
+
 	mu   sync.Mutex
 	idle map[poolKey][]*idleConn
 }
 
-// Default is the Fetcher registered for the ftp scheme.
-var Default = &Fetcher{}
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return &Fetcher{Config: cfg} }
 
 // Transfer methods for the ftp-method option.
 const (
@@ -81,7 +85,7 @@ const (
 
 func init() {
 	ftp := []string{"ftp"}
-	fetch.Register(fetch.Scheme{Name: "ftp", Fetcher: Default, HostPrefix: "ftp.",
+	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
 		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp,
@@ -312,7 +316,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 		}
 		if c != nil {
 			c.reused, c.answered, c.got421 = true, false, false
-			c.verbose = req.Verbose
+			c.verbose = f.Config.Verbose
 			c.pasvTrust = o.pasvTrust
 			c.noEPSV = c.noEPSV || o.noEPSV
 			c.noEPRT = c.noEPRT || o.noEPRT
@@ -488,7 +492,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		}
 	}
 	var mtime time.Time
-	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() {
+	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() {
 		r, err := c.cmd("MDTM", p.name, true)
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
@@ -507,6 +511,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
 		}
 		return &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: mtime, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+	}
+	if !req.IfModifiedSince.IsZero() && !mtime.IsZero() && !mtime.After(req.IfModifiedSince.Truncate(time.Second)) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true}, Body: &doneBody{f: f, c: c}}, nil
 	}
 	offset := req.Offset
 	if offset > 0 {

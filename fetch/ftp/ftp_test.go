@@ -54,7 +54,7 @@ func newServer(t *testing.T) *ftptest.Server {
 func configure(s *ftptest.Server, f func(*ftptest.Server)) { s.Configure(f) }
 
 // client returns a Client whose ftp fetcher is f (a fresh one without
-// reuse when nil).
+// reuse when nil), given the Client's configuration.
 func client(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
 	if f == nil {
 		f = &ftp.Fetcher{MaxIdlePerHost: -1}
@@ -63,7 +63,10 @@ func client(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
 	for k, v := range opts {
 		o[k] = v
 	}
-	return &fetch.Client{Fetchers: map[string]fetch.Fetcher{"ftp": f}, Options: o}
+	return &fetch.Client{Fetchers: map[string]func(fetch.Config) fetch.Fetcher{"ftp": func(cfg fetch.Config) fetch.Fetcher {
+		f.Config = cfg
+		return f
+	}}, Options: o}
 }
 
 func ctx(t *testing.T) context.Context {
@@ -390,7 +393,7 @@ func TestInjectionRefused(t *testing.T) {
 		if perr != nil {
 			t.Fatal(perr)
 		}
-		_, err = ftp.Default.Open(ctx(t), &fetch.Request{URL: &pu})
+		_, err = (&ftp.Fetcher{}).Open(ctx(t), &fetch.Request{URL: &pu})
 		if fetch.KindOf(err) != fetch.ErrMalformed {
 			t.Errorf("Fetcher.Open(%s): %v, want ErrMalformed", url, err)
 		}
@@ -844,5 +847,32 @@ func TestAccount(t *testing.T) {
 		if _, _, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme"); fetch.KindOf(err) != fetch.ErrLoginDenied {
 			t.Errorf("332 without ftp-account: %v", err)
 		}
+	}
+}
+
+// Request.IfModifiedSince: MDTM decides; a file not modified after it is
+// NotModified, without a RETR.
+func TestIfModifiedSince(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		since time.Time
+		want  bool
+	}{
+		{"same time", mod, true},
+		{"later", mod.Add(time.Hour), true},
+		{"earlier", mod.Add(-time.Second), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			res, body, err := fetchtest.Read(client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, IfModifiedSince: tc.since}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			retr := strings.Contains(strings.Join(s.Lines(), "\n"), "RETR binary.bin")
+			if res.NotModified != tc.want || retr == tc.want || tc.want && len(body) != 0 || !tc.want && !bytes.Equal(body, binary) {
+				t.Errorf("NotModified %v, RETR sent %v, body %d bytes; want NotModified %v", res.NotModified, retr, len(body), tc.want)
+			}
+		})
 	}
 }

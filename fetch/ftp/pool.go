@@ -166,7 +166,7 @@ func (f *Fetcher) IdleConns() int {
 // dial opens and logs in a new control connection for the pool (Dial's
 // connection, with what the pool notes of it).
 func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key poolKey, reusable bool) (*pconn, error) {
-	c, err := dial(ctx, req, o)
+	c, err := dial(ctx, &f.Config, req, o)
 	if err != nil {
 		return nil, err
 	}

@@ -51,17 +51,17 @@ type Conn struct {
 }
 
 // Dial connects to the server of req.URL (an ftp URL) and logs in, as the
-// Fetcher does for a request: through fetch.DialerOf(req) (a Client's
-// Dialer brings its connect timeout and SOCKS proxy), with req.User,
+// Fetcher does for a request: through cfg.Dialer (a Client's brings its
+// connect timeout and SOCKS proxy), with req.User,
 // req.Password and req.HasPassword (see the package documentation for
 // anonymous logins, ACCT and *PasswordNeededError), and the ftp options of
 // req.Options that concern a connection (ftp-email, ftp-account,
-// ftp-pasv-trust, ftp-epsv, ftp-eprt). Verbose output goes to req.Verbose.
-// Fill req with fetch.Client.Prepare to apply a Client's policy.
+// ftp-pasv-trust, ftp-epsv, ftp-eprt). Verbose output goes to cfg.Verbose.
+// fetch.Client.Prepare gives req and cfg with a Client's policy.
 //
 // ctx bounds the dial and the login. The connection outlives it: tie it to
 // a context with Watch, end it with Quit or Close.
-func Dial(ctx context.Context, req *fetch.Request) (*Conn, error) {
+func Dial(ctx context.Context, cfg fetch.Config, req *fetch.Request) (*Conn, error) {
 	if err := checkRequest(req); err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func Dial(ctx context.Context, req *fetch.Request) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dial(ctx, req, o)
+	return dial(ctx, &cfg, req, o)
 }
 
 // checkRequest refuses a request no ftp connection can serve.
@@ -101,9 +101,12 @@ func serverAddr(req *fetch.Request) string {
 // dial opens and logs in a new control connection. It is dialled under a
 // context of its own, so that it can outlive ctx (in the pool); ctx still
 // aborts the dial and the login.
-func dial(ctx context.Context, req *fetch.Request, o *options) (*Conn, error) {
+func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options) (*Conn, error) {
 	addr := serverAddr(req)
-	d := fetch.DialerOf(req)
+	d := cfg.Dialer
+	if d == nil {
+		d = &net.Dialer{}
+	}
 	lctx, life := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, life)
 	raw, err := d.DialContext(lctx, "tcp", addr)
@@ -120,7 +123,7 @@ func dial(ctx context.Context, req *fetch.Request, o *options) (*Conn, error) {
 		return nil, &fetch.Error{Kind: fetch.KindOf(err), Msg: "ftp: connecting to " + addr, Err: err}
 	}
 	c := &Conn{
-		conn:      conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: req.Verbose},
+		conn:      conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: cfg.Verbose},
 		dialer:    d,
 		life:      life,
 		pasvTrust: o.pasvTrust,
@@ -438,7 +441,7 @@ func (c *Conn) protocolError(msg string) error {
 // connection's Dialer, under ctx (a Client's Dialer closes it when ctx is
 // done). The error is typed.
 func (c *Conn) DialData(ctx context.Context, addr string) (net.Conn, error) {
-	return fetch.Connect(ctx, &fetch.Request{Dialer: c.dialer}, addr, "ftp: data connection to")
+	return fetch.Connect(ctx, c.dialer, addr, "ftp: data connection to")
 }
 
 // OpenPassive asks for a passive data connection (EPSV, else PASV) and

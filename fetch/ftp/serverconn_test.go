@@ -15,17 +15,24 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-func request(t *testing.T, url string, opts map[string]string) *fetch.Request {
+func request(t *testing.T, url string, opts map[string]string) (*fetch.Request, fetch.Config) {
 	t.Helper()
 	u, err := urlparse.Parse(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := (&fetch.Client{Options: opts}).Prepare(&u)
+	r, cfg, err := (&fetch.Client{Options: opts}).Prepare(&u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return r, cfg
+}
+
+// dial is ftp.Dial with what request gives.
+func dial(t *testing.T, url string, opts map[string]string) (*ftp.Conn, error) {
+	t.Helper()
+	req, cfg := request(t, url, opts)
+	return ftp.Dial(ctx(t), cfg, req)
 }
 
 // The Conn on its own: login, pipelined commands whose replies come in
@@ -34,9 +41,9 @@ func request(t *testing.T, url string, opts map[string]string) *fetch.Request {
 func TestConnPipelined(t *testing.T) {
 	s := newServer(t)
 	var verbose bytes.Buffer
-	req := request(t, "ftp://urlget:secret@"+s.Addr+"/", map[string]string{"ftp-email": email})
-	req.Verbose = &verbose
-	c, err := ftp.Dial(ctx(t), req)
+	req, cfg := request(t, "ftp://urlget:secret@"+s.Addr+"/", map[string]string{"ftp-email": email})
+	cfg.Verbose = &verbose
+	c, err := ftp.Dial(ctx(t), cfg, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +120,7 @@ func TestConnPipelined(t *testing.T) {
 		t.Errorf("verbose output:\n%s", v)
 	}
 	// Nothing is sent when one of a batch holds a line break.
-	c2, err := ftp.Dial(ctx(t), req)
+	c2, err := ftp.Dial(ctx(t), cfg, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +154,9 @@ func TestConnLoginAccountAndPasswordNeeded(t *testing.T) {
 		}
 	})
 	var verbose bytes.Buffer
-	req := request(t, "ftp://urlget:secret@"+s.Addr+"/", map[string]string{"ftp-account": "hush-account"})
-	req.Verbose = &verbose
-	c, err := ftp.Dial(ctx(t), req)
+	req, cfg := request(t, "ftp://urlget:secret@"+s.Addr+"/", map[string]string{"ftp-account": "hush-account"})
+	cfg.Verbose = &verbose
+	c, err := ftp.Dial(ctx(t), cfg, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +166,7 @@ func TestConnLoginAccountAndPasswordNeeded(t *testing.T) {
 	}
 
 	s2 := newServer(t)
-	_, err = ftp.Dial(ctx(t), request(t, "ftp://urlget@"+s2.Addr+"/", nil))
+	_, err = dial(t, "ftp://urlget@"+s2.Addr+"/", nil)
 	var pn *ftp.PasswordNeededError
 	if !errors.As(err, &pn) || fetch.ExitCode(err) != 67 {
 		t.Errorf("user without a password: %v", err)
@@ -196,7 +203,7 @@ func TestReplyKind(t *testing.T) {
 // listing.
 func TestConnTransfers(t *testing.T) {
 	s := newServer(t)
-	c, err := ftp.Dial(ctx(t), request(t, "ftp://urlget:secret@"+s.Addr+"/", nil))
+	c, err := dial(t, "ftp://urlget:secret@"+s.Addr+"/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +280,7 @@ func TestConnTransfers(t *testing.T) {
 // file then reads back the same.
 func TestConnStor(t *testing.T) {
 	s := newServer(t)
-	c, err := ftp.Dial(ctx(t), request(t, "ftp://urlget:secret@"+s.Addr+"/", nil))
+	c, err := dial(t, "ftp://urlget:secret@"+s.Addr+"/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

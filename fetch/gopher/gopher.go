@@ -15,8 +15,8 @@
 // Request.Options["gopher-plus"] asks for one. A gopher+ string beginning
 // with "?" answers the item's +ASK form (see the Options and AskError).
 //
-// Connections go through Request.Dialer; gophers wraps them in TLS with
-// Request.TLS (ServerName set to the URL's host when empty). Cancelling
+// Connections go through Config.Dialer; gophers wraps them in TLS with
+// Config.TLS (ServerName set to the URL's host when empty). Cancelling
 // the context closes the connection, which ends any read or write stalled
 // on it. A Head request makes no connection (gopher has no metadata-only
 // request). A resume (Request.Offset) reads and drops the start of the item.
@@ -121,7 +121,7 @@ var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it 
 
 func init() {
 	schemes := []string{"gopher", "gophers"}
-	fetch.Register(fetch.Scheme{Name: "gopher", Fetcher: Fetcher{}, HostPrefix: "gopher.",
+	fetch.Register(fetch.Scheme{Name: "gopher", New: New, HostPrefix: "gopher.",
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
 		SearchWords: searchWords,
 		Options: []fetch.Option{
@@ -139,14 +139,19 @@ func init() {
 			{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
 			{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
 		}})
-	fetch.Register(fetch.Scheme{Name: "gophers", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "gophers", New: New,
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
 		SearchWords: searchWords})
 }
 
 // Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
-// it is registered for both schemes.
-type Fetcher struct{}
+// New builds the one a Client uses, for both schemes.
+type Fetcher struct {
+	Config fetch.Config // the dialer, TLS and verbose log
+}
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 // Limits on server replies held in memory.
 const (
@@ -369,7 +374,7 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	return res, err
 }
 
-func (Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+func (f Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	p, err := makePlan(req)
 	if err != nil {
 		return nil, err
@@ -379,16 +384,16 @@ func (Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return &fetch.Resource{Meta: p.meta(), Body: io.NopCloser(strings.NewReader(""))}, nil
 	}
 	if p.hasPlus && strings.HasPrefix(p.plus, "?") && !p.raw {
-		return askForm(ctx, req, p)
+		return f.askForm(ctx, req, p)
 	}
-	res, err := exchange(ctx, req, p, p.line(), nil, nil)
+	res, err := f.exchange(ctx, req, p, p.line(), nil, nil)
 	if errors.Is(err, errNoPlusHeader) && strings.HasPrefix(p.plus, "!") && len(p.plus) > 1 {
 		// "!+ABSTRACT…" to a server that only knows a bare "!": ask for
 		// every block and keep the named ones here.
 		q := *p
 		q.plus = "!"
-		fetch.Logf(req.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
-		res, err = exchange(ctx, req, &q, q.line(), nil, nil)
+		fetch.Logf(f.Config.Verbose, "* no Gopher+ reply to %q: asking for all attributes (\"!\") and keeping the named blocks", p.plus)
+		res, err = f.exchange(ctx, req, &q, q.line(), nil, nil)
 		if err == nil {
 			res.Body = &filteredBody{r: newBlockFilter(res.Body, blockNames(p.plus[1:])), c: res.Body}
 			res.Size = -1
@@ -413,23 +418,23 @@ type conn struct {
 
 func (c *conn) close() { c.nc.Close() }
 
-func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
+func (f Fetcher) dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
 	addr := net.JoinHostPort(p.host, strconv.Itoa(p.port))
-	nc, err := fetch.Connect(ctx, req, addr, "gopher: connecting to")
+	nc, err := fetch.Connect(ctx, f.Config.Dialer, addr, "gopher: connecting to")
 	if err != nil {
 		return nil, err
 	}
-	fetch.Logf(req.Verbose, "* connected to %s", addr)
+	fetch.Logf(f.Config.Verbose, "* connected to %s", addr)
 	if p.secure {
-		tc, err := fetch.HandshakeTLS(ctx, req, nc, p.host, "gopher: "+addr)
+		tc, err := fetch.HandshakeTLS(ctx, f.Config.TLS, nc, p.host, "gopher: "+addr)
 		if err != nil {
 			return nil, err
 		}
 		st := tc.ConnectionState()
-		fetch.Logf(req.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
+		fetch.Logf(f.Config.Verbose, "* TLS %s, %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite))
 		nc = tc
 	}
-	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose}
+	c := &conn{ctx: ctx, nc: nc, verbose: f.Config.Verbose}
 	// Closing the connection is what ends a read or write stalled on a
 	// server that sends nothing: do it when the context ends.
 	c.br = bufio.NewReaderSize(netReader{ctx: ctx, c: nc}, bufSize)
@@ -449,8 +454,8 @@ func (c *conn) send(line string, data []byte) error {
 // exchange makes one request and interprets the reply. data, when not nil,
 // is sent after the line (a Gopher+ data block); logData, when not nil, is
 // what the verbose log shows of it.
-func exchange(ctx context.Context, req *fetch.Request, p *plan, line string, data []byte, logData []string) (*fetch.Resource, error) {
-	c, err := dial(ctx, req, p)
+func (f Fetcher) exchange(ctx context.Context, req *fetch.Request, p *plan, line string, data []byte, logData []string) (*fetch.Resource, error) {
+	c, err := f.dial(ctx, req, p)
 	if err != nil {
 		return nil, err
 	}
@@ -760,14 +765,14 @@ func errorMenu(data []byte, eof bool) (*ServerError, bool) {
 // answers the +ASK questions from Options["gopher-ask"], and sends the
 // answers as a data block (selector TAB + TAB 1, then "+-1", one line per
 // answer and "."), as the UMN client does.
-func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource, error) {
+func (f Fetcher) askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 	// 1. The form: "selector TAB !" ("selector TAB TAB !" for a search).
 	formLine := p.selector
 	if p.typ == TypeSearch {
 		formLine += "\t"
 	}
 	formLine += "\t!\r\n"
-	c, err := dial(ctx, req, p)
+	c, err := f.dial(ctx, req, p)
 	if err != nil {
 		return nil, err
 	}
@@ -806,7 +811,7 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	}
 	qs := ParseAsk(blk)
 	for _, q := range qs {
-		fetch.Logf(req.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
+		fetch.Logf(f.Config.Verbose, "* +ASK %s: %s", q.Kind, q.Prompt)
 	}
 
 	// 2. The answers.
@@ -874,7 +879,7 @@ func askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource,
 	}
 	data.WriteString(".\r\n")
 	logData = append(logData, ".")
-	return exchange(ctx, req, &q, line, data.Bytes(), logData)
+	return f.exchange(ctx, req, &q, line, data.Bytes(), logData)
 }
 
 // blockNames splits "+ABSTRACT+ADMIN" (or "+ABSTRACT +ADMIN") into names.

@@ -28,7 +28,7 @@ import (
 // the dialer returns, out of the recorder's sight.
 type dialer struct {
 	ctx    context.Context // Open's: it aborts a dial, a handshake, a CONNECT
-	req    *fetch.Request
+	cfg    *fetch.Config
 	tunnel *urlparse.URL // the proxy to CONNECT through, or nil
 	v      io.Writer     // verbose log, or nil
 
@@ -60,7 +60,7 @@ func (d *dialer) dialTLS(_ context.Context, _, addr string) (net.Conn, error) {
 		return nil, err
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	tc, err := fetch.HandshakeTLS(d.ctx, d.req, nc, host, "https")
+	tc, err := fetch.HandshakeTLS(d.ctx, d.cfg.TLS, nc, host, "https")
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (d *dialer) dialTLS(_ context.Context, _, addr string) (net.Conn, error) {
 }
 
 func (d *dialer) connect(addr string) (net.Conn, error) {
-	nc, err := fetch.Connect(d.ctx, d.req, addr, "connecting to")
+	nc, err := fetch.Connect(d.ctx, d.cfg.Dialer, addr, "connecting to")
 	if err != nil {
 		return nil, err
 	}
@@ -94,19 +94,19 @@ func (d *dialer) connectTunnel(addr string) (net.Conn, error) {
 		return nil, err
 	}
 	if p.Scheme == "https" {
-		tc, err := fetch.HandshakeTLS(d.ctx, d.req, nc, p.Host, "proxy")
+		tc, err := fetch.HandshakeTLS(d.ctx, d.cfg.TLS, nc, p.Host, "proxy")
 		if err != nil {
 			return nil, err
 		}
 		nc = tc
 	}
 	creq := &nethttp.Request{Method: "CONNECT", URL: &url.URL{Opaque: addr}, Host: addr, Header: nethttp.Header{}}
-	creq.Header.Set("User-Agent", d.req.UserAgent)
+	creq.Header.Set("User-Agent", d.cfg.UserAgent)
 	if p.HasUserinfo {
 		creq.Header.Set("Proxy-Authorization", basic(p.User, p.Password))
 	}
 	if d.v != nil {
-		fmt.Fprintf(d.v, "> CONNECT %s HTTP/1.1\n> Host: %s\n> User-Agent: %s\n", addr, addr, d.req.UserAgent)
+		fmt.Fprintf(d.v, "> CONNECT %s HTTP/1.1\n> Host: %s\n> User-Agent: %s\n", addr, addr, d.cfg.UserAgent)
 		if p.HasUserinfo {
 			fmt.Fprintf(d.v, "> Proxy-Authorization: Basic ****\n")
 		}

@@ -12,15 +12,17 @@
 //
 // Request headers: User-Agent, "Accept: */*", Basic Authorization when the
 // Request carries credentials, and for a resume (Request.Offset > 0)
-// "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set.
-// With Request.Compressed, "Accept-Encoding: gzip" is sent (not on a resume)
-// and a gzip body is decoded, up to Request.MaxDecompressed bytes
+// "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set;
+// If-Modified-Since and If-None-Match from the Request's fields of those
+// names, a 304 reply then being Meta.NotModified with an empty body.
+// With Config.Compressed, "Accept-Encoding: gzip" is sent (not on a resume)
+// and a gzip body is decoded, up to Config.MaxDecompressed bytes
 // (ErrTooLarge past that); otherwise nothing is decoded.
 //
 // Request shaping, with curl's meaning (options declared in init): the
 // method is OptMethod (-X), else HEAD for Request.Head, POST when
 // Request.Body is set (the Fetcher is a fetch.BodySender; BodySize -1 sends
-// it chunked), else GET; OptReferer (-e) is the Referer; Request.Jar's
+// it chunked), else GET; OptReferer (-e) is the Referer; Config.Jar's
 // cookies are sent as one Cookie field and the reply's Set-Cookie fields
 // stored back; the OptHeader lines (-H) come last and may add, replace or
 // remove any field above.
@@ -42,7 +44,7 @@
 // credentials in its userinfo, and the proxy's reply is the result. The
 // proxy URL's userinfo becomes Proxy-Authorization.
 //
-// With Request.Verbose set, the request and response headers are written
+// With Config.Verbose set, the request and response headers are written
 // prefixed "> " and "< " (the response's as received), with Authorization
 // and Proxy-Authorization masked, and connection events prefixed "* ".
 package http
@@ -73,15 +75,22 @@ import (
 )
 
 // Fetcher is the http and https fetch.Fetcher, and the HTTP proxy gateway
-// for other schemes.
-type Fetcher struct{}
+// for other schemes. The zero value is ready to use.
+type Fetcher struct {
+	// Config gives the dialer, TLS, the User-Agent, the cookie jar,
+	// compression and the verbose log.
+	Config fetch.Config
+}
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 // defaultProxyPort is the port of a proxy URL without one, as in curl.
 const defaultProxyPort = 1080
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
 // the package documentation.
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
 	if err := fetch.CheckURL(u); err != nil {
 		return nil, err
@@ -100,13 +109,13 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	}
 
 	var v io.Writer
-	if req.Verbose != nil {
+	if f.Config.Verbose != nil {
 		// Transport goroutines report the written request and the
 		// dialer's events; the response is written here. One lock
 		// orders them.
-		v = &fetch.SyncWriter{W: req.Verbose}
+		v = &fetch.SyncWriter{W: f.Config.Verbose}
 	}
-	d := &dialer{ctx: ctx, req: req, v: v}
+	d := &dialer{ctx: ctx, cfg: &f.Config, v: v}
 	tr := &nethttp.Transport{
 		DialContext:            d.dial,
 		DialTLSContext:         d.dialTLS,
@@ -151,7 +160,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		}
 		verboseTarget = absolute(u, req, true)
 	}
-	h.Set("User-Agent", req.UserAgent)
+	h.Set("User-Agent", f.Config.UserAgent)
 	h.Set("Accept", "*/*")
 	if req.Offset > 0 && !req.Head {
 		h.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
@@ -159,7 +168,16 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 			h.Set("If-Range", req.Since.UTC().Format(nethttp.TimeFormat))
 		}
 	}
-	decode := req.Compressed && req.Offset == 0
+	if !req.IfModifiedSince.IsZero() {
+		h.Set("If-Modified-Since", req.IfModifiedSince.UTC().Format(nethttp.TimeFormat))
+	}
+	if req.IfNoneMatch != "" {
+		if strings.ContainsAny(req.IfNoneMatch, "\r\n\x00") {
+			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "If-None-Match refused: it holds a CR, LF or NUL"}
+		}
+		h.Set("If-None-Match", req.IfNoneMatch)
+	}
+	decode := f.Config.Compressed && req.Offset == 0
 	if decode {
 		h.Set("Accept-Encoding", "gzip")
 	}
@@ -167,7 +185,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if direct {
 		jarURL = hreq.URL
 	}
-	if err := shape(hreq, req, jarURL); err != nil {
+	if err := shape(hreq, req, f.Config.Jar, jarURL); err != nil {
 		return nil, err
 	}
 	if expects(hreq) {
@@ -192,7 +210,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
-	storeCookies(req, jarURL, resp)
+	storeCookies(f.Config.Jar, jarURL, resp)
 	resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	head, err := c.head(resp.StatusCode)
 	if err != nil {
@@ -202,11 +220,11 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if v != nil {
 		writeHead(v, head)
 	}
-	return result(req, resp, head, decode)
+	return result(req, resp, head, decode, f.Config.MaxDecompressed)
 }
 
 // result turns a response into a Resource.
-func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode bool) (*fetch.Resource, error) {
+func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode bool, maxDecoded int64) (*fetch.Resource, error) {
 	m := fetch.Meta{Size: -1, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
 		Proto: head.proto, Reason: head.reason, Header: head.header}
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
@@ -217,6 +235,7 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 	}
 	var body io.ReadCloser = resp.Body
 	size := resp.ContentLength
+	m.NotModified = resp.StatusCode == nethttp.StatusNotModified
 	switch {
 	case req.Head:
 		resp.Body.Close()
@@ -242,13 +261,18 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 			}
 		}
 		body, size, m.Offset = nethttp.NoBody, 0, req.Offset
-	case resp.StatusCode == nethttp.StatusNoContent || resp.StatusCode == nethttp.StatusNotModified:
+	case resp.StatusCode == nethttp.StatusNotModified:
+		// Conditions sent (Request.IfModifiedSince, IfNoneMatch, or an
+		// OptHeader line) were met: no body.
+		resp.Body.Close()
+		body, size = nethttp.NoBody, 0
+	case resp.StatusCode == nethttp.StatusNoContent:
 		size = 0
 	}
 	if decode && !req.Head && size != 0 {
 		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
 		case "gzip", "x-gzip":
-			g := &gunzip{raw: body, max: req.MaxDecompressed}
+			g := &gunzip{raw: body, max: maxDecoded}
 			g.src = &fetch.CountingReader{R: body}
 			body, size = g, -1
 			m.Size = size

@@ -463,3 +463,54 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// Conditional requests against nginx: the ETag or the Last-Modified that
+// the server gave makes a 304, NotModified with an empty body; an older
+// date or another ETag gets the resource.
+func TestConditionalNginx(t *testing.T) {
+	ng, _, body := startNginx(t, "")
+	u := parse(t, ng.URL+"/known.bin")
+	c := &fetch.Client{Fail: true}
+	res, _, err := get(t, c, &fetch.Request{URL: u, Head: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := res.Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("nginx sent no ETag")
+	}
+	for _, tc := range []struct {
+		name  string
+		since time.Time
+		inm   string
+		head  bool
+		want  bool
+	}{
+		{"same date", modTime, "", false, true},
+		{"later date", modTime.Add(time.Hour), "", false, false}, // nginx's default "if_modified_since exact"
+		{"older date", modTime.Add(-time.Second), "", false, false},
+		{"same etag", time.Time{}, etag, false, true},
+		{"etag in a list", time.Time{}, `"x", ` + etag, false, true},
+		{"other etag", time.Time{}, `"nope"`, false, false},
+		{"other etag, same date", modTime, `"nope"`, false, false}, // If-None-Match wins (RFC 9110 §13.2.2)
+		{"HEAD, same etag", time.Time{}, etag, true, true},
+	} {
+		res, got, err := get(t, c, &fetch.Request{URL: u, Head: tc.head, IfModifiedSince: tc.since, IfNoneMatch: tc.inm})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		wantBody := body
+		if tc.want || tc.head {
+			wantBody = nil
+		}
+		if res.NotModified != tc.want || (res.Status == 304) != tc.want || !bytes.Equal(got, wantBody) {
+			t.Errorf("%s: NotModified %v status %d body %d bytes; want NotModified %v, body %d bytes",
+				tc.name, res.NotModified, res.Status, len(got), tc.want, len(wantBody))
+		}
+	}
+	_, _, err = get(t, c, &fetch.Request{URL: u, IfNoneMatch: "\"a\"\r\nX-Injected: 1"})
+	if fetch.KindOf(err) != fetch.ErrMalformed {
+		t.Errorf("If-None-Match with CR LF: %v, want ErrMalformed", err)
+	}
+}

@@ -36,7 +36,7 @@ var httpSchemes = []string{"http", "https"}
 
 func init() {
 	caps := fetch.RedirectTarget | fetch.ReferralTarget | fetch.SpeaksHTTP | fetch.SendsBody
-	fetch.Register(fetch.Scheme{Name: "http", Fetcher: Fetcher{}, Caps: caps,
+	fetch.Register(fetch.Scheme{Name: "http", New: New, Caps: caps,
 		Options: []fetch.Option{
 			{Key: OptHeader, Flag: "header", Short: "H", Kind: fetch.Strings, Arg: "LINE",
 				Help: `add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)`, Schemes: httpSchemes},
@@ -56,7 +56,7 @@ func init() {
 			{Args: "-b cookies.txt -c cookies.txt https://example.org/", Help: "send and keep cookies (Netscape cookie file)"},
 			{Args: "-i https://example.org/", Help: "the response header, then the body"},
 		}})
-	fetch.Register(fetch.Scheme{Name: "https", Fetcher: Fetcher{}, Caps: caps})
+	fetch.Register(fetch.Scheme{Name: "https", New: New, Caps: caps})
 }
 
 // SendsBody reports that a Request.Body is sent to http and https URLs
@@ -81,7 +81,7 @@ func method(req *fetch.Request) string {
 // lines (which may replace or remove any of those fields). OptBodyHeader's
 // lines go with the body.
 // jarURL is the URL the cookies belong to (nil for a gateway request).
-func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
+func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jarURL *url.URL) error {
 	if req.Body != nil {
 		hreq.Body = io.NopCloser(req.Body)
 		hreq.ContentLength = req.BodySize // -1: chunked
@@ -98,9 +98,9 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jarURL *url.URL) error {
 	if r := req.Options.String(OptReferer); r != "" {
 		h.Set("Referer", r)
 	}
-	if req.Jar != nil && jarURL != nil {
+	if jar != nil && jarURL != nil {
 		var pairs []string
-		for _, c := range req.Jar.Cookies(jarURL) {
+		for _, c := range jar.Cookies(jarURL) {
 			pairs = append(pairs, c.Name+"="+c.Value)
 		}
 		if len(pairs) > 0 {
@@ -169,10 +169,10 @@ func addHeader(hreq *nethttp.Request, line string) error {
 }
 
 // storeCookies keeps the cookies a reply sets, when there is a jar.
-func storeCookies(req *fetch.Request, u *url.URL, resp *nethttp.Response) {
-	if req.Jar != nil && u != nil {
+func storeCookies(jar nethttp.CookieJar, u *url.URL, resp *nethttp.Response) {
+	if jar != nil && u != nil {
 		if cs := resp.Cookies(); len(cs) > 0 {
-			req.Jar.SetCookies(u, cs)
+			jar.SetCookies(u, cs)
 		}
 	}
 }

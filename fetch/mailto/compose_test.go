@@ -33,7 +33,7 @@ func open(t *testing.T, raw string, opts fetch.Options, body io.Reader) (*fetch.
 	if opts == nil {
 		opts = fetch.Options{}
 	}
-	return Fetcher{}.Open(context.Background(), &fetch.Request{URL: &u, Options: opts, Body: body, BodySize: -1, Verbose: io.Discard})
+	return Fetcher{Config: fetch.Config{Verbose: io.Discard}}.Open(context.Background(), &fetch.Request{URL: &u, Options: opts, Body: body, BodySize: -1})
 }
 
 // dryRun is the composed message for raw.

@@ -23,9 +23,9 @@
 //
 // Only the fields in SafeFields are taken from a URL (RFC 6068 §7): to, cc,
 // subject, body, in-reply-to, references, keywords, comments. Any other
-// field is ignored with one warning line each (to the writer given with
-// WithWarnings, else Request.Verbose, else standard error). A bcc field is refused
-// (ErrMalformed) unless Options[OptAllowBcc] is set; then the blind copies
+// field is ignored with one warning line each (fetch.Config.Warn: to
+// Config.Warnings, else Config.Verbose, else standard error). A bcc field is
+// refused (ErrMalformed) unless Options[OptAllowBcc] is set; then the blind copies
 // go on the envelope only, with a warning. CR, LF, NUL or any other control
 // character in an address or a header field is refused (ErrMalformed)
 // before anything is sent; the body may hold line breaks.

@@ -34,14 +34,15 @@ func (m *realMTA) deliver(raw string, body io.Reader) (string, error) {
 	}
 	o := fetch.Options{OptFrom: "me@example.net", OptServer: m.srv.Addr, OptAllowBcc: "1"}
 	req := &fetch.Request{URL: &u, Options: o, User: m.user, Password: m.pass, HasPassword: m.pass != "",
-		Body: body, BodySize: -1, Verbose: io.Discard}
+		Body: body, BodySize: -1}
+	cfg := fetch.Config{Verbose: io.Discard}
 	if m.tls != nil {
 		o[fetch.OptSSL] = "required"
-		req.TLS = m.tls.Clone()
+		cfg.TLS = m.tls.Clone()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := Fetcher{}.Open(ctx, req)
+	res, err := Fetcher{Config: cfg}.Open(ctx, req)
 	if err != nil {
 		return "", err
 	}

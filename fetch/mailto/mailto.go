@@ -43,13 +43,20 @@ const (
 // server is configured (after $PATH); a test points them elsewhere.
 var sendmailPaths = []string{"/usr/sbin/sendmail", "/usr/lib/sendmail"}
 
-// Fetcher composes and delivers mail for mailto: URLs. Register it with
-// fetch.Register (the package's init does, for "mailto").
-type Fetcher struct{}
+// Fetcher composes and delivers mail for mailto: URLs. The zero value is
+// ready to use.
+type Fetcher struct {
+	// Config gives the dialer, TLS, the verbose log and the warnings: the
+	// URL's header fields that are ignored, the blind copies.
+	Config fetch.Config
+}
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 func init() {
 	sc := []string{"mailto"}
-	fetch.Register(fetch.Scheme{Name: "mailto", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "mailto", New: New,
 		Caps: fetch.NoProxy | fetch.SendsBody | fetch.Mail | fetch.StartTLS | fetch.Opaque,
 		Options: []fetch.Option{
 			{Key: OptFrom, Kind: fetch.String, Arg: "ADDR", Default: "login name @ host name",
@@ -79,7 +86,7 @@ func (Fetcher) SendsBody(u *urlparse.URL) bool { return u.Scheme == "mailto" }
 // Options[OptDryRun] is set, delivers it. With OptDryRun the Resource's
 // Body is the message (message/rfc822); otherwise it is a delivery report,
 // one line per recipient.
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	if req.URL.Scheme != "mailto" {
 		return nil, fetch.NewError(fetch.ErrUnsupported, "mailto: not a mailto URL", nil)
 	}
@@ -100,7 +107,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, err
 	}
 	for _, w := range msg.Warnings {
-		warn(ctx, req, w)
+		f.Config.Warn(w)
 	}
 	if req.Head {
 		return &fetch.Resource{Meta: fetch.Meta{Size: -1, ContentType: "message/rfc822"}, Body: io.NopCloser(strings.NewReader(""))}, nil
@@ -125,39 +132,15 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	}
 	var report []byte
 	if how.sendmail != "" {
-		report, err = sendmail(ctx, req, how.sendmail, msg, r)
+		report, err = sendmail(ctx, &f.Config, how.sendmail, msg, r)
 	} else {
-		report, err = deliverSMTP(ctx, req, how.smtp, msg, r)
+		report, err = deliverSMTP(ctx, &f.Config, req, how.smtp, msg, r)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return &fetch.Resource{Meta: fetch.Meta{Size: int64(len(report)), ContentType: "text/plain"},
 		Body: io.NopCloser(bytes.NewReader(report))}, nil
-}
-
-type warningsKey struct{}
-
-// WithWarnings gives Open a writer for its warnings (the URL's ignored
-// header fields, blind copies), one line each, without a prefix: a program
-// passes its standard error this way, adding its own. Without one they go
-// to Request.Verbose, else to os.Stderr, after "warning: ": they are never
-// dropped.
-func WithWarnings(ctx context.Context, w io.Writer) context.Context {
-	return context.WithValue(ctx, warningsKey{}, w)
-}
-
-// warn reports a composition warning (see WithWarnings).
-func warn(ctx context.Context, req *fetch.Request, line string) {
-	line = fetch.SanitizeLine(line, 300)
-	w, _ := ctx.Value(warningsKey{}).(io.Writer)
-	if w == nil {
-		w, line = req.Verbose, "warning: "+line
-	}
-	if w == nil {
-		w = os.Stderr
-	}
-	fmt.Fprintln(w, line)
 }
 
 func bodyError(err error) error {
@@ -228,8 +211,8 @@ func findSendmail() string {
 
 // deliverSMTP sends the message through srv; the report has one line per
 // recipient.
-func deliverSMTP(ctx context.Context, req *fetch.Request, srv server, msg *Message, r *rendered) ([]byte, error) {
-	s, err := dial(ctx, req, srv)
+func deliverSMTP(ctx context.Context, cfg *fetch.Config, req *fetch.Request, srv server, msg *Message, r *rendered) ([]byte, error) {
+	s, err := dial(ctx, cfg, req, srv)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // with LF line ends (the local convention), blind copies in a Bcc field
 // that sendmail -t removes. A failed body read kills the program before it
 // sees the end of its input, so nothing truncated is queued.
-func sendmail(ctx context.Context, req *fetch.Request, path string, msg *Message, r *rendered) ([]byte, error) {
+func sendmail(ctx context.Context, cfg *fetch.Config, path string, msg *Message, r *rendered) ([]byte, error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, path, "-t", "-oi", "-f", msg.From.String())
@@ -28,8 +28,8 @@ func sendmail(ctx context.Context, req *fetch.Request, path string, msg *Message
 	if err != nil {
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "mailto: sendmail", Err: err}
 	}
-	if req.Verbose != nil {
-		fetch.Logf(req.Verbose, "* Delivering with %s -t -oi -f %s", path, msg.From.String())
+	if cfg.Verbose != nil {
+		fetch.Logf(cfg.Verbose, "* Delivering with %s -t -oi -f %s", path, msg.From.String())
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "mailto: starting " + path, Err: err}

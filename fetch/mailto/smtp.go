@@ -3,6 +3,7 @@ package mailto
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -106,6 +107,7 @@ type session struct {
 	br       *bufio.Reader
 	ext      map[string]string // EHLO keywords (upper case) and their parameters
 	tls      bool
+	tlsCfg   *tls.Config
 	verbose  io.Writer
 	loopback bool
 }
@@ -125,17 +127,17 @@ func (e *smtpError) Error() string { return strconv.Itoa(e.code) + " " + e.text 
 // dial connects, reads the greeting, says EHLO (HELO when EHLO is not
 // understood), and starts TLS: smtps:// from the start, STARTTLS when the
 // server offers it or Options["ssl"] is "required".
-func dial(ctx context.Context, req *fetch.Request, srv server) (*session, error) {
-	nc, err := fetch.Connect(ctx, req, srv.addr(), "smtp: connecting to")
+func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, srv server) (*session, error) {
+	nc, err := fetch.Connect(ctx, cfg.Dialer, srv.addr(), "smtp: connecting to")
 	if err != nil {
 		return nil, err
 	}
-	s := &session{ctx: ctx, req: req, srv: srv, nc: nc, verbose: req.Verbose}
+	s := &session{ctx: ctx, req: req, srv: srv, nc: nc, tlsCfg: cfg.TLS, verbose: cfg.Verbose}
 	if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok && ta.IP.IsLoopback() {
 		s.loopback = true
 	}
 	if srv.implicit {
-		tc, err := fetch.HandshakeTLS(ctx, req, nc, srv.host, "smtp")
+		tc, err := fetch.HandshakeTLS(ctx, cfg.TLS, nc, srv.host, "smtp")
 		if err != nil {
 			nc.Close()
 			return nil, err
@@ -218,7 +220,7 @@ func (s *session) startTLS() error {
 	if s.br.Buffered() > 0 {
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "smtp: the server sent data before the TLS handshake"}
 	}
-	tc, err := fetch.HandshakeTLS(s.ctx, s.req, s.nc, s.srv.host, "smtp")
+	tc, err := fetch.HandshakeTLS(s.ctx, s.tlsCfg, s.nc, s.srv.host, "smtp")
 	if err != nil {
 		return err
 	}

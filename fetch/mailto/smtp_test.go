@@ -24,7 +24,7 @@ import (
 
 // send delivers raw through srv with the options (mail-from and
 // smtp-server set), returning the report.
-func send(t *testing.T, srv *smtptest.Server, raw string, opts fetch.Options, req func(*fetch.Request)) (string, error) {
+func send(t *testing.T, srv *smtptest.Server, raw string, opts fetch.Options, req func(*fetch.Request, *fetch.Config)) (string, error) {
 	t.Helper()
 	u, err := urlparse.Parse(raw)
 	if err != nil {
@@ -40,12 +40,13 @@ func send(t *testing.T, srv *smtptest.Server, raw string, opts fetch.Options, re
 		opts[OptServer] = srv.Addr
 	}
 	r := &fetch.Request{URL: &u, Options: opts, BodySize: -1}
+	var cfg fetch.Config
 	if req != nil {
-		req(r)
+		req(r, &cfg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := Fetcher{}.Open(ctx, r)
+	res, err := Fetcher{Config: cfg}.Open(ctx, r)
 	if err != nil {
 		return "", err
 	}
@@ -62,7 +63,7 @@ func TestSendSMTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var verbose bytes.Buffer
-	report, err := send(t, srv, raw, nil, func(r *fetch.Request) { r.Verbose = &verbose })
+	report, err := send(t, srv, raw, nil, func(r *fetch.Request, c *fetch.Config) { c.Verbose = &verbose })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +129,8 @@ func TestAuth(t *testing.T) {
 	for _, ext := range [][]string{{"AUTH PLAIN LOGIN"}, {"AUTH LOGIN"}} {
 		srv := (&smtptest.Server{Users: users, Extensions: ext}).Start(t)
 		var verbose bytes.Buffer
-		_, err := send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) {
-			r.User, r.Password, r.HasPassword, r.Verbose = "joe", "s3cret", true, &verbose
+		_, err := send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request, c *fetch.Config) {
+			r.User, r.Password, r.HasPassword, c.Verbose = "joe", "s3cret", true, &verbose
 		})
 		if err != nil {
 			t.Fatalf("%v: %v", ext, err)
@@ -140,7 +141,7 @@ func TestAuth(t *testing.T) {
 		if v := verbose.String(); strings.Contains(v, "s3cret") || strings.Contains(v, "czNjcmV0") || !strings.Contains(v, "****") {
 			t.Errorf("%v: password not masked:\n%s", ext, v)
 		}
-		_, err = send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) {
+		_, err = send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request, c *fetch.Config) {
 			r.User, r.Password, r.HasPassword = "joe", "wrong", true
 		})
 		if fetch.KindOf(err) != fetch.ErrLoginDenied || fetch.ExitCode(err) != 67 {
@@ -169,8 +170,8 @@ func TestStartTLS(t *testing.T) {
 	users := map[string]string{"joe": "s3cret"}
 	// a remote server without TLS: the password is not sent
 	plain := (&smtptest.Server{Users: users}).Start(t)
-	_, err := send(t, plain, "mailto:a@example.org", nil, func(r *fetch.Request) {
-		r.User, r.Password, r.HasPassword, r.Dialer = "joe", "s3cret", true, remoteDialer{}
+	_, err := send(t, plain, "mailto:a@example.org", nil, func(r *fetch.Request, c *fetch.Config) {
+		r.User, r.Password, r.HasPassword, c.Dialer = "joe", "s3cret", true, remoteDialer{}
 	})
 	if fetch.KindOf(err) != fetch.ErrLoginDenied || !strings.Contains(err.Error(), "in clear") {
 		t.Errorf("AUTH without TLS: %v", err)
@@ -187,10 +188,10 @@ func TestStartTLS(t *testing.T) {
 	}
 	// STARTTLS when offered, then AUTH to a "remote" server
 	srv := (&smtptest.Server{Users: users, TLS: stls}).Start(t)
-	_, err = send(t, srv, "mailto:a@example.org", fetch.Options{fetch.OptSSL: "required"}, func(r *fetch.Request) {
-		r.User, r.Password, r.HasPassword, r.Dialer = "joe", "s3cret", true, remoteDialer{}
-		r.TLS = ctls.Clone()
-		r.TLS.ServerName = "localhost"
+	_, err = send(t, srv, "mailto:a@example.org", fetch.Options{fetch.OptSSL: "required"}, func(r *fetch.Request, c *fetch.Config) {
+		r.User, r.Password, r.HasPassword, c.Dialer = "joe", "s3cret", true, remoteDialer{}
+		c.TLS = ctls.Clone()
+		c.TLS.ServerName = "localhost"
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -201,9 +202,9 @@ func TestStartTLS(t *testing.T) {
 	// smtps://: TLS from the start, AUTH over it
 	imp := (&smtptest.Server{Users: users, TLS: stls, ImplicitTLS: true}).Start(t)
 	_, err = send(t, imp, "mailto:a@example.org", fetch.Options{OptServer: "smtps://localhost:" + strings.Split(imp.Addr, ":")[1]},
-		func(r *fetch.Request) {
-			r.User, r.Password, r.HasPassword, r.Dialer = "joe", "s3cret", true, remoteDialer{}
-			r.TLS = ctls.Clone()
+		func(r *fetch.Request, c *fetch.Config) {
+			r.User, r.Password, r.HasPassword, c.Dialer = "joe", "s3cret", true, remoteDialer{}
+			c.TLS = ctls.Clone()
 		})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +213,7 @@ func TestStartTLS(t *testing.T) {
 		t.Errorf("smtps: %+v", m)
 	}
 	// a certificate not trusted: ErrCertificate (exit 60)
-	_, err = send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) { r.TLS = &tls.Config{} })
+	_, err = send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request, c *fetch.Config) { c.TLS = &tls.Config{} })
 	if fetch.KindOf(err) != fetch.ErrCertificate {
 		t.Errorf("untrusted certificate: %v", err)
 	}
@@ -251,7 +252,7 @@ func TestBodyFailsMidway(t *testing.T) {
 	srv := (&smtptest.Server{}).Start(t)
 	boom := errors.New("stdin broke")
 	body := io.MultiReader(strings.NewReader(strings.Repeat("line\n", peekLimit)), iotest.ErrReader(boom))
-	_, err := send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) { r.Body = body })
+	_, err := send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request, c *fetch.Config) { r.Body = body })
 	if fetch.KindOf(err) != fetch.ErrRead || !errors.Is(err, boom) {
 		t.Fatalf("want ErrRead, got %v", err)
 	}
@@ -264,7 +265,7 @@ func TestBodyFailsMidway(t *testing.T) {
 	}
 	// a body longer than the look-ahead goes through whole
 	big := strings.Repeat("0123456789 é\n", peekLimit/8)
-	if _, err := send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request) { r.Body = strings.NewReader(big) }); err != nil {
+	if _, err := send(t, srv, "mailto:a@example.org", nil, func(r *fetch.Request, c *fetch.Config) { r.Body = strings.NewReader(big) }); err != nil {
 		t.Fatal(err)
 	}
 	m := srv.Messages()
@@ -333,7 +334,7 @@ func TestSendmail(t *testing.T) {
 	t.Setenv(EnvMailhost, "")
 	t.Setenv("PATH", dir)
 	u, _ := urlparse.Parse("mailto:a@example.org?bcc=hidden@example.org&subject=via%20sendmail&body=one%0D%0Atwo")
-	res, err := Fetcher{}.Open(context.Background(), &fetch.Request{URL: &u, Options: fetch.Options{OptFrom: "me@example.net", OptAllowBcc: "1"}, Verbose: io.Discard})
+	res, err := Fetcher{Config: fetch.Config{Verbose: io.Discard}}.Open(context.Background(), &fetch.Request{URL: &u, Options: fetch.Options{OptFrom: "me@example.net", OptAllowBcc: "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func TestSendmail(t *testing.T) {
 	}
 	// a failing sendmail: exit 55 with its message
 	os.WriteFile(script, []byte("#!/bin/sh\necho 'no queue' >&2\nexit 75\n"), 0o755)
-	_, err = Fetcher{}.Open(context.Background(), &fetch.Request{URL: &u, Options: fetch.Options{OptFrom: "me@example.net", OptAllowBcc: "1"}, Verbose: io.Discard})
+	_, err = Fetcher{Config: fetch.Config{Verbose: io.Discard}}.Open(context.Background(), &fetch.Request{URL: &u, Options: fetch.Options{OptFrom: "me@example.net", OptAllowBcc: "1"}})
 	if fetch.KindOf(err) != fetch.ErrSendFailed || !strings.Contains(err.Error(), "no queue") {
 		t.Errorf("failing sendmail: %v", err)
 	}

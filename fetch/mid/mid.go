@@ -46,19 +46,24 @@ const (
 	maxHeader = 1 << 20
 )
 
-// Fetcher fetches mid: and cid: URLs.
-type Fetcher struct{}
+// Fetcher fetches mid: and cid: URLs. The zero value is ready to use.
+type Fetcher struct {
+	Config fetch.Config // that of the news fetcher a mid: URL is fetched with
+}
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "mid", Fetcher: Fetcher{}, Caps: fetch.Opaque,
+	fetch.Register(fetch.Scheme{Name: "mid", New: New, Caps: fetch.Opaque,
 		Options: []fetch.Option{{Key: OptBase, Flag: "base", Kind: fetch.String, Arg: "FILE|mid:URL",
 			Help: "the message a cid: URL refers into: a local file or a mid: URL", Schemes: []string{"cid"}},
 		}})
-	fetch.Register(fetch.Scheme{Name: "cid", Fetcher: Fetcher{}, Caps: fetch.Opaque})
+	fetch.Register(fetch.Scheme{Name: "cid", New: New, Caps: fetch.Opaque})
 }
 
 // Open fetches req.URL (see the package documentation).
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	m, err := req.URL.MID()
 	if err != nil {
 		return nil, fetch.NewError(fetch.ErrMalformed, "malformed "+req.URL.Scheme+" URL", err)
@@ -66,7 +71,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	var msg io.ReadCloser
 	var mres *fetch.Resource
 	if m.MessageID != "" {
-		mres, err = article(ctx, req, m.MessageID, m.ContentID == "")
+		mres, err = f.article(ctx, req, m.MessageID, m.ContentID == "")
 		if err != nil || m.ContentID == "" {
 			return mres, err
 		}
@@ -85,7 +90,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 			if err != nil || bm.ContentID != "" {
 				return nil, fetch.NewError(fetch.ErrMalformed, "cid: --base must be a mid: URL of a whole message", err)
 			}
-			if mres, err = article(ctx, req, bm.MessageID, false); err != nil {
+			if mres, err = f.article(ctx, req, bm.MessageID, false); err != nil {
 				return nil, err
 			}
 			msg = mres.Body
@@ -124,7 +129,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 // article fetches the news article with this Message-ID through the nntp
 // fetcher, as news:<id> on the configured server; head is passed on for a
 // whole message.
-func article(ctx context.Context, req *fetch.Request, id string, head bool) (*fetch.Resource, error) {
+func (f Fetcher) article(ctx context.Context, req *fetch.Request, id string, head bool) (*fetch.Resource, error) {
 	if !strings.Contains(id, "@") || strings.ContainsAny(id, "<> \t") {
 		return nil, fetch.NewError(fetch.ErrMalformed, "mid: "+quote(id)+" is not a Message-ID (local@domain)", nil)
 	}
@@ -145,7 +150,7 @@ func article(ctx context.Context, req *fetch.Request, id string, head bool) (*fe
 	delete(opts, nntp.OptHead)
 	delete(opts, nntp.OptBody)
 	r.Options = opts
-	res, err := nntp.Fetcher{}.Open(ctx, &r)
+	res, err := nntp.Fetcher{Config: f.Config}.Open(ctx, &r)
 	if errors.Is(err, nntp.ErrNoServer) {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "mid: a mid: URL is fetched from a news server: " + nntp.NoServerHint, Err: nntp.ErrNoServer}
 	}

@@ -55,6 +55,7 @@ type conn struct {
 	host    string // as the user named it, for URLs and TLS
 	port    int
 	tls     bool // the session is encrypted
+	tlsCfg  *tls.Config
 
 	caps       map[string][]string // CAPABILITIES, nil when unknown
 	modeReader bool                // MODE READER was sent
@@ -65,13 +66,13 @@ type conn struct {
 // dial connects, reads the greeting and prepares the session for reading
 // (capabilities, MODE READER, STARTTLS); it does not authenticate until the
 // server asks (480).
-func dial(ctx context.Context, req *fetch.Request, host string, port int, implicitTLS bool) (*conn, error) {
+func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, host string, port int, implicitTLS bool) (*conn, error) {
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	nc, err := fetch.Connect(ctx, req, addr, "nntp: connect to")
+	nc, err := fetch.Connect(ctx, cfg.Dialer, addr, "nntp: connect to")
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose, req: req, host: host, port: port}
+	c := &conn{ctx: ctx, nc: nc, verbose: cfg.Verbose, tlsCfg: cfg.TLS, req: req, host: host, port: port}
 	// Cancelling the context closes the connection, which ends any read or
 	// write in progress, including reads of a body already returned.
 	if implicitTLS {
@@ -112,7 +113,7 @@ func (c *conn) quit() {
 // the handshake and the client has not read is discarded by the caller: the
 // new reader starts empty.
 func (c *conn) handshake() error {
-	tc, err := fetch.HandshakeTLS(c.ctx, c.req, c.nc, c.host, "nntp: "+net.JoinHostPort(c.host, strconv.Itoa(c.port)))
+	tc, err := fetch.HandshakeTLS(c.ctx, c.tlsCfg, c.nc, c.host, "nntp: "+net.JoinHostPort(c.host, strconv.Itoa(c.port)))
 	if err != nil {
 		return err
 	}

@@ -103,12 +103,18 @@ const EnvServer = "NNTPSERVER"
 // DefaultMaxArticles is the default size of a group listing.
 const DefaultMaxArticles = 100
 
-// Fetcher serves the news, nntp and nntps schemes.
-type Fetcher struct{}
+// Fetcher serves the news, nntp and nntps schemes. The zero value is ready
+// to use.
+type Fetcher struct {
+	Config fetch.Config // the dialer, TLS and verbose log
+}
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 func init() {
 	schemes := []string{"news", "nntp", "nntps"}
-	fetch.Register(fetch.Scheme{Name: "news", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "news", New: New,
 		Caps: fetch.Gateway | fetch.Lists | fetch.Opaque | fetch.SendsBody,
 		Options: []fetch.Option{
 			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: append(slices.Clip(schemes), "mid", "cid"),
@@ -130,7 +136,7 @@ func init() {
 			{Args: "-T article.txt --nntp-server news.example.org news:misc.test", Help: "post an article (Message-ID and Date added)"},
 			{Args: "--dry-run -T article.txt news:misc.test", Help: "show the article as it would be posted"},
 		}})
-	fetch.Register(fetch.Scheme{Name: "nntp", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "nntp", New: New,
 		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists | fetch.SendsBody,
 		Examples: []fetch.Example{
 			{Args: "nntp://news.example.org/comp.lang.go", Help: "the newest articles of a group on that server"},
@@ -138,7 +144,7 @@ func init() {
 			{Args: "--body nntp://news.example.org/comp.lang.go/42", Help: "its body only"},
 			{Args: "--json --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
 		}})
-	fetch.Register(fetch.Scheme{Name: "nntps", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "nntps", New: New,
 		Caps: fetch.Gateway | fetch.Lists | fetch.SendsBody})
 }
 
@@ -160,7 +166,7 @@ type target struct {
 }
 
 // Open fetches the URL in req.
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	t, err := resolve(req)
 	if err != nil {
 		return nil, err
@@ -169,9 +175,9 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, fetch.ContextError(ctx)
 	}
 	if req.Body != nil {
-		return post(ctx, req, t)
+		return f.post(ctx, req, t)
 	}
-	c, err := dial(ctx, req, t.host, t.port, t.tls)
+	c, err := dial(ctx, &f.Config, req, t.host, t.port, t.tls)
 	if err != nil {
 		return nil, err
 	}

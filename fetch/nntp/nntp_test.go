@@ -36,7 +36,7 @@ func request(t *testing.T, s *nntptest.Server, rawURL string, opts ...string) *f
 	if err != nil {
 		t.Fatalf("parse %q: %v", rawURL, err)
 	}
-	req := &fetch.Request{URL: &u, Dialer: &net.Dialer{}, Options: map[string]string{}}
+	req := &fetch.Request{URL: &u, Options: map[string]string{}}
 	if s != nil {
 		req.Options[OptServer] = s.Addr
 	}
@@ -48,9 +48,15 @@ func request(t *testing.T, s *nntptest.Server, rawURL string, opts ...string) *f
 
 func get(t *testing.T, req *fetch.Request) (*fetch.Resource, []byte, error) {
 	t.Helper()
+	return getWith(t, fetch.Config{}, req)
+}
+
+// getWith is get with a Fetcher built from cfg.
+func getWith(t *testing.T, cfg fetch.Config, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return getCtx(ctx, req)
+	return fetchtest.Read(Fetcher{Config: cfg}.Open(ctx, req))
 }
 
 func getCtx(ctx context.Context, req *fetch.Request) (*fetch.Resource, []byte, error) {
@@ -538,8 +544,8 @@ func TestAuth(t *testing.T) {
 	req := request(t, s, "news:known-1@example.net")
 	req.User, req.Password, req.HasPassword = "reader", "pa ss:word", true
 	var verbose bytes.Buffer
-	req.Verbose = &verbose
-	_, b, err := get(t, req)
+	cfg := fetch.Config{Verbose: &verbose}
+	_, b, err := getWith(t, cfg, req)
 	if err != nil || !bytes.Equal(b, lf(sampleArticle(t, "<known-1@example.net>").Bytes())) {
 		t.Fatalf("%v %q", err, b)
 	}
@@ -553,7 +559,7 @@ func TestAuth(t *testing.T) {
 	}
 
 	req.Password = "wrong"
-	_, _, err = get(t, req)
+	_, _, err = getWith(t, cfg, req)
 	fetchtest.WantKind(t, err, fetch.ErrLoginDenied)
 	if strings.Contains(err.Error(), "wrong") {
 		t.Errorf("error shows the password: %v", err)
@@ -634,7 +640,7 @@ func TestInjectionRefusedBeforeConnecting(t *testing.T) {
 	u, _ := urlparse.Parse(base + "local.test/1")
 	for _, bad := range []string{"1\r\nQUIT", "1 2", "12345678901234567", "-1"} {
 		u.NNTP.Article = bad
-		_, _, err := get(t, &fetch.Request{URL: &u, Dialer: &net.Dialer{}})
+		_, _, err := get(t, &fetch.Request{URL: &u})
 		fetchtest.WantKind(t, err, fetch.ErrMalformed)
 	}
 	// Credentials too.
@@ -790,8 +796,7 @@ func TestVerbose(t *testing.T) {
 	s := newServer(t, nil)
 	req := request(t, s, "news:known-1@example.net")
 	var v bytes.Buffer
-	req.Verbose = &v
-	if _, _, err := get(t, req); err != nil {
+	if _, _, err := getWith(t, fetch.Config{Verbose: &v}, req); err != nil {
 		t.Fatal(err)
 	}
 	want := "< 200 nntptest ready (posting ok)\n> CAPABILITIES\n< 101 Capability list:\n> ARTICLE <known-1@example.net>\n< 220 0 <known-1@example.net>\n> QUIT\n"
@@ -804,8 +809,7 @@ func TestNNTPS(t *testing.T) {
 	srvTLS, cliTLS := nntptest.TLSConfigs(t)
 	s := newServer(t, func(s *nntptest.Server) { s.TLS, s.ImplicitTLS = srvTLS, true })
 	req := request(t, nil, "nntps://"+s.Addr+"/local.test")
-	req.TLS = cliTLS
-	_, b, err := get(t, req)
+	_, b, err := getWith(t, fetch.Config{TLS: cliTLS}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -813,7 +817,6 @@ func TestNNTPS(t *testing.T) {
 		t.Errorf("listing %q", b)
 	}
 	// Without trusting the certificate: a certificate error (exit 60).
-	req.TLS = nil
 	_, _, err = get(t, req)
 	fetchtest.WantKind(t, err, fetch.ErrCertificate)
 }
@@ -830,10 +833,8 @@ func TestStartTLS(t *testing.T) {
 	})
 	for i, mode := range []string{"try", "required"} {
 		req := request(t, s, "news:known-1@example.net", OptSSL, mode)
-		req.TLS = cliTLS
 		var v bytes.Buffer
-		req.Verbose = &v
-		_, b, err := get(t, req)
+		_, b, err := getWith(t, fetch.Config{TLS: cliTLS, Verbose: &v}, req)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", mode, err, v.String())
 		}

@@ -2,6 +2,7 @@ package nntp
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/mail"
 	"strconv"
@@ -241,10 +242,22 @@ func listDate(s string) string {
 	return field(s)
 }
 
+// maxDateLen bounds the Date text parseDate tries: the longest RFC 5322
+// date with a zone comment is well under it, and a failed time.Parse
+// copies its input into the error, once for each of mail.ParseDate's
+// dozens of layouts — 48 copies of whatever a hostile server sends.
+const maxDateLen = 128
+
+// errNoDate is parseDate's answer to a text too long to be a date.
+var errNoDate = errors.New("nntp: not a date")
+
 // parseDate parses an RFC 5322 date, the usual forms first: mail.ParseDate
 // alone is slow on a million overview lines.
 func parseDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
+	if len(s) > maxDateLen {
+		return time.Time{}, errNoDate
+	}
 	for _, layout := range []string{"Mon, 2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04:05 -0700"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil

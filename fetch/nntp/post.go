@@ -58,7 +58,7 @@ func (a *article) header() []byte {
 // post sends req.Body as a new article to t's newsgroup (POST, RFC 3977
 // §6.3.1), or with Options[fetch.OptDryRun] (or Request.Head) gives it
 // back without connecting.
-func post(ctx context.Context, req *fetch.Request, t *target) (*fetch.Resource, error) {
+func (f Fetcher) post(ctx context.Context, req *fetch.Request, t *target) (*fetch.Resource, error) {
 	if t.group == "" || t.article != "" {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "nntp: an article is posted to a newsgroup URL (news:GROUP or nntp://HOST/GROUP), not to an article or a list of groups"}
 	}
@@ -83,7 +83,7 @@ func post(ctx context.Context, req *fetch.Request, t *target) (*fetch.Resource, 
 	if t.host == "" {
 		return nil, malformed("a news: URL names no server: " + NoServerHint)
 	}
-	c, err := dial(ctx, req, t.host, t.port, t.tls)
+	c, err := dial(ctx, &f.Config, req, t.host, t.port, t.tls)
 	if err != nil {
 		return nil, err
 	}

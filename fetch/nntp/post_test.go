@@ -207,8 +207,7 @@ func TestPostAuth(t *testing.T) {
 func TestPostDryRun(t *testing.T) {
 	t.Setenv(EnvServer, "")
 	req := postReq(t, nil, "news:misc.test", "From: a@example.org\r\nSubject: s\r\n\r\n.dot\r\nbody\r\n", fetch.OptDryRun, "1")
-	req.Dialer = failDialer{t}
-	res, b, err := get(t, req)
+	res, b, err := getWith(t, fetch.Config{Dialer: failDialer{t}}, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@
 //
 // # Transport and limits
 //
-// Each transaction has its own UDP socket (through Request.Dialer, so a
+// Each transaction has its own UDP socket (through Config.Dialer, so a
 // SOCKS proxy, which cannot carry UDP, gives ErrUnsupported) and its own
 // connection id. Retransmission follows the ISI client: 4 s, doubling, 3
 // retries; the server's "wait" replies replace the timer (each capped at

@@ -529,7 +529,7 @@ func TestConformance(t *testing.T) {
 	huge := start(t, &prosperotest.Server{Hostile: prosperotest.HugeTotal})
 	cut := start(t, &prosperotest.Server{Hostile: prosperotest.Truncated})
 	fetchtest.Run(t, fetchtest.Suite{
-		Fetcher:     prospero.Fetcher{},
+		New:         prospero.New,
 		Early:       cut.url(root + "/pub/big.bin"),
 		Known:       e.url(root + "/pub/all.bin"),
 		KnownBody:   allBytes,

@@ -3,6 +3,7 @@ package prospero
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ const maxReply = 1 << 20
 
 func init() {
 	s := []string{"prospero"}
-	fetch.Register(fetch.Scheme{Name: "prospero", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "prospero", New: New,
 		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists,
 		Options: []fetch.Option{
 			{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
@@ -53,7 +54,12 @@ func init() {
 }
 
 // Fetcher resolves prospero URLs. The zero value is ready to use.
-type Fetcher struct{}
+type Fetcher struct {
+	Config fetch.Config // the dialer, its connect timeout, the user agent, the logs
+}
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 // transportConfig, when set, is the base of every transaction's ARDP
 // configuration (tests shorten the timers with it).
@@ -78,7 +84,7 @@ func malformed(msg string) error {
 }
 
 // Open resolves req.URL: see the package documentation.
-func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	u := req.URL
 	if u == nil || u.Scheme != "prospero" {
 		return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "prospero: not a prospero URL"}
@@ -98,12 +104,9 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, err
 	}
 	t := &target{url: u, host: u.Host, port: u.PortOrDefault(), hsoname: u.Prospero.HSOName,
-		version: "0", software: req.UserAgent, user: req.User, verbose: req.Verbose}
+		version: "0", software: cmp.Or(f.Config.UserAgent, fetch.DefaultUserAgent), user: req.User, verbose: f.Config.Verbose}
 	if t.port <= 0 {
 		t.port = DefaultPort
-	}
-	if t.software == "" {
-		t.software = fetch.DefaultUserAgent
 	}
 	if t.user == "" {
 		t.user = "anonymous"
@@ -115,22 +118,20 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		}
 		t.version = v
 	}
-	for _, f := range u.Prospero.Fields {
-		if strings.EqualFold(f.Name, urlparse.ObjectVersion) {
-			continue
+	for _, fl := range u.Prospero.Fields {
+		if !strings.EqualFold(fl.Name, urlparse.ObjectVersion) {
+			f.Config.Warn("prospero: field " + fl.Name + "=" + fl.Value + " ignored (only OBJECT-VERSION is used)")
 		}
-		t.logf("* prospero: field %s=%s ignored (only OBJECT-VERSION is used)",
-			fetch.SanitizeLine(f.Name, 80), fetch.SanitizeLine(f.Value, 80))
 	}
 	if transportConfig != nil {
 		t.cfg = *transportConfig
 	}
-	t.cfg.FirstReply = fetch.ConnectTimeout(req)
+	t.cfg.FirstReply = f.Config.ConnectTimeout
 	t.cfg.Dial = func(ctx context.Context, addr string) (net.Conn, error) {
-		return fetch.DialNetwork(ctx, req, "udp", addr, "prospero: opening a socket to")
+		return fetch.DialNetwork(ctx, f.Config.Dialer, "udp", addr, "prospero: opening a socket to")
 	}
-	if req.Verbose != nil {
-		t.cfg.Verbose = func(line string) { fetch.Logf(req.Verbose, "%s", line) }
+	if v := f.Config.Verbose; v != nil {
+		t.cfg.Verbose = func(line string) { fetch.Logf(v, "%s", line) }
 	}
 
 	reply, err := t.ask(ctx, objectInfoRequest(t.software, t.user, "#ALL", t.hsoname, t.version))

@@ -14,7 +14,7 @@
 // (--max-time: ErrTimeout, exit 28). Meta.Size is -1; a resume starts the
 // session anew (Meta.Offset 0), and a HEAD request only connects.
 //
-// Without a Terminal in the context (script mode), Request.Body is sent as
+// Without a terminal (fetch.Config.Terminal: script mode), Request.Body is sent as
 // NVT text: LF becomes CR LF, a lone CR becomes CR NUL, 0xFF is doubled;
 // the server's CR LF becomes LF and CR NUL becomes CR (unless it sends in
 // BINARY). The server's echo is refused (DONT ECHO), so the output is what
@@ -22,10 +22,10 @@
 // telnet-linger (default DefaultLinger) for the last replies, then
 // half-closes the connection; the server's close ends the session.
 //
-// With a Terminal (WithTerminal: the CLI lends the user's terminal), the
+// With a terminal (Config.Terminal: the CLI lends the user's), the
 // session is character at a time: the server's ECHO and BINARY are
 // welcome, the window size is sent (and sent again on every
-// Session.SetWindowSize), the Session tells the terminal whether the server
+// SessionControl.SetWindowSize), the session tells the terminal whether the server
 // echoes (RemoteEcho), and Send sends BRK, AYT, IP and the other commands.
 //
 // # Option negotiation
@@ -74,8 +74,8 @@
 // connection is made directly, not through a SOCKS proxy.
 //
 // rlogin lives in this package rather than a package of its own because
-// it shares everything but the wire format with telnet: the Terminal and
-// Session the CLI drives, the stdin pump with its linger and half-close,
+// it shares everything but the wire format with telnet: the terminal and
+// session control the CLI drives, the stdin pump with its linger and half-close,
 // autologin, and the byte-safety rule for credentials.
 //
 // # tn3270

@@ -15,11 +15,14 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-// Rlogin is the fetcher registered for rlogin URLs (RFC 1282).
-var Rlogin = &RloginFetcher{}
+// RloginFetcher opens rlogin sessions (RFC 1282). It sends Request.Body.
+// The zero value is ready to use.
+type RloginFetcher struct {
+	Config fetch.Config // the verbose log and the terminal
+}
 
-// RloginFetcher opens rlogin sessions. It sends Request.Body.
-type RloginFetcher struct{}
+// NewRlogin is the rlogin Fetcher for cfg (fetch.Scheme.New).
+func NewRlogin(cfg fetch.Config) fetch.Fetcher { return &RloginFetcher{Config: cfg} }
 
 // SendsBody reports that an rlogin session sends Request.Body.
 func (*RloginFetcher) SendsBody(*urlparse.URL) bool { return true }
@@ -36,8 +39,8 @@ const (
 
 // Open connects from a reserved port, sends the four handshake strings and
 // returns the session.
-func (*RloginFetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	p, err := prepare(ctx, req, "rlogin")
+func (f *RloginFetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	p, err := prepare(&f.Config, req, "rlogin")
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +68,7 @@ func (*RloginFetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Reso
 	hs = append(hs, 0)
 	hs = append(hs, p.ttype+"/38400"...)
 	hs = append(hs, 0)
-	s := &rloginSession{nc: nc, verbose: req.Verbose, terminal: p.term != nil, cols: p.cols, rows: p.rows}
+	s := &rloginSession{nc: nc, verbose: f.Config.Verbose, terminal: p.term != nil, cols: p.cols, rows: p.rows}
 	s.logf("> (handshake) %q %q %q", local, remote, p.ttype+"/38400")
 	if _, err := nc.Write(hs); err != nil {
 		nc.Close()

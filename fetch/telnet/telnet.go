@@ -38,7 +38,7 @@ const DefaultEscape = "^]"
 
 func init() {
 	both := []string{"telnet", "rlogin"}
-	fetch.Register(fetch.Scheme{Name: "telnet", Fetcher: Telnet,
+	fetch.Register(fetch.Scheme{Name: "telnet", New: New,
 		Caps: fetch.ReferralTarget | fetch.Session | fetch.SendsBody,
 		Options: []fetch.Option{
 			{Key: OptLinger, Kind: fetch.Duration, Arg: "SECONDS", Default: DefaultLinger.String(),
@@ -55,32 +55,35 @@ func init() {
 			{Args: "--telnet-autologin telnet://joe:secret@host.example.org/ < cmds.txt", Help: "log in and type a script's lines; the output without the protocol"},
 			{Args: "--telnet-linger 5 telnet://host.example.org:7000/ < request.txt", Help: "wait 5 s for replies after the script ends"},
 		}})
-	fetch.Register(fetch.Scheme{Name: "rlogin", Fetcher: Rlogin,
+	fetch.Register(fetch.Scheme{Name: "rlogin", New: NewRlogin,
 		Caps: fetch.Session | fetch.SendsBody,
 		Examples: []fetch.Example{
 			{Args: "rlogin://joe@host.example.org/", Help: "an rlogin session (as root: a reserved source port)"},
 		}})
-	fetch.Register(fetch.Scheme{Name: "tn3270", Fetcher: TN3270,
+	fetch.Register(fetch.Scheme{Name: "tn3270", New: NewTN3270,
 		Caps: fetch.ReferralTarget | fetch.Session | fetch.SendsBody})
 }
 
-// Telnet is the fetcher registered for telnet URLs.
-var Telnet = &Fetcher{}
-
 // Fetcher opens telnet sessions. It sends Request.Body (fetch.BodySender).
-type Fetcher struct{}
+// The zero value is ready to use.
+type Fetcher struct {
+	Config fetch.Config // the dialer, the verbose log, the terminal
+}
+
+// New is the telnet Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return &Fetcher{Config: cfg} }
 
 // SendsBody reports that a telnet session sends Request.Body: what is typed.
 func (*Fetcher) SendsBody(*urlparse.URL) bool { return true }
 
 // Open connects and returns the session: Body is what the server sends,
 // the protocol stripped, until it closes the connection.
-func (*Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	p, err := prepare(ctx, req, "telnet")
+func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	p, err := prepare(&f.Config, req, "telnet")
 	if err != nil {
 		return nil, err
 	}
-	nc, err := fetch.Connect(ctx, req, p.addr, "telnet: connecting to")
+	nc, err := fetch.Connect(ctx, f.Config.Dialer, p.addr, "telnet: connecting to")
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func (*Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, 
 		nc.Close()
 		return &fetch.Resource{Meta: fetch.Meta{Size: -1}}, nil
 	}
-	c := newConn(nc, p.term != nil, req.Verbose)
+	c := newConn(nc, p.term != nil, f.Config.Verbose)
 	c.ttype, c.user = p.ttype, req.User
 	c.cols, c.rows = p.cols, p.rows
 	s := &telnetSession{conn: c}
@@ -100,7 +103,7 @@ func (*Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, 
 // params is what Open works out before connecting.
 type params struct {
 	addr       string
-	term       Terminal
+	term       fetch.Terminal
 	ttype      string
 	cols, rows int
 	linger     time.Duration
@@ -109,7 +112,7 @@ type params struct {
 
 // prepare checks the request and reads its options: the byte-safety rule
 // for credentials, the options, the terminal, the suggested login.
-func prepare(ctx context.Context, req *fetch.Request, scheme string) (*params, error) {
+func prepare(cfg *fetch.Config, req *fetch.Request, scheme string) (*params, error) {
 	u := req.URL
 	if err := checkCredential("user", req.User); err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func prepare(ctx context.Context, req *fetch.Request, scheme string) (*params, e
 	if err := checkCredential("password", req.Password); err != nil {
 		return nil, err
 	}
-	p := &params{term: TerminalFrom(ctx)}
+	p := &params{term: cfg.Terminal}
 	var err error
 	if p.linger, err = req.Options.Duration(OptLinger, DefaultLinger); err != nil {
 		return nil, err
@@ -242,7 +245,7 @@ func (a *autologin) open() { a.readyOnce.Do(func() { close(a.ready) }) }
 
 // start runs the session's side tasks: the context's end closes the
 // connection, the terminal is attached, stdin is pumped.
-func (s *ctl) start(ctx context.Context, req *fetch.Request, p *params, sess Session) {
+func (s *ctl) start(ctx context.Context, req *fetch.Request, p *params, sess fetch.SessionControl) {
 	s.done = make(chan struct{})
 	a := &s.login
 	a.on, a.user, a.pass = p.autologin, req.User, req.Password

@@ -222,7 +222,7 @@ func TestConformance(t *testing.T) {
 		StallBody: stallBody.URL(""),
 		Inject:    known.URL("a%0D%0Ab:c"),
 		Received:  known.Accepted,
-		Fetcher:   telnet.Telnet,
+		New:       telnet.New,
 		Cannot: map[fetchtest.Case]string{
 			fetchtest.CaseMissing: "a telnet URL names a host, not a resource: there is nothing to be missing",
 			fetchtest.CaseDir:     "a session has no listing",

@@ -15,24 +15,27 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-// TN3270 is the fetcher registered for tn3270 URLs. urlget has no 3270
+// TN3270Fetcher runs c3270 or s3270 for tn3270 URLs. It sends
+// Request.Body (s3270's actions, in script mode). urlget has no 3270
 // data-stream client of its own: it hands the session to c3270 on a
 // terminal and to s3270 (its scripting twin) in scripts, both from the
 // x3270 suite, run from an argv (never a shell) with the URL's host and
-// port as the one argument after "--"-free options.
-var TN3270 = &TN3270Fetcher{}
-
-// TN3270Fetcher runs c3270 or s3270. It sends Request.Body (s3270's
-// actions, in script mode).
+// port as the one argument after "--"-free options. The zero value is
+// ready to use.
 type TN3270Fetcher struct {
 	// LookPath finds a program; exec.LookPath when nil (tests replace it).
 	LookPath func(name string) (string, error)
+
+	Config fetch.Config // the verbose log and the terminal
 }
+
+// NewTN3270 is the tn3270 Fetcher for cfg (fetch.Scheme.New).
+func NewTN3270(cfg fetch.Config) fetch.Fetcher { return &TN3270Fetcher{Config: cfg} }
 
 // SendsBody reports that a tn3270 session sends Request.Body.
 func (*TN3270Fetcher) SendsBody(*urlparse.URL) bool { return true }
 
-// Open runs the emulator: on a terminal (see WithTerminal) c3270 takes the
+// Open runs the emulator: on a terminal (Config.Terminal) c3270 takes the
 // terminal until it exits, and the Resource has an empty Body; otherwise
 // s3270 reads Request.Body as its actions and its output is the Body.
 func (f *TN3270Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
@@ -41,7 +44,7 @@ func (f *TN3270Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Re
 	if err != nil {
 		return nil, err
 	}
-	term := TerminalFrom(ctx)
+	term := f.Config.Terminal
 	prog := "s3270"
 	if term != nil {
 		prog = "c3270"
@@ -58,8 +61,8 @@ func (f *TN3270Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Re
 	if term != nil && u.User != "" {
 		term.Notice("suggested login: " + fetch.SanitizeLine(u.User, 64))
 	}
-	if req.Verbose != nil {
-		io.WriteString(req.Verbose, "* tn3270: running "+path+" "+host+"\n")
+	if v := f.Config.Verbose; v != nil {
+		io.WriteString(v, "* tn3270: running "+path+" "+host+"\n")
 	}
 	cmd := exec.CommandContext(ctx, path, host)
 	if term != nil {

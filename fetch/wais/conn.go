@@ -39,13 +39,13 @@ type conn struct {
 	asked     string // the request whose reply is awaited, for errors
 }
 
-func dial(ctx context.Context, req *fetch.Request, p *plan) (*conn, error) {
-	nc, err := fetch.Connect(ctx, req, p.addr, "wais: connecting to")
+func dial(ctx context.Context, cfg *fetch.Config, p *plan) (*conn, error) {
+	nc, err := fetch.Connect(ctx, cfg.Dialer, p.addr, "wais: connecting to")
 	if err != nil {
 		return nil, err
 	}
-	fetch.Logf(req.Verbose, "* connected to %s", p.addr)
-	c := &conn{ctx: ctx, nc: nc, verbose: req.Verbose, url: p.url, maxRecord: serverBuffer}
+	fetch.Logf(cfg.Verbose, "* connected to %s", p.addr)
+	c := &conn{ctx: ctx, nc: nc, verbose: cfg.Verbose, url: p.url, maxRecord: serverBuffer}
 	// Closing the connection is what ends a read or a write stalled on a
 	// server that does not answer: do it when the context ends.
 	c.br = bufio.NewReaderSize(nc, readBufSize)

@@ -78,7 +78,7 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 	if err != nil {
 		return nil, err
 	}
-	c, err := dial(ctx, req, p)
+	c, err := dial(ctx, &f.Config, p)
 	if err != nil {
 		return nil, err
 	}

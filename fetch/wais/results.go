@@ -39,7 +39,7 @@ const resultFields = 7
 // ContentType is the Meta.ContentType of a search result's body.
 const ContentType = "text/tab-separated-values"
 
-func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource, error) {
+func openSearch(ctx context.Context, cfg *fetch.Config, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 	res := &fetch.Resource{
 		Meta:    fetch.Meta{Size: -1, ContentType: ContentType, EffectiveURL: p.url, Dir: true},
 		Listing: Listing,
@@ -53,7 +53,7 @@ func openSearch(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resour
 		// A result list is made anew: it is sent whole.
 		res.Offset = 0
 	}
-	c, err := dial(ctx, req, p)
+	c, err := dial(ctx, cfg, p)
 	if err != nil {
 		return nil, err
 	}

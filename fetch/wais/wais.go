@@ -42,7 +42,7 @@ const maxWindow = 64
 
 func init() {
 	schemes := []string{"wais"}
-	fetch.Register(fetch.Scheme{Name: "wais", Fetcher: Fetcher{},
+	fetch.Register(fetch.Scheme{Name: "wais", New: New,
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
 		SearchWords: searchWords,
 		Options: []fetch.Option{
@@ -79,7 +79,12 @@ type Fetcher struct {
 	// servers known to answer requests sent ahead. The option
 	// wais-pipeline overrides it.
 	Window int
+
+	Config fetch.Config // the dialer and verbose log
 }
+
+// New is the Fetcher for cfg (fetch.Scheme.New).
+func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 
 // plan is one request, worked out from the URL and options before any
 // connection is made.
@@ -246,7 +251,7 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if p.doc {
 		return f.openDoc(ctx, req, p)
 	}
-	return openSearch(ctx, req, p)
+	return openSearch(ctx, &f.Config, req, p)
 }
 
 // FileName is the local file name of a document URL (-O): the base name

@@ -23,7 +23,10 @@ func start(t testing.TB, mode waistest.Mode) *waistest.Server {
 }
 
 func client(f wais.Fetcher, opts fetch.Options) *fetch.Client {
-	return &fetch.Client{Fetchers: map[string]fetch.Fetcher{"wais": f}, Options: opts}
+	return &fetch.Client{Fetchers: map[string]func(fetch.Config) fetch.Fetcher{"wais": func(cfg fetch.Config) fetch.Fetcher {
+		f.Config = cfg
+		return f
+	}}, Options: opts}
 }
 
 func ctx(t testing.TB) context.Context {

@@ -1,5 +1,5 @@
 // Command benchtool sets up the mirror benchmarks (bench/mirror-ftp.sh,
-// bench/mirror-gopher.sh): it writes the trees, runs the servers and the
+// bench/mirror-gopher.sh, bench/mirror-http.sh): it writes the trees, runs the servers and the
 // delaying proxy in the foreground, and stops what it started (by PID) on
 // SIGINT or SIGTERM, or when its parent goes away.
 //
@@ -7,6 +7,7 @@
 //	benchtool gophertree -root DIR [-items 2000] [-menus 50] [-size 1024]
 //	benchtool vsftpd -root ANON -dir STATE -pasv LOW-HIGH [-pasv-address IP]
 //	benchtool gophernicus -root DIR -dir STATE [-host IP]
+//	benchtool nginx -root DIR -dir STATE
 //	benchtool delayproxy -delay 20ms LISTEN=TARGET...
 //
 // The servers print "URL …", "PORT n" and "PID n" once they answer; the
@@ -43,6 +44,8 @@ func main() {
 		code = vsftpd(os.Args[2:])
 	case "gophernicus":
 		code = gophernicus(os.Args[2:])
+	case "nginx":
+		code = nginx(os.Args[2:])
 	case "delayproxy":
 		code = delayProxy(os.Args[2:])
 	default:
@@ -52,7 +55,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: benchtool ftptree|gophertree|vsftpd|gophernicus|delayproxy [flags] (see the source)")
+	fmt.Fprintln(os.Stderr, "usage: benchtool ftptree|gophertree|vsftpd|gophernicus|nginx|delayproxy [flags] (see the source)")
 	os.Exit(2)
 }
 
@@ -344,4 +347,22 @@ func delayProxy(args []string) int {
 			}
 		}
 	}
+}
+
+// nginx runs nginx serving root (autoindex on) on 127.0.0.1.
+func nginx(args []string) int {
+	fs := flag.NewFlagSet("nginx", flag.ExitOnError)
+	root := fs.String("root", "", "document root")
+	dir := fs.String("dir", "", "state directory (config, logs)")
+	fs.Parse(args)
+	if *root == "" || *dir == "" {
+		return fail("nginx: -root and -dir are needed")
+	}
+	s, err := testserver.LaunchNginx(testserver.NginxConfig{Root: *root, Dir: *dir})
+	if err != nil {
+		return fail("%v", err)
+	}
+	fmt.Printf("URL %s\nPORT %s\nPID %d\n", s.URL, s.Addr[strings.LastIndexByte(s.Addr, ':')+1:], s.Process.PID)
+	os.Stdout.Sync()
+	return wait(s.Process)
 }

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bench/mirror-http.sh — `urlget mirror` beside `lftp mirror` and `wget -m`,
+# mirroring one nginx autoindex tree through a delaying proxy, in one run.
+#
+#   bench/mirror-http.sh                1000 files in 50 directories (~31 MiB), 40 ms RTT, 4 connections
+#   ROUNDS=3 bench/mirror-http.sh       three timed runs of each client
+#   CLIENTS="urlget lftp" bench/mirror-http.sh   leave wget out
+#   DELAY_MS=0 bench/mirror-http.sh     no added latency
+#   BENCH_KEEP=1 bench/mirror-http.sh   keep the temp dir (trees, logs)
+#
+# nginx (autoindex on) serves the tree on 127.0.0.1; the delaying proxy
+# (internal/testserver/delayproxy.go, run by mirror/internal/benchtool)
+# listens on 127.0.0.2 and releases every chunk DELAY_MS after reading it,
+# in each direction. lftp and urlget use PARALLEL connections; wget has one
+# (it keeps it alive). Each client mirrors into an empty directory; the
+# result must equal the served tree (diff -r; wget's index.html files and
+# urlget's manifest left out). Then every client runs again on its
+# finished mirror (nothing changed): urlget asks each file with
+# If-None-Match/If-Modified-Since (304s), wget -m with If-Modified-Since,
+# lftp compares the index's sizes and dates.
+#
+# Information only: no target (issue 25 sets none for http). Exit status 0,
+# or 2 when a client failed.
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES=(nginx-light lftp wget time)
+
+ROUNDS=${ROUNDS:-1}
+FILES=${FILES:-1000}
+DIRS=${DIRS:-50}
+MIB=${MIB:-31}
+DELAY_MS=${DELAY_MS:-20} # each way: RTT = 2 x DELAY_MS
+PARALLEL=${PARALLEL:-4}
+CLIENTS=${CLIENTS:-"urlget lftp wget"}
+
+bench_init
+bench_need_packages "${PACKAGES[@]}"
+command -v go >/dev/null || bench_die "go is not on PATH"
+bench_note "bench: building"
+go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
+bench_build_urlget
+
+start_helper() {
+	local name=$1
+	shift
+	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
+	HELPER_OUT=$BENCH_LAUNCH_OUT
+}
+
+ROOT=$BENCH_TMP/www
+mkdir -p "$ROOT"
+chmod 755 "$BENCH_TMP" "$ROOT"
+bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
+"$BENCH_BIN/benchtool" ftptree -root "$ROOT/pub" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
+BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+sync -f "$ROOT"
+
+mkdir -p "$BENCH_TMP/nginx"
+start_helper nginx nginx -root "$ROOT" -dir "$BENCH_TMP/nginx"
+PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
+start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT"
+HOSTPORT=127.0.0.2:$PORT
+URL=http://$HOSTPORT/pub/
+
+# The clients: NAME and a command with @OUT@ for the target directory.
+client_cmd() {
+	case "$1" in
+	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; mirror --parallel=$PARALLEL $URL @OUT@") ;;
+	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -R 'index.html*' -P @OUT@ "$URL") ;;
+	*) bench_die "unknown client $1" ;;
+	esac
+	local i
+	for i in "${!CMD[@]}"; do
+		CMD[i]=${CMD[i]//@OUT@/$2}
+	done
+}
+
+# mirror_run NAME RUNSNAME OUT: one timed run into OUT (emptied first
+# unless RUNSNAME ends in "2": the second, incremental run); the result is
+# checked against the served tree.
+mirror_run() {
+	local name=$1 rname=$2 out=$3 st=0 t0 t1 rss user sys
+	bench_failed "$rname" && return 0
+	case "$rname" in *2) ;; *) rm -rf "$out" ;; esac
+	client_cmd "$name" "$out"
+	t0=$(date +%s%N)
+	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$rname.time" "${CMD[@]}" >"$BENCH_TMP/$rname.stdout" 2>"$BENCH_TMP/$rname.stderr" || st=$?
+	t1=$(date +%s%N)
+	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$rname.time")
+	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
+		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$rname.runs"
+	if [ $st -ne 0 ]; then
+		bench_mark_failed "$rname" "exit status $st: $(head -n 3 "$BENCH_TMP/$rname.stderr" | tr '\n' ' ')"
+		return 0
+	fi
+	if ! diff -r -q -x 'index.html*' -x '.urlget-mirror*' "$ROOT/pub" "$out" >"$BENCH_TMP/$rname.diff" 2>&1; then
+		bench_mark_failed "$rname" "the mirror differs from the served tree: $(head -n 3 "$BENCH_TMP/$rname.diff" | tr '\n' ' ')"
+	fi
+}
+
+echo "== HTTP mirror: $URL — $FILES files in $DIRS directories, $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB; RTT $((2 * DELAY_MS)) ms (delay proxy); $PARALLEL connections (wget: 1); $ROUNDS round(s)"
+echo "   $(nginx -v 2>&1); $(lftp --version | head -n 1); $(wget --version | head -n 1 | cut -d' ' -f1-3)"
+echo "   $(uname -sr)"
+bench_load_note
+
+read -r -a clients <<<"$CLIENTS"
+for ((r = 1; r <= ROUNDS; r++)); do
+	for c in "${clients[@]}"; do
+		bench_note "bench: round $r: $c"
+		mirror_run "$c" "$c" "$BENCH_TMP/out-$c"
+	done
+done
+for c in "${clients[@]}"; do
+	bench_note "bench: $c again on its finished mirror"
+	mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c"
+done
+
+echo
+names=()
+for c in "${clients[@]}"; do names+=("$c"); done
+for c in "${clients[@]}"; do [ -e "$BENCH_TMP/${c}2.runs" ] && names+=("${c}2"); done
+bench_report "$BYTES" "${names[@]}"
+echo "(NAME2: the same client run again on its finished mirror — nothing changed)"
+echo
+for c in lftp wget; do
+	if [[ " $CLIENTS " == *" urlget "* && " $CLIENTS " == *" $c "* ]]; then
+		bench_ratio_info urlget "$c"
+		bench_ratio_info urlget2 "${c}2"
+	fi
+done
+bench_status

@@ -1,0 +1,189 @@
+package mirror
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/mirror/internal/warc"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// openWARC opens Options.WARC for appending (each run starts with its own
+// warcinfo record, so runs into one file make one valid WARC file), gzip
+// per record unless the name ends in ".warc".
+func (e *engine) openWARC() error {
+	name := e.opt.WARC
+	if name == "" || e.opt.DryRun {
+		return nil
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	e.warcFile = f
+	e.warc = warc.NewWriter(f, !strings.HasSuffix(name, ".warc"), path.Base(name))
+	sw := e.client.UserAgent
+	if sw == "" {
+		sw = fetch.DefaultUserAgent
+	}
+	return e.warc.Warcinfo([][2]string{
+		{"software", sw + " mirror"},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+		{"description", "urlget mirror of " + e.rootURL},
+	})
+}
+
+// closeWARC closes the WARC file; its error, or the first of a write.
+func (e *engine) closeWARC() error {
+	if e.warcFile == nil {
+		return nil
+	}
+	err := e.warcFile.Close()
+	e.warcFile, e.warc = nil, nil
+	return err
+}
+
+// warcFailed records that a record could not be written: the run is
+// incomplete (the mirror itself is not).
+func (e *engine) warcFailed(err error) {
+	if err != nil {
+		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+	}
+}
+
+// httpHead is the head of an HTTP response as received, status line and
+// fields in their order and case, for a body of n bytes. A body that came
+// chunked has lost its framing on the way (the HTTP client decodes it): it
+// is recorded as it is, with "Transfer-Encoding: chunked" left out and a
+// Content-Length in its place, so that the block is a true HTTP message
+// whose payload every reader agrees on (readers differ on the payload
+// digest of a chunked block: nlnwa/gowarc takes the chunked bytes, warcio
+// the dechunked).
+func httpHead(res *fetch.Resource, n int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d %s\r\n", res.Proto, res.Status, res.Reason)
+	chunked := false
+	for _, f := range res.Header {
+		if strings.EqualFold(f.Name, "Transfer-Encoding") && strings.EqualFold(strings.TrimSpace(f.Value), "chunked") {
+			chunked = true
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
+	}
+	if _, ok := res.Header.Lookup("Content-Length"); chunked && !ok {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", n)
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// archive writes an HTTP response whose body (n bytes) is at body: a
+// response record, or for a 304 a revisit record (server-not-modified).
+func (e *engine) archive(res *fetch.Resource, u *urlparse.URL, body io.ReaderAt, n int64) {
+	if e.warc == nil {
+		return
+	}
+	if body == nil {
+		body, n = strings.NewReader(""), 0
+	}
+	e.warcFailed(e.archiveHTTP(res, u, warc.Part{R: body, Size: n}))
+}
+
+// maxSmallBody bounds the body of a reply that is no file (an error
+// page, a redirect) that is read to be archived.
+const maxSmallBody = 1 << 20
+
+// archiveSmall writes a reply that is no file (an error, a redirect) with
+// its body, read here; not when the body is over maxSmallBody. (A dry
+// run, whose requests are HEADs, writes no WARC file.)
+func (e *engine) archiveSmall(res *fetch.Resource, u *urlparse.URL) {
+	if e.warc == nil {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxSmallBody+1))
+	if err != nil || len(body) > maxSmallBody {
+		return
+	}
+	e.archive(res, u, bytes.NewReader(body), int64(len(body)))
+}
+
+// archiveFile writes an HTTP response whose body is in tmp, from the
+// offset it was asked at (a 206's bytes only: the record is the exchange
+// as it was).
+func (e *engine) archiveFile(res *fetch.Resource, u *urlparse.URL, tmp *tmpFile) error {
+	return e.archiveTmp(tmp, func(f io.ReaderAt) error {
+		return e.archiveHTTP(res, u, warc.Part{R: f, Off: res.Offset, Size: tmp.n - res.Offset})
+	})
+}
+
+// archiveTmp hands the file tmp, opened for reading, to write (nothing
+// without a WARC file).
+func (e *engine) archiveTmp(tmp *tmpFile, write func(f io.ReaderAt) error) error {
+	if e.warc == nil {
+		return nil
+	}
+	f, err := e.fs.open(tmp.rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return write(f)
+}
+
+func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) error {
+	head := httpHead(res, body.Size)
+	block := warc.Concat{{R: strings.NewReader(head), Size: int64(len(head))}, body}
+	r := warc.Record{Type: warc.TypeResponse, TargetURI: canonicalURL(u), Date: time.Now(), ContentType: warc.HTTPResponse,
+		PayloadOffset: int64(len(head)), Block: block, BlockSize: block.Size()}
+	if res.NotModified {
+		r.Type = warc.TypeRevisit
+		r.Fields = [][2]string{{"WARC-Profile", warc.ProfileNotModified}}
+		r.PayloadOffset = -1
+	}
+	return e.warc.Write(r)
+}
+
+// archiveResource writes a resource record (ftp, gopher): the file in
+// tmp, all of it, with its Content-Type.
+func (e *engine) archiveResource(url, contentType string, tmp *tmpFile) error {
+	return e.archiveTmp(tmp, func(f io.ReaderAt) error {
+		return e.warc.Write(warc.Record{Type: warc.TypeResource, TargetURI: url, Date: time.Now(), ContentType: contentType,
+			Block: f, BlockSize: tmp.n})
+	})
+}
+
+// typeByName is a Content-Type from a file name's extension, else
+// application/octet-stream.
+func typeByName(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// gopherType is the Content-Type of a gopher item type.
+func gopherType(typ byte, name string) string {
+	switch typ {
+	case '0':
+		return "text/plain"
+	case '1':
+		return "application/gopher-menu"
+	case 'h':
+		return "text/html"
+	case 'g':
+		return "image/gif"
+	case '4':
+		return "application/mac-binhex40"
+	case '6':
+		return "text/x-uuencode"
+	}
+	return typeByName(name)
+}

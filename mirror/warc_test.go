@@ -1,0 +1,247 @@
+package mirror
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/internal/testserver"
+	"github.com/urlget/urlget/mirror/internal/warc"
+)
+
+// warcRecord is a record read back.
+type warcRecord struct {
+	h       warc.Header
+	block   []byte
+	payload []byte // the payload, without HTTP head and transfer coding
+}
+
+var recordID = regexp.MustCompile(`^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}>$`)
+
+// readWARC reads a WARC file back record by record and checks each: the
+// version line, a warcinfo record first that the others refer to, unique
+// record IDs, WARC-Date, the block digest recomputed, and the payload
+// digest recomputed over the payload (an HTTP response's body, dechunked).
+func readWARC(t *testing.T, name string) []warcRecord {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []warcRecord
+	ids := map[string]bool{}
+	info := ""
+	for {
+		h, block, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("record %d: %v", len(out), err)
+		}
+		id := h["WARC-Record-ID"]
+		if !recordID.MatchString(id) || ids[id] {
+			t.Errorf("record %d: WARC-Record-ID %q (bad or repeated)", len(out), id)
+		}
+		ids[id] = true
+		if _, err := time.Parse(time.RFC3339Nano, h["WARC-Date"]); err != nil {
+			t.Errorf("record %d: WARC-Date %q: %v", len(out), h["WARC-Date"], err)
+		}
+		switch {
+		case h["WARC-Type"] == warc.TypeWarcinfo:
+			info = id
+		case info == "":
+			t.Fatalf("record %d (%s) before any warcinfo", len(out), h["WARC-Type"])
+		case h["WARC-Warcinfo-ID"] != info:
+			t.Errorf("record %d: WARC-Warcinfo-ID %q, want %q", len(out), h["WARC-Warcinfo-ID"], info)
+		}
+		if got := sha1Digest(block); h["WARC-Block-Digest"] != got {
+			t.Errorf("record %d (%s): WARC-Block-Digest %q, recomputed %q", len(out), h["WARC-Target-URI"], h["WARC-Block-Digest"], got)
+		}
+		rec := warcRecord{h: h, block: block}
+		switch h["WARC-Type"] {
+		case warc.TypeResource:
+			rec.payload = block
+		case warc.TypeResponse:
+			if h["Content-Type"] != warc.HTTPResponse {
+				t.Errorf("response record with Content-Type %q", h["Content-Type"])
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
+			if err != nil {
+				t.Fatalf("record %d: the block is no HTTP response: %v", len(out), err)
+			}
+			rec.payload, err = io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("record %d: the HTTP body does not read: %v", len(out), err)
+			}
+		case warc.TypeRevisit:
+			if h["WARC-Profile"] != warc.ProfileNotModified || !bytes.HasPrefix(block, []byte("HTTP/1.1 304 ")) {
+				t.Errorf("revisit record %q: profile %q, block %q", h["WARC-Target-URI"], h["WARC-Profile"], block)
+			}
+		}
+		if rec.payload != nil || h["WARC-Payload-Digest"] != "" {
+			if got := sha1Digest(rec.payload); h["WARC-Payload-Digest"] != got {
+				t.Errorf("record %d (%s): WARC-Payload-Digest %q, recomputed %q", len(out), h["WARC-Target-URI"], h["WARC-Payload-Digest"], got)
+			}
+		}
+		out = append(out, rec)
+	}
+	if len(out) == 0 || out[0].h["WARC-Type"] != warc.TypeWarcinfo {
+		t.Fatal("the WARC file does not start with a warcinfo record")
+	}
+	return out
+}
+
+func sha1Digest(b []byte) string {
+	h := sha1.New()
+	h.Write(b)
+	return warc.Digest(h)
+}
+
+// warcCovers checks that every file the manifest records in dir has a
+// record for its URL whose payload is the bytes on disk.
+func warcCovers(t *testing.T, dir string, recs []warcRecord) {
+	t.Helper()
+	byURL := map[string][][]byte{}
+	for _, r := range recs {
+		if u := r.h["WARC-Target-URI"]; u != "" && r.payload != nil {
+			byURL[u] = append(byURL[u], r.payload)
+		}
+	}
+	n := 0
+	for url, rec := range records(t, dir) {
+		if rec.Status != StatusOK || rec.Type != TypeFile && rec.Type != TypeMenu {
+			continue
+		}
+		disk, err := os.ReadFile(filepath.Join(dir, rec.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range byURL[url] {
+			found = found || bytes.Equal(p, disk)
+		}
+		if !found {
+			t.Errorf("%s (%s): no record whose payload is the %d bytes on disk", url, rec.Path, len(disk))
+		}
+		n++
+	}
+	if n == 0 {
+		t.Error("no files mirrored")
+	}
+}
+
+// Issue 25: --warc over http (nginx), ftp (vsftpd) and gopher
+// (gophernicus): every record reads back with its digests, every file on
+// disk has its record; a second http run adds revisit records for the
+// 304s.
+func TestWARC(t *testing.T) {
+	t.Run("http", func(t *testing.T) {
+		root, ng, _ := httpTree(t, "location = /moved.txt { return 301 /hello.txt; }\nlocation = /denied.txt { return 403; }")
+		// Links to a redirect and to a refusal: their replies are
+		// recorded too.
+		writeFile(t, filepath.Join(root, "moved.txt"), "x", t1)
+		writeFile(t, filepath.Join(root, "denied.txt"), "x", t1)
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
+		if _, err := Run(context.Background(), Options{URL: ng.URL + "/", Dir: dir, WARC: w, Retries: -1}); !errors.Is(err, ErrIncomplete) {
+			t.Fatalf("first run: %v, want incomplete (denied.txt)", err)
+		}
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		statuses := map[string]bool{}
+		for _, r := range recs {
+			if u := r.h["WARC-Target-URI"]; strings.HasSuffix(u, "/moved.txt") || strings.HasSuffix(u, "/denied.txt") {
+				statuses[string(r.block[:12])] = true
+			}
+		}
+		if !statuses["HTTP/1.1 301"] || !statuses["HTTP/1.1 403"] {
+			t.Errorf("the 301 and 403 replies are not both recorded: %v", statuses)
+		}
+		// The directory indexes, which nginx sends chunked, are recorded
+		// with a Content-Length in place of the lost framing.
+		indexes := 0
+		for _, r := range recs {
+			if strings.HasSuffix(r.h["WARC-Target-URI"], "/") {
+				indexes++
+				if bytes.Contains(r.block, []byte("Transfer-Encoding")) || !bytes.Contains(r.block, []byte("Content-Length: ")) {
+					t.Errorf("index %s recorded with the head %q", r.h["WARC-Target-URI"], r.block[:bytes.Index(r.block, []byte("\r\n\r\n"))])
+				}
+			}
+		}
+		if indexes != 4 {
+			t.Errorf("%d directory indexes in the WARC file, want 4", indexes)
+		}
+		sum, _ := Run(context.Background(), Options{URL: ng.URL + "/", Dir: dir, WARC: w, Retries: -1})
+		revisits := 0
+		for _, r := range readWARC(t, w) {
+			if r.h["WARC-Type"] == warc.TypeRevisit {
+				revisits++
+			}
+		}
+		if int64(revisits) != sum.Unchanged || revisits == 0 {
+			t.Errorf("second run: %d revisit records for %d unchanged files", revisits, sum.Unchanged)
+		}
+		crossCheck(t, w)
+	})
+	t.Run("ftp", func(t *testing.T) {
+		s := testserver.StartFTP(t, testserver.Vsftpd)
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc")
+		mirrorOK(t, Options{URL: s.URL + "/pub/", Dir: dir, WARC: w})
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		for _, r := range recs {
+			if strings.HasSuffix(r.h["WARC-Target-URI"], "/hello.txt") && !strings.HasPrefix(r.h["Content-Type"], "text/plain") {
+				t.Errorf("hello.txt: Content-Type %q", r.h["Content-Type"])
+			}
+		}
+		crossCheck(t, w)
+	})
+	t.Run("gopher", func(t *testing.T) {
+		root := t.TempDir()
+		if err := testserver.GopherFixtures(root); err != nil {
+			t.Fatal(err)
+		}
+		openUp(t, root)
+		s := testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
+		mirrorOK(t, Options{URL: s.URL("1/"), Dir: dir, WARC: w, IgnoreRobots: true})
+		warcCovers(t, dir, readWARC(t, w))
+		crossCheck(t, w)
+	})
+}
+
+// crossCheck reads the file with github.com/nlnwa/gowarc, an independent
+// implementation, under its strict validation (mirror/internal/warccheck,
+// a module of its own), when the module cache has it: run offline, it
+// says so and checks nothing otherwise.
+func crossCheck(t *testing.T, name string) {
+	t.Helper()
+	cmd := exec.Command("go", "run", ".", name)
+	cmd.Dir = filepath.Join("internal", "warccheck")
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err != nil && !bytes.Contains(out, []byte(": invalid: ")):
+		t.Logf("no cross-check with gowarc (not in the module cache?): %v\n%s", err, out)
+	case err != nil:
+		t.Errorf("gowarc: %s", out)
+	default:
+		t.Logf("gowarc: %s", bytes.TrimSpace(out))
+	}
+}
