@@ -23,6 +23,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
 	"github.com/urlget/urlget/fetch/ftp"
+	"github.com/urlget/urlget/fetch/telnet"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -311,7 +312,7 @@ type fetchCmd struct {
 	o      *fetchOpts
 	client *fetch.Client
 	lent   *fetch.Client     // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
-	tty    *tty              // the terminal lent
+	tty    *telnet.Console   // the terminal lent
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
