@@ -317,7 +317,7 @@ type fetchCmd struct {
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
 	body   requestBody       // -d, -F (request.go)
-	jar    *cookieJar        // -b, -c
+	jar    *fetch.CookieJar  // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.

@@ -57,4 +57,3 @@ func (c *fetchCmd) session(ctx context.Context, u *urlparse.URL, req *fetch.Requ
 		return err
 	}, nil
 }
-

@@ -654,7 +654,7 @@ func isHTTPURL(scheme string) bool { return fetch.HasCaps(scheme, fetch.SpeaksHT
 // finishRequest writes the cookie jar (-c) once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {
 	if c.jar != nil && c.o.req.cookieJar != "" {
-		if err := c.jar.save(c.o.req.cookieJar, c.e.stdout); err != nil {
+		if err := saveCookies(c.jar, c.o.req.cookieJar, c.e.stdout); err != nil {
 			if !c.o.silent || c.o.showError {
 				fmt.Fprintf(c.e.stderr, "urlget: -c/--cookie-jar %s: %v\n", c.o.req.cookieJar, pathErr(err))
 			}
