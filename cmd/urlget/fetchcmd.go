@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -22,7 +23,6 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
-	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/fetch/telnet"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -270,7 +270,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		if o.options == nil {
 			o.options = fetch.Options{}
 		}
-		o.options[ftp.OptMDTM] = "1"
+		o.options[fetch.OptModTime] = "1"
 	}
 	return o, nil
 }
@@ -623,7 +623,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" && u.Scheme == "ftp" {
+		if c.o.uploadFile != "" && appendsTo(u.Scheme) {
 			r.err = c.upload(ctx, &u, r)
 		} else if nu, err := c.prepareURL(&u, r); err != nil {
 			r.err = err
@@ -775,12 +775,15 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer func() { err = endSession(err) }()
-	if fetch.HasCaps(u.Scheme, fetch.Mail) {
-		closer, err := c.mailRequest(req, out)
-		if err != nil {
-			return err
+	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
+		// -o FILE (or -O) writes the composed message instead of sending
+		// it, as --dry-run does; on a terminal the fetcher asks before
+		// sending (fetch.OptInteractive, answered by askUser) unless --yes.
+		req.Options = maps.Clone(req.Options)
+		if req.Options == nil {
+			req.Options = fetch.Options{}
 		}
-		defer closer.Close()
+		req.Options[optionKey("dry-run")] = "1"
 	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)

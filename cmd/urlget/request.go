@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
-	fhttp "github.com/urlget/urlget/fetch/http"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -325,14 +324,15 @@ const expectThreshold = 1 << 20
 // addHeader adds "name: value" to the header lines that go with the
 // request's body; the user's -H lines replace them (curl's rule).
 func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
-	opts[fhttp.OptBodyHeader] = joinLines(append(opts.Strings(fhttp.OptBodyHeader), name+": "+value))
+	opts[fetch.OptBodyHeader] = joinLines(append(opts.Strings(fetch.OptBodyHeader), name+": "+value))
 }
 
-// uploadBody attaches the -T source to a request for a scheme other than
-// ftp (which upload.go handles): http and https get a PUT.
+// uploadBody attaches the -T source to a request (an upload that may
+// resume goes through upload.go first): http and https get a PUT, a mail
+// the text after its URL's body=.
 func (c *fetchCmd) uploadBody(req *fetch.Request) error {
-	if c.o.uploadFile == "" || fetch.HasCaps(req.URL.Scheme, fetch.Mail) || isSessionScheme(req.URL.Scheme) {
-		return nil // a mail's text (mailcmd.go), a session's input (interactive.go)
+	if c.o.uploadFile == "" || isSessionScheme(req.URL.Scheme) {
+		return nil // a session's input is stdin (interactive.go)
 	}
 	b, n, err := openUpload(c.o.uploadFile, c.e.stdin)
 	if err != nil {
@@ -349,8 +349,8 @@ func (c *fetchCmd) uploadBody(req *fetch.Request) error {
 		if req.Options == nil {
 			req.Options = fetch.Options{}
 		}
-		if !req.Options.Has(fhttp.OptMethod) && !c.o.options.Has(fhttp.OptMethod) {
-			req.Options[fhttp.OptMethod] = "PUT"
+		if m := optionKey("request"); !req.Options.Has(m) && !c.o.options.Has(m) {
+			req.Options[m] = "PUT"
 		}
 		c.addHeader(req.Options, "Expect", "100-continue")
 	}
@@ -430,11 +430,12 @@ func joinLines(l []string) string { return strings.Join(l, "\n") }
 
 // expandHeaderFiles replaces each -H @FILE by the file's lines.
 func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
-	if !opts.Has(fhttp.OptHeader) {
+	key := optionKey("header")
+	if !opts.Has(key) {
 		return nil
 	}
 	var out []string
-	for _, l := range opts.Strings(fhttp.OptHeader) {
+	for _, l := range opts.Strings(key) {
 		name, ok := strings.CutPrefix(l, "@")
 		if !ok {
 			out = append(out, l)
@@ -450,7 +451,7 @@ func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
 			}
 		}
 	}
-	opts[fhttp.OptHeader] = joinLines(out)
+	opts[key] = joinLines(out)
 	return nil
 }
 
