@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -115,7 +113,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 type requestBody struct {
 	data    []byte // -d and friends, joined with "&"
 	hasData bool
-	form    *formBody
+	form    *fetch.Form
 }
 
 // readData reads the data flags, in order, joined with "&" as curl does.
@@ -226,9 +224,9 @@ func (c *fetchCmd) prepareRequest() error {
 		if c.body.hasData {
 			return fmt.Errorf("-F/--form and -d/--data: give one or the other")
 		}
-		f, err := parseForm(r.form)
+		f, err := fetch.ParseForm(r.form)
 		if err != nil {
-			return err
+			return fmt.Errorf("-F/--form %v", err)
 		}
 		c.body.form = f
 	}
@@ -295,18 +293,18 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 		ctype = "application/x-www-form-urlencoded"
 	case c.body.form != nil:
 		form := c.body.form
-		b, n, err := form.open(c.e.stdin)
+		b, n, err := c.openForm()
 		if err != nil {
 			return err
 		}
 		req.Body, req.BodySize = c.countUpload(b, n), n
-		if !form.readsStdin() {
+		if !form.ReadsStdin() {
 			req.GetBody = func() (io.Reader, error) {
-				b, n, err := form.open(c.e.stdin)
+				b, n, err := c.openForm()
 				return c.countUpload(b, n), err
 			}
 		}
-		ctype = "multipart/form-data; boundary=" + form.boundary
+		ctype = form.ContentType()
 	default:
 		return c.uploadBody(req)
 	}
@@ -315,6 +313,18 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 		c.addHeader(opts, "Expect", "100-continue")
 	}
 	return nil
+}
+
+// openForm opens the -F body, its files as -T opens its own.
+func (c *fetchCmd) openForm() (io.Reader, int64, error) {
+	b, n, err := c.body.form.Open(func(name string) (io.Reader, int64, error) {
+		r, n, err := openUpload(name, c.e.stdin)
+		return r, n, pathErr(err)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("-F/--form %v", err)
+	}
+	return b, n, nil
 }
 
 // expectThreshold is the body size over which curl sends "Expect:
@@ -374,8 +384,10 @@ func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
 	return closingReader{f}, st.Size(), nil
 }
 
-// closingReader closes its file at EOF or on an error.
+// closingReader closes its file at EOF or on an error, or when closed.
 type closingReader struct{ f *os.File }
+
+func (r closingReader) Close() error { return r.f.Close() }
 
 func (r closingReader) Read(p []byte) (int, error) {
 	n, err := r.f.Read(p)
@@ -454,152 +466,6 @@ func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
 	opts[key] = joinLines(out)
 	return nil
 }
-
-// formBody is a multipart/form-data body (-F), written as curl writes it.
-type formBody struct {
-	boundary string
-	parts    []formPart
-}
-
-type formPart struct {
-	name     string
-	value    string // text value
-	file     string // NAME=@FILE: the file's bytes; NAME=<FILE: as text
-	upload   bool   // @: sent as a file (filename=...)
-	filename string
-	ctype    string
-}
-
-// parseForm reads the -F arguments.
-func parseForm(args []string) (*formBody, error) {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	f := &formBody{boundary: "------------------------" + hex.EncodeToString(rnd[:])}
-	for _, a := range args {
-		name, v, ok := strings.Cut(a, "=")
-		if !ok || name == "" {
-			return nil, fmt.Errorf("-F/--form %q: want NAME=VALUE, NAME=@FILE or NAME=<FILE", a)
-		}
-		p := formPart{name: name}
-		switch {
-		case strings.HasPrefix(v, "@"), strings.HasPrefix(v, "<"):
-			p.upload = v[0] == '@'
-			v = v[1:]
-			fields := strings.Split(v, ";")
-			p.file = fields[0]
-			for _, m := range fields[1:] {
-				k, mv, _ := strings.Cut(m, "=")
-				switch strings.TrimSpace(k) {
-				case "type":
-					p.ctype = mv
-				case "filename":
-					p.filename = mv
-				default:
-					return nil, fmt.Errorf("-F/--form %q: unknown ;%s", a, k)
-				}
-			}
-			if p.upload && p.filename == "" {
-				p.filename = filepath.Base(p.file)
-			}
-			if p.upload && p.ctype == "" {
-				p.ctype = guessType(p.file)
-			}
-		default:
-			val, t, hasType := strings.Cut(v, ";type=")
-			p.value = val
-			if hasType {
-				p.ctype = t
-			}
-		}
-		f.parts = append(f.parts, p)
-	}
-	return f, nil
-}
-
-// guessType is curl's content type for a file by its extension.
-func guessType(name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".gif":
-		return "image/gif"
-	case ".jpg", ".jpeg":
-		return "image/jpeg"
-	case ".png":
-		return "image/png"
-	case ".svg":
-		return "image/svg+xml"
-	case ".txt":
-		return "text/plain"
-	case ".htm", ".html":
-		return "text/html"
-	case ".pdf":
-		return "application/pdf"
-	case ".xml":
-		return "application/xml"
-	}
-	return "application/octet-stream"
-}
-
-// readsStdin reports whether a part is read from standard input (-F
-// name=@-), so that the body cannot be sent twice.
-func (f *formBody) readsStdin() bool {
-	for _, p := range f.parts {
-		if p.file == "-" {
-			return true
-		}
-	}
-	return false
-}
-
-// open gives the body as a stream (files opened now, read as sent) and
-// its length.
-func (f *formBody) open(stdin io.Reader) (io.Reader, int64, error) {
-	var rs []io.Reader
-	var n int64
-	unknown := false
-	add := func(s string) {
-		rs = append(rs, strings.NewReader(s))
-		n += int64(len(s))
-	}
-	for _, p := range f.parts {
-		head := "--" + f.boundary + "\r\nContent-Disposition: form-data; name=\"" + formQuote(p.name) + "\""
-		if p.upload {
-			head += "; filename=\"" + formQuote(p.filename) + "\""
-		}
-		head += "\r\n"
-		if p.ctype != "" {
-			head += "Content-Type: " + p.ctype + "\r\n"
-		}
-		add(head + "\r\n")
-		if p.file != "" {
-			r, size, err := openUpload(p.file, stdin)
-			if err != nil {
-				for _, r := range rs {
-					if c, ok := r.(closingReader); ok {
-						c.f.Close()
-					}
-				}
-				return nil, 0, fmt.Errorf("-F/--form %s: %v", p.name, pathErr(err))
-			}
-			rs = append(rs, r)
-			if size < 0 {
-				unknown = true
-			}
-			n += size
-		} else {
-			add(p.value)
-		}
-		add("\r\n")
-	}
-	add("--" + f.boundary + "--\r\n")
-	if unknown {
-		n = -1 // stdin: sent chunked
-	}
-	return io.MultiReader(rs...), n, nil
-}
-
-// formQuote escapes a double quote in a field name or file name as curl
-// does (%22).
-func formQuote(s string) string { return strings.ReplaceAll(s, `"`, "%22") }
 
 // checkRequestArgs refuses request and output flags that contradict each
 // other, naming both.
