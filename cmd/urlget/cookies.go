@@ -23,7 +23,7 @@ func newCookieJar(args []string) (*fetch.CookieJar, error) {
 			if os.IsNotExist(err) {
 				continue // curl: a missing cookie file is no error (it may be -c's, not written yet)
 			}
-			return nil, fmt.Errorf("-b/--cookie %s: %v", a, pathErr(err))
+			return nil, fmt.Errorf("-b/--cookie %s: %v", a, fetch.PathCause(err))
 		}
 		err = c.Load(f)
 		f.Close()

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -426,7 +424,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		LowSpeedTime:    o.speedTime,
 	}
 	if o.cacert != "" || o.capath != "" {
-		pool, err := rootCAs(o.cacert, o.capath)
+		pool, err := fetch.RootCAs(o.cacert, o.capath)
 		if err != nil {
 			return nil, err
 		}
@@ -482,47 +480,6 @@ func anyHTTP(urls []string) bool {
 		}
 	}
 	return false
-}
-
-// rootCAs is the pool of CA certificates from --cacert FILE and the PEM
-// files in --capath DIR, which replace the system's (as in curl). A file
-// or directory that gives no certificate is ErrCACert (curl's exit 77).
-func rootCAs(file, dir string) (*x509.CertPool, error) {
-	pool := x509.NewCertPool()
-	var files []string
-	if file != "" {
-		files = append(files, file)
-	}
-	if dir != "" {
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir, pathErr(err))
-		}
-		for _, de := range des {
-			if de.Type().IsRegular() || de.Type()&os.ModeSymlink != 0 {
-				files = append(files, filepath.Join(dir, de.Name()))
-			}
-		}
-	}
-	n := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			if f == file {
-				return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file, pathErr(err))
-			}
-			continue
-		}
-		if pool.AppendCertsFromPEM(b) {
-			n++
-		} else if f == file {
-			return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file+": no PEM certificate in it", nil)
-		}
-	}
-	if n == 0 {
-		return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir+": no PEM certificate in it", nil)
-	}
-	return pool, nil
 }
 
 // keepPost is Client.KeepPost for --post301, --post302 and --post303.

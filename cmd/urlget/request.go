@@ -140,19 +140,11 @@ func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
 			p, err = urlencodeData(a.v, stdin)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, pathErr(err))
+			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, fetch.PathCause(err))
 		}
 		parts = append(parts, p)
 	}
 	return bytes.Join(parts, []byte("&")), nil
-}
-
-// pathErr drops the "open NAME:" that the message already names.
-func pathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 func readNamed(name string, stdin io.Reader) ([]byte, error) {
@@ -319,7 +311,7 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 func (c *fetchCmd) openForm() (io.Reader, int64, error) {
 	b, n, err := c.body.form.Open(func(name string) (io.Reader, int64, error) {
 		r, n, err := openUpload(name, c.e.stdin)
-		return r, n, pathErr(err)
+		return r, n, fetch.PathCause(err)
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("-F/--form %v", err)
@@ -374,12 +366,12 @@ func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, pathErr(err))
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, pathErr(err))
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
 	}
 	return closingReader{f}, st.Size(), nil
 }
@@ -455,7 +447,7 @@ func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
 		}
 		b, err := readNamed(name, stdin)
 		if err != nil {
-			return fmt.Errorf("-H/--header @%s: %v", name, pathErr(err))
+			return fmt.Errorf("-H/--header @%s: %v", name, fetch.PathCause(err))
 		}
 		for _, fl := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
 			if strings.TrimSpace(fl) != "" {
@@ -523,7 +515,7 @@ func (c *fetchCmd) finishRequest(status int) int {
 	if c.jar != nil && c.o.req.cookieJar != "" {
 		if err := saveCookies(c.jar, c.o.req.cookieJar, c.e.stdout); err != nil {
 			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: -c/--cookie-jar %s: %v\n", c.o.req.cookieJar, pathErr(err))
+				fmt.Fprintf(c.e.stderr, "urlget: -c/--cookie-jar %s: %v\n", c.o.req.cookieJar, fetch.PathCause(err))
 			}
 			if status == 0 {
 				status = fetch.ErrWrite.ExitCode()
