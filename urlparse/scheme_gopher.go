@@ -51,14 +51,14 @@ func (u *URL) parseGopher(s string) error {
 func (u *URL) checkGopher() error {
 	sc := u.Scheme
 	g := &u.Gopher
-	if i := scanLine(g.Selector, maskGopher); i >= 0 {
-		return lineErr(sc, "selector", -1, g.Selector, i)
+	if err := checkField(sc, "selector", -1, g.Selector, maskGopher); err != nil {
+		return err
 	}
-	if i := scanLine(g.Search, maskGopher); i >= 0 {
-		return lineErr(sc, "search", -1, g.Search, i)
+	if err := checkField(sc, "search", -1, g.Search, maskGopher); err != nil {
+		return err
 	}
-	if i := scanLine(g.Plus, maskGopher); i >= 0 {
-		return lineErr(sc, "plus", -1, g.Plus, i)
+	if err := checkField(sc, "plus", -1, g.Plus, maskGopher); err != nil {
+		return err
 	}
 	return nil
 }

@@ -103,11 +103,11 @@ func (u *URL) parseNNTP(s string) error {
 // checkNews is CheckLine for the fields of news URLs.
 func (u *URL) checkNews() error {
 	sc := u.Scheme
-	if i := scanLine(u.News.Group, maskNews); i >= 0 {
-		return lineErr(sc, "group", -1, u.News.Group, i)
+	if err := checkField(sc, "group", -1, u.News.Group, maskNews); err != nil {
+		return err
 	}
-	if i := scanLine(u.News.MessageID, maskNews); i >= 0 {
-		return lineErr(sc, "message-id", -1, u.News.MessageID, i)
+	if err := checkField(sc, "message-id", -1, u.News.MessageID, maskNews); err != nil {
+		return err
 	}
 	return nil
 }
@@ -115,14 +115,14 @@ func (u *URL) checkNews() error {
 // checkNNTP is CheckLine for the fields of nntp and nntps URLs.
 func (u *URL) checkNNTP() error {
 	sc := u.Scheme
-	if i := scanLine(u.NNTP.Group, maskNews); i >= 0 {
-		return lineErr(sc, "group", -1, u.NNTP.Group, i)
+	if err := checkField(sc, "group", -1, u.NNTP.Group, maskNews); err != nil {
+		return err
 	}
-	if i := scanLine(u.NNTP.Article, maskNews); i >= 0 {
-		return lineErr(sc, "article", -1, u.NNTP.Article, i)
+	if err := checkField(sc, "article", -1, u.NNTP.Article, maskNews); err != nil {
+		return err
 	}
-	if i := scanLine(u.NNTP.MessageID, maskNews); i >= 0 {
-		return lineErr(sc, "message-id", -1, u.NNTP.MessageID, i)
+	if err := checkField(sc, "message-id", -1, u.NNTP.MessageID, maskNews); err != nil {
+		return err
 	}
 	return nil
 }

@@ -103,17 +103,17 @@ func parseDocFields(s string, a, b int, v *pview) []WAISField {
 func (u *URL) checkWAIS() error {
 	sc := u.Scheme
 	w := &u.WAIS
-	if i := scanLine(w.Database, maskLine); i >= 0 {
-		return lineErr(sc, "database", -1, w.Database, i)
+	if err := checkField(sc, "database", -1, w.Database, maskLine); err != nil {
+		return err
 	}
-	if i := scanLine(w.Search, maskLine); i >= 0 {
-		return lineErr(sc, "search", -1, w.Search, i)
+	if err := checkField(sc, "search", -1, w.Search, maskLine); err != nil {
+		return err
 	}
-	if i := scanLine(w.DocType, maskLine); i >= 0 {
-		return lineErr(sc, "wtype", -1, w.DocType, i)
+	if err := checkField(sc, "wtype", -1, w.DocType, maskLine); err != nil {
+		return err
 	}
-	if i := scanLine(w.Length, maskLine); i >= 0 {
-		return lineErr(sc, "length", -1, w.Length, i)
+	if err := checkField(sc, "length", -1, w.Length, maskLine); err != nil {
+		return err
 	}
 	return nil
 }
