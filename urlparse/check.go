@@ -75,6 +75,17 @@ func checkField(scheme, name string, idx int, s string, mask uint8) error {
 	return nil
 }
 
+// checkFields is checkField for each name and value pair of fields (no
+// index), in order.
+func checkFields(scheme string, mask uint8, fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if err := checkField(scheme, fields[i], -1, fields[i+1], mask); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // CheckLine is the one check a fetcher makes before any decoded component
 // goes on the wire: it refuses CR, LF and NUL in every decoded field the
 // URL's scheme sends (user, password and host for every scheme; the ftp
@@ -88,13 +99,7 @@ func checkField(scheme, name string, idx int, s string, mask uint8) error {
 // when the URL passes.
 func (u *URL) CheckLine() error {
 	sc := u.Scheme
-	if err := checkField(sc, "user", -1, u.User, maskLine); err != nil {
-		return err
-	}
-	if err := checkField(sc, "password", -1, u.Password, maskLine); err != nil {
-		return err
-	}
-	if err := checkField(sc, "host", -1, u.Host, maskLine); err != nil {
+	if err := checkFields(sc, maskLine, "user", u.User, "password", u.Password, "host", u.Host); err != nil {
 		return err
 	}
 	switch formOf(sc) {

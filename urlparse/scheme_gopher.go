@@ -49,18 +49,8 @@ func (u *URL) parseGopher(s string) error {
 
 // checkGopher is CheckLine for the fields of gopher and gophers URLs.
 func (u *URL) checkGopher() error {
-	sc := u.Scheme
 	g := &u.Gopher
-	if err := checkField(sc, "selector", -1, g.Selector, maskGopher); err != nil {
-		return err
-	}
-	if err := checkField(sc, "search", -1, g.Search, maskGopher); err != nil {
-		return err
-	}
-	if err := checkField(sc, "plus", -1, g.Plus, maskGopher); err != nil {
-		return err
-	}
-	return nil
+	return checkFields(u.Scheme, maskGopher, "selector", g.Selector, "search", g.Search, "plus", g.Plus)
 }
 
 // GopherURL returns the gopher (or gophers) URL of an item: scheme is

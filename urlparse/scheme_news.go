@@ -102,29 +102,13 @@ func (u *URL) parseNNTP(s string) error {
 
 // checkNews is CheckLine for the fields of news URLs.
 func (u *URL) checkNews() error {
-	sc := u.Scheme
-	if err := checkField(sc, "group", -1, u.News.Group, maskNews); err != nil {
-		return err
-	}
-	if err := checkField(sc, "message-id", -1, u.News.MessageID, maskNews); err != nil {
-		return err
-	}
-	return nil
+	return checkFields(u.Scheme, maskNews, "group", u.News.Group, "message-id", u.News.MessageID)
 }
 
 // checkNNTP is CheckLine for the fields of nntp and nntps URLs.
 func (u *URL) checkNNTP() error {
-	sc := u.Scheme
-	if err := checkField(sc, "group", -1, u.NNTP.Group, maskNews); err != nil {
-		return err
-	}
-	if err := checkField(sc, "article", -1, u.NNTP.Article, maskNews); err != nil {
-		return err
-	}
-	if err := checkField(sc, "message-id", -1, u.NNTP.MessageID, maskNews); err != nil {
-		return err
-	}
-	return nil
+	n := &u.NNTP
+	return checkFields(u.Scheme, maskNews, "group", n.Group, "article", n.Article, "message-id", n.MessageID)
 }
 
 // NNTPURL returns nntp://host:port/group/article (article "" leaves out

@@ -101,21 +101,8 @@ func parseDocFields(s string, a, b int, v *pview) []WAISField {
 
 // checkWAIS is CheckLine for the fields of wais URLs.
 func (u *URL) checkWAIS() error {
-	sc := u.Scheme
 	w := &u.WAIS
-	if err := checkField(sc, "database", -1, w.Database, maskLine); err != nil {
-		return err
-	}
-	if err := checkField(sc, "search", -1, w.Search, maskLine); err != nil {
-		return err
-	}
-	if err := checkField(sc, "wtype", -1, w.DocType, maskLine); err != nil {
-		return err
-	}
-	if err := checkField(sc, "length", -1, w.Length, maskLine); err != nil {
-		return err
-	}
-	return nil
+	return checkFields(u.Scheme, maskLine, "database", w.Database, "search", w.Search, "wtype", w.DocType, "length", w.Length)
 }
 
 // WAISURL returns wais://host:port/database.
