@@ -7,6 +7,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -138,4 +140,56 @@ func TLSError(err error, what string) *Error {
 		return &Error{Kind: ErrTLS, Msg: what + ": TLS handshake", Err: err}
 	}
 	return &Error{Kind: ErrCertificate, Msg: "SSL certificate problem: " + problem, Err: quietCause{err}}
+}
+
+// RootCAs is the pool of CA certificates from file (curl's --cacert) and
+// the PEM files in dir (--capath), either "" for none, which replace the
+// system's (as in curl): the RootCAs of a Client's TLS. A file or
+// directory that gives no certificate is ErrCACert (curl's exit 77).
+func RootCAs(file, dir string) (*x509.CertPool, error) {
+	pool := x509.NewCertPool()
+	var files []string
+	if file != "" {
+		files = append(files, file)
+	}
+	if dir != "" {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, NewError(ErrCACert, "--capath "+dir, PathCause(err))
+		}
+		for _, de := range des {
+			if de.Type().IsRegular() || de.Type()&os.ModeSymlink != 0 {
+				files = append(files, filepath.Join(dir, de.Name()))
+			}
+		}
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			if f == file {
+				return nil, NewError(ErrCACert, "--cacert "+file, PathCause(err))
+			}
+			continue
+		}
+		if pool.AppendCertsFromPEM(b) {
+			n++
+		} else if f == file {
+			return nil, NewError(ErrCACert, "--cacert "+file+": no PEM certificate in it", nil)
+		}
+	}
+	if n == 0 {
+		return nil, NewError(ErrCACert, "--capath "+dir+": no PEM certificate in it", nil)
+	}
+	return pool, nil
+}
+
+// PathCause is the system's reason inside a file error ("no such file or
+// directory"), without Go's "open NAME:" that a message names already;
+// any other error as it is.
+func PathCause(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }

@@ -44,6 +44,9 @@ type Option struct {
 	Default string   // the default, as documentation
 	Help    string   // one line, without a scheme prefix
 	Schemes []string // the schemes it applies to
+	// Values, for a String option that takes one of a few values, lists
+	// them (shell completion offers them).
+	Values []string
 	// caps, for an option of this package, gives Schemes: Register adds
 	// each scheme registered with these capabilities.
 	caps Caps
@@ -208,6 +211,16 @@ const (
 	// nowhere (--dry-run). Package mailto declares its flag, for every
 	// scheme that reads it.
 	OptDryRun = "dry-run"
+	// OptModTime, "1", asks for Meta.ModTime where it costs a command of
+	// its own (ftp MDTM): a caller that keeps the time (the CLI's -R, a
+	// resume) sets it. It has no flag.
+	OptModTime = "modtime"
+	// OptBodyHeader holds header lines that describe Request.Body
+	// (Content-Type, Expect), one a line, for the protocols that carry a
+	// header (HTTP): sent only with a body, and replaced by the caller's
+	// own header lines of the same names. It has no flag: the CLI sets it
+	// for -d, -F and -T.
+	OptBodyHeader = "body-header"
 )
 
 // The options of this package apply to every scheme (OptRaw) or to the

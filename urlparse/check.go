@@ -58,24 +58,32 @@ var lineClass = [256]uint8{
 	'>':  lbNews,
 }
 
-// scanLine returns the offset of the first byte of s in the mask, or -1.
-func scanLine(s string, mask uint8) int {
+// checkField is the one check of a field s: nil when no byte of s is in
+// the mask, else the *LineError for the first that is, its component
+// scheme+" "+name, followed by [idx] when idx >= 0. It allocates only for
+// the error.
+func checkField(scheme, name string, idx int, s string, mask uint8) error {
 	for i := 0; i < len(s); i++ {
 		if lineClass[s[i]]&mask != 0 {
-			return i
+			c := scheme + " " + name
+			if idx >= 0 {
+				c += "[" + strconv.Itoa(idx) + "]"
+			}
+			return &LineError{Component: c, Byte: s[i], Offset: i}
 		}
 	}
-	return -1
+	return nil
 }
 
-// lineErr builds the error for s[i]; the component is scheme+" "+name,
-// followed by [idx] when idx >= 0.
-func lineErr(scheme, name string, idx int, s string, i int) error {
-	c := scheme + " " + name
-	if idx >= 0 {
-		c += "[" + strconv.Itoa(idx) + "]"
+// checkFields is checkField for each name and value pair of fields (no
+// index), in order.
+func checkFields(scheme string, mask uint8, fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if err := checkField(scheme, fields[i], -1, fields[i+1], mask); err != nil {
+			return err
+		}
 	}
-	return &LineError{Component: c, Byte: s[i], Offset: i}
+	return nil
 }
 
 // CheckLine is the one check a fetcher makes before any decoded component
@@ -91,14 +99,8 @@ func lineErr(scheme, name string, idx int, s string, i int) error {
 // when the URL passes.
 func (u *URL) CheckLine() error {
 	sc := u.Scheme
-	if i := scanLine(u.User, maskLine); i >= 0 {
-		return lineErr(sc, "user", -1, u.User, i)
-	}
-	if i := scanLine(u.Password, maskLine); i >= 0 {
-		return lineErr(sc, "password", -1, u.Password, i)
-	}
-	if i := scanLine(u.Host, maskLine); i >= 0 {
-		return lineErr(sc, "host", -1, u.Host, i)
+	if err := checkFields(sc, maskLine, "user", u.User, "password", u.Password, "host", u.Host); err != nil {
+		return err
 	}
 	switch formOf(sc) {
 	case formFTP:

@@ -21,8 +21,8 @@ func (u *URL) parseFile(s string) error {
 // checkFile is CheckLine for the fields of file URLs.
 func (u *URL) checkFile() error {
 	sc := u.Scheme
-	if i := scanLine(u.File.Path, maskNUL); i >= 0 {
-		return lineErr(sc, "path", -1, u.File.Path, i)
+	if err := checkField(sc, "path", -1, u.File.Path, maskNUL); err != nil {
+		return err
 	}
 	return nil
 }

@@ -72,12 +72,12 @@ func quoteByte(c byte) string {
 func (u *URL) checkFTP() error {
 	sc := u.Scheme
 	for k, seg := range u.FTP.CWD {
-		if i := scanLine(seg, maskLine); i >= 0 {
-			return lineErr(sc, "cwd", k, seg, i)
+		if err := checkField(sc, "cwd", k, seg, maskLine); err != nil {
+			return err
 		}
 	}
-	if i := scanLine(u.FTP.Name, maskLine); i >= 0 {
-		return lineErr(sc, "name", -1, u.FTP.Name, i)
+	if err := checkField(sc, "name", -1, u.FTP.Name, maskLine); err != nil {
+		return err
 	}
 	return nil
 }

@@ -49,18 +49,8 @@ func (u *URL) parseGopher(s string) error {
 
 // checkGopher is CheckLine for the fields of gopher and gophers URLs.
 func (u *URL) checkGopher() error {
-	sc := u.Scheme
 	g := &u.Gopher
-	if i := scanLine(g.Selector, maskGopher); i >= 0 {
-		return lineErr(sc, "selector", -1, g.Selector, i)
-	}
-	if i := scanLine(g.Search, maskGopher); i >= 0 {
-		return lineErr(sc, "search", -1, g.Search, i)
-	}
-	if i := scanLine(g.Plus, maskGopher); i >= 0 {
-		return lineErr(sc, "plus", -1, g.Plus, i)
-	}
-	return nil
+	return checkFields(u.Scheme, maskGopher, "selector", g.Selector, "search", g.Search, "plus", g.Plus)
 }
 
 // GopherURL returns the gopher (or gophers) URL of an item: scheme is

@@ -55,21 +55,21 @@ func (u *URL) parseMailto(s string) error {
 func (u *URL) checkMailto() error {
 	sc := u.Scheme
 	for k, a := range u.Mailto.To {
-		if i := scanLine(a, maskLine); i >= 0 {
-			return lineErr(sc, "to", k, a, i)
+		if err := checkField(sc, "to", k, a, maskLine); err != nil {
+			return err
 		}
 	}
 	for k, h := range u.Mailto.Headers {
-		if i := scanLine(h.Name, maskLine); i >= 0 {
-			return lineErr(sc, "hfname", k, h.Name, i)
+		if err := checkField(sc, "hfname", k, h.Name, maskLine); err != nil {
+			return err
 		}
 		// A body may hold line breaks (RFC 6068 §2: %0D%0A).
 		mask := maskLine
 		if strings.EqualFold(h.Name, "body") {
 			mask = maskNUL
 		}
-		if i := scanLine(h.Value, mask); i >= 0 {
-			return lineErr(sc, "hfvalue", k, h.Value, i)
+		if err := checkField(sc, "hfvalue", k, h.Value, mask); err != nil {
+			return err
 		}
 	}
 	return nil

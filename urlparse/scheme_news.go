@@ -102,29 +102,13 @@ func (u *URL) parseNNTP(s string) error {
 
 // checkNews is CheckLine for the fields of news URLs.
 func (u *URL) checkNews() error {
-	sc := u.Scheme
-	if i := scanLine(u.News.Group, maskNews); i >= 0 {
-		return lineErr(sc, "group", -1, u.News.Group, i)
-	}
-	if i := scanLine(u.News.MessageID, maskNews); i >= 0 {
-		return lineErr(sc, "message-id", -1, u.News.MessageID, i)
-	}
-	return nil
+	return checkFields(u.Scheme, maskNews, "group", u.News.Group, "message-id", u.News.MessageID)
 }
 
 // checkNNTP is CheckLine for the fields of nntp and nntps URLs.
 func (u *URL) checkNNTP() error {
-	sc := u.Scheme
-	if i := scanLine(u.NNTP.Group, maskNews); i >= 0 {
-		return lineErr(sc, "group", -1, u.NNTP.Group, i)
-	}
-	if i := scanLine(u.NNTP.Article, maskNews); i >= 0 {
-		return lineErr(sc, "article", -1, u.NNTP.Article, i)
-	}
-	if i := scanLine(u.NNTP.MessageID, maskNews); i >= 0 {
-		return lineErr(sc, "message-id", -1, u.NNTP.MessageID, i)
-	}
-	return nil
+	n := &u.NNTP
+	return checkFields(u.Scheme, maskNews, "group", n.Group, "article", n.Article, "message-id", n.MessageID)
 }
 
 // NNTPURL returns nntp://host:port/group/article (article "" leaves out

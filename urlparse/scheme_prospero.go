@@ -64,15 +64,15 @@ func (p *Prospero) Field(name string) (value string, ok bool) {
 func (u *URL) checkProspero() error {
 	sc := u.Scheme
 	p := &u.Prospero
-	if i := scanLine(p.HSOName, maskLine); i >= 0 {
-		return lineErr(sc, "hsoname", -1, p.HSOName, i)
+	if err := checkField(sc, "hsoname", -1, p.HSOName, maskLine); err != nil {
+		return err
 	}
 	for k, f := range p.Fields {
-		if i := scanLine(f.Name, maskLine); i >= 0 {
-			return lineErr(sc, "field name", k, f.Name, i)
+		if err := checkField(sc, "field name", k, f.Name, maskLine); err != nil {
+			return err
 		}
-		if i := scanLine(f.Value, maskLine); i >= 0 {
-			return lineErr(sc, "field value", k, f.Value, i)
+		if err := checkField(sc, "field value", k, f.Value, maskLine); err != nil {
+			return err
 		}
 	}
 	return nil

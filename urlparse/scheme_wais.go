@@ -101,21 +101,8 @@ func parseDocFields(s string, a, b int, v *pview) []WAISField {
 
 // checkWAIS is CheckLine for the fields of wais URLs.
 func (u *URL) checkWAIS() error {
-	sc := u.Scheme
 	w := &u.WAIS
-	if i := scanLine(w.Database, maskLine); i >= 0 {
-		return lineErr(sc, "database", -1, w.Database, i)
-	}
-	if i := scanLine(w.Search, maskLine); i >= 0 {
-		return lineErr(sc, "search", -1, w.Search, i)
-	}
-	if i := scanLine(w.DocType, maskLine); i >= 0 {
-		return lineErr(sc, "wtype", -1, w.DocType, i)
-	}
-	if i := scanLine(w.Length, maskLine); i >= 0 {
-		return lineErr(sc, "length", -1, w.Length, i)
-	}
-	return nil
+	return checkFields(u.Scheme, maskLine, "database", w.Database, "search", w.Search, "wtype", w.DocType, "length", w.Length)
 }
 
 // WAISURL returns wais://host:port/database.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // Config files (-K/--config FILE, and ~/.urlgetrc) in curl's syntax: one
@@ -134,7 +136,7 @@ func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]s
 		b, err = os.ReadFile(name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("-K/--config %s: %v", name, pathErr(err))
+		return nil, fmt.Errorf("-K/--config %s: %v", name, fetch.PathCause(err))
 	}
 	var toks []string
 	for n, line := range strings.Split(string(b), "\n") {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/fetch/ftp"
 )
 
 // The manual page (--man, docs/urlget.1) and the completion scripts
@@ -145,14 +144,21 @@ type completionFlag struct {
 	values []string
 }
 
-// completionValues are the values of the flags that take one of a few.
-var completionValues = map[string][]string{
-	"ftp-method": {ftp.MultiCWD, ftp.SingleCWD, ftp.NoCWD},
-	"completion": {"bash", "zsh", "fish"},
+// completionValues are the values of the flags that take one of a few:
+// the options declared with Values, and --completion.
+func completionValues() map[string][]string {
+	m := map[string][]string{"completion": {"bash", "zsh", "fish"}}
+	for _, o := range fetch.RegisteredOptions() {
+		if len(o.Values) > 0 {
+			m[o.FlagName()] = o.Values
+		}
+	}
+	return m
 }
 
 func completionFlags(fs *pflag.FlagSet) []completionFlag {
 	var out []completionFlag
+	values := completionValues()
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Hidden {
 			return
@@ -161,8 +167,8 @@ func completionFlags(fs *pflag.FlagSet) []completionFlag {
 		c := completionFlag{f: f}
 		switch {
 		case ph == "" && f.Value.Type() == "bool":
-		case completionValues[f.Name] != nil:
-			c.arg, c.values = "values", completionValues[f.Name]
+		case values[f.Name] != nil:
+			c.arg, c.values = "values", values[f.Name]
 		case strings.Contains(ph, "DIR"):
 			c.arg = "dir"
 		case strings.Contains(ph, "FILE"):

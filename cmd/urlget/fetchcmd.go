@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +21,7 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
-	"github.com/urlget/urlget/fetch/ftp"
+	"github.com/urlget/urlget/fetch/telnet"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -269,7 +268,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		if o.options == nil {
 			o.options = fetch.Options{}
 		}
-		o.options[ftp.OptMDTM] = "1"
+		o.options[fetch.OptModTime] = "1"
 	}
 	return o, nil
 }
@@ -311,12 +310,12 @@ type fetchCmd struct {
 	o      *fetchOpts
 	client *fetch.Client
 	lent   *fetch.Client     // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
-	tty    *tty              // the terminal lent
+	tty    *telnet.Console   // the terminal lent
 	asked  map[string]string // options answered on the terminal for the current URL
 	wo     *writeOut         // nil without -w
 	meter  *meter            // the current transfer's meter, if drawn
 	body   requestBody       // -d, -F (request.go)
-	jar    *cookieJar        // -b, -c
+	jar    *fetch.CookieJar  // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
@@ -425,7 +424,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		LowSpeedTime:    o.speedTime,
 	}
 	if o.cacert != "" || o.capath != "" {
-		pool, err := rootCAs(o.cacert, o.capath)
+		pool, err := fetch.RootCAs(o.cacert, o.capath)
 		if err != nil {
 			return nil, err
 		}
@@ -481,47 +480,6 @@ func anyHTTP(urls []string) bool {
 		}
 	}
 	return false
-}
-
-// rootCAs is the pool of CA certificates from --cacert FILE and the PEM
-// files in --capath DIR, which replace the system's (as in curl). A file
-// or directory that gives no certificate is ErrCACert (curl's exit 77).
-func rootCAs(file, dir string) (*x509.CertPool, error) {
-	pool := x509.NewCertPool()
-	var files []string
-	if file != "" {
-		files = append(files, file)
-	}
-	if dir != "" {
-		des, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir, pathErr(err))
-		}
-		for _, de := range des {
-			if de.Type().IsRegular() || de.Type()&os.ModeSymlink != 0 {
-				files = append(files, filepath.Join(dir, de.Name()))
-			}
-		}
-	}
-	n := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			if f == file {
-				return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file, pathErr(err))
-			}
-			continue
-		}
-		if pool.AppendCertsFromPEM(b) {
-			n++
-		} else if f == file {
-			return nil, fetch.NewError(fetch.ErrCACert, "--cacert "+file+": no PEM certificate in it", nil)
-		}
-	}
-	if n == 0 {
-		return nil, fetch.NewError(fetch.ErrCACert, "--capath "+dir+": no PEM certificate in it", nil)
-	}
-	return pool, nil
 }
 
 // keepPost is Client.KeepPost for --post301, --post302 and --post303.
@@ -622,7 +580,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" && u.Scheme == "ftp" {
+		if c.o.uploadFile != "" && appendsTo(u.Scheme) {
 			r.err = c.upload(ctx, &u, r)
 		} else if nu, err := c.prepareURL(&u, r); err != nil {
 			r.err = err
@@ -774,12 +732,15 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		return err
 	}
 	defer func() { err = endSession(err) }()
-	if fetch.HasCaps(u.Scheme, fetch.Mail) {
-		closer, err := c.mailRequest(req, out)
-		if err != nil {
-			return err
+	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
+		// -o FILE (or -O) writes the composed message instead of sending
+		// it, as --dry-run does; on a terminal the fetcher asks before
+		// sending (fetch.OptInteractive, answered by askUser) unless --yes.
+		req.Options = maps.Clone(req.Options)
+		if req.Options == nil {
+			req.Options = fetch.Options{}
 		}
-		defer closer.Close()
+		req.Options[optionKey("dry-run")] = "1"
 	}
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)

@@ -1,30 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"os/signal"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
-	"time"
-
-	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/telnet"
 	"github.com/urlget/urlget/urlparse"
 )
 
-// The interactive sessions (telnet, rlogin, tn3270): the CLI owns the
-// terminal, so this is where raw mode, the window-size signal and the
-// escape prompt live. fetch/telnet does the protocol.
+// The interactive sessions (telnet, rlogin, tn3270): the command owns the
+// terminal and lends it (a telnet.Console, which does raw mode, the window
+// size and the escape prompt) to the sessions whose output is the
+// terminal. This is the one place the command imports a scheme package
+// other than fetch/all: the terminal hand-over.
 
 // isSessionScheme reports whether u opens an interactive session.
 func isSessionScheme(s string) bool { return fetch.HasCaps(s, fetch.Session) }
@@ -33,8 +22,8 @@ func isSessionScheme(s string) bool { return fetch.HasCaps(s, fetch.Session) }
 // that lends it to the sessions (Client.Terminal), a copy of c.client:
 // session chooses it when a session is to have the terminal.
 func (c *fetchCmd) lendTerminal() {
-	if in, ok := c.e.stdin.(*os.File); ok && term.IsTerminal(int(in.Fd())) {
-		c.tty = &tty{}
+	if in, ok := c.e.stdin.(*os.File); ok && telnet.IsTerminal(in) {
+		c.tty = telnet.NewConsole(in, c.e.stdout, c.e.stderr)
 		lent := *c.client
 		lent.Terminal = c.tty
 		c.lent = &lent
@@ -53,335 +42,18 @@ func (c *fetchCmd) session(ctx context.Context, u *urlparse.URL, req *fetch.Requ
 		return ctx, c.client, same, nil
 	}
 	req.Body, req.BodySize = c.e.stdin, -1
-	in, ok := c.e.stdin.(*os.File)
-	if !ok || c.lent == nil || out.path != "" || !c.isTerminal(c.e.stdout) {
+	if c.lent == nil || out.path != "" || !c.isTerminal(c.e.stdout) {
 		return ctx, c.client, same, nil
 	}
-	esc, err := parseEscape(c.o.options.String(telnet.OptEscape))
+	ctx, typed, err := c.tty.Begin(ctx, u.Host, c.o.options.String(telnet.OptEscape))
 	if err != nil {
 		return ctx, c.client, same, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	req.Body = pr
-	t := c.tty
-	*t = tty{in: in, out: c.e.stdout, errw: c.e.stderr, escape: esc, host: u.Host, cancel: cancel, typed: pw}
+	req.Body = typed
 	return ctx, c.lent, func(err error) error {
-		t.finish()
-		cancel()
-		pw.Close()
-		if t.quit.Load() {
+		if c.tty.End() {
 			return nil
 		}
 		return err
 	}, nil
-}
-
-// parseEscape reads --telnet-escape: "^]" (default), "^X", one character,
-// or "none".
-func parseEscape(s string) (byte, error) {
-	switch {
-	case s == "":
-		return 0x1d, nil
-	case s == "none":
-		return 0, nil
-	case s == "^?":
-		return 0x7f, nil
-	case len(s) == 2 && s[0] == '^' && s[1] >= '@' && s[1] <= '_':
-		return s[1] - '@', nil
-	case len(s) == 2 && s[0] == '^' && s[1] >= 'a' && s[1] <= 'z':
-		return s[1] - 'a' + 1, nil
-	case len(s) == 1:
-		return s[0], nil
-	}
-	return 0, fetch.NewError(fetch.ErrMalformed, "--"+telnet.OptEscape+": want ^X, one character or \"none\", not "+fmt.Sprintf("%q", s), nil)
-}
-
-// tty is the user's terminal lent to a session (fetch.Terminal), set up
-// anew for each.
-type tty struct {
-	in     *os.File
-	out    io.Writer
-	errw   io.Writer
-	escape byte
-	host   string
-	cancel context.CancelFunc
-	typed  *io.PipeWriter // what is typed, to the session's Request.Body
-
-	mu       sync.Mutex
-	saved    *term.State // the terminal's mode before raw, while raw
-	nonblock bool        // stdin was set non-blocking (to stop the reader at the end)
-	reader   *os.File    // stdin, through the poller
-	winch    chan os.Signal
-	stopped  chan struct{}
-	once     sync.Once
-	quit     atomic.Bool
-	sess     fetch.SessionControl
-}
-
-func (t *tty) fd() int { return int(t.in.Fd()) }
-
-// Size is the window's size.
-func (t *tty) Size() (int, int) {
-	w, h, err := term.GetSize(t.fd())
-	if err != nil {
-		return 0, 0
-	}
-	return w, h
-}
-
-// Type is $TERM.
-func (t *tty) Type() string { return os.Getenv("TERM") }
-
-// Notice prints one line before the session starts.
-func (t *tty) Notice(line string) { fmt.Fprintf(t.errw, "urlget: %s\r\n", line) }
-
-// Run runs c3270 on the terminal, in its normal mode.
-func (t *tty) Run(cmd *exec.Cmd) error {
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = t.in, os.Stdout, os.Stderr
-	// c3270 owns the terminal until it exits: the interrupt is its.
-	signal.Ignore(os.Interrupt)
-	defer signal.Reset(os.Interrupt)
-	return cmd.Run()
-}
-
-// Attach puts the terminal in raw mode and starts passing what is typed
-// to the session, watching window-size changes and the escape character.
-func (t *tty) Attach(s fetch.SessionControl) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.sess = s
-	t.stopped = make(chan struct{})
-	if err := t.rawLocked(); err != nil {
-		fmt.Fprintf(t.errw, "urlget: cannot put the terminal in raw mode: %v\r\n", err)
-	}
-	if t.escape != 0 {
-		fmt.Fprintf(t.errw, "urlget: connected to %s; escape character is '%s'\r\n", fetch.SanitizeLine(t.host, 80), escName(t.escape))
-	}
-	// Reading stdin through the poller (a non-blocking duplicate) lets
-	// finish stop the reader; the flag is the terminal's, shared with the
-	// shell, and finish clears it.
-	t.reader = t.in
-	if dup, err := syscall.Dup(t.fd()); err == nil {
-		if syscall.SetNonblock(dup, true) == nil {
-			t.nonblock = true
-			t.reader = os.NewFile(uintptr(dup), "stdin")
-		} else {
-			syscall.Close(dup)
-		}
-	}
-	t.winch = make(chan os.Signal, 1)
-	signal.Notify(t.winch, syscall.SIGWINCH)
-	go t.watchSize(s)
-	go t.readInput(s)
-}
-
-func escName(b byte) string {
-	switch {
-	case b < 0x20:
-		return "^" + string(rune(b+'@'))
-	case b == 0x7f:
-		return "^?"
-	}
-	return string(rune(b))
-}
-
-func (t *tty) rawLocked() error {
-	if t.saved != nil {
-		return nil
-	}
-	st, err := term.MakeRaw(t.fd())
-	if err != nil {
-		return err
-	}
-	t.saved = st
-	return nil
-}
-
-func (t *tty) restoreLocked() {
-	if t.saved != nil {
-		term.Restore(t.fd(), t.saved)
-		t.saved = nil
-	}
-}
-
-// watchSize sends the new size on every SIGWINCH.
-func (t *tty) watchSize(s fetch.SessionControl) {
-	for {
-		select {
-		case <-t.winch:
-			if w, h := t.Size(); w > 0 && h > 0 {
-				s.SetWindowSize(w, h)
-			}
-		case <-t.stopped:
-			return
-		}
-	}
-}
-
-// readInput passes what is typed to the session, echoing it when the
-// server does not, and opens the prompt on the escape character.
-func (t *tty) readInput(s fetch.SessionControl) {
-	defer func() {
-		if p := recover(); p != nil {
-			t.finish()
-			panic(p)
-		}
-	}()
-	buf := make([]byte, 1024)
-	for {
-		n, err := t.reader.Read(buf)
-		p := buf[:n]
-		for len(p) > 0 {
-			i := -1
-			if t.escape != 0 {
-				i = bytes.IndexByte(p, t.escape)
-			}
-			chunk := p
-			if i >= 0 {
-				chunk = p[:i]
-			}
-			if len(chunk) > 0 {
-				if !s.RemoteEcho() {
-					t.out.Write(bytes.ReplaceAll(chunk, []byte("\r"), []byte("\r\n")))
-				}
-				if _, err := t.typed.Write(chunk); err != nil {
-					return
-				}
-			}
-			if i < 0 {
-				break
-			}
-			p = p[i+1:]
-			if !t.prompt(s, &p) {
-				return
-			}
-		}
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) {
-				return
-			}
-			if err == io.EOF {
-				t.typed.Close()
-			}
-			return
-		}
-	}
-}
-
-// prompt reads one command line in the terminal's normal mode; rest holds
-// bytes already read after the escape character. It returns false when
-// the session is to end.
-func (t *tty) prompt(s fetch.SessionControl, rest *[]byte) bool {
-	t.mu.Lock()
-	t.restoreLocked()
-	t.mu.Unlock()
-	fmt.Fprint(t.out, "\r\nurlget> ")
-	line, err := t.readLine(rest)
-	if err != nil {
-		return false
-	}
-	cmd, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-	arg = strings.TrimSpace(arg)
-	switch cmd {
-	case "quit", "q", "close", "exit":
-		t.quit.Store(true)
-		t.cancel()
-		return false
-	case "send":
-		if arg == "" {
-			fmt.Fprintln(t.out, "usage: send "+sendNames(s))
-		} else if err := s.Send(arg); err != nil {
-			fmt.Fprintf(t.out, "%v\n", err)
-		}
-	case "status":
-		echo := "the server echoes"
-		if !s.RemoteEcho() {
-			echo = "local echo"
-		}
-		w, h := t.Size()
-		fmt.Fprintf(t.out, "connected to %s; %s; window %dx%d; escape character '%s'\n", fetch.SanitizeLine(t.host, 80), echo, w, h, escName(t.escape))
-	case "escape":
-		if len(arg) > 0 {
-			t.escape = arg[0]
-		}
-		fmt.Fprintf(t.out, "escape character is '%s'\n", escName(t.escape))
-	case "", "continue", "c":
-	case "help", "?":
-		fmt.Fprintln(t.out, "quit           end the session")
-		fmt.Fprintln(t.out, "send NAME      send a protocol command: "+sendNames(s))
-		fmt.Fprintln(t.out, "status         show the session's state")
-		fmt.Fprintln(t.out, "(empty line)   back to the session")
-	default:
-		fmt.Fprintf(t.out, "unknown command %q (try help)\n", cmd)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.saved == nil && t.stopped != nil {
-		select {
-		case <-t.stopped:
-			return false
-		default:
-		}
-		t.rawLocked()
-	}
-	return true
-}
-
-func sendNames(s fetch.SessionControl) string {
-	var names []string
-	for _, c := range s.Commands() {
-		names = append(names, c[0])
-	}
-	if len(names) == 0 {
-		return "(none for this protocol)"
-	}
-	return strings.Join(names, ", ")
-}
-
-// readLine reads up to a newline, starting with what rest holds.
-func (t *tty) readLine(rest *[]byte) (string, error) {
-	var line []byte
-	for {
-		if i := bytes.IndexAny(*rest, "\r\n"); i >= 0 {
-			line = append(line, (*rest)[:i]...)
-			*rest = (*rest)[i+1:]
-			return string(line), nil
-		}
-		line = append(line, *rest...)
-		*rest = nil
-		if len(line) > 4096 {
-			return string(line), nil
-		}
-		buf := make([]byte, 256)
-		n, err := t.reader.Read(buf)
-		*rest = buf[:n]
-		if err != nil && n == 0 {
-			return "", err
-		}
-	}
-}
-
-// finish restores the terminal and stops the reader and the size watch;
-// called on every way out of the session.
-func (t *tty) finish() {
-	t.once.Do(func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		t.restoreLocked()
-		if t.winch != nil {
-			signal.Stop(t.winch)
-		}
-		if t.stopped != nil {
-			close(t.stopped)
-		}
-		if t.nonblock {
-			t.reader.SetReadDeadline(time.Now())
-			syscall.SetNonblock(t.fd(), false)
-			go func(f *os.File) { time.Sleep(100 * time.Millisecond); f.Close() }(t.reader)
-		}
-		if t.sess != nil {
-			fmt.Fprint(t.errw, "\r\nurlget: connection closed\n")
-		}
-	})
 }

@@ -7,23 +7,6 @@ import (
 	"github.com/urlget/urlget/fetch/telnet/telnettest"
 )
 
-func TestParseEscape(t *testing.T) {
-	for in, want := range map[string]byte{"": 0x1d, "^]": 0x1d, "^A": 1, "^a": 1, "^?": 0x7f, "~": '~', "none": 0} {
-		got, err := parseEscape(in)
-		if err != nil || got != want {
-			t.Errorf("parseEscape(%q) = %#x, %v; want %#x", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"ab", "^1", "none!"} {
-		if _, err := parseEscape(in); err == nil {
-			t.Errorf("parseEscape(%q) accepted", in)
-		}
-	}
-	if escName(0x1d) != "^]" || escName('~') != "~" {
-		t.Errorf("escName: %q %q", escName(0x1d), escName('~'))
-	}
-}
-
 // TestTelnetScriptCLI: stdin is the session's input, stdout its output,
 // exit 0 when the server closes (in-tree server; the real ones are in
 // telnet_integration_test.go).

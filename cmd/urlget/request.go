@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
-	fhttp "github.com/urlget/urlget/fetch/http"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -116,7 +113,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 type requestBody struct {
 	data    []byte // -d and friends, joined with "&"
 	hasData bool
-	form    *formBody
+	form    *fetch.Form
 }
 
 // readData reads the data flags, in order, joined with "&" as curl does.
@@ -143,19 +140,11 @@ func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
 			p, err = urlencodeData(a.v, stdin)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, pathErr(err))
+			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, fetch.PathCause(err))
 		}
 		parts = append(parts, p)
 	}
 	return bytes.Join(parts, []byte("&")), nil
-}
-
-// pathErr drops the "open NAME:" that the message already names.
-func pathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 func readNamed(name string, stdin io.Reader) ([]byte, error) {
@@ -227,9 +216,9 @@ func (c *fetchCmd) prepareRequest() error {
 		if c.body.hasData {
 			return fmt.Errorf("-F/--form and -d/--data: give one or the other")
 		}
-		f, err := parseForm(r.form)
+		f, err := fetch.ParseForm(r.form)
 		if err != nil {
-			return err
+			return fmt.Errorf("-F/--form %v", err)
 		}
 		c.body.form = f
 	}
@@ -296,18 +285,18 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 		ctype = "application/x-www-form-urlencoded"
 	case c.body.form != nil:
 		form := c.body.form
-		b, n, err := form.open(c.e.stdin)
+		b, n, err := c.openForm()
 		if err != nil {
 			return err
 		}
 		req.Body, req.BodySize = c.countUpload(b, n), n
-		if !form.readsStdin() {
+		if !form.ReadsStdin() {
 			req.GetBody = func() (io.Reader, error) {
-				b, n, err := form.open(c.e.stdin)
+				b, n, err := c.openForm()
 				return c.countUpload(b, n), err
 			}
 		}
-		ctype = "multipart/form-data; boundary=" + form.boundary
+		ctype = form.ContentType()
 	default:
 		return c.uploadBody(req)
 	}
@@ -318,6 +307,18 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 	return nil
 }
 
+// openForm opens the -F body, its files as -T opens its own.
+func (c *fetchCmd) openForm() (io.Reader, int64, error) {
+	b, n, err := c.body.form.Open(func(name string) (io.Reader, int64, error) {
+		r, n, err := openUpload(name, c.e.stdin)
+		return r, n, fetch.PathCause(err)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("-F/--form %v", err)
+	}
+	return b, n, nil
+}
+
 // expectThreshold is the body size over which curl sends "Expect:
 // 100-continue" with a POST (an upload with -T always sends it).
 const expectThreshold = 1 << 20
@@ -325,14 +326,15 @@ const expectThreshold = 1 << 20
 // addHeader adds "name: value" to the header lines that go with the
 // request's body; the user's -H lines replace them (curl's rule).
 func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
-	opts[fhttp.OptBodyHeader] = joinLines(append(opts.Strings(fhttp.OptBodyHeader), name+": "+value))
+	opts[fetch.OptBodyHeader] = joinLines(append(opts.Strings(fetch.OptBodyHeader), name+": "+value))
 }
 
-// uploadBody attaches the -T source to a request for a scheme other than
-// ftp (which upload.go handles): http and https get a PUT.
+// uploadBody attaches the -T source to a request (an upload that may
+// resume goes through upload.go first): http and https get a PUT, a mail
+// the text after its URL's body=.
 func (c *fetchCmd) uploadBody(req *fetch.Request) error {
-	if c.o.uploadFile == "" || fetch.HasCaps(req.URL.Scheme, fetch.Mail) || isSessionScheme(req.URL.Scheme) {
-		return nil // a mail's text (mailcmd.go), a session's input (interactive.go)
+	if c.o.uploadFile == "" || isSessionScheme(req.URL.Scheme) {
+		return nil // a session's input is stdin (interactive.go)
 	}
 	b, n, err := openUpload(c.o.uploadFile, c.e.stdin)
 	if err != nil {
@@ -349,8 +351,8 @@ func (c *fetchCmd) uploadBody(req *fetch.Request) error {
 		if req.Options == nil {
 			req.Options = fetch.Options{}
 		}
-		if !req.Options.Has(fhttp.OptMethod) && !c.o.options.Has(fhttp.OptMethod) {
-			req.Options[fhttp.OptMethod] = "PUT"
+		if m := optionKey("request"); !req.Options.Has(m) && !c.o.options.Has(m) {
+			req.Options[m] = "PUT"
 		}
 		c.addHeader(req.Options, "Expect", "100-continue")
 	}
@@ -364,18 +366,20 @@ func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, pathErr(err))
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, pathErr(err))
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
 	}
 	return closingReader{f}, st.Size(), nil
 }
 
-// closingReader closes its file at EOF or on an error.
+// closingReader closes its file at EOF or on an error, or when closed.
 type closingReader struct{ f *os.File }
+
+func (r closingReader) Close() error { return r.f.Close() }
 
 func (r closingReader) Read(p []byte) (int, error) {
 	n, err := r.f.Read(p)
@@ -430,11 +434,12 @@ func joinLines(l []string) string { return strings.Join(l, "\n") }
 
 // expandHeaderFiles replaces each -H @FILE by the file's lines.
 func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
-	if !opts.Has(fhttp.OptHeader) {
+	key := optionKey("header")
+	if !opts.Has(key) {
 		return nil
 	}
 	var out []string
-	for _, l := range opts.Strings(fhttp.OptHeader) {
+	for _, l := range opts.Strings(key) {
 		name, ok := strings.CutPrefix(l, "@")
 		if !ok {
 			out = append(out, l)
@@ -442,7 +447,7 @@ func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
 		}
 		b, err := readNamed(name, stdin)
 		if err != nil {
-			return fmt.Errorf("-H/--header @%s: %v", name, pathErr(err))
+			return fmt.Errorf("-H/--header @%s: %v", name, fetch.PathCause(err))
 		}
 		for _, fl := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
 			if strings.TrimSpace(fl) != "" {
@@ -450,155 +455,9 @@ func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
 			}
 		}
 	}
-	opts[fhttp.OptHeader] = joinLines(out)
+	opts[key] = joinLines(out)
 	return nil
 }
-
-// formBody is a multipart/form-data body (-F), written as curl writes it.
-type formBody struct {
-	boundary string
-	parts    []formPart
-}
-
-type formPart struct {
-	name     string
-	value    string // text value
-	file     string // NAME=@FILE: the file's bytes; NAME=<FILE: as text
-	upload   bool   // @: sent as a file (filename=...)
-	filename string
-	ctype    string
-}
-
-// parseForm reads the -F arguments.
-func parseForm(args []string) (*formBody, error) {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	f := &formBody{boundary: "------------------------" + hex.EncodeToString(rnd[:])}
-	for _, a := range args {
-		name, v, ok := strings.Cut(a, "=")
-		if !ok || name == "" {
-			return nil, fmt.Errorf("-F/--form %q: want NAME=VALUE, NAME=@FILE or NAME=<FILE", a)
-		}
-		p := formPart{name: name}
-		switch {
-		case strings.HasPrefix(v, "@"), strings.HasPrefix(v, "<"):
-			p.upload = v[0] == '@'
-			v = v[1:]
-			fields := strings.Split(v, ";")
-			p.file = fields[0]
-			for _, m := range fields[1:] {
-				k, mv, _ := strings.Cut(m, "=")
-				switch strings.TrimSpace(k) {
-				case "type":
-					p.ctype = mv
-				case "filename":
-					p.filename = mv
-				default:
-					return nil, fmt.Errorf("-F/--form %q: unknown ;%s", a, k)
-				}
-			}
-			if p.upload && p.filename == "" {
-				p.filename = filepath.Base(p.file)
-			}
-			if p.upload && p.ctype == "" {
-				p.ctype = guessType(p.file)
-			}
-		default:
-			val, t, hasType := strings.Cut(v, ";type=")
-			p.value = val
-			if hasType {
-				p.ctype = t
-			}
-		}
-		f.parts = append(f.parts, p)
-	}
-	return f, nil
-}
-
-// guessType is curl's content type for a file by its extension.
-func guessType(name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".gif":
-		return "image/gif"
-	case ".jpg", ".jpeg":
-		return "image/jpeg"
-	case ".png":
-		return "image/png"
-	case ".svg":
-		return "image/svg+xml"
-	case ".txt":
-		return "text/plain"
-	case ".htm", ".html":
-		return "text/html"
-	case ".pdf":
-		return "application/pdf"
-	case ".xml":
-		return "application/xml"
-	}
-	return "application/octet-stream"
-}
-
-// readsStdin reports whether a part is read from standard input (-F
-// name=@-), so that the body cannot be sent twice.
-func (f *formBody) readsStdin() bool {
-	for _, p := range f.parts {
-		if p.file == "-" {
-			return true
-		}
-	}
-	return false
-}
-
-// open gives the body as a stream (files opened now, read as sent) and
-// its length.
-func (f *formBody) open(stdin io.Reader) (io.Reader, int64, error) {
-	var rs []io.Reader
-	var n int64
-	unknown := false
-	add := func(s string) {
-		rs = append(rs, strings.NewReader(s))
-		n += int64(len(s))
-	}
-	for _, p := range f.parts {
-		head := "--" + f.boundary + "\r\nContent-Disposition: form-data; name=\"" + formQuote(p.name) + "\""
-		if p.upload {
-			head += "; filename=\"" + formQuote(p.filename) + "\""
-		}
-		head += "\r\n"
-		if p.ctype != "" {
-			head += "Content-Type: " + p.ctype + "\r\n"
-		}
-		add(head + "\r\n")
-		if p.file != "" {
-			r, size, err := openUpload(p.file, stdin)
-			if err != nil {
-				for _, r := range rs {
-					if c, ok := r.(closingReader); ok {
-						c.f.Close()
-					}
-				}
-				return nil, 0, fmt.Errorf("-F/--form %s: %v", p.name, pathErr(err))
-			}
-			rs = append(rs, r)
-			if size < 0 {
-				unknown = true
-			}
-			n += size
-		} else {
-			add(p.value)
-		}
-		add("\r\n")
-	}
-	add("--" + f.boundary + "--\r\n")
-	if unknown {
-		n = -1 // stdin: sent chunked
-	}
-	return io.MultiReader(rs...), n, nil
-}
-
-// formQuote escapes a double quote in a field name or file name as curl
-// does (%22).
-func formQuote(s string) string { return strings.ReplaceAll(s, `"`, "%22") }
 
 // checkRequestArgs refuses request and output flags that contradict each
 // other, naming both.
@@ -654,9 +513,9 @@ func isHTTPURL(scheme string) bool { return fetch.HasCaps(scheme, fetch.SpeaksHT
 // finishRequest writes the cookie jar (-c) once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {
 	if c.jar != nil && c.o.req.cookieJar != "" {
-		if err := c.jar.save(c.o.req.cookieJar, c.e.stdout); err != nil {
+		if err := saveCookies(c.jar, c.o.req.cookieJar, c.e.stdout); err != nil {
 			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: -c/--cookie-jar %s: %v\n", c.o.req.cookieJar, pathErr(err))
+				fmt.Fprintf(c.e.stderr, "urlget: -c/--cookie-jar %s: %v\n", c.o.req.cookieJar, fetch.PathCause(err))
 			}
 			if status == 0 {
 				status = fetch.ErrWrite.ExitCode()

@@ -378,7 +378,7 @@ func TestConfigLine(t *testing.T) {
 }
 
 // The request flags' parts that need no curl: --data-urlencode forms, the
-// multipart body, the cookie file both ways.
+// cookie file both ways (the multipart body: fetch's TestForm).
 func TestRequestPartsShort(t *testing.T) {
 	for in, want := range map[string]string{"a b": "a+b", "=x&y": "x%26y", "n=é/~": "n=%C3%A9%2F~", "plain.-_~": "plain.-_~"} {
 		if got, err := urlencodeData(in, nil); err != nil || string(got) != want {
@@ -386,27 +386,6 @@ func TestRequestPartsShort(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	f := filepath.Join(dir, "a.txt")
-	os.WriteFile(f, []byte("file text"), 0o644)
-	form, err := parseForm([]string{"v=1", "up=@" + f, "txt=<" + f, `q"uote=x;type=text/x`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, n, err := form.open(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(r)
-	want := strings.ReplaceAll("--B\r\nContent-Disposition: form-data; name=\"v\"\r\n\r\n1\r\n"+
-		"--B\r\nContent-Disposition: form-data; name=\"up\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile text\r\n"+
-		"--B\r\nContent-Disposition: form-data; name=\"txt\"\r\n\r\nfile text\r\n"+
-		"--B\r\nContent-Disposition: form-data; name=\"q%22uote\"\r\nContent-Type: text/x\r\n\r\nx\r\n--B--\r\n", "B", form.boundary)
-	if string(b) != want || n != int64(len(b)) {
-		t.Errorf("form body (%d bytes, said %d):\n%q\nwant\n%q", len(b), n, b, want)
-	}
-	if _, err := parseForm([]string{"novalue"}); err == nil {
-		t.Error("-F novalue accepted")
-	}
 
 	rec := newRecorder(t)
 	jar := filepath.Join(dir, "jar")

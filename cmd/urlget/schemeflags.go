@@ -53,6 +53,18 @@ func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line (not curl's --json, a JSON body: use -H 'Content-Type: application/json' -d)")
 }
 
+// optionKey is the Request.Options key behind the scheme flag --flag, ""
+// when no fetch package declares it: how the command sets an option of a
+// scheme it does not import (-T's PUT through --request, --dry-run for -o).
+func optionKey(flag string) string {
+	for _, o := range fetch.RegisteredOptions() {
+		if o.FlagName() == flag {
+			return o.Key
+		}
+	}
+	return ""
+}
+
 // optionUsage is a flag's help line: "help (default …)"; the placeholder
 // is the flag Value's Type, the scheme the section of help it is shown in.
 func optionUsage(o fetch.Option) string {

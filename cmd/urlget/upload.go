@@ -4,18 +4,32 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/fetch/ftp"
 	"github.com/urlget/urlget/urlparse"
 )
 
-// upload sends the -T file (or stdin, "-T -") to an ftp URL: STOR, or APPE
-// with --append. A URL ending in "/" gets the local file's name appended,
-// as curl does. With -C - the remote file's size (SIZE) is skipped of the
-// local file and the rest APPEnded; -C N skips N bytes; a remote file
-// already whole is left alone. Other schemes get the -T body through the fetch itself
-// (request.go: an HTTP PUT, or the scheme's fetch.BodySender).
+// appendsTo reports whether -T to a URL of scheme goes through upload: the
+// scheme can append to a file (it takes --append: ftp), so that an upload
+// can resume.
+func appendsTo(scheme string) bool {
+	for _, o := range fetch.RegisteredOptions() {
+		if o.FlagName() == "append" && o.AppliesTo(scheme) {
+			return true
+		}
+	}
+	return false
+}
+
+// upload sends the -T file (or stdin, "-T -") to a URL of a scheme that
+// can append (appendsTo: ftp's STOR, or APPE with --append) as the
+// Request.Body of one Client.Do. A URL ending in "/" gets the local file's
+// name appended, as curl does. With -C - the remote file's size (a HEAD) is
+// skipped of the local file and the rest appended; -C N skips N bytes; a
+// remote file already whole is left alone. Other schemes get the -T body
+// in the fetch itself (request.go: an HTTP PUT, a mail's text, or the
+// scheme's fetch.BodySender).
 func (c *fetchCmd) upload(ctx context.Context, u *urlparse.URL, r *xferResult) error {
 	u, err := c.prepareURL(u, r)
 	if err != nil {
@@ -33,7 +47,8 @@ func (c *fetchCmd) upload(ctx context.Context, u *urlparse.URL, r *xferResult) e
 		ctx, cancel = context.WithTimeout(ctx, c.o.maxTime)
 		defer cancel()
 	}
-	app, _ := c.o.options.Bool(ftp.OptAppend) // checked when the flags were read
+	appendKey := optionKey("append")
+	app, _ := c.o.options.Bool(appendKey) // checked when the flags were read
 	off, err := c.uploadOffset(ctx, u)
 	if err != nil {
 		return err
@@ -56,8 +71,21 @@ func (c *fetchCmd) upload(ctx context.Context, u *urlparse.URL, r *xferResult) e
 			fmt.Fprintf(c.e.stderr, "* Resuming the upload at byte %d\n", off)
 		}
 	}
-	r.size, err = ftp.Upload(ctx, c.client, &fetch.Request{URL: u, Options: c.asked}, c.countUpload(src, size), app)
-	return err
+	opts := maps.Clone(c.asked)
+	if app {
+		if opts == nil {
+			opts = fetch.Options{}
+		}
+		opts[appendKey] = "1"
+	}
+	body := &fetch.CountingReader{R: c.countUpload(src, size)}
+	res, err := c.client.Do(ctx, &fetch.Request{URL: u, Options: opts, Body: body, BodySize: -1})
+	r.size = body.N
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	return nil
 }
 
 // uploadOffset is where an upload resumes: -C N, or with -C - the remote

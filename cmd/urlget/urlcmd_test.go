@@ -466,9 +466,9 @@ func TestAppendJSONString(t *testing.T) {
 		"\xf0\x9f\x98":     `"\udcf0\udc9f\udc98"`, // truncated sequence
 		"\xc3\xa9\xe9\x80": `"é\udce9\udc80"`,
 	} {
-		got := string(appendJSONString(nil, in))
+		got := string(urlparse.AppendJSONString(nil, in))
 		if got != want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", in, got, want)
+			t.Errorf("urlparse.AppendJSONString(%q) = %s, want %s", in, got, want)
 		}
 		if back, ok := unescapeJSONString(got); !ok || back != in {
 			t.Errorf("round trip of %q: %q %v", in, back, ok)
@@ -481,7 +481,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := appendJSONString(nil, s)
+		q := urlparse.AppendJSONString(nil, s)
 		if !json.Valid(q) {
 			t.Fatalf("%q: invalid JSON %s", s, q)
 		}
@@ -516,7 +516,7 @@ func TestURLSchemeVerdict(t *testing.T) {
 	msg := strings.TrimSuffix(strings.TrimPrefix(warn, "urlget: warning: url: "), "\n")
 	urlCheck(t, []string{"url", "--json", "http://127.0.0.1:80808/"}, "",
 		`{"url":"http://127.0.0.1:80808/","scheme":"http","host":"127.0.0.1","host_kind":"ipv4","port":80808,"path":"/",`+
-			`"raw":{"scheme":"http","host":"127.0.0.1","port":"80808","path":"/"},"scheme_error":`+string(appendJSONString(nil, msg))+"}\n",
+			`"raw":{"scheme":"http","host":"127.0.0.1","port":"80808","path":"/"},"scheme_error":`+string(urlparse.AppendJSONString(nil, msg))+"}\n",
 		warn, 0)
 	urlCheck(t, []string{"url", "--json", "--strict", "http://127.0.0.1:80808/"}, "", "",
 		urlErrLine(t, "", "http://127.0.0.1:80808/", 17, urlParseTyped), 3)

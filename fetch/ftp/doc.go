@@ -74,9 +74,9 @@
 // # Transfers
 //
 // SIZE gives Meta.Size (binary only) and MDTM Meta.ModTime, which is asked
-// for a HEAD, with ftp-mdtm=1 (for -R/--remote-time), for a resume
-// with Request.Since, and for Request.IfModifiedSince: a file whose MDTM
-// is not after it (to the second) is not sent, the result is
+// for a HEAD, with modtime=1 (fetch.OptModTime, for -R/--remote-time), for a
+// resume with Request.Since, and for Request.IfModifiedSince: a file whose
+// MDTM is not after it (to the second) is not sent, the result is
 // Meta.NotModified with an empty body. A resume (Request.Offset) sends REST before RETR,
 // unless SIZE says the file is smaller than the offset, or MDTM says it
 // changed after Since, or the transfer is ASCII, or REST is refused: then
@@ -174,7 +174,7 @@
 //	ftp-email       anonymous password (default $USER@host)  --ftp-email
 //	ftp-account     ACCT argument when the server asks (332)  --ftp-account
 //	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")
-//	ftp-mdtm        "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z
+//	modtime         "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z
 //	ftp-reuse       "0": no connection reuse                  --no-keepalive
 //
 // A value that goes on the wire (ftp-email, ftp-account, ftp-port) may not

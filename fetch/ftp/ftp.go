@@ -75,7 +75,7 @@ const (
 	OptEPRT      = "ftp-eprt"       // "0": never try EPRT (--disable-eprt)
 	OptListOnly  = "ftp-list-only"  // "1": list directories with NLST (-l)
 	OptMLSD      = "ftp-mlsd"       // "1": list directories with MLSD when the server has it (--ftp-mlsd)
-	OptMDTM      = "ftp-mdtm"       // "1": ask MDTM for Meta.ModTime (-R)
+	OptMDTM      = fetch.OptModTime // "1": ask MDTM for Meta.ModTime (-R)
 	OptReuse     = "ftp-reuse"      // "0": never reuse a logged-in connection (--ftp-no-reuse)
 	OptAccount   = "ftp-account"    // ACCT data (--ftp-account)
 	OptType      = "ftp-type"       // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
@@ -88,7 +88,7 @@ func init() {
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
 		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists,
 		Options: []fetch.Option{
-			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp,
+			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
 			{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
 				Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},

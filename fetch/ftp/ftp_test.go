@@ -125,7 +125,7 @@ func TestCommandSequence(t *testing.T) {
 		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.bin", "EPSV", "RETR pub/a/b/c/deep.bin"}, "deep\n"},
 		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"SYST", "EPSV", "LIST /pub/a"}, ""},
 		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, string(binary)},
-		{"/pub/binary.bin", map[string]string{"ftp-mdtm": "1"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
+		{"/pub/binary.bin", map[string]string{ftp.OptMDTM: "1"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path+fmt.Sprint(tc.opts), func(t *testing.T) {

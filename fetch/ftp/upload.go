@@ -61,18 +61,6 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	return cr.N, nil
 }
 
-// Upload is the package's Upload for a Request prepared by the caller
-// (credentials, Dialer, Options, Verbose), without a Client.
-func (f *Fetcher) Upload(ctx context.Context, req *fetch.Request, r io.Reader, append bool) (int64, error) {
-	up := &upload{r: r, append: append}
-	res, err := f.do(ctx, req, up)
-	if err != nil {
-		return up.n, err
-	}
-	res.Body.Close()
-	return up.n, nil
-}
-
 // store carries out an upload on a connection in the right directory.
 func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
 	if err := c.Type(p.typ); err != nil {

@@ -24,12 +24,12 @@ const (
 	OptMethod = "http-method"
 	// OptReferer is the Referer header (-e).
 	OptReferer = "http-referer"
-	// OptBodyHeader holds header lines that describe Request.Body
-	// (Content-Type, Expect), in OptHeader's form; they are sent only with
-	// a body, so not after a redirect turned the request into a GET, and
-	// OptHeader lines replace them. No flag sets it: the CLI does, for -d,
-	// -F and -T.
-	OptBodyHeader = "http-body-header"
+	// OptBodyHeader (fetch.OptBodyHeader) holds header lines that
+	// describe Request.Body (Content-Type, Expect), in OptHeader's form;
+	// they are sent only with a body, so not after a redirect turned the
+	// request into a GET, and OptHeader lines replace them. No flag sets
+	// it: the CLI does, for -d, -F and -T.
+	OptBodyHeader = fetch.OptBodyHeader
 )
 
 var httpSchemes = []string{"http", "https"}

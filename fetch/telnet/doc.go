@@ -25,8 +25,11 @@
 // With a terminal (Config.Terminal: the CLI lends the user's), the
 // session is character at a time: the server's ECHO and BINARY are
 // welcome, the window size is sent (and sent again on every
-// SessionControl.SetWindowSize), the session tells the terminal whether the server
-// echoes (RemoteEcho), and Send sends BRK, AYT, IP and the other commands.
+// SessionControl.SetWindowSize), the session tells the terminal whether
+// the server echoes (RemoteEcho), and Send sends BRK, AYT, IP and the other
+// commands. Console is such a terminal on a real one: raw mode, SIGWINCH,
+// local echo, and an escape character (OptEscape, default ^]) that opens a
+// prompt (quit, send NAME, status, escape, help).
 //
 // # Option negotiation
 //

@@ -1,0 +1,211 @@
+package fetch
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// NewCookieJar is an empty CookieJar.
+func NewCookieJar() *CookieJar {
+	j, _ := cookiejar.New(nil)
+	return &CookieJar{jar: j, now: time.Now}
+}
+
+// AddText adds the cookies of a Cookie header's text ("NAME=VALUE;
+// NAME2=VALUE2"), sent to every URL as they are.
+func (c *CookieJar) AddText(s string) {
+	for _, kv := range strings.Split(s, ";") {
+		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if ok && name != "" {
+			c.fixed = append(c.fixed, &http.Cookie{Name: name, Value: val})
+		}
+	}
+}
+
+// CookieJar is an http.CookieJar (Client.Jar) that reads and writes
+// Netscape cookie files, as curl's -b FILE and -c FILE: net/http/cookiejar
+// for the rules (domain, path, expiry, secure), plus what cookiejar cannot
+// give back, a record of every cookie stored, to write the file (Save);
+// and cookies given as text (AddText, curl's -b "NAME=VALUE"), sent after
+// the jar's as curl sends them.
+type CookieJar struct {
+	jar   *cookiejar.Jar
+	fixed []*http.Cookie // AddText's
+
+	mu   sync.Mutex
+	kept []keptCookie // every cookie stored, in order
+	now  func() time.Time
+}
+
+type keptCookie struct {
+	domain   string // host, or for a domain cookie the domain
+	hostOnly bool
+	path     string
+	secure   bool
+	httpOnly bool
+	expires  time.Time // zero: a session cookie
+	name     string
+	value    string
+}
+
+// Load reads a Netscape cookie file: tab-separated domain, include
+// subdomains, path, secure, expiry (Unix seconds, 0 for a session cookie),
+// name, value; "#HttpOnly_" before the domain marks an HttpOnly cookie;
+// other lines starting with "#", and blank lines, are comments.
+func (c *CookieJar) Load(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		k := keptCookie{}
+		if rest, ok := strings.CutPrefix(line, "#HttpOnly_"); ok {
+			line, k.httpOnly = rest, true
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) == 6 {
+			f = append(f, "") // an empty value
+		}
+		if len(f) != 7 {
+			return fmt.Errorf("line %d: want 7 tab-separated fields, not %d", n, len(f))
+		}
+		exp, err := strconv.ParseInt(f[4], 10, 64)
+		if err != nil {
+			return fmt.Errorf("line %d: expiry %q is not a number", n, f[4])
+		}
+		k.domain = strings.TrimLeft(f[0], ".") // "..x" too: saved, it must read back
+		k.hostOnly = !strings.EqualFold(f[1], "TRUE")
+		k.path, k.secure, k.name, k.value = f[2], strings.EqualFold(f[3], "TRUE"), f[5], f[6]
+		if exp > 0 {
+			k.expires = time.Unix(exp, 0)
+			if !k.expires.After(c.now()) {
+				continue
+			}
+		}
+		c.store(k)
+	}
+	return sc.Err()
+}
+
+// store puts a recorded cookie into the jar.
+func (c *CookieJar) store(k keptCookie) {
+	scheme := "http"
+	if k.secure {
+		scheme = "https"
+	}
+	u := &url.URL{Scheme: scheme, Host: k.domain, Path: k.path}
+	hc := &http.Cookie{Name: k.name, Value: k.value, Path: k.path, Secure: k.secure, HttpOnly: k.httpOnly, Expires: k.expires}
+	if !k.hostOnly {
+		hc.Domain = k.domain
+	}
+	c.jar.SetCookies(u, []*http.Cookie{hc})
+	c.mu.Lock()
+	c.kept = append(c.kept, k)
+	c.mu.Unlock()
+}
+
+// SetCookies stores the cookies of a reply from u (http.CookieJar).
+func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	c.jar.SetCookies(u, cookies)
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, hc := range cookies {
+		k := keptCookie{domain: u.Hostname(), hostOnly: true, path: hc.Path, secure: hc.Secure, httpOnly: hc.HttpOnly,
+			name: hc.Name, value: hc.Value}
+		if hc.Domain != "" {
+			k.domain, k.hostOnly = strings.TrimPrefix(strings.ToLower(hc.Domain), "."), false
+			if host := strings.ToLower(u.Hostname()); host != k.domain && !strings.HasSuffix(host, "."+k.domain) {
+				// The jar refused it (RFC 6265 §5.3 step 6): written to
+				// the -c file it would be loaded for that domain next time.
+				continue
+			}
+		}
+		if k.path == "" || k.path[0] != '/' {
+			k.path = defaultCookiePath(u.Path)
+		}
+		switch {
+		case hc.MaxAge < 0:
+			k.expires = time.Unix(1, 0) // deleted
+		case hc.MaxAge > 0:
+			k.expires = now.Add(time.Duration(hc.MaxAge) * time.Second)
+		case !hc.Expires.IsZero():
+			k.expires = hc.Expires
+		}
+		c.kept = append(c.kept, k)
+	}
+}
+
+// Cookies gives the cookies to send to u: the jar's, then AddText's.
+func (c *CookieJar) Cookies(u *url.URL) []*http.Cookie {
+	return append(c.jar.Cookies(u), c.fixed...)
+}
+
+// defaultCookiePath is RFC 6265 §5.1.4's default path of a request path.
+func defaultCookiePath(p string) string {
+	if p == "" || p[0] != '/' || strings.Count(p, "/") == 1 {
+		return "/"
+	}
+	return path.Dir(p)
+}
+
+// Save writes the jar as a Netscape cookie file: the last value of each
+// cookie (domain, path, name), expired ones left out. The cookies given as
+// text (AddText) are not written, as curl does not write them.
+func (c *CookieJar) Save(w io.Writer) error {
+	c.mu.Lock()
+	type key struct{ domain, path, name string }
+	last := map[key]keptCookie{}
+	var order []key
+	for _, k := range c.kept {
+		id := key{k.domain, k.path, k.name}
+		if _, seen := last[id]; !seen {
+			order = append(order, id)
+		}
+		last[id] = k
+	}
+	c.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("# Netscape HTTP Cookie File\n# This file was generated by urlget. Edit at your own risk.\n\n")
+	now := c.now()
+	for _, id := range order {
+		k := last[id]
+		if !k.expires.IsZero() && !k.expires.After(now) {
+			continue
+		}
+		dom := k.domain
+		if !k.hostOnly {
+			dom = "." + dom
+		} else if strings.HasPrefix(dom, "#") {
+			continue // its line would read as a comment: no host is named so
+		}
+		if k.httpOnly {
+			dom = "#HttpOnly_" + dom
+		}
+		exp := int64(0)
+		if !k.expires.IsZero() {
+			exp = k.expires.Unix()
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", dom, upperBool(!k.hostOnly), k.path, upperBool(k.secure), exp, k.name, k.value)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func upperBool(b bool) string {
+	if b {
+		return "TRUE"
+	}
+	return "FALSE"
+}

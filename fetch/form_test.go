@@ -1,0 +1,41 @@
+package fetch_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// TestForm: a multipart body as curl's -F writes it.
+func TestForm(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "a.txt")
+	os.WriteFile(f, []byte("file text"), 0o644)
+	form, err := fetch.ParseForm([]string{"v=1", "up=@" + f, "txt=<" + f, `q"uote=x;type=text/x`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, n, err := form.Open(func(name string) (io.Reader, int64, error) {
+		b, err := os.ReadFile(name)
+		return strings.NewReader(string(b)), int64(len(b)), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r)
+	boundary := strings.TrimPrefix(form.ContentType(), "multipart/form-data; boundary=")
+	want := strings.ReplaceAll("--B\r\nContent-Disposition: form-data; name=\"v\"\r\n\r\n1\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"up\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nfile text\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"txt\"\r\n\r\nfile text\r\n"+
+		"--B\r\nContent-Disposition: form-data; name=\"q%22uote\"\r\nContent-Type: text/x\r\n\r\nx\r\n--B--\r\n", "B", boundary)
+	if string(b) != want || n != int64(len(b)) {
+		t.Errorf("form body (%d bytes, said %d):\n%q\nwant\n%q", len(b), n, b, want)
+	}
+	if _, err := fetch.ParseForm([]string{"novalue"}); err == nil {
+		t.Error("-F novalue accepted")
+	}
+}
