@@ -37,12 +37,50 @@ type recorder struct {
 	cur *recording // the request's now on the connection
 }
 
-// recording is what one request's reply brought, up to its head.
+// recording is what one request's reply brought, up to its head, and the
+// request as written until then.
 type recording struct {
 	done atomic.Bool // head was taken: recording stopped
 	mu   sync.Mutex
 	buf  []byte
 	over bool // bytes were dropped past maxRecorded
+	sent []byte
+	// sentOver: the request was over maxRecorded; sent is dropped
+	sentOver bool
+}
+
+// Write records what the Transport writes, before it goes out: so the
+// request is in its recording before any reply to it can come back.
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	rec := r.cur
+	r.mu.Unlock()
+	if rec != nil && len(p) > 0 {
+		rec.addSent(p)
+	}
+	return r.Conn.Write(p)
+}
+
+func (rec *recording) addSent(p []byte) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.done.Load() || rec.sentOver {
+		return
+	}
+	if len(rec.sent)+len(p) > maxRecorded {
+		rec.sent, rec.sentOver = nil, true
+		return
+	}
+	rec.sent = append(rec.sent, p...)
+}
+
+// request is the request as written up to the reply's head (the body of a
+// request the server answered early may be cut short); nil when it was
+// over maxRecorded.
+func (rec *recording) request() []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.sent
 }
 
 func (r *recorder) Read(p []byte) (int, error) {

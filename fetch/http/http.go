@@ -263,7 +263,11 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if v != nil {
 		writeHead(v, head)
 	}
-	return result(req, resp, head, decode, f.Config.MaxDecompressed)
+	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
+	if res != nil {
+		res.Request = rec.request()
+	}
+	return res, err
 }
 
 // result turns a response into a Resource.

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"net"
@@ -134,4 +135,50 @@ func TestKeepAliveConcurrentHeads(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Meta.Request is the request as the server received it, byte for byte,
+// for each request on a kept connection.
+func TestRequestAsSent(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan []byte, 2)
+	go func() {
+		nc, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		br := bufio.NewReader(nc)
+		for range 2 {
+			var b []byte
+			for {
+				line, err := br.ReadSlice('\n')
+				b = append(b, line...)
+				if err != nil {
+					return
+				}
+				if string(line) == "\r\n" {
+					break
+				}
+			}
+			got <- b
+			io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+	}()
+	c := &fetch.Client{UserAgent: "ua-test"}
+	defer c.CloseIdleConnections()
+	for i, path := range []string{"/first", "/second?q"} {
+		res, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+l.Addr().String()+path)})
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		want := <-got
+		if !bytes.Equal(res.Request, want) {
+			t.Errorf("request %d: Meta.Request\n%q\nthe server received\n%q", i, res.Request, want)
+		}
+	}
 }
