@@ -7,6 +7,8 @@
 #   CLIENTS="urlget lftp" bench/mirror-http.sh   leave wget out
 #   DELAY_MS=0 bench/mirror-http.sh     no added latency
 #   BENCH_KEEP=1 bench/mirror-http.sh   keep the temp dir (trees, logs)
+#   URLGET_BASE=/tmp/old/urlget CLIENTS="base urlget lftp wget" bench/mirror-http.sh
+#                                       also an urlget built elsewhere (a before/after)
 #
 # nginx (autoindex on) serves the tree on 127.0.0.1; the delaying proxy
 # (internal/testserver/delayproxy.go, run by mirror/internal/benchtool)
@@ -68,6 +70,7 @@ URL=http://$HOSTPORT/pub/
 client_cmd() {
 	case "$1" in
 	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	base) CMD=("${URLGET_BASE:?URLGET_BASE names the base urlget binary}" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
 	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; mirror --parallel=$PARALLEL $URL @OUT@") ;;
 	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -R 'index.html*' -P @OUT@ "$URL") ;;
 	*) bench_die "unknown client $1" ;;
@@ -125,7 +128,7 @@ for c in "${clients[@]}"; do [ -e "$BENCH_TMP/${c}2.runs" ] && names+=("${c}2");
 bench_report "$BYTES" "${names[@]}"
 echo "(NAME2: the same client run again on its finished mirror — nothing changed)"
 echo
-for c in lftp wget; do
+for c in base lftp wget; do
 	if [[ " $CLIENTS " == *" urlget "* && " $CLIENTS " == *" $c "* ]]; then
 		bench_ratio_info urlget "$c"
 		bench_ratio_info urlget2 "${c}2"
