@@ -13,8 +13,10 @@
 # nginx (autoindex on) serves the tree on 127.0.0.1; the delaying proxy
 # (internal/testserver/delayproxy.go, run by mirror/internal/benchtool)
 # listens on 127.0.0.2 and releases every chunk DELAY_MS after reading it,
-# in each direction. lftp and urlget use PARALLEL connections; wget has one
-# (it keeps it alive). Each client mirrors into an empty directory; the
+# in each direction, and makes every new connection cost one round trip
+# more, as a TCP handshake does (-handshake): what keep-alive saves. lftp
+# and urlget use PARALLEL connections, kept alive; wget has one (kept
+# alive too). Each client mirrors into an empty directory; the
 # result must equal the served tree (diff -r; wget's index.html files and
 # urlget's manifest left out). Then every client runs again on its
 # finished mirror (nothing changed): urlget asks each file with
@@ -62,7 +64,7 @@ sync -f "$ROOT"
 mkdir -p "$BENCH_TMP/nginx"
 start_helper nginx nginx -root "$ROOT" -dir "$BENCH_TMP/nginx"
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
-start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT"
+start_helper proxy delayproxy -delay "${DELAY_MS}ms" -handshake "127.0.0.2:$PORT=127.0.0.1:$PORT"
 HOSTPORT=127.0.0.2:$PORT
 URL=http://$HOSTPORT/pub/
 
