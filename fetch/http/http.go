@@ -91,7 +91,8 @@ type Fetcher struct {
 }
 
 // New is the Fetcher for cfg (fetch.Scheme.New), keeping idle connections
-// for reuse (see the package documentation).
+// for reuse (see the package documentation). Its kept connections are
+// dialled with cfg's Dialer and TLS, whatever the copy's Config says later.
 func New(cfg fetch.Config) fetch.Fetcher {
 	f := Fetcher{Config: cfg}
 	f.pool = newPool(&f.Config)
