@@ -244,6 +244,20 @@ func TestWARC(t *testing.T) {
 		warcMetadata(t, recs, regexp.MustCompile(`(?m)^gopher-item-type: 0\r\ngopher-selector: /\S+\r\ngopher-menu-line: 0`))
 		crossCheck(t, w)
 	})
+	// pygopherd answers Gopher+ "$": each document's attributes (its
+	// Mod-Date) are in its metadata record.
+	t.Run("gopher+", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, "doc.txt"), "a Gopher+ document\n", t1)
+		openUp(t, root)
+		s := testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
+		mirrorOK(t, Options{URL: s.URL(""), Dir: dir, WARC: w, IgnoreRobots: true})
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		warcMetadata(t, recs, regexp.MustCompile(`(?m)^gopher-selector: /doc\.txt\r\n(.*\r\n)*gopher-plus-admin: .*\r\n(.*\r\n)*gopher-plus-admin: Mod-Date: .*<`+t1.UTC().Format("20060102150405")+`>\r\n`))
+		crossCheck(t, w)
+	})
 }
 
 // warcPairs checks that every HTTP response (and revisit) record has its
