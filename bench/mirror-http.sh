@@ -7,12 +7,16 @@
 #   CLIENTS="urlget lftp" bench/mirror-http.sh   leave wget out
 #   DELAY_MS=0 bench/mirror-http.sh     no added latency
 #   BENCH_KEEP=1 bench/mirror-http.sh   keep the temp dir (trees, logs)
+#   URLGET_BASE=/tmp/old/urlget CLIENTS="base urlget lftp wget" bench/mirror-http.sh
+#                                       also an urlget built elsewhere (a before/after)
 #
 # nginx (autoindex on) serves the tree on 127.0.0.1; the delaying proxy
 # (internal/testserver/delayproxy.go, run by mirror/internal/benchtool)
 # listens on 127.0.0.2 and releases every chunk DELAY_MS after reading it,
-# in each direction. lftp and urlget use PARALLEL connections; wget has one
-# (it keeps it alive). Each client mirrors into an empty directory; the
+# in each direction, and makes every new connection cost one round trip
+# more, as a TCP handshake does (-handshake): what keep-alive saves. lftp
+# and urlget use PARALLEL connections, kept alive; wget has one (kept
+# alive too). Each client mirrors into an empty directory; the
 # result must equal the served tree (diff -r; wget's index.html files and
 # urlget's manifest left out). Then every client runs again on its
 # finished mirror (nothing changed): urlget asks each file with
@@ -60,7 +64,7 @@ sync -f "$ROOT"
 mkdir -p "$BENCH_TMP/nginx"
 start_helper nginx nginx -root "$ROOT" -dir "$BENCH_TMP/nginx"
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
-start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT"
+start_helper proxy delayproxy -delay "${DELAY_MS}ms" -handshake "127.0.0.2:$PORT=127.0.0.1:$PORT"
 HOSTPORT=127.0.0.2:$PORT
 URL=http://$HOSTPORT/pub/
 
@@ -68,6 +72,7 @@ URL=http://$HOSTPORT/pub/
 client_cmd() {
 	case "$1" in
 	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	base) CMD=("${URLGET_BASE:?URLGET_BASE names the base urlget binary}" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
 	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; mirror --parallel=$PARALLEL $URL @OUT@") ;;
 	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -R 'index.html*' -P @OUT@ "$URL") ;;
 	*) bench_die "unknown client $1" ;;
@@ -125,7 +130,7 @@ for c in "${clients[@]}"; do [ -e "$BENCH_TMP/${c}2.runs" ] && names+=("${c}2");
 bench_report "$BYTES" "${names[@]}"
 echo "(NAME2: the same client run again on its finished mirror — nothing changed)"
 echo
-for c in lftp wget; do
+for c in base lftp wget; do
 	if [[ " $CLIENTS " == *" urlget "* && " $CLIENTS " == *" $c "* ]]; then
 		bench_ratio_info urlget "$c"
 		bench_ratio_info urlget2 "${c}2"

@@ -161,6 +161,12 @@ type Meta struct {
 	// in which the server sent them (HTTP, gateway replies); nil when the
 	// protocol has none.
 	Header Header
+	// Request is the HTTP request as the fetcher wrote it on the
+	// connection, for an archive (a WARC request record): request line,
+	// header fields and body as framed, credentials included; inside TLS,
+	// the plaintext; nil when not recorded (another protocol, a request
+	// over 1 MiB).
+	Request []byte
 
 	// Redirects are the replies of the redirects the Client followed to
 	// get here, the first first (Status, Location, Header, …); empty when

@@ -75,6 +75,7 @@ type ftpFileJob struct {
 	mtime  time.Time // from the listing
 	exact  bool      // mtime is exact (MLSD): no MDTM needed
 	why    string    // why it is fetched (-v)
+	facts  string    // its MLSD facts, for the WARC file
 }
 
 func (e *engine) runFTP() error {
@@ -309,6 +310,7 @@ type ftpEntry struct {
 	noYear bool   // an ls time without a year
 	unique string // MLSD unique fact
 	key    string // what changes when the file changes
+	facts  string // MLSD: the line's facts, as sent
 }
 
 // lsNoYear matches an ls date with a time and no year ("Nov 21 08:52").
@@ -428,6 +430,9 @@ func parseListing(data []byte, verb string) (out []ftpEntry, self string) {
 				continue
 			}
 			fe.unique = facts["unique"]
+			if sp := strings.IndexByte(l, ' '); sp > 0 {
+				fe.facts = l[:sp]
+			}
 			if v, ok := facts["modify"]; ok && !fe.ModTime.IsZero() {
 				fe.exact = true
 				fe.key = "modify=" + v
@@ -753,7 +758,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			e.renamed(&old, rec.Path)
 		}
 		job := &ftpFileJob{dir: j.path, name: name, rec: rec, old: old, hasOld: had && old.Status == StatusOK,
-			mtime: fe.ModTime, exact: fe.exact}
+			mtime: fe.ModTime, exact: fe.exact, facts: fe.facts}
 		if !had {
 			job.why = "new"
 			e.queueFile(s, job)
@@ -1083,6 +1088,8 @@ type prelude struct {
 	j    *ftpFileJob
 	cwd  bool
 	mdtm bool
+	// mdtmReply is the reply to MDTM, once read (for the WARC file)
+	mdtmReply *ftp.Reply
 }
 
 func (c *ftpConn) sendPrelude(t *task) (*prelude, error) {
@@ -1125,6 +1132,7 @@ func (c *ftpConn) readPrelude(p *prelude) (string, time.Time, error) {
 		if err != nil {
 			return "", mtime, err
 		}
+		p.mdtmReply = r
 		switch {
 		case r.Code() == 213:
 			mtime, _ = ftp.ParseMDTM(strings.TrimSpace(r.Text()))
@@ -1329,7 +1337,21 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		mtime = mdtm
 		rec.MTime, rec.MTimeSource = stamp(mdtm), "mdtm"
 	}
-	if err := e.archiveResource(rec.URL, typeByName(j.name), tmp); err != nil {
+	var meta [][2]string
+	if j.facts != "" {
+		meta = append(meta, [2]string{"ftp-mlsd-facts", j.facts})
+	}
+	if p.mdtmReply != nil {
+		meta = replyFields("MDTM "+j.name, p.mdtmReply)
+	}
+	if offset > 0 {
+		meta = append(meta, [2]string{"ftp-command", "REST " + strconv.FormatInt(offset, 10)})
+	}
+	meta = append(meta, replyFields("RETR "+j.name, r)...)
+	for _, l := range fr.Lines() {
+		meta = append(meta, [2]string{"ftp-reply", l})
+	}
+	if err := e.archiveResource(rec.URL, typeByName(j.name), tmp, meta); err != nil {
 		return refused(asLocal(err))
 	}
 	if e.sameBytes(tmp, rec, j.old, j.hasOld, mtime) {

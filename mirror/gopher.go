@@ -64,6 +64,8 @@ type gopherDocJob struct {
 	hasOld bool
 	mtime  time.Time
 	why    string // why it is fetched (-v)
+	item   gopher.Item
+	attrs  *gopher.Attributes // its Gopher+ attributes, when the menu's "$" gave them
 }
 
 func hostKey(host string, port int) string {
@@ -148,7 +150,7 @@ func (e *engine) runGopher() error {
 		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
 	} else {
 		it := gopher.Item{Type: typ, Selector: gu.Selector, Host: host, Port: port, Display: path.Base(gu.Selector)}
-		if !e.queueDoc(it, e.rootURL, "", "", time.Time{}) {
+		if !e.queueDoc(it, nil, e.rootURL, "", "", time.Time{}) {
 			return e.fatal
 		}
 	}
@@ -231,11 +233,12 @@ func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
 	e.markListed(j.url)
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: rec.Path, Size: rec.Size})
 
-	// Gopher+ servers give every item's Mod-Date in one "$" request.
-	var mods map[string]time.Time
+	// Gopher+ servers give every item's attributes (its Mod-Date) in one
+	// "$" request.
+	var mods map[string]*gopher.Attributes
 	for _, it := range items {
 		if it.Plus != 0 {
-			mods = e.menuModDates(j)
+			mods = e.menuAttributes(j)
 			break
 		}
 	}
@@ -331,7 +334,7 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 		return items, nil
 	}
 	rec.SHA256 = tmp.sum()
-	if err := e.archiveResource(j.url, "application/gopher-menu", tmp); err != nil {
+	if err := e.archiveResource(j.url, "application/gopher-menu", tmp, gopherFields(gopher.TypeMenu, j.selector, "", nil)); err != nil {
 		return nil, asLocal(err)
 	}
 	old, had := e.man.get(j.url)
@@ -344,10 +347,10 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 	return items, nil
 }
 
-// menuModDates asks a Gopher+ server for the attributes of every item of
-// the menu ("$") and returns their Mod-Dates by selector. Errors give an
-// empty map: the dates are a help, not a need.
-func (e *engine) menuModDates(j *gopherMenuJob) map[string]time.Time {
+// menuAttributes asks a Gopher+ server for the attributes of every item of
+// the menu ("$") and returns them by selector. Errors give an empty map:
+// the attributes (the dates) are a help, not a need.
+func (e *engine) menuAttributes(j *gopherMenuJob) map[string]*gopher.Attributes {
 	u, err := urlparse.Parse(urlparse.GopherPlusURL(j.scheme, j.host, j.port, gopher.TypeMenu, j.selector, "", "$"))
 	if err != nil {
 		return nil
@@ -361,7 +364,7 @@ func (e *engine) menuModDates(j *gopherMenuJob) map[string]time.Time {
 	defer res.Body.Close()
 	cr := &countReader{r: res.Body, e: e, limit: maxMenu, touch: touch}
 	ar := gopher.NewAttributeReader(cr)
-	out := map[string]time.Time{}
+	out := map[string]*gopher.Attributes{}
 	for {
 		a, err := ar.Next()
 		if err != nil {
@@ -370,9 +373,7 @@ func (e *engine) menuModDates(j *gopherMenuJob) map[string]time.Time {
 		if a.Info.Unparsed {
 			continue
 		}
-		if t, ok := parseModDate(a.Admin()["Mod-Date"]); ok {
-			out[a.Info.Selector] = t
-		}
+		out[a.Info.Selector] = &a
 	}
 	return out
 }
@@ -389,7 +390,7 @@ func parseModDate(s string) (time.Time, bool) {
 }
 
 // menuItem handles one item of a menu.
-func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods map[string]time.Time) {
+func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods map[string]*gopher.Attributes) {
 	same := strings.EqualFold(it.Host, j.host) && it.Port == j.port
 	scheme := "gopher"
 	if same {
@@ -486,20 +487,24 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		return
 	}
 	var mtime time.Time
+	var attrs *gopher.Attributes
 	if mods != nil && same {
-		mtime = mods[it.Selector]
+		attrs = mods[it.Selector]
+	}
+	if attrs != nil {
+		mtime, _ = parseModDate(attrs.Admin()["Mod-Date"])
 	}
 	key = "line:" + it.Raw
 	if !mtime.IsZero() {
 		key += "|mod:" + mtime.Format("20060102150405")
 	}
-	e.queueDoc(it, url, j.url, key, mtime)
+	e.queueDoc(it, attrs, url, j.url, key, mtime)
 }
 
 // queueDoc decides whether a document is fetched (new, changed, its copy
 // missing) or unchanged, and queues it. It returns false when it could
 // not (a limit).
-func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Time) bool {
+func (e *engine) queueDoc(it gopher.Item, attrs *gopher.Attributes, url, parent, key string, mtime time.Time) bool {
 	rec := Record{URL: url, Type: TypeFile, ItemType: string([]byte{it.Type}), Size: -1, Parent: parent, Key: key}
 	if !e.claimFileSlot() {
 		e.markSeen(url)
@@ -554,7 +559,7 @@ func (e *engine) queueDoc(it gopher.Item, url, parent, key string, mtime time.Ti
 		why = "the copy is missing or not mirrored yet"
 	}
 	e.sched.push(&task{host: hostKey(it.Host, it.Port), job: &gopherDocJob{url: url, typ: it.Type, rec: rec, old: old,
-		hasOld: had && old.Status == StatusOK, mtime: mtime, why: why}})
+		hasOld: had && old.Status == StatusOK, mtime: mtime, why: why, item: it, attrs: attrs}})
 	return true
 }
 
@@ -615,7 +620,7 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 	rec.SHA256 = tmp.sum()
 	rec.Fetched = stamp(time.Now())
 	rec.Status = StatusOK
-	if err := e.archiveResource(rec.URL, gopherType(j.typ, j.rec.Path), tmp); err != nil {
+	if err := e.archiveResource(rec.URL, gopherType(j.typ, j.rec.Path), tmp, gopherFields(j.typ, j.item.Selector, j.item.Raw, j.attrs)); err != nil {
 		return asLocal(err)
 	}
 	if e.sameBytes(tmp, rec, j.old, j.hasOld, j.mtime) {

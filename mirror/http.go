@@ -84,6 +84,9 @@ func (e *engine) runHTTP() error {
 	cl := *e.client
 	cl.Compressed, cl.FollowRedirects, cl.Fail = false, false, false
 	e.client = &cl
+	// The copy builds its own fetchers, and keeps their connections
+	// (keep-alive) for the whole run: a goodbye at its end.
+	defer cl.CloseIdleConnections()
 	root := &httpDirJob{url: e.rootURL}
 	root.local = e.paths.claimDir(e.rootURL, nil)
 	e.markSeen(e.rootURL)

@@ -15,7 +15,8 @@ import (
 )
 
 // condLog is an access log format that shows what a request asked with.
-const condLog = `log_format cond '$request|$status|$http_if_none_match|$http_if_modified_since|$http_range';`
+// The last field is the connection's serial number.
+const condLog = `log_format cond '$request|$status|$http_if_none_match|$http_if_modified_since|$http_range|$connection';`
 
 // httpTree serves a tree on a real nginx (autoindex), with a log of the
 // conditions and ranges of each request.
@@ -94,12 +95,24 @@ func TestHTTPMirrorNginx(t *testing.T) {
 	log()
 
 	// 2. Nothing changed: every file is asked for with its ETag and
-	// Last-Modified, and nothing comes back but 304s and the indexes.
+	// Last-Modified, and nothing comes back but 304s and the indexes; the
+	// workers keep their connections (keep-alive): no more connections
+	// than workers.
 	sum = mirrorOK(t, Options{URL: url, Dir: dir})
 	if sum.Unchanged != int64(len(want)) || sum.New+sum.Changed != 0 {
 		t.Errorf("second run: %+v, want all %d unchanged", countsOf(sum), len(want))
 	}
-	for _, l := range log() {
+	second := log()
+	conns := map[string]bool{}
+	for _, l := range second {
+		f := strings.Split(l, "|")
+		conns[f[len(f)-1]] = true
+	}
+	if len(conns) > DefaultParallel || len(second) <= DefaultParallel {
+		t.Errorf("second run: %d requests on %d connections, want at most %d connections (one per worker)",
+			len(second), len(conns), DefaultParallel)
+	}
+	for _, l := range second {
 		f := strings.Split(l, "|")
 		isIndex := strings.HasSuffix(strings.Fields(f[0])[1], "/")
 		if !isIndex && (f[1] != "304" || f[2] == "" || f[3] == "") || isIndex && f[1] != "200" {
@@ -177,7 +190,7 @@ func TestHTTPMirrorResumesWithRange(t *testing.T) {
 	}
 	var ranged bool
 	for _, l := range log() {
-		if strings.Contains(l, "big.bin") && strings.Contains(l, "|206|") && strings.HasSuffix(l, "|bytes="+strconv.FormatInt(fi.Size(), 10)+"-") {
+		if strings.Contains(l, "big.bin") && strings.Contains(l, "|206|") && strings.Split(l, "|")[4] == "bytes="+strconv.FormatInt(fi.Size(), 10)+"-" {
 			ranged = true
 		}
 	}

@@ -203,9 +203,15 @@ type Options struct {
 	// responses as received (directory indexes included; a 304 as a
 	// revisit record, profile server-not-modified; a 206 with the bytes
 	// it brought; a chunked body, whose framing is lost, with a
-	// Content-Length in place of Transfer-Encoding), for ftp and gopher a resource record with the URL and
-	// a Content-Type (from the name, or the gopher item type) — every
-	// record with WARC-Block-Digest and WARC-Payload-Digest (SHA-1,
+	// Content-Length in place of Transfer-Encoding), each after a request
+	// record of the request as written on the connection, the two linked
+	// by WARC-Concurrent-To; for ftp and gopher a resource record with the
+	// URL and a Content-Type (from the name, or the gopher item type), and
+	// a metadata record (WARC-Refers-To it) of warc-fields: for ftp the
+	// MLSD facts and the commands and replies of the retrieval (MDTM,
+	// REST, RETR's 150 and 226), for gopher the item type, the selector,
+	// the menu line and the Gopher+ attributes when the server gave them —
+	// every record with WARC-Block-Digest and WARC-Payload-Digest (SHA-1,
 	// base32), WARC-Date and WARC-Record-ID. Bodies are read back from the
 	// local files, never held in memory. Not written by a DryRun.
 	WARC string

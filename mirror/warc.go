@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
+	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/mirror/internal/warc"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -138,26 +140,90 @@ func (e *engine) archiveTmp(tmp *tmpFile, write func(f io.ReaderAt) error) error
 	return write(f)
 }
 
+// archiveHTTP writes the exchange: the request as the fetcher wrote it
+// (when it recorded it) and the response, each naming the other in
+// WARC-Concurrent-To.
 func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) error {
+	now := time.Now()
 	head := httpHead(res, body.Size)
 	block := warc.Concat{{R: strings.NewReader(head), Size: int64(len(head))}, body}
-	r := warc.Record{Type: warc.TypeResponse, TargetURI: canonicalURL(u), Date: time.Now(), ContentType: warc.HTTPResponse,
+	r := warc.Record{ID: warc.NewID(), Type: warc.TypeResponse, TargetURI: canonicalURL(u), Date: now, ContentType: warc.HTTPResponse,
 		PayloadOffset: int64(len(head)), Block: block, BlockSize: block.Size()}
 	if res.NotModified {
 		r.Type = warc.TypeRevisit
 		r.Fields = [][2]string{{"WARC-Profile", warc.ProfileNotModified}}
 		r.PayloadOffset = -1
 	}
+	if req := res.Request; req != nil {
+		q := warc.Record{ID: warc.NewID(), Type: warc.TypeRequest, TargetURI: r.TargetURI, Date: now, ContentType: warc.HTTPRequest,
+			Fields: [][2]string{{"WARC-Concurrent-To", r.ID}}, PayloadOffset: requestPayload(req),
+			Block: bytes.NewReader(req), BlockSize: int64(len(req))}
+		if err := e.warc.Write(q); err != nil {
+			return err
+		}
+		r.Fields = append(r.Fields, [2]string{"WARC-Concurrent-To", q.ID})
+	}
 	return e.warc.Write(r)
 }
 
+// requestPayload is where the body of an HTTP request starts (after the
+// empty line), or -1 (no payload digest) when it has no head end.
+func requestPayload(req []byte) int64 {
+	if i := bytes.Index(req, []byte("\r\n\r\n")); i >= 0 {
+		return int64(i + 4)
+	}
+	return -1
+}
+
 // archiveResource writes a resource record (ftp, gopher): the file in
-// tmp, all of it, with its Content-Type.
-func (e *engine) archiveResource(url, contentType string, tmp *tmpFile) error {
+// tmp, all of it, with its Content-Type; then, when meta has fields (the
+// server's replies, the item's attributes), a metadata record of them
+// that refers to it.
+func (e *engine) archiveResource(url, contentType string, tmp *tmpFile, meta [][2]string) error {
 	return e.archiveTmp(tmp, func(f io.ReaderAt) error {
-		return e.warc.Write(warc.Record{Type: warc.TypeResource, TargetURI: url, Date: time.Now(), ContentType: contentType,
-			Block: f, BlockSize: tmp.n})
+		now := time.Now()
+		r := warc.Record{ID: warc.NewID(), Type: warc.TypeResource, TargetURI: url, Date: now, ContentType: contentType,
+			Block: f, BlockSize: tmp.n}
+		if err := e.warc.Write(r); err != nil || len(meta) == 0 {
+			return err
+		}
+		block := warc.FieldsBlock(meta)
+		return e.warc.Write(warc.Record{Type: warc.TypeMetadata, TargetURI: url, Date: now, ContentType: warc.Fields,
+			Fields: [][2]string{{"WARC-Refers-To", r.ID}}, PayloadOffset: -1,
+			Block: strings.NewReader(block), BlockSize: int64(len(block))})
 	})
+}
+
+// replyFields are an ftp command and its reply as metadata fields: the
+// command, then each line of the reply as received.
+func replyFields(cmd string, r *ftp.Reply) [][2]string {
+	out := [][2]string{{"ftp-command", cmd}}
+	if r != nil {
+		for _, l := range r.Lines() {
+			out = append(out, [2]string{"ftp-reply", l})
+		}
+	}
+	return out
+}
+
+// gopherFields describe a gopher item as metadata fields: its type and
+// selector, the menu line that named it, and the Gopher+ attributes when
+// the server gave them (each block's lines under its name).
+func gopherFields(typ byte, selector, menuLine string, attrs *gopher.Attributes) [][2]string {
+	out := [][2]string{{"gopher-item-type", string([]byte{typ})}, {"gopher-selector", selector}}
+	if menuLine != "" {
+		out = append(out, [2]string{"gopher-menu-line", menuLine})
+	}
+	if attrs != nil {
+		for _, b := range attrs.Blocks {
+			name := "gopher-plus-" + strings.ToLower(b.Name)
+			out = append(out, [2]string{name, b.Value})
+			for _, l := range b.Lines {
+				out = append(out, [2]string{name, l})
+			}
+		}
+	}
+	return out
 }
 
 // typeByName is a Content-Type from a file name's extension, else

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,8 +96,21 @@ func readWARC(t *testing.T, name string) []warcRecord {
 				t.Errorf("revisit record %q: profile %q, block %q", h["WARC-Target-URI"], h["WARC-Profile"], block)
 			}
 		}
-		if rec.payload != nil || h["WARC-Payload-Digest"] != "" {
-			if got := sha1Digest(rec.payload); h["WARC-Payload-Digest"] != got {
+		payload := rec.payload
+		if h["WARC-Type"] == warc.TypeRequest {
+			if h["Content-Type"] != warc.HTTPRequest {
+				t.Errorf("request record with Content-Type %q", h["Content-Type"])
+			}
+			req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(block)))
+			if err != nil {
+				t.Fatalf("record %d: the block is no HTTP request: %v", len(out), err)
+			}
+			if payload, err = io.ReadAll(req.Body); err != nil {
+				t.Fatalf("record %d: the request body does not read: %v", len(out), err)
+			}
+		}
+		if payload != nil || h["WARC-Payload-Digest"] != "" {
+			if got := sha1Digest(payload); h["WARC-Payload-Digest"] != got {
 				t.Errorf("record %d (%s): WARC-Payload-Digest %q, recomputed %q", len(out), h["WARC-Target-URI"], h["WARC-Payload-Digest"], got)
 			}
 		}
@@ -177,7 +191,7 @@ func TestWARC(t *testing.T) {
 		// with a Content-Length in place of the lost framing.
 		indexes := 0
 		for _, r := range recs {
-			if strings.HasSuffix(r.h["WARC-Target-URI"], "/") {
+			if strings.HasSuffix(r.h["WARC-Target-URI"], "/") && r.h["WARC-Type"] == warc.TypeResponse {
 				indexes++
 				if bytes.Contains(r.block, []byte("Transfer-Encoding")) || !bytes.Contains(r.block, []byte("Content-Length: ")) {
 					t.Errorf("index %s recorded with the head %q", r.h["WARC-Target-URI"], r.block[:bytes.Index(r.block, []byte("\r\n\r\n"))])
@@ -187,9 +201,12 @@ func TestWARC(t *testing.T) {
 		if indexes != 4 {
 			t.Errorf("%d directory indexes in the WARC file, want 4", indexes)
 		}
+		warcPairs(t, recs)
 		sum, _ := Run(context.Background(), Options{URL: ng.URL + "/", Dir: dir, WARC: w, Retries: -1})
 		revisits := 0
-		for _, r := range readWARC(t, w) {
+		recs = readWARC(t, w)
+		warcPairs(t, recs)
+		for _, r := range recs {
 			if r.h["WARC-Type"] == warc.TypeRevisit {
 				revisits++
 			}
@@ -205,8 +222,9 @@ func TestWARC(t *testing.T) {
 		mirrorOK(t, Options{URL: s.URL + "/pub/", Dir: dir, WARC: w})
 		recs := readWARC(t, w)
 		warcCovers(t, dir, recs)
+		warcMetadata(t, recs, regexp.MustCompile(`(?m)^ftp-command: RETR hello\.txt\r\nftp-reply: 150 .*\r\nftp-reply: 226 `))
 		for _, r := range recs {
-			if strings.HasSuffix(r.h["WARC-Target-URI"], "/hello.txt") && !strings.HasPrefix(r.h["Content-Type"], "text/plain") {
+			if strings.HasSuffix(r.h["WARC-Target-URI"], "/hello.txt") && r.h["WARC-Type"] == warc.TypeResource && !strings.HasPrefix(r.h["Content-Type"], "text/plain") {
 				t.Errorf("hello.txt: Content-Type %q", r.h["Content-Type"])
 			}
 		}
@@ -221,9 +239,98 @@ func TestWARC(t *testing.T) {
 		s := testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
 		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
 		mirrorOK(t, Options{URL: s.URL("1/"), Dir: dir, WARC: w, IgnoreRobots: true})
-		warcCovers(t, dir, readWARC(t, w))
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		warcMetadata(t, recs, regexp.MustCompile(`(?m)^gopher-item-type: 0\r\ngopher-selector: /\S+\r\ngopher-menu-line: 0`))
 		crossCheck(t, w)
 	})
+	// pygopherd answers Gopher+ "$": each document's attributes (its
+	// Mod-Date) are in its metadata record.
+	t.Run("gopher+", func(t *testing.T) {
+		root := t.TempDir()
+		writeFile(t, filepath.Join(root, "doc.txt"), "a Gopher+ document\n", t1)
+		openUp(t, root)
+		s := testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
+		mirrorOK(t, Options{URL: s.URL(""), Dir: dir, WARC: w, IgnoreRobots: true})
+		recs := readWARC(t, w)
+		warcCovers(t, dir, recs)
+		warcMetadata(t, recs, regexp.MustCompile(`(?m)^gopher-selector: /doc\.txt\r\n(.*\r\n)*gopher-plus-admin: .*\r\n(.*\r\n)*gopher-plus-admin: Mod-Date: .*<`+t1.UTC().Format("20060102150405")+`>\r\n`))
+		crossCheck(t, w)
+	})
+}
+
+// warcPairs checks that every HTTP response (and revisit) record has its
+// request record, and the other way round: each names the other in
+// WARC-Concurrent-To, for the same URL, the request line asking for that
+// URL's path and the conditions of a revisit (If-None-Match).
+func warcPairs(t *testing.T, recs []warcRecord) {
+	t.Helper()
+	byID := map[string]warcRecord{}
+	for _, r := range recs {
+		byID[r.h["WARC-Record-ID"]] = r
+	}
+	pairs := 0
+	for _, r := range recs {
+		typ := r.h["WARC-Type"]
+		if typ != warc.TypeRequest && typ != warc.TypeResponse && typ != warc.TypeRevisit {
+			continue
+		}
+		other, ok := byID[r.h["WARC-Concurrent-To"]]
+		if !ok || other.h["WARC-Concurrent-To"] != r.h["WARC-Record-ID"] || other.h["WARC-Target-URI"] != r.h["WARC-Target-URI"] ||
+			(typ == warc.TypeRequest) == (other.h["WARC-Type"] == warc.TypeRequest) {
+			t.Errorf("%s record for %s: WARC-Concurrent-To %q names no record of its pair", typ, r.h["WARC-Target-URI"], r.h["WARC-Concurrent-To"])
+			continue
+		}
+		if typ != warc.TypeRequest {
+			continue
+		}
+		pairs++
+		req, _ := http.ReadRequest(bufio.NewReader(bytes.NewReader(r.block)))
+		u, _ := url.Parse(r.h["WARC-Target-URI"])
+		if req == nil || u == nil || req.URL.RequestURI() != u.RequestURI() || req.Host != u.Host {
+			t.Errorf("request record for %s: the request %q asks for something else", r.h["WARC-Target-URI"], r.block)
+		}
+		if other.h["WARC-Type"] == warc.TypeRevisit && req != nil && req.Header.Get("If-None-Match") == "" {
+			t.Errorf("request record for %s answered 304: no If-None-Match in %q", r.h["WARC-Target-URI"], r.block)
+		}
+	}
+	if pairs == 0 {
+		t.Error("no request records")
+	}
+}
+
+// warcMetadata checks that every resource record has a metadata record
+// beside it that refers to it (WARC-Refers-To), for the same URL, its block
+// warc-fields lines; and that one of them matches want.
+func warcMetadata(t *testing.T, recs []warcRecord, want *regexp.Regexp) {
+	t.Helper()
+	meta := map[string]warcRecord{}
+	for _, r := range recs {
+		if r.h["WARC-Type"] == warc.TypeMetadata {
+			meta[r.h["WARC-Refers-To"]] = r
+		}
+	}
+	matched := false
+	for _, r := range recs {
+		if r.h["WARC-Type"] != warc.TypeResource {
+			continue
+		}
+		m, ok := meta[r.h["WARC-Record-ID"]]
+		if !ok || m.h["WARC-Target-URI"] != r.h["WARC-Target-URI"] || m.h["Content-Type"] != warc.Fields {
+			t.Errorf("resource %s: no metadata record refers to it", r.h["WARC-Target-URI"])
+			continue
+		}
+		for _, l := range strings.SplitAfter(string(m.block), "\r\n") {
+			if l != "" && !regexp.MustCompile(`^[a-z-]+: [^\r\n]*\r\n$`).MatchString(l) {
+				t.Errorf("metadata for %s: line %q is no warc-fields line", r.h["WARC-Target-URI"], l)
+			}
+		}
+		matched = matched || want.Match(m.block)
+	}
+	if !matched {
+		t.Errorf("no metadata record matches %s", want)
+	}
 }
 
 // crossCheck reads the file with github.com/nlnwa/gowarc, an independent

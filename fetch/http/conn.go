@@ -9,17 +9,16 @@ import (
 	"net"
 	nethttp "net/http"
 	"net/url"
-	"sync"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/urlparse"
 )
 
-// dialer opens the connections of one request's Transport. Every
+// dialer opens the connections of a Transport: one request's, or the
+// pool's that a Fetcher built by New keeps for its direct requests. Every
 // connection it returns is a recorder, the innermost plaintext stream the
 // request travels on (over TLS when there is TLS), so that the response
-// head can be read again as it was received; and the request's Body closes
-// it.
+// head can be read again as it was received.
 //
 // net/http's Transport keeps doing the rest: the request and response
 // framing, chunking, the absolute-form request to an HTTP proxy. For an
@@ -27,19 +26,29 @@ import (
 // because the Transport would put its own TLS layer above the connection
 // the dialer returns, out of the recorder's sight.
 type dialer struct {
-	ctx    context.Context // Open's: it aborts a dial, a handshake, a CONNECT
+	// ctx is Open's, for a request's own Transport: it aborts a dial, a
+	// handshake, a CONNECT, and (through the Config's Dialer) closes the
+	// connection when done. nil for the pool: the Transport's dial context
+	// is used, which outlives the request (a pooled connection must), and
+	// the Transport aborts a request's reads itself when its context ends.
+	ctx    context.Context
 	cfg    *fetch.Config
 	tunnel *urlparse.URL // the proxy to CONNECT through, or nil
 	v      io.Writer     // verbose log, or nil
+}
 
-	mu   sync.Mutex
-	last *recorder
+// context is the context to dial with: Open's, else the Transport's.
+func (d *dialer) context(tctx context.Context) context.Context {
+	if d.ctx != nil {
+		return d.ctx
+	}
+	return tctx
 }
 
 // dial is the Transport's DialContext: plain http, to the server or to
 // an http:// proxy.
-func (d *dialer) dial(_ context.Context, _, addr string) (net.Conn, error) {
-	nc, err := d.connect(addr)
+func (d *dialer) dial(tctx context.Context, _, addr string) (net.Conn, error) {
+	nc, err := d.connect(d.context(tctx), addr)
 	if err != nil {
 		return nil, err
 	}
@@ -48,19 +57,20 @@ func (d *dialer) dial(_ context.Context, _, addr string) (net.Conn, error) {
 
 // dialTLS is the Transport's DialTLSContext: https to the server, through
 // a CONNECT tunnel when there is a proxy, or TLS to an https:// proxy.
-func (d *dialer) dialTLS(_ context.Context, _, addr string) (net.Conn, error) {
+func (d *dialer) dialTLS(tctx context.Context, _, addr string) (net.Conn, error) {
+	ctx := d.context(tctx)
 	var nc net.Conn
 	var err error
 	if d.tunnel != nil {
-		nc, err = d.connectTunnel(addr)
+		nc, err = d.connectTunnel(ctx, addr)
 	} else {
-		nc, err = d.connect(addr)
+		nc, err = d.connect(ctx, addr)
 	}
 	if err != nil {
 		return nil, err
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	tc, err := fetch.HandshakeTLS(d.ctx, d.cfg.TLS, nc, host, "https")
+	tc, err := fetch.HandshakeTLS(ctx, d.cfg.TLS, nc, host, "https")
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +81,8 @@ func (d *dialer) dialTLS(_ context.Context, _, addr string) (net.Conn, error) {
 	return d.record(tc), nil
 }
 
-func (d *dialer) connect(addr string) (net.Conn, error) {
-	nc, err := fetch.Connect(d.ctx, d.cfg.Dialer, addr, "connecting to")
+func (d *dialer) connect(ctx context.Context, addr string) (net.Conn, error) {
+	nc, err := fetch.Connect(ctx, d.cfg.Dialer, addr, "connecting to")
 	if err != nil {
 		return nil, err
 	}
@@ -87,14 +97,14 @@ const maxConnectReply = 64 << 10
 
 // connectTunnel asks the proxy for a tunnel to addr (RFC 9110 §9.3.6) and
 // returns the connection once the proxy has answered 2xx.
-func (d *dialer) connectTunnel(addr string) (net.Conn, error) {
+func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, error) {
 	p := d.tunnel
-	nc, err := d.connect(proxyHost(p))
+	nc, err := d.connect(ctx, proxyHost(p))
 	if err != nil {
 		return nil, err
 	}
 	if p.Scheme == "https" {
-		tc, err := fetch.HandshakeTLS(d.ctx, d.cfg.TLS, nc, p.Host, "proxy")
+		tc, err := fetch.HandshakeTLS(ctx, d.cfg.TLS, nc, p.Host, "proxy")
 		if err != nil {
 			return nil, err
 		}
@@ -113,8 +123,8 @@ func (d *dialer) connectTunnel(addr string) (net.Conn, error) {
 	}
 	fail := func(e *fetch.Error) (net.Conn, error) {
 		nc.Close()
-		if d.ctx.Err() != nil {
-			return nil, fetch.ContextError(d.ctx)
+		if ctx.Err() != nil {
+			return nil, fetch.ContextError(ctx)
 		}
 		return nil, e
 	}
@@ -141,24 +151,12 @@ func (d *dialer) connectTunnel(addr string) (net.Conn, error) {
 	return nc, nil
 }
 
-func (d *dialer) record(nc net.Conn) *recorder {
-	r := &recorder{Conn: nc}
-	d.mu.Lock()
-	d.last = r
-	d.mu.Unlock()
-	return r
-}
+func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }
 
-// conn is the connection the request went out on.
-func (d *dialer) conn() *recorder {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.last
-}
-
-// closeBody closes the response body, then the connection under it: the
-// Transport would otherwise keep it idle (the request asked for a
-// persistent connection, as curl does; nothing reuses it).
+// closeBody closes the response body, then the connection under it, for a
+// request's own Transport: it would otherwise keep the connection idle
+// (the request asked for a persistent connection, as curl does; nothing
+// would reuse it).
 type closeBody struct {
 	io.ReadCloser
 	conn net.Conn

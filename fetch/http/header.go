@@ -24,30 +24,102 @@ const (
 // recorder is a connection that keeps a copy of the bytes read from it
 // until the response head has been taken (head): net/http parses the head
 // into a map, which loses the order and the case of the fields.
+//
+// A pooled connection carries one request after another, and the
+// Transport may hand it to the next request as soon as a reply without a
+// body has been read, before the first request has taken its head: so each
+// request has a recording of its own, begun (start) when the connection is
+// handed to it, before the request is written. The bytes of a reply come
+// after its request, hence into its request's recording.
 type recorder struct {
 	net.Conn
+	mu  sync.Mutex
+	cur *recording // the request's now on the connection
+}
+
+// recording is what one request's reply brought, up to its head, and the
+// request as written until then.
+type recording struct {
 	done atomic.Bool // head was taken: recording stopped
 	mu   sync.Mutex
 	buf  []byte
 	over bool // bytes were dropped past maxRecorded
+	sent []byte
+	// sentOver: the request was over maxRecorded; sent is dropped
+	sentOver bool
+}
+
+// Write records what the Transport writes, before it goes out: so the
+// request is in its recording before any reply to it can come back.
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	rec := r.cur
+	r.mu.Unlock()
+	if rec != nil && len(p) > 0 {
+		rec.addSent(p)
+	}
+	return r.Conn.Write(p)
+}
+
+func (rec *recording) addSent(p []byte) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.done.Load() || rec.sentOver {
+		return
+	}
+	if len(rec.sent)+len(p) > maxRecorded {
+		rec.sent, rec.sentOver = nil, true
+		return
+	}
+	rec.sent = append(rec.sent, p...)
+}
+
+// request is the request as written up to the reply's head (the body of a
+// request the server answered early may be cut short); nil when it was
+// over maxRecorded.
+func (rec *recording) request() []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.sent
 }
 
 func (r *recorder) Read(p []byte) (int, error) {
 	n, err := r.Conn.Read(p)
-	if n > 0 && !r.done.Load() {
+	if n > 0 {
 		r.mu.Lock()
-		if !r.done.Load() {
-			room := maxRecorded - len(r.buf)
-			if n > room {
-				r.over = true
-				r.buf = append(r.buf, p[:room]...)
-			} else {
-				r.buf = append(r.buf, p[:n]...)
-			}
-		}
+		rec := r.cur // loaded after the read: the request of these bytes
 		r.mu.Unlock()
+		if rec != nil {
+			rec.add(p[:n])
+		}
 	}
 	return n, err
+}
+
+// start begins the recording of the next request on the connection.
+func (r *recorder) start() *recording {
+	rec := &recording{}
+	r.mu.Lock()
+	r.cur = rec
+	r.mu.Unlock()
+	return rec
+}
+
+func (rec *recording) add(p []byte) {
+	if rec.done.Load() {
+		return
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.done.Load() {
+		return
+	}
+	room := maxRecorded - len(rec.buf)
+	if len(p) > room {
+		rec.over = true
+		p = p[:room]
+	}
+	rec.buf = append(rec.buf, p...)
 }
 
 // wireHead is a response head as received.
@@ -62,7 +134,7 @@ type wireHead struct {
 // bytes read: the first one that is not an interim (1xx) reply, as the
 // Transport reads them. code is the status the Transport found, as a
 // check that both read the same head.
-func (r *recorder) head(code int) (*wireHead, error) {
+func (r *recording) head(code int) (*wireHead, error) {
 	r.mu.Lock()
 	buf, over := r.buf, r.over
 	r.buf = nil

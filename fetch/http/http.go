@@ -6,9 +6,14 @@
 // The fetcher is transport only. It never follows redirects: a 3xx reply is
 // returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
 // decides. Connections go through the Request's Dialer (connect timeout,
-// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, one
-// connection per request: the request does not ask the server to close
-// (curl does not either), and the connection is closed with the Body.
+// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken. A Fetcher
+// built by New keeps its direct connections (no HTTP proxy) alive between
+// requests, a few idle per host for a minute at most, and reuses them, as
+// net/http's Transport does; CloseIdleConnections (through
+// fetch.Client.CloseIdleConnections) closes them. A request through an HTTP
+// proxy, or from a Fetcher built without New, has a connection of its own,
+// closed with the Body (the request does not ask the server to close; curl
+// does not either).
 //
 // Request headers: User-Agent, "Accept: */*", Basic Authorization when the
 // Request carries credentials, and for a resume (Request.Offset > 0)
@@ -75,15 +80,24 @@ import (
 )
 
 // Fetcher is the http and https fetch.Fetcher, and the HTTP proxy gateway
-// for other schemes. The zero value is ready to use.
+// for other schemes. The zero value is ready to use, without keep-alive;
+// New builds one that keeps connections.
 type Fetcher struct {
 	// Config gives the dialer, TLS, the User-Agent, the cookie jar,
 	// compression and the verbose log.
 	Config fetch.Config
+
+	pool *pool // New's: the Transport of the direct requests; nil: none
 }
 
-// New is the Fetcher for cfg (fetch.Scheme.New).
-func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
+// New is the Fetcher for cfg (fetch.Scheme.New), keeping idle connections
+// for reuse (see the package documentation). Its kept connections are
+// dialled with cfg's Dialer and TLS, whatever the copy's Config says later.
+func New(cfg fetch.Config) fetch.Fetcher {
+	f := Fetcher{Config: cfg}
+	f.pool = newPool(&f.Config)
+	return f
+}
 
 // defaultProxyPort is the port of a proxy URL without one, as in curl.
 const defaultProxyPort = 1080
@@ -108,19 +122,30 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "IPvFuture host literal: cannot connect"}
 	}
 
-	var v io.Writer
-	if f.Config.Verbose != nil {
-		// Transport goroutines report the written request and the
-		// dialer's events; the response is written here. One lock
-		// orders them.
-		v = &fetch.SyncWriter{W: f.Config.Verbose}
-	}
-	d := &dialer{ctx: ctx, cfg: &f.Config, v: v}
-	tr := &nethttp.Transport{
-		DialContext:            d.dial,
-		DialTLSContext:         d.dialTLS,
-		DisableCompression:     true,
-		MaxResponseHeaderBytes: maxHeaderBytes,
+	// The pool carries the direct requests; one through an HTTP proxy has
+	// a Transport of its own (its tunnel or proxy is the request's).
+	pooled := f.pool != nil && proxy == nil
+	var (
+		v  io.Writer
+		d  *dialer
+		tr *nethttp.Transport
+	)
+	if pooled {
+		v, tr = f.pool.v, f.pool.tr
+	} else {
+		if f.Config.Verbose != nil {
+			// Transport goroutines report the written request and the
+			// dialer's events; the response is written here. One lock
+			// orders them.
+			v = &fetch.SyncWriter{W: f.Config.Verbose}
+		}
+		d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
+		tr = &nethttp.Transport{
+			DialContext:            d.dial,
+			DialTLSContext:         d.dialTLS,
+			DisableCompression:     true,
+			MaxResponseHeaderBytes: maxHeaderBytes,
+		}
 	}
 	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
@@ -188,31 +213,50 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if err := shape(hreq, req, f.Config.Jar, jarURL); err != nil {
 		return nil, err
 	}
-	if expects(hreq) {
+	if !pooled && expects(hreq) {
 		tr.ExpectContinueTimeout = expectTimeout
 	}
 
+	// The connection the request goes out on: its recording starts
+	// before the request is written.
+	var (
+		c   *recorder
+		rec *recording
+	)
+	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
+		if r, ok := gi.Conn.(*recorder); ok {
+			c, rec = r, r.start()
+		}
+		if gi.Reused && v != nil {
+			fmt.Fprintf(v, "* Re-using the connection to %s\n", gi.Conn.RemoteAddr())
+		}
+	}}
 	if v != nil {
 		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo)
-		trace := &httptrace.ClientTrace{WroteHeaders: func() { v.Write(head) }}
-		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
+		trace.WroteHeaders = func() { v.Write(head) }
 	}
+	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
 
 	resp, err := tr.RoundTrip(hreq)
 	if err != nil {
-		if c := d.conn(); c != nil {
-			c.Close()
+		if !pooled {
+			// A connection dialled but not yet handed over sits idle.
+			if c != nil {
+				c.Close()
+			}
+			tr.CloseIdleConnections()
 		}
 		return nil, roundTripError(ctx, err, direct && proxy != nil)
 	}
-	c := d.conn()
-	if c == nil { // cannot happen: the Transport is this request's alone
+	if c == nil { // cannot happen: every connection is a recorder
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
 	storeCookies(f.Config.Jar, jarURL, resp)
-	resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
-	head, err := c.head(resp.StatusCode)
+	if !pooled {
+		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
+	}
+	head, err := rec.head(resp.StatusCode)
 	if err != nil {
 		resp.Body.Close()
 		return nil, err
@@ -220,7 +264,11 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if v != nil {
 		writeHead(v, head)
 	}
-	return result(req, resp, head, decode, f.Config.MaxDecompressed)
+	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
+	if res != nil {
+		res.Request = rec.request()
+	}
+	return res, err
 }
 
 // result turns a response into a Resource.

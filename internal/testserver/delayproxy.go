@@ -18,7 +18,8 @@ import (
 // netem), so this is how benchmarks get a 40 ms RTT on loopback.
 //
 // What is not delayed: the TCP handshake (the proxy accepts at once and
-// connects to the target at once) and the proxy's own acknowledgements, so
+// connects to the target at once), unless Handshake is set, and the
+// proxy's own acknowledgements, so
 // throughput is not limited by window size the way a real long link limits
 // it. The end of the data (FIN) is passed on Delay after it arrived, like
 // data.
@@ -30,6 +31,12 @@ import (
 // PASV; EPSV names only the port).
 type DelayProxy struct {
 	Delay time.Duration
+	// Handshake makes a new connection cost one round trip more, as the
+	// TCP handshake does on a real link: the proxy connects to the target
+	// and starts relaying 2×Delay after it accepted (what the client sends
+	// at once waits in the socket meanwhile). Set by
+	// LaunchHandshakeDelayProxy.
+	Handshake bool
 	relay
 }
 
@@ -111,7 +118,16 @@ func StartDelayProxy(t testing.TB, delay time.Duration, routes ...ProxyRoute) *D
 // LaunchDelayProxy starts a proxy outside a test; the caller must Close it.
 // A listen port 0 (not in a range) picks a free port: see Addrs.
 func LaunchDelayProxy(delay time.Duration, routes ...ProxyRoute) (*DelayProxy, error) {
-	p := &DelayProxy{Delay: delay, relay: newRelay()}
+	return launchDelayProxy(&DelayProxy{Delay: delay, relay: newRelay()}, routes)
+}
+
+// LaunchHandshakeDelayProxy is LaunchDelayProxy with Handshake set: every
+// new connection costs a round trip, as connection reuse saves it.
+func LaunchHandshakeDelayProxy(delay time.Duration, routes ...ProxyRoute) (*DelayProxy, error) {
+	return launchDelayProxy(&DelayProxy{Delay: delay, Handshake: true, relay: newRelay()}, routes)
+}
+
+func launchDelayProxy(p *DelayProxy, routes []ProxyRoute) (*DelayProxy, error) {
 	if err := p.listen(routes, p.handle); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("testserver: delay proxy: %w", err)
@@ -220,6 +236,13 @@ func (p *relay) dial(target string) (server net.Conn, release func()) {
 }
 
 func (p *DelayProxy) handle(client net.Conn, target string) {
+	if p.Handshake {
+		select {
+		case <-time.After(2 * p.Delay):
+		case <-p.done:
+			return
+		}
+	}
 	server, release := p.dial(target)
 	if server == nil {
 		return

@@ -313,6 +313,7 @@ func parseRange(s string) (int, int, bool) {
 func delayProxy(args []string) int {
 	fs := flag.NewFlagSet("delayproxy", flag.ExitOnError)
 	delay := fs.Duration("delay", 20*time.Millisecond, "delay each way")
+	handshake := fs.Bool("handshake", false, "a new connection costs a round trip (as the TCP handshake)")
 	fs.Parse(args)
 	var routes []testserver.ProxyRoute
 	for _, a := range fs.Args() {
@@ -325,7 +326,11 @@ func delayProxy(args []string) int {
 	if len(routes) == 0 {
 		return fail("delayproxy: no LISTEN=TARGET route")
 	}
-	p, err := testserver.LaunchDelayProxy(*delay, routes...)
+	launch := testserver.LaunchDelayProxy
+	if *handshake {
+		launch = testserver.LaunchHandshakeDelayProxy
+	}
+	p, err := launch(*delay, routes...)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -36,8 +36,10 @@ import (
 // Record types written by the mirror.
 const (
 	TypeWarcinfo = "warcinfo"
+	TypeRequest  = "request"
 	TypeResponse = "response"
 	TypeResource = "resource"
+	TypeMetadata = "metadata"
 	TypeRevisit  = "revisit"
 )
 
@@ -47,6 +49,14 @@ const ProfileNotModified = "http://netpreserve.org/warc/1.1/revisit/server-not-m
 // HTTPResponse is the Content-Type of a response record holding an HTTP
 // response.
 const HTTPResponse = "application/http;msgtype=response"
+
+// HTTPRequest is the Content-Type of a request record holding an HTTP
+// request.
+const HTTPRequest = "application/http;msgtype=request"
+
+// Fields is the Content-Type of a block of "name: value" lines (a
+// metadata record's).
+const Fields = "application/warc-fields"
 
 // Writer writes records to w; safe for concurrent use (records never
 // interleave).
@@ -68,6 +78,7 @@ func NewWriter(w io.Writer, gz bool, filename string) *Writer {
 // ones Write sets (WARC-Type, WARC-Record-ID, WARC-Date, Content-Length,
 // the digests, WARC-Warcinfo-ID), and its block.
 type Record struct {
+	ID          string // WARC-Record-ID ("": a new one); NewID makes one to refer to first
 	Type        string
 	TargetURI   string
 	Date        time.Time
@@ -100,17 +111,13 @@ func Digest(h hash.Hash) string {
 // Warcinfo writes the warcinfo record that starts a file: fields such as
 // software, format, conformsTo; later records refer to it.
 func (w *Writer) Warcinfo(fields [][2]string) error {
-	var b strings.Builder
-	for _, f := range fields {
-		fmt.Fprintf(&b, "%s: %s\r\n", f[0], f[1])
-	}
-	body := b.String()
+	body := FieldsBlock(fields)
 	id := NewID()
 	var fs [][2]string
 	if w.filename != "" {
 		fs = append(fs, [2]string{"WARC-Filename", w.filename})
 	}
-	err := w.write(id, Record{Type: TypeWarcinfo, Date: time.Now(), ContentType: "application/warc-fields",
+	err := w.write(id, Record{Type: TypeWarcinfo, Date: time.Now(), ContentType: Fields,
 		Fields: fs, Block: strings.NewReader(body), BlockSize: int64(len(body)), PayloadOffset: -1})
 	if err == nil {
 		w.mu.Lock()
@@ -120,8 +127,25 @@ func (w *Writer) Warcinfo(fields [][2]string) error {
 	return err
 }
 
+// FieldsBlock is fields as an application/warc-fields block, one
+// "name: value" line each, a value kept on its line (CR, LF, NUL as
+// spaces).
+func FieldsBlock(fields [][2]string) string {
+	var b strings.Builder
+	for _, f := range fields {
+		fmt.Fprintf(&b, "%s: %s\r\n", clean(f[0]), clean(f[1]))
+	}
+	return b.String()
+}
+
 // Write writes r.
-func (w *Writer) Write(r Record) error { return w.write(NewID(), r) }
+func (w *Writer) Write(r Record) error {
+	id := r.ID
+	if id == "" {
+		id = NewID()
+	}
+	return w.write(id, r)
+}
 
 func (w *Writer) write(id string, r Record) error {
 	// First pass: the digests.
