@@ -102,8 +102,37 @@ type Client struct {
 
 	// Dialer, when set, opens the network connections instead of a
 	// net.Dialer. ConnectTimeout, SOCKS proxies and context cancellation
-	// are still applied on top of it.
+	// are still applied on top of it, and the fields below: a Dialer that
+	// is not a *net.Dialer is given addresses for the ResolveRules, but
+	// cannot bind (Interface, LocalPorts: ErrInterface).
 	Dialer Dialer
+
+	// Resolve, ConnectTo, IPVersion, Interface and LocalPorts shape every
+	// connection the Client's fetchers make, for every scheme — an FTP
+	// data connection and a SOCKS proxy's included — as curl's --resolve,
+	// --connect-to, -4/-6, --interface and --local-port do:
+	//
+	//   - ConnectTo (ParseConnectTo) sends the connection for a URL's
+	//     host:port elsewhere; the first matching rule applies. It does not
+	//     apply to a data connection (to an address the server gave), nor to
+	//     the connection to a proxy: through a SOCKS proxy the proxy is
+	//     asked for the new host and port, as curl does.
+	//   - Resolve (ParseResolve) gives names their addresses without asking
+	//     DNS: the URL's host (after ConnectTo), a proxy's, and through a
+	//     socks5:// proxy the target's (socks5h:// sends the proxy the name).
+	//   - IPVersion 4 or 6 uses only addresses of that version (0: both);
+	//     a ResolveRule's addresses are used whatever it says (as curl).
+	//   - Interface connects from an address: an IP address, an interface's
+	//     address ("if!eth0" for an interface only), or a host name's
+	//     ("host!NAME"), the first one of the remote address's version.
+	//   - LocalPorts connects from the first free port of the range.
+	//
+	// Failing to bind is ErrInterface (curl's 45).
+	Resolve    []ResolveRule
+	ConnectTo  []ConnectToRule
+	IPVersion  int
+	Interface  string
+	LocalPorts PortRange
 
 	// UserAgent ("": DefaultUserAgent), Verbose (the protocol exchange,
 	// passwords masked, and the Client's own "* " notes), Warnings and

@@ -166,15 +166,19 @@
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)
 //	  37  ErrFileRead          file:// could not read the file
 //	  42  ErrAborted           cancelled
+//	  45  ErrInterface         the local address or port asked for (Interface, LocalPorts) could not be used
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
 //	  55  ErrSendFailed        the server refused the data sent, or the connection broke while the request was sent
 //	  56  ErrRecv              the connection broke (reset) before the reply was complete
+//	  58  ErrClientCert        the client certificate or key could not be read or used
+//	  59  ErrCipher            a cipher or TLS version asked for is unknown or cannot be used
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe
 //	  67  ErrLoginDenied       login refused
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
+//	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)
 //
 // # Writing a Fetcher
 //
