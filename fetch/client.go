@@ -3,6 +3,7 @@ package fetch
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -95,9 +96,17 @@ type Client struct {
 	// Insecure skips TLS certificate verification (-k).
 	Insecure bool
 
+	// PinnedPubKeys, when set, accepts only a server whose certificate's
+	// public key (its SubjectPublicKeyInfo) has one of these SHA-256
+	// hashes (curl's --pinnedpubkey; ParsePinnedPubKey), checked with
+	// Insecure too; another key fails the handshake with ErrPinnedKey
+	// (curl's 90).
+	PinnedPubKeys [][sha256.Size]byte
+
 	// TLS, when set, is the base TLS configuration (root CAs, client
-	// certificates, …). It is cloned for the fetchers' Config; Insecure
-	// still applies on top.
+	// certificates, versions, cipher suites: see LoadClientCert,
+	// ParseTLSVersion, CipherSuites). It is cloned for the fetchers'
+	// Config; Insecure and PinnedPubKeys still apply on top.
 	TLS *tls.Config
 
 	// Dialer, when set, opens the network connections instead of a
@@ -120,8 +129,9 @@ type Client struct {
 	//   - Resolve (ParseResolve) gives names their addresses without asking
 	//     DNS: the URL's host (after ConnectTo), a proxy's, and through a
 	//     socks5:// proxy the target's (socks5h:// sends the proxy the name).
-	//   - IPVersion 4 or 6 uses only addresses of that version (0: both);
-	//     a ResolveRule's addresses are used whatever it says (as curl).
+	//   - IPVersion 4 or 6 uses only addresses of that version (0: both),
+	//     a ResolveRule's too (as curl 7.88): none left is ErrResolve, an
+	//     address literal of the other version ErrConnect.
 	//   - Interface connects from an address: an IP address, an interface's
 	//     address ("if!eth0" for an interface only), or a host name's
 	//     ("host!NAME"), the first one of the remote address's version.
@@ -671,6 +681,9 @@ func (c *Client) tlsConfig() *tls.Config {
 	}
 	if c.Insecure {
 		t.InsecureSkipVerify = true
+	}
+	if len(c.PinnedPubKeys) > 0 {
+		t.VerifyConnection = verifyPin(c.PinnedPubKeys, t.VerifyConnection)
 	}
 	return t
 }

@@ -120,6 +120,8 @@ func TLSError(err error, what string) *Error {
 	)
 	var problem string
 	switch {
+	case errors.Is(err, errPinMismatch):
+		return &Error{Kind: ErrPinnedKey, Msg: errPinMismatch.Error(), Err: quietCause{err}}
 	case errors.As(err, &uerr):
 		problem = "unable to get local issuer certificate"
 		if c := uerr.Cert; c != nil && bytes.Equal(c.RawIssuer, c.RawSubject) {

@@ -108,8 +108,8 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 	}
 	var ae *net.AddrError
 	if errors.As(err, &ae) && ae.Err == "no suitable address found" {
-		// -4 or -6 and a name (or address) without one of that version.
-		return &Error{Kind: ErrResolve, Msg: "could not resolve host: " + hostOf(addr) + " (no IPv" + strconv.Itoa(d.route.ipVersion) + " address)"}
+		// -4 or -6 and an address of the other version (curl's 7).
+		return &Error{Kind: ErrConnect, Msg: "could not connect to " + addr + ": not an IPv" + strconv.Itoa(d.route.ipVersion) + " address"}
 	}
 	if KindOf(err) == ErrTimeout {
 		return &Error{Kind: ErrTimeout, Msg: "connection to " + addr + " timed out", Err: err}
@@ -141,11 +141,16 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 		return d.base.DialContext(ctx, network, addr)
 	}
 	port, _ := strconv.Atoi(portStr)
+	network = d.route.network(network)
 	if addrs := d.route.rule(host, port); addrs != nil {
-		// A rule's addresses are used whatever -4/-6 say, as in curl.
+		// -4 and -6 leave out a rule's addresses of the other version, as
+		// curl 7.88 does (its manual says otherwise).
+		addrs = d.route.filter(addrs)
+		if len(addrs) == 0 {
+			return nil, &net.DNSError{Err: "no address of the IP version asked for", Name: host, IsNotFound: true}
+		}
 		return d.dialAddrs(ctx, network, addrs, port)
 	}
-	network = d.route.network(network)
 	addrs, err := d.route.lookup(ctx, network, host, port)
 	if err != nil {
 		return nil, err

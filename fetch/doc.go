@@ -168,6 +168,7 @@
 //	  42  ErrAborted           cancelled
 //	  45  ErrInterface         the local address or port asked for (Interface, LocalPorts) could not be used
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
+//	  49  ErrOptionSyntax      an option's value could not be parsed (ParseResolve, ParseConnectTo)
 //	  55  ErrSendFailed        the server refused the data sent, or the connection broke while the request was sent
 //	  56  ErrRecv              the connection broke (reset) before the reply was complete
 //	  58  ErrClientCert        the client certificate or key could not be read or used

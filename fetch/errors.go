@@ -47,6 +47,7 @@ const (
 	ErrClientCert                   // the client certificate or key could not be read or used (58)
 	ErrCipher                       // a cipher or TLS version asked for is unknown or cannot be used (59)
 	ErrPinnedKey                    // the server's public key is not the one pinned (90)
+	ErrOptionSyntax                 // an option's value could not be parsed (--resolve, --connect-to) (49)
 )
 
 var exitCodes = map[Kind]int{
@@ -56,7 +57,7 @@ var exitCodes = map[Kind]int{
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
-	ErrCipher: 59, ErrPinnedKey: 90,
+	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49,
 }
 
 // ExitCode is the process exit code for errors of this kind.

@@ -18,7 +18,7 @@ import (
 // without asking DNS (curl's --resolve HOST:PORT:ADDR[,ADDR]…). Host "*"
 // matches any host; a rule for the host itself wins over a "*" one. Host
 // compares without regard to case or a trailing dot. Addrs are tried in
-// order, whatever Client.IPVersion says (as curl).
+// order, those of Client.IPVersion only (as curl 7.88 does).
 type ResolveRule struct {
 	Host  string
 	Port  int
@@ -28,10 +28,10 @@ type ResolveRule struct {
 // ParseResolve parses curl's --resolve argument: "[+]HOST:PORT:ADDR[,ADDR]…",
 // an IPv6 address in brackets or not. The "+" prefix (curl: the entry
 // expires after a minute) is accepted and means nothing here, since a
-// Client caches no name. A bad argument is ErrMalformed.
+// Client caches no name. A bad argument is ErrOptionSyntax (curl's 49).
 func ParseResolve(s string) (ResolveRule, error) {
 	bad := func(why string) (ResolveRule, error) {
-		return ResolveRule{}, &Error{Kind: ErrMalformed, Msg: "--resolve " + strconv.Quote(s) + ": " + why}
+		return ResolveRule{}, &Error{Kind: ErrOptionSyntax, Msg: "--resolve " + strconv.Quote(s) + ": " + why}
 	}
 	rest := strings.TrimPrefix(s, "+")
 	if strings.HasPrefix(rest, "-") {
@@ -76,10 +76,10 @@ type ConnectToRule struct {
 
 // ParseConnectTo parses curl's --connect-to argument,
 // "HOST1:PORT1:HOST2:PORT2", each part possibly empty, an IPv6 address in
-// brackets. A bad argument is ErrMalformed.
+// brackets. A bad argument is ErrOptionSyntax (curl's 49).
 func ParseConnectTo(s string) (ConnectToRule, error) {
 	bad := func(why string) (ConnectToRule, error) {
-		return ConnectToRule{}, &Error{Kind: ErrMalformed, Msg: "--connect-to " + strconv.Quote(s) + ": " + why}
+		return ConnectToRule{}, &Error{Kind: ErrOptionSyntax, Msg: "--connect-to " + strconv.Quote(s) + ": " + why}
 	}
 	var parts [4]string
 	rest, ok := s, true
@@ -218,6 +218,21 @@ func (r *route) network(network string) string {
 	return network + strconv.Itoa(r.ipVersion)
 }
 
+// filter leaves out the addresses of the other IP version than the one
+// asked for.
+func (r *route) filter(addrs []netip.Addr) []netip.Addr {
+	if r.ipVersion == 0 {
+		return addrs
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if a.Is4() == (r.ipVersion == 4) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // binds reports whether connections are made from a chosen address or port.
 func (r *route) binds() bool { return r != nil && (r.iface != "" || r.ports != PortRange{}) }
 
@@ -325,7 +340,9 @@ func (r *route) dialFrom(ctx context.Context, base Dialer, network string, ip ne
 			}
 		}
 		if !local.IsValid() {
-			return nil, &Error{Kind: ErrInterface, Msg: "--interface " + r.iface + " has no IPv" + map[bool]string{true: "4", false: "6"}[ip.Is4()] + " address to reach " + ip.String()}
+			// curl's 7, not 45: the interface is fine, this address is not
+			// reachable from it.
+			return nil, &Error{Kind: ErrConnect, Msg: "could not connect to " + to + ": --interface " + r.iface + " has no IPv" + map[bool]string{true: "4", false: "6"}[ip.Is4()] + " address"}
 		}
 	}
 	low, high := r.ports.Low, r.ports.High

@@ -38,8 +38,8 @@ func TestParseRouteRules(t *testing.T) {
 		got := fmt.Sprint(r)
 		if err != nil {
 			got = "error"
-			if fetch.KindOf(err) != fetch.ErrMalformed || !strings.Contains(err.Error(), "--resolve") {
-				t.Errorf("ParseResolve(%q): %v, want ErrMalformed naming --resolve", tc.in, err)
+			if fetch.ExitCode(err) != 49 || !strings.Contains(err.Error(), "--resolve") {
+				t.Errorf("ParseResolve(%q): %v, want exit 49 naming --resolve", tc.in, err)
 			}
 		}
 		if got != tc.want {
@@ -155,15 +155,18 @@ func TestResolveWithoutDNS(t *testing.T) {
 	c = &fetch.Client{Resolve: []fetch.ResolveRule{mustResolve(t, "example.test:"+port+":127.0.0.2")}}
 	_, _, err = fetchAll(t, c, "http://example.test:"+port+"/")
 	wantExit(t, "only a dead address", err, 7)
-	// -6 does not filter a rule's addresses, as in curl.
+	// -6 leaves out a rule's IPv4 addresses, as curl 7.88: no address.
 	c = &fetch.Client{IPVersion: 6, Resolve: []fetch.ResolveRule{mustResolve(t, "example.test:"+port+":127.0.0.1")}}
+	_, _, err = fetchAll(t, c, "http://example.test:"+port+"/")
+	wantExit(t, "-6 with an IPv4 rule", err, 6)
+	c = &fetch.Client{IPVersion: 4, Resolve: []fetch.ResolveRule{mustResolve(t, "example.test:"+port+":::1,127.0.0.1")}}
 	if _, body, err = fetchAll(t, c, "http://example.test:"+port+"/"); err != nil {
-		t.Errorf("-6 with a rule: %q %v", body, err)
+		t.Errorf("-4 with a rule of both versions: %q %v", body, err)
 	}
-	// -6 and an IPv4 address in the URL: no address to use.
+	// -6 and an IPv4 address in the URL: curl's 7.
 	c = &fetch.Client{IPVersion: 6}
 	_, _, err = fetchAll(t, c, "http://127.0.0.1:"+port+"/")
-	wantExit(t, "-6 to 127.0.0.1", err, 6)
+	wantExit(t, "-6 to 127.0.0.1", err, 7)
 }
 
 func TestConnectTo(t *testing.T) {
@@ -257,7 +260,7 @@ func TestLocalPortAndInterface(t *testing.T) {
 	c = &fetch.Client{Interface: "::1"}
 	_, cfg, _ = c.Prepare(parse(t, "gopher://"+ln.Addr().String()+"/"))
 	_, err = cfg.Dialer.DialContext(ctx, "tcp", ln.Addr().String())
-	wantExit(t, "IPv6 source to an IPv4 server", err, 45)
+	wantExit(t, "IPv6 source to an IPv4 server", err, 7)
 	// A program's own Dialer cannot bind.
 	c = &fetch.Client{Interface: "127.0.0.1", Dialer: &recordingDialer{}}
 	_, cfg, _ = c.Prepare(parse(t, "gopher://"+ln.Addr().String()+"/"))

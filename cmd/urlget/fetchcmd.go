@@ -118,6 +118,7 @@ type fetchOpts struct {
 	uploadFile     string        // -T: upload this file instead of fetching
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
+	conn           connOpts      // the connection and TLS flags (connflags.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -173,6 +174,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
+	addConnFlags(fs, &o.conn)
 	return fs
 }
 
@@ -373,8 +375,8 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
 	}
 	c, err := newFetchCmd(e, o)
-	if fetch.KindOf(err) == fetch.ErrCACert {
-		return fail(e, fetch.ExitCode(err), "(%d) %v", fetch.ExitCode(err), err)
+	if code, ok := connExit(err); ok {
+		return fail(e, code, "(%d) %v", code, err)
 	}
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
@@ -430,6 +432,9 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 			return nil, err
 		}
 		cl.TLS = &tls.Config{RootCAs: pool}
+	}
+	if err := o.conn.apply(cl); err != nil {
+		return nil, err
 	}
 	if o.limitRate > 0 {
 		cl.LimitRate = fetch.NewLimiter(o.limitRate)
