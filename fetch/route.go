@@ -367,6 +367,9 @@ func (r *route) dialFrom(ctx context.Context, base Dialer, network string, ip ne
 			}
 		}
 		d.LocalAddr = la
+		if p != 0 {
+			d.Control = reuseAddr
+		}
 		nc, err := d.DialContext(ctx, network, to)
 		if err == nil {
 			return nc, nil

@@ -116,7 +116,9 @@ func (o *connOpts) apply(cl *fetch.Client) error {
 		if err != nil {
 			return err
 		}
-		t.Certificates = []tls.Certificate{c}
+		// Presented whatever CA names the server lists, as curl (OpenSSL)
+		// does; Go's Certificates would send nothing when they do not fit.
+		t.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
 	}
 	if o.tlsMin != "" {
 		t.MinVersion, _ = fetch.ParseTLSVersion(o.tlsMin)
