@@ -275,8 +275,12 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 }
 
 // pacedBody is a request body paced by LimitRate and counted as progress
-// by the low-speed watchdog, like a download.
+// by the low-speed watchdog, like a download, and reported to the
+// context's Trace (BodySent).
 func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) io.Reader {
+	if tr := ContextTrace(ctx); tr != nil && tr.BodySent != nil {
+		body = &countingBody{r: body, tr: tr}
+	}
 	if slow == nil && c.LimitRate == nil {
 		return body
 	}
@@ -342,6 +346,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				m.EffectiveURL = Redacted(cur)
 				via = append(via, m)
 				cur = next
+				if tr := ContextTrace(ctx); tr != nil && tr.Redirect != nil {
+					tr.Redirect(Redacted(next))
+				}
 				continue
 			}
 			if res.Referral && !res.IsHTTP() {
@@ -356,6 +363,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					Logf(c.Verbose, "* Following referral from %s to %s", Redacted(cur), Redacted(next))
 				}
 				cur = next
+				if tr := ContextTrace(ctx); tr != nil && tr.Redirect != nil {
+					tr.Redirect(Redacted(next))
+				}
 				continue
 			}
 		}

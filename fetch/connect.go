@@ -95,7 +95,10 @@ func HandshakeTLS(ctx context.Context, base *tls.Config, nc net.Conn, host, what
 		cfg.ServerName = host
 	}
 	tc := tls.Client(nc, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	handshaking(nc, true)
+	err := tc.HandshakeContext(ctx)
+	handshaking(nc, false)
+	if err != nil {
 		nc.Close()
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx, "")
@@ -104,6 +107,9 @@ func HandshakeTLS(ctx context.Context, base *tls.Config, nc net.Conn, host, what
 			return nil, &Error{Kind: ErrTimeout, Msg: what + ": TLS handshake", Err: err}
 		}
 		return nil, TLSError(err, what)
+	}
+	if tr := ContextTrace(ctx); tr != nil && tr.TLSDone != nil {
+		tr.TLSDone(tc.ConnectionState())
 	}
 	return tc, nil
 }

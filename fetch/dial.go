@@ -89,7 +89,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if err != nil {
 		return nil, d.dialError(ctx, dctx, addr, err)
 	}
-	return watchConn(ctx, conn), nil
+	return watchConn(ctx, ContextTrace(ctx).connected(conn, d.data)), nil
 }
 
 func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) error {
@@ -133,7 +133,8 @@ func hostOf(addr string) string {
 // the host resolved by a ResolveRule when one matches, from the local
 // address and ports asked for, over the IP version asked for.
 func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn, error) {
-	if d.route == nil {
+	tr := ContextTrace(ctx)
+	if d.route == nil && tr == nil {
 		return d.base.DialContext(ctx, network, addr)
 	}
 	host, portStr, err := net.SplitHostPort(addr)
@@ -146,14 +147,19 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 		// -4 and -6 leave out a rule's addresses of the other version, as
 		// curl 7.88 does (its manual says otherwise).
 		addrs = d.route.filter(addrs)
+		tr.dnsDone(host, addrs)
 		if len(addrs) == 0 {
 			return nil, &net.DNSError{Err: "no address of the IP version asked for", Name: host, IsNotFound: true}
 		}
 		return d.dialAddrs(ctx, network, addrs, port)
 	}
-	addrs, err := d.route.lookup(ctx, network, host, port)
+	// Traced, a name is resolved here, so that the time it took is known.
+	addrs, err := d.route.lookup(ctx, network, host, port, tr != nil)
 	if err != nil {
 		return nil, err
+	}
+	if addrs != nil && !isAddr(host) {
+		tr.dnsDone(host, addrs)
 	}
 	if addrs == nil {
 		return d.base.DialContext(ctx, network, addr)
@@ -250,12 +256,18 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 			slices.SortStableFunc(ips, func(a, b netip.Addr) int { // IPv4 first: SOCKS servers reach it more often
 				return v6rank(a) - v6rank(b)
 			})
+			ContextTrace(ctx).dnsDone(host, ips)
 		}
 		if len(ips) > 0 {
 			addr = net.JoinHostPort(ips[0].Unmap().String(), portStr)
 		}
 	}
 	return sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
+}
+
+func isAddr(host string) bool {
+	_, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil
 }
 
 func v6rank(a netip.Addr) int {

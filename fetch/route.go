@@ -221,7 +221,7 @@ func (r *route) network(network string) string {
 // filter leaves out the addresses of the other IP version than the one
 // asked for.
 func (r *route) filter(addrs []netip.Addr) []netip.Addr {
-	if r.ipVersion == 0 {
+	if r == nil || r.ipVersion == 0 {
 		return addrs
 	}
 	var out []netip.Addr
@@ -238,15 +238,16 @@ func (r *route) binds() bool { return r != nil && (r.iface != "" || r.ports != P
 
 // lookup resolves host for a connection to port: a ResolveRule's
 // addresses, the literal address, or DNS (the IP version asked for only).
-// nil without error means "let the base dialer resolve it".
-func (r *route) lookup(ctx context.Context, network, host string, port int) ([]netip.Addr, error) {
+// nil without error means "let the base dialer resolve it", which it
+// does unless force is set or a local address is bound.
+func (r *route) lookup(ctx context.Context, network, host string, port int, force bool) ([]netip.Addr, error) {
 	if addrs := r.rule(host, port); addrs != nil {
 		return addrs, nil
 	}
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		return []netip.Addr{ip.Unmap()}, nil
 	}
-	if !r.binds() {
+	if !r.binds() && !force {
 		return nil, nil
 	}
 	fam := "ip"
