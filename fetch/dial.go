@@ -158,7 +158,7 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
-	if addrs != nil && !isAddr(host) {
+	if addrs != nil {
 		tr.dnsDone(host, addrs)
 	}
 	if addrs == nil {
@@ -263,11 +263,6 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 		}
 	}
 	return sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
-}
-
-func isAddr(host string) bool {
-	_, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil
 }
 
 func v6rank(a netip.Addr) int {

@@ -22,8 +22,8 @@ import (
 // reports their exchanges to the same Trace, which a program that traces
 // its requests one after the other therefore keeps for all of them.
 type Trace struct {
-	// DNSDone: a host name was resolved, by a ResolveRule or by DNS (not
-	// called for an address literal, nor for a name a SOCKS proxy
+	// DNSDone: a host name was resolved, by a ResolveRule or by DNS, or
+	// an address literal read (not called for a name a SOCKS proxy
 	// resolves).
 	DNSDone func(host string, addrs []netip.Addr)
 	// Connected: a connection is open, to the server or to a proxy; data

@@ -400,6 +400,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = c.wo.traceContext(ctx)
 	c.lendTerminal()
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
@@ -617,12 +618,15 @@ type xferResult struct {
 	elapsed     time.Duration
 	kept        string // the .part file holding what a failed transfer received
 	keptSize    int64
+	meta        fetch.Meta // the reply (-w)
+	times       woTimes    // the trace (-w): writeout.go
 }
 
 // one handles the URL numbered num: a fetch, or with -T an upload.
 func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
+	c.wo.start(r, nil)
 	if u, err := parseFetchURL(raw); err != nil {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
@@ -789,11 +793,13 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
+	c.wo.start(r, req)
 	res, err := cl.Do(actx, req)
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
+	r.meta = res.Meta
 	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what present makes of it.
