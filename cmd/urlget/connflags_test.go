@@ -233,3 +233,32 @@ func dropDateJSON(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestWriteOutOtherSchemesBesideCurl: the connection variables of an ftp
+// transfer from vsftpd (the control connection's addresses, control and
+// data connections counted) and of a gopher one from gophernicus, as curl
+// prints them; their times are set, in order.
+func TestWriteOutOtherSchemesBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	g := testserver.StartGophernicus(t, testserver.GopherConfig{})
+	// Not %{size_header}: curl counts an ftp server's replies in it,
+	// urlget only HTTP header blocks (README).
+	format := "%{scheme} %{remote_ip} %{remote_port} %{local_ip} %{num_connects} %{http_version} %{method} %{num_redirects} %{size_upload}"
+	for _, url := range []string{ftp.URL + "/pub/hello.txt", g.URL("0/hello.txt")} {
+		us, cs, ucode, ccode := writeOutBoth(t, curl, format, url)
+		if us != cs || ucode != ccode {
+			t.Errorf("%s: urlget %q (exit %d), curl %q (exit %d)", url, us, ucode, cs, ccode)
+		}
+		us, _, _, _ = writeOutBoth(t, curl, "%{time_namelookup} %{time_connect} %{time_pretransfer} %{time_starttransfer} %{time_total}", url)
+		last := 0.0
+		for _, f := range strings.Fields(us) {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil || v == 0 || v < last {
+				t.Errorf("%s: times %q: each set, in order", url, us)
+				break
+			}
+			last = v
+		}
+	}
+}
