@@ -34,7 +34,8 @@ type Trace struct {
 	// WroteRequest: the first byte of a request is about to be written on
 	// a connection, after its TLS handshake: the first write after a
 	// reply (or after connecting), so once per exchange of a line
-	// protocol.
+	// protocol. The TLS close_notify alert that closing a connection
+	// writes counts as one: a program wants the first after each start.
 	WroteRequest func(local, remote net.Addr)
 	// FirstByte: the first byte of the reply to it has been read.
 	FirstByte func()
