@@ -165,6 +165,28 @@ func (c *Client) route() *route {
 	return r
 }
 
+// Destination is where d, a Client's Dialer, connects for addr: addr
+// after ConnectTo, its host replaced by the first address a ResolveRule
+// gives it (of the IP version asked for). For another Dialer it is addr.
+// It is for a fetcher that must dial on its own — rlogin, from a reserved
+// port — and still go where the Client's rules send it.
+func Destination(d Dialer, addr string) string {
+	cd, ok := d.(*dialer)
+	if !ok || cd.route == nil {
+		return addr
+	}
+	addr = cd.target(addr)
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	port, _ := strconv.Atoi(portStr)
+	if addrs := cd.route.filter(cd.route.rule(host, port)); len(addrs) > 0 {
+		return net.JoinHostPort(addrs[0].String(), portStr)
+	}
+	return addr
+}
+
 // redirect applies the first ConnectToRule that matches addr.
 func (r *route) redirect(addr string) string {
 	if r == nil || len(r.connectTo) == 0 {

@@ -179,6 +179,23 @@ func TestConnectTo(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(body), "example.test 127.0.0.1:") {
 		t.Fatalf("the request still names example.test, the connection goes to 127.0.0.1: %q %v", body, err)
 	}
+	// A fetcher that dials on its own (rlogin) asks where to go.
+	_, cfg, err := (&fetch.Client{
+		ConnectTo: []fetch.ConnectToRule{mustConnectTo(t, "rlogin.test:513:backend.test:1513")},
+		Resolve:   []fetch.ResolveRule{mustResolve(t, "backend.test:1513:::1,127.0.0.2")},
+		IPVersion: 4,
+	}).Prepare(parse(t, "rlogin://rlogin.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]string{"rlogin.test:513": "127.0.0.2:1513", "other.test:513": "other.test:513"} {
+		if got := fetch.Destination(cfg.Dialer, addr); got != want {
+			t.Errorf("Destination(%s) = %s, want %s", addr, got, want)
+		}
+	}
+	if got := fetch.Destination(&recordingDialer{}, "rlogin.test:513"); got != "rlogin.test:513" {
+		t.Errorf("Destination with a program's Dialer: %s", got)
+	}
 	// Resolve applies to the host ConnectTo gives.
 	c = &fetch.Client{
 		ConnectTo: []fetch.ConnectToRule{mustConnectTo(t, "example.test::backend.test:")},
