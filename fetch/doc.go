@@ -138,6 +138,22 @@
 // applies). telnet is never sent through an HTTP proxy. A proxy URL's
 // userinfo becomes Proxy-Authorization.
 //
+// # Connections and TLS
+//
+// Every connection a Client's fetchers make goes through the Client's
+// Dialer, which applies Resolve (a name's addresses without DNS),
+// ConnectTo (another host and port for a URL's), IPVersion, Interface and
+// LocalPorts — curl's --resolve, --connect-to, -4/-6, --interface and
+// --local-port — to every scheme, SOCKS by curl's rules, an FTP data
+// connection without ConnectTo (DataDialer). Client.TLS takes a client
+// certificate (LoadClientCert), versions (ParseTLSVersion) and TLS 1.2
+// cipher suites (CipherSuites); PinnedPubKeys pins the server's key.
+//
+// A Trace in the context (WithTrace) hears a request's events, as
+// net/http/httptrace's ClientTrace does, for every scheme: name resolved,
+// connected, TLS done, request written, first byte of the reply, redirect
+// followed, body sent.
+//
 // # Errors and exit codes
 //
 // Every error from the Client, and from a Body it returned, is an *Error
