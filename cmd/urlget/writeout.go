@@ -296,6 +296,12 @@ func parseWriteOut(format string) *writeOut {
 
 // render prints the format for one transfer.
 func (w *writeOut) render(stdout, stderr io.Writer, r *xferResult) {
+	// Events from now on (a kept connection closing) are no one's.
+	w.trace.mu.Lock()
+	if w.trace.cur == &r.times {
+		w.trace.cur = nil
+	}
+	w.trace.mu.Unlock()
 	out := stdout
 	var b strings.Builder
 	emit := func() {
