@@ -3,6 +3,7 @@ package fetch
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -95,15 +96,53 @@ type Client struct {
 	// Insecure skips TLS certificate verification (-k).
 	Insecure bool
 
+	// PinnedPubKeys, when set, accepts only a server whose certificate's
+	// public key (its SubjectPublicKeyInfo) has one of these SHA-256
+	// hashes (curl's --pinnedpubkey; ParsePinnedPubKey), checked with
+	// Insecure too; another key fails the handshake with ErrPinnedKey
+	// (curl's 90).
+	PinnedPubKeys [][sha256.Size]byte
+
 	// TLS, when set, is the base TLS configuration (root CAs, client
-	// certificates, …). It is cloned for the fetchers' Config; Insecure
-	// still applies on top.
+	// certificates, versions, cipher suites: see LoadClientCert,
+	// ParseTLSVersion, CipherSuites). It is cloned for the fetchers'
+	// Config; Insecure and PinnedPubKeys still apply on top.
 	TLS *tls.Config
 
 	// Dialer, when set, opens the network connections instead of a
 	// net.Dialer. ConnectTimeout, SOCKS proxies and context cancellation
-	// are still applied on top of it.
+	// are still applied on top of it, and the fields below: a Dialer that
+	// is not a *net.Dialer is given addresses for the ResolveRules, but
+	// cannot bind (Interface, LocalPorts: ErrInterface).
 	Dialer Dialer
+
+	// Resolve, ConnectTo, IPVersion, Interface and LocalPorts shape every
+	// connection the Client's fetchers make, for every scheme — an FTP
+	// data connection and a SOCKS proxy's included — as curl's --resolve,
+	// --connect-to, -4/-6, --interface and --local-port do:
+	//
+	//   - ConnectTo (ParseConnectTo) sends the connection for a URL's
+	//     host:port elsewhere; the first matching rule applies. It does not
+	//     apply to a data connection (to an address the server gave), nor to
+	//     the connection to a proxy: through a SOCKS proxy the proxy is
+	//     asked for the new host and port, as curl does.
+	//   - Resolve (ParseResolve) gives names their addresses without asking
+	//     DNS: the URL's host (after ConnectTo), a proxy's, and through a
+	//     socks5:// proxy the target's (socks5h:// sends the proxy the name).
+	//   - IPVersion 4 or 6 uses only addresses of that version (0: both),
+	//     a ResolveRule's too (as curl 7.88): none left is ErrResolve, an
+	//     address literal of the other version ErrConnect.
+	//   - Interface connects from an address: an IP address, an interface's
+	//     address ("if!eth0" for an interface only), or a host name's
+	//     ("host!NAME"), the first one of the remote address's version.
+	//   - LocalPorts connects from the first free port of the range.
+	//
+	// Failing to bind is ErrInterface (curl's 45).
+	Resolve    []ResolveRule
+	ConnectTo  []ConnectToRule
+	IPVersion  int
+	Interface  string
+	LocalPorts PortRange
 
 	// UserAgent ("": DefaultUserAgent), Verbose (the protocol exchange,
 	// passwords masked, and the Client's own "* " notes), Warnings and
@@ -236,8 +275,12 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 }
 
 // pacedBody is a request body paced by LimitRate and counted as progress
-// by the low-speed watchdog, like a download.
+// by the low-speed watchdog, like a download, and reported to the
+// context's Trace (BodySent).
 func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) io.Reader {
+	if tr := ContextTrace(ctx); tr != nil && tr.BodySent != nil {
+		body = &countingBody{r: body, tr: tr}
+	}
 	if slow == nil && c.LimitRate == nil {
 		return body
 	}
@@ -303,6 +346,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				m.EffectiveURL = Redacted(cur)
 				via = append(via, m)
 				cur = next
+				if tr := ContextTrace(ctx); tr != nil && tr.Redirect != nil {
+					tr.Redirect(Redacted(next))
+				}
 				continue
 			}
 			if res.Referral && !res.IsHTTP() {
@@ -317,6 +363,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					Logf(c.Verbose, "* Following referral from %s to %s", Redacted(cur), Redacted(next))
 				}
 				cur = next
+				if tr := ContextTrace(ctx); tr != nil && tr.Redirect != nil {
+					tr.Redirect(Redacted(next))
+				}
 				continue
 			}
 		}
@@ -642,6 +691,9 @@ func (c *Client) tlsConfig() *tls.Config {
 	}
 	if c.Insecure {
 		t.InsecureSkipVerify = true
+	}
+	if len(c.PinnedPubKeys) > 0 {
+		t.VerifyConnection = verifyPin(c.PinnedPubKeys, t.VerifyConnection)
 	}
 	return t
 }

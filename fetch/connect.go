@@ -97,7 +97,10 @@ func HandshakeTLS(ctx context.Context, base *tls.Config, nc net.Conn, host, what
 		cfg.ServerName = host
 	}
 	tc := tls.Client(nc, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	handshaking(nc, true)
+	err := tc.HandshakeContext(ctx)
+	handshaking(nc, false)
+	if err != nil {
 		nc.Close()
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx, "")
@@ -106,6 +109,9 @@ func HandshakeTLS(ctx context.Context, base *tls.Config, nc net.Conn, host, what
 			return nil, &Error{Kind: ErrTimeout, Msg: what + ": TLS handshake", Err: err}
 		}
 		return nil, TLSError(err, what)
+	}
+	if tr := ContextTrace(ctx); tr != nil && tr.TLSDone != nil {
+		tr.TLSDone(tc.ConnectionState())
 	}
 	return tc, nil
 }
@@ -122,6 +128,8 @@ func TLSError(err error, what string) *Error {
 	)
 	var problem string
 	switch {
+	case errors.Is(err, errPinMismatch):
+		return &Error{Kind: ErrPinnedKey, Msg: errPinMismatch.Error(), Err: quietCause{err}}
 	case errors.As(err, &uerr):
 		problem = "unable to get local issuer certificate"
 		if c := uerr.Cert; c != nil && bytes.Equal(c.RawIssuer, c.RawSubject) {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,10 @@ type dialer struct {
 	base    Dialer
 	timeout time.Duration
 	socks   *urlparse.URL // socks5:// or socks5h://, or nil
+	route   *route        // --resolve, --connect-to, -4/-6, --interface, --local-port; nil: none
+	// data: a secondary connection, to an address a server gave (DataDialer):
+	// ConnectTo does not apply.
+	data bool
 }
 
 func (c *Client) newDialer(socks *urlparse.URL) Dialer {
@@ -31,7 +37,30 @@ func (c *Client) newDialer(socks *urlparse.URL) Dialer {
 	if base == nil {
 		base = &net.Dialer{}
 	}
-	return &dialer{base: base, timeout: c.ConnectTimeout, socks: socks}
+	return &dialer{base: base, timeout: c.ConnectTimeout, socks: socks, route: c.route()}
+}
+
+// DataDialer is the Dialer for a protocol's secondary connections, to an
+// address the server gave rather than the URL (an FTP data connection): d
+// itself, but for a Client's Dialer one that leaves out Client.ConnectTo,
+// which redirects only the connection a URL names (as curl's
+// --connect-to). Resolve, IPVersion, Interface, LocalPorts, the connect
+// timeout and a SOCKS proxy still apply.
+func DataDialer(d Dialer) Dialer {
+	if cd, ok := d.(*dialer); ok && !cd.data {
+		c := *cd
+		c.data = true
+		return &c
+	}
+	return d
+}
+
+// target is where a connection for addr goes: addr after ConnectTo.
+func (d *dialer) target(addr string) string {
+	if d.data {
+		return addr
+	}
+	return d.route.redirect(addr)
 }
 
 // DialContext connects to addr ("host:port"). The connection is closed as
@@ -51,15 +80,16 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	var conn net.Conn
 	var err error
+	addr = d.target(addr)
 	if d.socks != nil {
 		conn, err = d.dialSOCKS(dctx, network, addr)
 	} else {
-		conn, err = d.base.DialContext(dctx, network, addr)
+		conn, err = d.dialDirect(dctx, network, addr)
 	}
 	if err != nil {
 		return nil, d.dialError(ctx, dctx, addr, err)
 	}
-	return watchConn(ctx, conn), nil
+	return watchConn(ctx, ContextTrace(ctx).connected(conn, d.data)), nil
 }
 
 func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) error {
@@ -76,6 +106,11 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 	if errors.As(err, &dnsErr) {
 		return resolveError(dnsErr)
 	}
+	var ae *net.AddrError
+	if errors.As(err, &ae) && ae.Err == "no suitable address found" {
+		// -4 or -6 and an address of the other version (curl's 7).
+		return &Error{Kind: ErrConnect, Msg: "could not connect to " + addr + ": not an IPv" + strconv.Itoa(d.route.ipVersion) + " address"}
+	}
 	if KindOf(err) == ErrTimeout {
 		return &Error{Kind: ErrTimeout, Msg: "connection to " + addr + " timed out", Err: err}
 	}
@@ -84,6 +119,70 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 		msg += " through SOCKS proxy " + Redacted(d.socks)
 	}
 	return &Error{Kind: ErrConnect, Msg: msg, Err: NetCause(err)}
+}
+
+func hostOf(addr string) string {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return h
+}
+
+// dialDirect connects to addr (after ConnectTo) without a SOCKS proxy:
+// the host resolved by a ResolveRule when one matches, from the local
+// address and ports asked for, over the IP version asked for.
+func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn, error) {
+	tr := ContextTrace(ctx)
+	if d.route == nil && tr == nil {
+		return d.base.DialContext(ctx, network, addr)
+	}
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return d.base.DialContext(ctx, network, addr)
+	}
+	port, _ := strconv.Atoi(portStr)
+	network = d.route.network(network)
+	if addrs := d.route.rule(host, port); addrs != nil {
+		// -4 and -6 leave out a rule's addresses of the other version, as
+		// curl 7.88 does (its manual says otherwise).
+		addrs = d.route.filter(addrs)
+		tr.dnsDone(host, addrs)
+		if len(addrs) == 0 {
+			return nil, &net.DNSError{Err: "no address of the IP version asked for", Name: host, IsNotFound: true}
+		}
+		return d.dialAddrs(ctx, network, addrs, port)
+	}
+	// Traced, a name is resolved here, so that the time it took is known.
+	addrs, err := d.route.lookup(ctx, network, host, port, tr != nil)
+	if err != nil {
+		return nil, err
+	}
+	if addrs != nil {
+		tr.dnsDone(host, addrs)
+	}
+	if addrs == nil {
+		return d.base.DialContext(ctx, network, addr)
+	}
+	return d.dialAddrs(ctx, network, addrs, port)
+}
+
+// dialAddrs tries addrs in order; the first error is the one returned.
+func (d *dialer) dialAddrs(ctx context.Context, network string, addrs []netip.Addr, port int) (net.Conn, error) {
+	var first error
+	for _, ip := range addrs {
+		conn, err := d.route.dialFrom(ctx, d.base, network, ip, port)
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil || KindOf(err) == ErrInterface {
+			break
+		}
+	}
+	return nil, first
 }
 
 // resolveError says that a name did not resolve, in curl's words, with the
@@ -126,34 +225,58 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 	if d.socks.HasUserinfo {
 		auth = &proxy.Auth{User: d.socks.User, Password: d.socks.Password}
 	}
-	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{d.base})
+	// The proxy is reached as any host is (Resolve, IPVersion, the local
+	// address), but ConnectTo applies to the target, not to the proxy, as
+	// in curl.
+	direct := *d
+	direct.socks, direct.data = nil, true
+	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{dialerFunc(direct.dialDirect)})
 	if err != nil {
 		return nil, err
 	}
 	if d.socks.Scheme == "socks5" {
-		host, port, err := net.SplitHostPort(addr)
+		// socks5: the name is resolved here, by the rules any name is;
+		// socks5h hands the name to the proxy (Resolve then does not apply
+		// to it, as in curl).
+		host, portStr, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
 		}
-		if net.ParseIP(host) == nil {
-			ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		port, _ := strconv.Atoi(portStr)
+		ips := d.route.rule(host, port)
+		if ips == nil && net.ParseIP(host) == nil {
+			fam := "ip"
+			if v := d.route.network("tcp"); v != "tcp" {
+				fam += v[3:]
+			}
+			ips, err = net.DefaultResolver.LookupNetIP(ctx, fam, host)
 			if err != nil {
 				return nil, err
 			}
-			if len(ips) == 0 {
-				return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
-			}
-			ip := ips[0].IP
-			for _, a := range ips {
-				if a.IP.To4() != nil { // IPv4 first: SOCKS servers reach it more often
-					ip = a.IP
-					break
-				}
-			}
-			addr = net.JoinHostPort(ip.String(), port)
+			slices.SortStableFunc(ips, func(a, b netip.Addr) int { // IPv4 first: SOCKS servers reach it more often
+				return v6rank(a) - v6rank(b)
+			})
+			ContextTrace(ctx).dnsDone(host, ips)
+		}
+		if len(ips) > 0 {
+			addr = net.JoinHostPort(ips[0].Unmap().String(), portStr)
 		}
 	}
 	return sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
+}
+
+func v6rank(a netip.Addr) int {
+	if a.Unmap().Is4() {
+		return 0
+	}
+	return 1
+}
+
+// dialerFunc is a function as a Dialer.
+type dialerFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func (f dialerFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	return f(ctx, network, addr)
 }
 
 // forward adapts a Dialer to golang.org/x/net/proxy's Dialer.

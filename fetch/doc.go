@@ -140,6 +140,22 @@
 // applies). telnet is never sent through an HTTP proxy. A proxy URL's
 // userinfo becomes Proxy-Authorization.
 //
+// # Connections and TLS
+//
+// Every connection a Client's fetchers make goes through the Client's
+// Dialer, which applies Resolve (a name's addresses without DNS),
+// ConnectTo (another host and port for a URL's), IPVersion, Interface and
+// LocalPorts — curl's --resolve, --connect-to, -4/-6, --interface and
+// --local-port — to every scheme, SOCKS by curl's rules, an FTP data
+// connection without ConnectTo (DataDialer). Client.TLS takes a client
+// certificate (LoadClientCert), versions (ParseTLSVersion) and TLS 1.2
+// cipher suites (CipherSuites); PinnedPubKeys pins the server's key.
+//
+// A Trace in the context (WithTrace) hears a request's events, as
+// net/http/httptrace's ClientTrace does, for every scheme: name resolved,
+// connected, TLS done, request written, first byte of the reply, redirect
+// followed, body sent.
+//
 // # Errors and exit codes
 //
 // Every error from the Client, and from a Body it returned, is an *Error
@@ -168,15 +184,20 @@
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)
 //	  37  ErrFileRead          file:// could not read the file
 //	  42  ErrAborted           cancelled
+//	  45  ErrInterface         the local address or port asked for (Interface, LocalPorts) could not be used
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
+//	  49  ErrOptionSyntax      an option's value could not be parsed (ParseResolve, ParseConnectTo)
 //	  55  ErrSendFailed        the server refused the data sent, or the connection broke while the request was sent
 //	  56  ErrRecv              the connection broke (reset) before the reply was complete
+//	  58  ErrClientCert        the client certificate or key could not be read or used
+//	  59  ErrCipher            a cipher or TLS version asked for is unknown or cannot be used
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe
 //	  67  ErrLoginDenied       login refused
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
+//	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)
 //
 // # Writing a Fetcher
 //

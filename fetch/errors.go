@@ -43,6 +43,11 @@ const (
 	ErrCertificate                  // the server's certificate could not be verified (60)
 	ErrCACert                       // the CA certificates (--cacert, --capath) could not be read (77)
 	ErrRewind                       // a body must be sent again (a 307 or 308 redirect) but cannot be: it was read from a pipe (65)
+	ErrInterface                    // the local address or port asked for could not be used (45)
+	ErrClientCert                   // the client certificate or key could not be read or used (58)
+	ErrCipher                       // a cipher or TLS version asked for is unknown or cannot be used (59)
+	ErrPinnedKey                    // the server's public key is not the one pinned (90)
+	ErrOptionSyntax                 // an option's value could not be parsed (--resolve, --connect-to) (49)
 )
 
 var exitCodes = map[Kind]int{
@@ -51,7 +56,8 @@ var exitCodes = map[Kind]int{
 	ErrHTTP: 22, ErrWrite: 23, ErrUpload: 25, ErrRead: 26, ErrTimeout: 28, ErrTLS: 35,
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
-	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65,
+	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
+	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49,
 }
 
 // ExitCode is the process exit code for errors of this kind.

@@ -117,6 +117,7 @@ type fetchOpts struct {
 	uploadFile     string        // -T: upload this file instead of fetching
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
+	conn           connOpts      // the connection and TLS flags (connflags.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -172,6 +173,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
+	addConnFlags(fs, &o.conn)
 	return fs
 }
 
@@ -372,8 +374,8 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
 	}
 	c, err := newFetchCmd(e, o)
-	if fetch.KindOf(err) == fetch.ErrCACert {
-		return fail(e, fetch.ExitCode(err), "(%d) %v", fetch.ExitCode(err), err)
+	if code, ok := connExit(err); ok {
+		return fail(e, code, "(%d) %v", code, err)
 	}
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
@@ -397,6 +399,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = c.wo.traceContext(ctx)
 	c.lendTerminal()
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
@@ -429,6 +432,9 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 			return nil, err
 		}
 		cl.TLS = &tls.Config{RootCAs: pool}
+	}
+	if err := o.conn.apply(cl); err != nil {
+		return nil, err
 	}
 	if o.limitRate > 0 {
 		cl.LimitRate = fetch.NewLimiter(o.limitRate)
@@ -570,12 +576,15 @@ type xferResult struct {
 	elapsed     time.Duration
 	kept        string // the .part file holding what a failed transfer received
 	keptSize    int64
+	meta        fetch.Meta // the reply (-w)
+	times       woTimes    // the trace (-w): writeout.go
 }
 
 // one handles the URL numbered num: a fetch, or with -T an upload.
 func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
+	c.wo.start(r, nil)
 	if u, err := parseFetchURL(raw); err != nil {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
@@ -745,11 +754,13 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
+	c.wo.start(r, req)
 	res, err := cl.Do(actx, req)
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
+	r.meta = res.Meta
 	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what present makes of it.

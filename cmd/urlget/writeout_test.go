@@ -87,3 +87,32 @@ func TestWriteOutCLI(t *testing.T) {
 		t.Errorf("-w @file: %+v", r)
 	}
 }
+
+// The reply variables from a Meta: %header{} joins repeated fields,
+// %{header_json} groups them under the lower-case name of the first, in
+// curl's layout; %{size_header} counts every HTTP header block, the
+// redirects' too; redirect_url only for a redirect not followed.
+func TestWriteOutReplyVariables(t *testing.T) {
+	hop := fetch.Meta{Proto: "HTTP/1.1", Status: 301, Reason: "Moved Permanently", Location: "http://h/b",
+		Header: fetch.Header{{Name: "Location", Value: "/b"}}}
+	r := &xferResult{meta: fetch.Meta{Proto: "HTTP/1.1", Status: 200, Reason: "OK", Redirects: []fetch.Meta{hop},
+		Header: fetch.Header{{Name: "Set-Cookie", Value: "a=1"}, {Name: "Content-Type", Value: "text/plain"}, {Name: "set-cookie", Value: "b=2"}}}}
+	var out, errw bytes.Buffer
+	parseWriteOut("%header{SET-COOKIE}|%header{nosuch}|%{num_headers}|%{num_redirects}|%{http_version}|[%{redirect_url}]|%{size_header}\\n%{header_json}").render(&out, &errw, r)
+	// 301 block: "HTTP/1.1 301 Moved Permanently\r\n" 32 + "Location: /b\r\n" 14 + "\r\n" 2 = 48;
+	// 200 block: "HTTP/1.1 200 OK\r\n" 17 + 17 + 26 + 17 + 2 = 79.
+	want := "a=1, b=2||3|1|1.1|[]|127\n{\"set-cookie\":[\"a=1\",\"b=2\"],\n\"content-type\":[\"text/plain\"]\n}"
+	if out.String() != want || errw.Len() > 0 {
+		t.Errorf("got %q (%q), want %q", out.String(), errw.String(), want)
+	}
+	out.Reset()
+	parseWriteOut("[%{redirect_url}] %{http_version} %{header_json}").render(&out, &errw, &xferResult{meta: hop})
+	if out.String() != "[http://h/b] 1.1 {\"location\":[\"/b\"]\n}" {
+		t.Errorf("not followed: %q", out.String())
+	}
+	out.Reset()
+	parseWriteOut("%{http_version} %{size_header} %{header_json}").render(&out, &errw, &xferResult{scheme: "ftp"})
+	if out.String() != "0 0 {\n}" {
+		t.Errorf("no HTTP reply: %q", out.String())
+	}
+}

@@ -124,7 +124,7 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 	}
 	c := &Conn{
 		conn:      conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: cfg.Verbose},
-		dialer:    d,
+		dialer:    fetch.DataDialer(d), // data connections go where the server says, not where --connect-to sends the URL
 		life:      life,
 		pasvTrust: o.pasvTrust,
 		noEPSV:    o.noEPSV,

@@ -52,7 +52,7 @@ func (f *RloginFetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Re
 	if remote == "" {
 		remote = local
 	}
-	nc, err := dialReserved(ctx, p.addr)
+	nc, err := dialReserved(ctx, fetch.Destination(f.Config.Dialer, p.addr)) // --connect-to, --resolve
 	if err != nil {
 		return nil, err
 	}
