@@ -172,11 +172,9 @@ func TestWriteOutVariablesBesideCurl(t *testing.T) {
 				}
 			}
 			// certs: curl prints OpenSSL's text form of the certificates;
-			// size_request: not measured (README); num_connects after a
-			// redirect: urlget's http fetcher keeps no connection from one
-			// request to the next, curl reuses its one.
+			// size_request: not measured (README).
 			varies := map[string]bool{"curl_version": true, "local_port": true, "size_request": true, "errormsg": true,
-				"speed_download": true, "speed_upload": true, "certs": true, "num_connects": tc.name == "-L"}
+				"speed_download": true, "speed_upload": true, "certs": true}
 			for k, cv := range cm {
 				if strings.HasPrefix(k, "time_") || varies[k] {
 					continue
