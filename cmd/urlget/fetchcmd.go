@@ -78,6 +78,7 @@ type fetchOpts struct {
 	remoteNameAll  bool
 	outputDir      string
 	createDirs     bool
+	globOff        bool // -g: URLs are not globs
 	silent         bool
 	showError      bool
 	verbose        bool
@@ -127,11 +128,12 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.Usage = func() {}
 	fs.SortFlags = false
 
-	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order")
+	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
 	fs.VarPF(&outFlag{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
 	fs.StringVar(&o.outputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
 	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the directories an output file needs")
+	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take URLs as they are: no {a,b} and [1-9] globs (#N in -o then stays)")
 	fs.StringP("continue-at", "C", "", "resume at byte `OFFSET`, or \"-\": at the size of the -o/-O file")
 	fs.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give output files the remote modification time")
 	fs.BoolVarP(&o.head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
@@ -508,8 +510,11 @@ func maxRedirects(n int) int {
 // run fetches every URL in turn; the exit status is the last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
 	status := 0
-	for i, raw := range c.o.urls {
-		r := c.one(ctx, i, raw)
+	for j := range c.jobs() {
+		if j.err != nil {
+			return c.globFailed(j.err)
+		}
+		r := c.one(ctx, j.num, j.url, j.spec)
 		if ctx.Err() != nil {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
@@ -572,8 +577,8 @@ type xferResult struct {
 	keptSize    int64
 }
 
-// one handles the URL numbered num: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
+// one handles a URL of argument num into spec: a fetch, or with -T an upload.
+func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
 	if u, err := parseFetchURL(raw); err != nil {
@@ -586,7 +591,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 			r.err = err
 		} else {
 			u = *nu
-			c.transfer(ctx, &u, r, c.outSpecFor(num))
+			c.transfer(ctx, &u, r, spec)
 		}
 	}
 	r.elapsed = time.Since(start)
