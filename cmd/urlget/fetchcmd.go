@@ -174,6 +174,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
+	addJSONFlag(fs, &o.req)
 	return fs
 }
 
@@ -260,6 +261,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		o.netrc = true
 	}
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
+		return nil, err
+	}
+	if err := checkJSONArgs(o.req.data); err != nil {
 		return nil, err
 	}
 	if err := checkRequestArgs(o, e.stdin); err != nil {
