@@ -463,7 +463,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 			cl.Options = fetch.Options{}
 		}
 		cl.Options[fetch.OptInteractive] = "1"
-		if cl.HasUser && !cl.HasPassword && anyHTTP(o.urls) {
+		if cl.HasUser && !cl.HasPassword && anyHTTP(firstURLs(o)) {
 			// -u USER for http: the password is asked for before the
 			// request, as curl does (ftp asks when the server does).
 			if pw, ok := readSecret(e, f, "Enter host password for user '"+fetch.SanitizeLine(cl.User, 64)+"': "); ok {

@@ -71,3 +71,23 @@ func (c *fetchCmd) globFailed(err error) int {
 	}
 	return code
 }
+
+// firstURLs is each URL argument's first URL (the argument itself with
+// -g, or when it is no glob): what is looked at before any fetch, such as
+// whether -u's password is asked for at once as for http.
+func firstURLs(o *fetchOpts) []string {
+	if o.globOff {
+		return o.urls
+	}
+	first := make([]string, len(o.urls))
+	for i, arg := range o.urls {
+		first[i] = arg
+		if g, err := urlglob.Parse(arg, 0); err == nil {
+			for m := range g.All() {
+				first[i] = m.URL
+				break
+			}
+		}
+	}
+	return first
+}

@@ -85,6 +85,8 @@ func TestGlobBesideCurl(t *testing.T) {
 		{"one -o for all", []string{"-o", "same", base + "/f[1-3].txt"}, 0, 0},
 		{"-o per argument", []string{"-o", "g#1", base + "/f[2-3].txt", base + "/a.txt", "-o", "second", base + "/{b}.txt"}, 0, 0},
 		{"-o then stdout", []string{"-o", "g#1", base + "/f[1-2].txt", base + "/{a,b}.txt"}, 0, 0},
+		{"--remote-name-all", []string{"--remote-name-all", base + "/{a,b}.txt", "-o", "f#1", base + "/f[1-2].txt"}, 0, 0},
+		{"--output-dir", []string{"--create-dirs", "--output-dir", "od", "-O", base + "/[a-b].txt", base + "/f[1-2].txt", "-o", "n/#1"}, 0, 0},
 		{"--create-dirs", []string{"--create-dirs", base + "/f[1-2].txt", "-o", "d#1/out"}, 0, 0},
 		{"no dir", []string{base + "/f[1-2].txt", "-o", "d#1/out"}, 23, 0},
 		{"-f in a glob", []string{"-f", base + "/f[2-4].txt", "-o", "o#1"}, 22, 0},
@@ -186,5 +188,21 @@ func TestGlobStreams(t *testing.T) {
 	}
 	if allocs > 100 {
 		t.Errorf("%v allocations for 3 URLs", allocs)
+	}
+}
+
+// TestFirstURLs: what is known of the URLs before any is fetched (is one
+// an http URL, for -u's password prompt) is known of a glob's first URL.
+func TestFirstURLs(t *testing.T) {
+	o := &fetchOpts{urls: []string{"http://h/f[1-3]", "{ftp,http}://h/", "http://h/{", "http://h/x"}}
+	if got, want := firstURLs(o), []string{"http://h/f1", "ftp://h/", "http://h/{", "http://h/x"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	o.globOff = true
+	if got := firstURLs(o); !slices.Equal(got, o.urls) {
+		t.Errorf("-g: got %q", got)
+	}
+	if !anyHTTP(firstURLs(&fetchOpts{urls: []string{"http://h/f[1-3]"}})) {
+		t.Error("a glob of http URLs is not http")
 	}
 }
