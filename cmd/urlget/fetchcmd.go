@@ -78,6 +78,7 @@ type fetchOpts struct {
 	remoteNameAll  bool
 	outputDir      string
 	createDirs     bool
+	globOff        bool // -g: URLs are not globs
 	silent         bool
 	showError      bool
 	verbose        bool
@@ -128,11 +129,12 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.Usage = func() {}
 	fs.SortFlags = false
 
-	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order")
+	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
 	fs.VarPF(&outFlag{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
 	fs.StringVar(&o.outputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
 	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the directories an output file needs")
+	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take URLs as they are: no {a,b} and [1-9] globs (#N in -o then stays)")
 	fs.StringP("continue-at", "C", "", "resume at byte `OFFSET`, or \"-\": at the size of the -o/-O file")
 	fs.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give output files the remote modification time")
 	fs.BoolVarP(&o.head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
@@ -174,6 +176,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
 	addConnFlags(fs, &o.conn)
+	addJSONFlag(fs, &o.req)
 	return fs
 }
 
@@ -260,6 +263,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		o.netrc = true
 	}
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
+		return nil, err
+	}
+	if err := checkJSONArgs(o.req.data); err != nil {
 		return nil, err
 	}
 	if err := checkRequestArgs(o, e.stdin); err != nil {
@@ -463,7 +469,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 			cl.Options = fetch.Options{}
 		}
 		cl.Options[fetch.OptInteractive] = "1"
-		if cl.HasUser && !cl.HasPassword && anyHTTP(o.urls) {
+		if cl.HasUser && !cl.HasPassword && anyHTTP(firstURLs(o)) {
 			// -u USER for http: the password is asked for before the
 			// request, as curl does (ftp asks when the server does).
 			if pw, ok := readSecret(e, f, "Enter host password for user '"+fetch.SanitizeLine(cl.User, 64)+"': "); ok {
@@ -514,8 +520,11 @@ func maxRedirects(n int) int {
 // run fetches every URL in turn; the exit status is the last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
 	status := 0
-	for i, raw := range c.o.urls {
-		r := c.one(ctx, i, raw)
+	for j := range c.jobs() {
+		if j.err != nil {
+			return c.globFailed(j.err)
+		}
+		r := c.one(ctx, j.num, j.url, j.spec)
 		if ctx.Err() != nil {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
@@ -580,8 +589,8 @@ type xferResult struct {
 	times       woTimes    // the trace (-w): writeout.go
 }
 
-// one handles the URL numbered num: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
+// one handles a URL of argument num into spec: a fetch, or with -T an upload.
+func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
 	c.wo.start(r, nil)
@@ -595,7 +604,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string) *xferResult {
 			r.err = err
 		} else {
 			u = *nu
-			c.transfer(ctx, &u, r, c.outSpecFor(num))
+			c.transfer(ctx, &u, r, spec)
 		}
 	}
 	r.elapsed = time.Since(start)

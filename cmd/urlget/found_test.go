@@ -75,7 +75,7 @@ func TestFoundUploadFromStdin(t *testing.T) {
 }
 
 // Found 6: one message per error, without Go's wording; -w
-// %{response_code} carries an FTP reply; --json --raw is refused.
+// %{response_code} carries an FTP reply; --json-lines --raw is refused.
 func TestFoundMessages(t *testing.T) {
 	r := runCLI(t, nil, "-q", "http://127.0.0.1:1/")
 	if want := "urlget: (7) could not connect to 127.0.0.1:1: connection refused\n"; r.stderr != want {
@@ -95,9 +95,9 @@ func TestFoundMessages(t *testing.T) {
 	if r.code != 78 || r.stdout != "550 550" {
 		t.Errorf("-w for an FTP 550: exit %d, %q", r.code, r.stdout)
 	}
-	r = runCLI(t, nil, "-q", "--json", "--raw", "gopher://h/1/")
-	if r.code != fetchExitUsage || !strings.Contains(r.stderr, "--json and --raw") {
-		t.Errorf("--json --raw: exit %d %q", r.code, r.stderr)
+	r = runCLI(t, nil, "-q", "--json-lines", "--raw", "gopher://h/1/")
+	if r.code != fetchExitUsage || !strings.Contains(r.stderr, "--json-lines and --raw") {
+		t.Errorf("--json-lines --raw: exit %d %q", r.code, r.stderr)
 	}
 }
 
@@ -120,9 +120,9 @@ func TestFoundFTPDirectoryWithoutSlash(t *testing.T) {
 		!strings.Contains(r.stderr, "a directory (its URL lacks the trailing \"/\"): listing it") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI(t, nil, "-q", "-s", "--json", "ftp://"+s.Addr+"/pub")
+	r = runCLI(t, nil, "-q", "-s", "--json-lines", "ftp://"+s.Addr+"/pub")
 	if r.code != 0 || !strings.Contains(r.stdout, `"url":"ftp://`+s.Addr+`/pub/hello.bin"`) {
-		t.Errorf("--json: exit %d, %q", r.code, r.stdout)
+		t.Errorf("--json-lines: exit %d, %q", r.code, r.stdout)
 	}
 	// A missing file is still not found.
 	if r = runCLI(t, nil, "-q", "-s", "ftp://"+s.Addr+"/pub/nothing"); r.code != 78 {

@@ -64,7 +64,7 @@ func TestFTPUploadCLI(t *testing.T) {
 }
 
 // TestFTPListingsCLI checks that a directory URL prints the server's
-// listing as-is, -l asks NLST, and --json prints parsed entries.
+// listing as-is, -l asks NLST, and --json-lines prints parsed entries.
 func TestFTPListingsCLI(t *testing.T) {
 	s := newFTPServer(t)
 	u := "ftp://" + s.Addr + "/pub/"
@@ -76,9 +76,9 @@ func TestFTPListingsCLI(t *testing.T) {
 	if r.code != 0 || r.stdout != "hello.bin\r\nsub\r\n" && r.stdout != "hello.bin\nsub\n" {
 		t.Fatalf("-l: exit %d, stderr %q, out %q", r.code, r.stderr, r.stdout)
 	}
-	r = runCLI(t, nil, "--json", u)
+	r = runCLI(t, nil, "--json-lines", u)
 	if r.code != 0 {
-		t.Fatalf("--json: exit %d, stderr %q", r.code, r.stderr)
+		t.Fatalf("--json-lines: exit %d, stderr %q", r.code, r.stderr)
 	}
 	got := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {

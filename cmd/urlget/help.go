@@ -22,8 +22,8 @@ const helpHead = `usage: urlget [options] URL...           fetch each URL (to st
        urlget help [SCHEME|url|mirror]   this help; a scheme's options and examples
 
 Fetch each URL and write it to stdout, or to the files named by -o/-O.
-Options have curl's names and meaning (one exception: --json asks for JSON
-output, not a JSON request body as in curl). An output file FILE is written
+Options have curl's names and meaning (--json DATA posts JSON, as curl's;
+--json-lines prints listings as JSON lines). An output file FILE is written
 as FILE.part and renamed into place only when the transfer is complete: a
 failed transfer never destroys an existing file, and what it received stays
 in FILE.part for -C - to continue. Options are read from

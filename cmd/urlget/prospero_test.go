@@ -8,7 +8,7 @@ import (
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
 )
 
-// TestProsperoCLI: a file, a listing (readable and --json), a missing
+// TestProsperoCLI: a file, a listing (readable and --json-lines), a missing
 // name (exit 78), --prospero-resolve and the effective URL, through the
 // in-tree Prospero server.
 func TestProsperoCLI(t *testing.T) {
@@ -27,7 +27,7 @@ func TestProsperoCLI(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "a.txt\t"+base+"/pub/a.txt") {
 		t.Errorf("listing: %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI(t, nil, "--json", base+"/pub")
+	r = runCLI(t, nil, "--json-lines", base+"/pub")
 	if r.code != 0 || !strings.Contains(r.stdout, `{"name":"a.txt","type":"file","size":6,`) {
 		t.Errorf("JSON listing: %d %q %q", r.code, r.stdout, r.stderr)
 	}

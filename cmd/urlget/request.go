@@ -125,7 +125,7 @@ func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
 		var p []byte
 		var err error
 		switch a.flag {
-		case "data", "data-binary":
+		case "data", "data-binary", "json":
 			if name, ok := strings.CutPrefix(a.v, "@"); ok {
 				p, err = readNamed(name, stdin)
 				if a.flag == "data" {
@@ -142,9 +142,14 @@ func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, fetch.PathCause(err))
 		}
+		if len(parts) > 0 && a.flag != "json" {
+			parts = append(parts, []byte("&"))
+		}
 		parts = append(parts, p)
 	}
-	return bytes.Join(parts, []byte("&")), nil
+	// curl joins with "&" but before a --json piece, which is appended as
+	// it is.
+	return bytes.Join(parts, nil), nil
 }
 
 func readNamed(name string, stdin io.Reader) ([]byte, error) {
@@ -255,7 +260,7 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 	}
 	defer setOpts()
 	if c.body.hasData && !isHTTPURL(u.Scheme) {
-		if isSearchURL(u) {
+		if isSearchURL(u) && !jsonBody(c.o.req.data) {
 			opts[fetch.OptSearch] = string(c.body.data)
 		}
 		return nil // otherwise warned about at the start (searchWarning)
@@ -283,6 +288,10 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 		req.Body, req.BodySize = strings.NewReader(data), int64(len(data))
 		req.GetBody = func() (io.Reader, error) { return strings.NewReader(data), nil }
 		ctype = "application/x-www-form-urlencoded"
+		if jsonBody(c.o.req.data) {
+			ctype = "application/json"
+			c.addHeader(opts, "Accept", "application/json")
+		}
 	case c.body.form != nil:
 		form := c.body.form
 		b, n, err := c.openForm()
@@ -463,7 +472,7 @@ func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
 // other, naming both.
 func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	if raw, _ := o.options.Bool(fetch.OptRaw); raw && o.scheme.json {
-		return fmt.Errorf("--json and --raw: give one or the other (--json prints parsed entries, --raw the bytes as sent)")
+		return fmt.Errorf("--json-lines and --raw: give one or the other (--json-lines prints parsed entries, --raw the bytes as sent)")
 	}
 	if o.head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.req.get {
 		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -173,26 +172,7 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-s"}, tc.args...)
-			cmd := exec.Command(curl, args...)
-			cmd.Stdin = strings.NewReader(tc.stdin)
-			cmd.Dir = t.TempDir()
-			var cout bytes.Buffer
-			cmd.Stdout = &cout
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
-				t.Fatalf("curl: %v", err)
-			}
-			creqs := rec.take()
-			t.Chdir(t.TempDir())
-			var uout, uerr bytes.Buffer
-			if code := run(env{args: args, stdin: strings.NewReader(tc.stdin), stdout: &uout, stderr: &uerr}); code != 0 {
-				t.Fatalf("urlget exit %d: %s", code, uerr.String())
-			}
-			ureqs := rec.take()
+			creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, append([]string{"-s"}, tc.args...), tc.stdin)
 			if len(creqs) != 1 || len(ureqs) != 1 {
 				t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
 			}
@@ -200,7 +180,7 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 				t.Errorf("requests differ:\nurlget %q\ncurl   %q", u, c)
 			}
 			// -i prints the header fields as received, like curl.
-			if c, u := cout.String(), uout.String(); c != u {
+			if c, u := cout, uout; c != u {
 				t.Errorf("stdout differs:\nurlget %q\ncurl   %q", u, c)
 			}
 		})

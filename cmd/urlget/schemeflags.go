@@ -18,14 +18,14 @@ import (
 )
 
 // schemeOpts holds the values of the scheme flags: one flag for each option
-// the fetch packages declare (fetch.RegisteredOptions), plus --json.
+// the fetch packages declare (fetch.RegisteredOptions), plus --json-lines.
 type schemeOpts struct {
 	decl   []fetch.Option
 	values []*string   // argument flags, by decl index
 	bools  []*bool     // Bool flags, by decl index
 	lists  []*[]string // Strings flags, by decl index
 	fs     *pflag.FlagSet
-	json   bool // --json
+	json   bool // --json-lines
 }
 
 func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
@@ -50,7 +50,7 @@ func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 			fs.SetAnnotation(o.FlagName(), schemesAnnotation, o.Schemes)
 		}
 	}
-	fs.BoolVar(&s.json, "json", false, "print menus, listings and search results as JSON objects, one per line (not curl's --json, a JSON body: use -H 'Content-Type: application/json' -d)")
+	fs.BoolVar(&s.json, jsonLinesFlag, false, "print menus, listings and search results as JSON objects, one per line (JSON Lines)")
 }
 
 // optionKey is the Request.Options key behind the scheme flag --flag, ""
@@ -157,8 +157,8 @@ func readLines(r io.Reader) ([]string, error) {
 }
 
 // present turns a directory-like result into what the user sees: what the
-// Resource renders (Resource.Render: readable text, or JSON with --json),
-// else for --json the parsed entries, else the body as the server sent it.
+// Resource renders (Resource.Render: readable text, or JSON with --json-lines),
+// else for --json-lines the parsed entries, else the body as the server sent it.
 // With --raw, and for every other result, the body passes through
 // untouched. The renderers stream.
 func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
@@ -185,7 +185,7 @@ func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
 
 // renders tells whether present writes res as a rendered listing rather
 // than its body as received: a listing, without --raw, that has a
-// renderer of its own or is asked for as --json.
+// renderer of its own or is asked for as --json-lines.
 func (c *fetchCmd) renders(res *fetch.Resource) bool {
 	raw, _ := c.o.options.Bool(fetch.OptRaw)
 	return res.Dir && !raw && (res.Render != nil || c.o.scheme.json)
@@ -206,7 +206,7 @@ func (c *fetchCmd) shownType(res *fetch.Resource) string {
 	return "text/plain"
 }
 
-// entryJSON is one listing entry as --json prints it.
+// entryJSON is one listing entry as --json-lines prints it.
 type entryJSON struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"`

@@ -41,7 +41,7 @@ func rawGopher(t *testing.T, addr, selector string) []byte {
 }
 
 // TestGopherMenusOnPygopherd checks the CLI's three menu presentations on a
-// real server: readable (the default), --raw (the server's bytes) and --json.
+// real server: readable (the default), --raw (the server's bytes) and --json-lines.
 func TestGopherMenusOnPygopherd(t *testing.T) {
 	s := testserver.Pygopherd(t)
 	menuURL := "gopher://" + s.Addr + "/1/"
@@ -66,22 +66,22 @@ func TestGopherMenusOnPygopherd(t *testing.T) {
 		t.Errorf("readable menu does not show %s:\n%s", helloURL, readable.stdout)
 	}
 
-	js := runCLI(t, nil, "--json", menuURL)
+	js := runCLI(t, nil, "--json-lines", menuURL)
 	if js.code != 0 {
-		t.Fatalf("--json: exit %d, stderr %q", js.code, js.stderr)
+		t.Fatalf("--json-lines: exit %d, stderr %q", js.code, js.stderr)
 	}
 	found := false
 	for _, line := range strings.Split(strings.TrimSuffix(js.stdout, "\n"), "\n") {
 		var item struct{ Type, Selector, URL string }
 		if err := json.Unmarshal([]byte(line), &item); err != nil {
-			t.Fatalf("--json line %q: %v", line, err)
+			t.Fatalf("--json-lines line %q: %v", line, err)
 		}
 		if item.Selector == "/hello.txt" {
 			found = item.Type == "0" && item.URL == helloURL
 		}
 	}
 	if !found {
-		t.Errorf("--json has no type 0 item /hello.txt with URL %s:\n%s", helloURL, js.stdout)
+		t.Errorf("--json-lines has no type 0 item /hello.txt with URL %s:\n%s", helloURL, js.stdout)
 	}
 }
 
@@ -104,7 +104,7 @@ func TestGopherSearchFlag(t *testing.T) {
 	}
 }
 
-// TestNewsFlags checks --nntp-server, --body, --json and --max-articles.
+// TestNewsFlags checks --nntp-server, --body, --json-lines and --max-articles.
 func TestNewsFlags(t *testing.T) {
 	s := (&nntptest.Server{Groups: nntptest.Sample()}).Start(t)
 
@@ -113,9 +113,9 @@ func TestNewsFlags(t *testing.T) {
 		t.Fatalf("--body: exit %d, stderr %q\ngot  %q\nwant %q", r.code, r.stderr, r.stdout, want)
 	}
 
-	r = runCLI(t, nil, "--nntp-server", s.Addr, "--json", "--max-articles", "2", "news:local.test")
+	r = runCLI(t, nil, "--nntp-server", s.Addr, "--json-lines", "--max-articles", "2", "news:local.test")
 	if r.code != 0 {
-		t.Fatalf("--json: exit %d, stderr %q", r.code, r.stderr)
+		t.Fatalf("--json-lines: exit %d, stderr %q", r.code, r.stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if len(lines) != 2 {

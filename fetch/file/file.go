@@ -66,7 +66,7 @@ func init() {
 	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
 		Examples: []fetch.Example{
 			{Args: "file:///etc/hosts", Help: "print a local file"},
-			{Args: "--json file:///var/log/", Help: "a directory's entries as JSON lines"},
+			{Args: "--json-lines file:///var/log/", Help: "a directory's entries as JSON lines"},
 			{Args: "-T notes.txt file:///tmp/copy.txt", Help: "write a file (as curl -T)"},
 		}})
 }

@@ -170,7 +170,7 @@
 //	ftp-epsv        "0": PASV only                           --disable-epsv
 //	ftp-eprt        "0": PORT only                           --disable-eprt
 //	ftp-list-only   "1": NLST for directory URLs             -l/--list-only
-//	ftp-mlsd        "1": MLSD for directory URLs when FEAT offers it  --ftp-mlsd, --json listings
+//	ftp-mlsd        "1": MLSD for directory URLs when FEAT offers it  --ftp-mlsd, --json-lines listings
 //	ftp-email       anonymous password (default $USER@host)  --ftp-email
 //	ftp-account     ACCT argument when the server asks (332)  --ftp-account
 //	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")

@@ -112,7 +112,7 @@ func init() {
 			{Args: "-O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "download under the remote name"},
 			{Args: "-C - -O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "resume an interrupted download"},
 			{Args: "-u me -T notes.txt ftp://ftp.example.org/incoming/", Help: "upload (STOR incoming/notes.txt); -T - reads stdin"},
-			{Args: "--json ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
+			{Args: "--json-lines ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
 		},
 	})
 }

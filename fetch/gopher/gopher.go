@@ -134,7 +134,7 @@ func init() {
 		},
 		Examples: []fetch.Example{
 			{Args: "gopher://gopher.floodgap.com/", Help: "a menu, as readable text"},
-			{Args: "--json gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
+			{Args: "--json-lines gopher://gopher.floodgap.com/1/world", Help: "a menu as JSON lines, one item each"},
 			{Args: `-d "rfc 1436" gopher://gopher.floodgap.com/7/v2/vs`, Help: "a search (type 7); --search WORDS does the same"},
 			{Args: "--raw -o menu.txt gopher://gopher.floodgap.com/", Help: "the menu as the server sent it"},
 			{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},

@@ -142,7 +142,7 @@ func init() {
 			{Args: "nntp://news.example.org/comp.lang.go", Help: "the newest articles of a group on that server"},
 			{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
 			{Args: "--body nntp://news.example.org/comp.lang.go/42", Help: "its body only"},
-			{Args: "--json --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
+			{Args: "--json-lines --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntps", New: New,
 		Caps: fetch.Gateway | fetch.Lists | fetch.SendsBody})
