@@ -7,6 +7,8 @@
 #   CLIENTS="urlget lftp" bench/mirror-ftp.sh   leave wget out (it takes ~2 minutes)
 #   DELAY_MS=0 bench/mirror-ftp.sh      no added latency
 #   BENCH_KEEP=1 bench/mirror-ftp.sh    keep the temp dir (trees, logs)
+#   BASE_BIN=/tmp/urlget-old CLIENTS="urlget base lftp" bench/mirror-ftp.sh
+#                                       an older build beside this one, in one run
 #
 # The machine's kernel has no netem, so latency comes from a TCP proxy
 # (internal/testserver/delayproxy.go, run by mirror/internal/benchtool)
@@ -99,6 +101,10 @@ URL=ftp://$HOSTPORT/pub/
 client_cmd() {
 	case "$1" in
 	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	base)
+		[ -x "${BASE_BIN:-}" ] || bench_die "the client base needs BASE_BIN, an urlget binary built from an older commit"
+		CMD=("$BASE_BIN" mirror -q -P "$PARALLEL" "$URL" @OUT@)
+		;;
 	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; open ftp://$HOSTPORT; mirror --parallel=$PARALLEL /pub @OUT@") ;;
 	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -P @OUT@ "$URL") ;;
 	*) bench_die "unknown client $1" ;;
