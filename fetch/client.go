@@ -622,9 +622,15 @@ func FailError(res *Resource, offset int64) error {
 	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
 		return nil
 	}
-	after, _ := ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
-	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: after,
+	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: res.RetryAfter(),
 		Msg: "The requested URL returned error: " + strconv.Itoa(res.Status)}
+}
+
+// RetryAfter is the wait the reply's Retry-After header asks for (RFC 9110
+// §10.2.3), from now: 0 when there is none, or it cannot be read.
+func (r *Resource) RetryAfter() time.Duration {
+	d, _ := ParseRetryAfter(r.Header.Get("Retry-After"), time.Now())
+	return d
 }
 
 // IdleCloser is implemented by a Fetcher that keeps connections open

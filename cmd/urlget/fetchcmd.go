@@ -704,12 +704,6 @@ func (e *errRetryStatus) Error() string             { return fmt.Sprintf("HTTP e
 func (e *errRetryStatus) Transient() bool           { return true }
 func (e *errRetryStatus) RetryAfter() time.Duration { return e.after }
 
-// retryAfter is the wait an HTTP reply's Retry-After asks for (0: none).
-func retryAfter(res *fetch.Resource) time.Duration {
-	d, _ := fetch.ParseRetryAfter(res.Header.Get("Retry-After"), time.Now())
-	return d
-}
-
 // retryPolicy is --retry and its companions, as curl reads them: a 1 s
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
@@ -782,7 +776,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
 	// proxy gateway gets an HTTP reply), not the URL's scheme.
 	if res.IsHTTP() {
-		if rs := (&errRetryStatus{res.Status, retryAfter(res)}); fetch.TransientStatus(res.Status) && retryStatus(rs) {
+		if rs := (&errRetryStatus{res.Status, res.RetryAfter()}); fetch.TransientStatus(res.Status) && retryStatus(rs) {
 			return rs
 		}
 		if err := fetch.FailError(res, off); c.o.fail && err != nil {

@@ -15,21 +15,10 @@ import (
 const jsonLinesFlag = "json-lines"
 
 // addJSONFlag defines curl's --json DATA: the body goes through the data
-// flags' list (readData), so that it is read, joined and sent as -d's is.
+// flags' list (fetch.ReadData), so that it is read, joined and sent as -d's is.
 func addJSONFlag(fs *pflag.FlagSet, r *reqOpts) {
-	fs.Var(&dataFlag{&r.data, "json", "DATA"}, "json", "HTTP POST JSON `DATA` (@FILE, @-: read as it is; several are joined as they are), with Content-Type and Accept: application/json (for listings as JSON lines: --"+jsonLinesFlag+")")
+	fs.Var(&dataFlag{&r.data, fetch.DataJSON, "DATA"}, "json", "HTTP POST JSON `DATA` (@FILE, @-: read as it is; several are joined as they are), with Content-Type and Accept: application/json (for listings as JSON lines: --"+jsonLinesFlag+")")
 	fs.SetAnnotation("json", schemesAnnotation, fetch.SchemesWith(fetch.SpeaksHTTP))
-}
-
-// jsonBody reports whether the data flags include --json: the body is
-// then sent as JSON (curl's rule: one --json among -d's makes it so).
-func jsonBody(args []dataArg) bool {
-	for _, a := range args {
-		if a.flag == "json" {
-			return true
-		}
-	}
-	return false
 }
 
 // checkJSONArgs refuses the old listing form of --json: "--json URL", or
@@ -38,12 +27,12 @@ func jsonBody(args []dataArg) bool {
 // nothing the script asked for. JSON data cannot look like either: it
 // begins with "{", "[", a quote, a digit, "-" and a digit, or one of true,
 // false and null, never with "scheme:", a host name or "--".
-func checkJSONArgs(args []dataArg) error {
+func checkJSONArgs(args []fetch.DataArg) error {
 	for _, a := range args {
-		if a.flag != "json" || !oldJSONUse(a.v) {
+		if a.Kind != fetch.DataJSON || !oldJSONUse(a.Value) {
 			continue
 		}
-		return fmt.Errorf("--json %s: --json sends a JSON body (curl's --json DATA); for menus and listings as JSON lines use --%s", oneLine(a.v), jsonLinesFlag)
+		return fmt.Errorf("--json %s: --json sends a JSON body (curl's --json DATA); for menus and listings as JSON lines use --%s", oneLine(a.Value), jsonLinesFlag)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -20,24 +19,19 @@ import (
 // other schemes only draws a warning.
 const schemesAnnotation = "urlget-schemes"
 
-// dataArg is one of -d, --data-binary, --data-raw, --data-urlencode, in
-// command-line order.
-type dataArg struct {
-	flag string // how it is read: "data", "data-binary", "data-raw", "data-urlencode"
-	v    string
-}
-
-// dataFlag is the pflag.Value behind the data flags: all append to one list.
+// dataFlag is the pflag.Value behind the data flags (-d, --data-binary,
+// --data-raw, --data-urlencode): all append to one list, in command-line
+// order.
 type dataFlag struct {
-	list *[]dataArg
-	flag string
+	list *[]fetch.DataArg
+	kind fetch.DataKind
 	arg  string
 }
 
 func (v *dataFlag) String() string { return "" }
 func (v *dataFlag) Type() string   { return v.arg }
 func (v *dataFlag) Set(s string) error {
-	*v.list = append(*v.list, dataArg{v.flag, s})
+	*v.list = append(*v.list, fetch.DataArg{Kind: v.kind, Value: s})
 	return nil
 }
 
@@ -65,7 +59,7 @@ func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil 
 // reqOpts are curl's request-shaping flags that the CLI carries out itself
 // (the fetcher options -H, -X, -e are declared by fetch/http).
 type reqOpts struct {
-	data       []dataArg
+	data       []fetch.DataArg
 	get        bool     // -G
 	form       []string // -F
 	include    bool     // -i
@@ -84,13 +78,13 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	}
 	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
 	dataSchemes := append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)
-	fs.VarP(&dataFlag{&r.data, "data", "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
+	fs.VarP(&dataFlag{&r.data, fetch.DataPlain, "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
 	ann("data", dataSchemes...)
-	fs.Var(&dataFlag{&r.data, "data-binary", "DATA"}, "data-binary", "HTTP POST data, @FILE as it is")
+	fs.Var(&dataFlag{&r.data, fetch.DataBinary, "DATA"}, "data-binary", "HTTP POST data, @FILE as it is")
 	ann("data-binary", httpOnly...)
-	fs.Var(&dataFlag{&r.data, "data-raw", "DATA"}, "data-raw", "HTTP POST data, no @ reading")
+	fs.Var(&dataFlag{&r.data, fetch.DataRaw, "DATA"}, "data-raw", "HTTP POST data, no @ reading")
 	ann("data-raw", httpOnly...)
-	fs.Var(&dataFlag{&r.data, "data-urlencode", "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
+	fs.Var(&dataFlag{&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	ann("data-urlencode", httpOnly...)
 	fs.BoolVarP(&r.get, "get", "G", false, "send the -d data in the query string of a GET")
 	ann("get", httpOnly...)
@@ -116,42 +110,7 @@ type requestBody struct {
 	form    *fetch.Form
 }
 
-// readData reads the data flags, in order, joined with "&" as curl does.
-// A file or stdin named with @ is read whole (as curl): these are form
-// data, not transfers; -T streams.
-func readData(args []dataArg, stdin io.Reader) ([]byte, error) {
-	var parts [][]byte
-	for _, a := range args {
-		var p []byte
-		var err error
-		switch a.flag {
-		case "data", "data-binary", "json":
-			if name, ok := strings.CutPrefix(a.v, "@"); ok {
-				p, err = readNamed(name, stdin)
-				if a.flag == "data" {
-					p = []byte(strings.NewReplacer("\r", "", "\n", "").Replace(string(p)))
-				}
-			} else {
-				p = []byte(a.v)
-			}
-		case "data-raw":
-			p = []byte(a.v)
-		case "data-urlencode":
-			p, err = urlencodeData(a.v, stdin)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--%s %s: %v", a.flag, a.v, fetch.PathCause(err))
-		}
-		if len(parts) > 0 && a.flag != "json" {
-			parts = append(parts, []byte("&"))
-		}
-		parts = append(parts, p)
-	}
-	// curl joins with "&" but before a --json piece, which is appended as
-	// it is.
-	return bytes.Join(parts, nil), nil
-}
-
+// readNamed reads a file named with "@" whole, "-" for stdin.
 func readNamed(name string, stdin io.Reader) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(stdin)
@@ -159,59 +118,15 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// urlencodeData is one --data-urlencode argument: "TEXT", "=TEXT",
-// "NAME=TEXT", "@FILE" or "NAME@FILE", as curl reads them.
-func urlencodeData(v string, stdin io.Reader) ([]byte, error) {
-	eq, at := strings.IndexByte(v, '='), strings.IndexByte(v, '@')
-	switch {
-	case eq >= 0 && (at < 0 || eq < at):
-		name := v[:eq]
-		enc := curlEscape(v[eq+1:])
-		if name == "" {
-			return []byte(enc), nil
-		}
-		return []byte(name + "=" + enc), nil
-	case at >= 0:
-		b, err := readNamed(v[at+1:], stdin)
-		if err != nil {
-			return nil, err
-		}
-		if at == 0 {
-			return []byte(curlEscape(string(b))), nil
-		}
-		return []byte(v[:at] + "=" + curlEscape(string(b))), nil
-	}
-	return []byte(curlEscape(v)), nil
-}
-
-// curlEscape percent-encodes every byte but ALPHA, DIGIT and "-._~", a
-// space as "+", as curl 7.88's --data-urlencode does.
-func curlEscape(s string) string {
-	const hexd = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
-			b.WriteByte(c)
-			continue
-		}
-		if c == ' ' {
-			b.WriteByte('+')
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexd[c>>4])
-		b.WriteByte(hexd[c&15])
-	}
-	return b.String()
-}
-
 // prepareRequest reads the request flags once, before any URL: the data
 // and the form (files are opened per attempt), the cookie jar.
 func (c *fetchCmd) prepareRequest() error {
 	r := &c.o.req
 	if len(r.data) > 0 {
-		d, err := readData(r.data, c.e.stdin)
+		d, err := fetch.ReadData(r.data, func(name string) ([]byte, error) {
+			b, err := readNamed(name, c.e.stdin)
+			return b, fetch.PathCause(err)
+		})
 		if err != nil {
 			return err
 		}
@@ -260,7 +175,7 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 	}
 	defer setOpts()
 	if c.body.hasData && !isHTTPURL(u.Scheme) {
-		if isSearchURL(u) && !jsonBody(c.o.req.data) {
+		if isSearchURL(u) && !fetch.IsJSON(c.o.req.data) {
 			opts[fetch.OptSearch] = string(c.body.data)
 		}
 		return nil // otherwise warned about at the start (searchWarning)
@@ -268,30 +183,21 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 	if !isHTTPURL(u.Scheme) {
 		return c.uploadBody(req)
 	}
-	var ctype string
 	switch {
 	case c.body.hasData && c.o.req.get:
-		q := u.RawQuery
-		if q != "" || u.HasQuery {
-			q += "&"
-		}
-		withQuery := u.Ref
-		withQuery.HasQuery, withQuery.RawQuery = true, q+string(c.body.data)
-		nu, err := urlparse.Parse(withQuery.String())
+		nu, err := fetch.WithQueryData(u, c.body.data)
 		if err != nil {
-			return fetch.NewError(fetch.ErrMalformed, "-G/--get: the URL with the data", err)
+			return err
 		}
-		req.URL = &nu
+		req.URL = nu
 		return c.uploadBody(req)
 	case c.body.hasData:
-		data := string(c.body.data)
-		req.Body, req.BodySize = strings.NewReader(data), int64(len(data))
-		req.GetBody = func() (io.Reader, error) { return strings.NewReader(data), nil }
-		ctype = "application/x-www-form-urlencoded"
-		if jsonBody(c.o.req.data) {
-			ctype = "application/json"
-			c.addHeader(opts, "Accept", "application/json")
+		if fetch.IsJSON(c.o.req.data) {
+			fetch.SetJSONData(req, opts, c.body.data)
+		} else {
+			fetch.SetFormData(req, opts, c.body.data)
 		}
+		return nil
 	case c.body.form != nil:
 		form := c.body.form
 		b, n, err := c.openForm()
@@ -305,15 +211,10 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 				return c.countUpload(b, n), err
 			}
 		}
-		ctype = form.ContentType()
-	default:
-		return c.uploadBody(req)
+		fetch.AddBodyHeaders(opts, form.ContentType(), req.BodySize)
+		return nil
 	}
-	c.addHeader(opts, "Content-Type", ctype)
-	if req.BodySize > expectThreshold || req.BodySize < 0 {
-		c.addHeader(opts, "Expect", "100-continue")
-	}
-	return nil
+	return c.uploadBody(req)
 }
 
 // openForm opens the -F body, its files as -T opens its own.
@@ -326,16 +227,6 @@ func (c *fetchCmd) openForm() (io.Reader, int64, error) {
 		return nil, 0, fmt.Errorf("-F/--form %v", err)
 	}
 	return b, n, nil
-}
-
-// expectThreshold is the body size over which curl sends "Expect:
-// 100-continue" with a POST (an upload with -T always sends it).
-const expectThreshold = 1 << 20
-
-// addHeader adds "name: value" to the header lines that go with the
-// request's body; the user's -H lines replace them (curl's rule).
-func (c *fetchCmd) addHeader(opts fetch.Options, name, value string) {
-	opts[fetch.OptBodyHeader] = joinLines(append(opts.Strings(fetch.OptBodyHeader), name+": "+value))
 }
 
 // uploadBody attaches the -T source to a request (an upload that may
@@ -363,7 +254,7 @@ func (c *fetchCmd) uploadBody(req *fetch.Request) error {
 		if m := optionKey("request"); !req.Options.Has(m) && !c.o.options.Has(m) {
 			req.Options[m] = "PUT"
 		}
-		c.addHeader(req.Options, "Expect", "100-continue")
+		fetch.AddBodyHeader(req.Options, "Expect", "100-continue")
 	}
 	return nil
 }

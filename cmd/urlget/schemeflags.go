@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -206,21 +205,8 @@ func (c *fetchCmd) shownType(res *fetch.Resource) string {
 	return "text/plain"
 }
 
-// entryJSON is one listing entry as --json-lines prints it.
-type entryJSON struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Size     *int64 `json:"size,omitempty"`
-	ModTime  string `json:"mtime,omitempty"`
-	Target   string `json:"target,omitempty"`
-	URL      string `json:"url,omitempty"`
-	Raw      string `json:"raw,omitempty"`
-	Unparsed bool   `json:"unparsed,omitempty"`
-}
-
-var entryTypes = [...]string{fetch.EntryUnknown: "unknown", fetch.EntryFile: "file", fetch.EntryDir: "dir", fetch.EntryLink: "link", fetch.EntryOther: "other"}
-
-// writeEntriesJSON writes a listing's parsed entries, one JSON object a line.
+// writeEntriesJSON writes a listing's parsed entries, one JSON object a
+// line (fetch.Entry.MarshalJSON).
 func writeEntriesJSON(w io.Writer, res *fetch.Resource, body io.Reader) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -228,17 +214,7 @@ func writeEntriesJSON(w io.Writer, res *fetch.Resource, body io.Reader) error {
 		if err != nil {
 			return err
 		}
-		j := entryJSON{Name: e.Name, Type: entryTypes[e.Type], Target: e.Target, URL: e.URL, Unparsed: e.Unparsed}
-		if e.Size >= 0 {
-			j.Size = &e.Size
-		}
-		if !e.ModTime.IsZero() {
-			j.ModTime = e.ModTime.UTC().Format(time.RFC3339)
-		}
-		if e.Unparsed {
-			j.Raw = e.Raw
-		}
-		if err := enc.Encode(j); err != nil {
+		if err := enc.Encode(e); err != nil {
 			return writeError(err)
 		}
 	}

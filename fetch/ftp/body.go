@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"time"
 
@@ -19,7 +18,7 @@ type dataBody struct {
 	f     *Fetcher
 	c     *pconn
 	ctx   context.Context
-	data  net.Conn
+	data  *Transfer
 	r     io.Reader // data, or an ASCII converter around it
 	ascii bool
 	want  int64 // bytes expected on the wire, -1 when unknown
@@ -114,10 +113,9 @@ func (b *dataBody) end(err error) {
 		b.err = dataError(b.ctx, b.what, err)
 		return
 	}
-	b.data.Close()
 	if !b.final {
 		b.c.raw.SetReadDeadline(time.Now().Add(b.f.finalTimeout()))
-		r, rerr := b.c.readReply()
+		r, rerr := b.data.finish()
 		b.c.raw.SetReadDeadline(time.Time{})
 		if rerr != nil {
 			b.c.broken = true
@@ -137,6 +135,7 @@ func (b *dataBody) end(err error) {
 			b.res.Status = r.code // the final reply, curl's response_code
 		}
 	} else {
+		b.data.Close()
 		b.inStep = true
 	}
 	if b.want >= 0 && b.n < b.want {

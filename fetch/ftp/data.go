@@ -32,24 +32,17 @@ func (d *dataConn) close() {
 	}
 }
 
-// openData prepares a data connection: EPSV, then PASV, unless active mode
-// is asked for with ftp-port.
-func (f *Fetcher) openData(ctx context.Context, c *pconn, req *fetch.Request, o *options) (*dataConn, error) {
-	if o.port != "" {
-		return f.openActive(ctx, c, o)
+// openData prepares a data connection for a transfer command: active
+// mode (EPRT/PORT) once SetActive named an address, else passive (EPSV,
+// then PASV).
+func (c *Conn) openData(ctx context.Context) (*dataConn, error) {
+	if c.active != "" {
+		return c.openActive(ctx)
 	}
-	return f.openPassive(ctx, c, req, o)
-}
-
-// openPassive opens a passive data connection (Conn.OpenPassive: EPSV,
-// then PASV when EPSV is refused or turned off).
-func (f *Fetcher) openPassive(ctx context.Context, c *pconn, req *fetch.Request, o *options) (*dataConn, error) {
 	dc, err := c.OpenPassive(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// Stream mode: the server closes the data connection at the end.
-	fetch.ReadToEnd(dc)
 	return &dataConn{conn: dc}, nil
 }
 
@@ -118,10 +111,11 @@ func ParsePASV(line string) (net.IP, int, bool) {
 	return nil, 0, false
 }
 
-// openActive listens on the address ftp-port names and tells the server
-// with EPRT (RFC 2428), or PORT when EPRT is refused (IPv4 only).
-func (f *Fetcher) openActive(ctx context.Context, c *pconn, o *options) (*dataConn, error) {
-	ip, low, high, err := activeAddr(ctx, o.port, c.localIP)
+// openActive listens on the address SetActive (ftp-port) names and tells
+// the server with EPRT (RFC 2428), or PORT when EPRT is refused (IPv4
+// only).
+func (c *Conn) openActive(ctx context.Context) (*dataConn, error) {
+	ip, low, high, err := activeAddr(ctx, c.active, c.localIP)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +234,7 @@ func activeAddr(ctx context.Context, spec string, local net.IP) (ip net.IP, low,
 // accept waits for the server's data connection in active mode, at most
 // timeout. A connection from any address but the control connection's peer
 // is closed and the wait goes on (someone else racing for the port).
-func (d *dataConn) accept(ctx context.Context, c *pconn, timeout time.Duration) (net.Conn, error) {
+func (d *dataConn) accept(ctx context.Context, c *Conn, timeout time.Duration) (net.Conn, error) {
 	if tl, ok := d.ln.(*net.TCPListener); ok && timeout > 0 {
 		tl.SetDeadline(time.Now().Add(timeout))
 	}
@@ -264,7 +258,6 @@ func (d *dataConn) accept(ctx context.Context, c *pconn, timeout time.Duration) 
 		d.ln.Close()
 		d.stop()
 		stop := context.AfterFunc(ctx, func() { nc.Close() })
-		fetch.ReadToEnd(nc) // stream mode: the server closes it at the end
 		return &watched{Conn: nc, stop: stop}, nil
 	}
 }

@@ -144,8 +144,12 @@
 // Request's Dialer (a Client's, with its connect timeout and SOCKS proxy:
 // fill the Request with fetch.Client.Prepare) and logs in as above; Cmd
 // sends a command and reads its reply; Send writes several commands at once
-// and ReadReply reads their replies in order (pipelining); Passive,
-// DialData and OpenPassive open passive data connections; Type and
+// and ReadReply reads their replies in order (pipelining); Retr, List and
+// Stor return a Transfer, the one data path (the Fetcher's transfers and
+// the mirror's go through it): passive to an address Passive gave, or set
+// up by the Conn itself, passive or active (SetActive, ftp-port), with
+// REST for an offset; Passive, DialData and OpenPassive open passive data
+// connections by hand; Type and
 // Features keep what the session knows, whichever way the commands were
 // sent. Every command goes through one writer (CR, LF and NUL refused, PASS
 // and ACCT masked in verbose output), every reply through ReadReply's

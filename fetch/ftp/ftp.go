@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -186,7 +185,6 @@ type plan struct {
 	list      bool     // a listing: NLST, LIST or MLSD
 	verb      string   // the listing command
 	listArg   string
-	hasArg    bool
 	typ       byte // TYPE for the transfer; 0 for a listing without a typecode
 	dirSegs   []string
 	entryURLs bool // listing entries get URLs
@@ -238,9 +236,9 @@ func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
 		p.list, p.verb = true, "NLST"
 		switch {
 		case f.Name != "":
-			p.listArg, p.hasArg = prefix+f.Name, true
+			p.listArg = prefix + f.Name
 		case dirPath != "":
-			p.listArg, p.hasArg = dirPath, true
+			p.listArg = dirPath
 		}
 		p.dirSegs, p.entryURLs = segs, f.Name == ""
 	case f.Name == "":
@@ -249,7 +247,7 @@ func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
 			p.verb = "NLST"
 		}
 		if dirPath != "" {
-			p.listArg, p.hasArg = dirPath, true
+			p.listArg = dirPath
 		}
 		p.typ = f.Type
 		p.dirSegs, p.entryURLs = segs, true
@@ -320,6 +318,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c.pasvTrust = o.pasvTrust
 			c.noEPSV = c.noEPSV || o.noEPSV
 			c.noEPRT = c.noEPRT || o.noEPRT
+			c.SetActive(o.port, f.acceptTimeout())
 			c.watch(ctx)
 		} else {
 			if c, err = f.dial(ctx, req, o, key, reuse); err != nil {
@@ -423,47 +422,25 @@ func (f *Fetcher) run(ctx context.Context, c *pconn, req *fetch.Request, o *opti
 	return f.retrieve(ctx, c, req, o, p)
 }
 
-// transfer opens the data connection and sends the transfer command. It
-// returns the reply (1xx, or 2xx when the server skipped the 1xx) and, in
-// active mode, accepts the server's connection.
-func (f *Fetcher) transfer(ctx context.Context, c *pconn, req *fetch.Request, o *options, verb, arg string, hasArg bool, rest int64) (net.Conn, *Reply, int64, error) {
-	d, err := f.openData(ctx, c, req, o)
+// transfer sends a transfer command through the Conn's one data path
+// (Conn.transfer: passive, or active with ftp-port; REST before RETR, the
+// whole file when it is refused) and reads its first reply: 1xx, or 2xx
+// when the server skipped the 1xx. A refusal is returned with its reply.
+func (f *Fetcher) transfer(ctx context.Context, c *pconn, verb, arg string, rest int64) (*Transfer, *Reply, error) {
+	t, err := c.transfer(ctx, "", verb, arg, rest, false)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
-	if rest > 0 {
-		r, err := c.cmd("REST", strconv.FormatInt(rest, 10), true)
-		if err != nil {
-			d.close()
-			return nil, nil, 0, ioError(ctx, fetch.ErrProtocol, "REST", err)
-		}
-		if r.code != 350 {
-			rest = 0 // REST refused: the whole file
-		}
-	}
-	r, err := c.cmd(verb, arg, hasArg)
+	t.what = verb
+	r, err := t.start()
 	if err != nil {
-		d.close()
-		return nil, nil, 0, ioError(ctx, fetch.ErrProtocol, verb, err)
+		t.Close()
+		return nil, nil, ioError(ctx, fetch.ErrProtocol, verb, err)
 	}
 	if !r.Preliminary() && !r.Positive() {
-		d.close()
-		return nil, r, 0, RefusedError(verb, arg, r)
+		return nil, r, RefusedError(verb, arg, r)
 	}
-	if d.ln != nil {
-		if r.Positive() {
-			// No 1xx: the server will not connect.
-			d.close()
-			return nil, r, rest, nil
-		}
-		nc, err := d.accept(ctx, c, f.acceptTimeout())
-		if err != nil {
-			c.broken = true
-			return nil, nil, 0, err
-		}
-		return nc, r, rest, nil
-	}
-	return d.conn, r, rest, nil
+	return t, r, nil
 }
 
 // retrieve fetches a file: TYPE, SIZE, MDTM when needed, REST, RETR.
@@ -529,25 +506,26 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
 		}
 	}
-	dc, r, offset, err := f.transfer(ctx, c, req, o, "RETR", p.name, true, offset)
+	t, r, err := f.transfer(ctx, c, "RETR", p.name, offset)
 	if err != nil {
 		if res, ok, lerr := f.dirWithoutSlash(ctx, c, req, o, p, r); ok {
 			return res, lerr
 		}
 		return nil, err
 	}
+	offset = t.Offset()
 	want := int64(-1)
 	if size >= 0 && p.typ == 'i' {
 		want = size - offset
 	}
-	if dc == nil {
+	if !t.HasData() {
 		// 2xx without a 1xx and no connection (active): an empty file.
 		if want > 0 {
 			return nil, &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: RETR ended without data"}
 		}
 		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
 	}
-	b := f.newBody(ctx, c, dc, r, p.typ == 'a', want, "RETR")
+	b := f.newBody(ctx, c, t, r, p.typ == 'a', want, "RETR")
 	b.res = &fetch.Resource{
 		Meta: fetch.Meta{Size: want, ModTime: mtime, Offset: offset, Status: r.code},
 		Body: b,
@@ -558,9 +536,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	return b.res, nil
 }
 
-func (f *Fetcher) newBody(ctx context.Context, c *pconn, dc net.Conn, r *Reply, ascii bool, want int64, what string) *dataBody {
-	b := &dataBody{f: f, c: c, ctx: ctx, data: dc, ascii: ascii, want: want, final: r.Positive(), what: what}
-	var src = countingReader{r: dc, b: b}
+func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, ascii bool, want int64, what string) *dataBody {
+	b := &dataBody{f: f, c: c, ctx: ctx, data: t, ascii: ascii, want: want, final: r.Positive(), what: what}
+	var src = countingReader{r: t, b: b}
 	b.r = src
 	if ascii {
 		b.r = fetch.LFReader(src)
@@ -600,14 +578,14 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 		res.Body = &doneBody{f: f, c: c}
 		return res, nil
 	}
-	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0)
+	t, r, err := f.transfer(ctx, c, verb, p.listArg, 0)
 	if err != nil && verb == "MLSD" && r != nil && r.code >= 500 && r.code <= 504 {
 		verb = "LIST"
 		if hint, err = listHint(c, verb); err != nil {
 			return nil, err
 		}
 		res.Listing = f.listing(req.URL, p, verb, hint)
-		dc, r, _, err = f.transfer(ctx, c, req, o, verb, p.listArg, p.hasArg, 0)
+		t, r, err = f.transfer(ctx, c, verb, p.listArg, 0)
 	}
 	if err != nil {
 		if r != nil && r.code == 450 {
@@ -620,13 +598,13 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 		return nil, err
 	}
 	res.Status = r.code
-	if dc == nil {
+	if !t.HasData() {
 		res.Body = &doneBody{f: f, c: c}
 		return res, nil
 	}
 	// A listing is text in NVT-ASCII: its lines end in LF here, as
 	// curl and lftp print them (fetch.TextReader).
-	b := f.newBody(ctx, c, dc, r, false, -1, verb)
+	b := f.newBody(ctx, c, t, r, false, -1, verb)
 	b.r = fetch.TextReader(b.r, req.Options)
 	res.Body, b.res, res.WireBytes = b, res, b.wireBytes
 	return res, nil

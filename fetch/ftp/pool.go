@@ -171,6 +171,7 @@ func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key 
 		return nil, err
 	}
 	pc := &pconn{Conn: c, key: key, reusable: reusable}
+	pc.SetActive(o.port, f.acceptTimeout())
 	pc.watch(ctx)
 	return pc, nil
 }

@@ -35,19 +35,21 @@ type Conn struct {
 	greeting  string
 	pasvTrust bool
 
-	peerHost  string // host for passive data connections (see dataHost)
-	localIP   net.IP // the control connection's local address (ftp-port "-")
-	remoteIP  net.IP // the control connection's peer, nil through a SOCKS proxy
-	viaSOCKS  bool
-	typ       byte // current TYPE: 'a', 'i', or 0 when not known
-	noEPSV    bool // EPSV refused once (or ftp-epsv=0): go straight to PASV
-	noEPRT    bool // EPRT refused once (or ftp-eprt=0): go straight to PORT
-	feat      map[string]string
-	featDone  bool
-	syst      string // the SYST reply's text, once asked
-	systDone  bool
-	stopWatch func() bool
-	watched   context.Context // the context of the last Watch
+	peerHost      string // host for passive data connections (see dataHost)
+	localIP       net.IP // the control connection's local address (ftp-port "-")
+	remoteIP      net.IP // the control connection's peer, nil through a SOCKS proxy
+	viaSOCKS      bool
+	typ           byte          // current TYPE: 'a', 'i', or 0 when not known
+	noEPSV        bool          // EPSV refused once (or ftp-epsv=0): go straight to PASV
+	noEPRT        bool          // EPRT refused once (or ftp-eprt=0): go straight to PORT
+	active        string        // active mode: where to listen (ftp-port, SetActive); "" passive
+	acceptTimeout time.Duration // active mode: the wait for the server's data connection
+	feat          map[string]string
+	featDone      bool
+	syst          string // the SYST reply's text, once asked
+	systDone      bool
+	stopWatch     func() bool
+	watched       context.Context // the context of the last Watch
 }
 
 // Dial connects to the server of req.URL (an ftp URL) and logs in, as the
@@ -123,12 +125,14 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 		return nil, &fetch.Error{Kind: fetch.KindOf(err), Msg: "ftp: connecting to " + addr, Err: err}
 	}
 	c := &Conn{
-		conn:      conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: cfg.Verbose},
-		dialer:    fetch.DataDialer(d), // data connections go where the server says, not where --connect-to sends the URL
-		life:      life,
-		pasvTrust: o.pasvTrust,
-		noEPSV:    o.noEPSV,
-		noEPRT:    o.noEPRT,
+		conn:          conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: cfg.Verbose},
+		dialer:        fetch.DataDialer(d), // data connections go where the server says, not where --connect-to sends the URL
+		life:          life,
+		pasvTrust:     o.pasvTrust,
+		noEPSV:        o.noEPSV,
+		noEPRT:        o.noEPRT,
+		active:        o.port,
+		acceptTimeout: DefaultAcceptTimeout,
 	}
 	c.observe = c.note
 	c.peerHost, c.remoteIP, c.viaSOCKS = dataHost(raw, req.URL.Host)
@@ -377,6 +381,16 @@ func (c *Conn) System() (string, error) {
 		c.syst = r.Text()
 	}
 	return c.syst, nil
+}
+
+// SetActive makes the transfers whose address is "" use active mode:
+// listen on addr (an ftp-port value: "-" for the control connection's
+// local address, an IP address, an interface or a host name, optionally
+// with ":PORT" or ":LOW-HIGH") and tell the server with EPRT, or PORT when
+// EPRT is refused; the server's connection is awaited at most accept
+// (0: no bound but the context). addr "" goes back to passive mode.
+func (c *Conn) SetActive(addr string, accept time.Duration) {
+	c.active, c.acceptTimeout = addr, accept
 }
 
 // PassiveCommand is the command that asks for a passive data connection on

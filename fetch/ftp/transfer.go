@@ -11,14 +11,20 @@ import (
 )
 
 // A Transfer is one data transfer on a Conn (RETR, LIST, MLSD, NLST, STOR,
-// APPE) over
-// a passive data connection, jlaffaye's ServerConn.Retr in two halves so
-// that a caller can pipeline: Retr and List send the command and return at
-// once, more commands may then be sent (Conn.Send) while the server works,
-// Start reads the command's first reply, Read streams the data (each read
-// waits at most the Conn's timeout: a transfer may be long, not stalled),
-// (Write sends it, for Stor), and Finish closes the data connection and
-// reads the final reply.
+// APPE), jlaffaye's ServerConn.Retr in two halves so that a caller can
+// pipeline: Retr and List send the command and return at once, more
+// commands may then be sent (Conn.Send) while the server works, Start
+// reads the command's first reply, Read streams the data (each read waits
+// at most the Conn's timeout: a transfer may be long, not stalled), (Write
+// sends it, for Stor), and Finish closes the data connection and reads the
+// final reply. It is the one FTP data path: the Fetcher and the mirror both
+// transfer through it.
+//
+// The data connection is passive, to the address a caller got from Passive
+// (so that EPSV can be pipelined), or, when that address is "", one the
+// Conn sets up itself just before the command: passive (OpenPassive), or
+// active (EPRT, else PORT) once SetActive named where to listen; in active
+// mode Start accepts the server's connection after its 1xx reply.
 //
 // A refusal is a reply, as with Cmd (see RefusedError). Errors are typed;
 // after a Read error, Finish still reads the final reply and keeps the Conn
@@ -28,78 +34,126 @@ import (
 type Transfer struct {
 	c       *Conn
 	ctx     context.Context
-	data    net.Conn
+	data    net.Conn  // nil until an active connection is accepted, or when none came
+	ln      *dataConn // active mode: listening until Start accepts
 	cancel  context.CancelFunc
 	verb    string
 	arg     string
+	what    string // how errors name the transfer
+	offset  int64  // the REST offset in force
 	first   *Reply // Start's reply
 	started bool
 	done    bool
 }
 
 // Retr asks for the file name (in the current directory) over a data
-// connection to addr (from Passive). An offset > 0 is sent as REST first,
-// and its reply (350) awaited: a refused REST is ErrResume, since a RETR
-// sent with it would start from the beginning.
+// connection to addr (from Passive; "" to let the Conn set it up). An
+// offset > 0 is sent as REST first, and its reply (350) awaited: a refused
+// REST is ErrResume, since a RETR sent with it would start from the
+// beginning.
 func (c *Conn) Retr(ctx context.Context, addr, name string, offset int64) (*Transfer, error) {
-	if offset > 0 {
-		rest := strconv.FormatInt(offset, 10)
-		r, err := c.Cmd("REST", rest)
-		if err != nil {
-			return nil, err
-		}
-		if r.code != 350 {
-			return nil, replyError(fetch.ErrResume, "ftp: the server cannot resume (REST "+rest+")", "REST", r)
-		}
-	}
-	return c.startData(ctx, addr, "RETR", name)
+	return c.transfer(ctx, addr, "RETR", name, offset, true)
+}
+
+// RetrOrRestart is Retr, except that a refused REST is not an error: the
+// whole file comes then, and Offset says so (0).
+func (c *Conn) RetrOrRestart(ctx context.Context, addr, name string, offset int64) (*Transfer, error) {
+	return c.transfer(ctx, addr, "RETR", name, offset, false)
 }
 
 // List asks for a listing of the current directory with verb (LIST, MLSD
-// or NLST) and arg ("" for none) over a data connection to addr.
+// or NLST) and arg ("" for none) over a data connection to addr (from
+// Passive; "" to let the Conn set it up).
 func (c *Conn) List(ctx context.Context, addr, verb, arg string) (*Transfer, error) {
-	return c.startData(ctx, addr, verb, arg)
+	return c.transfer(ctx, addr, verb, arg, 0, true)
 }
 
 // Stor stores what is written to the Transfer as the file name (in the
 // current directory), APPE instead of STOR when appending, over a data
-// connection to addr. Finish ends the data, and its reply says whether the
-// server kept them.
+// connection to addr (from Passive; "" to let the Conn set it up). Finish
+// ends the data, and its reply says whether the server kept them.
 func (c *Conn) Stor(ctx context.Context, addr, name string, appending bool) (*Transfer, error) {
 	verb := "STOR"
 	if appending {
 		verb = "APPE"
 	}
-	return c.startData(ctx, addr, verb, name)
+	return c.transfer(ctx, addr, verb, name, 0, true)
 }
 
-// startData opens the data connection and sends the command. A data
-// connection that is only read has its write side shut at once, so that
-// servers that wait for the client's end before their final reply
-// (vsftpd, ProFTPD: a lingering close) do not wait a round trip for it.
-func (c *Conn) startData(ctx context.Context, addr, verb, arg string) (*Transfer, error) {
+// transfer prepares the data connection, sends REST when offset > 0, and
+// sends the command. A data connection the Conn sets up itself is opened
+// before REST (REST must come right before its RETR); one to a given addr
+// is dialled after it.
+func (c *Conn) transfer(ctx context.Context, addr, verb, arg string, offset int64, strict bool) (*Transfer, error) {
 	dctx, cancel := context.WithCancel(ctx)
-	if c.timeout > 0 {
-		t := time.AfterFunc(c.timeout, cancel)
-		defer t.Stop()
+	t := &Transfer{c: c, ctx: ctx, cancel: cancel, verb: verb, arg: arg, what: verb}
+	if verb == "RETR" || verb == "STOR" || verb == "APPE" {
+		t.what += " " + strconv.Quote(arg)
 	}
-	dc, err := c.DialData(dctx, addr)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	if tc, ok := netConn(dc).(*net.TCPConn); ok {
-		tc.SetReadBuffer(4 << 20)
-	}
-	if cw, ok := dc.(interface{ CloseWrite() error }); ok && verb != "STOR" && verb != "APPE" {
-		cw.CloseWrite()
-	}
-	t := &Transfer{c: c, ctx: ctx, data: dc, cancel: cancel, verb: verb, arg: arg}
-	if err := c.Send(Command{Verb: verb, Arg: arg}); err != nil {
+	fail := func(err error) (*Transfer, error) {
 		t.closeData()
 		return nil, err
 	}
+	if addr == "" {
+		d, err := c.openData(dctx)
+		if err != nil {
+			return fail(err)
+		}
+		t.data, t.ln = d.conn, d
+		if d.ln == nil {
+			t.ln = nil
+		}
+	}
+	if offset > 0 {
+		rest := strconv.FormatInt(offset, 10)
+		r, err := c.Cmd("REST", rest)
+		if err != nil {
+			return fail(err)
+		}
+		if r.code != 350 {
+			if strict {
+				return fail(replyError(fetch.ErrResume, "ftp: the server cannot resume (REST "+rest+")", "REST", r))
+			}
+			offset = 0 // the whole file
+		}
+	}
+	t.offset = offset
+	if addr != "" {
+		if c.timeout > 0 {
+			tm := time.AfterFunc(c.timeout, cancel)
+			defer tm.Stop()
+		}
+		dc, err := c.DialData(dctx, addr)
+		if err != nil {
+			return fail(err)
+		}
+		t.data = dc
+	}
+	if t.data != nil {
+		t.tune()
+	}
+	if err := c.Send(Command{Verb: verb, Arg: arg}); err != nil {
+		return fail(err)
+	}
 	return t, nil
+}
+
+// tune readies a data connection that is only read for bulk: a large
+// receive buffer, reads woken for large chunks (stream mode: the server
+// closes the data connection at the end), and the write side shut at once,
+// so that servers that wait for the client's end before their final reply
+// (vsftpd, ProFTPD: a lingering close) do not wait a round trip for it.
+func (t *Transfer) tune() {
+	if t.verb == "STOR" || t.verb == "APPE" {
+		return
+	}
+	if tc, ok := netConn(t.data).(*net.TCPConn); ok {
+		tc.SetReadBuffer(4 << 20)
+	}
+	fetch.ReadToEnd(t.data)
+	if cw, ok := t.data.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
 }
 
 // netConn is the connection under a Client dialer's wrappers.
@@ -113,16 +167,31 @@ func netConn(c net.Conn) net.Conn {
 	}
 }
 
+// Offset is the offset the data start at: Retr's, or 0 when RetrOrRestart
+// met a refused REST.
+func (t *Transfer) Offset() int64 { return t.offset }
+
 // Start reads the command's first reply: 1xx, the data follow; 2xx, they
 // came already; anything else is a refusal (the data connection is then
-// closed). Replies to commands sent before the transfer's are the caller's
-// to read first.
+// closed). In active mode a 1xx is followed by the server's connection,
+// awaited at most the Conn's accept timeout; a 2xx without a 1xx means no
+// connection and no data. Replies to commands sent before the transfer's
+// are the caller's to read first.
 func (t *Transfer) Start() (*Reply, error) {
+	r, err := t.start()
+	if err != nil {
+		return nil, t.c.ioError(t.verb, err)
+	}
+	return r, nil
+}
+
+// start is Start with the control connection's own errors untyped.
+func (t *Transfer) start() (*Reply, error) {
 	if t.started {
 		return t.first, nil
 	}
 	t.started = true
-	r, err := t.c.ReadReply()
+	r, err := t.c.readReply()
 	if err != nil {
 		t.closeData()
 		return nil, err
@@ -131,23 +200,44 @@ func (t *Transfer) Start() (*Reply, error) {
 	if !r.Preliminary() && !r.Positive() {
 		t.closeData()
 		t.done = true
+		return r, nil
+	}
+	if t.ln != nil {
+		ln := t.ln
+		t.ln = nil
+		if r.Positive() {
+			ln.close() // no 1xx: the server will not connect
+			return r, nil
+		}
+		nc, err := ln.accept(t.ctx, t.c, t.c.acceptTimeout)
+		if err != nil {
+			ln.close()
+			t.closeData()
+			t.c.broken = true
+			return nil, err
+		}
+		t.data = nc
+		t.tune()
 	}
 	return r, nil
 }
 
+// HasData reports whether the transfer has a data connection: false in
+// active mode when the server gave its final reply without connecting.
+func (t *Transfer) HasData() bool { return t.data != nil }
+
 // Read reads the data. A failure of the data connection is ErrTimeout
 // (stalled longer than the Conn's timeout) or ErrPartial.
 func (t *Transfer) Read(p []byte) (int, error) {
+	if t.data == nil {
+		return 0, io.EOF
+	}
 	if t.c.timeout > 0 {
 		t.data.SetReadDeadline(time.Now().Add(t.c.timeout))
 	}
 	n, err := t.data.Read(p)
 	if err != nil && err != io.EOF {
-		what := t.verb
-		if t.verb == "RETR" {
-			what += " " + strconv.Quote(t.arg)
-		}
-		return n, dataError(t.ctx, what, err)
+		return n, dataError(t.ctx, t.what, err)
 	}
 	return n, err
 }
@@ -155,6 +245,9 @@ func (t *Transfer) Read(p []byte) (int, error) {
 // Write sends data (Stor), once Start's reply said the server takes them.
 // A failure is ErrUpload.
 func (t *Transfer) Write(p []byte) (int, error) {
+	if t.data == nil {
+		return 0, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.what + ": no data connection"}
+	}
 	if t.c.timeout > 0 {
 		t.data.SetWriteDeadline(time.Now().Add(t.c.timeout))
 	}
@@ -163,25 +256,39 @@ func (t *Transfer) Write(p []byte) (int, error) {
 		if t.ctx.Err() != nil {
 			return n, fetch.ContextError(t.ctx)
 		}
-		return n, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.verb + " " + strconv.Quote(t.arg) + ": data connection failed", Err: err}
+		return n, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.what + ": data connection failed", Err: err}
 	}
 	return n, nil
 }
 
 // Finish closes the data connection and returns the server's final reply
 // (Start's, when that was final already). Some servers (ProFTPD) send it
-// only once the client closed the data connection.
+// only once the client closed the data connection. For Stor, a data
+// connection that fails to close is ErrUpload.
 func (t *Transfer) Finish() (*Reply, error) {
-	if _, err := t.Start(); err != nil {
+	r, err := t.finish()
+	if err != nil {
+		return nil, t.c.ioError(t.verb, err)
+	}
+	return r, nil
+}
+
+// finish is Finish with the control connection's own errors untyped.
+func (t *Transfer) finish() (*Reply, error) {
+	if _, err := t.start(); err != nil {
 		return nil, err
 	}
-	t.closeData()
+	if err := t.closeData(); err != nil && (t.verb == "STOR" || t.verb == "APPE") && !t.done {
+		t.done = true
+		t.c.broken = true
+		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.verb + ": closing the data connection", Err: err}
+	}
 	if t.done || !t.first.Preliminary() {
 		t.done = true
 		return t.first, nil
 	}
 	t.done = true
-	return t.c.ReadReply()
+	return t.c.readReply()
 }
 
 // Close closes the data connection (again, after Finish).
@@ -190,7 +297,14 @@ func (t *Transfer) Close() error {
 	return nil
 }
 
-func (t *Transfer) closeData() {
-	t.data.Close()
+func (t *Transfer) closeData() error {
+	var err error
+	if t.data != nil {
+		err = t.data.Close()
+	}
+	if t.ln != nil {
+		t.ln.close()
+	}
 	t.cancel()
+	return err
 }

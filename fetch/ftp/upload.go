@@ -70,11 +70,11 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	if up.append {
 		verb = "APPE"
 	}
-	dc, r, _, err := f.transfer(ctx, c, req, o, verb, p.name, true, 0)
+	t, r, err := f.transfer(ctx, c, verb, p.name, 0)
 	if err != nil {
 		return nil, err
 	}
-	if dc == nil {
+	if !t.HasData() {
 		return nil, replyError(fetch.ErrUpload, "ftp: "+verb+" ended before any data was sent", verb, r)
 	}
 	var src io.Reader
@@ -89,7 +89,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	for {
 		n, er := src.Read(*bp)
 		if n > 0 {
-			if _, ew := dc.Write((*bp)[:n]); ew != nil {
+			if _, ew := t.Write((*bp)[:n]); ew != nil {
 				werr = ew
 				break
 			}
@@ -105,7 +105,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	bufPool.Put(bp)
 	up.n = cr.N
 	if werr != nil || rerr != nil {
-		dc.Close()
+		t.Close()
 		c.broken = true // the server's reply to the cut transfer is still due
 		switch {
 		case ctx.Err() != nil:
@@ -117,23 +117,19 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 			}
 			return nil, &fetch.Error{Kind: fetch.ErrRead, Msg: "ftp: reading the data to upload", Err: rerr}
 		}
-		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + ": data connection failed", Err: werr}
-	}
-	if err := dc.Close(); err != nil {
-		c.broken = true
-		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + verb + ": closing the data connection", Err: err}
+		return nil, werr
 	}
 	if !r.Positive() {
 		c.raw.SetReadDeadline(time.Now().Add(f.finalTimeout()))
-		fr, err := c.readReply()
-		c.raw.SetReadDeadline(time.Time{})
-		if err != nil {
-			return nil, ioError(ctx, fetch.ErrUpload, verb+": no final reply", err)
-		}
-		if !fr.Positive() {
-			return nil, RefusedError(verb, p.name, fr)
-		}
-		r = fr
 	}
+	fr, err := t.finish()
+	c.raw.SetReadDeadline(time.Time{})
+	if err != nil {
+		return nil, ioError(ctx, fetch.ErrUpload, verb+": no final reply", err)
+	}
+	if !fr.Positive() {
+		return nil, RefusedError(verb, p.name, fr)
+	}
+	r = fr
 	return &fetch.Resource{Meta: fetch.Meta{Size: 0, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
 }
