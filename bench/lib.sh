@@ -377,3 +377,49 @@ bench_rss_limit() {
 }
 
 BENCH_TIME=${BENCH_TIME:-/usr/bin/time}
+
+# bench_start_helper NAME ARGS...: run `benchtool ARGS...` (the mirror
+# benchmarks' servers and delaying proxy, mirror/internal/benchtool) in the
+# background (stopped by PID at exit) and wait for its READY or PORT line;
+# sets HELPER_OUT to its stdout file.
+bench_start_helper() {
+	local name=$1
+	shift
+	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
+	HELPER_OUT=$BENCH_LAUNCH_OUT
+}
+
+# bench_mirror_run NAME RUNSNAME OUT SERVED [EXCLUDE...]: one timed run of
+# the mirror client NAME — the script's client_cmd NAME OUT sets CMD — into
+# OUT (emptied first unless RUNSNAME ends in "2": the second, incremental
+# run); the result must equal the served tree SERVED (diff -r, leaving out
+# the EXCLUDE patterns), else RUNSNAME is marked failed.
+bench_mirror_run() {
+	local name=$1 rname=$2 out=$3 served=$4 st=0 t0 t1 rss user sys e
+	shift 4
+	local excl=()
+	for e in "$@"; do excl+=(-x "$e"); done
+	bench_failed "$rname" && return 0
+	case "$rname" in *2) ;; *) rm -rf "$out" ;; esac
+	client_cmd "$name" "$out"
+	t0=$(date +%s%N)
+	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$rname.time" "${CMD[@]}" >"$BENCH_TMP/$rname.stdout" 2>"$BENCH_TMP/$rname.stderr" || st=$?
+	t1=$(date +%s%N)
+	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$rname.time")
+	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
+		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$rname.runs"
+	if [ $st -ne 0 ]; then
+		bench_mark_failed "$rname" "exit status $st: $(head -n 3 "$BENCH_TMP/$rname.stderr" | tr '\n' ' ')"
+		return 0
+	fi
+	if ! diff -r -q "${excl[@]}" "$served" "$out" >"$BENCH_TMP/$rname.diff" 2>&1; then
+		bench_mark_failed "$rname" "the mirror differs from the served tree: $(head -n 3 "$BENCH_TMP/$rname.diff" | tr '\n' ' ')"
+	fi
+}
+
+# bench_need_base: stops unless URLGET_BASE names the "base" mirror
+# client's binary (an urlget built from an older commit, timed beside this
+# one in one run).
+bench_need_base() {
+	[ -x "${URLGET_BASE:-}" ] || bench_die "the client base needs URLGET_BASE, an urlget binary built from an older commit"
+}

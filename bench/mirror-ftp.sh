@@ -7,7 +7,7 @@
 #   CLIENTS="urlget lftp" bench/mirror-ftp.sh   leave wget out (it takes ~2 minutes)
 #   DELAY_MS=0 bench/mirror-ftp.sh      no added latency
 #   BENCH_KEEP=1 bench/mirror-ftp.sh    keep the temp dir (trees, logs)
-#   BASE_BIN=/tmp/urlget-old CLIENTS="urlget base lftp" bench/mirror-ftp.sh
+#   URLGET_BASE=/tmp/urlget-old CLIENTS="urlget base lftp" bench/mirror-ftp.sh
 #                                       an older build beside this one, in one run
 #
 # The machine's kernel has no netem, so latency comes from a TCP proxy
@@ -51,16 +51,6 @@ bench_note "bench: building"
 go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
 bench_build_urlget
 
-# start_helper NAME ARGS...: run `benchtool ARGS...` in the background
-# (stopped by PID at exit) and wait for its READY or PORT line; sets
-# HELPER_OUT to its stdout file.
-start_helper() {
-	local name=$1
-	shift
-	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
-	HELPER_OUT=$BENCH_LAUNCH_OUT
-}
-
 # free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.
 free_range() {
 	local n=$1 lo p ok try
@@ -91,9 +81,9 @@ sync -f "$ANON"
 
 PASV=$(free_range 100)
 mkdir -p "$BENCH_TMP/vsftpd"
-start_helper vsftpd vsftpd -root "$ANON" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
+bench_start_helper vsftpd vsftpd -root "$ANON" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
-start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT" "127.0.0.2:$PASV=127.0.0.1:${PASV%-*}"
+bench_start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT" "127.0.0.2:$PASV=127.0.0.1:${PASV%-*}"
 HOSTPORT=127.0.0.2:$PORT
 URL=ftp://$HOSTPORT/pub/
 
@@ -102,8 +92,8 @@ client_cmd() {
 	case "$1" in
 	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
 	base)
-		[ -x "${BASE_BIN:-}" ] || bench_die "the client base needs BASE_BIN, an urlget binary built from an older commit"
-		CMD=("$BASE_BIN" mirror -q -P "$PARALLEL" "$URL" @OUT@)
+		bench_need_base
+		CMD=("$URLGET_BASE" mirror -q -P "$PARALLEL" "$URL" @OUT@)
 		;;
 	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; open ftp://$HOSTPORT; mirror --parallel=$PARALLEL /pub @OUT@") ;;
 	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -P @OUT@ "$URL") ;;
@@ -115,29 +105,6 @@ client_cmd() {
 	done
 }
 
-# mirror_run NAME RUNSNAME OUT: one timed run into OUT (emptied first
-# unless RUNSNAME ends in "2": the second, incremental run); the result is
-# checked against the served tree.
-mirror_run() {
-	local name=$1 rname=$2 out=$3 st=0 t0 t1 rss user sys
-	bench_failed "$rname" && return 0
-	case "$rname" in *2) ;; *) rm -rf "$out" ;; esac
-	client_cmd "$name" "$out"
-	t0=$(date +%s%N)
-	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$rname.time" "${CMD[@]}" >"$BENCH_TMP/$rname.stdout" 2>"$BENCH_TMP/$rname.stderr" || st=$?
-	t1=$(date +%s%N)
-	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$rname.time")
-	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
-		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$rname.runs"
-	if [ $st -ne 0 ]; then
-		bench_mark_failed "$rname" "exit status $st: $(head -n 3 "$BENCH_TMP/$rname.stderr" | tr '\n' ' ')"
-		return 0
-	fi
-	if ! diff -r -q -x .listing -x '.urlget-mirror*' "$ANON/pub" "$out" >"$BENCH_TMP/$rname.diff" 2>&1; then
-		bench_mark_failed "$rname" "the mirror differs from the served tree: $(head -n 3 "$BENCH_TMP/$rname.diff" | tr '\n' ' ')"
-	fi
-}
-
 echo "== FTP mirror: $URL — $FILES files in $DIRS directories, $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB; RTT $((2 * DELAY_MS)) ms (delay proxy); $PARALLEL connections (wget: 1); $ROUNDS round(s)"
 echo "   vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null); $(lftp --version | head -n 1); $(wget --version | head -n 1 | cut -d' ' -f1-3)"
 echo "   $(uname -sr)"
@@ -147,13 +114,13 @@ read -r -a clients <<<"$CLIENTS"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in "${clients[@]}"; do
 		bench_note "bench: round $r: $c"
-		mirror_run "$c" "$c" "$BENCH_TMP/out-$c"
+		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ANON/pub" .listing '.urlget-mirror*'
 	done
 done
 for c in "${clients[@]}"; do
 	case "$c" in urlget | lftp)
 		bench_note "bench: $c again on its finished mirror"
-		mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c"
+		bench_mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c" "$ANON/pub" .listing '.urlget-mirror*'
 		;;
 	esac
 done

@@ -56,16 +56,6 @@ bench_note "bench: building"
 go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
 bench_build_urlget
 
-# start_helper NAME ARGS...: run `benchtool ARGS...` in the background
-# (stopped by PID at exit) and wait for its READY or PORT line; sets
-# HELPER_OUT to its stdout file.
-start_helper() {
-	local name=$1
-	shift
-	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
-	HELPER_OUT=$BENCH_LAUNCH_OUT
-}
-
 case "$BENCH_TMP" in
 *[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $BENCH_TMP" ;;
 esac
@@ -79,10 +69,10 @@ stub=()
 
 # The delayed server names the proxy's address; the floor server its own.
 mkdir -p "$BENCH_TMP/g1" "$BENCH_TMP/g2"
-start_helper gophernicus gophernicus "${stub[@]}" -root "$ROOT" -dir "$BENCH_TMP/g1" -host 127.0.0.2
+bench_start_helper gophernicus gophernicus "${stub[@]}" -root "$ROOT" -dir "$BENCH_TMP/g1" -host 127.0.0.2
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
-start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT"
-start_helper floor gophernicus "${stub[@]}" -root "$ROOT" -dir "$BENCH_TMP/g2" -host 127.0.0.1
+bench_start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT"
+bench_start_helper floor gophernicus "${stub[@]}" -root "$ROOT" -dir "$BENCH_TMP/g2" -host 127.0.0.1
 FLOOR_PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
 URL=gopher://127.0.0.2:$PORT/1/
 

@@ -46,13 +46,6 @@ bench_note "bench: building"
 go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
 bench_build_urlget
 
-start_helper() {
-	local name=$1
-	shift
-	bench_launch "$name" '^(READY|PORT) ' benchtool "$@"
-	HELPER_OUT=$BENCH_LAUNCH_OUT
-}
-
 ROOT=$BENCH_TMP/www
 mkdir -p "$ROOT"
 chmod 755 "$BENCH_TMP" "$ROOT"
@@ -62,9 +55,9 @@ BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
 sync -f "$ROOT"
 
 mkdir -p "$BENCH_TMP/nginx"
-start_helper nginx nginx -root "$ROOT" -dir "$BENCH_TMP/nginx"
+bench_start_helper nginx nginx -root "$ROOT" -dir "$BENCH_TMP/nginx"
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
-start_helper proxy delayproxy -delay "${DELAY_MS}ms" -handshake "127.0.0.2:$PORT=127.0.0.1:$PORT"
+bench_start_helper proxy delayproxy -delay "${DELAY_MS}ms" -handshake "127.0.0.2:$PORT=127.0.0.1:$PORT"
 HOSTPORT=127.0.0.2:$PORT
 URL=http://$HOSTPORT/pub/
 
@@ -72,7 +65,10 @@ URL=http://$HOSTPORT/pub/
 client_cmd() {
 	case "$1" in
 	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
-	base) CMD=("${URLGET_BASE:?URLGET_BASE names the base urlget binary}" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	base)
+		bench_need_base
+		CMD=("$URLGET_BASE" mirror -q -P "$PARALLEL" "$URL" @OUT@)
+		;;
 	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; mirror --parallel=$PARALLEL $URL @OUT@") ;;
 	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -R 'index.html*' -P @OUT@ "$URL") ;;
 	*) bench_die "unknown client $1" ;;
@@ -81,29 +77,6 @@ client_cmd() {
 	for i in "${!CMD[@]}"; do
 		CMD[i]=${CMD[i]//@OUT@/$2}
 	done
-}
-
-# mirror_run NAME RUNSNAME OUT: one timed run into OUT (emptied first
-# unless RUNSNAME ends in "2": the second, incremental run); the result is
-# checked against the served tree.
-mirror_run() {
-	local name=$1 rname=$2 out=$3 st=0 t0 t1 rss user sys
-	bench_failed "$rname" && return 0
-	case "$rname" in *2) ;; *) rm -rf "$out" ;; esac
-	client_cmd "$name" "$out"
-	t0=$(date +%s%N)
-	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$rname.time" "${CMD[@]}" >"$BENCH_TMP/$rname.stdout" 2>"$BENCH_TMP/$rname.stderr" || st=$?
-	t1=$(date +%s%N)
-	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$rname.time")
-	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
-		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$rname.runs"
-	if [ $st -ne 0 ]; then
-		bench_mark_failed "$rname" "exit status $st: $(head -n 3 "$BENCH_TMP/$rname.stderr" | tr '\n' ' ')"
-		return 0
-	fi
-	if ! diff -r -q -x 'index.html*' -x '.urlget-mirror*' "$ROOT/pub" "$out" >"$BENCH_TMP/$rname.diff" 2>&1; then
-		bench_mark_failed "$rname" "the mirror differs from the served tree: $(head -n 3 "$BENCH_TMP/$rname.diff" | tr '\n' ' ')"
-	fi
 }
 
 echo "== HTTP mirror: $URL — $FILES files in $DIRS directories, $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB; RTT $((2 * DELAY_MS)) ms (delay proxy); $PARALLEL connections (wget: 1); $ROUNDS round(s)"
@@ -115,12 +88,12 @@ read -r -a clients <<<"$CLIENTS"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in "${clients[@]}"; do
 		bench_note "bench: round $r: $c"
-		mirror_run "$c" "$c" "$BENCH_TMP/out-$c"
+		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ROOT/pub" 'index.html*' '.urlget-mirror*'
 	done
 done
 for c in "${clients[@]}"; do
 	bench_note "bench: $c again on its finished mirror"
-	mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c"
+	bench_mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c" "$ROOT/pub" 'index.html*' '.urlget-mirror*'
 done
 
 echo
