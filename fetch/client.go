@@ -634,8 +634,9 @@ func (r *Resource) RetryAfter() time.Duration {
 }
 
 // IdleCloser is implemented by a Fetcher that keeps connections open
-// between requests (the ftp fetcher's pool of logged-in connections), as
-// net/http's transports do: CloseIdleConnections closes those not in use.
+// between requests (the ftp fetcher's pool of logged-in connections, the
+// http fetcher's kept-alive ones), as net/http's transports do:
+// CloseIdleConnections closes those not in use.
 type IdleCloser interface {
 	CloseIdleConnections()
 }
