@@ -390,30 +390,45 @@ bench_start_helper() {
 }
 
 # bench_mirror_run NAME RUNSNAME OUT SERVED [EXCLUDE...]: one timed run of
-# the mirror client NAME — the script's client_cmd NAME OUT sets CMD — into
+# the mirror client NAME — the script's client_cmd NAME sets CMD, with @OUT@
+# for the target directory — into
 # OUT (emptied first unless RUNSNAME ends in "2": the second, incremental
 # run); the result must equal the served tree SERVED (diff -r, leaving out
 # the EXCLUDE patterns), else RUNSNAME is marked failed.
 bench_mirror_run() {
-	local name=$1 rname=$2 out=$3 served=$4 st=0 t0 t1 rss user sys e
+	local name=$1 rname=$2 out=$3 served=$4 e
 	shift 4
 	local excl=()
 	for e in "$@"; do excl+=(-x "$e"); done
 	bench_failed "$rname" && return 0
 	case "$rname" in *2) ;; *) rm -rf "$out" ;; esac
-	client_cmd "$name" "$out"
-	t0=$(date +%s%N)
-	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$rname.time" "${CMD[@]}" >"$BENCH_TMP/$rname.stdout" 2>"$BENCH_TMP/$rname.stderr" || st=$?
-	t1=$(date +%s%N)
-	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$rname.time")
-	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
-		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$rname.runs"
-	if [ $st -ne 0 ]; then
-		bench_mark_failed "$rname" "exit status $st: $(head -n 3 "$BENCH_TMP/$rname.stderr" | tr '\n' ' ')"
-		return 0
-	fi
+	client_cmd "$name"
+	local i
+	for i in "${!CMD[@]}"; do
+		CMD[i]=${CMD[i]//@OUT@/$out}
+	done
+	bench_timed "$rname" "${CMD[@]}" || return 0
 	if ! diff -r -q "${excl[@]}" "$served" "$out" >"$BENCH_TMP/$rname.diff" 2>&1; then
 		bench_mark_failed "$rname" "the mirror differs from the served tree: $(head -n 3 "$BENCH_TMP/$rname.diff" | tr '\n' ' ')"
+	fi
+}
+
+# bench_timed NAME CMD...: runs CMD once, timed, its output in
+# $BENCH_TMP/NAME.stdout and .stderr, and appends "wall-seconds peak-RSS-KiB
+# user-s sys-s status" to $BENCH_TMP/NAME.runs (what bench_report reads). A
+# failed run marks NAME failed and returns 1.
+bench_timed() {
+	local name=$1 st=0 t0 t1 rss user sys
+	shift
+	t0=$(date +%s%N)
+	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$name.time" "$@" >"$BENCH_TMP/$name.stdout" 2>"$BENCH_TMP/$name.stderr" || st=$?
+	t1=$(date +%s%N)
+	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$name.time")
+	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
+		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$name.runs"
+	if [ $st -ne 0 ]; then
+		bench_mark_failed "$name" "exit status $st: $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
+		return 1
 	fi
 }
 

@@ -78,20 +78,10 @@ URL=gopher://127.0.0.2:$PORT/1/
 
 # run NAME URL: one timed mirror into a new directory, checked.
 run() {
-	local name=$1 url=$2 out=$BENCH_TMP/out-$1 st=0 t0 t1 rss user sys
+	local name=$1 url=$2 out=$BENCH_TMP/out-$1
 	bench_failed "$name" && return 0
 	rm -rf "$out"
-	t0=$(date +%s%N)
-	"$BENCH_TIME" -f '%M %U %S' -o "$BENCH_TMP/$name.time" "$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$url" "$out" \
-		>"$BENCH_TMP/$name.stdout" 2>"$BENCH_TMP/$name.stderr" || st=$?
-	t1=$(date +%s%N)
-	read -r rss user sys < <(tail -n 1 "$BENCH_TMP/$name.time")
-	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
-		'BEGIN { printf "%.4f %d %.2f %.2f %d\n", (b - a) / 1e9, r, u, s, x }' >>"$BENCH_TMP/$name.runs"
-	if [ $st -ne 0 ]; then
-		bench_mark_failed "$name" "exit status $st: $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
-		return 0
-	fi
+	bench_timed "$name" "$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$url" "$out" || return 0
 	local n=0 bad=0 f rel
 	while IFS= read -r f; do
 		rel=${f#"$ROOT"/}

@@ -73,10 +73,6 @@ client_cmd() {
 	wget) CMD=(wget -q -m -np -nH --cut-dirs=1 -R 'index.html*' -P @OUT@ "$URL") ;;
 	*) bench_die "unknown client $1" ;;
 	esac
-	local i
-	for i in "${!CMD[@]}"; do
-		CMD[i]=${CMD[i]//@OUT@/$2}
-	done
 }
 
 echo "== HTTP mirror: $URL — $FILES files in $DIRS directories, $(awk -v b="$BYTES" 'BEGIN { printf "%.1f", b / 1048576 }') MiB; RTT $((2 * DELAY_MS)) ms (delay proxy); $PARALLEL connections (wget: 1); $ROUNDS round(s)"
