@@ -105,6 +105,7 @@ type fetchOpts struct {
 	proxy          string
 	noproxy        string
 	progressBar    bool
+	noMeter        bool // --no-progress-meter
 	writeOut       string
 	userAgent      string
 	maxFilesize    int64
@@ -169,6 +170,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the protocol exchange on stderr (passwords masked)")
 	fs.BoolVarP(&o.progressBar, "progress-bar", "#", false, "show a progress bar instead of the meter (only when stderr is a terminal)")
+	fs.BoolVar(&o.noMeter, "no-progress-meter", false, "no progress meter or bar; error messages and warnings stay (curl's; -s silences both)")
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help; --help SCHEME: one scheme's options and examples")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
@@ -392,7 +394,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if setup != nil {
 		setup(c)
 	}
-	if !o.silent && c.isTerminal(e.stderr) {
+	if !o.silent && !o.noMeter && c.isTerminal(e.stderr) {
 		c.progress = true
 		c.client.Progress = func(done, total int64) {
 			if c.meter != nil {

@@ -755,6 +755,13 @@ func TestProgress(t *testing.T) {
 	if r := runCLIWith(t, srv, term, "-s", "-o", "f", "test://h/f"); r.stderr != "" {
 		t.Errorf("-s drew: %q", r.stderr)
 	}
+	if r := runCLIWith(t, srv, term, "--no-progress-meter", "-o", "f", "test://h/f"); r.stderr != "" || r.code != 0 {
+		t.Errorf("--no-progress-meter drew: %q (exit %d)", r.stderr, r.code)
+	}
+	// Unlike -s, it keeps the error messages.
+	if r := runCLIWith(t, srv, term, "--no-progress-meter", "-o", "g", "test://h/missing"); r.code == 0 || !strings.HasPrefix(r.stderr, "urlget: ") {
+		t.Errorf("--no-progress-meter on an error: exit %d, stderr %q", r.code, r.stderr)
+	}
 	// Output to the terminal: no meter.
 	both := func(c *fetchCmd) { c.isTerminal = func(io.Writer) bool { return true } }
 	if r := runCLIWith(t, srv, both, "test://h/f"); r.stderr != "" {

@@ -42,6 +42,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 's' -l sil
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'S' -l show-error -d 'with -s, still print error messages'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'v' -l verbose -d 'show the protocol exchange on stderr (passwords masked)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s '#' -l progress-bar -d 'show a progress bar instead of the meter (only when stderr is a terminal)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l no-progress-meter -d 'no progress meter or bar; error messages and warnings stay (curl\'s; -s silences both)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'w' -l write-out -x -d 'print FORMAT after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'h' -l help -d 'print this help; --help SCHEME: one scheme\'s options and examples'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'V' -l version -d 'print the version and the supported schemes'
