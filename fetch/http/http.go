@@ -140,12 +140,7 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 			v = &fetch.SyncWriter{W: f.Config.Verbose}
 		}
 		d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
-		tr = &nethttp.Transport{
-			DialContext:            d.dial,
-			DialTLSContext:         d.dialTLS,
-			DisableCompression:     true,
-			MaxResponseHeaderBytes: maxHeaderBytes,
-		}
+		tr = newTransport(d)
 	}
 	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
@@ -213,10 +208,6 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if err := shape(hreq, req, f.Config.Jar, jarURL); err != nil {
 		return nil, err
 	}
-	if !pooled && expects(hreq) {
-		tr.ExpectContinueTimeout = expectTimeout
-	}
-
 	// The connection the request goes out on: its recording starts
 	// before the request is written.
 	var (

@@ -34,17 +34,26 @@ func newPool(cfg *fetch.Config) *pool {
 		p.v = &fetch.SyncWriter{W: cfg.Verbose}
 	}
 	d := &dialer{cfg: cfg, v: p.v}
-	p.tr = &nethttp.Transport{
+	p.tr = newTransport(d)
+	p.tr.MaxIdleConns = maxIdle
+	p.tr.MaxIdleConnsPerHost = maxIdlePerHost
+	p.tr.IdleConnTimeout = idleTimeout
+	return p
+}
+
+// newTransport is the Transport of the fetcher's requests, pooled or not:
+// d dials (the Config's dialer and TLS), nothing is decoded behind the
+// fetcher's back, the reply head is bounded, and a request that sends
+// "Expect: 100-continue" (net/http applies the timeout to those only)
+// waits expectTimeout for the 100.
+func newTransport(d *dialer) *nethttp.Transport {
+	return &nethttp.Transport{
 		DialContext:            d.dial,
 		DialTLSContext:         d.dialTLS,
 		DisableCompression:     true,
 		MaxResponseHeaderBytes: maxHeaderBytes,
-		ExpectContinueTimeout:  expectTimeout, // only for a request that expects 100-continue
-		MaxIdleConns:           maxIdle,
-		MaxIdleConnsPerHost:    maxIdlePerHost,
-		IdleConnTimeout:        idleTimeout,
+		ExpectContinueTimeout:  expectTimeout,
 	}
-	return p
 }
 
 // CloseIdleConnections closes the connections the Fetcher keeps idle,

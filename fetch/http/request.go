@@ -119,16 +119,6 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 // for the server's 100 before it sends the body anyway (curl's second).
 const expectTimeout = time.Second
 
-// expects tells whether the request waits for "100 Continue".
-func expects(hreq *nethttp.Request) bool {
-	for k, vs := range hreq.Header {
-		if strings.EqualFold(k, "Expect") && len(vs) > 0 && strings.EqualFold(vs[0], "100-continue") {
-			return true
-		}
-	}
-	return false
-}
-
 // addHeader applies one -H line. The name keeps the case it was given in.
 func addHeader(hreq *nethttp.Request, line string) error {
 	h := hreq.Header
