@@ -43,6 +43,11 @@ type Trace struct {
 	Redirect func(url string)
 	// BodySent: n more bytes of Request.Body have been read to be sent.
 	BodySent func(n int)
+	// Progress: as Client.Progress, for the Body of each request under
+	// this context alone: done so far and the total (-1 when unknown).
+	// Transfers that run at once, each under its own Trace, are told
+	// apart by it.
+	Progress func(done, total int64)
 }
 
 type traceKey struct{}

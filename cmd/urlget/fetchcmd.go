@@ -120,6 +120,7 @@ type fetchOpts struct {
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
+	par            parOpts       // -Z and its companions (parallel.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -178,6 +179,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
 	addConnFlags(fs, &o.conn)
+	addParallelFlags(fs, &o.par)
 	addJSONFlag(fs, &o.req)
 	return fs
 }
@@ -327,6 +329,7 @@ type fetchCmd struct {
 	body   requestBody       // -d, -F (request.go)
 	jar    *fetch.CookieJar  // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
+	par    *parState         // what the transfers of -Z share (parallel.go); nil without -Z
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
 	progress bool
@@ -380,6 +383,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	}
 	if n := len(o.outputs); n > len(o.urls) && !o.silent {
 		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
+	}
+	if o.par.on {
+		e.stdout, e.stderr = syncWriter(e.stdout), syncWriter(e.stderr)
 	}
 	c, err := newFetchCmd(e, o)
 	if code, ok := connExit(err); ok {
@@ -519,8 +525,12 @@ func maxRedirects(n int) int {
 	return n
 }
 
-// run fetches every URL in turn; the exit status is the last failure's.
+// run fetches every URL in turn (with -Z at once: runParallel); the exit
+// status is the last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
+	if c.o.par.on {
+		return c.runParallel(ctx)
+	}
 	status := 0
 	for j := range c.jobs() {
 		if j.err != nil {
@@ -535,23 +545,33 @@ func (c *fetchCmd) run(ctx context.Context) int {
 			}
 			return fetchExitInterrupted
 		}
-		if r.err != nil {
-			status = r.code
-			if closedPipe(r.err) {
-				// The reader of a pipe went away (| head): a normal end
-				// of a pipeline, said with the exit code alone.
-				return status
-			}
-			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
-				c.reportKept(r)
-			}
-		}
-		if c.wo != nil {
-			c.wo.render(c.e.stdout, c.e.stderr, r)
+		if !c.report(r, &status) {
+			return status
 		}
 	}
 	return status
+}
+
+// report tells of a transfer that has ended: its error and where its bytes
+// are kept, then -w; a failure's exit code goes into status. It returns
+// false when no more transfers are to be made.
+func (c *fetchCmd) report(r *xferResult, status *int) bool {
+	if r.err != nil {
+		*status = r.code
+		if closedPipe(r.err) {
+			// The reader of a pipe went away (| head): a normal end
+			// of a pipeline, said with the exit code alone.
+			return false
+		}
+		if !c.o.silent || c.o.showError {
+			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
+			c.reportKept(r)
+		}
+	}
+	if c.wo != nil {
+		c.wo.render(c.e.stdout, c.e.stderr, r)
+	}
+	return true
 }
 
 // closedPipe reports whether err is a write to a pipe whose reader has
@@ -626,6 +646,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		return
 	}
 	r.filename = out.path
+	defer c.holdOutput(out.path)()
 	c.asked = nil
 	defer func() { c.asked = nil }()
 	pol := c.retryPolicy()
@@ -644,7 +665,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		if c.asked == nil {
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = askUser(c.e, err); c.asked != nil {
+			if c.asked = c.ask(err); c.asked != nil {
 				attempt--
 				continue
 			}
