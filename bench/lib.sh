@@ -15,6 +15,7 @@
 #   bench_ratio_info A B                fastest-run and CPU ratios (no target)
 #   bench_load_note                     load average, warning when busy
 #   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
+#   bench_free_range N                  N free ports in a row (LOW-HIGH)
 #
 # A client is a command TEMPLATE: words, where @URL@ stands for the URL and
 # @OUT@ for the output file, e.g. curl -s -o @OUT@ @URL@.
@@ -437,4 +438,25 @@ bench_timed() {
 # one in one run).
 bench_need_base() {
 	[ -x "${URLGET_BASE:-}" ] || bench_die "the client base needs URLGET_BASE, an urlget binary built from an older commit"
+}
+
+# bench_free_range N: a range LOW-HIGH of N ports free on 127.0.0.1 and
+# 127.0.0.2 (a passive port range for vsftpd, mapped by a proxy or not).
+bench_free_range() {
+	local n=$1 lo p ok try
+	for ((try = 0; try < 50; try++)); do
+		lo=$((30000 + RANDOM % 25000))
+		ok=1
+		for ((p = lo; p < lo + n; p++)); do
+			if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.2/$p") 2>/dev/null; then
+				ok=0
+				break
+			fi
+		done
+		if [ $ok = 1 ]; then
+			echo "$lo-$((lo + n - 1))"
+			return 0
+		fi
+	done
+	bench_die "no $n free ports in a row"
 }

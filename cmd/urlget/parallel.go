@@ -36,8 +36,9 @@ const (
 )
 
 // parBufSize is the copy buffer of one parallel transfer: smaller than
-// copyBufSize, so that --parallel-max transfers at once keep memory small.
-const parBufSize = 256 << 10
+// copyBufSize, so that --parallel-max transfers at once keep memory small
+// (50 at once: 6.4 MiB of buffers).
+const parBufSize = 128 << 10
 
 var parBufs = sync.Pool{New: func() any { b := make([]byte, parBufSize); return &b }}
 
