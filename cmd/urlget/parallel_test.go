@@ -143,6 +143,25 @@ func TestParallelBesideCurl(t *testing.T) {
 		{name: "--parallel-immediate", args: []string{"-Z", "--parallel-immediate", "--parallel-max", "300", b + "/f[1-3]{0,1}.bin", "-o", "p#1#2"}},
 	}
 	runParBeside(t, curl, cases)
+
+	// Each transfer's -w times are its own, on a kept connection too.
+	t.Run("times", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		var out, errs bytes.Buffer
+		code := run(env{args: []string{"-s", "-Z", "--parallel-max", "3", "-w", "%{time_pretransfer} %{time_starttransfer} %{local_port}\\n",
+			b + "/f[01-12].bin", "-o", "o#1"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errs})
+		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if code != 0 || len(lines) != 12 {
+			t.Fatalf("exit %d, %d lines: %q %q", code, len(lines), out.String(), errs.String())
+		}
+		for _, l := range lines {
+			var pre, start float64
+			var port int
+			if n, _ := fmt.Sscanf(l, "%f %f %d", &pre, &start, &port); n != 3 || pre <= 0 || start < pre || port == 0 {
+				t.Errorf("-w line %q: want a time before the request, one at its reply, and the local port", l)
+			}
+		}
+	})
 }
 
 // TestParallelFTPBesideCurl: -Z against vsftpd, with a missing file and a
