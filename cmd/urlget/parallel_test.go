@@ -262,3 +262,51 @@ func TestParallelMaxBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelInterrupt: SIGINT in the middle of -Z keeps each transfer's
+// FILE.part (a prefix of its resource), says how to resume each, and exits
+// 130; a -Z -C - run then completes both.
+func TestParallelInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary, real servers")
+	}
+	data := bigData(4)[:8<<20]
+	s := nginxServing(t, map[string][]byte{"a.bin": data, "b.bin": data})
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	args := []string{"-sS", "-Z", "--limit-rate", "4M", "--output-dir", dir, "-O", s.URL + "/a.bin", "-O", s.URL + "/b.bin"}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for range 500 {
+		fa, erra := os.Stat(filepath.Join(dir, "a.bin.part"))
+		fb, errb := os.Stat(filepath.Join(dir, "b.bin.part"))
+		if erra == nil && errb == nil && fa.Size() > 0 && fb.Size() > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("%v, want exit 130 (stderr %q)", err, stderr.String())
+	}
+	for _, name := range []string{"a.bin", "b.bin"} {
+		part, err := os.ReadFile(filepath.Join(dir, name+".part"))
+		if err != nil || len(part) == 0 || len(part) >= len(data) || !bytes.Equal(part, data[:len(part)]) {
+			t.Errorf("%s.part has %d bytes (%v), want a prefix", name, len(part), err)
+		}
+		if !strings.Contains(stderr.String(), "resume with: urlget -C - -o "+filepath.Join(dir, name)) {
+			t.Errorf("stderr %q does not say how to resume %s", stderr.String(), name)
+		}
+	}
+	if r := runQuiet(t, "-sS", "-Z", "-C", "-", "--output-dir", dir, "-O", s.URL+"/a.bin", "-O", s.URL+"/b.bin"); r.code != 0 {
+		t.Fatalf("-C -: exit %d: %s", r.code, r.stderr)
+	}
+	sameFile(t, "a.bin after -C -", filepath.Join(dir, "a.bin"), data)
+	sameFile(t, "b.bin after -C -", filepath.Join(dir, "b.bin"), data)
+}
