@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -309,4 +310,33 @@ func TestParallelInterrupt(t *testing.T) {
 	}
 	sameFile(t, "a.bin after -C -", filepath.Join(dir, "a.bin"), data)
 	sameFile(t, "b.bin after -C -", filepath.Join(dir, "b.bin"), data)
+}
+
+// BenchmarkParallelHTTP: -Z fetching 200 files (1 to 512 KiB) from nginx
+// into a directory, the workload of bench/parallel.sh's http half.
+func BenchmarkParallelHTTP(b *testing.B) {
+	testserver.Require(b, "nginx")
+	root := b.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var total int64
+	for i := 1; i <= 200; i++ {
+		data := make([]byte, (rng.IntN(512)+1)<<10)
+		for j := range data {
+			data[j] = byte(rng.Uint32())
+		}
+		total += int64(len(data))
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.bin", i)), data, 0o644)
+	}
+	s := testserver.StartNginx(b, testserver.NginxConfig{Root: root})
+	tmp := b.TempDir()
+	b.SetBytes(total)
+	n := 0
+	for b.Loop() {
+		// A new directory each time, as a user's first run: replacing
+		// the files of the last makes the file system flush them.
+		n++
+		out := filepath.Join(tmp, strconv.Itoa(n))
+		pgoFetch(b, "-s", "-Z", "--create-dirs", "--output-dir", out, s.URL+"/f[001-200].bin", "-o", "f#1.bin")
+		os.RemoveAll(out)
+	}
 }
