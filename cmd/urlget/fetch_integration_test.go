@@ -131,6 +131,8 @@ func TestSideBySideWithCurl(t *testing.T) {
 		{name: "--compressed -w", args: []string{"--compressed", "-w", "%{http_code} %{content_type}", "-o", "/dev/null", base + "/text.txt"}},
 		{name: "gzip not asked", args: []string{base + "/text.txt"}},
 		{name: "connect refused", args: []string{"http://127.0.0.1:1/"}, code: 7},
+		{name: "--url-query glob", args: []string{"--url-query", "a=1 2", "-w", "%{url_effective} %{http_code}\n", base + "/{small.txt,empty}", "-o", "o#1"}},
+		{name: "--url-query raw space", args: []string{"--url-query", "+x=y z", base + "/small.txt"}, code: 3},
 		{name: "max-filesize", args: []string{"--max-filesize", "1000", base + "/big.bin"}, code: 63},
 		// curl 7.88 exits with the last transfer's status; urlget with the
 		// last failure's, so that a failure is never hidden by a later

@@ -97,6 +97,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'd' -l dat
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l data-binary -x -d 'HTTP POST data, @FILE as it is'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l data-raw -x -d 'HTTP POST data, no @ reading'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l data-urlencode -r -F -d 'HTTP POST data, percent-encoded (NAME= kept as it is)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l url-query -x -d 'add DATA to each URL\'s query (after "&"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'G' -l get -d 'send the -d data in the query string of a GET'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'F' -l form -x -d 'a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'i' -l include -d 'write the response header before the body'
