@@ -759,8 +759,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	r.meta = res.Meta
 	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
-	// is what present makes of it.
-	res.ContentType = c.shownType(res)
+	// is what Present makes of it.
+	format := c.listFormat()
+	res.ContentType = res.PresentedType(format)
 	r.status, r.contentType = res.Status, res.ContentType
 	out.modTime = res.ModTime
 	if res.EffectiveURL != "" {
@@ -803,7 +804,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
 		defer func() { c.meter.finish(); c.meter = nil }()
 	}
-	body := c.present(res)
+	body := res.Present(format)
 	defer body.Close()
 	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	received = n
