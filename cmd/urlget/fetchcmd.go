@@ -898,35 +898,9 @@ func (c *fetchCmd) showMeter(out *output) bool {
 	return out.path != "" || !c.isTerminal(c.e.stdout)
 }
 
-// parseFetchURL parses a command-line URL or IRI (urlparse.ParseIRI). Like
-// curl, a URL without "://" whose scheme urlget does not know is taken as
-// host[:port][/path] and given a scheme: ftp for a host starting "ftp.",
-// gopher for "gopher.", else http.
-func parseFetchURL(raw string) (urlparse.URL, error) {
-	u, err := urlparse.ParseIRI(raw)
-	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
-		return u, nil
-	}
-	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && knownScheme(strings.ToLower(name)) {
-		// A known scheme with a URL it refuses ("http:/host", "news:") is
-		// that scheme's error, never a host named after the scheme.
-		return u, err
-	}
-	scheme := fetch.GuessScheme(raw)
-	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
-	if gerr == nil {
-		return g, nil
-	}
-	if err == nil {
-		return u, nil // no guess fits: let the scheme be refused
-	}
-	return u, err
-}
-
-func knownScheme(s string) bool {
-	_, ok := fetch.LookupScheme(s)
-	return ok
-}
+// parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
+// of a scheme left out).
+func parseFetchURL(raw string) (urlparse.URL, error) { return fetch.GuessURL(raw) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
