@@ -234,8 +234,8 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 	}
 	if s, _ := fs.GetString("limit-rate"); s != "" {
-		if o.limitRate, err = parseSize(s); err != nil || o.limitRate == 0 {
-			return nil, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+		if o.limitRate, err = parseRate(s); err != nil {
+			return nil, err
 		}
 	}
 	if s, _ := fs.GetString("max-filesize"); s != "" {
@@ -290,6 +290,39 @@ func parseSeconds(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a number of seconds, not %q", s)
 	}
 	return time.Duration(f * float64(time.Second)), nil
+}
+
+// parseRate reads --limit-rate: a speed > 0 in bytes a second.
+func parseRate(s string) (int64, error) {
+	n, err := parseSize(s)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+	}
+	return n, nil
+}
+
+// setClientFlags puts on cl what the flags both commands share say: -u
+// USER[:PASSWORD], -x PROXY, --limit-rate (0: none), and the user agent
+// urlget's unless -A gave one.
+func setClientFlags(cl *fetch.Client, user, proxy string, rate int64) error {
+	if cl.UserAgent == "" {
+		cl.UserAgent = "urlget/" + version
+	}
+	if user != "" {
+		cl.HasUser = true
+		cl.User, cl.Password, cl.HasPassword = strings.Cut(user, ":")
+	}
+	if proxy != "" {
+		p, err := fetch.ParseProxy(proxy)
+		if err != nil {
+			return fmt.Errorf("-x/--proxy: %v", err)
+		}
+		cl.Proxy = p
+	}
+	if rate > 0 {
+		cl.LimitRate = fetch.NewLimiter(rate)
+	}
+	return nil
 }
 
 // parseSize reads a byte count with an optional k, M or G suffix (powers of
@@ -446,22 +479,8 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
-	if o.limitRate > 0 {
-		cl.LimitRate = fetch.NewLimiter(o.limitRate)
-	}
-	if cl.UserAgent == "" {
-		cl.UserAgent = "urlget/" + version
-	}
-	if o.user != "" {
-		cl.HasUser = true
-		cl.User, cl.Password, cl.HasPassword = strings.Cut(o.user, ":")
-	}
-	if o.proxy != "" {
-		p, err := fetch.ParseProxy(o.proxy)
-		if err != nil {
-			return nil, fmt.Errorf("-x/--proxy: %v", err)
-		}
-		cl.Proxy = p
+	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
+		return nil, err
 	}
 	if o.verbose {
 		cl.Verbose = e.stderr
