@@ -652,43 +652,32 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	defer func() { c.asked = nil }()
 	pol := c.retryPolicy()
 	first := time.Now()
-	for attempt := 0; ; attempt++ {
+	r.err = pol.Do(ctx, func(attempt int) error {
 		// A status that says "try again" is retried only when a retry
 		// may still follow; otherwise it is the answer.
 		retryStatus := func(err error) bool {
 			_, ok := pol.Wait(attempt+1, err, time.Since(first))
 			return attempt < pol.Retries && ok
 		}
-		err := c.attempt(ctx, u, out, r, retryStatus)
-		if err == nil {
-			break
-		}
-		if c.asked == nil {
+		for {
+			err := c.attempt(ctx, u, out, r, retryStatus)
+			if err == nil || c.asked != nil {
+				return err
+			}
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = askUser(c.e, err); c.asked != nil {
-				attempt--
-				continue
+			if c.asked = askUser(c.e, err); c.asked == nil {
+				return err
 			}
 		}
-		if ctx.Err() != nil || !pol.Again(attempt, err) {
-			r.err = err
-			break
-		}
-		wait, ok := pol.Wait(attempt+1, err, time.Since(first))
-		if !ok {
-			r.err = err
-			break
-		}
-		if left := pol.Retries - attempt; !c.o.silent {
+	}, func(attempt int, err error, wait time.Duration) bool {
+		if !c.o.silent {
+			left := pol.Retries - attempt
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
 				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
-		if err := c.sleep(ctx, wait); err != nil {
-			r.err = fetch.NewError(fetch.ErrAborted, "interrupted", err)
-			break
-		}
-	}
+		return true
+	})
 	if r.err == nil {
 		r.err = out.commit(r)
 	} else {
@@ -720,7 +709,7 @@ func shellQuote(s string) string {
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
 	return fetch.RetryPolicy{Retries: c.o.retry, Delay: c.o.retryDelay, Fixed: c.o.retryDelay > 0,
-		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused}
+		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused, Sleep: c.sleep}
 }
 
 // attempt makes one try at a URL, appending to (or restarting) out.
