@@ -165,7 +165,7 @@ func (t *fetchCmd) release() {
 func (t *fetchCmd) traceContext(ctx context.Context) context.Context {
 	tr := &fetch.Trace{}
 	if t.wo != nil {
-		tr = fetch.ContextTrace(t.wo.traceContext(ctx))
+		tr = fetch.ContextTrace(t.wo.timer.Context(ctx))
 	}
 	if m := t.par.meter; m != nil {
 		tr.Progress = m.progress()
