@@ -52,7 +52,7 @@ type parOpts struct {
 func addParallelFlags(fs *pflag.FlagSet, p *parOpts) {
 	fs.BoolVarP(&p.on, "parallel", "Z", false, "fetch the URLs at once, up to --parallel-max at a time, with one progress line for all; the exit status is that of the last transfer to fail")
 	fs.IntVar(&p.max, "parallel-max", parallelDefault, fmt.Sprintf("with -Z, at most `N` transfers at once (1 to %d)", parallelMaxMax))
-	fs.BoolVar(&p.immediate, "parallel-immediate", false, "with -Z, open connections at once rather than wait to share one (urlget always does)")
+	fs.BoolVar(&p.immediate, "parallel-immediate", false, "with -Z, open a connection for each transfer at once rather than wait to share one (urlget always does)")
 }
 
 // limit is --parallel-max as curl reads it.
