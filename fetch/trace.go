@@ -129,20 +129,27 @@ func (c *traceConn) afterRead(n int) {
 // own, so each hear of their own exchanges. A connection opened without a
 // Trace is not traced, and stays so.
 func Retrace(ctx context.Context, nc net.Conn) {
-	tr := ContextTrace(ctx)
+	if tc := tracedConn(nc); tc != nil {
+		tc.mu.Lock()
+		tc.tr = ContextTrace(ctx)
+		tc.mu.Unlock()
+	}
+}
+
+// tracedConn is the traced connection under nc (through NetConn), nil
+// when there is none.
+func tracedConn(nc net.Conn) *traceConn {
 	for nc != nil {
 		if tc, ok := nc.(*traceConn); ok {
-			tc.mu.Lock()
-			tc.tr = tr
-			tc.mu.Unlock()
-			return
+			return tc
 		}
 		u, ok := nc.(interface{ NetConn() net.Conn })
 		if !ok {
-			return
+			return nil
 		}
 		nc = u.NetConn()
 	}
+	return nil
 }
 
 func (c *traceConn) Write(b []byte) (int, error) {
@@ -181,18 +188,10 @@ func (c *traceConn) CloseWrite() error {
 // handshaking marks nc's traced connection, if any, as in (or out of) a
 // TLS handshake.
 func handshaking(nc net.Conn, on bool) {
-	for nc != nil {
-		if tc, ok := nc.(*traceConn); ok {
-			tc.mu.Lock()
-			tc.quiet = on
-			tc.mu.Unlock()
-			return
-		}
-		u, ok := nc.(interface{ NetConn() net.Conn })
-		if !ok {
-			return
-		}
-		nc = u.NetConn()
+	if tc := tracedConn(nc); tc != nil {
+		tc.mu.Lock()
+		tc.quiet = on
+		tc.mu.Unlock()
 	}
 }
 

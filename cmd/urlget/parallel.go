@@ -304,7 +304,7 @@ func (m *parMeter) pause() {
 	m.mu.Lock()
 	m.paused = true
 	if m.drawn {
-		io.WriteString(m.w, "\r"+strings.Repeat(" ", 79)+"\r")
+		redraw(m.w, strings.Repeat(" ", 79)+"\r")
 		m.drawn = false
 	}
 	m.mu.Unlock()
@@ -334,13 +334,12 @@ func (m *parMeter) stop() {
 	m.tick.Stop()
 	close(m.quit)
 	<-m.done
-	m.draw()
-	io.WriteString(m.w, "\n")
+	redraw(m.w, m.line(80)+"\n")
 }
 
 func (m *parMeter) draw() {
 	m.drawn = true
-	io.WriteString(m.w, "\r"+m.line(80))
+	redraw(m.w, m.line(80))
 }
 
 // line renders the summary in width columns: "3 done, 47 going", the bytes

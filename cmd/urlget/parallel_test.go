@@ -38,31 +38,12 @@ type parCase struct {
 func runParBeside(t *testing.T, curl string, cases []parCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-s"}, tc.args...)
-			cdir, udir := t.TempDir(), t.TempDir()
-			if tc.prep != nil {
-				tc.prep(cdir)
-				tc.prep(udir)
-			}
-			cmd := exec.Command(curl, args...)
-			cmd.Dir = cdir
-			var cout bytes.Buffer
-			cmd.Stdout = &cout
-			ccode := 0
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
-				ccode = ee.ExitCode()
-			}
-			t.Chdir(udir)
-			var uout, uerr bytes.Buffer
-			ucode := run(env{args: args, stdin: strings.NewReader(""), stdout: &uout, stderr: &uerr})
+			b := besideCurl(t, curl, tc.args, tc.prep)
+			cout, ccode, uout, uerr, ucode, cdir, udir := b.cout, b.ccode, b.uout, b.uerr, b.ucode, b.cdir, b.udir
 			if ccode != tc.code || ucode != tc.code {
-				t.Errorf("exit: curl %d, urlget %d, want %d (urlget stderr %q)", ccode, ucode, tc.code, uerr.String())
+				t.Errorf("exit: curl %d, urlget %d, want %d (urlget stderr %q)", ccode, ucode, tc.code, uerr)
 			}
-			if cs, us := sortedLines(cout.String()), sortedLines(uout.String()); cs != us {
+			if cs, us := sortedLines(cout), sortedLines(uout); cs != us {
 				t.Errorf("stdout differs (lines sorted):\nurlget %q\ncurl   %q", clip(us), clip(cs))
 			}
 			for name, src := range tc.cut {
@@ -147,13 +128,11 @@ func TestParallelBesideCurl(t *testing.T) {
 
 	// Each transfer's -w times are its own, on a kept connection too.
 	t.Run("times", func(t *testing.T) {
-		t.Chdir(t.TempDir())
-		var out, errs bytes.Buffer
-		code := run(env{args: []string{"-s", "-Z", "--parallel-max", "3", "-w", "%{time_pretransfer} %{time_starttransfer} %{local_port}\\n",
-			b + "/f[01-12].bin", "-o", "o#1"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errs})
-		lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		out, errs, code := urlgetIn(t, t.TempDir(), []string{"-s", "-Z", "--parallel-max", "3", "-w", "%{time_pretransfer} %{time_starttransfer} %{local_port}\\n",
+			b + "/f[01-12].bin", "-o", "o#1"})
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if code != 0 || len(lines) != 12 {
-			t.Fatalf("exit %d, %d lines: %q %q", code, len(lines), out.String(), errs.String())
+			t.Fatalf("exit %d, %d lines: %q %q", code, len(lines), out, errs)
 		}
 		for _, l := range lines {
 			var pre, start float64

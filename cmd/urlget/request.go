@@ -125,11 +125,12 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 // and the form (files are opened per attempt), the cookie jar.
 func (c *fetchCmd) prepareRequest() error {
 	r := &c.o.req
+	read := func(name string) ([]byte, error) {
+		b, err := readNamed(name, c.e.stdin)
+		return b, fetch.PathCause(err)
+	}
 	if len(r.urlQuery) > 0 {
-		q, err := fetch.ReadData(r.urlQuery, func(name string) ([]byte, error) {
-			b, err := readNamed(name, c.e.stdin)
-			return b, fetch.PathCause(err)
-		})
+		q, err := fetch.ReadData(r.urlQuery, read)
 		if err != nil {
 			return err
 		}
@@ -139,10 +140,7 @@ func (c *fetchCmd) prepareRequest() error {
 		}
 	}
 	if len(r.data) > 0 {
-		d, err := fetch.ReadData(r.data, func(name string) ([]byte, error) {
-			b, err := readNamed(name, c.e.stdin)
-			return b, fetch.PathCause(err)
-		})
+		d, err := fetch.ReadData(r.data, read)
 		if err != nil {
 			return err
 		}
