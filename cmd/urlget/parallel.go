@@ -118,8 +118,11 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 			interrupted = append(interrupted, p.r)
 			return false
 		}
-		c.par.meter.pause()
-		defer c.par.meter.resume()
+		if p.r.err != nil || p.t.wo != nil {
+			// A line will be written: not over the summary.
+			c.par.meter.pause()
+			defer c.par.meter.resume()
+		}
 		return p.t.report(p.r, &status)
 	})
 	c.par.meter.stop()

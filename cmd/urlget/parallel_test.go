@@ -203,9 +203,17 @@ func TestParallel(t *testing.T) {
 	noTemps(t, ".")
 
 	term := func(c *fetchCmd) { c.isTerminal = func(w io.Writer) bool { return w == c.e.stderr } }
+	// The transfers end one by one after the line is first drawn.
+	var opened atomic.Int32
+	srv.onOpen = func() { time.Sleep(250*time.Millisecond + time.Duration(opened.Add(1))*20*time.Millisecond) }
 	r := runCLIWith(t, srv, term, "-Z", "test://h/f[0-11]", "-o", "m#1")
 	if !strings.Contains(r.stderr, "12 done, 0 going") || !strings.Contains(r.stderr, "100.0%") || !strings.HasSuffix(r.stderr, "\n") {
 		t.Errorf("summary line: %q", r.stderr)
+	}
+	// Transfers that end with nothing to say leave the line alone (it is
+	// cleared only for a message).
+	if strings.Contains(r.stderr, strings.Repeat(" ", 79)+"\r") {
+		t.Errorf("the line was cleared with nothing to write: %q", r.stderr)
 	}
 	if r := runCLIWith(t, srv, term, "-Z", "-s", "test://h/f[0-11]", "-o", "m#1"); r.stderr != "" {
 		t.Errorf("-s drew: %q", r.stderr)
