@@ -180,6 +180,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addRequestFlags(fs, &o.req)
 	addConnFlags(fs, &o.conn)
 	addParallelFlags(fs, &o.par)
+	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
 	return fs
 }
@@ -379,9 +380,13 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // runFetchWith is runFetch; setup, when not nil, adjusts the command before
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
-	args, err := expandConfig(e.args, e.stdin, newFetchFlags(env{stderr: io.Discard}, &fetchOpts{}))
+	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
+	args, err := expandConfig(e.args, e.stdin, flags)
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+	}
+	if groups := splitNext(args, flags); groups != nil {
+		return runGroups(e, groups, setup) // -:/--next: next.go
 	}
 	o, err := parseFetchArgs(e, args)
 	if err != nil {

@@ -127,6 +127,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l ciphers -x
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s 'Z' -l parallel -d 'fetch the URLs at once, up to --parallel-max at a time, with one progress line for all; the exit status is that of the last transfer to fail'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l parallel-max -x -d 'with -Z, at most N transfers at once (1 to 300)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l parallel-immediate -d 'with -Z, open a connection for each transfer at once rather than wait to share one (urlget always does)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -s ':' -l next -d 'start a new group of URLs with options of their own (-s, -S, -v, -#, --no-progress-meter and -Z and its companions hold for all)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror' -l json -x -d 'HTTP POST JSON DATA (@FILE, @-: read as it is; several are joined as they are), with Content-Type and Accept: application/json (for listings as JSON lines: --json-lines)'
 complete -c urlget -n '__fish_seen_subcommand_from url' -l base -x -d 'resolve each URL against the absolute URL BASE (RFC 3986 §5.2)'
 complete -c urlget -n '__fish_seen_subcommand_from url' -l normalize -d 'normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)'
