@@ -70,6 +70,21 @@ type Request struct {
 	Password    string
 	HasPassword bool
 
+	// Bearer is an OAuth 2.0 Bearer token to send instead of User and
+	// Password (http: "Authorization: Bearer TOKEN"); Digest asks for HTTP
+	// Digest authentication with User and Password instead of Basic (the
+	// first request without them, the 401 challenge answered). Other
+	// schemes ignore both. See Client.Bearer and Client.Digest.
+	Bearer string
+	Digest bool
+	// OtherOrigin says a redirect has led the request to another origin
+	// (scheme, host, port) than the first URL's, one not trusted with the
+	// caller's credentials (Client.LocationTrusted): the Client has
+	// left out User, Password and Bearer, and a fetcher leaves out the
+	// credentials the caller put in its options (http: the Authorization
+	// and Cookie lines of OptHeader), as curl does.
+	OtherOrigin bool
+
 	// Proxy is the HTTP proxy (an http:// or https:// URL) chosen for
 	// this request, or nil. Only the http fetcher sees it set: the Client
 	// sends http and https requests through it, and every other scheme

@@ -15,8 +15,10 @@
 // closed with the Body (the request does not ask the server to close; curl
 // does not either).
 //
-// Request headers: User-Agent, "Accept: */*", Basic Authorization when the
-// Request carries credentials, and for a resume (Request.Offset > 0)
+// Request headers: User-Agent, "Accept: */*", Authorization when the
+// Request carries credentials (Basic; "Bearer TOKEN" with Request.Bearer;
+// with Request.Digest none at first, then the answer to the server's
+// Digest challenge, RFC 7616: see openDigest), and for a resume (Request.Offset > 0)
 // "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set;
 // If-Modified-Since and If-None-Match from the Request's fields of those
 // names, a 304 reply then being Meta.NotModified with an empty body.
@@ -103,8 +105,17 @@ func New(cfg fetch.Config) fetch.Fetcher {
 const defaultProxyPort = 1080
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
-// the package documentation.
+// the package documentation. With Request.Digest it may send two or three
+// (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	if req.Digest && (req.User != "" || req.HasPassword) && req.Bearer == "" {
+		return f.openDigest(ctx, req)
+	}
+	return f.open(ctx, req, "")
+}
+
+// open sends one request; authz, when set, is its Authorization field.
+func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*fetch.Resource, error) {
 	u := req.URL
 	if err := fetch.CheckURL(u); err != nil {
 		return nil, err
@@ -165,7 +176,15 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 				d.tunnel = proxy
 			}
 		}
-		if req.User != "" || req.HasPassword {
+		switch {
+		case authz != "":
+			h.Set("Authorization", authz)
+		case req.Bearer != "":
+			if strings.ContainsAny(req.Bearer, "\r\n\x00") {
+				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Bearer token refused: it holds a CR, LF or NUL"}
+			}
+			h.Set("Authorization", "Bearer "+req.Bearer)
+		case (req.User != "" || req.HasPassword) && !req.Digest:
 			hreq.SetBasicAuth(req.User, req.Password)
 		}
 	} else {

@@ -108,11 +108,23 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 	}
 	for _, line := range req.Options.Strings(OptHeader) {
+		if req.OtherOrigin && credentialLine(line) {
+			continue
+		}
 		if err := addHeader(hreq, line); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// credentialLine reports whether an OptHeader line sets Authorization or
+// Cookie, which curl sends only to the first URL's origin.
+func credentialLine(line string) bool {
+	name, _, _ := strings.Cut(line, ":")
+	name, _, _ = strings.Cut(name, ";")
+	name = strings.TrimSpace(name)
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
 }
 
 // expectTimeout is how long a request with "Expect: 100-continue" waits
