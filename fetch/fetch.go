@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,6 +188,22 @@ type Meta struct {
 	// get here, the first first (Status, Location, Header, …); empty when
 	// none was followed.
 	Redirects []Meta
+	// AuthReplies are the replies to the requests a fetcher sent before
+	// this one to authenticate, first first (HTTP Digest: the 401
+	// challenges answered, the reply to a probe sent without the body);
+	// their bodies were discarded. See Replies.
+	AuthReplies []Meta
+}
+
+// Replies is every reply that led to m, in the order received: each
+// redirect's AuthReplies and the redirect, then m's AuthReplies and m, as
+// curl shows their header blocks (-i, -I) and counts them (size_header).
+func (m *Meta) Replies() []Meta {
+	var all []Meta
+	for _, r := range append(slices.Clip(m.Redirects), *m) {
+		all = append(append(all, r.AuthReplies...), r)
+	}
+	return all
 }
 
 // IsHTTP reports whether m describes an HTTP response (Proto set): an

@@ -57,15 +57,16 @@ var woVars = map[string]woVar{
 	"local_ip":           {text: func(r *xferResult) string { return woIP(r.times.local) }},
 	"local_port":         woInt(func(r *xferResult) int64 { return woPort(r.times.local) }),
 	"num_connects":       woInt(func(r *xferResult) int64 { return int64(r.times.connects) }),
-	"num_redirects":      woInt(func(r *xferResult) int64 { return int64(len(r.meta.Redirects)) }),
-	"num_headers":        woInt(func(r *xferResult) int64 { return int64(len(r.meta.Header)) }),
-	"redirect_url":       {text: woRedirectURL, json: func(r *xferResult) any { return woNull(woRedirectURL(r)) }},
-	"http_version":       {text: woHTTPVersion},
-	"method":             {text: func(r *xferResult) string { return r.times.method }},
-	"size_upload":        woInt(func(r *xferResult) int64 { return r.times.uploaded }),
-	"speed_upload":       woInt(func(r *xferResult) int64 { return woPer(r.times.uploaded, r.elapsed) }),
-	"size_header":        woInt(woSizeHeader),
-	"size_request":       woInt(func(r *xferResult) int64 { return r.times.requested }),
+	// As curl counts it: an HTTP Digest exchange's 401s too.
+	"num_redirects": woInt(func(r *xferResult) int64 { return int64(len(r.meta.Replies()) - 1) }),
+	"num_headers":   woInt(func(r *xferResult) int64 { return int64(len(r.meta.Header)) }),
+	"redirect_url":  {text: woRedirectURL, json: func(r *xferResult) any { return woNull(woRedirectURL(r)) }},
+	"http_version":  {text: woHTTPVersion},
+	"method":        {text: func(r *xferResult) string { return r.times.method }},
+	"size_upload":   woInt(func(r *xferResult) int64 { return r.times.uploaded }),
+	"speed_upload":  woInt(func(r *xferResult) int64 { return woPer(r.times.uploaded, r.elapsed) }),
+	"size_header":   woInt(woSizeHeader),
+	"size_request":  woInt(func(r *xferResult) int64 { return r.times.requested }),
 	// curl's, for TLS details and features urlget does not report: the
 	// value curl gives when they are not in use.
 	"certs":                   {text: func(*xferResult) string { return "" }},
@@ -145,7 +146,7 @@ func woHTTPVersion(r *xferResult) string {
 // redirects' included: status line, fields, CRLFs.
 func woSizeHeader(r *xferResult) int64 {
 	var n int64
-	for _, m := range append(append([]fetch.Meta(nil), r.meta.Redirects...), r.meta) {
+	for _, m := range r.meta.Replies() {
 		if !m.IsHTTP() {
 			continue
 		}

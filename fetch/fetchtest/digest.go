@@ -49,7 +49,7 @@ func (d *DigestAuth) Challenge(stale bool) string {
 		d.nonces = map[string]*nonceUse{}
 	}
 	d.n++
-	nonce := fmt.Sprintf("%x/nonce+%d==", md5.Sum([]byte(strconv.Itoa(d.n))), d.n)
+	nonce := fmt.Sprintf("%x/nonce+%06d==", md5.Sum([]byte(strconv.Itoa(d.n))), d.n) // one length: size_header compares
 	d.nonces[nonce] = &nonceUse{}
 	s := fmt.Sprintf(`Digest realm="%s", nonce="%s"`, d.Realm, nonce)
 	if d.QOP != "" {

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urlget/urlget/fetch"
@@ -35,30 +37,37 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	if req.Body != nil {
 		probe := *req
 		probe.Body, probe.BodySize, probe.GetBody = strings.NewReader(""), 0, nil
+		probe.Options = noExpect(req.Options)
 		first = &probe
+	}
+	var asked []fetch.Meta
+	next := func(res *fetch.Resource, authz string) (*fetch.Resource, error) {
+		discard(res)
+		asked = append(asked, res.Meta)
+		return f.open(ctx, req, authz)
 	}
 	res, err := f.open(ctx, first, "")
 	if err != nil {
 		return nil, err
 	}
 	if res.Status/100 == 2 && first != req {
-		discard(res)
-		return f.open(ctx, req, "")
+		res, err = next(res, "")
 	}
-	for stale := 0; res.Status == 401; stale++ {
+	for stale := 0; err == nil && res.Status == 401; stale++ {
 		ch, ok := digestChallenge(res.Header)
 		if !ok || stale > 0 && !ch.stale || stale > maxStale {
-			return res, nil
+			break
 		}
-		authz, err := ch.answer(req.User, req.Password, method(req), requestTarget(req), newCnonce())
-		if err != nil {
-			return res, nil // curl: "Authentication problem. Ignoring this."
+		authz, aerr := ch.answer(req.User, req.Password, method(req), requestTarget(req), newCnonce())
+		if aerr != nil {
+			break // curl: "Authentication problem. Ignoring this."
 		}
-		discard(res)
-		if res, err = f.open(ctx, req, authz); err != nil {
-			return nil, err
-		}
+		res, err = next(res, authz)
 	}
+	if err != nil {
+		return nil, err
+	}
+	res.AuthReplies = asked
 	return res, nil
 }
 
@@ -250,4 +259,20 @@ func (c challenge) answer(user, password, method, uri, cnonce string) (string, e
 // quote escapes '"' and '\' for a quoted-string.
 func quote(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+}
+
+// noExpect is opts without the Expect lines of OptBodyHeader: a probe has
+// no body to wait for.
+func noExpect(opts fetch.Options) fetch.Options {
+	lines := opts.Strings(OptBodyHeader)
+	kept := slices.DeleteFunc(slices.Clone(lines), func(l string) bool {
+		name, _, _ := strings.Cut(l, ":")
+		return strings.EqualFold(strings.TrimSpace(name), "Expect")
+	})
+	if len(kept) == len(lines) {
+		return opts
+	}
+	o := maps.Clone(opts)
+	o[OptBodyHeader] = strings.Join(kept, "\n")
+	return o
 }
