@@ -457,7 +457,7 @@ func headText(res *fetch.Resource) []byte {
 	if res.IsHTTP() {
 		for _, m := range res.Replies() {
 			fmt.Fprintf(&b, "%s %03d", m.Proto, m.Status)
-			if m.Reason != "" {
+			if m.Reason != "" || m.Proto == "HTTP/2" { // curl's HTTP/2 status line: "HTTP/2 200 "
 				b.WriteString(" " + m.Reason)
 			}
 			b.WriteString("\r\n")

@@ -135,14 +135,22 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 
 	// The pool carries the direct requests; one through an HTTP proxy has
 	// a Transport of its own (its tunnel or proxy is the request's).
-	pooled := f.pool != nil && proxy == nil
+	// A request for HTTP/2 has a connection of its own too (h2Transport).
+	h2 := wantsHTTP2(req, direct, proxy != nil)
+	pooled := f.pool != nil && proxy == nil && !h2
 	var (
 		v  io.Writer
 		d  *dialer
 		tr *nethttp.Transport
+		ht *h2Transport
+		rt interface {
+			nethttp.RoundTripper
+			CloseIdleConnections()
+		}
 	)
 	if pooled {
 		v, tr = f.pool.v, f.pool.tr
+		rt = tr
 	} else {
 		if f.Config.Verbose != nil {
 			// Transport goroutines report the written request and the
@@ -150,8 +158,14 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			// orders them.
 			v = &fetch.SyncWriter{W: f.Config.Verbose}
 		}
-		d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
-		tr = newTransport(d)
+		if h2 {
+			ht = newH2Transport(ctx, &f.Config, v)
+			rt = ht
+		} else {
+			d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
+			tr = newTransport(d)
+			rt = tr
+		}
 	}
 	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
@@ -243,18 +257,23 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	}}
 	if v != nil {
 		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo)
-		trace.WroteHeaders = func() { v.Write(head) }
+		trace.WroteHeaders = func() {
+			if ht != nil && ht.speaksHTTP2() {
+				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)
+			}
+			v.Write(head)
+		}
 	}
 	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
 
-	resp, err := tr.RoundTrip(hreq)
+	resp, err := rt.RoundTrip(hreq)
 	if err != nil {
 		if !pooled {
 			// A connection dialled but not yet handed over sits idle.
 			if c != nil {
 				c.Close()
 			}
-			tr.CloseIdleConnections()
+			rt.CloseIdleConnections()
 		}
 		return nil, roundTripError(ctx, err, direct && proxy != nil)
 	}
@@ -266,7 +285,13 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	if !pooled {
 		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	}
-	head, err := rec.head(resp.StatusCode)
+	speaks2 := ht != nil && ht.speaksHTTP2()
+	var head *wireHead
+	if speaks2 {
+		head, err = rec.head2(resp.StatusCode)
+	} else {
+		head, err = rec.head(resp.StatusCode)
+	}
 	if err != nil {
 		resp.Body.Close()
 		return nil, err
@@ -275,7 +300,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		writeHead(v, head)
 	}
 	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
-	if res != nil {
+	if res != nil && !speaks2 { // HTTP/2 frames are no request record
 		res.Request = rec.request()
 	}
 	return res, err

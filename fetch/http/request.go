@@ -30,6 +30,13 @@ const (
 	// request into a GET, and OptHeader lines replace them. No flag sets
 	// it: the CLI does, for -d, -F and -T.
 	OptBodyHeader = fetch.OptBodyHeader
+	// OptVersion is the HTTP version to speak, set by curl's flags:
+	// "1.1" (--http1.1, the default); "2" (--http2): HTTP/2 with an https
+	// server that chooses it by ALPN, else HTTP/1.1 (an http URL stays
+	// HTTP/1.1: there is no h2c upgrade); "2-prior"
+	// (--http2-prior-knowledge): HTTP/2 at once on an http URL (h2c), as
+	// "2" on https. A request through an HTTP proxy speaks HTTP/1.1.
+	OptVersion = "http-version"
 )
 
 var httpSchemes = []string{"http", "https"}
@@ -44,6 +51,12 @@ func init() {
 				Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
 			{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
 				Help: "send URL as the Referer", Schemes: httpSchemes},
+			{Key: OptVersion, Flag: "http1.1", Kind: fetch.Bool, Set: version11, Schemes: httpSchemes,
+				Help: "speak HTTP/1.1 (the default)"},
+			{Key: OptVersion, Flag: "http2", Kind: fetch.Bool, Set: version2, Schemes: httpSchemes,
+				Help: "speak HTTP/2 with an https server that offers it (ALPN), else HTTP/1.1"},
+			{Key: OptVersion, Flag: "http2-prior-knowledge", Kind: fetch.Bool, Set: version2Prior, Schemes: httpSchemes,
+				Help: "speak HTTP/2 at once, without asking (http://: h2c)"},
 		},
 		Examples: []fetch.Example{
 			{Args: "-o page.html https://example.org/", Help: "save a page"},
