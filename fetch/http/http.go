@@ -1,12 +1,13 @@
 // Package http fetches http and https URLs (RFC 1738 §3.3, RFC 9110, RFC
-// 9112) with net/http underneath, and carries any other scheme through an
+// 9112; RFC 9113 on request) with net/http underneath, and carries any other scheme through an
 // HTTP proxy acting as a gateway (RFC 1630). Importing it registers the
 // "http" and "https" schemes with package fetch.
 //
 // The fetcher is transport only. It never follows redirects: a 3xx reply is
 // returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
 // decides. Connections go through the Request's Dialer (connect timeout,
-// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken. A Fetcher
+// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, HTTP/2
+// when OptVersion asks (a connection of its own for the request). A Fetcher
 // built by New keeps its direct connections (no HTTP proxy) alive between
 // requests, a few idle per host for a minute at most, and reuses them, as
 // net/http's Transport does; CloseIdleConnections (through

@@ -17,7 +17,8 @@ const (
 	// OptHeader holds extra request header lines, one a line, as curl's
 	// -H: "Name: value" adds the field or replaces the one urlget would
 	// send (Host, User-Agent, Accept, ...); "Name:" removes it; "Name;"
-	// sends the field with an empty value.
+	// sends the field with an empty value. Authorization and Cookie lines
+	// are left out of a request to another origin (Request.OtherOrigin).
 	OptHeader = "http-header"
 	// OptMethod is the request method (-X); default GET, HEAD with
 	// Request.Head, POST when the Request has a Body.
