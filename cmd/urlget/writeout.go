@@ -51,16 +51,15 @@ var woVars = map[string]woVar{
 	"local_ip":           {text: func(r *xferResult) string { ip, _, _ := fetch.AddrPort(r.times.Local); return ip }},
 	"local_port":         woInt(func(r *xferResult) int64 { _, p, _ := fetch.AddrPort(r.times.Local); return int64(p) }),
 	"num_connects":       woInt(func(r *xferResult) int64 { return int64(r.times.Connects) }),
-	// As curl counts it: an HTTP Digest exchange's 401s too.
-	"num_redirects": woInt(func(r *xferResult) int64 { return int64(len(r.meta.Replies()) - 1) }),
-	"num_headers":   woInt(func(r *xferResult) int64 { return int64(len(r.meta.Header)) }),
-	"redirect_url":  {text: func(r *xferResult) string { return r.meta.RedirectURL() }, json: func(r *xferResult) any { return woNull(r.meta.RedirectURL()) }},
-	"http_version":  {text: func(r *xferResult) string { return r.meta.HTTPVersion() }},
-	"method":        {text: func(r *xferResult) string { return r.method }},
-	"size_upload":   woInt(func(r *xferResult) int64 { return r.times.Uploaded }),
-	"speed_upload":  woInt(func(r *xferResult) int64 { return woPer(r.times.Uploaded, r.elapsed) }),
-	"size_header":   woInt(func(r *xferResult) int64 { return r.meta.HeaderSize() }),
-	"size_request":  woInt(func(*xferResult) int64 { return 0 }),
+	"num_redirects":      woInt(func(r *xferResult) int64 { return int64(len(r.meta.Replies()) - 1) }), // a Digest exchange's 401s too, as curl
+	"num_headers":        woInt(func(r *xferResult) int64 { return int64(len(r.meta.Header)) }),
+	"redirect_url":       {text: func(r *xferResult) string { return r.meta.RedirectURL() }, json: func(r *xferResult) any { return woNull(r.meta.RedirectURL()) }},
+	"http_version":       {text: func(r *xferResult) string { return r.meta.HTTPVersion() }},
+	"method":             {text: func(r *xferResult) string { return r.method }},
+	"size_upload":        woInt(func(r *xferResult) int64 { return r.times.Uploaded }),
+	"speed_upload":       woInt(func(r *xferResult) int64 { return woPer(r.times.Uploaded, r.elapsed) }),
+	"size_header":        woInt(func(r *xferResult) int64 { return r.meta.HeaderSize() }),
+	"size_request":       woInt(func(*xferResult) int64 { return 0 }),
 	// curl's, for TLS details and features urlget does not report: the
 	// value curl gives when they are not in use.
 	"certs":                   {text: func(*xferResult) string { return "" }},
