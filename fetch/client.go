@@ -351,7 +351,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				res.Location = next.String()
 			}
 			if c.FollowRedirects && res.IsHTTP() && isRedirect(res.Status) {
-				drainClose(res.Body)
+				DrainClose(res.Body)
 				if nerr != nil {
 					return nil, nerr
 				}
@@ -622,15 +622,16 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	return r, c.config(socks), nil
 }
 
-// maxRedirectDrain is how much of a redirect's own body is read before it
-// is closed: a short one read to its end leaves the connection to carry
-// the next hop (a kept-alive HTTP connection to the same server), as
-// net/http's Client does; a longer one is not worth the wait.
+// maxRedirectDrain is how much of a reply's own body is read before it is
+// closed unused (a redirect's, a 401 answered): a short one read to its
+// end leaves the connection to carry the next request (a kept-alive HTTP
+// connection to the same server), as net/http's Client does; a longer one
+// is not worth the wait.
 const maxRedirectDrain = 4 << 10
 
-// drainClose reads what is left of a redirect's body, up to
-// maxRedirectDrain, and closes it.
-func drainClose(rc io.ReadCloser) {
+// DrainClose reads what is left of a body not used (a redirect's, a 401
+// that a fetcher answers), up to a few KiB, and closes it.
+func DrainClose(rc io.ReadCloser) {
 	io.CopyN(io.Discard, rc, maxRedirectDrain)
 	rc.Close()
 }

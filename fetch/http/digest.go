@@ -42,7 +42,7 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	}
 	var asked []fetch.Meta
 	next := func(res *fetch.Resource, authz string) (*fetch.Resource, error) {
-		discard(res)
+		fetch.DrainClose(res.Body)
 		asked = append(asked, res.Meta)
 		return f.open(ctx, req, authz)
 	}
@@ -70,16 +70,6 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	res.AuthReplies = asked
 	return res, nil
 }
-
-// discard reads what is left of a reply not kept, up to maxDrain
-// bytes (so that its connection can be reused), and closes it.
-func discard(res *fetch.Resource) {
-	io.CopyN(io.Discard, res.Body, maxDrain)
-	res.Body.Close()
-}
-
-// maxDrain is how much of a discarded reply's body is read.
-const maxDrain = 64 << 10
 
 // requestTarget is the request-target of a direct request, the Digest uri.
 func requestTarget(req *fetch.Request) string {
