@@ -109,7 +109,8 @@ const defaultProxyPort = 1080
 // the package documentation. With Request.Digest it may send two or three
 // (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	if req.Digest && (req.User != "" || req.HasPassword) && req.Bearer == "" {
+	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
+	if req.Digest && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
 		return f.openDigest(ctx, req)
 	}
 	return f.open(ctx, req, "")
