@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,6 +87,18 @@ func TestHTTPVersionBesideCurl(t *testing.T) {
 		{name: "--http2-prior-knowledge -o", args: []string{"--http2-prior-knowledge", "-o", "out", h2c + "/big.bin"}},
 		{name: "--http2-prior-knowledge to HTTP/1.1", args: []string{"--http2-prior-knowledge", s.URL + "/small.txt"}, code: 52, ucode: 8},
 	})
+	// -w %{json}'s values that do not depend on timing or ports.
+	us, cs, ucode, ccode := writeOutBoth(t, curl, "%{json}", with("--http2", h2+"/small.txt")...)
+	var um, cm map[string]any
+	if err := json.Unmarshal([]byte(us), &um); err != nil || json.Unmarshal([]byte(cs), &cm) != nil || ucode != ccode {
+		t.Fatalf("-w %%{json}: urlget %q (exit %d), curl %q (exit %d)", us, ucode, cs, ccode)
+	}
+	for _, k := range []string{"http_version", "http_code", "size_header", "num_headers", "size_download", "scheme", "method", "content_type", "num_connects", "num_redirects", "remote_ip", "url_effective"} {
+		if fmt.Sprint(um[k]) != fmt.Sprint(cm[k]) {
+			t.Errorf("-w %%{json} %s: urlget %v, curl %v", k, um[k], cm[k])
+		}
+	}
+
 	// nginx's log: the same request lines, statuses and sizes from each,
 	// in the same order (the runs alternate), HTTP/2.0 where asked. nginx
 	// logs a request once it is done: the last ones may take a moment.
