@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -155,6 +157,27 @@ func (m *Meta) HTTPVersion() string {
 		return "0"
 	}
 	return strings.TrimSuffix(v, ".0")
+}
+
+// Fields is the reply's header as HTTP header fields: an HTTP reply's own
+// Header; for every other protocol the metadata, Content-Length when the
+// size is known, Content-Type when the protocol tells it and
+// Last-Modified (in HTTP's date format) when known.
+func (m *Meta) Fields() Header {
+	if m.IsHTTP() {
+		return m.Header
+	}
+	var h Header
+	if m.Size >= 0 {
+		h = append(h, HeaderField{Name: "Content-Length", Value: strconv.FormatInt(m.Size, 10)})
+	}
+	if m.ContentType != "" {
+		h = append(h, HeaderField{Name: "Content-Type", Value: m.ContentType})
+	}
+	if !m.ModTime.IsZero() {
+		h = append(h, HeaderField{Name: "Last-Modified", Value: m.ModTime.UTC().Format(http.TimeFormat)})
+	}
+	return h
 }
 
 // HeaderSize counts the bytes of the HTTP header blocks received, those

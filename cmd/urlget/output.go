@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -468,14 +467,8 @@ func headText(res *fetch.Resource) []byte {
 		}
 		return b.Bytes()
 	}
-	if res.Size >= 0 {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n", res.Size)
-	}
-	if res.ContentType != "" {
-		fmt.Fprintf(&b, "Content-Type: %s\r\n", res.ContentType)
-	}
-	if !res.ModTime.IsZero() {
-		fmt.Fprintf(&b, "Last-Modified: %s\r\n", res.ModTime.UTC().Format(http.TimeFormat))
+	for _, f := range res.Fields() {
+		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
 	}
 	return b.Bytes()
 }
