@@ -66,10 +66,17 @@ func TestDigest(t *testing.T) {
 		t.Run(d.Algorithm+"/"+d.QOP, func(t *testing.T) {
 			var log authLog
 			base := digestServer(t, d, &log)
-			c := &fetch.Client{Digest: true, User: d.User, Password: d.Password, HasUser: true, HasPassword: true}
+			var v strings.Builder
+			c := &fetch.Client{Digest: true, User: d.User, Password: d.Password, HasUser: true, HasPassword: true, Verbose: &v}
 			res, got, err := get(t, c, &fetch.Request{URL: parse(t, base+"/dir/index.html?a=1&b")})
 			if err != nil || string(got) != "ok\n" || res.Status != 200 {
 				t.Fatalf("%q %v status %d: %s", got, err, res.Status, res.Header.Get("X-Digest-Error"))
+			}
+			if len(res.AuthReplies) != 1 || res.AuthReplies[0].Status != 401 {
+				t.Errorf("AuthReplies %+v, want the 401", res.AuthReplies)
+			}
+			if !strings.Contains(v.String(), "> Authorization: Digest ****\n") || strings.Contains(v.String(), "response=") {
+				t.Errorf("verbose log: the answer not masked:\n%s", v.String())
 			}
 			authz, _ := log.take()
 			if len(authz) != 2 || authz[0] != "" || !strings.HasPrefix(authz[1], "Digest ") {
