@@ -11,7 +11,9 @@
 // and Meta.ModTime come from the file. A resume (Request.Offset) seeks;
 // with Request.Since set, a file modified after Since (to the second) is
 // sent whole instead (Meta.Offset 0). An offset past the end of the file is
-// ErrResume. Request.Head gives the metadata with an empty Body. With
+// ErrResume. A Request.Range seeks to its start and ends the body after its
+// last byte (the first range only; of a regular file only, as curl).
+// Request.Head gives the metadata with an empty Body. With
 // Request.IfModifiedSince, a file not modified after it (to the second) is
 // Meta.NotModified, with an empty Body.
 //
@@ -63,7 +65,7 @@ import (
 )
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
+	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody | fetch.Ranges,
 		Examples: []fetch.Example{
 			{Args: "file:///etc/hosts", Help: "print a local file"},
 			{Args: "--json-lines file:///var/log/", Help: "a directory's entries as JSON lines"},
@@ -119,13 +121,21 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		res.Body = io.NopCloser(bytes.NewReader(nil))
 		return res, nil
 	}
-	if !req.IfModifiedSince.IsZero() && !fi.ModTime().Truncate(time.Second).After(req.IfModifiedSince.Truncate(time.Second)) {
+	if req.Unchanged(fi.ModTime()) {
 		f.Close()
 		res.Size, res.NotModified = 0, true
 		res.Body = io.NopCloser(bytes.NewReader(nil))
 		return res, nil
 	}
-	off := req.Offset
+	off, limit := req.Offset, int64(-1)
+	if req.Range != nil && regular {
+		start, n, err := req.Range.Span(size)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		off, limit = start, n
+	}
 	if off > 0 && !req.Since.IsZero() && fi.ModTime().Truncate(time.Second).After(req.Since.Truncate(time.Second)) {
 		off = 0 // changed since the part held was fetched: send it whole
 	}
@@ -146,9 +156,23 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		res.Offset = off
 		res.Size = size - off
 	}
+	if limit >= 0 && limit < res.Size {
+		res.Size = limit
+		res.Body = limitedFile{io.LimitReader(f, limit), f}
+		return res, nil
+	}
 	res.Body = f
 	return res, nil
 }
+
+// limitedFile is the Body of a Request.Range: the file up to the range's
+// end.
+type limitedFile struct {
+	io.Reader
+	f *os.File
+}
+
+func (l limitedFile) Close() error { return l.f.Close() }
 
 // SendsBody reports that a Request.Body is written to the file a file URL
 // names (curl's -T FILE file:///path).

@@ -62,7 +62,19 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		typ = "TEXT" // freeWAIS-sf needs a type
 	}
 	res := &fetch.Resource{Meta: fetch.Meta{Size: -1, ContentType: contentType(typ), EffectiveURL: p.url, Offset: req.Offset}}
-	if p.length >= 0 {
+	end := p.length
+	if req.Range != nil {
+		// WAIS asks for byte spans anyway: a range is the spans from its
+		// start to its end.
+		start, n, err := req.Range.Span(p.length)
+		if err != nil {
+			return nil, err
+		}
+		res.Offset, res.Size = start, n
+		if n >= 0 {
+			end = start + n
+		}
+	} else if p.length >= 0 {
 		if req.Offset > p.length {
 			return nil, &fetch.Error{Kind: fetch.ErrResume, URL: p.url,
 				Msg: fmt.Sprintf("wais: resume offset %d is past the end of the document (%d bytes)", req.Offset, p.length)}
@@ -92,7 +104,7 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		chunk = max(room, minChunk)
 	}
 	fetch.Logf(c.verbose, "* asking for %d bytes at a time, %d %s in flight", chunk, window, plural(window, "request", "requests"))
-	b := &docBody{c: c, p: p, typ: typ, next: req.Offset, end: p.length, chunk: int64(chunk), window: window}
+	b := &docBody{c: c, p: p, typ: typ, next: res.Offset, end: end, chunk: int64(chunk), window: window}
 	// Read the first reply now, so that a missing document is an error
 	// from Open rather than from the first Read.
 	for len(b.pending) == 0 && !b.eof && b.err == nil {

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// nginxTime is the modification time of nginxFixture's files.
+var nginxTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// TestOutFlagsBesideCurl: -r, -D -, --fail-with-body, -z, --etag-save,
+// --etag-compare and -N beside curl on nginx: same stdout, files and exit
+// status.
+func TestOutFlagsBesideCurl(t *testing.T) {
+	s, files := nginxFixture(t)
+	curl := testserver.Require(t, "curl")
+	base := s.URL
+	whole := func(dir string) { os.WriteFile(filepath.Join(dir, "out"), []byte("old copy\n"), 0o644) }
+	ref := func(at time.Time) func(string) {
+		return func(dir string) {
+			whole(dir)
+			p := filepath.Join(dir, "ref")
+			os.WriteFile(p, nil, 0o644)
+			os.Chtimes(p, at, at)
+		}
+	}
+	froot := t.TempDir()
+	for _, name := range []string{"small.txt", "big.bin"} {
+		os.WriteFile(filepath.Join(froot, name), files[name], 0o644)
+		os.Chtimes(filepath.Join(froot, name), nginxTime, nginxTime)
+	}
+	etag := fmt.Sprintf("\"%x-%x\"", nginxTime.Unix(), len(files["small.txt"]))
+	etagFile := func(tag string) func(string) {
+		return func(dir string) {
+			whole(dir)
+			os.WriteFile(filepath.Join(dir, "etag"), []byte(tag+"\n"), 0o644)
+		}
+	}
+	cases := []sideCase{
+		{name: "-r 0-9", args: []string{"-r", "0-9", base + "/big.bin"}},
+		{name: "-r START- -o", args: []string{"-r", "3000000-", "-o", "out", base + "/big.bin"}},
+		{name: "-r -LAST -o", args: []string{"-r", "-500", "-o", "out", base + "/big.bin"}},
+		{name: "-r past the end", args: []string{"-r", "100-200", base + "/small.txt"}},
+		{name: "-r N", args: []string{"-r", "5", base + "/small.txt"}},
+		{name: "-r -D -", args: []string{"-r", "2-4", "-D", "-", base + "/small.txt"}, normalize: dropDate},
+		{name: "-D - -L", args: []string{"-L", "-D", "-", base + "/hop1"}, normalize: dropDate},
+		{name: "-D - -o", args: []string{"-D", "-", "-o", "out", base + "/small.txt"}, normalize: dropDate},
+		{name: "--fail-with-body", args: []string{"--fail-with-body", base + "/missing"}, code: 22},
+		{name: "--fail-with-body -o", args: []string{"--fail-with-body", "-o", "out", base + "/missing"}, prep: whole, code: 22},
+		{name: "--fail-with-body ok", args: []string{"--fail-with-body", "-o", "out", base + "/small.txt"}},
+		{name: "-f and --fail-with-body", args: []string{"-f", "--fail-with-body", base + "/small.txt"}, code: 2},
+		{name: "-z older", args: []string{"-z", "Sun, 06 Nov 1994 08:49:37 GMT", "-o", "out", base + "/small.txt"}, prep: whole},
+		{name: "-z newer", args: []string{"-z", "20240912 15:05:58 -0700", "-o", "out", base + "/small.txt"}, prep: whole},
+		{name: "-z newer, no file", args: []string{"-z", "1 Jan 2030", "-o", "out", base + "/small.txt"}},
+		{name: "-z equal (304)", args: []string{"-z", "ref", "-o", "out", base + "/small.txt"}, prep: ref(nginxTime)},
+		{name: "-z file older", args: []string{"-z", "ref", "-o", "out", base + "/small.txt"}, prep: ref(nginxTime.Add(-time.Hour))},
+		{name: "-z -older (412)", args: []string{"-z", "-06-Nov-94 08:49:37", base + "/small.txt"}},
+		{name: "-z -newer", args: []string{"-z", "-Sun Nov  6 08:49:37 2044", base + "/small.txt"}},
+		{name: "-z neither", args: []string{"-z", "no-such-file", base + "/small.txt"}},
+		{name: "--etag-save", args: []string{"--etag-save", "etag", "-o", "out", base + "/small.txt"}},
+		{name: "--etag-save none", args: []string{"--etag-save", "etag", base + "/old"}},
+		{name: "--etag-compare same", args: []string{"--etag-compare", "etag", "-o", "out", base + "/small.txt"}, prep: etagFile(etag)},
+		{name: "--etag-compare other", args: []string{"--etag-compare", "etag", "-o", "out", base + "/small.txt"}, prep: etagFile(`"other"`)},
+		{name: "--etag-compare and save", args: []string{"--etag-compare", "etag", "--etag-save", "etag", "-o", "out", base + "/small.txt"}, prep: etagFile(`"other"`)},
+		{name: "--etag-compare missing", args: []string{"--etag-compare", "nofile", base + "/small.txt"}, code: 26},
+		{name: "-N", args: []string{"-N", base + "/small.txt"}},
+		{name: "file -r", args: []string{"-r", "10-19", "file://" + froot + "/big.bin"}},
+		{name: "file -r -LAST -o", args: []string{"-r", "-7", "-o", "out", "file://" + froot + "/small.txt"}},
+		{name: "file -r past the end", args: []string{"-r", "50-60", "file://" + froot + "/small.txt"}, code: 36},
+		{name: "file -z newer", args: []string{"-z", "1 Jan 2030", "-o", "out", "file://" + froot + "/small.txt"}, prep: whole},
+	}
+	runSideBySide(t, curl, cases)
+}
+
+// TestRangeRequestBesideCurl: the Range field sent for each form of -r,
+// several ranges included, is curl's.
+func TestRangeRequestBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	for _, args := range [][]string{
+		{"-r", "0-499", base + "/r"},
+		{"-r", "500-", base + "/r"},
+		{"-r", "-500", base + "/r"},
+		{"-r", "0-1,5-9,-3", base + "/r"},
+		{"-r", "0-9", "-I", base + "/r"},
+		{"-z", "Sun, 06 Nov 1994 08:49:37 GMT", base + "/r"},
+		{"-z", "-Sun, 06 Nov 1994 08:49:37 GMT", base + "/r"},
+		{"-z", "19941106 08:49:37 +0100", base + "/r"},
+	} {
+		t.Run(strings.Join(args[:len(args)-1], " "), func(t *testing.T) {
+			creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s"}, args...), "")
+			if len(creqs) != 1 || len(ureqs) != 1 {
+				t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+			}
+			if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u {
+				t.Errorf("requests differ:\nurlget %q\ncurl   %q", u, c)
+			}
+		})
+	}
+}
+
+// TestDumpHeaderFileBesideCurl: -D FILE holds what curl's holds (but for
+// the Date fields), for a redirect followed and for ftp.
+func TestDumpHeaderFileBesideCurl(t *testing.T) {
+	s, _ := nginxFixture(t)
+	curl := testserver.Require(t, "curl")
+	for _, url := range []string{s.URL + "/hop1", s.URL + "/missing"} {
+		got := map[string]string{}
+		for _, who := range []string{"curl", "urlget"} {
+			dir := t.TempDir()
+			args := []string{"-s", "-L", "-D", filepath.Join(dir, "h"), "-o", filepath.Join(dir, "out"), url}
+			runWho(t, curl, who, args)
+			b, err := os.ReadFile(filepath.Join(dir, "h"))
+			if err != nil {
+				t.Fatalf("%s: %v", who, err)
+			}
+			got[who] = dropDate(string(b))
+		}
+		if got["curl"] != got["urlget"] || !strings.Contains(got["curl"], "HTTP/1.1") {
+			t.Errorf("%s: -D files differ:\nurlget %q\ncurl   %q", url, got["urlget"], got["curl"])
+		}
+	}
+}
+
+// runWho runs curl or urlget (in-process) with args and returns the exit
+// status.
+func runWho(t *testing.T, curl, who string, args []string) int {
+	t.Helper()
+	if who == "curl" {
+		err := exec.Command(curl, args...).Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	}
+	var out, errb bytes.Buffer
+	return run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+}
+
+// TestFTPRangeBesideCurl: -r on vsftpd: the same bytes, files and exit
+// status as curl, and the same commands of the transfer (SIZE, REST, RETR,
+// ABOR, QUIT; the order of EPSV and TYPE is each client's own).
+func TestFTPRangeBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	url := s.URL + "/pub/binary.bin"
+	for _, tc := range []struct {
+		args []string
+		code int
+		// curlABOR: curl sends an ABOR, with no transfer to abort, after
+		// refusing a -LAST range over the size; urlget does not.
+		curlABOR bool
+	}{
+		{[]string{"-r", "0-99"}, 0, false},
+		{[]string{"-r", "300000-"}, 0, false},
+		{[]string{"-r", "-10"}, 0, false},
+		{[]string{"-r", "1000-1999"}, 0, false},
+		{[]string{"-r", "0-999999"}, 0, false},
+		{[]string{"-r", "400000-"}, 36, false},
+		{[]string{"-r", "-400000"}, 36, true},
+		{[]string{"-z", "1 Jan 2030"}, 0, false},
+		{[]string{"-z", "1 Jan 2000"}, 0, false},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			outs := map[string][]byte{}
+			cmds := map[string]string{}
+			for _, who := range []string{"curl", "urlget"} {
+				dir := t.TempDir()
+				before, _ := s.CommandLines(0)
+				args := append([]string{"-s", "-o", filepath.Join(dir, "out")}, tc.args...)
+				if code := runWho(t, curl, who, append(args, url)); code != tc.code {
+					t.Errorf("%s: exit %d, want %d", who, code, tc.code)
+				}
+				outs[who], _ = os.ReadFile(filepath.Join(dir, "out"))
+				after, _ := s.CommandLines(len(before))
+				var keep []string
+				for _, c := range after {
+					if v, _, _ := strings.Cut(c, " "); strings.Contains(" SIZE MDTM REST RETR ABOR QUIT ", " "+v+" ") {
+						keep = append(keep, c)
+					}
+				}
+				cmds[who] = strings.Join(keep, "|")
+			}
+			if !bytes.Equal(outs["curl"], outs["urlget"]) {
+				t.Errorf("output differs: urlget %d bytes, curl %d", len(outs["urlget"]), len(outs["curl"]))
+			}
+			if tc.curlABOR {
+				cmds["curl"] = strings.Replace(cmds["curl"], "|ABOR", "", 1)
+			}
+			if cmds["curl"] != cmds["urlget"] {
+				t.Errorf("commands differ:\nurlget %s\ncurl   %s", cmds["urlget"], cmds["curl"])
+			}
+		})
+	}
+}
+
+// TestXattrBesideCurl: --xattr records the same attributes as curl's (the
+// URL without its credentials, the type); where the file system has none,
+// both still succeed.
+func TestXattrBesideCurl(t *testing.T) {
+	s, _ := nginxFixture(t)
+	curl := testserver.Require(t, "curl")
+	url := strings.Replace(s.URL, "://", "://someone:secret@", 1) + "/small.txt"
+	dir := t.TempDir()
+	if err := syscall.Setxattr(dir, "user.probe", []byte("x"), 0); err != nil {
+		t.Logf("no user xattrs on %s (%v): only the exit status is compared", dir, err)
+	}
+	got := map[string]string{}
+	for _, who := range []string{"curl", "urlget"} {
+		out := filepath.Join(dir, who)
+		if code := runWho(t, curl, who, []string{"-s", "--xattr", "-o", out, url}); code != 0 {
+			t.Fatalf("%s: exit %d", who, code)
+		}
+		for _, a := range []string{"user.mime_type", "user.xdg.origin.url"} {
+			buf := make([]byte, 1024)
+			n, err := syscall.Getxattr(out, a, buf)
+			if err == nil {
+				got[who] += a + "=" + string(buf[:n]) + "\n"
+			}
+		}
+	}
+	if got["curl"] != got["urlget"] {
+		t.Errorf("attributes differ:\nurlget %q\ncurl   %q", got["urlget"], got["curl"])
+	}
+	if err := syscall.Setxattr(dir, "user.probe", []byte("x"), 0); err == nil && !strings.Contains(got["urlget"], "user.xdg.origin.url=http://127.0.0.1") {
+		t.Errorf("urlget set %q", got["urlget"])
+	}
+}
+
+// TestStderrFlag: --stderr FILE takes the messages, --stderr - sends them
+// to stdout.
+func TestStderrFlag(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "err")
+	var out, errb bytes.Buffer
+	code := run(env{args: []string{"--stderr", file, "http://127.0.0.1:1/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	b, _ := os.ReadFile(file)
+	if code != 7 || errb.Len() != 0 || !strings.Contains(string(b), "(7)") {
+		t.Errorf("--stderr FILE: exit %d, stderr %q, file %q", code, errb.String(), b)
+	}
+	out.Reset()
+	code = run(env{args: []string{"--stderr", "-", "http://127.0.0.1:1/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	if code != 7 || errb.Len() != 0 || !strings.Contains(out.String(), "(7)") {
+		t.Errorf("--stderr -: exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
+	}
+}
