@@ -372,7 +372,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
 	}
-	e, endOut, err := o.out.start(e, o.silent)
+	e, endOut, err := o.out.start(e, o.silent, o.urls)
 	if err != nil {
 		return fail(e, fetchExitCode(err), "%v", err)
 	}
@@ -398,6 +398,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
+	c.client.Replies = o.out.headers // -D: ftp's replies
 	if err := c.prepareRequest(); err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}

@@ -189,12 +189,22 @@ func (e bodyThenFail) Unwrap() error { return e.error }
 // start readies the flags that act before the first transfer: --stderr
 // (e's stderr from then on), -z, --etag-compare's file and -D's file. The
 // function returned ends them.
-func (o *outOpts) start(e env, quiet bool) (env, func(), error) {
+func (o *outOpts) start(e env, quiet bool, urls []string) (env, func(), error) {
 	e, closeStderr, err := o.redirectStderr(e)
 	if err != nil {
 		return e, nil, err
 	}
 	o.timeCondition(e, quiet)
+	if o.rng != nil && !quiet {
+		// curl ignores -r for these schemes silently; urlget says so.
+		warned := map[string]bool{}
+		for _, raw := range urls {
+			if u, err := parseFetchURL(raw); err == nil && !fetch.HasCaps(u.Scheme, fetch.Ranges) && !warned[u.Scheme] {
+				warned[u.Scheme] = true
+				warnf(e.stderr, "-r/--range: %s has no byte ranges; the whole resource is sent (as curl does)", u.Scheme)
+			}
+		}
+	}
 	if o.etagCompare != "" {
 		// curl takes the file's first line; a file that cannot be read
 		// is an error (26), an empty one sends "If-None-Match: \"\"".

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -256,5 +258,29 @@ func TestStderrFlag(t *testing.T) {
 	code = run(env{args: []string{"--stderr", "-", "http://127.0.0.1:1/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
 	if code != 7 || errb.Len() != 0 || !strings.Contains(out.String(), "(7)") {
 		t.Errorf("--stderr -: exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
+	}
+}
+
+// TestFTPDumpHeaderBesideCurl: -D for ftp holds the server's replies, as
+// curl's does. urlget sends EPSV after TYPE and SIZE, curl before: the
+// lines are compared as a set, the passive port masked.
+func TestFTPDumpHeaderBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	port := regexp.MustCompile(`\(\|\|\|\d+\|\)`)
+	got := map[string]string{}
+	for _, who := range []string{"curl", "urlget"} {
+		dir := t.TempDir()
+		h := filepath.Join(dir, "h")
+		if code := runWho(t, curl, who, []string{"-s", "-D", h, "-o", filepath.Join(dir, "out"), s.URL + "/pub/hello.txt"}); code != 0 {
+			t.Fatalf("%s: exit %d", who, code)
+		}
+		b, _ := os.ReadFile(h)
+		lines := strings.SplitAfter(port.ReplaceAllString(string(b), "(|||PORT|)"), "\r\n")
+		slices.Sort(lines)
+		got[who] = strings.Join(lines, "")
+	}
+	if got["curl"] != got["urlget"] || !strings.Contains(got["urlget"], "226 ") {
+		t.Errorf("-D files differ:\nurlget %q\ncurl   %q", got["urlget"], got["curl"])
 	}
 }
