@@ -62,7 +62,7 @@ type Request struct {
 	// and an empty Body instead of its content. A fetcher that cannot tell
 	// sends the resource as usual. http sends them as If-Modified-Since and
 	// If-None-Match (its 304 is NotModified; a 200 whose Last-Modified is
-	// not after IfModifiedSince is too, as curl treats it), ftp compares MDTM and file
+	// not after IfModifiedSince is too, as curl treats it), ftp compares MDTM, gopher the Gopher+ Mod-Date and file
 	// the file's time; other schemes ignore them. Unlike Since they need no
 	// Offset: they are curl's -z/--time-cond and --etag-compare.
 	IfModifiedSince time.Time

@@ -825,11 +825,13 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		out.untouched = true // curl leaves the output as it is
 		return nil
 	}
-	got := res.Offset
+	got, asked := res.Offset, off
 	if req.Range != nil {
-		got = 0 // a part, not a resume
+		// A part, not a resume: a retry asks for the range again and
+		// skips what an earlier attempt wrote.
+		got, asked = 0, out.written
 	}
-	skip, err := out.start(got, off)
+	skip, err := out.start(got, asked)
 	if err != nil {
 		return err
 	}

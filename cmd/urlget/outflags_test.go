@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,5 +283,47 @@ func TestFTPDumpHeaderBesideCurl(t *testing.T) {
 	}
 	if got["curl"] != got["urlget"] || !strings.Contains(got["urlget"], "226 ") {
 		t.Errorf("-D files differ:\nurlget %q\ncurl   %q", got["urlget"], got["curl"])
+	}
+}
+
+// TestGopherTimeCondition: -z on gopher compares the Gopher+ Mod-Date
+// (pygopherd); a server without one (gophernicus) sends the item as
+// usual. curl ignores -z for gopher, so there is no side-by-side here.
+func TestGopherTimeCondition(t *testing.T) {
+	s := testserver.Pygopherd(t)
+	fi, err := os.Stat(filepath.Join(s.Root, "hello.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello, _ := os.ReadFile(filepath.Join(s.Root, "hello.txt"))
+	day := 24 * time.Hour
+	date := func(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+	url := s.URL("0/hello.txt")
+	for _, tc := range []struct {
+		cond string
+		sent bool
+	}{
+		{date(fi.ModTime().Add(day)), false},
+		{date(fi.ModTime().Add(-day)), true},
+		{"-" + date(fi.ModTime().Add(-day)), false},
+		{"-" + date(fi.ModTime().Add(day)), true},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out")
+		os.WriteFile(out, []byte("old copy\n"), 0o644)
+		r := runCLI(t, nil, "-z", tc.cond, "-o", out, url)
+		got, _ := os.ReadFile(out)
+		want := []byte("old copy\n")
+		if tc.sent {
+			want = hello
+		}
+		if r.code != 0 || !bytes.Equal(got, want) {
+			t.Errorf("-z %q: exit %d (%s), out %q, want %q", tc.cond, r.code, r.stderr, got, want)
+		}
+	}
+	g := testserver.Gophernicus(t)
+	r := runCLI(t, nil, "-z", date(time.Now().Add(day)), g.URL("0/hello.txt"))
+	if r.code != 0 || r.stdout == "" {
+		t.Errorf("gophernicus -z: exit %d, stdout %q, stderr %q: want the item", r.code, r.stdout, r.stderr)
 	}
 }
