@@ -189,7 +189,15 @@ func TestFTPRangeBesideCurl(t *testing.T) {
 					t.Errorf("%s: exit %d, want %d", who, code, tc.code)
 				}
 				outs[who], _ = os.ReadFile(filepath.Join(dir, "out"))
-				after, _ := s.CommandLines(len(before))
+				// The session's QUIT may reach the log after the client
+				// has exited.
+				var after []string
+				for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					after, _ = s.CommandLines(len(before))
+					if len(after) > 0 && after[len(after)-1] == "QUIT" || time.Now().After(deadline) {
+						break
+					}
+				}
 				var keep []string
 				for _, c := range after {
 					if v, _, _ := strings.Cut(c, " "); strings.Contains(" SIZE MDTM REST RETR ABOR QUIT ", " "+v+" ") {

@@ -25,10 +25,11 @@ type dataBody struct {
 	n     int64 // bytes read from the data connection
 	final bool  // the final reply came instead of a 1xx: none to wait for
 	what  string
-	// stop: the body ends after want bytes though the file goes on (a
-	// Range): then the transfer is aborted (Transfer.Abort).
-	stop bool
-	res  *fetch.Resource // its Status becomes the final reply's (226) at the end
+	// stop: the body ends after limit bytes though the file may go on
+	// (a Range): then the transfer is aborted (Transfer.Abort).
+	stop  bool
+	limit int64
+	res   *fetch.Resource // its Status becomes the final reply's (226) at the end
 
 	err    error // sticky: io.EOF or a typed error
 	inStep bool  // the control connection has no reply outstanding
@@ -53,10 +54,10 @@ func (b *dataBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// stopAt ends the body after n bytes of the data connection (n < the
-// bytes that would come): the rest is refused with ABOR.
+// stopAt ends the body after n bytes of the data connection: what would
+// come after them is refused with ABOR.
 func (b *dataBody) stopAt(n int64) {
-	b.want, b.stop = n, true
+	b.limit, b.stop = n, true
 	var src io.Reader = io.LimitReader(countingReader{r: b.data, b: b}, n)
 	b.r = src
 	if b.ascii {
@@ -127,7 +128,7 @@ func (b *dataBody) end(err error) {
 		b.err = dataError(b.ctx, b.what, err)
 		return
 	}
-	if b.stop && b.n == b.want {
+	if b.stop && b.n == b.limit {
 		b.c.raw.SetReadDeadline(time.Now().Add(b.f.finalTimeout()))
 		_, aerr := b.data.Abort()
 		b.c.raw.SetReadDeadline(time.Time{})

@@ -541,8 +541,8 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	// curl stops after the range's end whenever it has one, even at the
 	// file's end: it then aborts (ABOR) rather than waiting for the 226.
 	stop := limit >= 0 && (req.Range.End >= 0 || req.Range.Last > 0)
-	if stop {
-		want = limit
+	if stop && want >= 0 {
+		want = limit // else limit is only an upper bound
 	}
 	if !t.HasData() {
 		// 2xx without a 1xx and no connection (active): an empty file.

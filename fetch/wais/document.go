@@ -70,9 +70,12 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		if err != nil {
 			return nil, err
 		}
-		res.Offset, res.Size = start, n
+		res.Offset = start
 		if n >= 0 {
 			end = start + n
+		}
+		if p.length >= 0 {
+			res.Size = n // else n is only an upper bound
 		}
 	} else if p.length >= 0 {
 		if req.Offset > p.length {
@@ -104,7 +107,7 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		chunk = max(room, minChunk)
 	}
 	fetch.Logf(c.verbose, "* asking for %d bytes at a time, %d %s in flight", chunk, window, plural(window, "request", "requests"))
-	b := &docBody{c: c, p: p, typ: typ, next: res.Offset, end: end, chunk: int64(chunk), window: window}
+	b := &docBody{c: c, p: p, typ: typ, next: res.Offset, end: end, rangeEnd: req.Range != nil && p.length < 0, chunk: int64(chunk), window: window}
 	// Read the first reply now, so that a missing document is an error
 	// from Open rather than from the first Read.
 	for len(b.pending) == 0 && !b.eof && b.err == nil {
@@ -154,13 +157,16 @@ type span struct{ start, end int64 }
 // whatever the document's size. The chunk size that worked stays for the
 // rest of the connection.
 type docBody struct {
-	c      *conn
-	p      *plan
-	typ    string
-	next   int64 // where the next request starts
-	end    int64 // the document's length when known, else -1
-	chunk  int64
-	window int
+	c    *conn
+	p    *plan
+	typ  string
+	next int64 // where the next request starts
+	end  int64 // the document's length when known, else -1
+	// rangeEnd: end is a Range's end, the length unknown; the document
+	// may end before it.
+	rangeEnd bool
+	chunk    int64
+	window   int
 
 	inflight []span
 	wbuf     []byte
@@ -268,7 +274,7 @@ func (b *docBody) step() error {
 	b.pending = r.Text
 	if ended {
 		b.eof = true
-		if b.end >= 0 && sp.start+got < b.end {
+		if b.end >= 0 && sp.start+got < b.end && !b.rangeEnd {
 			b.tail = &fetch.Error{Kind: fetch.ErrPartial, URL: b.p.url,
 				Msg: fmt.Sprintf("wais: the document ends at byte %d, but the URL gives its length as %d", sp.start+got, b.end)}
 		}
