@@ -444,7 +444,7 @@ func (f *Fetcher) transfer(ctx context.Context, c *pconn, verb, arg string, rest
 	return t, r, nil
 }
 
-// retrieve fetches a file: TYPE, SIZE, MDTM when needed, REST, RETR.
+// retrieve fetches a file: TYPE, MDTM when needed (first, as curl), SIZE, REST, RETR.
 func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
 	if err := c.Type(p.typ); err != nil {
 		return nil, err

@@ -324,10 +324,12 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		body, size = nethttp.NoBody, 0
 	case resp.StatusCode == nethttp.StatusNoContent:
 		size = 0
-	case resp.StatusCode == nethttp.StatusOK && req.Range == nil && req.Unchanged(m.ModTime):
+	case resp.StatusCode == nethttp.StatusOK && req.Range == nil && req.IfNoneMatch == "" && req.Unchanged(m.ModTime):
 		// The server ignored the time condition (nginx's default
 		// if_modified_since is "exact"): its Last-Modified says the
 		// condition is not met, and curl then drops the body as a 304.
+		// (With If-None-Match the server's 200 stands: RFC 9110
+		// §13.2.2 has it decide.)
 		resp.Body.Close()
 		body, size, m.NotModified = nethttp.NoBody, 0, true
 	}
