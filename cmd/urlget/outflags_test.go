@@ -335,3 +335,35 @@ func TestGopherTimeCondition(t *testing.T) {
 		t.Errorf("gophernicus -z: exit %d, stdout %q, stderr %q: want the item", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestRangeRetried: a -r transfer cut by resets and retried gives the
+// range exactly, into a file and to stdout (where the retry skips what an
+// earlier attempt wrote).
+func TestRangeRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	data := bigData(8)[:4<<20]
+	s := nginxServing(t, map[string][]byte{"f.bin": data})
+	want := data[1000:4000000]
+	for _, toFile := range []bool{true, false} {
+		p := testserver.StartFaultProxy(t, s.Addr, testserver.ResetPlan(uint64(len(data))+3, 3, 200<<10, 1<<20))
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"-sS", "--retry", "10", "--retry-delay", "0.01", "-r", "1000-3999999", "http://" + p.Addr() + "/f.bin"}
+		if toFile {
+			args = append(args, "-o", out)
+		}
+		r := runQuiet(t, args...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if toFile {
+			sameFile(t, "-r -o", out, want)
+		} else if !bytes.Equal([]byte(r.stdout), want) {
+			t.Errorf("-r to stdout: %d bytes, want the %d of the range", len(r.stdout), len(want))
+		}
+		if p.Struck() < 2 {
+			t.Errorf("%d resets struck, want at least 2", p.Struck())
+		}
+	}
+}
