@@ -68,8 +68,9 @@ func (o *outOpts) parse(fail bool) error {
 
 // timeCondition reads -z as curl does: a date (fetch.ParseDate), else the
 // modification time of the file of that name; "-" before it asks for
-// If-Unmodified-Since, "+" or "=" are taken as curl takes them (the first:
-// If-Modified-Since). Neither a date nor a file: a warning, and no
+// If-Unmodified-Since, "+" (curl's explicit If-Modified-Since) and "="
+// (curl's Last-Modified request field, which servers do not read) for
+// If-Modified-Since. Neither a date nor a file: a warning, and no
 // condition.
 func (o *outOpts) timeCondition(e env, quiet bool) {
 	if o.timeCond == "" {
