@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -825,6 +826,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	if res.NotModified {
 		out.untouched = true // curl leaves the output as it is
+		if res.IsHTTP() {
+			r.status = http.StatusNotModified // a 200 found not newer too: curl's "simulated 304"
+		}
 		return nil
 	}
 	got, asked := res.Offset, off

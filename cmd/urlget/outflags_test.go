@@ -64,6 +64,8 @@ func TestOutFlagsBesideCurl(t *testing.T) {
 		{name: "-f and --fail-with-body", args: []string{"-f", "--fail-with-body", base + "/small.txt"}, code: 2},
 		{name: "-z older", args: []string{"-z", "Sun, 06 Nov 1994 08:49:37 GMT", "-o", "out", base + "/small.txt"}, prep: whole},
 		{name: "-z newer", args: []string{"-z", "20240912 15:05:58 -0700", "-o", "out", base + "/small.txt"}, prep: whole},
+		{name: "-z newer -w", args: []string{"-z", "1 Jan 2030", "-w", "%{http_code} %{size_download}", base + "/small.txt"}},
+		{name: "-z older -w", args: []string{"-z", "1 Jan 2001", "-w", "%{http_code} %{size_download}", base + "/small.txt"}},
 		{name: "-z newer, no file", args: []string{"-z", "1 Jan 2030", "-o", "out", base + "/small.txt"}},
 		{name: "-z equal (304)", args: []string{"-z", "ref", "-o", "out", base + "/small.txt"}, prep: ref(nginxTime)},
 		{name: "-z file older", args: []string{"-z", "ref", "-o", "out", base + "/small.txt"}, prep: ref(nginxTime.Add(-time.Hour))},
