@@ -167,8 +167,9 @@ type Meta struct {
 	// ("Not Found"); "" for other protocols or when the server sent none.
 	Reason string
 	// Header holds the response header fields in the order and the case
-	// in which the server sent them (HTTP, gateway replies); nil when the
-	// protocol has none.
+	// in which the server sent them (HTTP, gateway replies); for file the
+	// fields curl shows as a file's headers (Content-Length,
+	// Accept-ranges, Last-Modified); nil when the protocol has none.
 	Header Header
 	// Request is the HTTP request as the fetcher wrote it on the
 	// connection, for an archive (a WARC request record): request line,

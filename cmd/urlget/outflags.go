@@ -151,14 +151,15 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 	}, nil
 }
 
-// dump writes a response's headers to -D's file: every HTTP reply's header
-// block, the redirects' first, as received; for ftp the server's replies
-// (written by the fetcher as they come, through Client.Replies).
+// dump writes a response's headers to -D's file (headerBlock); for ftp
+// the fetcher writes the server's replies there as they come
+// (Client.Replies).
 func (o *outOpts) dump(res *fetch.Resource) error {
-	if o.headers == nil || !res.IsHTTP() {
+	block := headerBlock(res)
+	if o.headers == nil || block == nil {
 		return nil
 	}
-	if _, err := o.headers.Write(headText(res)); err != nil {
+	if _, err := o.headers.Write(block); err != nil {
 		return writeError(err)
 	}
 	return nil
@@ -258,5 +259,29 @@ func (o *outOpts) setXattr(e env, out *output, r *xferResult) {
 			warnf(e.stderr, "cannot set extended attributes on %s: %v", out.path, err)
 			return
 		}
+	}
+}
+
+// headerBlock is what curl writes as a result's headers (-D, -i): every
+// HTTP reply's header block, the redirects' first, as received; a file's
+// header fields (Content-Length, Accept-ranges, Last-Modified) and an empty
+// line; nil for other results.
+func headerBlock(res *fetch.Resource) []byte {
+	if res.IsHTTP() {
+		return headText(res)
+	}
+	if len(res.Header) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	writeFields(&b, res.Header)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+// writeFields writes header fields as lines "Name: value" ended by CRLF.
+func writeFields(b *bytes.Buffer, h fetch.Header) {
+	for _, f := range h {
+		fmt.Fprintf(b, "%s: %s\r\n", f.Name, f.Value)
 	}
 }

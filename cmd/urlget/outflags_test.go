@@ -82,6 +82,11 @@ func TestOutFlagsBesideCurl(t *testing.T) {
 		{name: "file -r", args: []string{"-r", "10-19", "file://" + froot + "/big.bin"}},
 		{name: "file -r -LAST -o", args: []string{"-r", "-7", "-o", "out", "file://" + froot + "/small.txt"}},
 		{name: "file -r past the end", args: []string{"-r", "50-60", "file://" + froot + "/small.txt"}, code: 36},
+		{name: "file -D -", args: []string{"-D", "-", "file://" + froot + "/small.txt"}},
+		{name: "file -i", args: []string{"-i", "file://" + froot + "/small.txt"}},
+		{name: "file -r -D -", args: []string{"-r", "2-4", "-D", "-", "file://" + froot + "/small.txt"}},
+		{name: "file -w headers", args: []string{"-o", "/dev/null", "-w", "%{num_headers} [%header{content-length}] %{header_json}", "file://" + froot + "/small.txt"}},
+		{name: "file -D FILE", args: []string{"-D", "h", "-o", "out", "file://" + froot + "/small.txt"}},
 		{name: "file -z newer", args: []string{"-z", "1 Jan 2030", "-o", "out", "file://" + froot + "/small.txt"}, prep: whole},
 	}
 	runSideBySide(t, curl, cases)

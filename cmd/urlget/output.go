@@ -463,9 +463,7 @@ func headText(res *fetch.Resource) []byte {
 				b.WriteString(" " + m.Reason)
 			}
 			b.WriteString("\r\n")
-			for _, f := range m.Header {
-				fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
-			}
+			writeFields(&b, m.Header)
 			b.WriteString("\r\n")
 		}
 		return b.Bytes()

@@ -11,7 +11,8 @@
 // and Meta.ModTime come from the file. A resume (Request.Offset) seeks;
 // with Request.Since set, a file modified after Since (to the second) is
 // sent whole instead (Meta.Offset 0). An offset past the end of the file is
-// ErrResume. A Request.Range seeks to its start and ends the body after its
+// ErrResume. Meta.Header holds what curl shows as a file's headers
+// (Content-Length, Accept-ranges, Last-Modified). A Request.Range seeks to its start and ends the body after its
 // last byte (the first range only; of a regular file only, as curl).
 // Request.Head gives the metadata with an empty Body. With
 // Request.IfModifiedSince, a file not modified after it (to the second) is
@@ -57,6 +58,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -115,7 +117,7 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if regular {
 		size = fi.Size()
 	}
-	res := &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: fi.ModTime()}}
+	res := &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: fi.ModTime(), Header: header(fi)}}
 	if req.Head {
 		f.Close()
 		res.Body = io.NopCloser(bytes.NewReader(nil))
@@ -163,6 +165,18 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	}
 	res.Body = f
 	return res, nil
+}
+
+// header is what curl writes as a file's headers (-D, -i): the size of a
+// regular file (whatever part is sent) with "Accept-ranges: bytes", and
+// the modification time.
+func header(fi os.FileInfo) fetch.Header {
+	var h fetch.Header
+	if fi.Mode().IsRegular() {
+		h = append(h, fetch.HeaderField{Name: "Content-Length", Value: strconv.FormatInt(fi.Size(), 10)},
+			fetch.HeaderField{Name: "Accept-ranges", Value: "bytes"})
+	}
+	return append(h, fetch.HeaderField{Name: "Last-Modified", Value: fi.ModTime().UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT")})
 }
 
 // limitedFile is the Body of a Request.Range: the file up to the range's
@@ -214,7 +228,7 @@ func openError(name string, err error) error {
 func openDir(f *os.File, fi fs.FileInfo, req *fetch.Request) (*fetch.Resource, error) {
 	base := dirURL(req.URL)
 	res := &fetch.Resource{
-		Meta:    fetch.Meta{Size: -1, ModTime: fi.ModTime(), Dir: true, ContentType: "text/plain"},
+		Meta:    fetch.Meta{Size: -1, ModTime: fi.ModTime(), Dir: true, ContentType: "text/plain", Header: header(fi)},
 		Listing: func(line []byte) fetch.Entry { return parseLine(line, base) },
 	}
 	if req.Head {
