@@ -160,7 +160,10 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	}
 	if limit >= 0 && limit < res.Size {
 		res.Size = limit
-		res.Body = limitedFile{io.LimitReader(f, limit), f}
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(f, limit), f}
 		return res, nil
 	}
 	res.Body = f
@@ -178,15 +181,6 @@ func header(fi os.FileInfo) fetch.Header {
 	}
 	return append(h, fetch.HeaderField{Name: "Last-Modified", Value: fi.ModTime().UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT")})
 }
-
-// limitedFile is the Body of a Request.Range: the file up to the range's
-// end.
-type limitedFile struct {
-	io.Reader
-	f *os.File
-}
-
-func (l limitedFile) Close() error { return l.f.Close() }
 
 // SendsBody reports that a Request.Body is written to the file a file URL
 // names (curl's -T FILE file:///path).
