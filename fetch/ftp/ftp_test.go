@@ -876,3 +876,75 @@ func TestIfModifiedSince(t *testing.T) {
 		})
 	}
 }
+
+// TestRange: a Request.Range sends REST at its start (after SIZE for
+// "-LAST") and, when it has an end, aborts the transfer after it (ABOR,
+// both replies read) and ends the session; past the size is ErrResume.
+func TestRange(t *testing.T) {
+	n := int64(len(binary))
+	for _, tc := range []struct {
+		spec       string
+		start, end int64 // binary[start:end]
+		cmds       []string
+	}{
+		{"0-99", 0, 100, []string{"RETR binary.bin", "ABOR"}},
+		{"1000-", 1000, n, []string{"REST 1000", "RETR binary.bin"}},
+		{"-10", n - 10, n, []string{"REST " + strconv.FormatInt(n-10, 10), "RETR binary.bin", "ABOR"}},
+		{"100-99999999", 100, n, []string{"REST 100", "RETR binary.bin", "ABOR"}},
+		{"99999999-", 0, 0, nil},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			s := newServer(t)
+			r, err := fetch.ParseRange(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Range: r})
+			if tc.cmds == nil {
+				if fetch.KindOf(err) != fetch.ErrResume {
+					t.Errorf("past the end: %v, want ErrResume", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || !bytes.Equal(body, binary[tc.start:tc.end]) || res.Offset != tc.start || res.Size != tc.end-tc.start {
+				t.Errorf("%d bytes at %d (Size %d, %v), want %d at %d", len(body), res.Offset, res.Size, err, tc.end-tc.start, tc.start)
+			}
+			want := append([]string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "EPSV"}, tc.cmds...)
+			sameLines(t, "commands", s.Lines(), append(want, "QUIT"))
+		})
+	}
+}
+
+// TestRangeThenWhole: after a range aborted, a pooled Fetcher fetches the
+// next URL on a new session (the aborted one ended with QUIT).
+func TestRangeThenWhole(t *testing.T) {
+	s := newServer(t)
+	c := client(&ftp.Fetcher{}, nil)
+	u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+	r, _ := fetch.ParseRange("10-19")
+	for _, rng := range []*fetch.Range{r, nil, r} {
+		res, err := c.Do(ctx(t), &fetch.Request{URL: &u, Range: rng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		want := binary
+		if rng != nil {
+			want = binary[10:20]
+		}
+		if err != nil || !bytes.Equal(body, want) {
+			t.Errorf("range %v: %d bytes, %v", rng, len(body), err)
+		}
+	}
+	c.CloseIdleConnections()
+	if n := strings.Count(strings.Join(s.Lines(), "\n"), "USER anonymous"); n != 2 {
+		t.Errorf("%d sessions, want 2 (the whole file's kept for the next range)", n)
+	}
+}
