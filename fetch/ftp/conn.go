@@ -154,6 +154,7 @@ type conn struct {
 	raw     net.Conn      // as returned by the Dialer
 	br      *bufio.Reader // sized MaxReplyLine: a longer line is cut
 	verbose io.Writer
+	replies io.Writer     // Config.Replies
 	timeout time.Duration // > 0: bounds each write and each wait for a reply
 
 	broken   bool      // out of step or closed: never reuse
@@ -230,6 +231,11 @@ func (c *conn) readReply() (*Reply, error) {
 		c.got421, c.broken = true, true
 	}
 	r := &Reply{code: code, lines: lines}
+	if c.replies != nil {
+		for _, l := range lines {
+			io.WriteString(c.replies, l+"\r\n")
+		}
+	}
 	var cmd Command
 	if len(c.queue) > 0 {
 		cmd = c.queue[0]

@@ -81,7 +81,11 @@
 // unless SIZE says the file is smaller than the offset, or MDTM says it
 // changed after Since, or the transfer is ASCII, or REST is refused: then
 // the file comes whole, with Meta.Offset 0. An offset equal to the size
-// gives an empty body at that offset.
+// gives an empty body at that offset. A Request.Range (its first range)
+// sends REST at its start (after SIZE, for "-LAST"; a range past the size,
+// or a refused REST, is ErrResume) and, as curl does, closes the data
+// connection once its last byte has come, sends ABOR, reads the replies and
+// ends the session (QUIT) rather than pooling it.
 //
 // The body streams from the data connection. It ends with io.EOF only when
 // the data connection has closed, the final reply (226/250) has come, and

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ const (
 func init() {
 	ftp := []string{"ftp"}
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
-		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists | fetch.Ranges,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
@@ -443,10 +444,27 @@ func (f *Fetcher) transfer(ctx context.Context, c *pconn, verb, arg string, rest
 	return t, r, nil
 }
 
-// retrieve fetches a file: TYPE, SIZE, MDTM when needed, REST, RETR.
+// retrieve fetches a file: TYPE, MDTM when needed (first, as curl), SIZE, REST, RETR.
 func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
 	if err := c.Type(p.typ); err != nil {
 		return nil, err
+	}
+	// MDTM comes first, as curl sends it: a time condition that fails
+	// needs nothing more.
+	var mtime time.Time
+	mdtm := 0 // MDTM's reply code, 0 when not asked
+	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() || !req.IfUnmodifiedSince.IsZero() {
+		r, err := c.cmd("MDTM", p.name, true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
+		}
+		mdtm = r.code
+		if r.code == 213 {
+			mtime, _ = ParseMDTM(r.Text())
+		}
+	}
+	if !req.Head && req.Unchanged(mtime) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true}, Body: &doneBody{f: f, c: c}}, nil
 	}
 	size := int64(-1)
 	missing := false
@@ -468,20 +486,11 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			missing = true
 		}
 	}
-	var mtime time.Time
-	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() {
-		r, err := c.cmd("MDTM", p.name, true)
-		if err != nil {
-			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
-		}
-		switch r.code {
-		case 213:
-			mtime, _ = ParseMDTM(r.Text())
-		case 550:
-			missing = p.typ != 'i' || missing
-		default:
-			missing = false
-		}
+	switch {
+	case mdtm == 550:
+		missing = p.typ != 'i' || missing
+	case mdtm != 0 && mdtm != 213:
+		missing = false
 	}
 	if req.Head {
 		if missing {
@@ -489,11 +498,17 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		}
 		return &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: mtime, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
 	}
-	if !req.IfModifiedSince.IsZero() && !mtime.IsZero() && !mtime.After(req.IfModifiedSince.Truncate(time.Second)) {
-		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true}, Body: &doneBody{f: f, c: c}}, nil
-	}
-	offset := req.Offset
-	if offset > 0 {
+	offset, limit := req.Offset, int64(-1)
+	if req.Range != nil {
+		start, n, err := req.Range.Span(size)
+		if err != nil {
+			return nil, err
+		}
+		offset, limit = start, n
+		if n == 0 {
+			return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+		}
+	} else if offset > 0 {
 		switch {
 		case p.typ != 'i':
 			offset = 0 // REST in ASCII mode counts the server's bytes: not resumable
@@ -513,10 +528,21 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		}
 		return nil, err
 	}
+	if req.Range != nil && t.Offset() != offset {
+		t.Close()
+		c.broken = true
+		return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: the server cannot start at byte %d (REST refused)", offset)}
+	}
 	offset = t.Offset()
 	want := int64(-1)
 	if size >= 0 && p.typ == 'i' {
 		want = size - offset
+	}
+	// curl stops after the range's end whenever it has one, even at the
+	// file's end: it then aborts (ABOR) rather than waiting for the 226.
+	stop := limit >= 0 && (req.Range.End >= 0 || req.Range.Last > 0)
+	if stop && want >= 0 {
+		want = limit // else limit is only an upper bound
 	}
 	if !t.HasData() {
 		// 2xx without a 1xx and no connection (active): an empty file.
@@ -526,6 +552,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
 	}
 	b := f.newBody(ctx, c, t, r, p.typ == 'a', want, "RETR")
+	if stop {
+		b.stopAt(limit)
+	}
 	b.res = &fetch.Resource{
 		Meta: fetch.Meta{Size: want, ModTime: mtime, Offset: offset, Status: r.code},
 		Body: b,

@@ -291,6 +291,31 @@ func (t *Transfer) finish() (*Reply, error) {
 	return t.c.readReply()
 }
 
+// Abort ends a transfer before its end, as curl does once a range has
+// arrived: it closes the data connection, sends ABOR (RFC 959 §4.1.3) and
+// reads the transfer's final reply, whatever it is (426 when aborted, 226
+// when it had ended), then ABOR's (226, or 225 when no transfer was left).
+// It returns ABOR's reply; an error means the Conn is not usable any more.
+func (t *Transfer) Abort() (*Reply, error) {
+	t.closeData()
+	if t.done {
+		return nil, nil
+	}
+	t.done = true
+	if err := t.c.send("ABOR", "", false); err != nil {
+		return nil, t.c.ioError("ABOR", err)
+	}
+	var r *Reply
+	var err error
+	for t.c.Pending() > 0 && err == nil {
+		r, err = t.c.readReply()
+	}
+	if err != nil {
+		return nil, t.c.ioError("ABOR", err)
+	}
+	return r, nil
+}
+
 // Close closes the data connection (again, after Finish).
 func (t *Transfer) Close() error {
 	t.closeData()
