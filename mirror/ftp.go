@@ -79,13 +79,36 @@ type ftpFileJob struct {
 }
 
 func (e *engine) runFTP() error {
-	u := e.u
-	req, cfg, err := e.client.Prepare(u)
+	s, clean, err := e.ftpSession()
 	if err != nil {
 		return err
 	}
+	root := &ftpDirJob{url: e.rootURL, segs: clean, node: &dirNode{url: e.rootURL}}
+	root.local = e.paths.claimDir(e.rootURL, nil)
+	e.markSeen(e.rootURL)
+	e.sched.push(&task{list: true, host: s.host, job: root})
+	n := min(e.parallel, e.perHost)
+	s.conns = make([]*ftpConn, n)
+	e.runWorkers(n, func(w int, t *task) bool { return e.ftpTask(s, w, t) })
+	for _, c := range s.conns {
+		if c != nil {
+			c.Quit()
+		}
+	}
+	return nil
+}
+
+// ftpSession is the shared state of an FTP run on e.u, with the Client's
+// policy (Client.Prepare; an HTTP proxy cannot carry it), and the URL's
+// path segments below the login directory (empty ones dropped).
+func (e *engine) ftpSession() (*ftpState, []string, error) {
+	u := e.u
+	req, cfg, err := e.client.Prepare(u)
+	if err != nil {
+		return nil, nil, err
+	}
 	if req.Proxy != nil {
-		return &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
+		return nil, nil, &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
 			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, --noproxy, or unset ftp_proxy"}
 	}
 	s := &ftpState{req: req, cfg: cfg, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
@@ -104,19 +127,7 @@ func (e *engine) runFTP() error {
 			clean = append(clean, sg)
 		}
 	}
-	root := &ftpDirJob{url: e.rootURL, segs: clean, node: &dirNode{url: e.rootURL}}
-	root.local = e.paths.claimDir(e.rootURL, nil)
-	e.markSeen(e.rootURL)
-	e.sched.push(&task{list: true, host: s.host, job: root})
-	n := min(e.parallel, e.perHost)
-	s.conns = make([]*ftpConn, n)
-	e.runWorkers(n, func(w int, t *task) bool { return e.ftpTask(s, w, t) })
-	for _, c := range s.conns {
-		if c != nil {
-			c.Quit()
-		}
-	}
-	return nil
+	return s, clean, nil
 }
 
 // ftpConn is a worker's connection: an ftp.Conn, kept logged in for the
@@ -565,14 +576,7 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 // ftpList lists one directory and queues what is in it.
 func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) {
 	if j.path == "" {
-		j.path = c.home
-		for _, sg := range j.segs {
-			if strings.HasPrefix(sg, "/") {
-				j.path = sg
-			} else {
-				j.path = joinServer(j.path, sg)
-			}
-		}
+		j.path = serverPath(c.home, j.segs)
 		s.mu.Lock()
 		s.visited[j.path] = true
 		s.mu.Unlock()

@@ -30,6 +30,7 @@ const (
 )
 
 const mirrorUsage = `usage: urlget mirror [options] URL DIR
+       urlget mirror -R [options] DIR ftp://HOST/PATH/
 
 Mirror an FTP tree (ftp://), an HTTP directory index (http://, https://)
 or a gopher hole (gopher://, gophers://) into DIR: new and changed files
@@ -48,6 +49,12 @@ Range.
 Gopher: menus crawled from URL on its host and port; every menu saved byte
 for byte as DIR/<selector>/.gopher-menu, every document as DIR/<selector>;
 search, telnet and h URL: items recorded, not followed; robots.txt obeyed.
+
+-R (lftp's mirror -R) uploads DIR below an ftp URL instead: new files and
+files whose size or modification time differ from the server's, each to a
+temporary name renamed into place once whole (a cut upload is continued by
+the next run with APPE), missing directories made; --delete removes what
+the server has and DIR has not; nothing is written into DIR.
 
 Names from the server never leave DIR: bytes that cannot be in a local
 name ("/", "\", control bytes, a leading ".", invalid UTF-8, "%%") are
@@ -79,6 +86,7 @@ type mirrorOpts struct {
 	maxFiles, maxDepth  int
 	maxBytes            string
 	delete, dryRun      bool
+	reverse             bool
 	maxDelete           int
 	include, exclude    []string
 	spanHosts           bool
@@ -111,6 +119,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.IntVarP(&o.parallel, "parallel", "P", mirror.DefaultParallel, "use `N` connections")
 	fs.IntVar(&o.perHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
+	fs.BoolVarP(&o.reverse, "reverse", "R", false, "upload: urlget mirror -R DIR ftp://HOST/PATH/ (lftp's mirror -R)")
 	fs.BoolVar(&o.delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
 	fs.IntVar(&o.maxDelete, "max-delete", -1, "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
@@ -160,6 +169,9 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 		return nil, fmt.Errorf("want a URL and a directory, got %d %s", fs.NArg(), plural(fs.NArg(), "argument", "arguments"))
 	}
 	o.url, o.dir = fs.Arg(0), fs.Arg(1)
+	if o.reverse {
+		o.dir, o.url = fs.Arg(0), fs.Arg(1) // lftp's order: from, to
+	}
 	var err error
 	if o.maxBytes != "" {
 		if o.maxBytesN, err = parseSize(o.maxBytes); err != nil {
@@ -240,7 +252,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		Parallel: o.parallel, PerHost: o.perHost,
 		Retries: o.retry, RetryWait: o.retryWait, Timeout: o.timeoutD,
 		MaxFiles: o.maxFiles, MaxBytes: o.maxBytesN, MaxDepth: o.maxDepth,
-		Delete: o.delete, DryRun: o.dryRun,
+		Delete: o.delete, DryRun: o.dryRun, Reverse: o.reverse,
 		Include: o.include, Exclude: o.exclude,
 		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum, Verify: o.verify,
 		WARC: o.warc,

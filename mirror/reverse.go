@@ -1,0 +1,775 @@
+package mirror
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/ftp"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// This file is the reverse mirror (Options.Reverse, lftp's mirror -R): the
+// tree in Dir is uploaded below an ftp URL, on fetch/ftp's Conn like the
+// download mirror.
+
+// upPrefix starts the names of files being uploaded. The name says which
+// local file and which version of it (its path's hash, size and
+// modification time), so that a run finding one left by a run that was cut
+// short continues it (APPE) only when the local file is still the one it
+// was made from, and removes it otherwise.
+const upPrefix = ".urlget-up-"
+
+// upJob is one file to upload.
+type upJob struct {
+	rel    string // local path below Dir, "/"-separated
+	dir    string // server directory (absolute)
+	name   string // name in it
+	url    string
+	size   int64
+	mtime  time.Time
+	had    bool   // the server had a file of that name (changed, not new)
+	why    string // why it is uploaded
+	part   int64  // bytes of its temporary file already on the server (a cut run's)
+	tmp    string // the temporary name on the server
+	failed int    // attempts made
+}
+
+// upDir is a local directory and the server directory it goes to.
+type upDir struct {
+	rel    string // local path below Dir ("" for Dir)
+	remote string // server path (absolute)
+	segs   []string
+	exists bool // the server directory exists (listed, or made)
+	depth  int
+}
+
+// reverse is the state of a reverse run.
+type reverse struct {
+	e       *engine
+	s       *ftpState
+	src     *os.Root
+	lister  *ftpConn
+	setTime string // how file times are set: MFMT, MDTM (vsftpd's form with a time), "SITE UTIME"; "" once none works
+	exact   bool   // times can be set (MFMT in FEAT): an unchanged file has exactly the local time
+	mu      sync.Mutex
+	jobs    []*upJob
+	deletes []remoteItem
+}
+
+// remoteItem is something on the server to delete.
+type remoteItem struct {
+	dir, name string
+	isDir     bool
+	url, rel  string
+}
+
+// runReverse uploads opt.Dir below the ftp URL: new files and files whose
+// size or time differ from the server's, each to a temporary name renamed
+// into place once complete, over Parallel connections; with Delete, what
+// the server has and Dir does not is deleted.
+func runReverse(ctx context.Context, opt Options, u *urlparse.URL) (Summary, error) {
+	sum := Summary{URL: fetch.Redacted(u), Dir: opt.Dir, DryRun: opt.DryRun}
+	if u.Scheme != "ftp" {
+		return sum, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "mirror: only ftp URLs can be uploaded to (reverse mirror), not " + u.Scheme}
+	}
+	e, err := newPolicy(opt, u)
+	if err != nil {
+		return sum, err
+	}
+	src, err := os.OpenRoot(opt.Dir)
+	if err != nil {
+		return sum, fmt.Errorf("mirror: %w", err)
+	}
+	defer src.Close()
+	// The items' records stay in memory: nothing is written into Dir.
+	e.man = &manifest{recs: map[string]*Record{}, dryRun: true}
+	e.ctx, e.cancel = context.WithCancelCause(ctx)
+	defer e.cancel(nil)
+	r := &reverse{e: e, src: src}
+	stopProgress := e.startProgress()
+	walkErr := r.run()
+	stopProgress()
+	if r.lister != nil {
+		r.lister.Quit()
+	}
+	sum = e.summary()
+	return sum, e.outcome(sum, walkErr)
+}
+
+func (r *reverse) run() error {
+	e := r.e
+	s, segs, err := e.ftpSession()
+	if err != nil {
+		return err
+	}
+	r.s = s
+	if r.lister, err = e.dialFTP(s); err != nil {
+		return err
+	}
+	feat, _ := r.lister.Features()
+	r.setTime = "MDTM"
+	if _, ok := feat["MFMT"]; ok {
+		r.setTime, r.exact = "MFMT", true
+	}
+	root, err := r.rootDir(segs)
+	if err != nil {
+		return err
+	}
+	dirs := []upDir{root}
+	for len(dirs) > 0 && e.ctx.Err() == nil {
+		d := dirs[0]
+		dirs = dirs[1:]
+		sub, err := r.walkDir(d)
+		if err != nil {
+			if d.rel == "" {
+				return err
+			}
+			e.fail(Record{URL: r.url(d.segs, ""), Path: d.rel, Type: TypeDir}, err)
+			continue
+		}
+		dirs = append(dirs, sub...)
+	}
+	if e.ctx.Err() != nil {
+		return nil
+	}
+	r.upload()
+	if e.ctx.Err() == nil && e.nFailed.Load() == 0 {
+		r.deleteGone()
+	}
+	return nil
+}
+
+// url is the URL of a name in the directory segs below the login
+// directory ("" for the directory itself).
+func (r *reverse) url(segs []string, name string) string {
+	if name == "" {
+		return urlparse.FTPURL(r.s.urlHost, r.s.urlPort, r.s.urlUser, "", segs, "", 0)
+	}
+	return urlparse.FTPURL(r.s.urlHost, r.s.urlPort, r.s.urlUser, "", segs, name, 0)
+}
+
+// serverPath is the server path of segs below home (a segment starting
+// with "/" starts again from there).
+func serverPath(home string, segs []string) string {
+	p := home
+	for _, sg := range segs {
+		if strings.HasPrefix(sg, "/") {
+			p = sg
+		} else {
+			p = joinServer(p, sg)
+		}
+	}
+	return p
+}
+
+// rootDir is the server directory of the URL, made (MKD, one level at a
+// time) when it is missing, as lftp does; a dry run makes nothing.
+func (r *reverse) rootDir(segs []string) (upDir, error) {
+	c := r.lister
+	d := upDir{remote: serverPath(c.home, segs), segs: segs, exists: true}
+	rep, err := c.Cmd("CWD", d.remote)
+	if err != nil {
+		return d, err
+	}
+	if rep.Positive() {
+		c.cwd = d.remote
+		return d, nil
+	}
+	if r.e.opt.DryRun {
+		d.exists = false
+		return d, nil
+	}
+	p := c.home
+	for _, sg := range segs {
+		if strings.HasPrefix(sg, "/") {
+			p = sg
+		} else {
+			p = joinServer(p, sg)
+		}
+		if rep, err = c.Cmd("CWD", p); err != nil {
+			return d, err
+		}
+		if rep.Positive() {
+			continue
+		}
+		if rep, err = c.Cmd("MKD", p); err != nil {
+			return d, err
+		}
+		if !rep.Positive() {
+			c.cwd = ""
+			return d, ftp.RefusedError("CWD", p, rep) // a directory that cannot be made cannot be entered: access denied
+		}
+		r.e.emit(Event{Kind: EventNew, URL: r.url(segs, ""), Path: "", Why: "directory made (MKD)"})
+	}
+	c.cwd = ""
+	return d, nil
+}
+
+// walkDir compares one local directory with its server directory: queues
+// the files to upload, makes the missing subdirectories, notes what the
+// server has that Dir has not, and returns the subdirectories to walk.
+func (r *reverse) walkDir(d upDir) ([]upDir, error) {
+	e := r.e
+	local, err := fs.ReadDir(r.src.FS(), osPath(d.rel))
+	if err != nil {
+		return nil, asLocal(err)
+	}
+	remote := map[string]ftpEntry{}
+	if d.exists {
+		entries, _, err := r.lister.list(&ftpDirJob{path: d.remote})
+		if err != nil {
+			return nil, err
+		}
+		for _, fe := range entries {
+			remote[fe.Name] = fe
+		}
+	}
+	e.nDirs.Add(1)
+	e.emit(Event{Kind: EventDir, URL: r.url(d.segs, ""), Path: d.rel})
+	var sub []upDir
+	var files []*upJob
+	inLocal := map[string]bool{}
+	for _, de := range local {
+		name := de.Name()
+		rel := path.Join(d.rel, name)
+		if strings.HasPrefix(name, ".urlget-") {
+			continue // this program's own: a manifest, temporary files
+		}
+		inLocal[name] = true
+		segs := append(d.segs[:len(d.segs):len(d.segs)], name)
+		if strings.ContainsAny(name, "\r\n\x00") {
+			e.fail(Record{URL: r.url(d.segs, ""), Path: rel}, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "a name holding CR, LF or NUL cannot be sent to an FTP server"})
+			continue
+		}
+		fe, onServer := remote[name]
+		switch {
+		case de.Type()&fs.ModeSymlink != 0:
+			e.skip(Record{URL: r.url(d.segs, name), Path: rel}, "a symbolic link: not followed, not uploaded")
+		case de.IsDir():
+			if !e.filter.dir(rel) {
+				continue
+			}
+			if e.maxDepth >= 0 && d.depth+1 > e.maxDepth {
+				e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
+				continue
+			}
+			nd := upDir{rel: rel, remote: joinServer(d.remote, name), segs: segs, exists: onServer, depth: d.depth + 1}
+			if onServer && fe.Type != fetch.EntryDir {
+				e.fail(Record{URL: r.url(segs, ""), Path: rel, Type: TypeDir}, errors.New("the server has something else than a directory under that name: left alone"))
+				continue
+			}
+			if !onServer && !e.opt.DryRun {
+				if err := r.mkdir(nd.remote); err != nil {
+					e.fail(Record{URL: r.url(segs, ""), Path: rel, Type: TypeDir}, err)
+					continue
+				}
+				nd.exists = true
+			}
+			sub = append(sub, nd)
+		case de.Type().IsRegular():
+			if !e.filter.file(rel) {
+				continue
+			}
+			info, err := de.Info()
+			if err != nil {
+				e.fail(Record{URL: r.url(d.segs, name), Path: rel}, asLocal(err))
+				continue
+			}
+			if !e.claimFileSlot() {
+				continue
+			}
+			j := &upJob{rel: rel, dir: d.remote, name: name, url: r.url(d.segs, name), size: info.Size(), mtime: info.ModTime().Truncate(time.Second)}
+			j.tmp = upTempName(j)
+			if onServer && fe.Type == fetch.EntryDir {
+				e.fail(Record{URL: j.url, Path: rel}, errors.New("the server has a directory under that name: left alone"))
+				continue
+			}
+			j.had = onServer
+			if fe, ok := remote[j.tmp]; ok && fe.Size > 0 && fe.Size < j.size {
+				j.part = fe.Size
+			}
+			files = append(files, j)
+			if !onServer {
+				j.why = "new"
+				continue
+			}
+			j.why = r.differs(j, fe)
+		default:
+			e.skip(Record{URL: r.url(d.segs, name), Path: rel}, "not a regular file or directory: not uploaded")
+		}
+	}
+	r.settle(d, files, remote)
+	for name, fe := range remote {
+		if inLocal[name] {
+			continue
+		}
+		rel := path.Join(d.rel, name)
+		it := remoteItem{dir: d.remote, name: name, isDir: fe.Type == fetch.EntryDir, url: r.url(d.segs, name), rel: rel}
+		switch {
+		case strings.HasPrefix(name, upPrefix):
+			if !r.wanted(name, files) && !e.opt.DryRun {
+				r.lister.Cmd("DELE", joinServer(d.remote, name)) // a stale temporary file of ours
+			}
+		case fe.Type == fetch.EntryDir && !e.filter.dir(rel), fe.Type != fetch.EntryDir && !e.filter.file(rel):
+		case fe.Type == fetch.EntryDir || fe.Type == fetch.EntryFile || fe.Type == fetch.EntryUnknown:
+			r.mu.Lock()
+			r.deletes = append(r.deletes, it)
+			r.mu.Unlock()
+		}
+	}
+	return sub, nil
+}
+
+// wanted reports whether the temporary name is that of a file to upload.
+func (r *reverse) wanted(tmp string, files []*upJob) bool {
+	for _, j := range files {
+		if j.tmp == tmp && j.why != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// upTempName is the server name a file is uploaded to before its rename.
+func upTempName(j *upJob) string {
+	h := sha256.Sum256([]byte(j.rel))
+	return fmt.Sprintf("%s%x-%d-%d", upPrefix, h[:8], j.size, j.mtime.Unix())
+}
+
+// differs says why a file the server has is uploaded again, "" when it is
+// not: a size that differs, or a time that does not match — where the
+// listing's time is not exact (LIST), MDTM decides (settle).
+func (r *reverse) differs(j *upJob, fe ftpEntry) string {
+	switch {
+	case r.e.opt.Refetch:
+		return "--refetch"
+	case fe.Size >= 0 && fe.Size != j.size:
+		return fmt.Sprintf("size %d on the server, %d here", fe.Size, j.size)
+	case fe.Size < 0 || !fe.exact:
+		return "?" // asked with MDTM
+	}
+	return r.timeWhy(j, fe.ModTime)
+}
+
+// timeWhy compares the server's exact time of a file with the local one
+// ("" when they say it is unchanged). Where times can be set (MFMT), the
+// same second is the rule; elsewhere a server time not before the local
+// one is accepted too, since the upload time is all such a server keeps.
+func (r *reverse) timeWhy(j *upJob, t time.Time) string {
+	switch {
+	case t.IsZero():
+		return "the server gives no time for it"
+	case t.Unix() == j.mtime.Unix():
+		return ""
+	case !r.exact && t.After(j.mtime):
+		return ""
+	}
+	return "modified " + stamp(j.mtime) + " here, " + stamp(t) + " on the server"
+}
+
+// settle decides the files whose listing entry could not (MDTM, asked in
+// one batch), and queues the ones to upload.
+func (r *reverse) settle(d upDir, files []*upJob, remote map[string]ftpEntry) {
+	e := r.e
+	var ask []mdtmCheck
+	for _, j := range files {
+		if j.why == "?" {
+			ask = append(ask, mdtmCheck{job: &ftpFileJob{name: j.name}})
+		}
+	}
+	if len(ask) > 0 {
+		replies, err := r.lister.askBatch(d.remote, "MDTM", ask)
+		k := 0
+		for _, j := range files {
+			if j.why != "?" {
+				continue
+			}
+			var t time.Time
+			if err == nil && replies[k].Code() == 213 {
+				t, _ = ftp.ParseMDTM(strings.TrimSpace(replies[k].Text()))
+			}
+			k++
+			j.why = r.timeWhy(j, t)
+		}
+	}
+	for _, j := range files {
+		if j.why == "" {
+			e.nUnchanged.Add(1)
+			e.emit(Event{Kind: EventUnchanged, URL: j.url, Path: j.rel, Size: j.size, Why: "same size and modification time as on the server"})
+			continue
+		}
+		if j.part > 0 {
+			j.why += fmt.Sprintf("; continuing the upload a cut run left (%d bytes, APPE)", j.part)
+		}
+		e.toFetch.Add(j.size)
+		r.mu.Lock()
+		r.jobs = append(r.jobs, j)
+		r.mu.Unlock()
+	}
+}
+
+// mkdir makes a server directory.
+func (r *reverse) mkdir(p string) error {
+	rep, err := r.lister.Cmd("MKD", p)
+	if err != nil {
+		return err
+	}
+	if !rep.Positive() {
+		return ftp.RefusedError("MKD", p, rep)
+	}
+	return nil
+}
+
+// upload runs the queued uploads on Parallel connections (the lister is
+// the first of them).
+func (r *reverse) upload() {
+	e := r.e
+	if e.opt.DryRun {
+		for _, j := range r.jobs {
+			kind := "new"
+			if j.had {
+				kind = "changed"
+			}
+			e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rel, Size: j.size, Err: errors.New(kind), Why: j.why})
+			if j.had {
+				e.nChanged.Add(1)
+			} else {
+				e.nNew.Add(1)
+			}
+		}
+		return
+	}
+	queue := make(chan *upJob, len(r.jobs))
+	for _, j := range r.jobs {
+		queue <- j
+	}
+	close(queue)
+	n := min(e.parallel, e.perHost, max(1, len(r.jobs)))
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var c *ftpConn
+			if w == 0 {
+				c = r.lister
+			}
+			defer func() {
+				if c != nil && c != r.lister {
+					c.Quit()
+				}
+			}()
+			for j := range queue {
+				c = r.uploadOne(w, c, j)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// uploadOne uploads j, retrying by the policy; it returns the connection
+// to go on with (nil after one was lost).
+func (r *reverse) uploadOne(w int, c *ftpConn, j *upJob) *ftpConn {
+	e := r.e
+	var err error
+	for attempt := 0; ; attempt++ {
+		if e.ctx.Err() != nil {
+			return c
+		}
+		if c == nil {
+			if c, err = e.dialFTP(r.s); err != nil {
+				c = nil
+			}
+		}
+		if c != nil {
+			e.setCurrent(w, j.rel)
+			err = r.put(c, j)
+			e.setCurrent(w, "")
+			if err == nil {
+				kind := EventNew
+				if j.had {
+					kind = EventChanged
+					e.nChanged.Add(1)
+				} else {
+					e.nNew.Add(1)
+				}
+				e.emit(Event{Kind: kind, URL: j.url, Path: j.rel, Size: j.size, Why: j.why})
+				return c
+			}
+			if connBroken(err) {
+				if c == r.lister {
+					r.lister = nil
+				}
+				c.Close()
+				c = nil
+			}
+		}
+		if e.ctx.Err() != nil || !e.again(attempt, err) || !e.backoff(attempt+1) {
+			break
+		}
+	}
+	if e.ctx.Err() == nil {
+		e.fail(Record{URL: j.url, Path: j.rel, Type: TypeFile, Size: j.size}, err)
+	}
+	return c
+}
+
+// put uploads one file: to its temporary name (continued with APPE from
+// what a cut run left, where that is the same version of the same file),
+// checked with SIZE, given the local time, then renamed over the name.
+func (r *reverse) put(c *ftpConn, j *upJob) error {
+	e := r.e
+	f, err := r.src.Open(osPath(j.rel))
+	if err != nil {
+		return asLocal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return asLocal(err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() != j.size || !fi.ModTime().Truncate(time.Second).Equal(j.mtime) {
+		return asLocal(errors.New("changed while the mirror ran: left for the next run"))
+	}
+	if err := c.cd(j.dir); err != nil {
+		return err
+	}
+	off := j.part
+	if off > 0 {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return asLocal(err)
+		}
+	}
+	xfer, err := c.Stor(e.ctx, "", j.tmp, off > 0)
+	if err != nil {
+		return err
+	}
+	defer xfer.Close()
+	rep, err := xfer.Start()
+	if err != nil {
+		return err
+	}
+	verb := "STOR"
+	if off > 0 {
+		verb = "APPE"
+	}
+	if !rep.Preliminary() && !rep.Positive() {
+		return ftp.RefusedError(verb, j.tmp, rep)
+	}
+	e.fetched.Add(off)
+	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, f), e: e, payload: true}
+	_, cerr := io.Copy(xfer, cr)
+	if cerr != nil {
+		if cr.readErr != nil || errors.Is(cerr, errBytesCap) {
+			return asLocal(cerr)
+		}
+		return cerr
+	}
+	if rep, err = xfer.Finish(); err != nil {
+		return err
+	}
+	if !rep.Positive() {
+		j.part = 0
+		return ftp.RefusedError(verb, j.tmp, rep)
+	}
+	// The server must hold the whole file before it gets the name.
+	if rep, err = c.Cmd("SIZE", j.tmp); err != nil {
+		return err
+	}
+	if rep.Code() == 213 {
+		if n, perr := strconv.ParseInt(strings.TrimSpace(rep.Text()), 10, 64); perr == nil && n != j.size {
+			j.part = 0
+			c.Cmd("DELE", j.tmp)
+			return &fetch.Error{Kind: fetch.ErrPartial, Msg: fmt.Sprintf("ftp: %s: the server holds %d bytes, not %d: uploaded again", j.tmp, n, j.size)}
+		}
+	}
+	j.part = j.size
+	if err := r.setMTime(c, j.tmp, j.mtime); err != nil {
+		return err
+	}
+	return r.rename(c, j)
+}
+
+// cd makes dir (absolute) the connection's directory.
+func (c *ftpConn) cd(dir string) error {
+	if c.cwd == dir {
+		return nil
+	}
+	rep, err := c.Cmd("CWD", dir)
+	if err != nil {
+		return err
+	}
+	if !rep.Positive() {
+		c.cwd = ""
+		return ftp.RefusedError("CWD", dir, rep)
+	}
+	c.cwd = dir
+	return nil
+}
+
+// setMTime gives the file the local modification time: MFMT (RFC 3659's
+// draft successor, pure-ftpd, ProFTPD), else MDTM with a time (vsftpd),
+// else SITE UTIME (ProFTPD's mod_site_misc). A way the server refuses is
+// not tried again; none working is no error (the rerun then compares
+// against the upload time).
+func (r *reverse) setMTime(c *ftpConn, name string, t time.Time) error {
+	ts := t.UTC().Format("20060102150405")
+	for {
+		r.mu.Lock()
+		how := r.setTime
+		r.mu.Unlock()
+		var rep *ftp.Reply
+		var err error
+		next := ""
+		switch how {
+		case "MFMT":
+			rep, err = c.Cmd("MFMT", ts+" "+name)
+			next = "MDTM"
+		case "MDTM":
+			rep, err = c.Cmd("MDTM", ts+" "+name)
+			next = "SITE UTIME"
+		case "SITE UTIME":
+			rep, err = c.Cmd("SITE", "UTIME "+ts+" "+name)
+		default:
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if rep.Code()/100 == 2 {
+			return nil
+		}
+		r.mu.Lock()
+		if r.setTime == how {
+			r.setTime = next
+		}
+		r.mu.Unlock()
+	}
+}
+
+// rename gives the uploaded temporary file its name (RNFR, RNTO). A server
+// that will not rename over an existing file gets a DELE of it first.
+func (r *reverse) rename(c *ftpConn, j *upJob) error {
+	for try := 0; ; try++ {
+		rep, err := c.Cmd("RNFR", j.tmp)
+		if err != nil {
+			return err
+		}
+		if rep.Code() != 350 {
+			return ftp.RefusedError("RNFR", j.tmp, rep)
+		}
+		if rep, err = c.Cmd("RNTO", j.name); err != nil {
+			return err
+		}
+		if rep.Positive() {
+			return nil
+		}
+		if try > 0 || !j.had {
+			return ftp.RefusedError("RNTO", j.name, rep)
+		}
+		if rep, err = c.Cmd("DELE", j.name); err != nil {
+			return err
+		}
+	}
+}
+
+// deleteGone deletes, with Delete, what the server has and Dir has not
+// (not what the filters leave out, nor a tree the run did not list
+// completely), at most DeleteLimit items; without Delete it is reported as
+// gone.
+func (r *reverse) deleteGone() {
+	e := r.e
+	sort.Slice(r.deletes, func(a, b int) bool { return r.deletes[a].rel < r.deletes[b].rel })
+	if !e.opt.Delete {
+		for _, it := range r.deletes {
+			e.nGone.Add(1)
+			e.emit(Event{Kind: EventGone, URL: it.url, Path: it.rel})
+		}
+		return
+	}
+	if lim := e.opt.DeleteLimit; lim < 0 || lim > 0 && len(r.deletes) > lim {
+		e.markIncomplete(fmt.Sprintf("%d items are gone from %s: more than --max-delete allows, none deleted", len(r.deletes), e.opt.Dir))
+		return
+	}
+	for _, it := range r.deletes {
+		if e.opt.DryRun {
+			e.nDeleted.Add(1)
+			e.emit(Event{Kind: EventWouldDel, URL: it.url, Path: it.rel})
+			continue
+		}
+		if r.lister == nil {
+			c, err := e.dialFTP(r.s)
+			if err != nil {
+				e.fail(Record{URL: it.url, Path: it.rel}, err)
+				return
+			}
+			r.lister = c
+		}
+		if err := r.remove(r.lister, it.dir, it.name, it.isDir, 0); err != nil {
+			e.fail(Record{URL: it.url, Path: it.rel}, err)
+			if connBroken(err) {
+				r.lister.Close()
+				r.lister = nil
+			}
+			continue
+		}
+		e.nDeleted.Add(1)
+		e.emit(Event{Kind: EventDeleted, URL: it.url, Path: it.rel})
+	}
+}
+
+// remove deletes a server file (DELE) or a directory with everything in
+// it (listed, emptied, RMD).
+func (r *reverse) remove(c *ftpConn, dir, name string, isDir bool, depth int) error {
+	p := joinServer(dir, name)
+	if !isDir {
+		rep, err := c.Cmd("DELE", p)
+		if err != nil {
+			return err
+		}
+		if !rep.Positive() {
+			return ftp.RefusedError("DELE", p, rep)
+		}
+		return nil
+	}
+	if depth > r.e.maxDepth && r.e.maxDepth >= 0 {
+		return errors.New("deeper than --max-depth: not deleted")
+	}
+	entries, _, err := c.list(&ftpDirJob{path: p})
+	if err != nil {
+		return err
+	}
+	for _, fe := range entries {
+		if fe.Type == fetch.EntryOther {
+			continue
+		}
+		if err := r.remove(c, p, fe.Name, fe.Type == fetch.EntryDir, depth+1); err != nil {
+			return err
+		}
+	}
+	if c.cwd == p || strings.HasPrefix(c.cwd, p+"/") {
+		if err := c.cd(dir); err != nil {
+			return err
+		}
+	}
+	rep, err := c.Cmd("RMD", p)
+	if err != nil {
+		return err
+	}
+	if !rep.Positive() {
+		return ftp.RefusedError("RMD", p, rep)
+	}
+	return nil
+}
