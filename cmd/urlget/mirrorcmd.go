@@ -512,8 +512,13 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		if sum.Links > 0 {
 			dirs += fmt.Sprintf(", %d %s", sum.Links, plural(int(sum.Links), "link", "links"))
 		}
-		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
-			verb, fetch.Sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
+		from, to := fetch.Sanitize(sum.URL), " into "+sum.Dir
+		if c.o.reverse {
+			verb = strings.Replace(verb, "mirrored", "uploaded", 1)
+			from, to = fetch.Sanitize(sum.Dir), " to "+fetch.Sanitize(sum.URL)
+		}
+		fmt.Fprintf(c.out, "urlget: %s %s%s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
+			verb, from, to, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
 			dirs, sizeStr(sum.Bytes), sum.Seconds)
 	}
 	var fe *fetch.Error
