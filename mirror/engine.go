@@ -213,7 +213,7 @@ func (e *engine) run() (Summary, error) {
 	}
 	stopProgress()
 	if err := e.closeWARC(); err != nil {
-		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+		e.markIncomplete("writing the WARC file: " + fetch.OneLine(err.Error()))
 	}
 	sum := e.summary()
 	if err := e.man.err; err != nil && !e.opt.DryRun {
@@ -532,7 +532,7 @@ func (e *engine) fail(r Record, err error) {
 		}
 		e.mu.Unlock()
 	}
-	msg := oneLine(err.Error())
+	msg := fetch.OneLine(err.Error())
 	e.mu.Lock()
 	e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
 	e.mu.Unlock()
@@ -642,10 +642,6 @@ func (e *engine) link(r Record, target string) {
 		kind = EventLinked
 	}
 	e.emit(Event{Kind: kind, URL: r.URL, Path: r.Path, Size: -1, Why: "a link to " + target})
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // again reports whether an item that failed with err, after done retries,

@@ -407,7 +407,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx = c.wo.traceContext(ctx)
+	if c.wo != nil {
+		ctx = c.wo.timer.Context(ctx)
+	}
 	c.lendTerminal()
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
@@ -543,7 +545,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 				return status
 			}
 			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
+				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, fetch.OneLine(r.err.Error()))
 				c.reportKept(r)
 			}
 		}
@@ -587,8 +589,9 @@ type xferResult struct {
 	elapsed     time.Duration
 	kept        string // the .part file holding what a failed transfer received
 	keptSize    int64
-	meta        fetch.Meta // the reply (-w)
-	times       woTimes    // the trace (-w): writeout.go
+	meta        fetch.Meta   // the reply (-w)
+	times       fetch.Timing // the trace (-w): writeout.go
+	method      string       // the request's method (-w)
 }
 
 // one handles a URL of argument num into spec: a fetch, or with -T an upload.
@@ -633,8 +636,8 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	for attempt := 0; ; attempt++ {
 		// A status that says "try again" is retried only when a retry
 		// may still follow; otherwise it is the answer.
-		retryStatus := func(rs *errRetryStatus) bool {
-			_, ok := pol.Wait(attempt+1, rs, time.Since(first))
+		retryStatus := func(err error) bool {
+			_, ok := pol.Wait(attempt+1, err, time.Since(first))
 			return attempt < pol.Retries && ok
 		}
 		err := c.attempt(ctx, u, out, r, retryStatus)
@@ -660,7 +663,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		}
 		if left := pol.Retries - attempt; !c.o.silent {
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
-				oneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
+				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			r.err = fetch.NewError(fetch.ErrAborted, "interrupted", err)
@@ -694,18 +697,6 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// errRetryStatus is a response whose status says "try again" (HTTP 408,
-// 429, 5xx: fetch.TransientStatus) while retries remain: its body is never
-// written. after is the server's Retry-After, 0 when it sent none.
-type errRetryStatus struct {
-	status int
-	after  time.Duration
-}
-
-func (e *errRetryStatus) Error() string             { return fmt.Sprintf("HTTP error %d", e.status) }
-func (e *errRetryStatus) Transient() bool           { return true }
-func (e *errRetryStatus) RetryAfter() time.Duration { return e.after }
-
 // retryPolicy is --retry and its companions, as curl reads them: a 1 s
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
@@ -714,7 +705,7 @@ func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
 }
 
 // attempt makes one try at a URL, appending to (or restarting) out.
-func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(*errRetryStatus) bool) (err error) {
+func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(error) bool) (err error) {
 	actx := ctx
 	if c.o.maxTime > 0 {
 		var cancel context.CancelFunc
@@ -768,8 +759,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	r.meta = res.Meta
 	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
-	// is what present makes of it.
-	res.ContentType = c.shownType(res)
+	// is what Present makes of it.
+	format := c.listFormat()
+	res.ContentType = res.PresentedType(format)
 	r.status, r.contentType = res.Status, res.ContentType
 	out.modTime = res.ModTime
 	if res.EffectiveURL != "" {
@@ -778,8 +770,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
 	// proxy gateway gets an HTTP reply), not the URL's scheme.
 	if res.IsHTTP() {
-		if rs := (&errRetryStatus{res.Status, res.RetryAfter()}); fetch.TransientStatus(res.Status) && retryStatus(rs) {
-			return rs
+		// A status that says "try again" (fetch.TransientStatus) while
+		// retries remain is Fail's error: its body is never written.
+		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
+			return err
 		}
 		if err := fetch.FailError(res, off); c.o.fail && err != nil {
 			return err
@@ -810,7 +804,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
 		defer func() { c.meter.finish(); c.meter = nil }()
 	}
-	body := c.present(res)
+	body := res.Present(format)
 	defer body.Close()
 	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	received = n
@@ -829,11 +823,8 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 // --max-time is a timeout (28) saying what arrived of what (total -1:
 // unknown), as curl does; an interrupt is an abort (42).
 func (c *fetchCmd) classify(ctx, actx context.Context, err error, received, total int64) error {
-	var rs *errRetryStatus
 	var fe *fetch.Error
 	switch {
-	case errors.As(err, &rs):
-		return err
 	case ctx.Err() != nil:
 		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
 	case actx.Err() == context.DeadlineExceeded:
@@ -935,11 +926,6 @@ func parseFetchURL(raw string) (urlparse.URL, error) {
 func knownScheme(s string) bool {
 	_, ok := fetch.LookupScheme(s)
 	return ok
-}
-
-// oneLine keeps a message on one line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
 func plural(n int, one, many string) string {

@@ -32,7 +32,7 @@ func checkJSONArgs(args []fetch.DataArg) error {
 		if a.Kind != fetch.DataJSON || !oldJSONUse(a.Value) {
 			continue
 		}
-		return fmt.Errorf("--json %s: --json sends a JSON body (curl's --json DATA); for menus and listings as JSON lines use --%s", oneLine(a.Value), jsonLinesFlag)
+		return fmt.Errorf("--json %s: --json sends a JSON body (curl's --json DATA); for menus and listings as JSON lines use --%s", fetch.OneLine(a.Value), jsonLinesFlag)
 	}
 	return nil
 }

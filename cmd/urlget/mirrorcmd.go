@@ -355,7 +355,7 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		defer c.mu.Unlock()
 		c.flushHeldLocked()
 		c.held = ev.Err.Error()
-		c.heldLine = fetch.Sanitize(fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), oneLine(ev.Err.Error())))
+		c.heldLine = fetch.Sanitize(fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), fetch.OneLine(ev.Err.Error())))
 		return
 	case mirror.EventWouldGet:
 		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
@@ -383,9 +383,9 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		}
 		what := shown(ev.Path, ev.URL)
 		if what == "" {
-			line = "note      " + oneLine(ev.Err.Error())
+			line = "note      " + fetch.OneLine(ev.Err.Error())
 		} else {
-			line = fmt.Sprintf("skipped   %s: %s", what, oneLine(ev.Err.Error()))
+			line = fmt.Sprintf("skipped   %s: %s", what, fetch.OneLine(ev.Err.Error()))
 		}
 	default:
 		return
@@ -533,9 +533,9 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		return mirrorExitIncomplete
 	case errors.As(err, &fe):
 		code := fe.Kind.ExitCode()
-		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, fetch.Sanitize(oneLine(err.Error())))
+		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, fetch.OneLine(err.Error()))
 		return code
 	}
-	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(oneLine(err.Error())))
+	fmt.Fprintf(c.out, "urlget: %s\n", fetch.OneLine(err.Error()))
 	return mirrorExitLocal
 }
