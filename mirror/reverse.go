@@ -191,13 +191,8 @@ func (r *reverse) rootDir(segs []string) (upDir, error) {
 		d.exists = false
 		return d, nil
 	}
-	p := c.home
-	for _, sg := range segs {
-		if strings.HasPrefix(sg, "/") {
-			p = sg
-		} else {
-			p = joinServer(p, sg)
-		}
+	for i := range segs {
+		p := serverPath(c.home, segs[:i+1])
 		if rep, err = c.Cmd("CWD", p); err != nil {
 			return d, err
 		}
@@ -421,16 +416,7 @@ func (r *reverse) settle(d upDir, files []*upJob, remote map[string]ftpEntry) {
 }
 
 // mkdir makes a server directory.
-func (r *reverse) mkdir(p string) error {
-	rep, err := r.lister.Cmd("MKD", p)
-	if err != nil {
-		return err
-	}
-	if !rep.Positive() {
-		return ftp.RefusedError("MKD", p, rep)
-	}
-	return nil
-}
+func (r *reverse) mkdir(p string) error { return r.lister.do("MKD", p) }
 
 // upload runs the queued uploads on Parallel connections (the lister is
 // the first of them).
@@ -607,13 +593,9 @@ func (c *ftpConn) cd(dir string) error {
 	if c.cwd == dir {
 		return nil
 	}
-	rep, err := c.Cmd("CWD", dir)
-	if err != nil {
+	c.cwd = ""
+	if err := c.do("CWD", dir); err != nil {
 		return err
-	}
-	if !rep.Positive() {
-		c.cwd = ""
-		return ftp.RefusedError("CWD", dir, rep)
 	}
 	c.cwd = dir
 	return nil
@@ -735,14 +717,7 @@ func (r *reverse) deleteGone() {
 func (r *reverse) remove(c *ftpConn, dir, name string, isDir bool, depth int) error {
 	p := joinServer(dir, name)
 	if !isDir {
-		rep, err := c.Cmd("DELE", p)
-		if err != nil {
-			return err
-		}
-		if !rep.Positive() {
-			return ftp.RefusedError("DELE", p, rep)
-		}
-		return nil
+		return c.do("DELE", p)
 	}
 	if depth > r.e.maxDepth && r.e.maxDepth >= 0 {
 		return errors.New("deeper than --max-depth: not deleted")
@@ -764,12 +739,17 @@ func (r *reverse) remove(c *ftpConn, dir, name string, isDir bool, depth int) er
 			return err
 		}
 	}
-	rep, err := c.Cmd("RMD", p)
+	return c.do("RMD", p)
+}
+
+// do sends a command that must succeed: a refusal is RefusedError's.
+func (c *ftpConn) do(verb, arg string) error {
+	rep, err := c.Cmd(verb, arg)
 	if err != nil {
 		return err
 	}
 	if !rep.Positive() {
-		return ftp.RefusedError("RMD", p, rep)
+		return ftp.RefusedError(verb, arg, rep)
 	}
 	return nil
 }
