@@ -310,6 +310,9 @@ func (r *reverse) walkDir(d upDir) ([]upDir, error) {
 		if inLocal[name] {
 			continue
 		}
+		if strings.Contains(name, "/") {
+			continue // not one name: never sent back in a DELE
+		}
 		rel := path.Join(d.rel, name)
 		it := remoteItem{dir: d.remote, name: name, isDir: fe.Type == fetch.EntryDir, url: r.url(d.segs, name), rel: rel}
 		switch {
@@ -317,6 +320,9 @@ func (r *reverse) walkDir(d upDir) ([]upDir, error) {
 			if !r.wanted(name, files) && !e.opt.DryRun {
 				r.lister.Cmd("DELE", joinServer(d.remote, name)) // a stale temporary file of ours
 			}
+		case strings.HasPrefix(name, ".urlget-"):
+			// Like the local ones: this program's (a download mirror's
+			// manifest), never compared, never deleted.
 		case fe.Type == fetch.EntryDir && !e.filter.dir(rel), fe.Type != fetch.EntryDir && !e.filter.file(rel):
 		case fe.Type == fetch.EntryDir || fe.Type == fetch.EntryFile || fe.Type == fetch.EntryUnknown:
 			r.mu.Lock()
