@@ -33,17 +33,16 @@ const upPrefix = ".urlget-up-"
 
 // upJob is one file to upload.
 type upJob struct {
-	rel    string // local path below Dir, "/"-separated
-	dir    string // server directory (absolute)
-	name   string // name in it
-	url    string
-	size   int64
-	mtime  time.Time
-	had    bool   // the server had a file of that name (changed, not new)
-	why    string // why it is uploaded
-	part   int64  // bytes of its temporary file already on the server (a cut run's)
-	tmp    string // the temporary name on the server
-	failed int    // attempts made
+	rel   string // local path below Dir, "/"-separated
+	dir   string // server directory (absolute)
+	name  string // name in it
+	url   string
+	size  int64
+	mtime time.Time
+	had   bool   // the server had a file of that name (changed, not new)
+	why   string // why it is uploaded
+	part  int64  // bytes of its temporary file already on the server (a cut run's)
+	tmp   string // the temporary name on the server
 }
 
 // upDir is a local directory and the server directory it goes to.
@@ -60,11 +59,9 @@ type reverse struct {
 	e       *engine
 	s       *ftpState
 	src     *os.Root
-	lister  *ftpConn
 	setTime string // how file times are set: MFMT, MDTM (vsftpd's form with a time), "SITE UTIME"; "" once none works
 	exact   bool   // times can be set (MFMT in FEAT): an unchanged file has exactly the local time
 	mu      sync.Mutex
-	jobs    []*upJob
 	deletes []remoteItem
 }
 
@@ -101,8 +98,12 @@ func runReverse(ctx context.Context, opt Options, u *urlparse.URL) (Summary, err
 	stopProgress := e.startProgress()
 	walkErr := r.run()
 	stopProgress()
-	if r.lister != nil {
-		r.lister.Quit()
+	if r.s != nil {
+		for _, c := range r.s.conns {
+			if c != nil {
+				c.Quit()
+			}
+		}
 	}
 	sum = e.summary()
 	return sum, e.outcome(sum, walkErr)
@@ -115,40 +116,112 @@ func (r *reverse) run() error {
 		return err
 	}
 	r.s = s
-	if r.lister, err = e.dialFTP(s); err != nil {
+	n := min(e.parallel, e.perHost)
+	s.conns = make([]*ftpConn, n)
+	c, err := e.ftpConnFor(s, 0)
+	if err != nil {
 		return err
 	}
-	feat, _ := r.lister.Features()
+	feat, _ := c.Features()
 	r.setTime = "MDTM"
 	if _, ok := feat["MFMT"]; ok {
 		r.setTime, r.exact = "MFMT", true
 	}
-	root, err := r.rootDir(segs)
+	root, err := r.rootDir(c, segs)
 	if err != nil {
 		return err
 	}
-	dirs := []upDir{root}
-	for len(dirs) > 0 && e.ctx.Err() == nil {
-		d := dirs[0]
-		dirs = dirs[1:]
-		sub, err := r.walkDir(d)
-		if err != nil {
-			if d.rel == "" {
-				return err
-			}
-			e.fail(Record{URL: r.url(d.segs, ""), Path: d.rel, Type: TypeDir}, err)
-			continue
-		}
-		dirs = append(dirs, sub...)
-	}
-	if e.ctx.Err() != nil {
-		return nil
-	}
-	r.upload()
-	if e.ctx.Err() == nil && e.nFailed.Load() == 0 {
+	// Directories are listed and files uploaded by the same workers,
+	// each on its connection: listings first, so that the tree is known
+	// early (the engine's scheduler).
+	e.sched = newScheduler(e.perHost)
+	e.sched.push(&task{list: true, host: s.host, job: root})
+	e.runWorkers(n, r.task)
+	if e.ctx.Err() == nil && e.fatal == nil && e.nFailed.Load() == 0 {
 		r.deleteGone()
 	}
 	return nil
+}
+
+// task runs one listing or upload on worker w's connection; false stops
+// the worker (the server refused it a connection while others are
+// logged in: they carry on).
+func (r *reverse) task(w int, t *task) bool {
+	e := r.e
+	c, err := e.ftpConnFor(r.s, w)
+	if err != nil {
+		if e.ctx.Err() != nil {
+			e.sched.done(t)
+			return true
+		}
+		if is421(err) && r.s.live.Load() > 0 {
+			e.sched.requeue(t)
+			return false
+		}
+		r.retryOrFail(t, err)
+		return true
+	}
+	switch j := t.job.(type) {
+	case upDir:
+		e.setCurrent(w, j.rel+"/")
+		sub, err := r.walkDir(c, j)
+		e.setCurrent(w, "")
+		if err != nil {
+			if connBroken(err) {
+				e.dropConn(r.s, w)
+			}
+			r.retryOrFail(t, err)
+			return true
+		}
+		for _, d := range sub {
+			e.sched.push(&task{list: true, host: r.s.host, job: d})
+		}
+	case *upJob:
+		if e.opt.DryRun {
+			e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rel, Size: j.size, Err: errors.New(string(e.fetchedKind(j.had))), Why: j.why})
+			break
+		}
+		e.setCurrent(w, j.rel)
+		err := r.put(c, j)
+		e.setCurrent(w, "")
+		if err != nil {
+			if connBroken(err) {
+				e.dropConn(r.s, w)
+			}
+			r.retryOrFail(t, err)
+			return true
+		}
+		kind := e.fetchedKind(j.had)
+		e.emit(Event{Kind: kind, URL: j.url, Path: j.rel, Size: j.size, Why: j.why})
+	}
+	e.sched.done(t)
+	return true
+}
+
+// retryOrFail puts a failed task back after the backoff, or records the
+// failure (the URL's own directory's is the run's error).
+func (r *reverse) retryOrFail(t *task, err error) {
+	e := r.e
+	if e.ctx.Err() != nil || errors.Is(err, errBytesCap) {
+		e.sched.done(t)
+		return
+	}
+	if e.again(t.attempt, err) {
+		t.attempt++
+		if e.backoff(t.attempt) {
+			e.sched.requeue(t)
+			return
+		}
+		e.sched.done(t)
+		return
+	}
+	switch j := t.job.(type) {
+	case upDir:
+		e.failList(Record{URL: r.url(j.segs, ""), Path: j.rel, Type: TypeDir, Size: -1}, j.depth, err)
+	case *upJob:
+		e.fail(Record{URL: j.url, Path: j.rel, Type: TypeFile, Size: j.size}, err)
+	}
+	e.sched.done(t)
 }
 
 // url is the URL of a name in the directory segs below the login
@@ -176,8 +249,7 @@ func serverPath(home string, segs []string) string {
 
 // rootDir is the server directory of the URL, made (MKD, one level at a
 // time) when it is missing, as lftp does; a dry run makes nothing.
-func (r *reverse) rootDir(segs []string) (upDir, error) {
-	c := r.lister
+func (r *reverse) rootDir(c *ftpConn, segs []string) (upDir, error) {
 	d := upDir{remote: serverPath(c.home, segs), segs: segs, exists: true}
 	rep, err := c.Cmd("CWD", d.remote)
 	if err != nil {
@@ -215,7 +287,7 @@ func (r *reverse) rootDir(segs []string) (upDir, error) {
 // walkDir compares one local directory with its server directory: queues
 // the files to upload, makes the missing subdirectories, notes what the
 // server has that Dir has not, and returns the subdirectories to walk.
-func (r *reverse) walkDir(d upDir) ([]upDir, error) {
+func (r *reverse) walkDir(c *ftpConn, d upDir) ([]upDir, error) {
 	e := r.e
 	local, err := fs.ReadDir(r.src.FS(), osPath(d.rel))
 	if err != nil {
@@ -223,7 +295,7 @@ func (r *reverse) walkDir(d upDir) ([]upDir, error) {
 	}
 	remote := map[string]ftpEntry{}
 	if d.exists {
-		entries, _, err := r.lister.list(&ftpDirJob{path: d.remote})
+		entries, _, err := c.list(&ftpDirJob{path: d.remote})
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +338,7 @@ func (r *reverse) walkDir(d upDir) ([]upDir, error) {
 				continue
 			}
 			if !onServer && !e.opt.DryRun {
-				if err := r.mkdir(nd.remote); err != nil {
+				if err := c.do("MKD", nd.remote); err != nil {
 					e.fail(Record{URL: r.url(segs, ""), Path: rel, Type: TypeDir}, err)
 					continue
 				}
@@ -305,7 +377,7 @@ func (r *reverse) walkDir(d upDir) ([]upDir, error) {
 			e.skip(Record{URL: r.url(d.segs, name), Path: rel}, "not a regular file or directory: not uploaded")
 		}
 	}
-	r.settle(d, files, remote)
+	r.settle(c, d, files)
 	for name, fe := range remote {
 		if inLocal[name] {
 			continue
@@ -318,7 +390,7 @@ func (r *reverse) walkDir(d upDir) ([]upDir, error) {
 		switch {
 		case strings.HasPrefix(name, upPrefix):
 			if !r.wanted(name, files) && !e.opt.DryRun {
-				r.lister.Cmd("DELE", joinServer(d.remote, name)) // a stale temporary file of ours
+				c.Cmd("DELE", joinServer(d.remote, name)) // a stale temporary file of ours
 			}
 		case strings.HasPrefix(name, ".urlget-"):
 			// Like the local ones: this program's (a download mirror's
@@ -382,7 +454,7 @@ func (r *reverse) timeWhy(j *upJob, t time.Time) string {
 
 // settle decides the files whose listing entry could not (MDTM, asked in
 // one batch), and queues the ones to upload.
-func (r *reverse) settle(d upDir, files []*upJob, remote map[string]ftpEntry) {
+func (r *reverse) settle(c *ftpConn, d upDir, files []*upJob) {
 	e := r.e
 	var ask []mdtmCheck
 	for _, j := range files {
@@ -391,7 +463,7 @@ func (r *reverse) settle(d upDir, files []*upJob, remote map[string]ftpEntry) {
 		}
 	}
 	if len(ask) > 0 {
-		replies, err := r.lister.askBatch(d.remote, "MDTM", ask)
+		replies, err := c.askBatch(d.remote, "MDTM", ask)
 		k := 0
 		for _, j := range files {
 			if j.why != "?" {
@@ -415,107 +487,8 @@ func (r *reverse) settle(d upDir, files []*upJob, remote map[string]ftpEntry) {
 			j.why += fmt.Sprintf("; continuing the upload a cut run left (%d bytes, APPE)", j.part)
 		}
 		e.toFetch.Add(j.size)
-		r.mu.Lock()
-		r.jobs = append(r.jobs, j)
-		r.mu.Unlock()
+		e.sched.push(&task{host: r.s.host, job: j})
 	}
-}
-
-// mkdir makes a server directory.
-func (r *reverse) mkdir(p string) error { return r.lister.do("MKD", p) }
-
-// upload runs the queued uploads on Parallel connections (the lister is
-// the first of them).
-func (r *reverse) upload() {
-	e := r.e
-	if e.opt.DryRun {
-		for _, j := range r.jobs {
-			kind := "new"
-			if j.had {
-				kind = "changed"
-			}
-			e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rel, Size: j.size, Err: errors.New(kind), Why: j.why})
-			if j.had {
-				e.nChanged.Add(1)
-			} else {
-				e.nNew.Add(1)
-			}
-		}
-		return
-	}
-	queue := make(chan *upJob, len(r.jobs))
-	for _, j := range r.jobs {
-		queue <- j
-	}
-	close(queue)
-	n := min(e.parallel, e.perHost, max(1, len(r.jobs)))
-	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			var c *ftpConn
-			if w == 0 {
-				c = r.lister
-			}
-			defer func() {
-				if c != nil && c != r.lister {
-					c.Quit()
-				}
-			}()
-			for j := range queue {
-				c = r.uploadOne(w, c, j)
-			}
-		}(w)
-	}
-	wg.Wait()
-}
-
-// uploadOne uploads j, retrying by the policy; it returns the connection
-// to go on with (nil after one was lost).
-func (r *reverse) uploadOne(w int, c *ftpConn, j *upJob) *ftpConn {
-	e := r.e
-	var err error
-	for attempt := 0; ; attempt++ {
-		if e.ctx.Err() != nil {
-			return c
-		}
-		if c == nil {
-			if c, err = e.dialFTP(r.s); err != nil {
-				c = nil
-			}
-		}
-		if c != nil {
-			e.setCurrent(w, j.rel)
-			err = r.put(c, j)
-			e.setCurrent(w, "")
-			if err == nil {
-				kind := EventNew
-				if j.had {
-					kind = EventChanged
-					e.nChanged.Add(1)
-				} else {
-					e.nNew.Add(1)
-				}
-				e.emit(Event{Kind: kind, URL: j.url, Path: j.rel, Size: j.size, Why: j.why})
-				return c
-			}
-			if connBroken(err) {
-				if c == r.lister {
-					r.lister = nil
-				}
-				c.Close()
-				c = nil
-			}
-		}
-		if e.ctx.Err() != nil || !e.again(attempt, err) || !e.backoff(attempt+1) {
-			break
-		}
-	}
-	if e.ctx.Err() == nil {
-		e.fail(Record{URL: j.url, Path: j.rel, Type: TypeFile, Size: j.size}, err)
-	}
-	return c
 }
 
 // put uploads one file: to its temporary name (continued with APPE from
@@ -697,19 +670,15 @@ func (r *reverse) deleteGone() {
 			e.emit(Event{Kind: EventWouldDel, URL: it.url, Path: it.rel})
 			continue
 		}
-		if r.lister == nil {
-			c, err := e.dialFTP(r.s)
-			if err != nil {
-				e.fail(Record{URL: it.url, Path: it.rel}, err)
-				return
-			}
-			r.lister = c
+		c, err := e.ftpConnFor(r.s, 0)
+		if err != nil {
+			e.fail(Record{URL: it.url, Path: it.rel}, err)
+			return
 		}
-		if err := r.remove(r.lister, it.dir, it.name, it.isDir, 0); err != nil {
+		if err := r.remove(c, it.dir, it.name, it.isDir, 0); err != nil {
 			e.fail(Record{URL: it.url, Path: it.rel}, err)
 			if connBroken(err) {
-				r.lister.Close()
-				r.lister = nil
+				e.dropConn(r.s, 0)
 			}
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,7 +113,10 @@ func testRealReverse(t *testing.T, s *testserver.FTPServer) {
 	dry := opt
 	dry.DryRun = true
 	var would []string
+	var mu sync.Mutex // events come from several goroutines
 	dry.Event = func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
 		if ev.Kind == EventWouldGet {
 			would = append(would, ev.Path)
 		}
@@ -195,7 +199,10 @@ func TestRealReverseResume(t *testing.T) {
 	logBefore, _ := s.Commands()
 	opt := Options{URL: "ftp://" + testserver.FTPUser + ":" + testserver.FTPPassword + "@" + s.Addr + "/upload/r/", Dir: src, Reverse: true}
 	var why string
+	var mu sync.Mutex
 	opt.Event = func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
 		if ev.Kind == EventNew {
 			why = ev.Why
 		}
