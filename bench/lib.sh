@@ -438,3 +438,23 @@ bench_timed() {
 bench_need_base() {
 	[ -x "${URLGET_BASE:-}" ] || bench_die "the client base needs URLGET_BASE, an urlget binary built from an older commit"
 }
+
+# bench_free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.
+bench_free_range() {
+	local n=$1 lo p ok try
+	for ((try = 0; try < 50; try++)); do
+		lo=$((30000 + RANDOM % 25000))
+		ok=1
+		for ((p = lo; p < lo + n; p++)); do
+			if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.2/$p") 2>/dev/null; then
+				ok=0
+				break
+			fi
+		done
+		if [ $ok = 1 ]; then
+			echo "$lo-$((lo + n - 1))"
+			return 0
+		fi
+	done
+	bench_die "no $n free ports in a row"
+}

@@ -51,26 +51,6 @@ bench_note "bench: building"
 go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
 bench_build_urlget
 
-# free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.
-free_range() {
-	local n=$1 lo p ok try
-	for ((try = 0; try < 50; try++)); do
-		lo=$((30000 + RANDOM % 25000))
-		ok=1
-		for ((p = lo; p < lo + n; p++)); do
-			if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.2/$p") 2>/dev/null; then
-				ok=0
-				break
-			fi
-		done
-		if [ $ok = 1 ]; then
-			echo "$lo-$((lo + n - 1))"
-			return 0
-		fi
-	done
-	bench_die "no $n free ports in a row"
-}
-
 ANON=$BENCH_TMP/anon
 mkdir -p "$ANON"
 chmod 755 "$BENCH_TMP" "$ANON"
@@ -79,7 +59,7 @@ bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
 BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
 sync -f "$ANON"
 
-PASV=$(free_range 100)
+PASV=$(bench_free_range 100)
 mkdir -p "$BENCH_TMP/vsftpd"
 bench_start_helper vsftpd vsftpd -root "$ANON" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")

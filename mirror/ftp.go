@@ -514,34 +514,7 @@ func (c *ftpConn) probeNLST(entries []ftpEntry) ([]ftpEntry, error) {
 // returns up to max bytes of its data (listings). A refusal comes with its
 // reply.
 func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply, error) {
-	var cmds []ftp.Command
-	cwd := c.cwd != dir
-	if cwd {
-		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
-	}
-	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
-	if err := c.Send(cmds...); err != nil {
-		return nil, nil, err
-	}
-	if cwd {
-		r, err := c.ReadReply()
-		if err != nil {
-			return nil, nil, err
-		}
-		if !r.Positive() {
-			c.cwd = ""
-			if _, err := c.ReadReply(); err != nil { // the EPSV's reply
-				return nil, nil, err
-			}
-			return nil, r, ftp.RefusedError("CWD", dir, r)
-		}
-		c.cwd = dir
-	}
-	r, err := c.ReadReply()
-	if err != nil {
-		return nil, nil, err
-	}
-	addr, err := c.Passive(r)
+	addr, r, err := c.passiveIn(dir)
 	if err != nil {
 		return nil, r, err
 	}
@@ -571,6 +544,44 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 		return nil, r, ftp.RefusedError(verb, arg, r)
 	}
 	return buf.Bytes(), r, nil
+}
+
+// passiveIn makes dir the connection's directory (CWD, when it is
+// elsewhere) and asks for a passive data connection, the two commands in
+// one write: the address to open it to. A refusal comes with its reply.
+func (c *ftpConn) passiveIn(dir string) (string, *ftp.Reply, error) {
+	var cmds []ftp.Command
+	cwd := c.cwd != dir
+	if cwd {
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
+	}
+	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
+	if err := c.Send(cmds...); err != nil {
+		return "", nil, err
+	}
+	if cwd {
+		r, err := c.ReadReply()
+		if err != nil {
+			return "", nil, err
+		}
+		if !r.Positive() {
+			c.cwd = ""
+			if _, err := c.ReadReply(); err != nil { // the EPSV's reply
+				return "", nil, err
+			}
+			return "", r, ftp.RefusedError("CWD", dir, r)
+		}
+		c.cwd = dir
+	}
+	r, err := c.ReadReply()
+	if err != nil {
+		return "", nil, err
+	}
+	addr, err := c.Passive(r)
+	if err != nil {
+		return "", r, err
+	}
+	return addr, nil, nil
 }
 
 // ftpList lists one directory and queues what is in it.

@@ -31,6 +31,10 @@ import (
 // was made from, and removes it otherwise.
 const upPrefix = ".urlget-up-"
 
+// earlyWrite is the size up to which a file's data go out before the
+// server's 150 reply to STOR.
+const earlyWrite = 64 << 10
+
 // upJob is one file to upload.
 type upJob struct {
 	rel   string // local path below Dir, "/"-separated
@@ -508,30 +512,38 @@ func (r *reverse) put(c *ftpConn, j *upJob) error {
 	if !fi.Mode().IsRegular() || fi.Size() != j.size || !fi.ModTime().Truncate(time.Second).Equal(j.mtime) {
 		return asLocal(errors.New("changed while the mirror ran: left for the next run"))
 	}
-	if err := c.cd(j.dir); err != nil {
-		return err
-	}
 	off := j.part
 	if off > 0 {
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			return asLocal(err)
 		}
 	}
-	xfer, err := c.Stor(e.ctx, "", j.tmp, off > 0)
+	addr, _, err := c.passiveIn(j.dir)
+	if err != nil {
+		return err
+	}
+	xfer, err := c.Stor(e.ctx, addr, j.tmp, off > 0)
 	if err != nil {
 		return err
 	}
 	defer xfer.Close()
-	rep, err := xfer.Start()
-	if err != nil {
-		return err
-	}
 	verb := "STOR"
 	if off > 0 {
 		verb = "APPE"
 	}
-	if !rep.Preliminary() && !rep.Positive() {
-		return ftp.RefusedError(verb, j.tmp, rep)
+	// A small file is written without waiting for the 150 (it fits in
+	// the socket buffers, and a server refusing it reads nothing of it,
+	// which Finish then says): a round trip less per file. A larger one
+	// waits, so that a refusal does not leave it stuck on a connection
+	// nobody reads.
+	var rep *ftp.Reply
+	if j.size-off > earlyWrite {
+		if rep, err = xfer.Start(); err != nil {
+			return err
+		}
+		if !rep.Preliminary() && !rep.Positive() {
+			return ftp.RefusedError(verb, j.tmp, rep)
+		}
 	}
 	e.fetched.Add(off)
 	cr := &countReader{r: e.client.LimitRate.Reader(e.ctx, f), e: e, payload: true}
@@ -539,6 +551,11 @@ func (r *reverse) put(c *ftpConn, j *upJob) error {
 	if cerr != nil {
 		if cr.readErr != nil || errors.Is(cerr, errBytesCap) {
 			return asLocal(cerr)
+		}
+		if rep == nil { // perhaps refused: the reply says so
+			if fr, err := xfer.Finish(); err == nil && !fr.Positive() && !fr.Preliminary() {
+				return ftp.RefusedError(verb, j.tmp, fr)
+			}
 		}
 		return cerr
 	}
@@ -549,20 +566,39 @@ func (r *reverse) put(c *ftpConn, j *upJob) error {
 		j.part = 0
 		return ftp.RefusedError(verb, j.tmp, rep)
 	}
-	// The server must hold the whole file before it gets the name.
-	if rep, err = c.Cmd("SIZE", j.tmp); err != nil {
+	// The server must hold the whole file before it gets the name; its
+	// time is set in the same write as SIZE is asked.
+	how := r.timeWay()
+	cmds := []ftp.Command{{Verb: "SIZE", Arg: j.tmp}}
+	if tc, ok := timeCommand(how, j.mtime, j.tmp); ok {
+		cmds = append(cmds, tc)
+	}
+	if err := c.Send(cmds...); err != nil {
 		return err
 	}
-	if rep.Code() == 213 {
-		if n, perr := strconv.ParseInt(strings.TrimSpace(rep.Text()), 10, 64); perr == nil && n != j.size {
+	rs, err := c.ReadReply()
+	if err != nil {
+		return err
+	}
+	var rt *ftp.Reply
+	if len(cmds) > 1 {
+		if rt, err = c.ReadReply(); err != nil {
+			return err
+		}
+	}
+	if rs.Code() == 213 {
+		if n, perr := strconv.ParseInt(strings.TrimSpace(rs.Text()), 10, 64); perr == nil && n != j.size {
 			j.part = 0
 			c.Cmd("DELE", j.tmp)
 			return &fetch.Error{Kind: fetch.ErrPartial, Msg: fmt.Sprintf("ftp: %s: the server holds %d bytes, not %d: uploaded again", j.tmp, n, j.size)}
 		}
 	}
 	j.part = j.size
-	if err := r.setMTime(c, j.tmp, j.mtime); err != nil {
-		return err
+	if rt != nil && rt.Code()/100 != 2 {
+		r.timeRefused(how)
+		if err := r.setMTime(c, j.tmp, j.mtime); err != nil {
+			return err
+		}
 	}
 	return r.rename(c, j)
 }
@@ -580,43 +616,61 @@ func (c *ftpConn) cd(dir string) error {
 	return nil
 }
 
-// setMTime gives the file the local modification time: MFMT (RFC 3659's
-// draft successor, pure-ftpd, ProFTPD), else MDTM with a time (vsftpd),
-// else SITE UTIME (ProFTPD's mod_site_misc). A way the server refuses is
-// not tried again; none working is no error (the rerun then compares
-// against the upload time).
-func (r *reverse) setMTime(c *ftpConn, name string, t time.Time) error {
+// The ways a file's modification time is set, in the order tried: MFMT
+// (pure-ftpd, ProFTPD), MDTM with a time (vsftpd), SITE UTIME (ProFTPD's
+// mod_site_misc). A way the server refuses is not tried again; "" once
+// none works, which is no error (the rerun then compares against the
+// upload time).
+var timeWays = []string{"MFMT", "MDTM", "SITE UTIME", ""}
+
+// timeWay is the way to try next.
+func (r *reverse) timeWay() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.setTime
+}
+
+// timeRefused moves on from the way how, refused.
+func (r *reverse) timeRefused(how string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.setTime == how {
+		for i, w := range timeWays[:len(timeWays)-1] {
+			if w == how {
+				r.setTime = timeWays[i+1]
+			}
+		}
+	}
+}
+
+// timeCommand is the command that sets name's time t the way how.
+func timeCommand(how string, t time.Time, name string) (ftp.Command, bool) {
 	ts := t.UTC().Format("20060102150405")
+	switch how {
+	case "MFMT", "MDTM":
+		return ftp.Command{Verb: how, Arg: ts + " " + name}, true
+	case "SITE UTIME":
+		return ftp.Command{Verb: "SITE", Arg: "UTIME " + ts + " " + name}, true
+	}
+	return ftp.Command{}, false
+}
+
+// setMTime gives the file its time, trying the ways left in turn.
+func (r *reverse) setMTime(c *ftpConn, name string, t time.Time) error {
 	for {
-		r.mu.Lock()
-		how := r.setTime
-		r.mu.Unlock()
-		var rep *ftp.Reply
-		var err error
-		next := ""
-		switch how {
-		case "MFMT":
-			rep, err = c.Cmd("MFMT", ts+" "+name)
-			next = "MDTM"
-		case "MDTM":
-			rep, err = c.Cmd("MDTM", ts+" "+name)
-			next = "SITE UTIME"
-		case "SITE UTIME":
-			rep, err = c.Cmd("SITE", "UTIME "+ts+" "+name)
-		default:
+		how := r.timeWay()
+		cmd, ok := timeCommand(how, t, name)
+		if !ok {
 			return nil
 		}
+		rep, err := c.Cmd(cmd.Verb, cmd.Arg)
 		if err != nil {
 			return err
 		}
 		if rep.Code()/100 == 2 {
 			return nil
 		}
-		r.mu.Lock()
-		if r.setTime == how {
-			r.setTime = next
-		}
-		r.mu.Unlock()
+		r.timeRefused(how)
 	}
 }
 
@@ -624,23 +678,28 @@ func (r *reverse) setMTime(c *ftpConn, name string, t time.Time) error {
 // that will not rename over an existing file gets a DELE of it first.
 func (r *reverse) rename(c *ftpConn, j *upJob) error {
 	for try := 0; ; try++ {
-		rep, err := c.Cmd("RNFR", j.tmp)
+		// RNTO goes in the same write: it fails harmlessly (503) after
+		// a refused RNFR.
+		if err := c.Send(ftp.Command{Verb: "RNFR", Arg: j.tmp}, ftp.Command{Verb: "RNTO", Arg: j.name}); err != nil {
+			return err
+		}
+		rf, err := c.ReadReply()
 		if err != nil {
 			return err
 		}
-		if rep.Code() != 350 {
-			return ftp.RefusedError("RNFR", j.tmp, rep)
-		}
-		if rep, err = c.Cmd("RNTO", j.name); err != nil {
+		rt, err := c.ReadReply()
+		if err != nil {
 			return err
 		}
-		if rep.Positive() {
+		switch {
+		case rf.Code() != 350:
+			return ftp.RefusedError("RNFR", j.tmp, rf)
+		case rt.Positive():
 			return nil
+		case try > 0 || !j.had:
+			return ftp.RefusedError("RNTO", j.name, rt)
 		}
-		if try > 0 || !j.had {
-			return ftp.RefusedError("RNTO", j.name, rep)
-		}
-		if rep, err = c.Cmd("DELE", j.name); err != nil {
+		if err := c.do("DELE", j.name); err != nil {
 			return err
 		}
 	}
