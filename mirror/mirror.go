@@ -83,8 +83,8 @@
 // renamed over their name (RNFR, RNTO): a file cut short never has its
 // final name, and the next run continues it with APPE when the local file
 // is still the one it came from (else it is deleted). Missing directories
-// are made, subdirectories walked breadth first, and the uploads run on
-// Parallel connections. Symbolic links in Dir are not followed and not
+// are made; the listings and the uploads run on Parallel connections
+// (listings first, as for a download). Symbolic links in Dir are not followed and not
 // uploaded. With Delete, what the server has and Dir has not (files, and
 // directories with their contents; never what Include and Exclude leave
 // out) is deleted once every upload succeeded, within DeleteLimit; without
