@@ -85,6 +85,9 @@ func runReverse(ctx context.Context, opt Options, u *urlparse.URL) (Summary, err
 	if u.Scheme != "ftp" {
 		return sum, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "mirror: only ftp URLs can be uploaded to (reverse mirror), not " + u.Scheme}
 	}
+	if opt.WARC != "" || opt.Checksum || opt.Verify {
+		return sum, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "mirror: WARC, Checksum and Verify are for downloads, not for Reverse"}
+	}
 	e, err := newPolicy(opt, u)
 	if err != nil {
 		return sum, err

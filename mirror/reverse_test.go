@@ -243,6 +243,8 @@ func TestReverseRefused(t *testing.T) {
 	}{
 		{Options{URL: "http://127.0.0.1:1/x/", Dir: dir, Reverse: true}, fetch.ErrUnsupported},
 		{Options{URL: "ftp://127.0.0.1:1/x%0d%0aDELE%20y/", Dir: dir, Reverse: true}, fetch.ErrMalformed},
+		{Options{URL: "ftp://127.0.0.1:1/x/", Dir: dir, Reverse: true, WARC: filepath.Join(dir, "w.warc")}, fetch.ErrUnsupported},
+		{Options{URL: "ftp://127.0.0.1:1/x/", Dir: dir, Reverse: true, Checksum: true}, fetch.ErrUnsupported},
 	} {
 		_, err := Run(context.Background(), tc.opt)
 		if fetch.KindOf(err) != tc.kind {

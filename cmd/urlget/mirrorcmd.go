@@ -171,6 +171,11 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	o.url, o.dir = fs.Arg(0), fs.Arg(1)
 	if o.reverse {
 		o.dir, o.url = fs.Arg(0), fs.Arg(1) // lftp's order: from, to
+		for _, f := range []string{"warc", "checksum", "verify", "span-hosts", "rewrite-menus", "no-robots"} {
+			if fs.Changed(f) {
+				return nil, fmt.Errorf("--%s is for downloads: not with -R", f)
+			}
+		}
 	}
 	var err error
 	if o.maxBytes != "" {

@@ -99,3 +99,24 @@ func TestMirrorReverseKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorReverseUsage: -R takes DIR then the URL (lftp's order), and
+// refuses the download-only flags with a usage error.
+func TestMirrorReverseUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-R", "--warc", "x.warc", dir, "ftp://127.0.0.1:1/x/"}, 2, "--warc is for downloads"},
+		{[]string{"-R", "--checksum", dir, "ftp://127.0.0.1:1/x/"}, 2, "--checksum is for downloads"},
+		{[]string{"-R", "ftp://127.0.0.1:1/x/", dir}, 3, "malformed URL"},  // the order reversed: DIR is no URL
+		{[]string{"-R", dir, "http://127.0.0.1:1/x/"}, 1, "only ftp URLs"}, // uploads go to ftp only
+	} {
+		code, _, stderr := runMirrorTest(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
