@@ -142,6 +142,11 @@ type ftpConn struct {
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
 	listArg string // "-a" until the server refuses it
+	// ahead is a passive request already sent (sendAhead) whose replies
+	// passiveIn reads: for the directory aheadDir, with a CWD first
+	// when aheadCWD.
+	ahead, aheadCWD bool
+	aheadDir        string
 }
 
 // dialFTP connects and logs in (ftp.Dial, within the timeout), then sends
@@ -550,15 +555,16 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 // elsewhere) and asks for a passive data connection, the two commands in
 // one write: the address to open it to. A refusal comes with its reply.
 func (c *ftpConn) passiveIn(dir string) (string, *ftp.Reply, error) {
-	var cmds []ftp.Command
-	cwd := c.cwd != dir
-	if cwd {
-		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
+	if !c.ahead {
+		if err := c.Send(c.aheadCommands(dir)...); err != nil {
+			return "", nil, err
+		}
 	}
-	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
-	if err := c.Send(cmds...); err != nil {
-		return "", nil, err
+	if c.aheadDir != dir {
+		return "", nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: a passive request for " + c.aheadDir + " is pending, not for " + dir}
 	}
+	cwd := c.aheadCWD
+	c.ahead = false
 	if cwd {
 		r, err := c.ReadReply()
 		if err != nil {
@@ -582,6 +588,18 @@ func (c *ftpConn) passiveIn(dir string) (string, *ftp.Reply, error) {
 		return "", r, err
 	}
 	return addr, nil, nil
+}
+
+// aheadCommands are passiveIn's commands for dir, to be sent in one write
+// (with others before them, from another caller: then passiveIn only reads
+// their replies).
+func (c *ftpConn) aheadCommands(dir string) []ftp.Command {
+	var cmds []ftp.Command
+	c.ahead, c.aheadDir, c.aheadCWD = true, dir, c.cwd != dir
+	if c.aheadCWD {
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
+	}
+	return append(cmds, ftp.Command{Verb: c.PassiveCommand()})
 }
 
 // ftpList lists one directory and queues what is in it.

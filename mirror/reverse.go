@@ -188,18 +188,38 @@ func (r *reverse) task(w int, t *task) bool {
 			e.emit(Event{Kind: EventWouldGet, URL: j.url, Path: j.rel, Size: j.size, Err: errors.New(string(e.fetchedKind(j.had))), Why: j.why})
 			break
 		}
-		e.setCurrent(w, j.rel)
-		err := r.put(c, j)
-		e.setCurrent(w, "")
-		if err != nil {
-			if connBroken(err) {
-				e.dropConn(r.s, w)
+		// While a file is renamed, the next one's passive request goes
+		// in the same write (a round trip less per file), on this
+		// connection: it is taken from the queue here.
+		for {
+			var nt *task
+			var next *upJob
+			if !j.had {
+				if nt = e.sched.tryFile(r.s.host); nt != nil {
+					next = nt.job.(*upJob)
+				}
 			}
-			r.retryOrFail(t, err)
-			return true
+			e.setCurrent(w, j.rel)
+			err := r.put(c, j, next)
+			e.setCurrent(w, "")
+			if err != nil {
+				if connBroken(err) || c.ahead {
+					e.dropConn(r.s, w) // replies are still due: out of step
+				}
+				if nt != nil {
+					e.sched.requeue(nt)
+				}
+				r.retryOrFail(t, err)
+				return true
+			}
+			kind := e.fetchedKind(j.had)
+			e.emit(Event{Kind: kind, URL: j.url, Path: j.rel, Size: j.size, Why: j.why})
+			if nt == nil {
+				break
+			}
+			e.sched.done(t)
+			t, j = nt, next
 		}
-		kind := e.fetchedKind(j.had)
-		e.emit(Event{Kind: kind, URL: j.url, Path: j.rel, Size: j.size, Why: j.why})
 	}
 	e.sched.done(t)
 	return true
@@ -501,7 +521,7 @@ func (r *reverse) settle(c *ftpConn, d upDir, files []*upJob) {
 // put uploads one file: to its temporary name (continued with APPE from
 // what a cut run left, where that is the same version of the same file),
 // checked with SIZE, given the local time, then renamed over the name.
-func (r *reverse) put(c *ftpConn, j *upJob) error {
+func (r *reverse) put(c *ftpConn, j *upJob, next *upJob) error {
 	e := r.e
 	f, err := r.src.Open(osPath(j.rel))
 	if err != nil {
@@ -603,7 +623,7 @@ func (r *reverse) put(c *ftpConn, j *upJob) error {
 			return err
 		}
 	}
-	return r.rename(c, j)
+	return r.rename(c, j, next)
 }
 
 // cd makes dir (absolute) the connection's directory.
@@ -679,11 +699,16 @@ func (r *reverse) setMTime(c *ftpConn, name string, t time.Time) error {
 
 // rename gives the uploaded temporary file its name (RNFR, RNTO). A server
 // that will not rename over an existing file gets a DELE of it first.
-func (r *reverse) rename(c *ftpConn, j *upJob) error {
+func (r *reverse) rename(c *ftpConn, j *upJob, next *upJob) error {
 	for try := 0; ; try++ {
 		// RNTO goes in the same write: it fails harmlessly (503) after
-		// a refused RNFR.
-		if err := c.Send(ftp.Command{Verb: "RNFR", Arg: j.tmp}, ftp.Command{Verb: "RNTO", Arg: j.name}); err != nil {
+		// a refused RNFR; and so does the next file's passive request
+		// (not when a DELE may have to follow).
+		cmds := []ftp.Command{{Verb: "RNFR", Arg: j.tmp}, {Verb: "RNTO", Arg: j.name}}
+		if next != nil && !j.had && try == 0 {
+			cmds = append(cmds, c.aheadCommands(next.dir)...)
+		}
+		if err := c.Send(cmds...); err != nil {
 			return err
 		}
 		rf, err := c.ReadReply()
