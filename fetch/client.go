@@ -172,6 +172,12 @@ type Client struct {
 	// only one gives the other curl's default: 1 byte/s, 30 s.
 	LowSpeedLimit int64
 	LowSpeedTime  time.Duration
+	// MaxTime (curl's --max-time) gives each request at most this long,
+	// its Body included (0: no limit): past it, Do or the Body's Read fails
+	// with ErrTimeout saying what arrived of what ("operation timed out
+	// after 500 milliseconds with 10 out of 100 bytes received"). Closing
+	// the Body ends the clock.
+	MaxTime time.Duration
 
 	// Fetchers builds the Fetchers of these schemes instead of the
 	// registry's Scheme.New (tests; a nil function: no Fetcher).
@@ -257,6 +263,10 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, Redacted(req.URL))
 	}
+	stop := context.CancelFunc(func() {})
+	if c.MaxTime > 0 {
+		ctx, stop = context.WithTimeoutCause(ctx, c.MaxTime, errMaxTime)
+	}
 	var slow *lowSpeed
 	if c.LowSpeedLimit > 0 || c.LowSpeedTime > 0 {
 		ctx, slow = watchLowSpeed(ctx, c.LowSpeedLimit, c.LowSpeedTime)
@@ -269,9 +279,43 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	res, err := c.do(ctx, req, slow)
 	if err != nil {
 		slow.done()
+		if errors.Is(context.Cause(ctx), errMaxTime) {
+			err = maxTimeError(c.MaxTime, 0, -1)
+		}
+		stop()
 		return nil, err
 	}
+	if b, ok := res.Body.(*body); ok {
+		b.maxTime, b.stop = c.MaxTime, stop
+	} else {
+		res.Body = stopOnClose{res.Body, stop}
+	}
 	return res, nil
+}
+
+// stopOnClose ends Client.MaxTime's clock when the body is closed.
+type stopOnClose struct {
+	io.ReadCloser
+	stop context.CancelFunc
+}
+
+func (s stopOnClose) Close() error {
+	err := s.ReadCloser.Close()
+	s.stop()
+	return err
+}
+
+// errMaxTime is the cause of a context ended by Client.MaxTime.
+var errMaxTime = errors.New("Client.MaxTime passed")
+
+// maxTimeError is a request cut by Client.MaxTime after d, in curl's
+// words: got bytes received of size (-1: unknown).
+func maxTimeError(d time.Duration, got, size int64) error {
+	of := ""
+	if size >= 0 {
+		of = fmt.Sprintf(" out of %d", size)
+	}
+	return &Error{Kind: ErrTimeout, Msg: fmt.Sprintf("operation timed out after %d milliseconds with %d%s bytes received", d.Milliseconds(), got, of)}
 }
 
 // pacedBody is a request body paced by LimitRate and counted as progress

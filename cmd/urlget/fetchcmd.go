@@ -234,8 +234,8 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 	}
 	if s, _ := fs.GetString("limit-rate"); s != "" {
-		if o.limitRate, err = parseSize(s); err != nil || o.limitRate == 0 {
-			return nil, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+		if o.limitRate, err = parseRate(s); err != nil {
+			return nil, err
 		}
 	}
 	if s, _ := fs.GetString("max-filesize"); s != "" {
@@ -290,6 +290,39 @@ func parseSeconds(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a number of seconds, not %q", s)
 	}
 	return time.Duration(f * float64(time.Second)), nil
+}
+
+// parseRate reads --limit-rate: a speed > 0 in bytes a second.
+func parseRate(s string) (int64, error) {
+	n, err := parseSize(s)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+	}
+	return n, nil
+}
+
+// setClientFlags puts on cl what the flags both commands share say: -u
+// USER[:PASSWORD], -x PROXY, --limit-rate (0: none), and the user agent
+// urlget's unless -A gave one.
+func setClientFlags(cl *fetch.Client, user, proxy string, rate int64) error {
+	if cl.UserAgent == "" {
+		cl.UserAgent = "urlget/" + version
+	}
+	if user != "" {
+		cl.HasUser = true
+		cl.User, cl.Password, cl.HasPassword = strings.Cut(user, ":")
+	}
+	if proxy != "" {
+		p, err := fetch.ParseProxy(proxy)
+		if err != nil {
+			return fmt.Errorf("-x/--proxy: %v", err)
+		}
+		cl.Proxy = p
+	}
+	if rate > 0 {
+		cl.LimitRate = fetch.NewLimiter(rate)
+	}
+	return nil
 }
 
 // parseSize reads a byte count with an optional k, M or G suffix (powers of
@@ -435,6 +468,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Options:         o.options,
 		LowSpeedLimit:   o.speedLimit,
 		LowSpeedTime:    o.speedTime,
+		MaxTime:         o.maxTime,
 	}
 	if o.cacert != "" || o.capath != "" {
 		pool, err := fetch.RootCAs(o.cacert, o.capath)
@@ -446,22 +480,8 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
-	if o.limitRate > 0 {
-		cl.LimitRate = fetch.NewLimiter(o.limitRate)
-	}
-	if cl.UserAgent == "" {
-		cl.UserAgent = "urlget/" + version
-	}
-	if o.user != "" {
-		cl.HasUser = true
-		cl.User, cl.Password, cl.HasPassword = strings.Cut(o.user, ":")
-	}
-	if o.proxy != "" {
-		p, err := fetch.ParseProxy(o.proxy)
-		if err != nil {
-			return nil, fmt.Errorf("-x/--proxy: %v", err)
-		}
-		cl.Proxy = p
+	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
+		return nil, err
 	}
 	if o.verbose {
 		cl.Verbose = e.stderr
@@ -633,43 +653,32 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	defer func() { c.asked = nil }()
 	pol := c.retryPolicy()
 	first := time.Now()
-	for attempt := 0; ; attempt++ {
+	r.err = pol.Do(ctx, func(attempt int) error {
 		// A status that says "try again" is retried only when a retry
 		// may still follow; otherwise it is the answer.
 		retryStatus := func(err error) bool {
 			_, ok := pol.Wait(attempt+1, err, time.Since(first))
 			return attempt < pol.Retries && ok
 		}
-		err := c.attempt(ctx, u, out, r, retryStatus)
-		if err == nil {
-			break
-		}
-		if c.asked == nil {
+		for {
+			err := c.attempt(ctx, u, out, r, retryStatus)
+			if err == nil || c.asked != nil {
+				return err
+			}
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = askUser(c.e, err); c.asked != nil {
-				attempt--
-				continue
+			if c.asked = askUser(c.e, err); c.asked == nil {
+				return err
 			}
 		}
-		if ctx.Err() != nil || !pol.Again(attempt, err) {
-			r.err = err
-			break
-		}
-		wait, ok := pol.Wait(attempt+1, err, time.Since(first))
-		if !ok {
-			r.err = err
-			break
-		}
-		if left := pol.Retries - attempt; !c.o.silent {
+	}, func(attempt int, err error, wait time.Duration) bool {
+		if !c.o.silent {
+			left := pol.Retries - attempt
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
 				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
-		if err := c.sleep(ctx, wait); err != nil {
-			r.err = fetch.NewError(fetch.ErrAborted, "interrupted", err)
-			break
-		}
-	}
+		return true
+	})
 	if r.err == nil {
 		r.err = out.commit(r)
 	} else {
@@ -701,23 +710,16 @@ func shellQuote(s string) string {
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
 	return fetch.RetryPolicy{Retries: c.o.retry, Delay: c.o.retryDelay, Fixed: c.o.retryDelay > 0,
-		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused}
+		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused, Sleep: c.sleep}
 }
 
 // attempt makes one try at a URL, appending to (or restarting) out.
 func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(error) bool) (err error) {
-	actx := ctx
-	if c.o.maxTime > 0 {
-		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, c.o.maxTime)
-		defer cancel()
-	}
 	// -w reports the last attempt.
 	r.status, r.contentType, r.size = 0, "", 0
-	received, total := int64(0), int64(-1)
 	defer func() {
 		if err != nil {
-			err = c.classify(ctx, actx, err, received, total)
+			err = c.classify(ctx, err)
 		}
 	}()
 
@@ -732,7 +734,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if err := c.shapeRequest(req); err != nil {
 		return err
 	}
-	actx, cl, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
 	}
@@ -757,7 +759,6 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	defer res.Body.Close()
 	r.meta = res.Meta
-	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what Present makes of it.
 	format := c.listFormat()
@@ -807,7 +808,6 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	body := res.Present(format)
 	defer body.Close()
 	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
-	received = n
 	r.size = n
 	if res.WireBytes != nil {
 		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
@@ -819,21 +819,13 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	return nil
 }
 
-// classify turns any error of an attempt into a typed one: a deadline of
-// --max-time is a timeout (28) saying what arrived of what (total -1:
-// unknown), as curl does; an interrupt is an abort (42).
-func (c *fetchCmd) classify(ctx, actx context.Context, err error, received, total int64) error {
+// classify turns any error of an attempt into a typed one: an interrupt
+// is an abort (42). (--max-time is the Client's MaxTime.)
+func (c *fetchCmd) classify(ctx context.Context, err error) error {
 	var fe *fetch.Error
 	switch {
 	case ctx.Err() != nil:
 		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
-	case actx.Err() == context.DeadlineExceeded:
-		of := ""
-		if total >= 0 {
-			of = fmt.Sprintf(" out of %d", total)
-		}
-		return fetch.NewError(fetch.ErrTimeout, fmt.Sprintf("operation timed out after %d milliseconds with %d%s bytes received",
-			c.o.maxTime.Milliseconds(), received, of), nil)
 	case errors.As(err, &fe):
 		return err
 	}
@@ -898,35 +890,9 @@ func (c *fetchCmd) showMeter(out *output) bool {
 	return out.path != "" || !c.isTerminal(c.e.stdout)
 }
 
-// parseFetchURL parses a command-line URL or IRI (urlparse.ParseIRI). Like
-// curl, a URL without "://" whose scheme urlget does not know is taken as
-// host[:port][/path] and given a scheme: ftp for a host starting "ftp.",
-// gopher for "gopher.", else http.
-func parseFetchURL(raw string) (urlparse.URL, error) {
-	u, err := urlparse.ParseIRI(raw)
-	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
-		return u, nil
-	}
-	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && knownScheme(strings.ToLower(name)) {
-		// A known scheme with a URL it refuses ("http:/host", "news:") is
-		// that scheme's error, never a host named after the scheme.
-		return u, err
-	}
-	scheme := fetch.GuessScheme(raw)
-	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
-	if gerr == nil {
-		return g, nil
-	}
-	if err == nil {
-		return u, nil // no guess fits: let the scheme be refused
-	}
-	return u, err
-}
-
-func knownScheme(s string) bool {
-	_, ok := fetch.LookupScheme(s)
-	return ok
-}
+// parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
+// of a scheme left out).
+func parseFetchURL(raw string) (urlparse.URL, error) { return fetch.GuessURL(raw) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

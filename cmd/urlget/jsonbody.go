@@ -47,7 +47,8 @@ func oldJSONUse(v string) bool {
 		return false
 	}
 	if scheme, rest, ok := strings.Cut(v, ":"); ok && !strings.ContainsAny(scheme, " \t\r\n\"{}[]") {
-		return strings.HasPrefix(rest, "//") || knownScheme(strings.ToLower(scheme))
+		_, known := fetch.LookupScheme(strings.ToLower(scheme))
+		return strings.HasPrefix(rest, "//") || known
 	}
 	// A URL without its scheme, as urlget guesses one: "ftp.example.org/pub/".
 	host, _, _ := strings.Cut(v, "/")
