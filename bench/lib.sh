@@ -6,6 +6,8 @@
 #   bench_need_packages nginx-light curl time
 #   bench_build                         go build the testserver helper into $BENCH_BIN
 #   bench_build_urlget                  go build ./cmd/urlget into $BENCH_BIN
+#   bench_build_mirror                  go build benchtool (mirror/internal/benchtool) and urlget
+#   bench_ftp_tree DIR                  a tree of $FILES files in $DIRS directories; sets BYTES
 #   bench_start_server nginx -root DIR  sets BENCH_URL; stopped by PID at exit
 #   bench_check NAME FILE URL TEMPLATE...  the client must fetch URL's bytes = FILE
 #   bench_run NAME URL TEMPLATE...      one timed run: wall, peak RSS, CPU, status
@@ -457,4 +459,21 @@ bench_free_range() {
 		fi
 	done
 	bench_die "no $n free ports in a row"
+}
+
+# bench_build_mirror: go build the benchtool helper (mirror/internal/benchtool:
+# trees, servers, the delaying proxy) and urlget into $BENCH_BIN.
+bench_build_mirror() {
+	command -v go >/dev/null || bench_die "go is not on PATH"
+	bench_note "bench: building"
+	go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
+	bench_build_urlget
+}
+
+# bench_ftp_tree DIR: writes $FILES files in $DIRS directories (~$MIB MiB)
+# below DIR (benchtool ftptree) and sets BYTES to their total size.
+bench_ftp_tree() {
+	bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
+	"$BENCH_BIN/benchtool" ftptree -root "$1" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
+	BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
 }

@@ -32,17 +32,12 @@ CLIENTS=${CLIENTS:-"urlget lftp"}
 bench_init
 [ "$(id -u)" = 0 ] || bench_die "vsftpd needs root: run bench/mirror-reverse.sh as root"
 bench_need_packages "${PACKAGES[@]}"
-command -v go >/dev/null || bench_die "go is not on PATH"
-bench_note "bench: building"
-go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
-bench_build_urlget
+bench_build_mirror
 
 SRC=$BENCH_TMP/src
 mkdir -p "$BENCH_TMP/anon"
 chmod 755 "$BENCH_TMP" "$BENCH_TMP/anon"
-bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
-"$BENCH_BIN/benchtool" ftptree -root "$SRC" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
-BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+bench_ftp_tree "$SRC"
 
 PASV=$(bench_free_range 100)
 mkdir -p "$BENCH_TMP/vsftpd"
