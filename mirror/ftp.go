@@ -315,6 +315,10 @@ func (e *engine) retryOrFail(t *task, err error) {
 		e.failList(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}, j.depth, err)
 	case *ftpFileJob:
 		e.fail(j.rec, err)
+	case upDir: // a reverse mirror's (reverse.go)
+		e.failList(Record{URL: j.url, Path: j.rel, Type: TypeDir, Size: -1}, j.depth, err)
+	case *upJob:
+		e.fail(Record{URL: j.url, Path: j.rel, Type: TypeFile, Size: j.size}, err)
 	}
 	e.sched.done(t)
 }

@@ -51,6 +51,7 @@ type upJob struct {
 
 // upDir is a local directory and the server directory it goes to.
 type upDir struct {
+	url    string
 	rel    string // local path below Dir ("" for Dir)
 	remote string // server path (absolute)
 	segs   []string
@@ -165,7 +166,7 @@ func (r *reverse) task(w int, t *task) bool {
 			e.sched.requeue(t)
 			return false
 		}
-		r.retryOrFail(t, err)
+		e.retryOrFail(t, err)
 		return true
 	}
 	switch j := t.job.(type) {
@@ -177,7 +178,7 @@ func (r *reverse) task(w int, t *task) bool {
 			if connBroken(err) {
 				e.dropConn(r.s, w)
 			}
-			r.retryOrFail(t, err)
+			e.retryOrFail(t, err)
 			return true
 		}
 		for _, d := range sub {
@@ -209,7 +210,7 @@ func (r *reverse) task(w int, t *task) bool {
 				if nt != nil {
 					e.sched.requeue(nt)
 				}
-				r.retryOrFail(t, err)
+				e.retryOrFail(t, err)
 				return true
 			}
 			kind := e.fetchedKind(j.had)
@@ -223,32 +224,6 @@ func (r *reverse) task(w int, t *task) bool {
 	}
 	e.sched.done(t)
 	return true
-}
-
-// retryOrFail puts a failed task back after the backoff, or records the
-// failure (the URL's own directory's is the run's error).
-func (r *reverse) retryOrFail(t *task, err error) {
-	e := r.e
-	if e.ctx.Err() != nil || errors.Is(err, errBytesCap) {
-		e.sched.done(t)
-		return
-	}
-	if e.again(t.attempt, err) {
-		t.attempt++
-		if e.backoff(t.attempt) {
-			e.sched.requeue(t)
-			return
-		}
-		e.sched.done(t)
-		return
-	}
-	switch j := t.job.(type) {
-	case upDir:
-		e.failList(Record{URL: r.url(j.segs, ""), Path: j.rel, Type: TypeDir, Size: -1}, j.depth, err)
-	case *upJob:
-		e.fail(Record{URL: j.url, Path: j.rel, Type: TypeFile, Size: j.size}, err)
-	}
-	e.sched.done(t)
 }
 
 // url is the URL of a name in the directory segs below the login
@@ -277,7 +252,7 @@ func serverPath(home string, segs []string) string {
 // rootDir is the server directory of the URL, made (MKD, one level at a
 // time) when it is missing, as lftp does; a dry run makes nothing.
 func (r *reverse) rootDir(c *ftpConn, segs []string) (upDir, error) {
-	d := upDir{remote: serverPath(c.home, segs), segs: segs, exists: true}
+	d := upDir{url: r.url(segs, ""), remote: serverPath(c.home, segs), segs: segs, exists: true}
 	rep, err := c.Cmd("CWD", d.remote)
 	if err != nil {
 		return d, err
@@ -331,7 +306,7 @@ func (r *reverse) walkDir(c *ftpConn, d upDir) ([]upDir, error) {
 		}
 	}
 	e.nDirs.Add(1)
-	e.emit(Event{Kind: EventDir, URL: r.url(d.segs, ""), Path: d.rel})
+	e.emit(Event{Kind: EventDir, URL: d.url, Path: d.rel})
 	var sub []upDir
 	var files []*upJob
 	inLocal := map[string]bool{}
@@ -359,14 +334,14 @@ func (r *reverse) walkDir(c *ftpConn, d upDir) ([]upDir, error) {
 				e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
 				continue
 			}
-			nd := upDir{rel: rel, remote: joinServer(d.remote, name), segs: segs, exists: onServer, depth: d.depth + 1}
+			nd := upDir{url: r.url(segs, ""), rel: rel, remote: joinServer(d.remote, name), segs: segs, exists: onServer, depth: d.depth + 1}
 			if onServer && fe.Type != fetch.EntryDir {
-				e.fail(Record{URL: r.url(segs, ""), Path: rel, Type: TypeDir}, errors.New("the server has something else than a directory under that name: left alone"))
+				e.fail(Record{URL: nd.url, Path: rel, Type: TypeDir}, errors.New("the server has something else than a directory under that name: left alone"))
 				continue
 			}
 			if !onServer && !e.opt.DryRun {
 				if err := c.do("MKD", nd.remote); err != nil {
-					e.fail(Record{URL: r.url(segs, ""), Path: rel, Type: TypeDir}, err)
+					e.fail(Record{URL: nd.url, Path: rel, Type: TypeDir}, err)
 					continue
 				}
 				nd.exists = true
