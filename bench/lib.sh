@@ -8,6 +8,7 @@
 #   bench_build_urlget                  go build ./cmd/urlget into $BENCH_BIN
 #   bench_build_mirror                  go build benchtool (mirror/internal/benchtool) and urlget
 #   bench_ftp_tree DIR                  a tree of $FILES files in $DIRS directories; sets BYTES
+#   bench_mirror_rounds PREFIX SERVED   ROUNDS timed runs of each client of $CLIENTS into PREFIX<name>
 #   bench_start_server nginx -root DIR  sets BENCH_URL; stopped by PID at exit
 #   bench_check NAME FILE URL TEMPLATE...  the client must fetch URL's bytes = FILE
 #   bench_run NAME URL TEMPLATE...      one timed run: wall, peak RSS, CPU, status
@@ -476,4 +477,19 @@ bench_ftp_tree() {
 	bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
 	"$BENCH_BIN/benchtool" ftptree -root "$1" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
 	BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+}
+
+# bench_mirror_rounds OUTPREFIX SERVED [EXCLUDE...]: ROUNDS timed runs of
+# each client of $CLIENTS (also left in the array clients), client NAME into
+# OUTPREFIXNAME (bench_mirror_run).
+bench_mirror_rounds() {
+	local prefix=$1 served=$2 r c
+	shift 2
+	read -r -a clients <<<"$CLIENTS"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for c in "${clients[@]}"; do
+			bench_note "bench: round $r: $c"
+			bench_mirror_run "$c" "$c" "$prefix$c" "$served" "$@"
+		done
+	done
 }

@@ -81,13 +81,7 @@ echo "   vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null); $(lftp --ve
 echo "   $(uname -sr)"
 bench_load_note
 
-read -r -a clients <<<"$CLIENTS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	for c in "${clients[@]}"; do
-		bench_note "bench: round $r: $c"
-		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ANON/pub" .listing '.urlget-mirror*'
-	done
-done
+bench_mirror_rounds "$BENCH_TMP/out-" "$ANON/pub" .listing '.urlget-mirror*'
 for c in "${clients[@]}"; do
 	case "$c" in urlget | lftp)
 		bench_note "bench: $c again on its finished mirror"

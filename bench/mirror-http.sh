@@ -75,13 +75,7 @@ echo "   $(nginx -v 2>&1); $(lftp --version | head -n 1); $(wget --version | hea
 echo "   $(uname -sr)"
 bench_load_note
 
-read -r -a clients <<<"$CLIENTS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	for c in "${clients[@]}"; do
-		bench_note "bench: round $r: $c"
-		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ROOT/pub" 'index.html*' '.urlget-mirror*'
-	done
-done
+bench_mirror_rounds "$BENCH_TMP/out-" "$ROOT/pub" 'index.html*' '.urlget-mirror*'
 for c in "${clients[@]}"; do
 	bench_note "bench: $c again on its finished mirror"
 	bench_mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c" "$ROOT/pub" 'index.html*' '.urlget-mirror*'

@@ -63,13 +63,7 @@ echo "   vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null); $(lftp --ve
 echo "   $(uname -sr)"
 bench_load_note
 
-read -r -a clients <<<"$CLIENTS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	for c in "${clients[@]}"; do
-		bench_note "bench: round $r: $c"
-		bench_mirror_run "$c" "$c" "$HOME_DIR/up-$c" "$SRC"
-	done
-done
+bench_mirror_rounds "$HOME_DIR/up-" "$SRC"
 for c in "${clients[@]}"; do
 	bench_note "bench: $c again on its finished upload"
 	bench_mirror_run "$c" "${c}2" "$HOME_DIR/up-$c" "$SRC"
