@@ -33,8 +33,8 @@ func TestFTPQuoteBesideCurl(t *testing.T) {
 		out    []byte
 	}{
 		{name: "before, after CWD, after, ignored",
-			args: []string{"-Q", "NOOP", "-Q", "+HELP", "-Q", "-STAT", "-Q", "*BOGUS x", "-o", "OUT", "URL/private.txt"},
-			out:  private},
+			args: []string{"-Q", "NOOP", "-Q", "+HELP", "-Q", "-STAT", "-Q", "*BOGUS x", "-o", "OUT", "URL/upload/q.txt"},
+			out:  []byte("in a directory\n")}, // the first NOOP goes before CWD upload
 		{name: "refused before", args: []string{"-Q", "BOGUS", "-o", "OUT", "URL/private.txt"}, code: 21},
 		{name: "refused after CWD", args: []string{"-Q", "+BOGUS", "-o", "OUT", "URL/private.txt"}, code: 21},
 		{name: "ignored after", args: []string{"-Q", "-*BOGUS", "-Q", "-NOOP", "-o", "OUT", "URL/private.txt"}, out: private},
@@ -53,6 +53,9 @@ func TestFTPQuoteBesideCurl(t *testing.T) {
 		s := testserver.StartFTP(t, kind)
 		base := "ftp://" + testserver.FTPUser + ":" + testserver.FTPPassword + "@" + s.Addr
 		upload := filepath.Join(s.Home, "upload")
+		if err := os.WriteFile(filepath.Join(upload, "q.txt"), []byte("in a directory\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		for _, who := range []string{"curl", "urlget"} {
 			os.MkdirAll(filepath.Join(upload, who), 0o755)
 			os.Chown(filepath.Join(upload, who), uidOf(t, upload), -1)
