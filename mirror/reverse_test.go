@@ -20,14 +20,14 @@ import (
 )
 
 // TestRealReverse uploads a tree (Options.Reverse, lftp's mirror -R) to
-// vsftpd and pure-ftpd, beside lftp's mirror -R to the same server: the
+// vsftpd, pure-ftpd and ProFTPD, beside lftp's mirror -R to the same server: the
 // same remote tree; a rerun uploads nothing (every server file keeps its
 // inode); a changed file is uploaded again, by size and by time alone;
 // --delete removes what is gone locally (only then); a dry run changes
 // nothing; and the server's times are the local ones where it lets them be
 // set.
 func TestRealReverse(t *testing.T) {
-	for _, kind := range []testserver.FTPKind{testserver.Vsftpd, testserver.PureFTPd} {
+	for _, kind := range testserver.FTPKinds {
 		t.Run(string(kind), func(t *testing.T) {
 			s := testserver.StartFTP(t, kind)
 			testRealReverse(t, s)
@@ -70,7 +70,7 @@ func testRealReverse(t *testing.T, s *testserver.FTPServer) {
 		t.Errorf("server directories %v, want %v", got, want)
 	}
 	// The local times, where the server lets them be set: vsftpd (MDTM
-	// with a time) and pure-ftpd (MFMT) both do.
+	// with a time), pure-ftpd and ProFTPD (MFMT) all do.
 	for rel := range files {
 		if fi, err := os.Stat(filepath.Join(remote, rel)); err != nil || !fi.ModTime().Equal(t1) {
 			t.Errorf("%s: server time %v, want %v", rel, fi.ModTime(), t1)
