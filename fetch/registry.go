@@ -232,6 +232,16 @@ func nameList(c Caps) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// SearchWords is the record of u's scheme's SearchWords: whether u takes
+// search words from the caller (OptSearch), and if not, why not ("" for a
+// scheme that takes none).
+func SearchWords(u *urlparse.URL) (takes bool, why string) {
+	if s, ok := LookupScheme(u.Scheme); ok && s.SearchWords != nil {
+		return s.SearchWords(u)
+	}
+	return false, ""
+}
+
 // GuessScheme is the scheme of a URL written without one ("ftp.example.org/x"),
 // as curl guesses it: the scheme whose HostPrefix starts raw (in any case),
 // else http.

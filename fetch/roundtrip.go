@@ -139,21 +139,15 @@ func (t *RoundTripper) RoundTrip(req *nethttp.Request) (*nethttp.Response, error
 		ContentLength: res.Size,
 		Request:       req,
 	}
+	for _, f := range res.Fields() {
+		resp.Header.Add(f.Name, f.Value)
+	}
 	if res.IsHTTP() {
 		resp.StatusCode = res.Status
 		if res.Reason != "" {
 			resp.Status = strconv.Itoa(res.Status) + " " + res.Reason
 		}
-		for _, f := range res.Header {
-			resp.Header.Add(f.Name, f.Value)
-		}
 	} else {
-		if res.ContentType != "" {
-			resp.Header.Set("Content-Type", res.ContentType)
-		}
-		if !res.ModTime.IsZero() {
-			resp.Header.Set("Last-Modified", res.ModTime.UTC().Format(nethttp.TimeFormat))
-		}
 		if res.NotModified {
 			res.Body.Close()
 			resp.StatusCode, resp.Body, resp.ContentLength = nethttp.StatusNotModified, nethttp.NoBody, 0

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -157,11 +159,33 @@ func (m *Meta) HTTPVersion() string {
 	return strings.TrimSuffix(v, ".0")
 }
 
+// Fields is the reply's header as HTTP header fields: an HTTP reply's own
+// Header; for every other protocol the metadata, Content-Length when the
+// size is known, Content-Type when the protocol tells it and
+// Last-Modified (in HTTP's date format) when known.
+func (m *Meta) Fields() Header {
+	if m.IsHTTP() {
+		return m.Header
+	}
+	var h Header
+	if m.Size >= 0 {
+		h = append(h, HeaderField{Name: "Content-Length", Value: strconv.FormatInt(m.Size, 10)})
+	}
+	if m.ContentType != "" {
+		h = append(h, HeaderField{Name: "Content-Type", Value: m.ContentType})
+	}
+	if !m.ModTime.IsZero() {
+		h = append(h, HeaderField{Name: "Last-Modified", Value: m.ModTime.UTC().Format(http.TimeFormat)})
+	}
+	return h
+}
+
 // HeaderSize counts the bytes of the HTTP header blocks received, those
-// of the redirects followed included: status lines, fields, CRLFs.
+// of the redirects followed and of AuthReplies included (Replies): status
+// lines, fields, CRLFs.
 func (m *Meta) HeaderSize() int64 {
 	var n int64
-	for _, r := range append(append([]Meta(nil), m.Redirects...), *m) {
+	for _, r := range m.Replies() {
 		if !r.IsHTTP() {
 			continue
 		}

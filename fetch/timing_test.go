@@ -3,7 +3,9 @@ package fetch
 import (
 	"context"
 	"net"
+	"slices"
 	"testing"
+	"time"
 )
 
 func TestMetaInfo(t *testing.T) {
@@ -42,5 +44,20 @@ func TestTimerRecordsOnlyCurrent(t *testing.T) {
 	tr.Connected(nil, nil, true)
 	if a.Uploaded != 3 || b.Uploaded != 0 || b.Connects != 1 || a.Connects != 0 {
 		t.Errorf("a = %+v, b = %+v", a, b)
+	}
+}
+
+func TestMetaFields(t *testing.T) {
+	m := Meta{Size: 12, ContentType: "text/plain", ModTime: time.Date(2024, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))}
+	want := Header{{"Content-Length", "12"}, {"Content-Type", "text/plain"}, {"Last-Modified", "Tue, 02 Jan 2024 02:04:05 GMT"}}
+	if got := m.Fields(); !slices.Equal(got, want) {
+		t.Errorf("Fields = %v, want %v", got, want)
+	}
+	if got := (&Meta{Size: -1}).Fields(); len(got) != 0 {
+		t.Errorf("Fields of nothing known = %v", got)
+	}
+	h := &Meta{Proto: "HTTP/1.1", Size: 5, Header: Header{{"X", "y"}}}
+	if got := h.Fields(); !slices.Equal(got, h.Header) {
+		t.Errorf("Fields of an HTTP reply = %v", got)
 	}
 }

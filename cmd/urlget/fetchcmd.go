@@ -120,6 +120,7 @@ type fetchOpts struct {
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
+	auth           authOpts      // the HTTP authentication flags (authflags.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -178,6 +179,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
 	addConnFlags(fs, &o.conn)
+	addAuthFlags(fs, &o.auth)
 	addJSONFlag(fs, &o.req)
 	return fs
 }
@@ -480,6 +482,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
+	o.auth.apply(cl)
 	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
 		return nil, err
 	}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -456,9 +454,9 @@ func (o *output) removeTemp() {
 func headText(res *fetch.Resource) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
-		for _, m := range slices.Concat(res.Redirects, []fetch.Meta{res.Meta}) {
+		for _, m := range res.Replies() {
 			fmt.Fprintf(&b, "%s %03d", m.Proto, m.Status)
-			if m.Reason != "" {
+			if m.Reason != "" || m.Proto == "HTTP/2" { // curl's HTTP/2 status line: "HTTP/2 200 "
 				b.WriteString(" " + m.Reason)
 			}
 			b.WriteString("\r\n")
@@ -469,14 +467,8 @@ func headText(res *fetch.Resource) []byte {
 		}
 		return b.Bytes()
 	}
-	if res.Size >= 0 {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n", res.Size)
-	}
-	if res.ContentType != "" {
-		fmt.Fprintf(&b, "Content-Type: %s\r\n", res.ContentType)
-	}
-	if !res.ModTime.IsZero() {
-		fmt.Fprintf(&b, "Last-Modified: %s\r\n", res.ModTime.UTC().Format(http.TimeFormat))
+	for _, f := range res.Fields() {
+		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
 	}
 	return b.Bytes()
 }

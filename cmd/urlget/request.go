@@ -149,7 +149,7 @@ func (c *fetchCmd) prepareRequest() error {
 		return fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[c.body.hasData])
 	}
 	if len(r.cookies) > 0 || r.cookieJar != "" {
-		j, err := newCookieJar(r.cookies)
+		j, err := newCookieJar(r.cookies, c.o.auth.junkSession)
 		if err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
 	}
 	defer setOpts()
 	if c.body.hasData && !isHTTPURL(u.Scheme) {
-		if isSearchURL(u) && !fetch.IsJSON(c.o.req.data) {
+		if takes, _ := fetch.SearchWords(u); takes && !fetch.IsJSON(c.o.req.data) {
 			opts[fetch.OptSearch] = string(c.body.data)
 		}
 		return nil // otherwise warned about at the start (searchWarning)
@@ -302,29 +302,13 @@ func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
 	return &named, nil
 }
 
-// isSearchURL tells whether -d gives u its search words: a gopher type 7
-// item or a wais URL, without words of its own.
-func isSearchURL(u *urlparse.URL) bool {
-	takes, _ := searchWords(u)
-	return takes
-}
-
-// searchWords is the scheme record's SearchWords: whether u takes search
-// words, and if not, why not ("" for a scheme that takes none).
-func searchWords(u *urlparse.URL) (takes bool, why string) {
-	if s, ok := fetch.LookupScheme(u.Scheme); ok && s.SearchWords != nil {
-		return s.SearchWords(u)
-	}
-	return false, ""
-}
-
 // dataWarning is the warning for -d given to a URL it means nothing for
 // ("" when it means something).
 func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
 	if !c.body.hasData || isHTTPURL(u.Scheme) {
 		return ""
 	}
-	if takes, why := searchWords(u); !takes && why != "" {
+	if takes, why := fetch.SearchWords(u); !takes && why != "" {
 		return "-d/--data: " + fetch.Redacted(u) + " " + why + ": the data is not sent"
 	}
 	return ""

@@ -58,3 +58,15 @@ func TestGuessURL(t *testing.T) {
 		t.Errorf("GuessURL(http:/host) = %q, want an error", u.String())
 	}
 }
+
+func TestSearchWords(t *testing.T) {
+	for raw, want := range map[string]bool{"gopher://h/7/find": true, "gopher://h/0/doc": false, "http://h/": false} {
+		u, err := fetch.GuessURL(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if takes, _ := fetch.SearchWords(&u); takes != want {
+			t.Errorf("SearchWords(%s) = %v, want %v", raw, takes, want)
+		}
+	}
+}

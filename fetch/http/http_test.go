@@ -65,7 +65,15 @@ func TestConformanceHTTPTest(t *testing.T) {
 // TestConformanceHTTPS runs every case over TLS: the failures happen
 // after the handshake, in the encrypted stream.
 func TestConformanceHTTPS(t *testing.T) {
-	body := fetchtest.Pattern(100 << 10)
+	fetchtest.Run(t, tlsSuite(t, false, nil))
+}
+
+// tlsSuite is the Suite against net/http's server over TLS, in HTTP/1.1,
+// or in HTTP/2 when h2 is set (the Client's options then say
+// OptVersion): the known file, a stall, a stalled body, and a body cut
+// short (HTTP/1.1: the connection closed; HTTP/2: the stream reset).
+func tlsSuite(t *testing.T, h2 bool, opts fetch.Options) fetchtest.Suite {
+	body := fetchtest.Pattern(300 << 10)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/known.bin":
@@ -78,6 +86,12 @@ func TestConformanceHTTPS(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		case "/early": // 14 bytes of 1000, then the connection closes
+			if h2 {
+				w.Header().Set("Content-Length", "1000")
+				io.WriteString(w, "only this much")
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler)
+			}
 			c, rw, err := w.(http.Hijacker).Hijack()
 			if err != nil {
 				return
@@ -89,12 +103,13 @@ func TestConformanceHTTPS(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
+	srv.EnableHTTP2 = h2
 	l, count := fetchtest.CountingListener(srv.Listener)
 	srv.Listener = l
 	srv.StartTLS()
-	defer srv.Close()
-	c := &fetch.Client{TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig}
-	fetchtest.Run(t, fetchtest.Suite{
+	t.Cleanup(srv.Close)
+	c := &fetch.Client{TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig, Options: opts}
+	return fetchtest.Suite{
 		Client:      c,
 		Known:       srv.URL + "/known.bin",
 		KnownBody:   body,
@@ -106,7 +121,7 @@ func TestConformanceHTTPS(t *testing.T) {
 		Inject:      "https://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
 		Received:    count,
 		Cannot:      map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
-	})
+	}
 }
 
 // startNginx serves a directory with a known file through the harness.
