@@ -46,40 +46,15 @@ CLIENTS=${CLIENTS:-"urlget lftp wget"}
 bench_init
 [ "$(id -u)" = 0 ] || bench_die "vsftpd needs root: run bench/mirror-ftp.sh as root"
 bench_need_packages "${PACKAGES[@]}"
-command -v go >/dev/null || bench_die "go is not on PATH"
-bench_note "bench: building"
-go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
-bench_build_urlget
-
-# free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.
-free_range() {
-	local n=$1 lo p ok try
-	for ((try = 0; try < 50; try++)); do
-		lo=$((30000 + RANDOM % 25000))
-		ok=1
-		for ((p = lo; p < lo + n; p++)); do
-			if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || (exec 3<>"/dev/tcp/127.0.0.2/$p") 2>/dev/null; then
-				ok=0
-				break
-			fi
-		done
-		if [ $ok = 1 ]; then
-			echo "$lo-$((lo + n - 1))"
-			return 0
-		fi
-	done
-	bench_die "no $n free ports in a row"
-}
+bench_build_mirror
 
 ANON=$BENCH_TMP/anon
 mkdir -p "$ANON"
 chmod 755 "$BENCH_TMP" "$ANON"
-bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
-"$BENCH_BIN/benchtool" ftptree -root "$ANON/pub" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
-BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+bench_ftp_tree "$ANON/pub"
 sync -f "$ANON"
 
-PASV=$(free_range 100)
+PASV=$(bench_free_range 100)
 mkdir -p "$BENCH_TMP/vsftpd"
 bench_start_helper vsftpd vsftpd -root "$ANON" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
 PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
@@ -106,13 +81,7 @@ echo "   vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null); $(lftp --ve
 echo "   $(uname -sr)"
 bench_load_note
 
-read -r -a clients <<<"$CLIENTS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	for c in "${clients[@]}"; do
-		bench_note "bench: round $r: $c"
-		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ANON/pub" .listing '.urlget-mirror*'
-	done
-done
+bench_mirror_rounds "$BENCH_TMP/out-" "$ANON/pub" .listing '.urlget-mirror*'
 for c in "${clients[@]}"; do
 	case "$c" in urlget | lftp)
 		bench_note "bench: $c again on its finished mirror"

@@ -178,6 +178,7 @@
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
 //	  19  ErrRetrFailed        FTP RETR refused
+//	  21  ErrQuote             an FTP command given to send (ftp-quote, -Q) refused
 //	  22  ErrHTTP              HTTP status >= 400 with Fail (-f)
 //	  23  ErrWrite             writing the output failed
 //	  25  ErrUpload            upload refused

@@ -30,6 +30,7 @@ type dataBody struct {
 	stop  bool
 	limit int64
 	res   *fetch.Resource // its Status becomes the final reply's (226) at the end
+	post  []quoteCmd      // ftp-quote: its "-" commands go once the transfer succeeded
 
 	err    error // sticky: io.EOF or a typed error
 	inStep bool  // the control connection has no reply outstanding
@@ -169,6 +170,10 @@ func (b *dataBody) end(err error) {
 	if b.want >= 0 && b.n < b.want {
 		b.err = &fetch.Error{Kind: fetch.ErrPartial,
 			Msg: fmt.Sprintf("ftp: %s: transfer closed with %d bytes remaining to read", b.what, b.want-b.n)}
+		return
+	}
+	if err := b.f.quote(b.ctx, b.c, b.post, quoteAfter); err != nil {
+		b.err = err
 		return
 	}
 	b.err = io.EOF
