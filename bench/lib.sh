@@ -6,6 +6,9 @@
 #   bench_need_packages nginx-light curl time
 #   bench_build                         go build the testserver helper into $BENCH_BIN
 #   bench_build_urlget                  go build ./cmd/urlget into $BENCH_BIN
+#   bench_build_mirror                  go build benchtool (mirror/internal/benchtool) and urlget
+#   bench_ftp_tree DIR                  a tree of $FILES files in $DIRS directories; sets BYTES
+#   bench_mirror_rounds PREFIX SERVED   ROUNDS timed runs of each client of $CLIENTS into PREFIX<name>
 #   bench_start_server nginx -root DIR  sets BENCH_URL; stopped by PID at exit
 #   bench_check NAME FILE URL TEMPLATE...  the client must fetch URL's bytes = FILE
 #   bench_run NAME URL TEMPLATE...      one timed run: wall, peak RSS, CPU, status
@@ -15,7 +18,6 @@
 #   bench_ratio_info A B                fastest-run and CPU ratios (no target)
 #   bench_load_note                     load average, warning when busy
 #   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
-#   bench_free_range N                  N free ports in a row (LOW-HIGH)
 #
 # A client is a command TEMPLATE: words, where @URL@ stands for the URL and
 # @OUT@ for the output file, e.g. curl -s -o @OUT@ @URL@.
@@ -440,8 +442,7 @@ bench_need_base() {
 	[ -x "${URLGET_BASE:-}" ] || bench_die "the client base needs URLGET_BASE, an urlget binary built from an older commit"
 }
 
-# bench_free_range N: a range LOW-HIGH of N ports free on 127.0.0.1 and
-# 127.0.0.2 (a passive port range for vsftpd, mapped by a proxy or not).
+# bench_free_range N: a range of N ports free on 127.0.0.1 and 127.0.0.2.
 bench_free_range() {
 	local n=$1 lo p ok try
 	for ((try = 0; try < 50; try++)); do
@@ -459,4 +460,36 @@ bench_free_range() {
 		fi
 	done
 	bench_die "no $n free ports in a row"
+}
+
+# bench_build_mirror: go build the benchtool helper (mirror/internal/benchtool:
+# trees, servers, the delaying proxy) and urlget into $BENCH_BIN.
+bench_build_mirror() {
+	command -v go >/dev/null || bench_die "go is not on PATH"
+	bench_note "bench: building"
+	go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
+	bench_build_urlget
+}
+
+# bench_ftp_tree DIR: writes $FILES files in $DIRS directories (~$MIB MiB)
+# below DIR (benchtool ftptree) and sets BYTES to their total size.
+bench_ftp_tree() {
+	bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
+	"$BENCH_BIN/benchtool" ftptree -root "$1" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
+	BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+}
+
+# bench_mirror_rounds OUTPREFIX SERVED [EXCLUDE...]: ROUNDS timed runs of
+# each client of $CLIENTS (also left in the array clients), client NAME into
+# OUTPREFIXNAME (bench_mirror_run).
+bench_mirror_rounds() {
+	local prefix=$1 served=$2 r c
+	shift 2
+	read -r -a clients <<<"$CLIENTS"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for c in "${clients[@]}"; do
+			bench_note "bench: round $r: $c"
+			bench_mirror_run "$c" "$c" "$prefix$c" "$served" "$@"
+		done
+	done
 }

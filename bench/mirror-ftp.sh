@@ -46,17 +46,12 @@ CLIENTS=${CLIENTS:-"urlget lftp wget"}
 bench_init
 [ "$(id -u)" = 0 ] || bench_die "vsftpd needs root: run bench/mirror-ftp.sh as root"
 bench_need_packages "${PACKAGES[@]}"
-command -v go >/dev/null || bench_die "go is not on PATH"
-bench_note "bench: building"
-go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
-bench_build_urlget
+bench_build_mirror
 
 ANON=$BENCH_TMP/anon
 mkdir -p "$ANON"
 chmod 755 "$BENCH_TMP" "$ANON"
-bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
-"$BENCH_BIN/benchtool" ftptree -root "$ANON/pub" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
-BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+bench_ftp_tree "$ANON/pub"
 sync -f "$ANON"
 
 PASV=$(bench_free_range 100)
@@ -86,13 +81,7 @@ echo "   vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null); $(lftp --ve
 echo "   $(uname -sr)"
 bench_load_note
 
-read -r -a clients <<<"$CLIENTS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	for c in "${clients[@]}"; do
-		bench_note "bench: round $r: $c"
-		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ANON/pub" .listing '.urlget-mirror*'
-	done
-done
+bench_mirror_rounds "$BENCH_TMP/out-" "$ANON/pub" .listing '.urlget-mirror*'
 for c in "${clients[@]}"; do
 	case "$c" in urlget | lftp)
 		bench_note "bench: $c again on its finished mirror"

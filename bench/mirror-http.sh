@@ -41,17 +41,12 @@ CLIENTS=${CLIENTS:-"urlget lftp wget"}
 
 bench_init
 bench_need_packages "${PACKAGES[@]}"
-command -v go >/dev/null || bench_die "go is not on PATH"
-bench_note "bench: building"
-go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
-bench_build_urlget
+bench_build_mirror
 
 ROOT=$BENCH_TMP/www
 mkdir -p "$ROOT"
 chmod 755 "$BENCH_TMP" "$ROOT"
-bench_note "bench: writing $FILES files in $DIRS directories (~$MIB MiB)"
-"$BENCH_BIN/benchtool" ftptree -root "$ROOT/pub" -files "$FILES" -dirs "$DIRS" -mib "$MIB" >"$BENCH_TMP/tree.out"
-BYTES=$(awk '$1 == "BYTES" { print $2 }' "$BENCH_TMP/tree.out")
+bench_ftp_tree "$ROOT/pub"
 sync -f "$ROOT"
 
 mkdir -p "$BENCH_TMP/nginx"
@@ -80,13 +75,7 @@ echo "   $(nginx -v 2>&1); $(lftp --version | head -n 1); $(wget --version | hea
 echo "   $(uname -sr)"
 bench_load_note
 
-read -r -a clients <<<"$CLIENTS"
-for ((r = 1; r <= ROUNDS; r++)); do
-	for c in "${clients[@]}"; do
-		bench_note "bench: round $r: $c"
-		bench_mirror_run "$c" "$c" "$BENCH_TMP/out-$c" "$ROOT/pub" 'index.html*' '.urlget-mirror*'
-	done
-done
+bench_mirror_rounds "$BENCH_TMP/out-" "$ROOT/pub" 'index.html*' '.urlget-mirror*'
 for c in "${clients[@]}"; do
 	bench_note "bench: $c again on its finished mirror"
 	bench_mirror_run "$c" "${c}2" "$BENCH_TMP/out-$c" "$ROOT/pub" 'index.html*' '.urlget-mirror*'

@@ -34,14 +34,11 @@ MAX_RSS_KIB=${MAX_RSS_KIB:-65536}
 bench_init
 [ "$(id -u)" = 0 ] || bench_die "vsftpd needs root: run bench/parallel.sh as root"
 bench_need_packages "${PACKAGES[@]}"
-command -v go >/dev/null || bench_die "go is not on PATH"
-bench_note "bench: building"
-bench_build
-go build -o "$BENCH_BIN/benchtool" ./mirror/internal/benchtool || bench_die "cannot build mirror/internal/benchtool"
+bench_build_mirror # benchtool (vsftpd) and urlget
+bench_build        # testserver (nginx)
 if [ -n "${URLGET_CMD:-}" ]; then
 	read -r -a URLGET_BIN <<<"$URLGET_CMD"
 else
-	bench_build_urlget
 	URLGET_BIN=("$BENCH_BIN/urlget")
 fi
 

@@ -176,6 +176,9 @@ type Client struct {
 	Verbose   io.Writer
 	Warnings  io.Writer
 	Terminal  Terminal
+	// Replies is the fetchers' Config.Replies: an ftp server's replies,
+	// as curl's -D writes them.
+	Replies io.Writer
 
 	Options Options // passed to fetchers in Request.Options
 
@@ -622,6 +625,7 @@ func (c *Client) config(socks *urlparse.URL) Config {
 		Verbose:         c.Verbose,
 		Warnings:        c.Warnings,
 		Terminal:        c.Terminal,
+		Replies:         c.Replies,
 	}
 }
 

@@ -58,6 +58,10 @@ type Config struct {
 	// "warning: ", else standard error. A fetcher writes them with Warn,
 	// never elsewhere.
 	Warnings io.Writer
+	// Replies, when non-nil, receives the replies of a server whose
+	// replies are its headers (ftp), every line as received and ended
+	// with CRLF: curl's -D/--dump-header for ftp.
+	Replies io.Writer
 
 	// Terminal, when set, is the user's terminal, lent to the interactive
 	// sessions (Caps Session) the fetcher opens; without one a session runs

@@ -34,9 +34,11 @@
 //	_, err = io.Copy(os.Stdout, res.Body)
 //
 // Client.Do takes a Request for a HEAD (Request.Head), a resume
-// (Request.Offset, Request.Since) or a conditional retrieval
-// (Request.IfModifiedSince, Request.IfNoneMatch: an unchanged resource
-// comes back as Meta.NotModified, with no body). The context governs the whole transfer:
+// (Request.Offset, Request.Since), a part (Request.Range, see ParseRange)
+// or a conditional retrieval (Request.IfModifiedSince,
+// Request.IfUnmodifiedSince, Request.IfNoneMatch: a resource that fails
+// the condition comes back as Meta.NotModified, with no body; ParseDate
+// reads the dates curl's -z takes). The context governs the whole transfer:
 // when it is done, the connection under a blocked Body.Read is closed and
 // the Read fails with ErrAborted (cancelled) or ErrTimeout (deadline).
 // Client.CloseIdleConnections ends the connections fetchers keep between
@@ -176,6 +178,7 @@
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
 //	  19  ErrRetrFailed        FTP RETR refused
+//	  21  ErrQuote             an FTP command given to send (ftp-quote, -Q) refused
 //	  22  ErrHTTP              HTTP status >= 400 with Fail (-f)
 //	  23  ErrWrite             writing the output failed
 //	  25  ErrUpload            upload refused

@@ -48,6 +48,7 @@ const (
 	ErrCipher                       // a cipher or TLS version asked for is unknown or cannot be used (59)
 	ErrPinnedKey                    // the server's public key is not the one pinned (90)
 	ErrOptionSyntax                 // an option's value could not be parsed (--resolve, --connect-to) (49)
+	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 )
 
 var exitCodes = map[Kind]int{
@@ -57,7 +58,7 @@ var exitCodes = map[Kind]int{
 	ErrResume: 36, ErrFileRead: 37, ErrAborted: 42, ErrTooManyRedirects: 47, ErrTooLarge: 63,
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
-	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49,
+	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
 }
 
 // ExitCode is the process exit code for errors of this kind.

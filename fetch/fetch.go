@@ -50,6 +50,10 @@ type Request struct {
 	// held: a fetcher that can tell the resource changed since then sends it
 	// whole (Resource.Offset 0) instead of resuming.
 	Since time.Time
+	// Range, when set, asks for part of the resource (curl's -r; see
+	// Range for what each scheme makes of it); Offset is then 0. The
+	// body is the part sent, Meta.Offset where it starts when known.
+	Range *Range
 
 	// IfModifiedSince and IfNoneMatch make the request conditional (RFC
 	// 9110 §13.1): a fetcher that can tell the resource is unchanged — its
@@ -58,11 +62,16 @@ type Request struct {
 	// comma-separated list, or "*") — returns it with Meta.NotModified set
 	// and an empty Body instead of its content. A fetcher that cannot tell
 	// sends the resource as usual. http sends them as If-Modified-Since and
-	// If-None-Match (its 304 is NotModified), ftp compares MDTM and file
+	// If-None-Match (its 304 is NotModified; a 200 whose Last-Modified is
+	// not after IfModifiedSince is too, as curl treats it), ftp compares MDTM, gopher the Gopher+ Mod-Date and file
 	// the file's time; other schemes ignore them. Unlike Since they need no
 	// Offset: they are curl's -z/--time-cond and --etag-compare.
 	IfModifiedSince time.Time
 	IfNoneMatch     string
+	// IfUnmodifiedSince is the opposite condition (curl's -z -DATE): a
+	// resource modified after it is not sent (Meta.NotModified: the
+	// condition was not met); http sends it as If-Unmodified-Since.
+	IfUnmodifiedSince time.Time
 
 	// User and Password are the credentials to use, already chosen by the
 	// Client from the URL, -u or netrc. HasPassword tells an empty password
@@ -174,8 +183,9 @@ type Meta struct {
 	// ("Not Found"); "" for other protocols or when the server sent none.
 	Reason string
 	// Header holds the response header fields in the order and the case
-	// in which the server sent them (HTTP, gateway replies); nil when the
-	// protocol has none.
+	// in which the server sent them (HTTP, gateway replies); for file the
+	// fields curl shows as a file's headers (Content-Length,
+	// Accept-ranges, Last-Modified); nil when the protocol has none.
 	Header Header
 	// Request is the HTTP request as the fetcher wrote it on the
 	// connection, for an archive (a WARC request record): request line,

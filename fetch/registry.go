@@ -80,6 +80,9 @@ const (
 	// Opaque: the scheme's URLs have no authority, so they are written
 	// without "//" ("news:", "mailto:", "mid:").
 	Opaque
+	// Ranges: the scheme honours Request.Range (http, ftp, file, wais);
+	// others send the whole resource, as curl does.
+	Ranges
 )
 
 // Has reports whether every capability in c is in s.

@@ -193,25 +193,15 @@ type limitedBody struct {
 // which RoundTripper ignores, gives ok false.
 func parseRange(h string) (first, last int64, ok bool) {
 	spec, found := strings.CutPrefix(strings.TrimSpace(h), "bytes=")
-	if !found {
+	spec = strings.TrimSpace(spec)
+	if !found || !strings.Contains(spec, "-") || strings.Contains(spec, ",") {
 		return 0, -1, false
 	}
-	a, b, found := strings.Cut(strings.TrimSpace(spec), "-")
-	if !found || a == "" || strings.Contains(b, ",") {
+	r, err := ParseRange(spec)
+	if err != nil || r.Last > 0 {
 		return 0, -1, false
 	}
-	first, err := strconv.ParseInt(a, 10, 64)
-	if err != nil || first < 0 {
-		return 0, -1, false
-	}
-	if b == "" {
-		return first, -1, true
-	}
-	last, err = strconv.ParseInt(b, 10, 64)
-	if err != nil || last < first {
-		return 0, -1, false
-	}
-	return first, last, true
+	return r.Start, r.End, true
 }
 
 // errorResponse is the reply for a fetch that failed with err: a status

@@ -61,7 +61,10 @@ type engine struct {
 	fatal      error // the URL itself could not be read
 }
 
-func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, error) {
+// newPolicy checks opt and u and gives the engine's policy: the filters,
+// the Client (network text kept as it is), connections, retries, limits
+// and timeout.
+func newPolicy(opt Options, u *urlparse.URL) (*engine, error) {
 	switch u.Scheme {
 	case "ftp", "gopher", "gophers":
 	case "http", "https":
@@ -123,6 +126,16 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		e.timeout = DefaultTimeout
 	}
 	e.rootURL = canonicalURL(u)
+	return e, nil
+}
+
+// newEngine is a run that mirrors into opt.Dir: newPolicy's engine with the
+// local directory, its manifest and the WARC file opened.
+func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, error) {
+	e, err := newPolicy(opt, u)
+	if err != nil {
+		return nil, err
+	}
 	if opt.DryRun {
 		// Nothing is written: the directory is only read, if it exists.
 		e.fs, err = openLocalReadOnly(opt.Dir)
@@ -219,8 +232,14 @@ func (e *engine) run() (Summary, error) {
 			return sum, fmt.Errorf("mirror: writing the manifest: %w", err)
 		}
 	}
+	return sum, e.outcome(sum, walkErr)
+}
+
+// outcome is the error a run ends with, from what its summary says: the
+// context's end, the walk's or the URL's own error, or IncompleteError.
+func (e *engine) outcome(sum Summary, walkErr error) error {
 	switch {
-	case interrupted:
+	case e.ctx.Err() != nil:
 		cause := context.Cause(e.ctx)
 		if cause == nil {
 			cause = e.ctx.Err()
@@ -229,19 +248,19 @@ func (e *engine) run() (Summary, error) {
 		if errors.Is(e.ctx.Err(), context.DeadlineExceeded) {
 			k = fetch.ErrTimeout
 		}
-		return sum, &fetch.Error{Kind: k, URL: e.rootURL, Msg: "mirror interrupted", Err: cause}
+		return &fetch.Error{Kind: k, URL: e.rootURL, Msg: "mirror interrupted", Err: cause}
 	case walkErr != nil:
-		return sum, walkErr
+		return walkErr
 	case e.fatal != nil:
-		return sum, e.fatal
+		return e.fatal
 	case sum.Failed > 0 || len(sum.Incomplete) > 0:
 		reasons := append([]string(nil), sum.Incomplete...)
 		if sum.Failed > 0 {
 			reasons = append([]string{fmt.Sprintf("%d %s failed", sum.Failed, plural(sum.Failed, "item", "items"))}, reasons...)
 		}
-		return sum, &IncompleteError{Failed: sum.Failed, Reasons: reasons}
+		return &IncompleteError{Failed: sum.Failed, Reasons: reasons}
 	}
-	return sum, nil
+	return nil
 }
 
 func plural(n int64, one, many string) string {

@@ -79,13 +79,36 @@ type ftpFileJob struct {
 }
 
 func (e *engine) runFTP() error {
-	u := e.u
-	req, cfg, err := e.client.Prepare(u)
+	s, clean, err := e.ftpSession()
 	if err != nil {
 		return err
 	}
+	root := &ftpDirJob{url: e.rootURL, segs: clean, node: &dirNode{url: e.rootURL}}
+	root.local = e.paths.claimDir(e.rootURL, nil)
+	e.markSeen(e.rootURL)
+	e.sched.push(&task{list: true, host: s.host, job: root})
+	n := min(e.parallel, e.perHost)
+	s.conns = make([]*ftpConn, n)
+	e.runWorkers(n, func(w int, t *task) bool { return e.ftpTask(s, w, t) })
+	for _, c := range s.conns {
+		if c != nil {
+			c.Quit()
+		}
+	}
+	return nil
+}
+
+// ftpSession is the shared state of an FTP run on e.u, with the Client's
+// policy (Client.Prepare; an HTTP proxy cannot carry it), and the URL's
+// path segments below the login directory (empty ones dropped).
+func (e *engine) ftpSession() (*ftpState, []string, error) {
+	u := e.u
+	req, cfg, err := e.client.Prepare(u)
+	if err != nil {
+		return nil, nil, err
+	}
 	if req.Proxy != nil {
-		return &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
+		return nil, nil, &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
 			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, --noproxy, or unset ftp_proxy"}
 	}
 	s := &ftpState{req: req, cfg: cfg, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
@@ -104,19 +127,7 @@ func (e *engine) runFTP() error {
 			clean = append(clean, sg)
 		}
 	}
-	root := &ftpDirJob{url: e.rootURL, segs: clean, node: &dirNode{url: e.rootURL}}
-	root.local = e.paths.claimDir(e.rootURL, nil)
-	e.markSeen(e.rootURL)
-	e.sched.push(&task{list: true, host: s.host, job: root})
-	n := min(e.parallel, e.perHost)
-	s.conns = make([]*ftpConn, n)
-	e.runWorkers(n, func(w int, t *task) bool { return e.ftpTask(s, w, t) })
-	for _, c := range s.conns {
-		if c != nil {
-			c.Quit()
-		}
-	}
-	return nil
+	return s, clean, nil
 }
 
 // ftpConn is a worker's connection: an ftp.Conn, kept logged in for the
@@ -131,6 +142,11 @@ type ftpConn struct {
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
 	listArg string // "-a" until the server refuses it
+	// ahead is a passive request already sent (sendAhead) whose replies
+	// passiveIn reads: for the directory aheadDir, with a CWD first
+	// when aheadCWD.
+	ahead, aheadCWD bool
+	aheadDir        string
 }
 
 // dialFTP connects and logs in (ftp.Dial, within the timeout), then sends
@@ -299,6 +315,10 @@ func (e *engine) retryOrFail(t *task, err error) {
 		e.failList(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}, j.depth, err)
 	case *ftpFileJob:
 		e.fail(j.rec, err)
+	case upDir: // a reverse mirror's (reverse.go)
+		e.failList(Record{URL: j.url, Path: j.rel, Type: TypeDir, Size: -1}, j.depth, err)
+	case *upJob:
+		e.fail(Record{URL: j.url, Path: j.rel, Type: TypeFile, Size: j.size}, err)
 	}
 	e.sched.done(t)
 }
@@ -503,34 +523,7 @@ func (c *ftpConn) probeNLST(entries []ftpEntry) ([]ftpEntry, error) {
 // returns up to max bytes of its data (listings). A refusal comes with its
 // reply.
 func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply, error) {
-	var cmds []ftp.Command
-	cwd := c.cwd != dir
-	if cwd {
-		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
-	}
-	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
-	if err := c.Send(cmds...); err != nil {
-		return nil, nil, err
-	}
-	if cwd {
-		r, err := c.ReadReply()
-		if err != nil {
-			return nil, nil, err
-		}
-		if !r.Positive() {
-			c.cwd = ""
-			if _, err := c.ReadReply(); err != nil { // the EPSV's reply
-				return nil, nil, err
-			}
-			return nil, r, ftp.RefusedError("CWD", dir, r)
-		}
-		c.cwd = dir
-	}
-	r, err := c.ReadReply()
-	if err != nil {
-		return nil, nil, err
-	}
-	addr, err := c.Passive(r)
+	addr, r, err := c.passiveIn(dir)
 	if err != nil {
 		return nil, r, err
 	}
@@ -562,17 +555,61 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 	return buf.Bytes(), r, nil
 }
 
+// passiveIn makes dir the connection's directory (CWD, when it is
+// elsewhere) and asks for a passive data connection, the two commands in
+// one write: the address to open it to. A refusal comes with its reply.
+func (c *ftpConn) passiveIn(dir string) (string, *ftp.Reply, error) {
+	if !c.ahead {
+		if err := c.Send(c.aheadCommands(dir)...); err != nil {
+			return "", nil, err
+		}
+	}
+	if c.aheadDir != dir {
+		return "", nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: a passive request for " + c.aheadDir + " is pending, not for " + dir}
+	}
+	cwd := c.aheadCWD
+	c.ahead = false
+	if cwd {
+		r, err := c.ReadReply()
+		if err != nil {
+			return "", nil, err
+		}
+		if !r.Positive() {
+			c.cwd = ""
+			if _, err := c.ReadReply(); err != nil { // the EPSV's reply
+				return "", nil, err
+			}
+			return "", r, ftp.RefusedError("CWD", dir, r)
+		}
+		c.cwd = dir
+	}
+	r, err := c.ReadReply()
+	if err != nil {
+		return "", nil, err
+	}
+	addr, err := c.Passive(r)
+	if err != nil {
+		return "", r, err
+	}
+	return addr, nil, nil
+}
+
+// aheadCommands are passiveIn's commands for dir, to be sent in one write
+// (with others before them, from another caller: then passiveIn only reads
+// their replies).
+func (c *ftpConn) aheadCommands(dir string) []ftp.Command {
+	var cmds []ftp.Command
+	c.ahead, c.aheadDir, c.aheadCWD = true, dir, c.cwd != dir
+	if c.aheadCWD {
+		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: dir})
+	}
+	return append(cmds, ftp.Command{Verb: c.PassiveCommand()})
+}
+
 // ftpList lists one directory and queues what is in it.
 func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) {
 	if j.path == "" {
-		j.path = c.home
-		for _, sg := range j.segs {
-			if strings.HasPrefix(sg, "/") {
-				j.path = sg
-			} else {
-				j.path = joinServer(j.path, sg)
-			}
-		}
+		j.path = serverPath(c.home, j.segs)
 		s.mu.Lock()
 		s.visited[j.path] = true
 		s.mu.Unlock()

@@ -378,17 +378,6 @@ func (e *engine) menuAttributes(j *gopherMenuJob) map[string]*gopher.Attributes 
 	return out
 }
 
-// parseModDate reads a Gopher+ Mod-Date: "… <YYYYMMDDhhmmss>".
-func parseModDate(s string) (time.Time, bool) {
-	i := strings.LastIndexByte(s, '<')
-	k := strings.LastIndexByte(s, '>')
-	if i < 0 || k < i+15 {
-		return time.Time{}, false
-	}
-	t, err := time.ParseInLocation("20060102150405", s[i+1:k], time.UTC)
-	return t, err == nil
-}
-
 // menuItem handles one item of a menu.
 func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods map[string]*gopher.Attributes) {
 	same := strings.EqualFold(it.Host, j.host) && it.Port == j.port
@@ -492,7 +481,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		attrs = mods[it.Selector]
 	}
 	if attrs != nil {
-		mtime, _ = parseModDate(attrs.Admin()["Mod-Date"])
+		mtime, _ = attrs.ModDate()
 	}
 	key = "line:" + it.Raw
 	if !mtime.IsZero() {

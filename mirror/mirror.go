@@ -68,6 +68,30 @@
 // "/robots.txt") is obeyed unless IgnoreRobots. Where the server speaks
 // Gopher+, the "$" attributes of each menu give the items' Mod-Dates.
 //
+// # Reverse (upload)
+//
+// With Reverse the tree in Dir is uploaded below an ftp URL, as lftp's
+// mirror -R does: the server's directory (made with MKD when missing) is
+// listed as for a download (MLSD, LIST, NLST), and a local file is
+// uploaded when the server has none of that name, or one of another size,
+// or another modification time — MLSD's, else MDTM's, to the second. Each
+// upload gets the local time where the server lets a client set it (MFMT,
+// else vsftpd's MDTM with a time, else SITE UTIME); on a server that lets
+// none, a server time after the local one counts as the same (it is the
+// upload's). Files go to a temporary name (".urlget-up-" with the local
+// file's path hash, size and time), are checked with SIZE, and only then
+// renamed over their name (RNFR, RNTO): a file cut short never has its
+// final name, and the next run continues it with APPE when the local file
+// is still the one it came from (else it is deleted). Missing directories
+// are made; the listings and the uploads run on Parallel connections
+// (listings first, as for a download). Symbolic links in Dir are not followed and not
+// uploaded. With Delete, what the server has and Dir has not (files, and
+// directories with their contents; never what Include and Exclude leave
+// out) is deleted once every upload succeeded, within DeleteLimit; without
+// it, it is reported as gone. DryRun lists and compares, and changes
+// nothing. Nothing is written into Dir (no manifest: the server's listing
+// is the state).
+//
 // # Incremental runs, interrupted runs
 //
 // DIR/.urlget-mirror.jsonl is the manifest: one JSON line per URL (local
@@ -170,6 +194,10 @@ type Options struct {
 	// DryRun reads listings and menus and reports what would be fetched
 	// and deleted, writing nothing at all.
 	DryRun bool
+
+	// Reverse uploads Dir below URL (an ftp URL) instead: lftp's mirror
+	// -R. See the package documentation's "Reverse (upload)".
+	Reverse bool
 
 	// Include and Exclude are glob patterns (see the package filter
 	// rules in the README: a pattern without "/" matches base names, one
@@ -338,6 +366,9 @@ func Run(ctx context.Context, opt Options) (Summary, error) {
 	}
 	if opt.Dir == "" {
 		return Summary{URL: opt.URL}, errors.New("mirror: no local directory given")
+	}
+	if opt.Reverse {
+		return runReverse(ctx, opt, &u)
 	}
 	e, err := newEngine(ctx, opt, &u)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -120,6 +121,7 @@ type fetchOpts struct {
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
+	out            outOpts       // the output flags (outflags.go)
 	par            parOpts       // -Z and its companions (parallel.go)
 	auth           authOpts      // the HTTP authentication flags (authflags.go)
 	options        fetch.Options // Request.Options they ask for
@@ -180,6 +182,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
 	addConnFlags(fs, &o.conn)
+	addOutFlags(fs, &o.out)
 	addAuthFlags(fs, &o.auth)
 	addParallelFlags(fs, &o.par)
 	addNextFlag(fs)
@@ -270,6 +273,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		o.netrc = true
 	}
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
+		return nil, err
+	}
+	if err := o.out.parse(o.fail); err != nil {
 		return nil, err
 	}
 	if err := checkJSONArgs(o.req.data); err != nil {
@@ -410,6 +416,11 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
 	}
+	e, endOut, err := o.out.start(e, o.silent, o.urls)
+	if err != nil {
+		return fail(e, fetchExitCode(err), "%v", err)
+	}
+	defer endOut()
 	if !o.silent {
 		schemes := make([]string, 0, len(o.urls))
 		for _, raw := range o.urls {
@@ -434,6 +445,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
+	c.client.Replies = o.out.headers // -D: ftp's replies
 	if err := c.prepareRequest(); err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
@@ -708,8 +720,11 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		}
 		return true
 	})
-	if r.err == nil {
-		r.err = out.commit(r)
+	if kept := (bodyThenFail{}); r.err == nil || errors.As(r.err, &kept) {
+		if err := out.commit(r); err != nil {
+			r.err = err
+		}
+		c.o.out.setXattr(c.e, out, r)
 	} else {
 		r.kept, r.keptSize = out.abort()
 	}
@@ -763,6 +778,8 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if err := c.shapeRequest(req); err != nil {
 		return err
 	}
+	c.o.out.shape(req)
+	off = req.Offset
 	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
@@ -797,6 +814,12 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if res.EffectiveURL != "" {
 		r.effective = res.EffectiveURL
 	}
+	if err := c.o.out.dump(res); err != nil {
+		return err
+	}
+	if err := c.o.out.saveETag(res); err != nil {
+		return err
+	}
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
 	// proxy gateway gets an HTTP reply), not the URL's scheme.
 	if res.IsHTTP() {
@@ -823,7 +846,20 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		}
 		return nil
 	}
-	skip, err := out.start(res.Offset, off)
+	if res.NotModified {
+		out.untouched = true // curl leaves the output as it is
+		if res.IsHTTP() {
+			r.status = http.StatusNotModified // a 200 found not newer too: curl's "simulated 304"
+		}
+		return nil
+	}
+	got, asked := res.Offset, off
+	if req.Range != nil {
+		// A part, not a resume: a retry asks for the range again and
+		// skips what an earlier attempt wrote.
+		got, asked = 0, out.written
+	}
+	skip, err := out.start(got, asked)
 	if err != nil {
 		return err
 	}
@@ -844,6 +880,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
 	if err != nil {
 		return err
+	}
+	if err := fetch.FailError(res, off); c.o.out.failWithBody && res.IsHTTP() && err != nil {
+		return bodyThenFail{err}
 	}
 	return nil
 }

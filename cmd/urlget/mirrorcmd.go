@@ -30,6 +30,7 @@ const (
 )
 
 const mirrorUsage = `usage: urlget mirror [options] URL DIR
+       urlget mirror -R [options] DIR ftp://HOST/PATH/
 
 Mirror an FTP tree (ftp://), an HTTP directory index (http://, https://)
 or a gopher hole (gopher://, gophers://) into DIR: new and changed files
@@ -48,6 +49,12 @@ Range.
 Gopher: menus crawled from URL on its host and port; every menu saved byte
 for byte as DIR/<selector>/.gopher-menu, every document as DIR/<selector>;
 search, telnet and h URL: items recorded, not followed; robots.txt obeyed.
+
+-R (lftp's mirror -R) uploads DIR below an ftp URL instead: new files and
+files whose size or modification time differ from the server's, each to a
+temporary name renamed into place once whole (a cut upload is continued by
+the next run with APPE), missing directories made; --delete removes what
+the server has and DIR has not; nothing is written into DIR.
 
 Names from the server never leave DIR: bytes that cannot be in a local
 name ("/", "\", control bytes, a leading ".", invalid UTF-8, "%%") are
@@ -103,6 +110,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.IntVarP(&o.opt.Parallel, "parallel", "P", mirror.DefaultParallel, "use `N` connections")
 	fs.IntVar(&o.opt.PerHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
+	fs.BoolVarP(&o.opt.Reverse, "reverse", "R", false, "upload: urlget mirror -R DIR ftp://HOST/PATH/ (lftp's mirror -R)")
 	fs.BoolVar(&o.opt.Delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
 	fs.IntVar(&o.maxDelete, "max-delete", -1, "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
 	fs.BoolVar(&o.opt.DryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
@@ -152,6 +160,14 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 		return nil, fmt.Errorf("want a URL and a directory, got %d %s", fs.NArg(), plural(fs.NArg(), "argument", "arguments"))
 	}
 	o.opt.URL, o.opt.Dir = fs.Arg(0), fs.Arg(1)
+	if o.opt.Reverse {
+		o.opt.Dir, o.opt.URL = fs.Arg(0), fs.Arg(1) // lftp's order: from, to
+		for _, f := range []string{"warc", "checksum", "verify", "span-hosts", "rewrite-menus", "no-robots"} {
+			if fs.Changed(f) {
+				return nil, fmt.Errorf("--%s is for downloads: not with -R", f)
+			}
+		}
+	}
 	var err error
 	if o.maxBytes != "" {
 		if o.opt.MaxBytes, err = parseSize(o.maxBytes); err != nil {
@@ -475,8 +491,13 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		if sum.Links > 0 {
 			dirs += fmt.Sprintf(", %d %s", sum.Links, plural(int(sum.Links), "link", "links"))
 		}
-		fmt.Fprintf(c.out, "urlget: %s %s into %s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
-			verb, fetch.Sanitize(sum.URL), sum.Dir, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
+		from, to := fetch.Sanitize(sum.URL), " into "+sum.Dir
+		if c.o.opt.Reverse {
+			verb = strings.Replace(verb, "mirrored", "uploaded", 1)
+			from, to = fetch.Sanitize(sum.Dir), " to "+fetch.Sanitize(sum.URL)
+		}
+		fmt.Fprintf(c.out, "urlget: %s %s%s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
+			verb, from, to, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
 			dirs, sizeStr(sum.Bytes), sum.Seconds)
 	}
 	var fe *fetch.Error

@@ -58,6 +58,7 @@ type output struct {
 	written   int64  // bytes written since base
 	started   bool
 	modTime   time.Time // the resource's, for -R
+	untouched bool      // not modified (-z, --etag-compare): nothing to write
 }
 
 // newOutput resolves where a URL goes; it creates nothing yet, except the
@@ -377,7 +378,7 @@ func (o *output) Write(p []byte) (int, error) {
 // commit completes a successful transfer: the temporary file replaces path.
 func (o *output) commit(r *xferResult) error {
 	if o.f == nil {
-		if o.path != "" && !o.started {
+		if o.path != "" && !o.started && !o.untouched {
 			// Nothing was ever written (cannot happen for a success, but
 			// an output file must exist after one).
 			if err := o.openTemp(); err != nil {
@@ -460,9 +461,7 @@ func headText(res *fetch.Resource) []byte {
 				b.WriteString(" " + m.Reason)
 			}
 			b.WriteString("\r\n")
-			for _, f := range m.Header {
-				fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
-			}
+			writeFields(&b, m.Header)
 			b.WriteString("\r\n")
 		}
 		return b.Bytes()

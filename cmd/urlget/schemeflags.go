@@ -93,6 +93,11 @@ func (s *schemeOpts) options(stdin io.Reader) (fetch.Options, error) {
 					return nil, fmt.Errorf("%s -: %v", flag, err)
 				}
 			}
+			for _, v := range vals {
+				if strings.Contains(v, "\n") { // the values are kept one a line
+					return nil, fmt.Errorf("%s %q: holds a line break (give each line as a %s of its own)", flag, v, flag)
+				}
+			}
 			if len(vals) > 0 {
 				m[key] = strings.Join(vals, "\n")
 			}

@@ -95,8 +95,12 @@ func woInt(f func(*xferResult) int64) woVar {
 }
 
 // woHeader is %header{name}: the values of the fields named name, joined
-// with ", " (curl).
+// with ", " (curl). Only an HTTP reply's: curl counts a file's header
+// fields (%{num_headers}) but shows none.
 func woHeader(r *xferResult, name string) string {
+	if !r.meta.IsHTTP() {
+		return ""
+	}
 	return strings.Join(r.meta.Header.Values(name), ", ")
 }
 
@@ -106,7 +110,11 @@ func woHeader(r *xferResult, name string) string {
 func woHeaderJSON(r *xferResult) string {
 	var names []string
 	values := map[string][]string{}
-	for _, f := range r.meta.Header {
+	var fields fetch.Header
+	if r.meta.IsHTTP() {
+		fields = r.meta.Header // as woHeader
+	}
+	for _, f := range fields {
 		k := strings.ToLower(f.Name)
 		if _, ok := values[k]; !ok {
 			names = append(names, k)

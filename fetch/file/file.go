@@ -11,7 +11,10 @@
 // and Meta.ModTime come from the file. A resume (Request.Offset) seeks;
 // with Request.Since set, a file modified after Since (to the second) is
 // sent whole instead (Meta.Offset 0). An offset past the end of the file is
-// ErrResume. Request.Head gives the metadata with an empty Body. With
+// ErrResume. Meta.Header holds what curl shows as a file's headers
+// (Content-Length, Accept-ranges, Last-Modified). A Request.Range seeks to its start and ends the body after its
+// last byte (the first range only; of a regular file only, as curl).
+// Request.Head gives the metadata with an empty Body. With
 // Request.IfModifiedSince, a file not modified after it (to the second) is
 // Meta.NotModified, with an empty Body.
 //
@@ -55,6 +58,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,7 +67,7 @@ import (
 )
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody,
+	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody | fetch.Ranges,
 		Examples: []fetch.Example{
 			{Args: "file:///etc/hosts", Help: "print a local file"},
 			{Args: "--json-lines file:///var/log/", Help: "a directory's entries as JSON lines"},
@@ -113,19 +117,27 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if regular {
 		size = fi.Size()
 	}
-	res := &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: fi.ModTime()}}
+	res := &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: fi.ModTime(), Header: header(fi)}}
 	if req.Head {
 		f.Close()
 		res.Body = io.NopCloser(bytes.NewReader(nil))
 		return res, nil
 	}
-	if !req.IfModifiedSince.IsZero() && !fi.ModTime().Truncate(time.Second).After(req.IfModifiedSince.Truncate(time.Second)) {
+	if req.Unchanged(fi.ModTime()) {
 		f.Close()
 		res.Size, res.NotModified = 0, true
 		res.Body = io.NopCloser(bytes.NewReader(nil))
 		return res, nil
 	}
-	off := req.Offset
+	off, limit := req.Offset, int64(-1)
+	if req.Range != nil && regular {
+		start, n, err := req.Range.Span(size)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		off, limit = start, n
+	}
 	if off > 0 && !req.Since.IsZero() && fi.ModTime().Truncate(time.Second).After(req.Since.Truncate(time.Second)) {
 		off = 0 // changed since the part held was fetched: send it whole
 	}
@@ -146,8 +158,28 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		res.Offset = off
 		res.Size = size - off
 	}
+	if limit >= 0 && limit < res.Size {
+		res.Size = limit
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(f, limit), f}
+		return res, nil
+	}
 	res.Body = f
 	return res, nil
+}
+
+// header is what curl writes as a file's headers (-D, -i): the size of a
+// regular file (whatever part is sent) with "Accept-ranges: bytes", and
+// the modification time.
+func header(fi os.FileInfo) fetch.Header {
+	var h fetch.Header
+	if fi.Mode().IsRegular() {
+		h = append(h, fetch.HeaderField{Name: "Content-Length", Value: strconv.FormatInt(fi.Size(), 10)},
+			fetch.HeaderField{Name: "Accept-ranges", Value: "bytes"})
+	}
+	return append(h, fetch.HeaderField{Name: "Last-Modified", Value: fi.ModTime().UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT")})
 }
 
 // SendsBody reports that a Request.Body is written to the file a file URL
@@ -190,7 +222,7 @@ func openError(name string, err error) error {
 func openDir(f *os.File, fi fs.FileInfo, req *fetch.Request) (*fetch.Resource, error) {
 	base := dirURL(req.URL)
 	res := &fetch.Resource{
-		Meta:    fetch.Meta{Size: -1, ModTime: fi.ModTime(), Dir: true, ContentType: "text/plain"},
+		Meta:    fetch.Meta{Size: -1, ModTime: fi.ModTime(), Dir: true, ContentType: "text/plain", Header: header(fi)},
 		Listing: func(line []byte) fetch.Entry { return parseLine(line, base) },
 	}
 	if req.Head {

@@ -25,7 +25,12 @@ type dataBody struct {
 	n     int64 // bytes read from the data connection
 	final bool  // the final reply came instead of a 1xx: none to wait for
 	what  string
+	// stop: the body ends after limit bytes though the file may go on
+	// (a Range): then the transfer is aborted (Transfer.Abort).
+	stop  bool
+	limit int64
 	res   *fetch.Resource // its Status becomes the final reply's (226) at the end
+	post  []quoteCmd      // ftp-quote: its "-" commands go once the transfer succeeded
 
 	err    error // sticky: io.EOF or a typed error
 	inStep bool  // the control connection has no reply outstanding
@@ -48,6 +53,17 @@ func (b *dataBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	return n, nil
+}
+
+// stopAt ends the body after n bytes of the data connection: what would
+// come after them is refused with ABOR.
+func (b *dataBody) stopAt(n int64) {
+	b.limit, b.stop = n, true
+	var src io.Reader = io.LimitReader(countingReader{r: b.data, b: b}, n)
+	b.r = src
+	if b.ascii {
+		b.r = fetch.LFReader(src)
+	}
 }
 
 // countingReader counts the bytes read from the data connection (before
@@ -113,6 +129,19 @@ func (b *dataBody) end(err error) {
 		b.err = dataError(b.ctx, b.what, err)
 		return
 	}
+	if b.stop && b.n == b.limit {
+		b.c.raw.SetReadDeadline(time.Now().Add(b.f.finalTimeout()))
+		_, aerr := b.data.Abort()
+		b.c.raw.SetReadDeadline(time.Time{})
+		// curl ends the session after an ABOR (QUIT): so does the pool.
+		b.c.reusable = false
+		if aerr != nil {
+			b.c.broken = true
+		}
+		b.inStep = true
+		b.err = io.EOF
+		return
+	}
 	if !b.final {
 		b.c.raw.SetReadDeadline(time.Now().Add(b.f.finalTimeout()))
 		r, rerr := b.data.finish()
@@ -141,6 +170,10 @@ func (b *dataBody) end(err error) {
 	if b.want >= 0 && b.n < b.want {
 		b.err = &fetch.Error{Kind: fetch.ErrPartial,
 			Msg: fmt.Sprintf("ftp: %s: transfer closed with %d bytes remaining to read", b.what, b.want-b.n)}
+		return
+	}
+	if err := b.f.quote(b.ctx, b.c, b.post, quoteAfter); err != nil {
+		b.err = err
 		return
 	}
 	b.err = io.EOF

@@ -95,7 +95,8 @@ func printable(s string) string { return fetch.SanitizeLine(s, 512) }
 // ReplyKind is the one table from a refused command to the error kind (and
 // so the exit code) every caller reports: 421 (the server is closing the
 // connection) is ErrConnect whatever the command; a refused login (USER,
-// PASS, ACCT) ErrLoginDenied; CWD ErrAccessDenied; TYPE ErrTypeFailed; RETR,
+// PASS, ACCT) ErrLoginDenied; CWD (and MKD, RMD, DELE, RNFR, RNTO: the
+// changes a mirror makes) ErrAccessDenied; TYPE ErrTypeFailed; RETR,
 // SIZE, MDTM and the listings ErrNotFound for 550, else ErrRetrFailed; STOR,
 // APPE and STOU ErrUpload; the data connection commands (EPSV, PASV, EPRT,
 // PORT) ErrConnect; anything else ErrProtocol.
@@ -106,7 +107,7 @@ func ReplyKind(verb string, code int) fetch.Kind {
 	switch strings.ToUpper(verb) {
 	case "USER", "PASS", "ACCT":
 		return fetch.ErrLoginDenied
-	case "CWD", "CDUP":
+	case "CWD", "CDUP", "MKD", "RMD", "DELE", "RNFR", "RNTO":
 		return fetch.ErrAccessDenied
 	case "TYPE":
 		return fetch.ErrTypeFailed
@@ -154,6 +155,7 @@ type conn struct {
 	raw     net.Conn      // as returned by the Dialer
 	br      *bufio.Reader // sized MaxReplyLine: a longer line is cut
 	verbose io.Writer
+	replies io.Writer     // Config.Replies
 	timeout time.Duration // > 0: bounds each write and each wait for a reply
 
 	broken   bool      // out of step or closed: never reuse
@@ -230,6 +232,11 @@ func (c *conn) readReply() (*Reply, error) {
 		c.got421, c.broken = true, true
 	}
 	r := &Reply{code: code, lines: lines}
+	if c.replies != nil {
+		for _, l := range lines {
+			io.WriteString(c.replies, l+"\r\n")
+		}
+	}
 	var cmd Command
 	if len(c.queue) > 0 {
 		cmd = c.queue[0]

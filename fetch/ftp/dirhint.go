@@ -18,7 +18,7 @@ func (f *Fetcher) dirWithoutSlash(ctx context.Context, c *pconn, req *fetch.Requ
 		return nil, false, nil
 	}
 	cwd := append(append([]cwdArg(nil), c.path...), cwdArg{arg: p.name})
-	if err := f.chdir(ctx, c, cwd); err != nil {
+	if err := f.chdir(ctx, c, cwd, false); err != nil {
 		return nil, false, nil
 	}
 	if f.Config.Verbose != nil {

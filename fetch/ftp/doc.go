@@ -81,7 +81,11 @@
 // unless SIZE says the file is smaller than the offset, or MDTM says it
 // changed after Since, or the transfer is ASCII, or REST is refused: then
 // the file comes whole, with Meta.Offset 0. An offset equal to the size
-// gives an empty body at that offset.
+// gives an empty body at that offset. A Request.Range (its first range)
+// sends REST at its start (after SIZE, for "-LAST"; a range past the size,
+// or a refused REST, is ErrResume) and, as curl does, closes the data
+// connection once its last byte has come, sends ABOR, reads the replies and
+// ends the session (QUIT) rather than pooling it.
 //
 // The body streams from the data connection. It ends with io.EOF only when
 // the data connection has closed, the final reply (226/250) has come, and
@@ -180,8 +184,20 @@
 //	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")
 //	modtime         "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z
 //	ftp-reuse       "0": no connection reuse                  --no-keepalive
+//	ftp-quote       commands to send, one a line              -Q/--quote
+//	ftp-create-dirs "1": MKD the directories CWD refuses      --ftp-create-dirs
 //
-// A value that goes on the wire (ftp-email, ftp-account, ftp-port) may not
+// ftp-quote is curl's -Q: each line is one command, sent after the login
+// (before the CWDs); "+CMD" after the CWDs and TYPE, just before RETR or
+// STOR (not before a listing, as curl); "-CMD" after a transfer that
+// succeeded. A "*" after that prefix makes a refusal harmless; any other
+// reply of 400 or more stops the request with ErrQuote (exit 21) wrapping
+// the *ReplyError. A connection that ran quoted commands is never reused
+// (they may have changed what it is known to be). ftp-create-dirs answers
+// a refused CWD with MKD and the CWD again (curl's order), for any request
+// (an upload is what needs it); the second refusal is ErrAccessDenied.
+//
+// A value that goes on the wire (ftp-email, ftp-account, ftp-port, ftp-quote) may not
 // hold CR, LF or NUL (ErrMalformed). Bounds on what a server may send on
 // the control connection: MaxReplyLine, MaxReplyBytes, MaxReplyLines.
 package ftp

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,29 +64,33 @@ type options struct {
 	typ       byte
 	mdtm      bool
 	reuse     bool
+	quote     []quoteCmd // ftp-quote, in the order given
+	mkdirs    bool       // ftp-create-dirs
 }
 
 // Request.Options keys this package reads (the CLI flag in brackets).
 const (
-	OptMethod    = "ftp-method"     // multicwd (default), singlecwd or nocwd (--ftp-method)
-	OptPasvTrust = "ftp-pasv-trust" // "1": use the address in a PASV reply (--ftp-pasv-trust)
-	OptPort      = "ftp-port"       // active mode: the address to listen on, "-" for the control connection's (-P)
-	OptEPSV      = "ftp-epsv"       // "0": never try EPSV (--disable-epsv)
-	OptEPRT      = "ftp-eprt"       // "0": never try EPRT (--disable-eprt)
-	OptListOnly  = "ftp-list-only"  // "1": list directories with NLST (-l)
-	OptMLSD      = "ftp-mlsd"       // "1": list directories with MLSD when the server has it (--ftp-mlsd)
-	OptMDTM      = fetch.OptModTime // "1": ask MDTM for Meta.ModTime (-R)
-	OptReuse     = "ftp-reuse"      // "0": never reuse a logged-in connection (--ftp-no-reuse)
-	OptAccount   = "ftp-account"    // ACCT data (--ftp-account)
-	OptType      = "ftp-type"       // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
-	OptEmail     = "ftp-email"      // the anonymous password (--ftp-email)
-	OptAppend    = "ftp-append"     // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
+	OptMethod    = "ftp-method"      // multicwd (default), singlecwd or nocwd (--ftp-method)
+	OptPasvTrust = "ftp-pasv-trust"  // "1": use the address in a PASV reply (--ftp-pasv-trust)
+	OptPort      = "ftp-port"        // active mode: the address to listen on, "-" for the control connection's (-P)
+	OptEPSV      = "ftp-epsv"        // "0": never try EPSV (--disable-epsv)
+	OptEPRT      = "ftp-eprt"        // "0": never try EPRT (--disable-eprt)
+	OptListOnly  = "ftp-list-only"   // "1": list directories with NLST (-l)
+	OptMLSD      = "ftp-mlsd"        // "1": list directories with MLSD when the server has it (--ftp-mlsd)
+	OptMDTM      = fetch.OptModTime  // "1": ask MDTM for Meta.ModTime (-R)
+	OptReuse     = "ftp-reuse"       // "0": never reuse a logged-in connection (--ftp-no-reuse)
+	OptAccount   = "ftp-account"     // ACCT data (--ftp-account)
+	OptType      = "ftp-type"        // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
+	OptEmail     = "ftp-email"       // the anonymous password (--ftp-email)
+	OptAppend    = "ftp-append"      // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
+	OptQuote     = "ftp-quote"       // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
+	OptMkdirs    = "ftp-create-dirs" // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
 )
 
 func init() {
 	ftp := []string{"ftp"}
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
-		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists | fetch.Ranges,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
@@ -105,6 +110,9 @@ func init() {
 			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
 				Help: "binary transfers when the URL has no ;type= (the default; undoes -B)"},
 			{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
+			{Key: OptQuote, Flag: "quote", Short: "Q", Kind: fetch.Strings, Arg: "CMD", Schemes: ftp,
+				Help: "send CMD after login (\"-CMD\": after the transfer; \"+CMD\": after the CWDs, just before it; \"*\" after those: a refusal is ignored); repeatable"},
+			{Key: OptMkdirs, Flag: "ftp-create-dirs", Kind: fetch.Bool, Schemes: ftp, Help: "make the directories of the URL's path that are missing (MKD)"},
 		},
 		Examples: []fetch.Example{
 			{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
@@ -134,7 +142,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	for _, b := range []struct {
 		key string
 		v   *bool
-	}{{OptPasvTrust, &o.pasvTrust}, {OptListOnly, &o.listOnly}, {OptMLSD, &o.mlsd}, {OptMDTM, &o.mdtm}} {
+	}{{OptPasvTrust, &o.pasvTrust}, {OptListOnly, &o.listOnly}, {OptMLSD, &o.mlsd}, {OptMDTM, &o.mdtm}, {OptMkdirs, &o.mkdirs}} {
 		if *b.v, err = m.Bool(b.key); err != nil {
 			return nil, err
 		}
@@ -165,10 +173,16 @@ func parseOptions(m fetch.Options) (*options, error) {
 	if o.email == "" {
 		o.email = DefaultEmail()
 	}
-	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port} {
+	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port, OptQuote: m[OptQuote]} {
+		if k == OptQuote {
+			v = strings.ReplaceAll(v, "\n", " ") // the lines are separate commands
+		}
 		if badLineByte(v) {
 			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + k + " holds CR, LF or NUL"}
 		}
+	}
+	if o.quote, err = parseQuote(m.Strings(OptQuote)); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -181,6 +195,7 @@ func DefaultEmail() string { return fetch.DefaultAddress() }
 // plan is what one URL asks the server for.
 type plan struct {
 	cwd       []cwdArg // CWDs to send from the login directory
+	mkdirs    bool     // MKD what CWD refuses (ftp-create-dirs)
 	name      string   // argument of SIZE, MDTM, RETR, STOR (the whole path with nocwd)
 	list      bool     // a listing: NLST, LIST or MLSD
 	verb      string   // the listing command
@@ -192,7 +207,7 @@ type plan struct {
 
 func makePlan(u *urlparse.URL, o *options, up *upload) (*plan, error) {
 	f := &u.FTP
-	p := &plan{}
+	p := &plan{mkdirs: o.mkdirs}
 	segs := f.CWD
 	prefix := ""
 	switch o.method {
@@ -306,7 +321,9 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if req.HasPassword {
 		key.pass = "\x00" + req.Password
 	}
-	reuse := o.reuse && f.maxIdle() > 0
+	// Quoted commands may change what the connection's state is known
+	// to be (a CWD, a TYPE, a logout): such a connection is never reused.
+	reuse := o.reuse && f.maxIdle() > 0 && len(o.quote) == 0
 	for attempt := 0; ; attempt++ {
 		var c *pconn
 		if reuse && attempt == 0 {
@@ -348,7 +365,12 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 // chdir sends the plan's CWDs. On a reused connection it first goes back
 // to the login directory (CWD to the directory PWD gave after login) —
 // unless the connection is already where the plan leads, or on the way.
-func (f *Fetcher) chdir(ctx context.Context, c *pconn, cwd []cwdArg) error {
+//
+// With mkdirs (ftp-create-dirs), a refused CWD is followed by MKD of the
+// same argument and the CWD once more, as curl's --ftp-create-dirs: a
+// refused MKD is no error of its own (another client may have made the
+// directory meanwhile), the second CWD's refusal is.
+func (f *Fetcher) chdir(ctx context.Context, c *pconn, cwd []cwdArg, mkdirs bool) error {
 	if len(c.path) > 0 {
 		if hasPrefix(cwd, c.path) {
 			cwd = cwd[len(c.path):]
@@ -389,6 +411,14 @@ func (f *Fetcher) chdir(ctx context.Context, c *pconn, cwd []cwdArg) error {
 		if err != nil {
 			return ioError(ctx, fetch.ErrProtocol, "CWD", err)
 		}
+		if !r.Positive() && mkdirs && !a.bare {
+			if _, err := c.cmd("MKD", a.arg, true); err != nil {
+				return ioError(ctx, fetch.ErrProtocol, "MKD", err)
+			}
+			if r, err = c.cmd("CWD", a.arg, true); err != nil {
+				return ioError(ctx, fetch.ErrProtocol, "CWD", err)
+			}
+		}
 		if !r.Positive() {
 			return RefusedError("CWD", a.arg, r)
 		}
@@ -411,7 +441,10 @@ func hasPrefix(a, prefix []cwdArg) bool {
 
 // run carries out the plan on a logged-in connection.
 func (f *Fetcher) run(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
-	if err := f.chdir(ctx, c, p.cwd); err != nil {
+	if err := f.quote(ctx, c, o.quote, quoteLogin); err != nil {
+		return nil, err
+	}
+	if err := f.chdir(ctx, c, p.cwd, p.mkdirs); err != nil {
 		return nil, err
 	}
 	switch {
@@ -444,10 +477,30 @@ func (f *Fetcher) transfer(ctx context.Context, c *pconn, verb, arg string, rest
 	return t, r, nil
 }
 
-// retrieve fetches a file: TYPE, SIZE, MDTM when needed, REST, RETR.
+// retrieve fetches a file: TYPE, MDTM when needed (first, as curl), SIZE, REST, RETR.
 func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
 	if err := c.Type(p.typ); err != nil {
 		return nil, err
+	}
+	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
+		return nil, err
+	}
+	// MDTM comes first, as curl sends it: a time condition that fails
+	// needs nothing more.
+	var mtime time.Time
+	mdtm := 0 // MDTM's reply code, 0 when not asked
+	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() || !req.IfUnmodifiedSince.IsZero() {
+		r, err := c.cmd("MDTM", p.name, true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
+		}
+		mdtm = r.code
+		if r.code == 213 {
+			mtime, _ = ParseMDTM(r.Text())
+		}
+	}
+	if !req.Head && req.Unchanged(mtime) {
+		return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true})
 	}
 	size := int64(-1)
 	missing := false
@@ -469,32 +522,29 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			missing = true
 		}
 	}
-	var mtime time.Time
-	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() {
-		r, err := c.cmd("MDTM", p.name, true)
-		if err != nil {
-			return nil, ioError(ctx, fetch.ErrProtocol, "MDTM", err)
-		}
-		switch r.code {
-		case 213:
-			mtime, _ = ParseMDTM(r.Text())
-		case 550:
-			missing = p.typ != 'i' || missing
-		default:
-			missing = false
-		}
+	switch {
+	case mdtm == 550:
+		missing = p.typ != 'i' || missing
+	case mdtm != 0 && mdtm != 213:
+		missing = false
 	}
 	if req.Head {
 		if missing {
 			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
 		}
-		return &fetch.Resource{Meta: fetch.Meta{Size: size, ModTime: mtime, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213})
 	}
-	if !req.IfModifiedSince.IsZero() && !mtime.IsZero() && !mtime.After(req.IfModifiedSince.Truncate(time.Second)) {
-		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true}, Body: &doneBody{f: f, c: c}}, nil
-	}
-	offset := req.Offset
-	if offset > 0 {
+	offset, limit := req.Offset, int64(-1)
+	if req.Range != nil {
+		start, n, err := req.Range.Span(size)
+		if err != nil {
+			return nil, err
+		}
+		offset, limit = start, n
+		if n == 0 {
+			return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213})
+		}
+	} else if offset > 0 {
 		switch {
 		case p.typ != 'i':
 			offset = 0 // REST in ASCII mode counts the server's bytes: not resumable
@@ -504,7 +554,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			offset = 0 // changed since the part held was fetched
 		case size == offset:
 			// Nothing left to fetch.
-			return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213}, Body: &doneBody{f: f, c: c}}, nil
+			return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213})
 		}
 	}
 	t, r, err := f.transfer(ctx, c, "RETR", p.name, offset)
@@ -514,19 +564,34 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		}
 		return nil, err
 	}
+	if req.Range != nil && t.Offset() != offset {
+		t.Close()
+		c.broken = true
+		return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: the server cannot start at byte %d (REST refused)", offset)}
+	}
 	offset = t.Offset()
 	want := int64(-1)
 	if size >= 0 && p.typ == 'i' {
 		want = size - offset
+	}
+	// curl stops after the range's end whenever it has one, even at the
+	// file's end: it then aborts (ABOR) rather than waiting for the 226.
+	stop := limit >= 0 && (req.Range.End >= 0 || req.Range.Last > 0)
+	if stop && want >= 0 {
+		want = limit // else limit is only an upper bound
 	}
 	if !t.HasData() {
 		// 2xx without a 1xx and no connection (active): an empty file.
 		if want > 0 {
 			return nil, &fetch.Error{Kind: fetch.ErrPartial, Msg: "ftp: RETR ended without data"}
 		}
-		return &fetch.Resource{Meta: fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
+		return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code})
 	}
 	b := f.newBody(ctx, c, t, r, p.typ == 'a', want, "RETR")
+	if stop {
+		b.stopAt(limit)
+	}
+	b.post = o.quote
 	b.res = &fetch.Resource{
 		Meta: fetch.Meta{Size: want, ModTime: mtime, Offset: offset, Status: r.code},
 		Body: b,
@@ -576,8 +641,7 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 	}
 	res.Listing = f.listing(req.URL, p, verb, hint)
 	if req.Head {
-		res.Body = &doneBody{f: f, c: c}
-		return res, nil
+		return f.doneListing(ctx, c, o, res)
 	}
 	t, r, err := f.transfer(ctx, c, verb, p.listArg, 0)
 	if err != nil && verb == "MLSD" && r != nil && r.code >= 500 && r.code <= 504 {
@@ -593,19 +657,18 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 			// "No files found" (ProFTPD, wu-ftpd on an empty NLST): an
 			// empty listing, not a failure.
 			res.Status = 450
-			res.Body = &doneBody{f: f, c: c}
-			return res, nil
+			return f.doneListing(ctx, c, o, res)
 		}
 		return nil, err
 	}
 	res.Status = r.code
 	if !t.HasData() {
-		res.Body = &doneBody{f: f, c: c}
-		return res, nil
+		return f.doneListing(ctx, c, o, res)
 	}
 	// A listing is text in NVT-ASCII: its lines end in LF here, as
 	// curl and lftp print them (fetch.TextReader).
 	b := f.newBody(ctx, c, t, r, false, -1, verb)
+	b.post = o.quote
 	b.r = fetch.TextReader(b.r, req.Options)
 	res.Body, b.res, res.WireBytes = b, res, b.wireBytes
 	return res, nil

@@ -125,7 +125,7 @@ func TestCommandSequence(t *testing.T) {
 		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.bin", "EPSV", "RETR pub/a/b/c/deep.bin"}, "deep\n"},
 		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"SYST", "EPSV", "LIST /pub/a"}, ""},
 		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, string(binary)},
-		{"/pub/binary.bin", map[string]string{ftp.OptMDTM: "1"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
+		{"/pub/binary.bin", map[string]string{ftp.OptMDTM: "1"}, []string{"CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path+fmt.Sprint(tc.opts), func(t *testing.T) {
@@ -429,8 +429,8 @@ func TestResume(t *testing.T) {
 		wantCmds   []string
 	}{
 		{"rest", off, time.Time{}, off, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "EPSV", "RETR binary.bin"}},
+		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
+		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "EPSV", "RETR binary.bin"}},
 		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "RETR binary.bin"}},
 		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "TYPE I", "SIZE binary.bin"}},
 	}
@@ -473,7 +473,7 @@ func TestHead(t *testing.T) {
 	if res.Size != int64(len(binary)) || !res.ModTime.Equal(mod) {
 		t.Errorf("Size %d ModTime %v", res.Size, res.ModTime)
 	}
-	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "MDTM binary.bin", "QUIT"})
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "QUIT"})
 
 	u, _ = urlparse.Parse("ftp://" + s.Addr + "/pub/none.bin")
 	if _, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Head: true}); fetch.KindOf(err) != fetch.ErrNotFound {
@@ -874,5 +874,77 @@ func TestIfModifiedSince(t *testing.T) {
 				t.Errorf("NotModified %v, RETR sent %v, body %d bytes; want NotModified %v", res.NotModified, retr, len(body), tc.want)
 			}
 		})
+	}
+}
+
+// TestRange: a Request.Range sends REST at its start (after SIZE for
+// "-LAST") and, when it has an end, aborts the transfer after it (ABOR,
+// both replies read) and ends the session; past the size is ErrResume.
+func TestRange(t *testing.T) {
+	n := int64(len(binary))
+	for _, tc := range []struct {
+		spec       string
+		start, end int64 // binary[start:end]
+		cmds       []string
+	}{
+		{"0-99", 0, 100, []string{"RETR binary.bin", "ABOR"}},
+		{"1000-", 1000, n, []string{"REST 1000", "RETR binary.bin"}},
+		{"-10", n - 10, n, []string{"REST " + strconv.FormatInt(n-10, 10), "RETR binary.bin", "ABOR"}},
+		{"100-99999999", 100, n, []string{"REST 100", "RETR binary.bin", "ABOR"}},
+		{"99999999-", 0, 0, nil},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			s := newServer(t)
+			r, err := fetch.ParseRange(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Range: r})
+			if tc.cmds == nil {
+				if fetch.KindOf(err) != fetch.ErrResume {
+					t.Errorf("past the end: %v, want ErrResume", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || !bytes.Equal(body, binary[tc.start:tc.end]) || res.Offset != tc.start || res.Size != tc.end-tc.start {
+				t.Errorf("%d bytes at %d (Size %d, %v), want %d at %d", len(body), res.Offset, res.Size, err, tc.end-tc.start, tc.start)
+			}
+			want := append([]string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "EPSV"}, tc.cmds...)
+			sameLines(t, "commands", s.Lines(), append(want, "QUIT"))
+		})
+	}
+}
+
+// TestRangeThenWhole: after a range aborted, a pooled Fetcher fetches the
+// next URL on a new session (the aborted one ended with QUIT).
+func TestRangeThenWhole(t *testing.T) {
+	s := newServer(t)
+	c := client(&ftp.Fetcher{}, nil)
+	u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+	r, _ := fetch.ParseRange("10-19")
+	for _, rng := range []*fetch.Range{r, nil, r} {
+		res, err := c.Do(ctx(t), &fetch.Request{URL: &u, Range: rng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		want := binary
+		if rng != nil {
+			want = binary[10:20]
+		}
+		if err != nil || !bytes.Equal(body, want) {
+			t.Errorf("range %v: %d bytes, %v", rng, len(body), err)
+		}
+	}
+	c.CloseIdleConnections()
+	if n := strings.Count(strings.Join(s.Lines(), "\n"), "USER anonymous"); n != 2 {
+		t.Errorf("%d sessions, want 2 (the whole file's kept for the next range)", n)
 	}
 }

@@ -125,7 +125,7 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 		return nil, &fetch.Error{Kind: fetch.KindOf(err), Msg: "ftp: connecting to " + addr, Err: err}
 	}
 	c := &Conn{
-		conn:          conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: cfg.Verbose},
+		conn:          conn{raw: raw, br: bufio.NewReaderSize(raw, MaxReplyLine), verbose: cfg.Verbose, replies: cfg.Replies},
 		dialer:        fetch.DataDialer(d), // data connections go where the server says, not where --connect-to sends the URL
 		life:          life,
 		pasvTrust:     o.pasvTrust,
@@ -506,6 +506,7 @@ func (c *Conn) Close() error {
 // closes; a connection out of step is closed without QUIT.
 func (c *Conn) Quit() error {
 	if !c.broken && len(c.queue) == 0 {
+		c.replies = nil // the goodbye is no transfer's header (curl's -D)
 		c.raw.SetDeadline(time.Now().Add(2 * time.Second))
 		if c.send("QUIT", "", false) == nil {
 			c.readReply()

@@ -44,6 +44,7 @@ type Transfer struct {
 	first   *Reply // Start's reply
 	started bool
 	done    bool
+	closed  bool // closeData ran
 }
 
 // Retr asks for the file name (in the current directory) over a data
@@ -242,7 +243,10 @@ func (t *Transfer) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Write sends data (Stor), once Start's reply said the server takes them.
+// Write sends data (Stor), once Start's reply said the server takes them
+// — or, on a passive data connection (open from the start), before Start:
+// a small file fits in the socket buffers, and Finish then ends the data
+// before it reads the replies (a refusal among them), a round trip less.
 // A failure is ErrUpload.
 func (t *Transfer) Write(p []byte) (int, error) {
 	if t.data == nil {
@@ -275,10 +279,21 @@ func (t *Transfer) Finish() (*Reply, error) {
 
 // finish is Finish with the control connection's own errors untyped.
 func (t *Transfer) finish() (*Reply, error) {
+	upload := t.verb == "STOR" || t.verb == "APPE"
+	if upload && !t.started && t.data != nil && !t.closed {
+		// Data written before the first reply was read (a passive
+		// connection, open already): their end goes first, since the
+		// server may read them all before it says anything.
+		if err := t.closeData(); err != nil {
+			t.done = true
+			t.c.broken = true
+			return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.verb + ": closing the data connection", Err: err}
+		}
+	}
 	if _, err := t.start(); err != nil {
 		return nil, err
 	}
-	if err := t.closeData(); err != nil && (t.verb == "STOR" || t.verb == "APPE") && !t.done {
+	if err := t.closeData(); err != nil && upload && !t.done {
 		t.done = true
 		t.c.broken = true
 		return nil, &fetch.Error{Kind: fetch.ErrUpload, Msg: "ftp: " + t.verb + ": closing the data connection", Err: err}
@@ -291,6 +306,31 @@ func (t *Transfer) finish() (*Reply, error) {
 	return t.c.readReply()
 }
 
+// Abort ends a transfer before its end, as curl does once a range has
+// arrived: it closes the data connection, sends ABOR (RFC 959 §4.1.3) and
+// reads the transfer's final reply, whatever it is (426 when aborted, 226
+// when it had ended), then ABOR's (226, or 225 when no transfer was left).
+// It returns ABOR's reply; an error means the Conn is not usable any more.
+func (t *Transfer) Abort() (*Reply, error) {
+	t.closeData()
+	if t.done {
+		return nil, nil
+	}
+	t.done = true
+	if err := t.c.send("ABOR", "", false); err != nil {
+		return nil, t.c.ioError("ABOR", err)
+	}
+	var r *Reply
+	var err error
+	for t.c.Pending() > 0 && err == nil {
+		r, err = t.c.readReply()
+	}
+	if err != nil {
+		return nil, t.c.ioError("ABOR", err)
+	}
+	return r, nil
+}
+
 // Close closes the data connection (again, after Finish).
 func (t *Transfer) Close() error {
 	t.closeData()
@@ -299,8 +339,9 @@ func (t *Transfer) Close() error {
 
 func (t *Transfer) closeData() error {
 	var err error
-	if t.data != nil {
+	if t.data != nil && !t.closed {
 		err = t.data.Close()
+		t.closed = true
 	}
 	if t.ln != nil {
 		t.ln.close()

@@ -66,6 +66,9 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	if err := c.Type(p.typ); err != nil {
 		return nil, err
 	}
+	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
+		return nil, err
+	}
 	verb := "STOR"
 	if up.append {
 		verb = "APPE"
@@ -130,6 +133,5 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	if !fr.Positive() {
 		return nil, RefusedError(verb, p.name, fr)
 	}
-	r = fr
-	return &fetch.Resource{Meta: fetch.Meta{Size: 0, Status: r.code}, Body: &doneBody{f: f, c: c}}, nil
+	return f.done(ctx, c, o, fetch.Meta{Size: 0, Status: fr.code})
 }

@@ -20,6 +20,11 @@
 // the context closes the connection, which ends any read or write stalled
 // on it. A Head request makes no connection (gopher has no metadata-only
 // request). A resume (Request.Offset) reads and drops the start of the item.
+// A time condition (Request.IfModifiedSince, IfUnmodifiedSince: curl's -z,
+// which curl itself ignores for gopher) first asks for the item's
+// attributes ("!"): an item whose Gopher+ Mod-Date fails it is
+// Meta.NotModified with an empty body; without a Mod-Date (a server
+// without Gopher+) the item comes as usual.
 //
 // Options (fetch.Request.Options; the CLI flag that sets each is in
 // parentheses):
@@ -385,6 +390,18 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	}
 	if p.hasPlus && strings.HasPrefix(p.plus, "?") && !p.raw {
 		return f.askForm(ctx, req, p)
+	}
+	if (!req.IfModifiedSince.IsZero() || !req.IfUnmodifiedSince.IsZero()) && !strings.ContainsAny(p.plus[:min(len(p.plus), 1)], "!$") {
+		// A time condition (curl's -z): the Gopher+ Mod-Date tells,
+		// where the server gives one; otherwise the item comes as usual.
+		attrs, err := f.attributes(ctx, req, p, "the time condition")
+		if mod, ok := attrs.ModDate(); err == nil && ok && req.Unchanged(mod) {
+			m := p.meta()
+			m.Size, m.ModTime, m.NotModified = 0, mod, true
+			return &fetch.Resource{Meta: m, Body: io.NopCloser(strings.NewReader(""))}, nil
+		} else if err != nil {
+			fetch.Logf(f.Config.Verbose, "* no Gopher+ Mod-Date (%v): the condition cannot be told", err)
+		}
 	}
 	res, err := f.exchange(ctx, req, p, p.line(), nil, nil)
 	if errors.Is(err, errNoPlusHeader) && strings.HasPrefix(p.plus, "!") && len(p.plus) > 1 {
@@ -761,47 +778,51 @@ func errorMenu(data []byte, eof bool) (*ServerError, bool) {
 	return nil, false
 }
 
+// attributes fetches an item's Gopher+ attributes ("selector TAB !",
+// "selector TAB TAB !" for a search) on a connection of its own; what
+// names what they are wanted for, in errors.
+func (f Fetcher) attributes(ctx context.Context, req *fetch.Request, p *plan, what string) (Attributes, error) {
+	line := p.selector
+	if p.typ == TypeSearch {
+		line += "\t"
+	}
+	line += "\t!\r\n"
+	c, err := f.dial(ctx, req, p)
+	if err != nil {
+		return Attributes{}, err
+	}
+	defer c.close()
+	fetch.Logf(c.verbose, "> %s", strings.TrimSuffix(line, "\r\n"))
+	if err := c.send(line, nil); err != nil {
+		return Attributes{}, err
+	}
+	h, ok, err := peekHeader(c)
+	if err != nil {
+		return Attributes{}, err
+	}
+	if !ok {
+		return Attributes{}, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the server sent no Gopher+ attributes for " + what + " (it does not support Gopher+)", Err: errNoPlusHeader}
+	}
+	if !h.OK {
+		r, _ := framed(c, h, "error reply")
+		data, _ := io.ReadAll(io.LimitReader(r, maxErrorReply))
+		return Attributes{}, serverError(p, parsePlusError(h, data))
+	}
+	r, _ := framed(c, h, "attribute reply")
+	attrs, err := NewAttributeReader(r).Next()
+	if err == io.EOF {
+		err = nil
+	}
+	return attrs, err
+}
+
 // askForm answers a Gopher+ +ASK form: it fetches the item's attributes,
 // answers the +ASK questions from Options["gopher-ask"], and sends the
 // answers as a data block (selector TAB + TAB 1, then "+-1", one line per
 // answer and "."), as the UMN client does.
 func (f Fetcher) askForm(ctx context.Context, req *fetch.Request, p *plan) (*fetch.Resource, error) {
-	// 1. The form: "selector TAB !" ("selector TAB TAB !" for a search).
-	formLine := p.selector
-	if p.typ == TypeSearch {
-		formLine += "\t"
-	}
-	formLine += "\t!\r\n"
-	c, err := f.dial(ctx, req, p)
-	if err != nil {
-		return nil, err
-	}
-	fetch.Logf(c.verbose, "> %s", strings.TrimSuffix(formLine, "\r\n"))
-	if err := c.send(formLine, nil); err != nil {
-		c.close()
-		return nil, err
-	}
-	h, ok, err := peekHeader(c)
-	if err != nil {
-		c.close()
-		return nil, err
-	}
-	if !ok {
-		c.close()
-		return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "gopher: the server sent no Gopher+ attributes for the +ASK form (it does not support Gopher+)", Err: errNoPlusHeader}
-	}
-	if !h.OK {
-		r, _ := framed(c, h, "error reply")
-		data, _ := io.ReadAll(io.LimitReader(r, maxErrorReply))
-		c.close()
-		return nil, serverError(p, parsePlusError(h, data))
-	}
-	r, _ := framed(c, h, "attribute reply")
-	attrs, err := NewAttributeReader(r).Next()
-	c.close()
-	if err == io.EOF {
-		err = nil
-	}
+	// 1. The form.
+	attrs, err := f.attributes(ctx, req, p, "the +ASK form")
 	if err != nil {
 		return nil, err
 	}

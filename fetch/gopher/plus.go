@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 )
@@ -243,6 +244,19 @@ func (a *Attributes) Admin() map[string]string {
 		}
 	}
 	return m
+}
+
+// ModDate is the +ADMIN block's Mod-Date ("… <YYYYMMDDhhmmss>"), read
+// as UTC (Gopher+ names no zone); ok is false when there is none.
+func (a *Attributes) ModDate() (t time.Time, ok bool) {
+	s := a.Admin()["Mod-Date"]
+	i := strings.LastIndexByte(s, '<')
+	k := strings.LastIndexByte(s, '>')
+	if i < 0 || k < i+15 {
+		return time.Time{}, false
+	}
+	t, err := time.ParseInLocation("20060102150405", s[i+1:k], time.UTC)
+	return t, err == nil
 }
 
 // View is one line of a +VIEWS block: "Content-Type[ language]: <size>".

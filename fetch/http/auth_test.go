@@ -66,10 +66,17 @@ func TestDigest(t *testing.T) {
 		t.Run(d.Algorithm+"/"+d.QOP, func(t *testing.T) {
 			var log authLog
 			base := digestServer(t, d, &log)
-			c := &fetch.Client{Digest: true, User: d.User, Password: d.Password, HasUser: true, HasPassword: true}
+			var v strings.Builder
+			c := &fetch.Client{Digest: true, User: d.User, Password: d.Password, HasUser: true, HasPassword: true, Verbose: &v}
 			res, got, err := get(t, c, &fetch.Request{URL: parse(t, base+"/dir/index.html?a=1&b")})
 			if err != nil || string(got) != "ok\n" || res.Status != 200 {
 				t.Fatalf("%q %v status %d: %s", got, err, res.Status, res.Header.Get("X-Digest-Error"))
+			}
+			if len(res.AuthReplies) != 1 || res.AuthReplies[0].Status != 401 {
+				t.Errorf("AuthReplies %+v, want the 401", res.AuthReplies)
+			}
+			if !strings.Contains(v.String(), "> Authorization: Digest ****\n") || strings.Contains(v.String(), "response=") {
+				t.Errorf("verbose log: the answer not masked:\n%s", v.String())
 			}
 			authz, _ := log.take()
 			if len(authz) != 2 || authz[0] != "" || !strings.HasPrefix(authz[1], "Digest ") {
@@ -142,6 +149,23 @@ func TestDigestStaleAndBody(t *testing.T) {
 	if err != nil || string(got) != "ok\n" || len(authz) != 2 || authz[0] != "" || bodies[0] != "" || bodies[1] != body {
 		t.Errorf("POST: %q %v; sent %q with bodies %q; want a probe without body, then the body", got, err, authz, bodies)
 	}
+	// Stale after the body went: sent again from GetBody, or not at all.
+	staleLeft = 1
+	req = &fetch.Request{URL: parse(t, srv.URL+"/post"), Body: strings.NewReader(body), BodySize: int64(len(body)),
+		GetBody: func() (io.Reader, error) { return strings.NewReader(body), nil }}
+	_, got, err = get(t, c, req)
+	authz, bodies = log.take()
+	if err != nil || string(got) != "ok\n" || len(bodies) != 3 || bodies[1] != body || bodies[2] != body {
+		t.Errorf("POST, stale: %q %v; bodies %q; want the probe, the body twice", got, err, bodies)
+	}
+	staleLeft = 1
+	req = &fetch.Request{URL: parse(t, srv.URL+"/post"), Body: strings.NewReader(body), BodySize: int64(len(body))}
+	res, _, err = get(t, c, req)
+	authz, bodies = log.take()
+	if err != nil || res.Status != 401 || len(bodies) != 2 {
+		t.Errorf("POST from a pipe, stale: status %d %v; bodies %q; want the stale 401 after 2 requests", res.Status, err, bodies)
+	}
+	staleLeft = 0
 	req = &fetch.Request{URL: parse(t, srv.URL+"/open"), Body: strings.NewReader(body), BodySize: int64(len(body))}
 	_, got, err = get(t, c, req)
 	authz, bodies = log.take()

@@ -29,9 +29,10 @@ const maxStale = 3
 // challenge can be answered (algorithm MD5, SHA-256 or SHA-512-256, each
 // also "-sess"; qop "auth", or none) is answered with the request again,
 // nc 00000001 and a fresh cnonce; a 401 to that answer is the result,
-// unless it says stale=true, when the new nonce is answered. A probe
-// answered 2xx is sent again with its body, without credentials. Any other
-// reply is the result.
+// unless it says stale=true, when the new nonce is answered (a body sent
+// a second time comes from Request.GetBody; without it, that 401 is the
+// result). A probe answered 2xx is sent again with its body, without
+// credentials. Any other reply is the result.
 func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	first := req
 	if req.Body != nil {
@@ -41,28 +42,47 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 		first = &probe
 	}
 	var asked []fetch.Meta
-	next := func(res *fetch.Resource, authz string) (*fetch.Resource, error) {
+	sent := false // the body has gone once: another send needs GetBody
+	// next sends req again with authz in place of res, or says it cannot
+	// (a body that cannot be sent twice).
+	next := func(res *fetch.Resource, authz string) (*fetch.Resource, bool, error) {
+		r := req
+		if sent && req.Body != nil {
+			if req.GetBody == nil {
+				return res, false, nil
+			}
+			body, err := req.GetBody()
+			if err != nil {
+				return res, false, nil
+			}
+			again := *req
+			again.Body = body
+			r = &again
+		}
 		fetch.DrainClose(res.Body)
 		asked = append(asked, res.Meta)
-		return f.open(ctx, req, authz)
+		sent = true
+		res, err := f.open(ctx, r, authz)
+		return res, err == nil, err
 	}
 	res, err := f.open(ctx, first, "")
 	if err != nil {
 		return nil, err
 	}
+	ok := true
 	if res.Status/100 == 2 && first != req {
-		res, err = next(res, "")
+		res, ok, err = next(res, "")
 	}
-	for stale := 0; err == nil && res.Status == 401; stale++ {
-		ch, ok := digestChallenge(res.Header)
-		if !ok || stale > 0 && !ch.stale || stale > maxStale {
+	for stale := 0; ok && res.Status == 401; stale++ {
+		ch, found := digestChallenge(res.Header)
+		if !found || stale > 0 && !ch.stale || stale > maxStale {
 			break
 		}
 		authz, aerr := ch.answer(req.User, req.Password, method(req), requestTarget(req), newCnonce())
 		if aerr != nil {
 			break // curl: "Authentication problem. Ignoring this."
 		}
-		res, err = next(res, authz)
+		res, ok, err = next(res, authz)
 	}
 	if err != nil {
 		return nil, err

@@ -39,3 +39,37 @@ func TestDigestRFC7616Example(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestChallengeParse: quoted strings with commas and escapes, a
+// token nonce, qop "auth" chosen wherever it is in the list, a Digest
+// challenge after another scheme's field, flags in any case.
+func TestDigestChallengeParse(t *testing.T) {
+	h := fetch.Header{
+		{Name: "WWW-Authenticate", Value: `Basic realm="b"`},
+		{Name: "www-authenticate", Value: `DIGEST realm="a, \"quoted\" \\ realm",nonce=tok123 , qop="auth-int, auth", STALE=TRUE, userhash=false, algorithm=MD5-sess`},
+		{Name: "WWW-Authenticate", Value: `Digest realm="second", nonce="n2"`},
+	}
+	c, ok := digestChallenge(h)
+	want := challenge{realm: `a, "quoted" \ realm`, nonce: "tok123", qop: "auth", stale: true, algorithm: "MD5-sess"}
+	if !ok || c != want {
+		t.Errorf("got %+v, want %+v", c, want)
+	}
+	if c, ok := digestChallenge(fetch.Header{{Name: "WWW-Authenticate", Value: `Digest realm="r", qop="auth-int"`}}); ok {
+		t.Errorf("a challenge without a nonce taken: %+v", c)
+	}
+	if c, _ := digestChallenge(fetch.Header{{Name: "WWW-Authenticate", Value: `Digest nonce="n", qop="auth-int"`}}); c.qop != "auth-int" {
+		t.Errorf("auth-int alone: qop %q", c.qop)
+	}
+}
+
+// TestCredentialLine: the -H lines left out on another origin.
+func TestCredentialLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"Authorization: Bearer x": true, "authorization;": true, " Cookie : a=b": true, "cookie:": true,
+		"Cookie2: x": false, "X-Authorization: y": false, "Accept: */*": false, "Set-Cookie: a": false,
+	} {
+		if credentialLine(line) != want {
+			t.Errorf("%q: %v, want %v", line, !want, want)
+		}
+	}
+}

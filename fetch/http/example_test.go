@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	_ "github.com/urlget/urlget/fetch/http"
 )
 
@@ -42,4 +43,33 @@ func Example() {
 	// 301 /new
 	// HTTP/1.1 200 OK "v1"
 	// the new place
+}
+
+// HTTP Digest authentication (curl's --digest): the first request goes
+// without credentials, the 401's challenge is answered; the 401 is kept in
+// AuthReplies.
+func Example_digest() {
+	auth := &fetchtest.DigestAuth{Realm: "files", User: "alice", Password: "s3cret", Algorithm: "SHA-256", QOP: "auth"}
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if auth.Serve(w, r) {
+			io.WriteString(w, "the report\n")
+		}
+	}))
+	defer srv.Close()
+
+	c := &fetch.Client{NoProxy: "*", Digest: true, User: "alice", Password: "s3cret", HasUser: true, HasPassword: true}
+	res, err := c.Open(context.Background(), srv.URL+"/report.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer res.Body.Close()
+	for _, r := range res.AuthReplies {
+		fmt.Println(r.Status, r.Header.Get("WWW-Authenticate")[:6])
+	}
+	fmt.Println(res.Status)
+	io.Copy(os.Stdout, res.Body)
+	// Output:
+	// 401 Digest
+	// 200
+	// the report
 }

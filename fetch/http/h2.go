@@ -20,22 +20,25 @@ import (
 
 // The values of OptVersion.
 const (
-	version11      = "1.1"
-	version2       = "2"
-	version2Prior  = "2-prior"
+	version11     = "1.1"
+	version2      = "2"
+	version2Prior = "2-prior"
+)
+
+const (
 	alpnHTTP2      = "h2"
 	alpnHTTP11     = "http/1.1"
-	protoHTTP2     = "HTTP/2"
-	h2HeaderTable  = 4096 // the HPACK table size a client starts with (RFC 7541 §4.2)
-	h2FirstStream  = 1    // the stream of the only request on a connection
-	h2MaxFrameRead = 1 << 24
+	protoHTTP2     = "HTTP/2" // Meta.Proto, as curl names it
+	h2HeaderTable  = 4096     // the HPACK table size a client starts with (RFC 7541 §4.2)
+	h2FirstStream  = 1        // the stream of the only request on a connection
+	h2MaxFrameRead = 1 << 24  // the largest frame RFC 9113 allows
 )
 
 // wantsHTTP2 reports whether req asks for HTTP/2 where it can be had: a
-// direct request (no HTTP proxy), https (asked by ALPN, with prior
-// knowledge too, as curl does), or http with prior knowledge.
-func wantsHTTP2(req *fetch.Request, direct bool, proxy bool) bool {
-	if !direct || proxy {
+// direct request (not through an HTTP proxy), https (asked by ALPN, with
+// prior knowledge too, as curl does), or http with prior knowledge.
+func wantsHTTP2(req *fetch.Request, direct, viaProxy bool) bool {
+	if !direct || viaProxy {
 		return false
 	}
 	switch req.Options.String(OptVersion) {
@@ -49,9 +52,9 @@ func wantsHTTP2(req *fetch.Request, direct bool, proxy bool) bool {
 
 // h2Transport is the RoundTripper of a request that asks for HTTP/2: one
 // connection of its own, dialled by d (over TLS offering "h2" and
-// "http/1.1" by ALPN, or plain TCP with prior knowledge: h2c). A TLS server that
-// does not choose "h2" gets the request in HTTP/1.1 on that connection,
-// as curl falls back. The HTTP/2 connection is a recorder too, so that
+// "http/1.1" by ALPN, or plain TCP with prior knowledge: h2c). A TLS
+// server that does not choose "h2" gets the request in HTTP/1.1 on that
+// connection, as curl falls back. The HTTP/2 connection is a recorder too, so that
 // the reply head is read from the frames as received (head2).
 type h2Transport struct {
 	d *dialer

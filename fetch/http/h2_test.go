@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"crypto/tls"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,48 +80,10 @@ func TestHTTP2Nginx(t *testing.T) {
 // TLS): a stream reset mid-body is a partial body, a stalled stream ends
 // with the context.
 func TestConformanceHTTP2(t *testing.T) {
-	body := fetchtest.Pattern(300 << 10)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/known.bin":
-			http.ServeContent(w, r, "known.bin", modTime, bytes.NewReader(body))
-		case "/stall":
-			<-r.Context().Done()
-		case "/stall-body":
-			w.Header().Set("Content-Length", "100000")
-			io.WriteString(w, "the start of it")
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-		case "/early": // 14 bytes of 1000, then the stream is reset
-			w.Header().Set("Content-Length", "1000")
-			io.WriteString(w, "only this much")
-			w.(http.Flusher).Flush()
-			panic(http.ErrAbortHandler)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	srv.EnableHTTP2 = true
-	l, count := fetchtest.CountingListener(srv.Listener)
-	srv.Listener = l
-	srv.StartTLS()
-	defer srv.Close()
-	c := &fetch.Client{TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig, Options: fetch.Options{fhttp.OptVersion: "2"}}
-	res, _, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/known.bin"), Head: true})
+	s := tlsSuite(t, true, fetch.Options{fhttp.OptVersion: "2"})
+	res, _, err := get(t, s.Client, &fetch.Request{URL: parse(t, s.Known), Head: true})
 	if err != nil || res.Proto != "HTTP/2" {
 		t.Fatalf("Proto %q, %v: not HTTP/2", res.Proto, err)
 	}
-	fetchtest.Run(t, fetchtest.Suite{
-		Client:      c,
-		Known:       srv.URL + "/known.bin",
-		KnownBody:   body,
-		Missing:     srv.URL + "/nope",
-		MissingKind: fetch.ErrHTTP,
-		Stall:       srv.URL + "/stall",
-		StallBody:   srv.URL + "/stall-body",
-		Early:       srv.URL + "/early",
-		Inject:      "https://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
-		Received:    count,
-		Cannot:      map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
-	})
+	fetchtest.Run(t, s)
 }

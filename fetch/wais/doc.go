@@ -52,7 +52,9 @@
 // a server known to answer them in order. Each reply is handed out before
 // the next one is read: memory is one message, whatever the document's
 // size. With the LENGTH of a Lynx URL, Meta.Size is known and a resume
-// (Request.Offset) starts the chunks at the offset; without it, chunks are
+// (Request.Offset) starts the chunks at the offset, and a Request.Range
+// (its first range; "-LAST" needs the LENGTH) asks for the chunks from its
+// first byte to its last; without it, chunks are
 // read until a short one, an empty one or the server's "Request out of
 // range" diagnostic.
 //

@@ -62,7 +62,22 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		typ = "TEXT" // freeWAIS-sf needs a type
 	}
 	res := &fetch.Resource{Meta: fetch.Meta{Size: -1, ContentType: contentType(typ), EffectiveURL: p.url, Offset: req.Offset}}
-	if p.length >= 0 {
+	end := p.length
+	if req.Range != nil {
+		// WAIS asks for byte spans anyway: a range is the spans from its
+		// start to its end.
+		start, n, err := req.Range.Span(p.length)
+		if err != nil {
+			return nil, err
+		}
+		res.Offset = start
+		if n >= 0 {
+			end = start + n
+		}
+		if p.length >= 0 {
+			res.Size = n // else n is only an upper bound
+		}
+	} else if p.length >= 0 {
 		if req.Offset > p.length {
 			return nil, &fetch.Error{Kind: fetch.ErrResume, URL: p.url,
 				Msg: fmt.Sprintf("wais: resume offset %d is past the end of the document (%d bytes)", req.Offset, p.length)}
@@ -92,7 +107,7 @@ func (f Fetcher) openDoc(ctx context.Context, req *fetch.Request, p *plan) (*fet
 		chunk = max(room, minChunk)
 	}
 	fetch.Logf(c.verbose, "* asking for %d bytes at a time, %d %s in flight", chunk, window, plural(window, "request", "requests"))
-	b := &docBody{c: c, p: p, typ: typ, next: req.Offset, end: p.length, chunk: int64(chunk), window: window}
+	b := &docBody{c: c, p: p, typ: typ, next: res.Offset, end: end, rangeEnd: req.Range != nil && p.length < 0, chunk: int64(chunk), window: window}
 	// Read the first reply now, so that a missing document is an error
 	// from Open rather than from the first Read.
 	for len(b.pending) == 0 && !b.eof && b.err == nil {
@@ -142,13 +157,16 @@ type span struct{ start, end int64 }
 // whatever the document's size. The chunk size that worked stays for the
 // rest of the connection.
 type docBody struct {
-	c      *conn
-	p      *plan
-	typ    string
-	next   int64 // where the next request starts
-	end    int64 // the document's length when known, else -1
-	chunk  int64
-	window int
+	c    *conn
+	p    *plan
+	typ  string
+	next int64 // where the next request starts
+	end  int64 // the document's length when known, else -1
+	// rangeEnd: end is a Range's end, the length unknown; the document
+	// may end before it.
+	rangeEnd bool
+	chunk    int64
+	window   int
 
 	inflight []span
 	wbuf     []byte
@@ -256,7 +274,7 @@ func (b *docBody) step() error {
 	b.pending = r.Text
 	if ended {
 		b.eof = true
-		if b.end >= 0 && sp.start+got < b.end {
+		if b.end >= 0 && sp.start+got < b.end && !b.rangeEnd {
 			b.tail = &fetch.Error{Kind: fetch.ErrPartial, URL: b.p.url,
 				Msg: fmt.Sprintf("wais: the document ends at byte %d, but the URL gives its length as %d", sp.start+got, b.end)}
 		}

@@ -43,7 +43,7 @@ const maxWindow = 64
 func init() {
 	schemes := []string{"wais"}
 	fetch.Register(fetch.Scheme{Name: "wais", New: New,
-		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists | fetch.Ranges,
 		SearchWords: searchWords,
 		Options: []fetch.Option{
 			{Key: OptMaxResults, Kind: fetch.Int, Arg: "N", Default: strconv.Itoa(DefaultMaxResults), Schemes: schemes,

@@ -317,6 +317,52 @@ func TestResume(t *testing.T) {
 	}
 }
 
+// TestRange: a Request.Range asks for the chunks from its first byte to
+// its last, across chunk boundaries; "-LAST" needs the URL's LENGTH.
+func TestRange(t *testing.T) {
+	s := start(t, waistest.Normal)
+	c := client(wais.Fetcher{}, nil)
+	h, _ := find(search(t, c, s.URL("test?k300")), "k300.bin")
+	want := docData("k300.bin")
+	n := int64(len(want))
+	withLength, _ := urlparse.Parse(h.URL)
+	noLength, _ := urlparse.Parse(urlparse.WAISDocFieldsURL(withLength.Host, withLength.Port, "test", "BINARY", "", withLength.WAIS.DocFields))
+	for _, tc := range []struct {
+		spec       string
+		start, end int64 // want[start:end]
+		noLength   bool  // the URL without LENGTH gives it too
+	}{
+		{"0-0", 0, 1, true},
+		{"10000-150000", 10000, 150001, true},
+		{"123457-", 123457, n, true},
+		{"-500", n - 500, n, false},
+		{"100-99999999", 100, n, true},
+	} {
+		r, err := fetch.ParseRange(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, u := range []urlparse.URL{withLength, noLength} {
+			if i == 1 && !tc.noLength {
+				continue
+			}
+			res, err := c.Do(ctx(t), &fetch.Request{URL: &u, Range: r})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.spec, err)
+			}
+			got, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || res.Offset != tc.start || !bytes.Equal(got, want[tc.start:tc.end]) {
+				t.Errorf("%s of %s: Offset %d, %d bytes, %v; want %d bytes at %d", tc.spec, u.RawPath, res.Offset, len(got), err, tc.end-tc.start, tc.start)
+			}
+		}
+	}
+	r, _ := fetch.ParseRange("-500")
+	if _, err := c.Do(ctx(t), &fetch.Request{URL: &noLength, Range: r}); fetch.KindOf(err) != fetch.ErrResume {
+		t.Errorf("-500 without LENGTH: %v", err)
+	}
+}
+
 // TestInitVariants: a server that refuses the Init, one that cannot read
 // it, and one whose buffer is smaller than a chunk (its zero-length replies
 // make the chunks smaller) all give the document whole.
