@@ -416,11 +416,17 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
 	}
+	if o.par.on {
+		e.stdout, e.stderr = syncWriter(e.stdout), syncWriter(e.stderr)
+	}
 	e, endOut, err := o.out.start(e, o.silent, o.urls)
 	if err != nil {
 		return fail(e, fetchExitCode(err), "%v", err)
 	}
 	defer endOut()
+	if o.par.on && o.out.headers != nil {
+		o.out.headers = syncWriter(o.out.headers) // -D: one file for every transfer
+	}
 	if !o.silent {
 		schemes := make([]string, 0, len(o.urls))
 		for _, raw := range o.urls {
@@ -434,9 +440,6 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	}
 	if n := len(o.outputs); n > len(o.urls) && !o.silent {
 		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
-	}
-	if o.par.on {
-		e.stdout, e.stderr = syncWriter(e.stdout), syncWriter(e.stderr)
 	}
 	c, err := newFetchCmd(e, o)
 	if code, ok := connExit(err); ok {

@@ -201,6 +201,13 @@ func TestParallel(t *testing.T) {
 		t.Errorf("same: %d bytes, mixed: %q...", len(got), got[:min(20, len(got))])
 	}
 	noTemps(t, ".")
+	// -D: one file for every transfer, each reply's block whole.
+	if r := runCLI(t, srv, "-Z", "-D", "heads", "http://h/f[0-11]", "-o", "h#1"); r.code != 0 {
+		t.Fatalf("-D: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := readFile(t, "heads"); got != strings.Repeat("HTTP/1.1 200\r\n\r\n", 12) {
+		t.Errorf("-D file under -Z: %q", got)
+	}
 
 	term := func(c *fetchCmd) { c.isTerminal = func(w io.Writer) bool { return w == c.e.stderr } }
 	// The transfers end one by one after the line is first drawn.
