@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
@@ -38,12 +38,12 @@ func servers(t *testing.T) (urls []string, ftpSrv *ftptest.Server) {
 	f := ftptest.New(t)
 	mod := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 	f.AddFile("/pub/readme.txt", []byte("read me\r\nplease\n"), mod)
-	f.AddFile("/pub/data.bin", sha(100000), mod)
+	f.AddFile("/pub/data.bin", fetchtest.Pattern(100000), mod)
 	f.AddDir("/pub/sub")
 	urls = append(urls, "ftp://"+f.Addr+"/pub/", "ftp://"+f.Addr+"/pub/readme.txt", "ftp://"+f.Addr+"/pub/data.bin")
 
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.ServeContent(w, r, "page.html", mod, bytes.NewReader(sha(50000)))
+		http.ServeContent(w, r, "page.html", mod, bytes.NewReader(fetchtest.Pattern(50000)))
 	}))
 	t.Cleanup(web.Close)
 	urls = append(urls, web.URL+"/page.html")
@@ -66,17 +66,6 @@ func servers(t *testing.T) (urls []string, ftpSrv *ftptest.Server) {
 	return urls, f
 }
 
-// sha is n bytes of a SHA-256 stream: data that shows any byte out of place.
-func sha(n int) []byte {
-	var b bytes.Buffer
-	sum := sha256.Sum256(nil)
-	for b.Len() < n {
-		sum = sha256.Sum256(sum[:])
-		b.Write(sum[:])
-	}
-	return b.Bytes()[:n]
-}
-
 func fetchAll(t *testing.T, c *fetch.Client, url string) ([]byte, *fetch.Resource) {
 	t.Helper()
 	res, err := c.Open(context.Background(), url)
@@ -95,14 +84,14 @@ func fetchAll(t *testing.T, c *fetch.Client, url string) ([]byte, *fetch.Resourc
 // curl -x send), a client that does not ask for HTML gets the bytes of a
 // direct --raw fetch, for every scheme with the Gateway capability.
 func TestProxyBytesAreRaw(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
 	urls, _ := servers(t)
 	_, srv := gateway(t, Options{})
 	proxy, err := urlparse.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct := &fetch.Client{NoProxy: "", Options: fetch.Options{fetch.OptRaw: "true"}, Proxy: nil}
-	direct.NoProxy = "*"
+	direct := &fetch.Client{NoProxy: "*", Options: fetch.Options{fetch.OptRaw: "true"}}
 	via := &fetch.Client{Proxy: &proxy}
 	for _, u := range urls {
 		want, _ := fetchAll(t, direct, u)
@@ -199,7 +188,7 @@ func TestWAISPages(t *testing.T) {
 func TestRange(t *testing.T) {
 	urls, f := servers(t)
 	_, srv := gateway(t, Options{})
-	data := sha(100000)
+	data := fetchtest.Pattern(100000)
 	for _, c := range []struct {
 		url        string
 		rng        string

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 )
@@ -44,18 +45,17 @@ func TestServeUsage(t *testing.T) {
 }
 
 // startServe runs urlget serve on a free port until the test ends, and
-// returns its address and its access log.
-func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
+// returns its address and the name of its access log.
+func startServe(t *testing.T, args ...string) (addr, log string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	log := &syncBuffer{}
+	log = filepath.Join(t.TempDir(), "access.log")
 	addrc := make(chan string, 1)
 	done := make(chan int, 1)
 	go func() {
-		done <- runServeWith(ctx, env{args: append([]string{"--listen", "127.0.0.1:0"}, args...), stdin: strings.NewReader(""), stdout: log, stderr: io.Discard},
+		done <- runServeWith(ctx, env{args: append([]string{"--listen", "127.0.0.1:0", "--access-log", log}, args...), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard},
 			func(a string) { addrc <- a })
 	}()
-	var addr string
 	select {
 	case addr = <-addrc:
 	case code := <-done:
@@ -70,30 +70,10 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 	return addr, log
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // urlget -x through urlget serve gives what urlget --raw gives, byte for
 // byte; the access log has a line per request.
 func TestServeProxyIsRaw(t *testing.T) {
-	for _, k := range []string{"http_proxy", "ftp_proxy", "gopher_proxy", "all_proxy", "no_proxy"} {
-		t.Setenv(k, "")
-		t.Setenv(strings.ToUpper(k), "")
-	}
+	fetchtest.ClearProxyEnv(t)
 	site := &gophertest.Site{Items: map[string]*gophertest.Item{
 		"":   {Type: '1', Menu: []string{"iHello", "0Text\t/t"}},
 		"/t": {Type: '0', Data: []byte("a\r\n..b\r\nc\r\n"), DotStuff: true},
@@ -101,7 +81,7 @@ func TestServeProxyIsRaw(t *testing.T) {
 	g := gophertest.Start(t, site)
 	f := ftptest.New(t)
 	f.AddFile("/pub/f.txt", []byte("one\r\ntwo\n"), time.Now())
-	addr, log := startServe(t)
+	addr, logFile := startServe(t)
 	for _, u := range []string{"gopher://" + g.Addr + "/1/", "gopher://" + g.Addr + "/0/t", "ftp://" + f.Addr + "/pub/", "ftp://" + f.Addr + "/pub/f.txt"} {
 		code, raw, errs := runOut(t, "-q", "--raw", u)
 		if code != 0 {
@@ -117,7 +97,8 @@ func TestServeProxyIsRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(log.String(), `"GET / HTTP/1.1" 200 `) || !strings.Contains(log.String(), `"GET gopher://`+g.Addr+`/1/ HTTP/1.1" 200 `) {
-		t.Errorf("front page %d; access log:\n%s", res.StatusCode, log.String())
+	log, err := os.ReadFile(logFile)
+	if res.StatusCode != 200 || err != nil || !strings.Contains(string(log), `"GET / HTTP/1.1" 200 `) || !strings.Contains(string(log), `"GET gopher://`+g.Addr+`/1/ HTTP/1.1" 200 `) {
+		t.Errorf("front page %d; access log (%v):\n%s", res.StatusCode, err, log)
 	}
 }
