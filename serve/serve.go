@@ -341,7 +341,7 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		h.partial(w, q, res, rng)
 		return
 	}
-	h.reply(w, r, q, res)
+	h.reply(w, r, q, &u, res)
 }
 
 // pathOf is the web front's path for a URL as typed: the URL with the

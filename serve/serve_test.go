@@ -482,3 +482,33 @@ func checkPage(t *testing.T, body string, allowed ...string) {
 		}
 	}
 }
+
+// A Gopher+ item links to its attributes; they show the abstract and a
+// link per view, and a view comes with its own type.
+func TestGopherPlus(t *testing.T) {
+	site := &gophertest.Site{Items: map[string]*gophertest.Item{
+		"":       {Type: '1', Menu: []string{"0Plain\t/plain", "0Rich <b>doc</b>\t/rich"}},
+		"/plain": {Type: '0', Data: []byte("plain\n")},
+		"/rich": {Type: '0', Plus: true, Display: "Rich <b>doc</b>", Data: []byte("rich text\n"), Abstract: "About <script>x</script> it",
+			Views: map[string][]byte{"text/plain": []byte("rich text\n"), "application/pdf": []byte("%PDF-1.4 fake")}, ViewOrder: []string{"text/plain", "application/pdf"}},
+	}}
+	g := gophertest.Start(t, site)
+	_, srv := gateway(t, Options{})
+	_, body := get(t, srv, "/gopher://"+g.Addr+"/1", "")
+	attr := "/gopher://" + g.Addr + "/0/rich%09%09!"
+	if !strings.Contains(body, `<a href="`+attr+`">[Gopher+ attributes and views]</a>`) || strings.Count(body, "Gopher+ attributes") != 1 {
+		t.Fatalf("menu without the attributes link %s:\n%s", attr, body)
+	}
+	res, body := get(t, srv, attr, "")
+	pdf := "/gopher://" + g.Addr + "/0/rich%09%09+application/pdf"
+	for _, want := range []string{"<pre>About &lt;script&gt;x&lt;/script&gt; it\n</pre>", `<a href="` + pdf + `">application/pdf`, ">Rich &lt;b&gt;doc&lt;/b&gt;</a></h2>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("attributes page (%d) lacks %s:\n%s", res.StatusCode, want, body)
+		}
+	}
+	checkPage(t, body, "a", "h2", "h3", "ul", "li")
+	res, body = get(t, srv, pdf, "")
+	if res.Header.Get("Content-Type") != "application/pdf" || body != "%PDF-1.4 fake" {
+		t.Errorf("view: %q %q", res.Header.Get("Content-Type"), body)
+	}
+}
