@@ -151,8 +151,8 @@ func TestNewsPages(t *testing.T) {
 	}
 	res, body := get(t, srv, "/nntp://"+n.Addr+"/local.test/1", "")
 	for _, want := range []string{
-		`<tr><th>Message-ID</th><td><a href="/news:known-1@example.net">&lt;known-1@example.net&gt;</a></td></tr>`,
-		`<tr><th>Newsgroups</th><td><a href="/news:local.test">local.test</a></td></tr>`,
+		`<tr><th>Message-ID</th><td><a href="/nntp://` + n.Addr + `/%3Cknown-1@example.net%3E">&lt;known-1@example.net&gt;</a></td></tr>`,
+		`<tr><th>Newsgroups</th><td><a href="/nntp://` + n.Addr + `/local.test">local.test</a></td></tr>`,
 		"<pre>Hello, news.\nSecond line.\n</pre>",
 	} {
 		if !strings.Contains(body, want) {
@@ -162,6 +162,11 @@ func TestNewsPages(t *testing.T) {
 	checkPage(t, body, "a")
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
 		t.Errorf("article Content-Type %q", res.Header.Get("Content-Type"))
+	}
+	// The Message-ID link leads to the same article.
+	_, byID := get(t, srv, "/nntp://"+n.Addr+"/%3Cknown-1@example.net%3E", "")
+	if !strings.Contains(byID, "<pre>Hello, news.\nSecond line.\n</pre>") {
+		t.Errorf("article by Message-ID:\n%s", byID)
 	}
 }
 

@@ -44,7 +44,7 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 			h.listing(w, r, q, res, status)
 			return
 		case strings.HasPrefix(res.ContentType, "message/rfc822"):
-			h.article(w, r, q, res, status)
+			h.article(w, r, q, u, res, status)
 			return
 		}
 	}
