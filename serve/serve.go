@@ -35,11 +35,15 @@
 // Concurrency is bounded per client, per upstream host and in total, every
 // request by Options.Timeout.
 //
-// A Go program mounts the gateway as any handler:
+// A Go program serves the gateway as a server's Handler:
 //
 //	h, err := serve.New(&fetch.Client{}, serve.Options{})
 //	if err != nil { ... }
 //	http.ListenAndServe("127.0.0.1:7070", h)
+//
+// It must see request targets as sent: behind an http.ServeMux, which
+// cleans "/gopher://host/" to "/gopher:/host/" and answers absolute-form
+// requests itself, it cannot work.
 package serve
 
 import (
@@ -212,7 +216,14 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			h.front(w, r)
 			return
 		}
-		http.Redirect(w, r, "/"+pathOf(u), http.StatusSeeOther)
+		if sch, _, ok := strings.Cut(u, ":"); !ok || !gatewayed(strings.ToLower(sch)) && !strings.Contains(u, "://") {
+			// Typed without a scheme, as into a browser: curl's guess
+			// (gopher.example.org is gopher, ftp.example.org ftp).
+			u = fetch.GuessScheme(u) + "://" + u
+		}
+		// Not http.Redirect: it would clean "//" out of the path.
+		w.Header().Set("Location", "/"+pathOf(u))
+		w.WriteHeader(http.StatusSeeOther)
 		return
 	case r.URL.Path == searchPath:
 		// A search form (gopher type 7, WAIS): the item's URL and the words.

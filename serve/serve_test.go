@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -511,4 +512,30 @@ func TestGopherPlus(t *testing.T) {
 	if res.Header.Get("Content-Type") != "application/pdf" || body != "%PDF-1.4 fake" {
 		t.Errorf("view: %q %q", res.Header.Get("Content-Type"), body)
 	}
+}
+
+// The front page's form sends the URL typed to /URL; a URL typed without
+// its scheme gets curl's guess.
+func TestFrontForm(t *testing.T) {
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for typed, want := range map[string]string{
+		"gopher://h/1/a b":       "/gopher://h/1/a%20b",
+		"gopher.example.org/1/":  "/gopher://gopher.example.org/1/",
+		"ftp.example.org/pub/":   "/ftp://ftp.example.org/pub/",
+		"news:comp.lang.go":      "/news:comp.lang.go",
+		"example.org:8080/x#top": "/http://example.org:8080/x%23top",
+	} {
+		w := remote(h, "127.0.0.1:1", "/?u="+url.QueryEscape(typed))
+		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != want {
+			t.Errorf("%q: %d Location %q, want %q", typed, w.Code, w.Header().Get("Location"), want)
+		}
+	}
+	w := remote(h, "127.0.0.1:1", "/")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `<form class="addr" method="get" action="/"><input name="u"`) {
+		t.Errorf("front page: %d\n%s", w.Code, w.Body.String())
+	}
+	checkPage(t, w.Body.String())
 }
