@@ -22,7 +22,7 @@ const maxHeaderLine = 16 << 10
 func (h *Handler) article(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource, status int) {
 	// Articles and groups are asked of the server the article came from
 	// when its URL names one; else of the news server news: URLs reach.
-	msgURL, groupURL := func(id string) string { return urlparse.NewsURL(id) }, urlparse.NewsURL
+	msgURL, groupURL := urlparse.NewsURL, urlparse.NewsURL
 	if u.Scheme == "nntp" {
 		port := u.Port
 		if port < 0 {
@@ -31,14 +31,7 @@ func (h *Handler) article(w *logWriter, r *http.Request, q *query, u *urlparse.U
 		msgURL = func(id string) string { return urlparse.NNTPURL(u.Host, port, "<"+id+">", "") }
 		groupURL = func(g string) string { return urlparse.NNTPURL(u.Host, port, g, "") }
 	}
-	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
-	w.WriteHeader(status)
-	if q.head {
-		return
-	}
-	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
-		p.w = bw
-		p.start()
+	h.stream(w, r, q, res, status, "article", func(p *page, body io.Reader) error {
 		br := bufio.NewReaderSize(body, 4096)
 		p.raw(`<table class="hdr">` + "\n")
 		var field string // the field being read, folded lines joined
@@ -87,14 +80,6 @@ func (h *Handler) article(w *logWriter, r *http.Request, q *query, u *urlparse.U
 			}
 		}
 	})
-	if err != nil {
-		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
-		}
-		p.w = w
-		p.para("error", "the article ended early: "+fetch.SanitizeLine(err.Error(), 300))
-	}
-	p.end()
 }
 
 // readLine reads one line without its line end, keeping at most max bytes

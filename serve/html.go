@@ -189,19 +189,35 @@ func (h *Handler) front(w *logWriter, r *http.Request) {
 	p.end()
 }
 
-// listing writes a directory-like result as HTML, entry by entry as the
-// body arrives: memory stays flat whatever the listing's length, and a
-// browser shows the first entries while the rest is still coming.
-func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
+// stream writes a page whose body render makes from the resource's body
+// as it arrives (a listing, an article, attributes): memory stays flat
+// whatever the length, and a browser shows the first lines at once. A read
+// error ends the page with a line saying so; a write error cuts the reply.
+func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int, what string, render func(p *page, body io.Reader) error) {
 	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
 	w.WriteHeader(status)
 	if q.head {
 		return
 	}
-	scheme, _ := schemeOf(q.target)
 	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
 		p.w = bw
 		p.start()
+		return render(p, body)
+	})
+	if err != nil {
+		if fetch.KindOf(err) == fetch.ErrWrite {
+			h.cut(r, err)
+		}
+		p.w = w
+		p.para("error", "the "+what+" ended early: "+fetch.SanitizeLine(err.Error(), 300))
+	}
+	p.end()
+}
+
+// listing writes a directory-like result as HTML, entry by entry.
+func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
+	scheme, _ := schemeOf(q.target)
+	h.stream(w, r, q, res, status, "listing", func(p *page, body io.Reader) error {
 		if parent := parentOf(scheme, q.target); parent != "" {
 			p.raw(`<p>`)
 			p.link(parent, "↑ parent directory")
@@ -234,14 +250,6 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 		}
 		return nil
 	})
-	if err != nil {
-		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
-		}
-		p.w = w
-		p.para("error", "the listing ended early: "+fetch.SanitizeLine(err.Error(), 300))
-	}
-	p.end()
 }
 
 // flusher writes to the client and sends it at once: fetch.Buffered
@@ -337,9 +345,7 @@ func (p *page) menuItem(e *fetch.Entry) {
 // fileRow writes one entry of a directory listing.
 func (p *page) fileRow(e *fetch.Entry) {
 	if e.Unparsed {
-		p.raw(`<tr><td colspan="4"><pre class="t">`)
-		p.text(e.Raw)
-		p.raw("</pre></td></tr>\n")
+		p.unparsed(e.Raw, 4)
 		return
 	}
 	name := e.Name
@@ -366,9 +372,7 @@ func (p *page) fileRow(e *fetch.Entry) {
 // group list.
 func (p *page) newsRow(e *fetch.Entry) {
 	if e.Unparsed {
-		p.raw(`<tr><td colspan="4"><pre class="t">`)
-		p.text(e.Raw)
-		p.raw("</pre></td></tr>\n")
+		p.unparsed(e.Raw, 4)
 		return
 	}
 	if e.Type == fetch.EntryDir {
@@ -400,9 +404,7 @@ func (p *page) newsRow(e *fetch.Entry) {
 // hitRow writes one WAIS search hit.
 func (p *page) hitRow(e *fetch.Entry) {
 	if e.Unparsed {
-		p.raw(`<tr><td colspan="3"><pre class="t">`)
-		p.text(e.Raw)
-		p.raw("</pre></td></tr>\n")
+		p.unparsed(e.Raw, 3)
 		return
 	}
 	p.raw(`<tr><td class="n">`)
@@ -412,6 +414,13 @@ func (p *page) hitRow(e *fetch.Entry) {
 	p.raw(`</td><td class="n">`)
 	p.size(e.Size)
 	p.raw("</td></tr>\n")
+}
+
+// unparsed writes a table row holding a line that did not parse, as text.
+func (p *page) unparsed(raw string, cols int) {
+	p.raw(`<tr><td colspan="` + strconv.Itoa(cols) + `"><pre class="t">`)
+	p.text(raw)
+	p.raw("</pre></td></tr>\n")
 }
 
 func (p *page) size(n int64) {
