@@ -133,7 +133,8 @@ func (p *page) href(u string) (string, bool) {
 	return "/" + pathOf(u), true
 }
 
-// gatewayed reports whether the gateway fetches URLs of scheme.
+// gatewayed reports whether the gateway fetches URLs of scheme: not the
+// interactive sessions (telnet, rlogin, tn3270) nor mail.
 func gatewayed(scheme string) bool {
 	s, ok := fetch.LookupScheme(scheme)
 	return ok && !s.Caps.Has(fetch.Session) && !s.Caps.Has(fetch.Mail)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -318,4 +319,34 @@ func (httpDialer) get(addr, target, accept string) (string, error) {
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	return string(b), err
+}
+
+// A name service's referral is fetched under the gateway's rules too: a
+// Prospero LOCAL method naming a file outside --allow-file is refused.
+func TestReferralRules(t *testing.T) {
+	dir := t.TempDir()
+	secret := dir + "/secret"
+	if err := os.WriteFile(secret, []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := prosperotest.DefaultRoot
+	ps := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/local":  {Methods: [][]string{{"LOCAL", "INTERNET-D", "", "ASCII", secret}}},
+	}}
+	addr := ps.Start(t)
+	direct := &fetch.Client{NoProxy: "*"}
+	if b, _ := fetchAll(t, direct, "prospero://"+addr+"/"+root+"/local"); string(b) != "secret\n" {
+		t.Fatalf("the referral does not reach the file directly: %q", b)
+	}
+	allowed := t.TempDir()
+	_, srv := gateway(t, Options{AllowFile: allowed})
+	res, body := get(t, srv, "/prospero://"+addr+"/"+root+"/local", "")
+	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\n") {
+		t.Errorf("LOCAL referral outside --allow-file: %d %q", res.StatusCode, body)
+	}
+	_, srv = gateway(t, Options{})
+	res, body = get(t, srv, "/prospero://"+addr+"/"+root+"/local", "")
+	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\n") {
+		t.Errorf("LOCAL referral without --allow-file: %d %q", res.StatusCode, body)
+	}
 }

@@ -277,7 +277,7 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	case !ok:
 		h.fail(w, r, q, http.StatusNotImplemented, "the gateway does not know the scheme "+u.Scheme+":")
 		return
-	case sch.Caps.Has(fetch.Session) || sch.Caps.Has(fetch.Mail) || u.Scheme == "rlogin":
+	case !gatewayed(u.Scheme):
 		h.fail(w, r, q, http.StatusForbidden, "the gateway does not carry out "+u.Scheme+": URLs; open it with a program of your own: "+u.String())
 		return
 	case sch.Caps.Has(fetch.Local):
