@@ -44,6 +44,8 @@ type page struct {
 	q      *query
 	search string // the search forms' action
 	front  bool   // links go through the web front ("/URL"), not as absolute URLs (proxy clients)
+	// gatewayed caches gatewayed by scheme for the page's links.
+	gatewayed map[string]bool
 }
 
 // page sets the header fields of an HTML page and returns it, ready to
@@ -96,41 +98,60 @@ func (p *page) para(class, s string) {
 func (p *page) end() { p.raw("</body></html>\n") }
 
 // link writes an anchor for u labelled label, or the label alone when u
-// may not be a link (see href).
+// may not be a link (see linkTo).
 func (p *page) link(u, label string) {
-	href, ok := p.href(u)
-	if !ok {
+	switch p.linkTo(u) {
+	case noLink:
 		p.text(label)
 		return
+	case throughFront:
+		p.raw(`<a href="/`)
+		writePath(p.w, u)
+	default:
+		p.raw(`<a href="`)
+		p.text(u)
 	}
-	p.raw(`<a href="`)
-	p.text(href)
 	p.raw(`">`)
 	p.text(label)
 	p.raw("</a>")
 }
 
-// href is where a link to u goes: a URL the gateway fetches, through it
-// (the front's /URL, or the URL itself for a proxy client); http, https
-// and the session and mail schemes, which the gateway does not carry out,
-// directly; anything else (javascript:, data:, vbscript:, a scheme
-// unknown) is no link at all.
-func (p *page) href(u string) (string, bool) {
+// How a page links to a URL.
+const (
+	noLink       = iota
+	direct       // the URL itself: a proxy client's page, or what the gateway does not fetch
+	throughFront // /URL, the web front's
+)
+
+// linkTo says how a page links to u: a URL the gateway fetches, through
+// it (the front's /URL, or the URL itself for a proxy client, whose next
+// request comes back through the proxy); http, https and the session and
+// mail schemes, which the gateway does not carry out, directly; anything
+// else (javascript:, data:, vbscript:, a scheme unknown) is no link.
+func (p *page) linkTo(u string) int {
 	scheme, ok := schemeOf(u)
 	if !ok {
-		return "", false
+		return noLink
 	}
 	switch scheme {
 	case "http", "https", "telnet", "tn3270", "rlogin", "mailto":
-		return u, true
+		return direct
 	}
-	if !gatewayed(scheme) {
-		return "", false
+	gw, known := p.gatewayed[scheme]
+	if !known {
+		if p.gatewayed == nil {
+			p.gatewayed = map[string]bool{}
+		}
+		gw = gatewayed(scheme)
+		p.gatewayed[scheme] = gw
 	}
-	if !p.front {
-		return u, true
+	switch {
+	case !gw:
+		return noLink
+	case !p.front:
+		return direct
 	}
-	return "/" + pathOf(u), true
+	return throughFront
 }
 
 // gatewayed reports whether the gateway fetches URLs of scheme: not the
@@ -447,6 +468,9 @@ func writeEscaped(w io.Writer, s string) {
 	}
 	last := 0
 	for i := 0; i < len(s); i++ {
+		if !htmlSpecial[s[i]] {
+			continue
+		}
 		var rep string
 		switch c := s[i]; {
 		case c == '&':
@@ -469,4 +493,49 @@ func writeEscaped(w io.Writer, s string) {
 		last = i + 1
 	}
 	sw.WriteString(s[last:])
+}
+
+// htmlSpecial marks the bytes writeEscaped replaces.
+var htmlSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '&' || c == '<' || c == '>' || c == '"' || c == '\'' || c < ' ' && c != '\t' || c == 0x7f
+	}
+	return t
+}()
+
+// writePath writes the web front's path for u (pathOf) escaped for a
+// quoted attribute value, without building either string: the links of a
+// long listing cost no allocation.
+func writePath(w io.Writer, u string) {
+	sw, ok := w.(io.StringWriter)
+	if !ok {
+		bw := bufio.NewWriter(w)
+		defer bw.Flush()
+		sw = bw
+	}
+	const hex = "0123456789ABCDEF"
+	last := 0
+	var esc [3]byte
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if !pathEscapes[c] && c != '&' && c != '\'' {
+			continue
+		}
+		var rep string
+		switch {
+		case pathEscaped(c):
+			esc = [3]byte{'%', hex[c>>4], hex[c&15]}
+			rep = string(esc[:])
+		case c == '&':
+			rep = "&amp;"
+		case c == '\'':
+			rep = "&#39;"
+		default:
+			continue
+		}
+		sw.WriteString(u[last:i])
+		sw.WriteString(rep)
+		last = i + 1
+	}
+	sw.WriteString(u[last:])
 }

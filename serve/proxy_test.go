@@ -331,7 +331,7 @@ func TestReferralRules(t *testing.T) {
 	}
 	root := prosperotest.DefaultRoot
 	ps := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
-		root + "/local":  {Methods: [][]string{{"LOCAL", "INTERNET-D", "", "ASCII", secret}}},
+		root + "/local": {Methods: [][]string{{"LOCAL", "INTERNET-D", "", "ASCII", secret}}},
 	}}
 	addr := ps.Start(t)
 	direct := &fetch.Client{NoProxy: "*"}

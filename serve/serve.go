@@ -360,15 +360,26 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 func pathOf(u string) string {
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
-		c := u[i]
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || c == '#' {
+		if c := u[i]; pathEscaped(c) {
 			fmt.Fprintf(&b, "%%%02X", c)
-			continue
+		} else {
+			b.WriteByte(c)
 		}
-		b.WriteByte(c)
 	}
 	return b.String()
 }
+
+// pathEscaped reports whether c is percent-encoded in the web front's
+// path for a URL: bytes that cannot stand in a request target, and "#",
+// which would end it.
+func pathEscaped(c byte) bool { return pathEscapes[c] }
+
+var pathEscapes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}#", byte(c)) >= 0
+	}
+	return t
+}()
 
 // fileAllowed says why a file URL may not be shown ("" when it may): only
 // a file below Options.AllowFile, symbolic links resolved.

@@ -178,8 +178,8 @@ func TestSchemeOf(t *testing.T) {
 	}
 	p := &page{front: true}
 	for _, u := range []string{"javascript:alert(1)", "data:text/html,x", "vbscript:x", "JavaScript:x", "java\tscript:x", "about:blank", "blob:x"} {
-		if h, ok := p.href(u); ok {
-			t.Errorf("href(%q) = %q: a link", u, h)
+		if k := p.linkTo(u); k != noLink {
+			t.Errorf("linkTo(%q) = %d: a link", u, k)
 		}
 	}
 }
