@@ -99,6 +99,13 @@ type Options struct {
 	// DefaultTimeout).
 	Timeout time.Duration
 
+	// AllowHosts are the host names the web front answers to besides
+	// IP addresses and "localhost" (the Host of a request in origin form,
+	// /URL). A page of another site whose name an attacker points at the
+	// gateway's address (DNS rebinding) is refused: its Host is not one of
+	// these.
+	AllowHosts []string
+
 	// AccessLog, when set, receives one line per request in Common Log
 	// Format.
 	AccessLog io.Writer
@@ -190,6 +197,12 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, nil, http.StatusForbidden, "your address may not use this gateway")
 		return
 	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		// A browser fetching for a page of another site (an image, a
+		// form): the gateway is not a service for other sites' pages.
+		h.fail(w, r, nil, http.StatusForbidden, "the gateway answers no request made by another site's page")
+		return
+	}
 	if r.Method == http.MethodConnect {
 		hdr.Set("Allow", "GET, HEAD")
 		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself, GET "+"scheme://host/path")
@@ -201,6 +214,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := &query{local: cip.IsLoopback(), head: r.Method == http.MethodHead}
+	if strings.HasPrefix(r.RequestURI, "/") && !h.hostAllowed(r.Host) {
+		h.fail(w, r, nil, http.StatusMisdirectedRequest, "the gateway does not answer to the name "+r.Host+" (see --allow-host)")
+		return
+	}
 	switch {
 	case !strings.HasPrefix(r.RequestURI, "/"):
 		// RFC 1630: "GET gopher://host/1/ HTTP/1.1" to a gateway.
@@ -252,6 +269,25 @@ type query struct {
 func (h *Handler) allowed(ip netip.Addr) bool {
 	for _, p := range h.opt.AllowFrom {
 		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAllowed reports whether the web front answers to host (a request's
+// Host: an IP address, localhost or one of Options.AllowHosts, with any
+// port).
+func (h *Handler) hostAllowed(host string) bool {
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if _, err := netip.ParseAddr(host); err == nil || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	for _, a := range h.opt.AllowHosts {
+		if strings.EqualFold(host, strings.TrimSuffix(a, ".")) {
 			return true
 		}
 	}

@@ -235,7 +235,7 @@ func TestSlowUpstreamCut(t *testing.T) {
 // remote asks h for path as a client at addr (not this machine).
 func remote(h *Handler, addr, path string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest("GET", path, nil)
-	r.RemoteAddr = addr
+	r.RemoteAddr, r.Host = addr, "127.0.0.1:7070"
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
@@ -538,4 +538,38 @@ func TestFrontForm(t *testing.T) {
 		t.Errorf("front page: %d\n%s", w.Code, w.Body.String())
 	}
 	checkPage(t, w.Body.String())
+}
+
+// The web front answers to IP addresses, localhost and the names it is
+// given, so that another site's name pointed at it (DNS rebinding) gets
+// nothing; a browser's request for another site's page (Sec-Fetch-Site
+// cross-site or same-site) is refused.
+func TestOtherSites(t *testing.T) {
+	g := gophertest.Start(t, menuOK)
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AllowHosts: []string{"gw.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		host, site string
+		want       int
+	}{
+		{"127.0.0.1:7070", "", 200}, {"[::1]:7070", "", 200}, {"localhost:7070", "same-origin", 200}, {"GW.example.:7070", "none", 200},
+		{"evil.example:7070", "", http.StatusMisdirectedRequest}, {"127.0.0.1.evil.example", "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:7070", "cross-site", http.StatusForbidden}, {"127.0.0.1:7070", "same-site", http.StatusForbidden},
+	} {
+		r := httptest.NewRequest("GET", "/gopher://"+g.Addr+"/1/", nil)
+		r.RemoteAddr, r.Host = "127.0.0.1:5000", c.host
+		if c.site != "" {
+			r.Header.Set("Sec-Fetch-Site", c.site)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.want {
+			t.Errorf("Host %s, Sec-Fetch-Site %q: %d, want %d", c.host, c.site, w.Code, c.want)
+		}
+	}
+	if n := g.Accepted(); n != 4 {
+		t.Errorf("the server was reached %d times, want 4", n)
+	}
 }
