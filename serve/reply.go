@@ -215,6 +215,9 @@ func (w *logWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Unwrap is the ResponseWriter underneath (http.ResponseController).
+func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // Flush sends what is buffered to the client.
 func (w *logWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {

@@ -205,7 +205,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodConnect {
 		hdr.Set("Allow", "GET, HEAD")
-		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself, GET "+"scheme://host/path")
+		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself (GET gopher://host/1/ HTTP/1.1)")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -251,6 +251,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	h.fetch(w, r, q)
 }
+
+// writeMargin is how long past Options.Timeout a reply may still be
+// written.
+const writeMargin = 10 * time.Second
 
 // searchPath is where the search forms send their words.
 const searchPath = "/.search"
@@ -353,6 +357,10 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), h.opt.Timeout)
 	defer cancel()
+	// The reply too is bounded: a client that stops reading does not hold
+	// the request much past Timeout (the margin lets an error reply for
+	// the timeout itself go out).
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opt.Timeout + writeMargin))
 	req := &fetch.Request{URL: &u, Head: q.head, Options: fetch.Options{}}
 	if !q.html {
 		req.Options[fetch.OptRaw] = "true"
