@@ -29,11 +29,15 @@
 // Options.AllowPrivate, checked on the address actually dialled (so a name
 // that resolves first to a public address, then to 127.0.0.1, gains
 // nothing); file URLs only below Options.AllowFile; mailto, telnet, rlogin
-// and tn3270 are never carried out, only shown as links. Every byte from a
-// server is escaped, only links of safe schemes are made, and every page
-// is sent with a Content-Security-Policy that allows no script at all.
-// Concurrency is bounded per client, per upstream host and in total, every
-// request by Options.Timeout.
+// and tn3270 are never carried out, only shown as links (a referral, a
+// Prospero LOCAL method, obeys the same rules). The web front answers only
+// to IP addresses, localhost and Options.AllowHosts, so that another
+// site's name pointed at the gateway's address gets nothing, and refuses
+// what a browser asks for another site's page (Sec-Fetch-Site). Every byte
+// from a server is escaped, only links of safe schemes are made, and every
+// page is sent with a Content-Security-Policy that allows no script at
+// all. Concurrency is bounded per client, per upstream host and in total,
+// every request and its reply by Options.Timeout.
 //
 // A Go program serves the gateway as a server's Handler:
 //
