@@ -150,6 +150,10 @@ func TestNewsPages(t *testing.T) {
 	if strings.ContainsAny(body, "\x1b\x07") {
 		t.Errorf("group page holds a control byte")
 	}
+	_, body = get(t, srv, "/nntp://"+n.Addr+"/", "")
+	if want := `<a href="/nntp://` + n.Addr + `/local.test">local.test</a>`; !strings.Contains(body, want) {
+		t.Errorf("group list lacks %s:\n%s", want, body)
+	}
 	res, body := get(t, srv, "/nntp://"+n.Addr+"/local.test/1", "")
 	for _, want := range []string{
 		`<tr><th>Message-ID</th><td><a href="/nntp://` + n.Addr + `/%3Cknown-1@example.net%3E">&lt;known-1@example.net&gt;</a></td></tr>`,

@@ -369,6 +369,11 @@ func TestRefusedSchemes(t *testing.T) {
 			t.Errorf("%s: %d %s", p, res.StatusCode, body)
 		}
 	}
+	// The port rules of the fetchers hold: no gopher request to a mail
+	// server.
+	if res, body := get(t, srv, "/gopher://127.0.0.1:25/0/HELO", ""); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "25") {
+		t.Errorf("gopher to port 25: %d %s", res.StatusCode, body)
+	}
 	_, fsrv := gateway(t, Options{AllowFile: inside})
 	if res, body := get(t, fsrv, "/file://"+filepath.Join(inside, "a.txt"), ""); res.StatusCode != 200 || body != "inside\n" {
 		t.Errorf("file inside: %d %q", res.StatusCode, body)
