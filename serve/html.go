@@ -199,6 +199,29 @@ func (p *page) searchForm(u, label string) {
 	p.raw(`"> <button>Search</button></form>`)
 }
 
+// searchFirst writes the search form of a page whose URL takes search
+// words (query.searchable).
+func (p *page) searchFirst() {
+	if p.q != nil && p.q.searchable != "" {
+		p.raw("<p>")
+		p.searchForm(p.q.searchable, "search words")
+		p.raw("</p>\n")
+	}
+}
+
+// searchPage is the page of a search that cannot be fetched without its
+// words: the form alone.
+func (h *Handler) searchPage(w *logWriter, r *http.Request, q *query) {
+	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
+	w.WriteHeader(http.StatusOK)
+	if q.head {
+		return
+	}
+	p.start()
+	p.searchFirst()
+	p.end()
+}
+
 // front is the page at "/".
 func (h *Handler) front(w *logWriter, r *http.Request) {
 	p := h.page(w, r, nil, "urlget serve")
@@ -224,6 +247,7 @@ func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Res
 	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
 		p.w = bw
 		p.start()
+		p.searchFirst()
 		return render(p, body)
 	})
 	if err != nil {

@@ -269,6 +269,10 @@ type query struct {
 	search string // search words (fetch.OptSearch), "" when none
 	proxy  bool   // asked as a proxy (absolute form), not through the front
 	html   bool   // the client wants listings as HTML
+	// searchable is the URL to search when the target takes search words
+	// and has none (a WAIS database, a gopher type 7 item): its page
+	// starts with a search form.
+	searchable string
 	local  bool   // the client is on this machine
 	head   bool
 }
@@ -332,18 +336,9 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	}
 	if q.html && q.search == "" && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
 		if takes, _ := sch.SearchWords(&u); takes {
-			// A search (gopher type 7, a WAIS database) asks for its
-			// words first.
-			p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
-			w.WriteHeader(http.StatusOK)
-			if !q.head {
-				p.start()
-				p.raw("<p>")
-				p.searchForm(u.String(), "search words")
-				p.raw("</p>\n")
-				p.end()
-			}
-			return
+			// A search (gopher type 7, a WAIS database): its page starts
+			// with a form for the words.
+			q.searchable = u.String()
 		}
 	}
 	cip, _ := netip.ParseAddrPort(r.RemoteAddr)
@@ -390,6 +385,12 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		res.Body.Close()
 		req.Offset, ranged = 0, false
 		res, err = c.Do(ctx, req)
+	}
+	if err != nil && q.searchable != "" && fetch.KindOf(err) == fetch.ErrMalformed {
+		// It cannot be fetched without words (gopher type 7): the form
+		// alone.
+		h.searchPage(w, r, q)
+		return
 	}
 	if err != nil {
 		h.failErr(w, r, q, err)

@@ -594,3 +594,21 @@ func closedAddr(t *testing.T) string {
 	ln.Close()
 	return a
 }
+
+// A gopher search item is a form; the words come back as a menu.
+func TestGopherSearch(t *testing.T) {
+	site := &gophertest.Site{Items: map[string]*gophertest.Item{
+		"/find": {Type: '7', Search: func(q string) []string { return []string{"iYou asked for <" + q + ">"} }},
+	}}
+	g := gophertest.Start(t, site)
+	_, srv := gateway(t, Options{})
+	res, body := get(t, srv, "/gopher://"+g.Addr+"/7/find", "")
+	if res.StatusCode != 200 || !strings.Contains(body, `name="u" value="gopher://`+g.Addr+`/7/find"`) || len(g.Requests()) != 0 {
+		t.Errorf("search item: %d, %d requests\n%s", res.StatusCode, len(g.Requests()), body)
+	}
+	_, body = get(t, srv, "/.search?u="+url.QueryEscape("gopher://"+g.Addr+"/7/find")+"&q="+url.QueryEscape("apple <pie>"), "")
+	if !strings.Contains(body, "You asked for &lt;apple &lt;pie&gt;&gt;") {
+		t.Errorf("search result:\n%s", body)
+	}
+	checkPage(t, body, "a")
+}
