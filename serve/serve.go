@@ -57,6 +57,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -251,7 +252,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		v := r.URL.Query()
 		q.target, q.search, q.html = v.Get("u"), v.Get("q"), true
 	default:
-		q.target, q.html = r.RequestURI[1:], true
+		q.target, q.html = frontTarget(r.RequestURI[1:]), true
 	}
 	h.fetch(w, r, q)
 }
@@ -259,6 +260,20 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // writeMargin is how long past Options.Timeout a reply may still be
 // written.
 const writeMargin = 10 * time.Second
+
+// frontTarget is the URL a web-front path names: the path itself
+// (/gopher://host/1/sel), or, when the whole URL was percent-encoded into
+// it (/gopher%3A%2F%2Fhost%2F1%2Fsel, as a form or a script may send it),
+// that URL decoded once.
+func frontTarget(p string) string {
+	i := strings.IndexAny(p, ":/%")
+	if i > 0 && strings.HasPrefix(strings.ToUpper(p[i:]), "%3A") {
+		if d, err := url.PathUnescape(p); err == nil {
+			return d
+		}
+	}
+	return p
+}
 
 // searchPath is where the search forms send their words.
 const searchPath = "/.search"

@@ -612,3 +612,17 @@ func TestGopherSearch(t *testing.T) {
 	}
 	checkPage(t, body, "a")
 }
+
+func TestFrontTarget(t *testing.T) {
+	for in, want := range map[string]string{
+		"gopher://h/1/a%20b":             "gopher://h/1/a%20b",
+		"gopher%3A%2F%2Fh%2F1%2Fa%2520b": "gopher://h/1/a%20b",
+		"news%3acomp.lang.go":            "news:comp.lang.go",
+		"ftp://h/pub/file%3Aname":        "ftp://h/pub/file%3Aname",
+		"h/dir%3A":                       "h/dir%3A",
+	} {
+		if got := frontTarget(in); got != want {
+			t.Errorf("frontTarget(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
