@@ -252,7 +252,7 @@ func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Res
 	})
 	if err != nil {
 		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
+			cut()
 		}
 		p.w = w
 		p.para("error", "the "+what+" ended early: "+fetch.SanitizeLine(err.Error(), 300))
