@@ -188,23 +188,26 @@ func schemeOf(u string) (string, bool) {
 	return strings.ToLower(u[:i]), true
 }
 
-// searchForm writes a form that fetches u with search words.
-func (p *page) searchForm(u, label string) {
+// searchForm writes a form that fetches u with search words, words
+// filled in.
+func (p *page) searchForm(u, label, words string) {
 	p.raw(`<form method="get" action="`)
 	p.text(p.search)
 	p.raw(`"><input type="hidden" name="u" value="`)
 	p.text(u)
-	p.raw(`"><input name="q" size="30" aria-label="`)
+	p.raw(`"><input name="q" size="30" value="`)
+	p.text(words)
+	p.raw(`" aria-label="`)
 	p.text(label)
 	p.raw(`"> <button>Search</button></form>`)
 }
 
 // searchFirst writes the search form of a page whose URL takes search
-// words (query.searchable).
+// words (query.searchable), with the words of this search.
 func (p *page) searchFirst() {
 	if p.q != nil && p.q.searchable != "" {
 		p.raw("<p>")
-		p.searchForm(p.q.searchable, "search words")
+		p.searchForm(p.q.searchable, "search words", p.q.search)
 		p.raw("</p>\n")
 	}
 }
@@ -367,7 +370,7 @@ func (p *page) menuItem(e *fetch.Entry) {
 		p.raw(`<span class="t">[ASK]</span> `)
 		p.text(e.Name)
 		p.raw(" ")
-		p.searchForm(e.URL, e.Name)
+		p.searchForm(e.URL, e.Name, "")
 	default:
 		u := e.URL
 		if e.Target != "" {

@@ -285,8 +285,8 @@ type query struct {
 	proxy  bool   // asked as a proxy (absolute form), not through the front
 	html   bool   // the client wants listings as HTML
 	// searchable is the URL to search when the target takes search words
-	// and has none (a WAIS database, a gopher type 7 item): its page
-	// starts with a search form.
+	// (a WAIS database, a gopher type 7 item): its page starts with a
+	// search form.
 	searchable string
 	local  bool   // the client is on this machine
 	head   bool
@@ -349,10 +349,11 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 			return
 		}
 	}
-	if q.html && q.search == "" && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
+	if q.html && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
 		if takes, _ := sch.SearchWords(&u); takes {
 			// A search (gopher type 7, a WAIS database): its page starts
-			// with a form for the words.
+			// with a form for the words (this search's results, with
+			// them).
 			q.searchable = u.String()
 		}
 	}
@@ -401,7 +402,7 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		req.Offset, ranged = 0, false
 		res, err = c.Do(ctx, req)
 	}
-	if err != nil && q.searchable != "" && fetch.KindOf(err) == fetch.ErrMalformed {
+	if err != nil && q.searchable != "" && q.search == "" && fetch.KindOf(err) == fetch.ErrMalformed {
 		// It cannot be fetched without words (gopher type 7): the form
 		// alone.
 		h.searchPage(w, r, q)

@@ -607,7 +607,7 @@ func TestGopherSearch(t *testing.T) {
 		t.Errorf("search item: %d, %d requests\n%s", res.StatusCode, len(g.Requests()), body)
 	}
 	_, body = get(t, srv, "/.search?u="+url.QueryEscape("gopher://"+g.Addr+"/7/find")+"&q="+url.QueryEscape("apple <pie>"), "")
-	if !strings.Contains(body, "You asked for &lt;apple &lt;pie&gt;&gt;") {
+	if !strings.Contains(body, "You asked for &lt;apple &lt;pie&gt;&gt;") || !strings.Contains(body, `<input name="q" size="30" value="apple &lt;pie&gt;"`) {
 		t.Errorf("search result:\n%s", body)
 	}
 	checkPage(t, body, "a")
