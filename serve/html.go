@@ -265,7 +265,12 @@ func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Res
 
 // listing writes a directory-like result as HTML, entry by entry.
 func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
+	// The listing's form is its scheme's: the one finally fetched (a
+	// Prospero name may refer to a gopher menu).
 	scheme, _ := schemeOf(q.target)
+	if s, ok := schemeOf(res.EffectiveURL); ok {
+		scheme = s
+	}
 	h.stream(w, r, q, res, status, "listing", func(p *page, body io.Reader) error {
 		if parent := parentOf(scheme, q.target); parent != "" {
 			p.raw(`<p>`)
