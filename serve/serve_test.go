@@ -626,3 +626,38 @@ func TestFrontTarget(t *testing.T) {
 		}
 	}
 }
+
+// Many requests at once: the gateway carries out MaxTotal of them, answers
+// the others 503 at once, and none hangs (the stalled ones end at the
+// timeout).
+func TestManyAtOnce(t *testing.T) {
+	g := gophertest.Start(t, gophertest.Stall())
+	_, srv := gateway(t, Options{MaxTotal: 20, MaxPerClient: 1000, MaxPerHost: 1000, Timeout: 5 * time.Second})
+	const n = 300
+	codes := make(chan int, n)
+	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}
+	defer tr.CloseIdleConnections()
+	cl := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	for range n {
+		go func() {
+			res, err := cl.Get(srv.URL + "/gopher://" + g.Addr + "/1/")
+			if err != nil {
+				codes <- 0
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	count := map[int]int{}
+	for range n {
+		count[<-codes]++
+	}
+	if count[http.StatusGatewayTimeout] > 20 || count[http.StatusGatewayTimeout]+count[http.StatusServiceUnavailable] != n {
+		t.Errorf("replies by status: %v", count)
+	}
+	if count[http.StatusServiceUnavailable] < n-20 {
+		t.Errorf("only %d refused at once: %v", count[http.StatusServiceUnavailable], count)
+	}
+}
