@@ -277,7 +277,7 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 			p.link(parent, "↑ parent directory")
 			p.raw("</p>\n")
 		}
-		var rows func(e *fetch.Entry)
+		var rows func(e fetch.Entry)
 		switch scheme {
 		case "gopher", "gophers":
 			p.raw(`<pre class="menu">`)
@@ -300,7 +300,7 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 			if err != nil {
 				return err
 			}
-			rows(&e)
+			rows(e)
 		}
 		return nil
 	})
@@ -349,7 +349,7 @@ var itemLabels = map[byte]string{
 // others as links into the gateway (h URL: links to their target when
 // its scheme is safe; telnet and tn3270 items as session links), search
 // items as forms.
-func (p *page) menuItem(e *fetch.Entry) {
+func (p *page) menuItem(e fetch.Entry) {
 	if e.Unparsed {
 		p.raw(`<span class="t">`)
 		p.text(e.Raw)
@@ -397,7 +397,7 @@ func (p *page) menuItem(e *fetch.Entry) {
 }
 
 // fileRow writes one entry of a directory listing.
-func (p *page) fileRow(e *fetch.Entry) {
+func (p *page) fileRow(e fetch.Entry) {
 	if e.Unparsed {
 		p.unparsed(e.Raw, 4)
 		return
@@ -424,7 +424,7 @@ func (p *page) fileRow(e *fetch.Entry) {
 
 // newsRow writes one article of a group's overview, or one group of a
 // group list.
-func (p *page) newsRow(e *fetch.Entry) {
+func (p *page) newsRow(e fetch.Entry) {
 	if e.Unparsed {
 		p.unparsed(e.Raw, 4)
 		return
@@ -456,7 +456,7 @@ func (p *page) newsRow(e *fetch.Entry) {
 }
 
 // hitRow writes one WAIS search hit.
-func (p *page) hitRow(e *fetch.Entry) {
+func (p *page) hitRow(e fetch.Entry) {
 	if e.Unparsed {
 		p.unparsed(e.Raw, 3)
 		return
