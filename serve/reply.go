@@ -236,8 +236,12 @@ func (h *Handler) logAccess(r *http.Request, w *logWriter, start time.Time) {
 }
 
 // logTarget is a request target for the log: a URL's password (an ftp
-// login given in the URL) masked.
+// login given in the URL) masked, the answers to a form left out.
 func logTarget(uri string) string {
+	if strings.HasPrefix(uri, askPath+"?") {
+		// The answers to a form may hold a password (AskP).
+		return askPath + "?…"
+	}
 	prefix, t := "", uri
 	if strings.HasPrefix(t, "/") {
 		prefix, t = "/", t[1:]

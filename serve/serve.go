@@ -66,6 +66,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -247,6 +248,13 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "/"+pathOf(u))
 		w.WriteHeader(http.StatusSeeOther)
 		return
+	case r.URL.Path == askPath:
+		// A Gopher+ +ASK form: the item's URL and the answers.
+		v := r.URL.Query()
+		q.target, q.answers, q.html = v.Get("u"), v["a"], true
+		if q.answers == nil {
+			q.answers = []string{}
+		}
 	case r.URL.Path == searchPath:
 		// A search form (gopher type 7, WAIS): the item's URL and the words.
 		v := r.URL.Query()
@@ -282,14 +290,17 @@ const searchPath = "/.search"
 type query struct {
 	target string // the URL as asked
 	search string // search words (fetch.OptSearch), "" when none
-	proxy  bool   // asked as a proxy (absolute form), not through the front
-	html   bool   // the client wants listings as HTML
+	// answers are the answers to a Gopher+ +ASK form (gopher.OptAsk), in
+	// order; nil when none were given.
+	answers []string
+	proxy   bool // asked as a proxy (absolute form), not through the front
+	html    bool // the client wants listings as HTML
 	// searchable is the URL to search when the target takes search words
 	// (a WAIS database, a gopher type 7 item): its page starts with a
 	// search form.
 	searchable string
-	local  bool   // the client is on this machine
-	head   bool
+	local      bool // the client is on this machine
+	head       bool
 }
 
 // allowed reports whether a client at ip may use the gateway.
@@ -382,6 +393,15 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	}
 	if q.search != "" {
 		req.Options[fetch.OptSearch] = q.search
+	}
+	if q.answers != nil {
+		for _, a := range q.answers {
+			if strings.ContainsAny(a, "\r\n") {
+				h.fail(w, r, q, http.StatusBadRequest, "an answer may not hold a line end")
+				return
+			}
+		}
+		req.Options[gopher.OptAsk] = strings.Join(q.answers, "\n")
 	}
 	rng, ranged := parseRange(r.Header.Get("Range"))
 	if ranged && !q.head {

@@ -661,3 +661,32 @@ func TestManyAtOnce(t *testing.T) {
 		t.Errorf("only %d refused at once: %v", count[http.StatusServiceUnavailable], count)
 	}
 }
+
+// A Gopher+ item with a +ASK form shows it as an HTML form; the answers
+// sent back reach the server in order, and stay out of the access log.
+func TestGopherAsk(t *testing.T) {
+	var got []string
+	site := &gophertest.Site{Items: map[string]*gophertest.Item{
+		"/form": {Type: '0', Display: "Order", Ask: []string{"Note: Fill <this> in", "Ask: Name?\tanon", "AskP: Secret?", "Choose: Size?\tsmall\tlarge"},
+			Answer: func(a []string) []byte { got = a; return []byte("thanks\n") }},
+	}}
+	g := gophertest.Start(t, site)
+	var log bytes.Buffer
+	_, srv := gateway(t, Options{AccessLog: &log})
+	_, body := get(t, srv, "/gopher://"+g.Addr+"/0/form%09%09!", "")
+	for _, want := range []string{`action="/.ask"`, `name="u" value="gopher://` + g.Addr + `/0/form%09%09%3F"`, "Fill &lt;this&gt; in",
+		`<input type="text" name="a" size="40" value="anon">`, `<input type="password" name="a"`, `<option value="large">large</option>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("form lacks %s:\n%s", want, body)
+		}
+	}
+	checkPage(t, body, "a", "h2", "h3", "ul", "li", "label", "select", "option")
+	q := url.Values{"u": {"gopher://" + g.Addr + "/0/form%09%09%3F"}, "a": {"Ann", "hunter2", "large"}}
+	res, body := get(t, srv, "/.ask?"+q.Encode(), "")
+	if res.StatusCode != 200 || body != "thanks\n" || strings.Join(got, "|") != "Ann|hunter2|large" {
+		t.Errorf("answers: %d %q, server got %q", res.StatusCode, body, got)
+	}
+	if strings.Contains(log.String(), "hunter2") {
+		t.Errorf("the access log holds an answer:\n%s", log.String())
+	}
+}
