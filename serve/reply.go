@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -67,9 +68,23 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 	if q.head {
 		return
 	}
-	if _, err := io.Copy(w, res.Body); err != nil {
+	if _, err := copyBody(w, res.Body); err != nil {
 		cut()
 	}
+}
+
+// copyBuffers are the buffers documents are copied through: one 64 KiB
+// buffer a transfer, taken back when it ends (io.Copy would let the body's
+// WriteTo allocate 256 KiB for each), so that the memory of many
+// transfers at once stays small.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// copyBody copies a document's body to the client through a pooled
+// buffer.
+func copyBody(w io.Writer, body io.Reader) (int64, error) {
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	return io.CopyBuffer(w, struct{ io.Reader }{body}, *buf)
 }
 
 // partial answers a Range request the upstream resumed (206): res starts at
@@ -95,7 +110,7 @@ func (h *Handler) partial(w *logWriter, q *query, res *fetch.Resource, rng byteR
 	hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", rng.first, end, total))
 	hdr.Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(http.StatusPartialContent)
-	if m, err := io.Copy(w, io.LimitReader(res.Body, n)); err != nil || m < n {
+	if m, err := copyBody(w, io.LimitReader(res.Body, n)); err != nil || m < n {
 		cut()
 	}
 }
