@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/urlparse"
@@ -105,4 +106,41 @@ func BenchmarkRenderMenu(b *testing.B) {
 			io.Copy(&discardWriter{}, io.NopCloser(bytes.NewReader(menu)))
 		}
 	})
+}
+
+// BenchmarkDocument fetches a 16 MiB gopher binary through the gateway (a
+// proxy client) and directly, for the cost of carrying a document.
+func BenchmarkDocument(b *testing.B) {
+	data := fetchtest.Pattern(16 << 20)
+	g := gophertest.Start(b, gophertest.Bytes(data))
+	h, err := New(nil, Options{Resolver: newStub(nil), MaxPerHost: 1 << 20, MaxPerClient: 1 << 20, MaxTotal: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	proxy, err := urlparse.Parse(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	target := "gopher://" + g.Addr + "/9/file"
+	for _, c := range []struct {
+		name string
+		cl   *fetch.Client
+	}{{"gateway", &fetch.Client{Proxy: &proxy}}, {"direct", &fetch.Client{NoProxy: "*"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				res, err := c.cl.Open(context.Background(), target)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, err := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if err != nil || n != int64(len(data)) {
+					b.Fatalf("%d bytes, %v", n, err)
+				}
+			}
+		})
+	}
 }
