@@ -43,13 +43,10 @@ sync "$menu"
 case "$BENCH_TMP" in
 *[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $BENCH_TMP" ;;
 esac
-port=$((20000 + RANDOM % 40000))
+port=$(bench_free_port)
 socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "SYSTEM:head -n 1 >/dev/null; cat $menu" 2>"$BENCH_TMP/socat.err" &
 BENCH_SERVER_PIDS+=("$!")
-for ((i = 0; i < 100; i++)); do
-	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-	sleep 0.05
-done
+bench_wait_port "$port" "$!" || bench_die "socat did not start on port $port: $(cat "$BENCH_TMP/socat.err")"
 url=gopher://127.0.0.1:$port/1/
 
 out=$BENCH_TMP/out.txt

@@ -15,6 +15,8 @@
 #   bench_ratio_info A B                fastest-run and CPU ratios (no target)
 #   bench_load_note                     load average, warning when busy
 #   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
+#   bench_free_port, bench_wait_port PORT PID   a free port; wait for one to answer
+#   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
 #
 # A client is a command TEMPLATE: words, where @URL@ stands for the URL and
 # @OUT@ for the output file, e.g. curl -s -o @OUT@ @URL@.
@@ -437,4 +439,56 @@ bench_timed() {
 # one in one run).
 bench_need_base() {
 	[ -x "${URLGET_BASE:-}" ] || bench_die "the client base needs URLGET_BASE, an urlget binary built from an older commit"
+}
+
+# bench_free_port: a TCP port on 127.0.0.1 that nothing answers on now.
+bench_free_port() {
+	local p i
+	for ((i = 0; i < 100; i++)); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	bench_die "no free port found"
+}
+
+# bench_wait_port PORT PID: wait (up to 10 s) until 127.0.0.1:PORT answers;
+# 1 if it does not, or the process PID exits first.
+bench_wait_port() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# bench_start_gophernicus ROOT: gophernicus serving ROOT on 127.0.0.1, run
+# by socat for each connection (as nobody when run as root: gophernicus
+# refuses root), in the background; sets BENCH_URL (gopher://127.0.0.1:PORT)
+# and adds socat's PID to the servers bench_cleanup stops.
+bench_start_gophernicus() {
+	local root=$1 port bin socat
+	case "$root" in
+	*[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $root" ;;
+	esac
+	bin=$(command -v gophernicus || echo /usr/sbin/gophernicus)
+	socat=$(command -v socat) || bench_die "socat not found"
+	port=$(bench_free_port)
+	local su=()
+	[ "$(id -u)" = 0 ] && su=(,su=nobody)
+	# -nm: no shared memory, hence no per-client throttling (-k: 4 GiB a
+	# session would otherwise be reached over the rounds).
+	"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" \
+		"EXEC:$bin -h 127.0.0.1 -p $port -r $root -nv -ns -nm,nofork${su[*]}" \
+		2>"$BENCH_TMP/socat.err" &
+	BENCH_SERVER_PIDS+=("$!")
+	if ! bench_wait_port "$port" "$!"; then
+		cat "$BENCH_TMP/socat.err" >&2
+		bench_die "gophernicus (socat) did not start on port $port"
+	fi
+	BENCH_URL=gopher://127.0.0.1:$port
 }
