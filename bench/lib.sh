@@ -17,6 +17,10 @@
 #   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
 #   bench_free_port, bench_wait_port PORT PID   a free port; wait for one to answer
 #   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
+#   bench_peak_reset PID, bench_peak_kib PID   a running server's peak RSS
+#   bench_parallel NAME N URL TEMPLATE...  N copies of a client at once
+#   bench_load NAME PROXY TARGET ACCEPT  wrk: requests/s and latency through a proxy
+#   bench_load_report NAME..., bench_min_ratio A B MIN, bench_kib_limit WHAT KIB MAX
 #
 # A client is a command TEMPLATE: words, where @URL@ stands for the URL and
 # @OUT@ for the output file, e.g. curl -s -o @OUT@ @URL@.
@@ -373,9 +377,7 @@ bench_rss_limit() {
 		bench_fail 1
 		return 0
 	fi
-	ok=$(awk -v r="$rss" -v m="$2" 'BEGIN { print (r < m) ? "ok" : "MISS" }')
-	printf 'peak RSS %s: %s KiB (%.1f MiB)  target < %s KiB  %s\n' "$1" "$rss" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$2" "$ok"
-	[ "$ok" = ok ] || bench_fail 1
+	bench_kib_limit "$1" "$rss" "$2"
 }
 
 BENCH_TIME=${BENCH_TIME:-/usr/bin/time}
@@ -491,4 +493,122 @@ bench_start_gophernicus() {
 		bench_die "gophernicus (socat) did not start on port $port"
 	fi
 	BENCH_URL=gopher://127.0.0.1:$port
+}
+
+# bench_peak_reset PID: start a new peak-RSS measurement of a running
+# process (Linux: clear_refs 5 sets VmHWM back to the current RSS; root or
+# the process's owner).
+bench_peak_reset() {
+	echo 5 >"/proc/$1/clear_refs" 2>/dev/null || bench_note "bench: cannot reset the peak RSS of pid $1 (measuring since its start)"
+}
+
+# bench_peak_kib PID: the peak RSS (VmHWM, KiB) of a running process since
+# its start or the last bench_peak_reset.
+bench_peak_kib() {
+	awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# bench_parallel NAME N URL TEMPLATE...: N copies of the client at once,
+# each writing to /dev/null; appends "wall_s failed_count" to
+# $BENCH_TMP/NAME.par. Any failed copy marks NAME failed.
+bench_parallel() {
+	local name=$1 n=$2 url=$3 i t0 t1 bad=0
+	shift 3
+	bench_failed "$name" && return 0
+	bench_expand /dev/null "$url" "$@"
+	local pids=()
+	t0=$(date +%s%N)
+	for ((i = 0; i < n; i++)); do
+		"${BENCH_CMD[@]}" >/dev/null 2>>"$BENCH_TMP/$name.stderr" &
+		pids+=("$!")
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || bad=$((bad + 1))
+	done
+	t1=$(date +%s%N)
+	awk -v a="$t0" -v b="$t1" -v x="$bad" 'BEGIN { printf "%.4f %d\n", (b - a) / 1e9, x }' >>"$BENCH_TMP/$name.par"
+	if [ "$bad" -ne 0 ]; then
+		bench_mark_failed "$name" "$bad of $n transfers at once failed: $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
+	fi
+}
+
+# bench_load NAME PROXY TARGET ACCEPT: LOAD_SECONDS (default 10) of
+# requests "GET TARGET HTTP/1.1" (the absolute form a proxy is asked with)
+# with "Accept: ACCEPT", sent to the HTTP proxy PROXY (http://HOST:PORT)
+# over LOAD_CLIENTS (default 32) connections at once by wrk (Debian
+# package wrk). Writes "req_per_s p50_ms p99_ms requests errors" to
+# $BENCH_TMP/NAME.load; errors counts non-2xx/3xx replies, socket errors
+# and timeouts, and any marks NAME failed.
+bench_load() {
+	local name=$1 proxy=$2 target=$3 accept=$4
+	local script=$BENCH_TMP/$name.lua out=$BENCH_TMP/$name.wrk
+	bench_failed "$name" && return 0
+	case "$target$accept" in *[\"\\]*) bench_die "bench_load: a quote or backslash in $target $accept" ;; esac
+	printf 'wrk.method = "GET"\nwrk.path = "%s"\nwrk.headers["Accept"] = "%s"\n' "$target" "$accept" >"$script"
+	if ! wrk -t "$(nproc)" -c "${LOAD_CLIENTS:-32}" -d "${LOAD_SECONDS:-10}s" --timeout 30s --latency \
+		-s "$script" "$proxy/" >"$out" 2>&1; then
+		bench_mark_failed "$name" "wrk failed: $(head -n 3 "$out" | tr '\n' ' ')"
+		return 0
+	fi
+	awk '
+		function ms(v) {
+			if (v ~ /us$/) return v / 1000
+			if (v ~ /ms$/) return v + 0
+			if (v ~ /m$/) return v * 60000
+			if (v ~ /s$/) return v * 1000
+			return v
+		}
+		$1 == "50%" { p50 = ms($2) }
+		$1 == "99%" { p99 = ms($2) }
+		/ requests in / { n = $1 }
+		/^Requests\/sec:/ { rps = $2 }
+		/Non-2xx or 3xx responses:/ { err += $NF }
+		/Socket errors:/ { gsub(",", ""); err += $4 + $6 + $8 + $10 }
+		END { printf "%.1f %.2f %.2f %d %d\n", rps, p50, p99, n, err }
+	' "$out" >"$BENCH_TMP/$name.load"
+	local errs
+	errs=$(awk '{ print $5 }' "$BENCH_TMP/$name.load")
+	if [ "$errs" != 0 ]; then
+		bench_mark_failed "$name" "$errs failed requests under load (wrk: $(grep -E 'Non-2xx|Socket errors' "$out" | tr '\n' ' '))"
+	fi
+}
+
+# bench_load_report NAME...: the table of bench_load's results.
+bench_load_report() {
+	printf '%-16s %10s %10s %10s %10s\n' load "req/s" "p50 ms" "p99 ms" requests
+	local name rps p50 p99 n
+	for name in "$@"; do
+		if bench_failed "$name"; then
+			printf '%-16s FAILED: %s\n' "$name" "$(cat "$BENCH_TMP/$name.failed")"
+			continue
+		fi
+		read -r rps p50 p99 n _ <"$BENCH_TMP/$name.load"
+		printf '%-16s %10s %10s %10s %10s\n' "$name" "$rps" "$p50" "$p99" "$n"
+	done
+}
+
+# bench_min_ratio A B MIN: requests/second of load A over load B, checked
+# to be at least MIN; a miss sets status 1.
+bench_min_ratio() {
+	if bench_failed "$1" || bench_failed "$2"; then
+		printf 'req/s %s/%s: n/a (a load failed)  target >= %s  FAIL\n' "$1" "$2" "$3"
+		bench_fail 1
+		return 0
+	fi
+	local a b r ok
+	a=$(awk '{ print $1 }' "$BENCH_TMP/$1.load")
+	b=$(awk '{ print $1 }' "$BENCH_TMP/$2.load")
+	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')
+	ok=$(awk -v r="$r" -v m="$3" 'BEGIN { print (r >= m) ? "ok" : "MISS" }')
+	printf 'req/s %s/%s: %s (%s / %s)  target >= %s  %s\n' "$1" "$2" "$r" "$a" "$b" "$3" "$ok"
+	[ "$ok" = ok ] || bench_fail 1
+}
+
+# bench_kib_limit WHAT KIB MAX_KIB: a peak RSS (of a client's runs, or
+# bench_peak_kib of a server) checked to be below MAX_KIB.
+bench_kib_limit() {
+	local ok
+	ok=$(awk -v r="$2" -v m="$3" 'BEGIN { print (r > 0 && r < m) ? "ok" : "MISS" }')
+	printf 'peak RSS %s: %s KiB (%.1f MiB)  target < %s KiB  %s\n' "$1" "$2" "$(awk -v r="$2" 'BEGIN { print r / 1024 }')" "$3" "$ok"
+	[ "$ok" = ok ] || bench_fail 1
 }
