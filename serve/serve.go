@@ -44,14 +44,20 @@ package serve
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // DefaultPort is the port the urlget serve command listens on when not told
@@ -113,6 +119,7 @@ type Handler struct {
 	// AllowPrivate).
 	local, remote *fetch.Client
 	lim           *limits
+	logMu         sync.Mutex
 }
 
 // New returns the gateway fetching with a copy of c: c itself is not
@@ -142,9 +149,11 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 		o.AllowFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	}
 	if o.AllowFile != "" {
-		if err := checkDir(o.AllowFile); err != nil {
+		dir, err := checkDir(o.AllowFile)
+		if err != nil {
 			return nil, err
 		}
+		o.AllowFile = dir
 	}
 	h := &Handler{opt: o, lim: newLimits(o)}
 	h.local = h.client(c, true)
@@ -158,18 +167,228 @@ func (h *Handler) CloseIdleConnections() {
 	h.remote.CloseIdleConnections()
 }
 
-var errNotYet = errors.New("not yet")
-
-// ServeHTTP answers one request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.serve(w, r)
+// ServeHTTP answers one request: the front page, a URL shown through the
+// web front (/URL), an absolute-form proxy request, or a refusal.
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &logWriter{ResponseWriter: rw, status: http.StatusOK}
+	if h.opt.AccessLog != nil {
+		start := time.Now()
+		defer func() { h.logAccess(r, w, start) }()
+	}
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	client, _ := netip.ParseAddrPort(r.RemoteAddr)
+	cip := client.Addr().Unmap()
+	if !h.allowed(cip) {
+		h.fail(w, r, nil, http.StatusForbidden, "your address may not use this gateway")
+		return
+	}
+	if r.Method == http.MethodConnect {
+		hdr.Set("Allow", "GET, HEAD")
+		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself, GET "+"scheme://host/path")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hdr.Set("Allow", "GET, HEAD")
+		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway answers GET and HEAD only")
+		return
+	}
+	q := &query{local: cip.IsLoopback(), head: r.Method == http.MethodHead}
+	switch {
+	case !strings.HasPrefix(r.RequestURI, "/"):
+		// RFC 1630: "GET gopher://host/1/ HTTP/1.1" to a gateway.
+		q.target, q.proxy = r.RequestURI, true
+		q.html = acceptsHTML(r.Header.Get("Accept"))
+	case r.URL.Path == "/" && r.URL.RawQuery == "":
+		h.front(w, r)
+		return
+	case r.URL.Path == "/":
+		// The front page's form: /?u=URL.
+		u := strings.TrimSpace(r.URL.Query().Get("u"))
+		if u == "" {
+			h.front(w, r)
+			return
+		}
+		http.Redirect(w, r, "/"+pathOf(u), http.StatusSeeOther)
+		return
+	case r.URL.Path == searchPath:
+		// A search form (gopher type 7, WAIS): the item's URL and the words.
+		v := r.URL.Query()
+		q.target, q.search, q.html = v.Get("u"), v.Get("q"), true
+	default:
+		q.target, q.html = r.RequestURI[1:], true
+	}
+	h.fetch(w, r, q)
 }
 
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request) {
-	http.Error(w, errNotYet.Error(), http.StatusNotImplemented)
+// searchPath is where the search forms send their words.
+const searchPath = "/.search"
+
+// query is one retrieval asked of the gateway.
+type query struct {
+	target string // the URL as asked
+	search string // search words (fetch.OptSearch), "" when none
+	proxy  bool   // asked as a proxy (absolute form), not through the front
+	html   bool   // the client wants listings as HTML
+	local  bool   // the client is on this machine
+	head   bool
 }
 
-// checkDir makes sure dir is a directory.
-func checkDir(dir string) error {
-	return nil
+// allowed reports whether a client at ip may use the gateway.
+func (h *Handler) allowed(ip netip.Addr) bool {
+	for _, p := range h.opt.AllowFrom {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsHTML reports whether an Accept field puts text/html first.
+func acceptsHTML(accept string) bool {
+	first, _, _ := strings.Cut(accept, ",")
+	first, _, _ = strings.Cut(first, ";")
+	return strings.EqualFold(strings.TrimSpace(first), "text/html")
+}
+
+// fetch carries out q and writes the reply.
+func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
+	u, err := urlparse.ParseIRI(q.target)
+	if err != nil || u.Scheme == "" {
+		h.fail(w, r, q, http.StatusBadRequest, "not a URL the gateway can fetch: "+q.target)
+		return
+	}
+	sch, ok := fetch.LookupScheme(u.Scheme)
+	switch {
+	case !ok:
+		h.fail(w, r, q, http.StatusNotImplemented, "the gateway does not know the scheme "+u.Scheme+":")
+		return
+	case sch.Caps.Has(fetch.Session) || sch.Caps.Has(fetch.Mail) || u.Scheme == "rlogin":
+		h.fail(w, r, q, http.StatusForbidden, "the gateway does not carry out "+u.Scheme+": URLs; open it with a program of your own: "+u.String())
+		return
+	case sch.Caps.Has(fetch.Local):
+		if msg := h.fileAllowed(&u); msg != "" {
+			h.fail(w, r, q, http.StatusForbidden, msg)
+			return
+		}
+	}
+	if q.html && q.search == "" && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
+		if takes, _ := sch.SearchWords(&u); takes {
+			// A search (gopher type 7, a WAIS database) asks for its
+			// words first.
+			p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
+			w.WriteHeader(http.StatusOK)
+			if !q.head {
+				p.start()
+				p.raw("<p>")
+				p.searchForm(u.String(), "search words")
+				p.raw("</p>\n")
+				p.end()
+			}
+			return
+		}
+	}
+	cip, _ := netip.ParseAddrPort(r.RemoteAddr)
+	port := u.Port
+	if port < 0 {
+		port = sch.Port
+	}
+	upstream := u.Scheme + "://" + net.JoinHostPort(u.Host, strconv.Itoa(port))
+	if msg := h.lim.acquire(cip.Addr().String(), upstream); msg != "" {
+		w.Header().Set("Retry-After", "5")
+		h.fail(w, r, q, http.StatusServiceUnavailable, msg)
+		return
+	}
+	defer h.lim.release(cip.Addr().String(), upstream)
+
+	ctx, cancel := context.WithTimeout(r.Context(), h.opt.Timeout)
+	defer cancel()
+	req := &fetch.Request{URL: &u, Head: q.head, Options: fetch.Options{}}
+	if !q.html {
+		req.Options[fetch.OptRaw] = "true"
+	}
+	if q.search != "" {
+		req.Options[fetch.OptSearch] = q.search
+	}
+	rng, ranged := parseRange(r.Header.Get("Range"))
+	if ranged && !q.head {
+		req.Offset = rng.first
+	}
+	c := h.remote
+	if q.local {
+		c = h.local
+	}
+	res, err := c.Do(ctx, req)
+	if err == nil && req.Offset > 0 && res.Offset != req.Offset {
+		// The resource came whole (the server cannot resume, or it
+		// changed): it is sent whole, with 200, as servers do.
+		ranged = false
+	} else if err == nil && req.Offset > 0 && res.Size < 0 {
+		// Resumed, but a 206 needs the length: ask again for all of it.
+		res.Body.Close()
+		req.Offset, ranged = 0, false
+		res, err = c.Do(ctx, req)
+	}
+	if err != nil {
+		h.failErr(w, r, q, err)
+		return
+	}
+	defer res.Body.Close()
+	if ranged {
+		h.partial(w, q, res, rng)
+		return
+	}
+	h.reply(w, r, q, res)
+}
+
+// pathOf is the web front's path for a URL as typed: the URL with the
+// bytes that cannot stand in a request target percent-encoded.
+func pathOf(u string) string {
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || c == '#' {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// fileAllowed says why a file URL may not be shown ("" when it may): only
+// a file below Options.AllowFile, symbolic links resolved.
+func (h *Handler) fileAllowed(u *urlparse.URL) string {
+	if h.opt.AllowFile == "" {
+		return "the gateway shows no file: URLs (see --allow-file)"
+	}
+	if !u.File.Local {
+		return "the gateway shows only local files"
+	}
+	p, err := filepath.EvalSymlinks(filepath.FromSlash(u.File.Path))
+	if err != nil {
+		return "no such file: " + u.File.Path
+	}
+	rel, err := filepath.Rel(h.opt.AllowFile, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "the gateway shows only files below the directory it was given"
+	}
+	return ""
+}
+
+// checkDir makes sure dir is a directory, and returns it absolute with its
+// symbolic links resolved, as fileAllowed compares paths.
+func checkDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("serve: --allow-file %s: no such directory", dir)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("serve: --allow-file %s: not a directory", dir)
+	}
+	return abs, nil
 }
