@@ -29,7 +29,20 @@ type browserT struct {
 	t        *testing.T
 	ctx      context.Context
 	download string
+	log      *consoleLog
+}
 
+// on is the browser for the (sub)test t, with what pages reported before
+// forgotten.
+func (b *browserT) on(t *testing.T) *browserT {
+	c := *b
+	c.t = t
+	c.log.take()
+	return &c
+}
+
+// consoleLog holds what the page reported since the last look.
+type consoleLog struct {
 	mu       sync.Mutex
 	problems []string
 }
@@ -51,9 +64,9 @@ func startBrowser(t *testing.T) *browserT {
 		opts = append(opts, chromedp.NoSandbox)
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	b := &browserT{t: t, download: t.TempDir()}
+	b := &browserT{t: t, download: t.TempDir(), log: &consoleLog{}}
 	var cancel context.CancelFunc
-	b.ctx, cancel = chromedp.NewContext(actx, chromedp.WithListener(b.record))
+	b.ctx, cancel = chromedp.NewContext(actx, chromedp.WithListener(b.log.record))
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	if err := chromedp.Do(b.ctx); err != nil {
 		t.Fatalf("starting chromium (%s): %v", bin, err)
@@ -71,7 +84,7 @@ func startBrowser(t *testing.T) *browserT {
 
 // record keeps the console errors, exceptions and log errors of the page.
 // It runs in the tab's event loop: it only appends.
-func (b *browserT) record(ev any) {
+func (l *consoleLog) record(ev any) {
 	var p string
 	switch ev := ev.(type) {
 	case *runtime.EventConsoleAPICalled:
@@ -98,18 +111,18 @@ func (b *browserT) record(ev any) {
 		}
 	}
 	if p != "" {
-		b.mu.Lock()
-		b.problems = append(b.problems, p)
-		b.mu.Unlock()
+		l.mu.Lock()
+		l.problems = append(l.problems, p)
+		l.mu.Unlock()
 	}
 }
 
-// takeProblems returns the console errors recorded since the last call.
-func (b *browserT) takeProblems() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p := b.problems
-	b.problems = nil
+// take returns the problems recorded since the last call.
+func (l *consoleLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.problems
+	l.problems = nil
 	return p
 }
 
@@ -117,7 +130,7 @@ func (b *browserT) takeProblems() []string {
 // check.
 func (b *browserT) noProblems(what string) {
 	b.t.Helper()
-	for _, p := range b.takeProblems() {
+	for _, p := range b.log.take() {
 		b.t.Errorf("%s: the browser reported %s", what, p)
 	}
 }
@@ -228,11 +241,11 @@ func TestBrowserHarness(t *testing.T) {
 	if title := value(b, "title", chromedp.Title()); title != "kept" {
 		t.Errorf("the inline script ran under default-src 'none': title %q", title)
 	}
-	if p := b.takeProblems(); len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), "Content Security Policy") {
+	if p := b.log.take(); len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), "Content Security Policy") {
 		t.Errorf("the harness did not see the CSP refusal: %q", p)
 	}
 	b.load("throwing page", chromedp.Navigate(srv.URL+"/throws"))
-	if p := b.takeProblems(); len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), "harness-check") {
+	if p := b.log.take(); len(p) == 0 || !strings.Contains(strings.Join(p, "\n"), "harness-check") {
 		t.Errorf("the harness did not see the exception: %q", p)
 	}
 	b.load("link page", chromedp.Navigate(srv.URL+"/"))
