@@ -1,0 +1,196 @@
+package main
+
+// The gateway of urlget serve beside the real clients that use such a
+// gateway: lynx through gopher_proxy=, curl -x for ftp, and urlget's own
+// -x, against the real servers of internal/testserver and the in-tree WAIS
+// and Prospero servers. They skip under -short, and fail when CI is set
+// and a server or client is missing.
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/prospero/prosperotest"
+	"github.com/urlget/urlget/fetch/wais/waistest"
+	"github.com/urlget/urlget/internal/testserver"
+	"github.com/urlget/urlget/serve"
+)
+
+// syncBuffer is a bytes.Buffer safe for the gateway's handlers to write.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// logged reports whether the access log has a line with the request line
+// "GET target HTTP/1.x", waiting a little: the gateway writes the line
+// when its handler returns, which can be after the client has read the
+// whole reply.
+func (s *syncBuffer) logged(target string) bool {
+	for range 100 {
+		if strings.Contains(s.String(), `"GET `+target+` HTTP/1`) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// startServeGateway runs the gateway (serve.New, default options) on
+// 127.0.0.1 for the rest of the test; it returns its URL and its access
+// log.
+func startServeGateway(t *testing.T) (string, *syncBuffer) {
+	t.Helper()
+	log := &syncBuffer{}
+	h, err := serve.New(&fetch.Client{}, serve.Options{AccessLog: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		h.CloseIdleConnections()
+	})
+	return srv.URL, log
+}
+
+// TestServeLynx: lynx -dump with gopher_proxy= set to the gateway shows
+// the gopher menu (as the gateway's HTML), and the gateway logged lynx's
+// proxy request.
+func TestServeLynx(t *testing.T) {
+	lynx := testserver.Require(t, "lynx")
+	fetchtest.ClearProxyEnv(t)
+	gs := testserver.Gophernicus(t)
+	gw, log := startServeGateway(t)
+	target := gs.URL("1/menu")
+	cmd := exec.Command(lynx, "-dump", "-noreferer", target)
+	cmd.Env = append(os.Environ(), "gopher_proxy="+gw+"/", "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lynx -dump %s: %v\n%s", target, err, out)
+	}
+	for _, want := range []string{"Welcome to the fixture menu", "Hello", "Docs", "Search the docs", "Binary"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("lynx -dump lacks %q:\n%s", want, out)
+		}
+	}
+	if !log.logged(target) {
+		t.Errorf("the gateway did not log lynx's proxy request for %s:\n%s", target, log)
+	}
+}
+
+// TestServeCurlFTP: curl -x with the gateway as its proxy gets exactly the
+// bytes a direct urlget --raw gets, for an ftp file, a text file and a
+// directory listing.
+func TestServeCurlFTP(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	fetchtest.ClearProxyEnv(t)
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	gw, log := startServeGateway(t)
+	for _, u := range []string{ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/dir%20with%20spaces/file%20name.txt", ftp.URL + "/pub/"} {
+		direct := runCLI(t, nil, "--raw", u)
+		if direct.code != 0 {
+			t.Fatalf("urlget --raw %s: exit %d: %s", u, direct.code, direct.stderr)
+		}
+		out, err := exec.Command(curl, "-sS", "-f", "-x", gw, u).Output()
+		if err != nil {
+			t.Errorf("curl -x %s %s: %v", gw, u, err)
+			continue
+		}
+		if !bytes.Equal(out, []byte(direct.stdout)) {
+			t.Errorf("%s: curl -x gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q", u, len(out), len(direct.stdout), out, direct.stdout)
+		}
+		if !log.logged(u) {
+			t.Errorf("the gateway did not log curl's proxy request for %s", u)
+		}
+	}
+}
+
+// TestServeURLGetThroughGateway: urlget -x with the gateway gives exactly
+// the bytes of a direct urlget --raw, for every scheme that goes through a
+// gateway (fetch.Gateway) that the suite has a server for: ftp (vsftpd),
+// gopher (gophernicus; pygopherd's Gopher+ items), news and nntp (INN),
+// wais (the in-tree server), prospero (the in-tree server). Every such
+// scheme must have a case here.
+func TestServeURLGetThroughGateway(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	gn := testserver.Gophernicus(t)
+	pg := testserver.Pygopherd(t)
+	inn := testserver.INN(t)
+	wais := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.TestDB()}})
+	root := prosperotest.DefaultRoot
+	ps := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/pub":         {Dir: true},
+		root + "/pub/a.txt":   {Contents: []byte("alpha\n")},
+		root + "/pub/bin.dat": {Contents: waistest.Bytes(5000, 7)},
+	}}
+	prospero := "prospero://" + ps.Start(t) + "/" + root
+	gw, log := startServeGateway(t)
+
+	cases := map[string][]string{
+		"ftp": {ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/", ftp.URL + "/pub/a/b/c/deep.txt"},
+		"gopher": {gn.URL("1/menu"), gn.URL("0/hello.txt"), gn.URL("9/binary.bin"), gn.URL("0/dots.txt"),
+			gn.URL("7/cgi-bin/search.cgi%09one"), pg.URL("1/"), pg.URL("0/hello.txt")},
+		"news": {"news://" + inn.Addr + "/local.test", "news://" + inn.Addr + "/" + strings.Trim(testserver.INNDotsID, "<>")},
+		"nntp": {"nntp://" + inn.Addr + "/local.test", "nntp://" + inn.Addr + "/local.test/1",
+			"nntp://" + inn.Addr + "/comp.infosystems.www.servers.unix/1"},
+		"wais":     {wais.URL("test?orchard"), wais.DocURL("test", waistest.TestDB().Docs[0], true), wais.DocURL("test", waistest.TestDB().Docs[3], true)},
+		"prospero": {prospero + "/pub", prospero + "/pub/a.txt", prospero + "/pub/bin.dat"},
+	}
+	// Schemes that go through a gateway, with no server in the suite.
+	noServer := map[string]string{
+		"gophers": "no gophers server is packaged (gophernicus has no TLS of its own)",
+		"nntps":   "INN serves no TLS in the suite",
+	}
+	for _, scheme := range fetch.Schemes() {
+		s, _ := fetch.LookupScheme(scheme)
+		if !s.Caps.Has(fetch.Gateway) {
+			continue
+		}
+		if _, ok := cases[scheme]; !ok && noServer[scheme] == "" {
+			t.Errorf("scheme %s goes through gateways, and this test has no case for it", scheme)
+		}
+	}
+	for scheme, urls := range cases {
+		for _, u := range urls {
+			direct := runCLI(t, nil, "--raw", u)
+			if direct.code != 0 || direct.stdout == "" {
+				t.Errorf("%s: urlget --raw %s: exit %d, %d bytes: %s", scheme, u, direct.code, len(direct.stdout), direct.stderr)
+				continue
+			}
+			via := runCLI(t, nil, "-x", gw, u)
+			if via.code != 0 {
+				t.Errorf("%s: urlget -x %s %s: exit %d: %s", scheme, gw, u, via.code, via.stderr)
+				continue
+			}
+			if via.stdout != direct.stdout {
+				t.Errorf("%s: %s: urlget -x gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q",
+					scheme, u, len(via.stdout), len(direct.stdout), via.stdout, direct.stdout)
+			}
+			if !log.logged(u) {
+				t.Errorf("%s: the gateway did not log urlget's proxy request for %s:\n%s", scheme, u, log)
+			}
+		}
+	}
+}
