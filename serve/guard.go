@@ -14,7 +14,11 @@ import (
 // private false, no connection reaches an address that is not public.
 func (h *Handler) client(c *fetch.Client, private bool) *fetch.Client {
 	cc := *c // a copy is a Client of its own (fetch.Client)
-	cc.Fetchers = c.Fetchers
+	// What one client of the gateway asks for is never fetched with the
+	// gateway's own credentials or cookies: only a URL's userinfo, which
+	// that client wrote, is sent.
+	cc.User, cc.Password, cc.HasUser, cc.HasPassword = "", "", false, false
+	cc.Netrc, cc.NetrcFile, cc.Jar = false, "", nil
 	base := c.Dialer
 	if base == nil {
 		base = &net.Dialer{}

@@ -323,6 +323,13 @@ func (p *page) menuItem(e *fetch.Entry) {
 		p.text(label)
 		p.raw("]</span> ")
 		p.link(u, e.Name)
+		if e.Plus != 0 && e.Target == "" {
+			if a := attributesURL(e.URL); a != "" {
+				p.raw(` <span class="t">`)
+				p.link(a, "[Gopher+ attributes and views]")
+				p.raw("</span>")
+			}
+		}
 	}
 	p.raw("\n")
 }

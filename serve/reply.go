@@ -22,7 +22,7 @@ const docCSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; f
 
 // reply writes a fetched resource: a listing or an article as HTML when
 // the client wants HTML, otherwise the bytes with what is known of them.
-func (h *Handler) reply(w *logWriter, r *http.Request, q *query, res *fetch.Resource) {
+func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource) {
 	hdr := w.Header()
 	status := http.StatusOK
 	if res.IsHTTP() && res.Status != 0 {
@@ -37,6 +37,9 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, res *fetch.Reso
 	}
 	if q.html {
 		switch {
+		case isAttributes(u):
+			h.attributes(w, r, q, u, res, status)
+			return
 		case res.Listing != nil:
 			h.listing(w, r, q, res, status)
 			return

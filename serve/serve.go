@@ -124,7 +124,9 @@ type Handler struct {
 
 // New returns the gateway fetching with a copy of c: c itself is not
 // changed, and its Dialer (nil: a net.Dialer) is wrapped so that the
-// addresses dialled are checked. An Options value that makes no sense
+// addresses dialled are checked. The copy drops c's credentials (User,
+// Password, Netrc) and cookie jar: what a client asks for is fetched with
+// that client's URL alone. An Options value that makes no sense
 // (AllowFile not a directory) is an error.
 func New(c *fetch.Client, o Options) (*Handler, error) {
 	if c == nil {
@@ -339,7 +341,7 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		h.partial(w, q, res, rng)
 		return
 	}
-	h.reply(w, r, q, res)
+	h.reply(w, r, q, &u, res)
 }
 
 // pathOf is the web front's path for a URL as typed: the URL with the

@@ -293,12 +293,13 @@ func EntryType(t byte) fetch.EntryType {
 // Entry converts the item to a fetch.Entry: Name is the display string,
 // URL the item's URL with the given scheme ("gopher" or "gophers"; "" means
 // "gopher"), Target the URL of an "h" URL: link or the session URL of a
-// telnet or tn3270 item (SessionURL), ItemType the item type, Raw the line.
+// telnet or tn3270 item (SessionURL), ItemType and Plus the item type and
+// Gopher+ flag, Raw the line.
 func (it Item) Entry(scheme string) fetch.Entry {
 	if scheme == "" {
 		scheme = "gopher"
 	}
-	e := fetch.Entry{Name: it.Display, Type: EntryType(it.Type), Size: -1, Raw: it.Raw, Unparsed: it.Unparsed, ItemType: it.Type}
+	e := fetch.Entry{Name: it.Display, Type: EntryType(it.Type), Size: -1, Raw: it.Raw, Unparsed: it.Unparsed, ItemType: it.Type, Plus: it.Plus}
 	if it.Unparsed {
 		e.Name = ""
 		e.Type = fetch.EntryUnknown

@@ -1,0 +1,120 @@
+package serve
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/gopher"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// attributesURL is the URL that asks a Gopher+ server for the attributes
+// of the item at u (gopher+ string "!"), "" when u is not a gopher URL.
+func attributesURL(u string) string {
+	p, err := urlparse.Parse(u)
+	if err != nil || (p.Scheme != "gopher" && p.Scheme != "gophers") {
+		return ""
+	}
+	return urlparse.GopherPlusURL(p.Scheme, p.Host, p.Port, p.Gopher.Type, p.Gopher.Selector, "", "!")
+}
+
+// isAttributes reports whether u asks for Gopher+ attributes ("!", or "$"
+// for every item of a menu).
+func isAttributes(u *urlparse.URL) bool {
+	return (u.Scheme == "gopher" || u.Scheme == "gophers") && u.Gopher.HasPlus &&
+		(strings.HasPrefix(u.Gopher.Plus, "!") || strings.HasPrefix(u.Gopher.Plus, "$"))
+}
+
+// attributes writes a Gopher+ attribute reply as HTML, one item at a
+// time: its +INFO as a link, +VIEWS as links to each view, +ABSTRACT,
+// +ADMIN and the other blocks as text.
+func (h *Handler) attributes(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource, status int) {
+	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
+	w.WriteHeader(status)
+	if q.head {
+		return
+	}
+	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
+		p.w = bw
+		p.start()
+		ar := gopher.NewAttributeReader(body)
+		for {
+			a, err := ar.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			p.item(u.Scheme, &a)
+		}
+	})
+	if err != nil {
+		if fetch.KindOf(err) == fetch.ErrWrite {
+			h.cut(r, err)
+		}
+		p.w = w
+		p.para("error", "the attributes ended early: "+fetch.SanitizeLine(err.Error(), 300))
+	}
+	p.end()
+}
+
+// item writes the attributes of one Gopher+ item.
+func (p *page) item(scheme string, a *gopher.Attributes) {
+	e := a.Info.Entry(scheme)
+	p.raw("<h2>")
+	if e.Unparsed {
+		p.text("(an item without +INFO)")
+	} else {
+		label := e.Name
+		if label == "" {
+			label = e.URL
+		}
+		p.link(e.URL, label)
+	}
+	p.raw("</h2>\n")
+	for _, b := range a.Blocks {
+		switch b.Name {
+		case "INFO":
+			continue
+		case "VIEWS":
+			p.raw("<h3>Views</h3>\n<ul>\n")
+			for _, v := range a.Views() {
+				label := v.Type
+				if v.Language != "" {
+					label += " (" + v.Language + ")"
+				}
+				if v.Size != "" {
+					label += " <" + v.Size + ">"
+				}
+				p.raw("<li>")
+				if e.Unparsed {
+					p.text(label)
+				} else {
+					p.link(urlparse.GopherPlusURL(scheme, a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", v.Param()), label)
+				}
+				p.raw("</li>\n")
+			}
+			p.raw("</ul>\n")
+			continue
+		}
+		p.raw("<h3>+")
+		p.text(b.Name)
+		if b.Value != "" {
+			p.raw(" ")
+			p.text(b.Value)
+		}
+		p.raw("</h3>\n")
+		if len(b.Lines) > 0 {
+			p.raw("<pre>")
+			for _, l := range b.Lines {
+				p.text(l)
+				p.raw("\n")
+			}
+			p.raw("</pre>\n")
+		}
+	}
+}
