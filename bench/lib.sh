@@ -19,7 +19,7 @@
 #   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
 #   bench_peak_reset PID, bench_peak_kib PID   a running server's peak RSS
 #   bench_parallel NAME N URL TEMPLATE...  N copies of a client at once
-#   bench_load NAME PROXY TARGET ACCEPT  wrk: requests/s and latency through a proxy
+#   bench_load NAME PROXY TARGET ACCEPT  bench/load: requests/s and latency through a proxy
 #   bench_load_report NAME..., bench_min_ratio A B MIN, bench_kib_limit WHAT KIB MAX
 #
 # A client is a command TEMPLATE: words, where @URL@ stands for the URL and
@@ -535,42 +535,23 @@ bench_parallel() {
 # bench_load NAME PROXY TARGET ACCEPT: LOAD_SECONDS (default 10) of
 # requests "GET TARGET HTTP/1.1" (the absolute form a proxy is asked with)
 # with "Accept: ACCEPT", sent to the HTTP proxy PROXY (http://HOST:PORT)
-# over LOAD_CLIENTS (default 32) connections at once by wrk (Debian
-# package wrk). Writes "req_per_s p50_ms p99_ms requests errors" to
-# $BENCH_TMP/NAME.load; errors counts non-2xx/3xx replies, socket errors
-# and timeouts, and any marks NAME failed.
+# over LOAD_CLIENTS (default 32) connections at once by bench/load (built
+# into $BENCH_BIN), which also waits for the requests in flight when the
+# time is up, so that a server slower than that is measured too. Writes
+# "req_per_s p50_ms p99_ms requests" to $BENCH_TMP/NAME.load; a failed
+# request marks NAME failed.
 bench_load() {
-	local name=$1 proxy=$2 target=$3 accept=$4
-	local script=$BENCH_TMP/$name.lua out=$BENCH_TMP/$name.wrk
+	local name=$1 proxy=$2 target=$3 accept=$4 out=$BENCH_TMP/$1.loadout
 	bench_failed "$name" && return 0
-	case "$target$accept" in *[\"\\]*) bench_die "bench_load: a quote or backslash in $target $accept" ;; esac
-	printf 'wrk.method = "GET"\nwrk.path = "%s"\nwrk.headers["Accept"] = "%s"\n' "$target" "$accept" >"$script"
-	if ! wrk -t "$(nproc)" -c "${LOAD_CLIENTS:-32}" -d "${LOAD_SECONDS:-10}s" --timeout 30s --latency \
-		-s "$script" "$proxy/" >"$out" 2>&1; then
-		bench_mark_failed "$name" "wrk failed: $(head -n 3 "$out" | tr '\n' ' ')"
+	if [ ! -x "$BENCH_BIN/load" ]; then
+		go build -o "$BENCH_BIN/load" ./bench/load || bench_die "cannot build bench/load"
+	fi
+	if ! "$BENCH_BIN/load" -proxy "$proxy" -target "$target" -accept "$accept" \
+		-c "${LOAD_CLIENTS:-32}" -d "${LOAD_SECONDS:-10}s" >"$out" 2>"$BENCH_TMP/$name.stderr"; then
+		bench_mark_failed "$name" "$(cat "$out") $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
 		return 0
 	fi
-	awk '
-		function ms(v) {
-			if (v ~ /us$/) return v / 1000
-			if (v ~ /ms$/) return v + 0
-			if (v ~ /m$/) return v * 60000
-			if (v ~ /s$/) return v * 1000
-			return v
-		}
-		$1 == "50%" { p50 = ms($2) }
-		$1 == "99%" { p99 = ms($2) }
-		/ requests in / { n = $1 }
-		/^Requests\/sec:/ { rps = $2 }
-		/Non-2xx or 3xx responses:/ { err += $NF }
-		/Socket errors:/ { gsub(",", ""); err += $4 + $6 + $8 + $10 }
-		END { printf "%.1f %.2f %.2f %d %d\n", rps, p50, p99, n, err }
-	' "$out" >"$BENCH_TMP/$name.load"
-	local errs
-	errs=$(awk '{ print $5 }' "$BENCH_TMP/$name.load")
-	if [ "$errs" != 0 ]; then
-		bench_mark_failed "$name" "$errs failed requests under load (wrk: $(grep -E 'Non-2xx|Socket errors' "$out" | tr '\n' ' '))"
-	fi
+	awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1); print v["rps"], v["p50_ms"], v["p99_ms"], v["requests"] }' "$out" >"$BENCH_TMP/$name.load"
 }
 
 # bench_load_report NAME...: the table of bench_load's results.
@@ -598,7 +579,7 @@ bench_min_ratio() {
 	local a b r ok
 	a=$(awk '{ print $1 }' "$BENCH_TMP/$1.load")
 	b=$(awk '{ print $1 }' "$BENCH_TMP/$2.load")
-	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b > 0 ? a / b : 0 }')
+	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
 	ok=$(awk -v r="$r" -v m="$3" 'BEGIN { print (r >= m) ? "ok" : "MISS" }')
 	printf 'req/s %s/%s: %s (%s / %s)  target >= %s  %s\n' "$1" "$2" "$r" "$a" "$b" "$3" "$ok"
 	[ "$ok" = ok ] || bench_fail 1
