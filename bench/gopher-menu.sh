@@ -43,10 +43,8 @@ sync "$menu"
 case "$BENCH_TMP" in
 *[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $BENCH_TMP" ;;
 esac
-port=$(bench_free_port)
-socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "SYSTEM:head -n 1 >/dev/null; cat $menu" 2>"$BENCH_TMP/socat.err" &
-BENCH_SERVER_PIDS+=("$!")
-bench_wait_port "$port" "$!" || bench_die "socat did not start on port $port: $(cat "$BENCH_TMP/socat.err")"
+bench_start_on_port socat socat "TCP-LISTEN:@PORT@,bind=127.0.0.1,fork,reuseaddr" "SYSTEM:head -n 1 >/dev/null; cat $menu"
+port=$BENCH_PORT
 url=gopher://127.0.0.1:$port/1/
 
 out=$BENCH_TMP/out.txt

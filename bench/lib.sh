@@ -16,6 +16,7 @@
 #   bench_load_note                     load average, warning when busy
 #   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
 #   bench_free_port, bench_wait_port PORT PID   a free port; wait for one to answer
+#   bench_start_on_port NAME WORD...    a server on a free port (@PORT@); sets BENCH_PORT, BENCH_PID
 #   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
 #   bench_peak_reset PID, bench_peak_kib PID   a running server's peak RSS
 #   bench_parallel NAME N URL TEMPLATE...  N copies of a client at once
@@ -468,31 +469,47 @@ bench_wait_port() {
 	return 1
 }
 
+# bench_start_on_port NAME WORD...: run WORD... in the background, with
+# each @PORT@ in the words replaced by a free port, and wait until the port
+# answers; when the program exits first (the port was taken meanwhile:
+# bench_free_port only sees ports that answer), again with another port,
+# up to 5 times. Sets BENCH_PORT and BENCH_PID (stopped at exit); its
+# stderr is $BENCH_TMP/NAME.err, its stdout $BENCH_TMP/NAME.out.
+bench_start_on_port() {
+	local name=$1 try w
+	shift
+	for ((try = 0; try < 5; try++)); do
+		BENCH_PORT=$(bench_free_port)
+		local cmd=()
+		for w in "$@"; do cmd+=("${w//@PORT@/$BENCH_PORT}"); done
+		"${cmd[@]}" >"$BENCH_TMP/$name.out" 2>"$BENCH_TMP/$name.err" &
+		BENCH_PID=$!
+		BENCH_SERVER_PIDS+=("$BENCH_PID")
+		bench_wait_port "$BENCH_PORT" "$BENCH_PID" && return 0
+		kill -0 "$BENCH_PID" 2>/dev/null && break # running, but not answering
+	done
+	cat "$BENCH_TMP/$name.err" >&2
+	bench_die "$name did not start (last on port $BENCH_PORT)"
+}
+
 # bench_start_gophernicus ROOT: gophernicus serving ROOT on 127.0.0.1, run
 # by socat for each connection (as nobody when run as root: gophernicus
 # refuses root), in the background; sets BENCH_URL (gopher://127.0.0.1:PORT)
 # and adds socat's PID to the servers bench_cleanup stops.
 bench_start_gophernicus() {
-	local root=$1 port bin socat
+	local root=$1 bin socat
 	case "$root" in
 	*[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $root" ;;
 	esac
 	bin=$(command -v gophernicus || echo /usr/sbin/gophernicus)
 	socat=$(command -v socat) || bench_die "socat not found"
-	port=$(bench_free_port)
 	local su=()
 	[ "$(id -u)" = 0 ] && su=(,su=nobody)
 	# -nm: no shared memory, hence no per-client throttling (-k: 4 GiB a
 	# session would otherwise be reached over the rounds).
-	"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" \
-		"EXEC:$bin -h 127.0.0.1 -p $port -r $root -nv -ns -nm,nofork${su[*]}" \
-		2>"$BENCH_TMP/socat.err" &
-	BENCH_SERVER_PIDS+=("$!")
-	if ! bench_wait_port "$port" "$!"; then
-		cat "$BENCH_TMP/socat.err" >&2
-		bench_die "gophernicus (socat) did not start on port $port"
-	fi
-	BENCH_URL=gopher://127.0.0.1:$port
+	bench_start_on_port gophernicus "$socat" "TCP-LISTEN:@PORT@,bind=127.0.0.1,fork,reuseaddr" \
+		"EXEC:$bin -h 127.0.0.1 -p @PORT@ -r $root -nv -ns -nm,nofork${su[*]}"
+	BENCH_URL=gopher://127.0.0.1:$BENCH_PORT
 }
 
 # bench_peak_reset PID: start a new peak-RSS measurement of a running

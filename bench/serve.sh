@@ -88,12 +88,10 @@ squid=$BENCH_URL
 
 # The gateway: urlget serve on a free port, in the background, stopped by
 # PID at exit.
-gwport=$(bench_free_port)
 # shellcheck disable=SC2086 # GATEWAY_ARGS is a list of flags
-"$urlget" serve --listen "127.0.0.1:$gwport" $GATEWAY_ARGS >"$BENCH_TMP/gateway.out" 2>"$BENCH_TMP/gateway.err" &
-gwpid=$!
-BENCH_SERVER_PIDS+=("$gwpid")
-bench_wait_port "$gwport" "$gwpid" || bench_die "urlget serve did not start: $(head -n 5 "$BENCH_TMP/gateway.err")"
+bench_start_on_port gateway "$urlget" serve --listen "127.0.0.1:@PORT@" $GATEWAY_ARGS
+gwport=$BENCH_PORT
+gwpid=$BENCH_PID
 gw=http://127.0.0.1:$gwport
 
 ftp_big=$ftp/pub/big.bin
