@@ -100,25 +100,35 @@ func TestServeLynx(t *testing.T) {
 }
 
 // TestServeCurlFTP: curl -x with the gateway as its proxy gets exactly the
-// bytes a direct urlget --raw gets, for an ftp file, a text file and a
-// directory listing.
+// bytes a direct urlget --raw gets, for ftp files and a directory listing;
+// for a binary file, the bytes curl -x gets through Squid's ftp gateway too.
 func TestServeCurlFTP(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	fetchtest.ClearProxyEnv(t)
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	squid := testserver.Squid(t)
 	gw, log := startServeGateway(t)
-	for _, u := range []string{ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/dir%20with%20spaces/file%20name.txt", ftp.URL + "/pub/"} {
+	files := []string{ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/dir%20with%20spaces/file%20name.txt"}
+	for _, u := range append(files, ftp.URL+"/pub/") {
 		direct := runCLI(t, nil, "--raw", u)
 		if direct.code != 0 {
 			t.Fatalf("urlget --raw %s: exit %d: %s", u, direct.code, direct.stderr)
 		}
-		out, err := exec.Command(curl, "-sS", "-f", "-x", gw, u).Output()
-		if err != nil {
-			t.Errorf("curl -x %s %s: %v", gw, u, err)
-			continue
+		proxies := []string{gw}
+		if u == files[0] {
+			// Squid makes a page of a listing, and fetches a file whose
+			// MIME type is text/* in ASCII mode (vsftpd then sends CRLF).
+			proxies = append(proxies, squid.URL)
 		}
-		if !bytes.Equal(out, []byte(direct.stdout)) {
-			t.Errorf("%s: curl -x gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q", u, len(out), len(direct.stdout), out, direct.stdout)
+		for _, p := range proxies {
+			out, err := exec.Command(curl, "-sS", "-f", "-x", p, u).Output()
+			if err != nil {
+				t.Errorf("curl -x %s %s: %v", p, u, err)
+				continue
+			}
+			if !bytes.Equal(out, []byte(direct.stdout)) {
+				t.Errorf("%s: curl -x %s gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q", u, p, len(out), len(direct.stdout), out, direct.stdout)
+			}
 		}
 		if !log.logged(u) {
 			t.Errorf("the gateway did not log curl's proxy request for %s", u)
