@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // maxHeaderLine bounds one header line of an article kept in memory; the
@@ -18,21 +19,25 @@ const maxHeaderLine = 16 << 10
 // Message-IDs (Message-ID, References, In-Reply-To) and groups
 // (Newsgroups, Followup-To) as links into the gateway, then the body as
 // preformatted text, streamed line by line.
-func (h *Handler) article(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
-	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
-	w.WriteHeader(status)
-	if q.head {
-		return
+func (h *Handler) article(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource, status int) {
+	// Articles and groups are asked of the server the article came from
+	// when its URL names one; else of the news server news: URLs reach.
+	msgURL, groupURL := urlparse.NewsURL, urlparse.NewsURL
+	if u.Scheme == "nntp" {
+		port := u.Port
+		if port < 0 {
+			port = urlparse.DefaultPort("nntp")
+		}
+		msgURL = func(id string) string { return urlparse.NNTPURL(u.Host, port, "<"+id+">", "") }
+		groupURL = func(g string) string { return urlparse.NNTPURL(u.Host, port, g, "") }
 	}
-	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
-		p.w = bw
-		p.start()
+	h.stream(w, r, q, res, status, "article", func(p *page, body io.Reader) error {
 		br := bufio.NewReaderSize(body, 4096)
 		p.raw(`<table class="hdr">` + "\n")
 		var field string // the field being read, folded lines joined
 		flush := func() {
 			if field != "" {
-				p.headerRow(field)
+				p.headerRow(field, msgURL, groupURL)
 			}
 			field = ""
 		}
@@ -75,14 +80,6 @@ func (h *Handler) article(w *logWriter, r *http.Request, q *query, res *fetch.Re
 			}
 		}
 	})
-	if err != nil {
-		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
-		}
-		p.w = w
-		p.para("error", "the article ended early: "+fetch.SanitizeLine(err.Error(), 300))
-	}
-	p.end()
 }
 
 // readLine reads one line without its line end, keeping at most max bytes
@@ -104,7 +101,7 @@ func readLine(br *bufio.Reader, max int) (string, error) {
 
 // headerRow writes one header field; the fields that name articles or
 // groups get links.
-func (p *page) headerRow(field string) {
+func (p *page) headerRow(field string, msgURL, groupURL func(string) string) {
 	name, value, _ := strings.Cut(field, ":")
 	value = strings.TrimSpace(value)
 	p.raw("<tr><th>")
@@ -123,7 +120,7 @@ func (p *page) headerRow(field string) {
 			j += i
 			p.text(rest[:i])
 			id := rest[i : j+1]
-			p.link("news:"+escapeMsgID(id[1:len(id)-1]), id)
+			p.link(msgURL(id[1:len(id)-1]), id)
 			rest = rest[j+1:]
 		}
 	case "newsgroups", "followup-to":
@@ -132,27 +129,10 @@ func (p *page) headerRow(field string) {
 				p.raw(", ")
 			}
 			g = strings.TrimSpace(g)
-			p.link("news:"+escapeMsgID(g), g)
+			p.link(groupURL(g), g)
 		}
 	default:
 		p.text(value)
 	}
 	p.raw("</td></tr>\n")
-}
-
-// escapeMsgID percent-encodes what cannot stand in a news: URL.
-func escapeMsgID(s string) string {
-	var b strings.Builder
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("%/?#<>\"\\^`{|}[]", c) >= 0 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }

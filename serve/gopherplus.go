@@ -32,14 +32,7 @@ func isAttributes(u *urlparse.URL) bool {
 // time: its +INFO as a link, +VIEWS as links to each view, +ABSTRACT,
 // +ADMIN and the other blocks as text.
 func (h *Handler) attributes(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource, status int) {
-	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
-	w.WriteHeader(status)
-	if q.head {
-		return
-	}
-	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
-		p.w = bw
-		p.start()
+	h.stream(w, r, q, res, status, "attributes", func(p *page, body io.Reader) error {
 		ar := gopher.NewAttributeReader(body)
 		for {
 			a, err := ar.Next()
@@ -52,14 +45,6 @@ func (h *Handler) attributes(w *logWriter, r *http.Request, q *query, u *urlpars
 			p.item(u.Scheme, &a)
 		}
 	})
-	if err != nil {
-		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
-		}
-		p.w = w
-		p.para("error", "the attributes ended early: "+fetch.SanitizeLine(err.Error(), 300))
-	}
-	p.end()
 }
 
 // item writes the attributes of one Gopher+ item.

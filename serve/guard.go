@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"maps"
 	"net"
 	"net/netip"
 	"strconv"
@@ -19,6 +20,7 @@ func (h *Handler) client(c *fetch.Client, private bool) *fetch.Client {
 	// that client wrote, is sent.
 	cc.User, cc.Password, cc.HasUser, cc.HasPassword = "", "", false, false
 	cc.Netrc, cc.NetrcFile, cc.Jar = false, "", nil
+	cc.Fetchers = h.fetchers(c.Fetchers)
 	base := c.Dialer
 	if base == nil {
 		base = &net.Dialer{}
@@ -42,6 +44,39 @@ func (h *Handler) client(c *fetch.Client, private bool) *fetch.Client {
 	}
 	cc.Dialer = g
 	return &cc
+}
+
+// fetchers is Client.Fetchers for the gateway: the schemes it never
+// carries out (sessions, mail) have no Fetcher at all, and the file
+// Fetcher opens only what fileAllowed allows, so that no way of reaching a
+// URL — a name service's referral included — gets round the rules.
+func (h *Handler) fetchers(given map[string]func(fetch.Config) fetch.Fetcher) map[string]func(fetch.Config) fetch.Fetcher {
+	fs := maps.Clone(given)
+	if fs == nil {
+		fs = map[string]func(fetch.Config) fetch.Fetcher{}
+	}
+	for _, name := range fetch.Schemes() {
+		sch, _ := fetch.LookupScheme(name)
+		build, ok := given[name]
+		if !ok {
+			build = sch.New
+		}
+		switch {
+		case !gatewayed(name):
+			fs[name] = nil
+		case sch.Caps.Has(fetch.Local) && build != nil:
+			fs[name] = func(cfg fetch.Config) fetch.Fetcher {
+				f := build(cfg)
+				return fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+					if msg := h.fileAllowed(req.URL); msg != "" {
+						return nil, &fetch.Error{Kind: fetch.ErrAccessDenied, Msg: msg}
+					}
+					return f.Open(ctx, req)
+				})
+			}
+		}
+	}
+	return fs
 }
 
 // guard is the Dialer of the gateway's Clients: it resolves names itself

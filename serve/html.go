@@ -44,6 +44,8 @@ type page struct {
 	q      *query
 	search string // the search forms' action
 	front  bool   // links go through the web front ("/URL"), not as absolute URLs (proxy clients)
+	// gatewayed caches gatewayed by scheme for the page's links.
+	gatewayed map[string]bool
 }
 
 // page sets the header fields of an HTML page and returns it, ready to
@@ -96,44 +98,64 @@ func (p *page) para(class, s string) {
 func (p *page) end() { p.raw("</body></html>\n") }
 
 // link writes an anchor for u labelled label, or the label alone when u
-// may not be a link (see href).
+// may not be a link (see linkTo).
 func (p *page) link(u, label string) {
-	href, ok := p.href(u)
-	if !ok {
+	switch p.linkTo(u) {
+	case noLink:
 		p.text(label)
 		return
+	case throughFront:
+		p.raw(`<a href="/`)
+		writePath(p.w, u)
+	default:
+		p.raw(`<a href="`)
+		p.text(u)
 	}
-	p.raw(`<a href="`)
-	p.text(href)
 	p.raw(`">`)
 	p.text(label)
 	p.raw("</a>")
 }
 
-// href is where a link to u goes: a URL the gateway fetches, through it
-// (the front's /URL, or the URL itself for a proxy client); http, https
-// and the session and mail schemes, which the gateway does not carry out,
-// directly; anything else (javascript:, data:, vbscript:, a scheme
-// unknown) is no link at all.
-func (p *page) href(u string) (string, bool) {
+// How a page links to a URL.
+const (
+	noLink       = iota
+	direct       // the URL itself: a proxy client's page, or what the gateway does not fetch
+	throughFront // /URL, the web front's
+)
+
+// linkTo says how a page links to u: a URL the gateway fetches, through
+// it (the front's /URL, or the URL itself for a proxy client, whose next
+// request comes back through the proxy); http, https and the session and
+// mail schemes, which the gateway does not carry out, directly; anything
+// else (javascript:, data:, vbscript:, a scheme unknown) is no link.
+func (p *page) linkTo(u string) int {
 	scheme, ok := schemeOf(u)
 	if !ok {
-		return "", false
+		return noLink
 	}
 	switch scheme {
 	case "http", "https", "telnet", "tn3270", "rlogin", "mailto":
-		return u, true
+		return direct
 	}
-	if !gatewayed(scheme) {
-		return "", false
+	gw, known := p.gatewayed[scheme]
+	if !known {
+		if p.gatewayed == nil {
+			p.gatewayed = map[string]bool{}
+		}
+		gw = gatewayed(scheme)
+		p.gatewayed[scheme] = gw
 	}
-	if !p.front {
-		return u, true
+	switch {
+	case !gw:
+		return noLink
+	case !p.front:
+		return direct
 	}
-	return "/" + pathOf(u), true
+	return throughFront
 }
 
-// gatewayed reports whether the gateway fetches URLs of scheme.
+// gatewayed reports whether the gateway fetches URLs of scheme: not the
+// interactive sessions (telnet, rlogin, tn3270) nor mail.
 func gatewayed(scheme string) bool {
 	s, ok := fetch.LookupScheme(scheme)
 	return ok && !s.Caps.Has(fetch.Session) && !s.Caps.Has(fetch.Mail)
@@ -189,19 +211,35 @@ func (h *Handler) front(w *logWriter, r *http.Request) {
 	p.end()
 }
 
-// listing writes a directory-like result as HTML, entry by entry as the
-// body arrives: memory stays flat whatever the listing's length, and a
-// browser shows the first entries while the rest is still coming.
-func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
+// stream writes a page whose body render makes from the resource's body
+// as it arrives (a listing, an article, attributes): memory stays flat
+// whatever the length, and a browser shows the first lines at once. A read
+// error ends the page with a line saying so; a write error cuts the reply.
+func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int, what string, render func(p *page, body io.Reader) error) {
 	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
 	w.WriteHeader(status)
 	if q.head {
 		return
 	}
-	scheme, _ := schemeOf(q.target)
 	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
 		p.w = bw
 		p.start()
+		return render(p, body)
+	})
+	if err != nil {
+		if fetch.KindOf(err) == fetch.ErrWrite {
+			h.cut(r, err)
+		}
+		p.w = w
+		p.para("error", "the "+what+" ended early: "+fetch.SanitizeLine(err.Error(), 300))
+	}
+	p.end()
+}
+
+// listing writes a directory-like result as HTML, entry by entry.
+func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
+	scheme, _ := schemeOf(q.target)
+	h.stream(w, r, q, res, status, "listing", func(p *page, body io.Reader) error {
 		if parent := parentOf(scheme, q.target); parent != "" {
 			p.raw(`<p>`)
 			p.link(parent, "↑ parent directory")
@@ -234,14 +272,6 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 		}
 		return nil
 	})
-	if err != nil {
-		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
-		}
-		p.w = w
-		p.para("error", "the listing ended early: "+fetch.SanitizeLine(err.Error(), 300))
-	}
-	p.end()
 }
 
 // flusher writes to the client and sends it at once: fetch.Buffered
@@ -337,9 +367,7 @@ func (p *page) menuItem(e *fetch.Entry) {
 // fileRow writes one entry of a directory listing.
 func (p *page) fileRow(e *fetch.Entry) {
 	if e.Unparsed {
-		p.raw(`<tr><td colspan="4"><pre class="t">`)
-		p.text(e.Raw)
-		p.raw("</pre></td></tr>\n")
+		p.unparsed(e.Raw, 4)
 		return
 	}
 	name := e.Name
@@ -366,9 +394,7 @@ func (p *page) fileRow(e *fetch.Entry) {
 // group list.
 func (p *page) newsRow(e *fetch.Entry) {
 	if e.Unparsed {
-		p.raw(`<tr><td colspan="4"><pre class="t">`)
-		p.text(e.Raw)
-		p.raw("</pre></td></tr>\n")
+		p.unparsed(e.Raw, 4)
 		return
 	}
 	if e.Type == fetch.EntryDir {
@@ -400,9 +426,7 @@ func (p *page) newsRow(e *fetch.Entry) {
 // hitRow writes one WAIS search hit.
 func (p *page) hitRow(e *fetch.Entry) {
 	if e.Unparsed {
-		p.raw(`<tr><td colspan="3"><pre class="t">`)
-		p.text(e.Raw)
-		p.raw("</pre></td></tr>\n")
+		p.unparsed(e.Raw, 3)
 		return
 	}
 	p.raw(`<tr><td class="n">`)
@@ -412,6 +436,13 @@ func (p *page) hitRow(e *fetch.Entry) {
 	p.raw(`</td><td class="n">`)
 	p.size(e.Size)
 	p.raw("</td></tr>\n")
+}
+
+// unparsed writes a table row holding a line that did not parse, as text.
+func (p *page) unparsed(raw string, cols int) {
+	p.raw(`<tr><td colspan="` + strconv.Itoa(cols) + `"><pre class="t">`)
+	p.text(raw)
+	p.raw("</pre></td></tr>\n")
 }
 
 func (p *page) size(n int64) {
@@ -437,6 +468,9 @@ func writeEscaped(w io.Writer, s string) {
 	}
 	last := 0
 	for i := 0; i < len(s); i++ {
+		if !htmlSpecial[s[i]] {
+			continue
+		}
 		var rep string
 		switch c := s[i]; {
 		case c == '&':
@@ -459,4 +493,49 @@ func writeEscaped(w io.Writer, s string) {
 		last = i + 1
 	}
 	sw.WriteString(s[last:])
+}
+
+// htmlSpecial marks the bytes writeEscaped replaces.
+var htmlSpecial = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '&' || c == '<' || c == '>' || c == '"' || c == '\'' || c < ' ' && c != '\t' || c == 0x7f
+	}
+	return t
+}()
+
+// writePath writes the web front's path for u (pathOf) escaped for a
+// quoted attribute value, without building either string: the links of a
+// long listing cost no allocation.
+func writePath(w io.Writer, u string) {
+	sw, ok := w.(io.StringWriter)
+	if !ok {
+		bw := bufio.NewWriter(w)
+		defer bw.Flush()
+		sw = bw
+	}
+	const hex = "0123456789ABCDEF"
+	last := 0
+	var esc [3]byte
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if !pathEscapes[c] && c != '&' && c != '\'' {
+			continue
+		}
+		var rep string
+		switch {
+		case pathEscaped(c):
+			esc = [3]byte{'%', hex[c>>4], hex[c&15]}
+			rep = string(esc[:])
+		case c == '&':
+			rep = "&amp;"
+		case c == '\'':
+			rep = "&#39;"
+		default:
+			continue
+		}
+		sw.WriteString(u[last:i])
+		sw.WriteString(rep)
+		last = i + 1
+	}
+	sw.WriteString(u[last:])
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -149,10 +150,14 @@ func TestNewsPages(t *testing.T) {
 	if strings.ContainsAny(body, "\x1b\x07") {
 		t.Errorf("group page holds a control byte")
 	}
+	_, body = get(t, srv, "/nntp://"+n.Addr+"/", "")
+	if want := `<a href="/nntp://` + n.Addr + `/local.test">local.test</a>`; !strings.Contains(body, want) {
+		t.Errorf("group list lacks %s:\n%s", want, body)
+	}
 	res, body := get(t, srv, "/nntp://"+n.Addr+"/local.test/1", "")
 	for _, want := range []string{
-		`<tr><th>Message-ID</th><td><a href="/news:known-1@example.net">&lt;known-1@example.net&gt;</a></td></tr>`,
-		`<tr><th>Newsgroups</th><td><a href="/news:local.test">local.test</a></td></tr>`,
+		`<tr><th>Message-ID</th><td><a href="/nntp://` + n.Addr + `/%3Cknown-1@example.net%3E">&lt;known-1@example.net&gt;</a></td></tr>`,
+		`<tr><th>Newsgroups</th><td><a href="/nntp://` + n.Addr + `/local.test">local.test</a></td></tr>`,
 		"<pre>Hello, news.\nSecond line.\n</pre>",
 	} {
 		if !strings.Contains(body, want) {
@@ -162,6 +167,11 @@ func TestNewsPages(t *testing.T) {
 	checkPage(t, body, "a")
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
 		t.Errorf("article Content-Type %q", res.Header.Get("Content-Type"))
+	}
+	// The Message-ID link leads to the same article.
+	_, byID := get(t, srv, "/nntp://"+n.Addr+"/%3Cknown-1@example.net%3E", "")
+	if !strings.Contains(byID, "<pre>Hello, news.\nSecond line.\n</pre>") {
+		t.Errorf("article by Message-ID:\n%s", byID)
 	}
 }
 
@@ -313,4 +323,34 @@ func (httpDialer) get(addr, target, accept string) (string, error) {
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	return string(b), err
+}
+
+// A name service's referral is fetched under the gateway's rules too: a
+// Prospero LOCAL method naming a file outside --allow-file is refused.
+func TestReferralRules(t *testing.T) {
+	dir := t.TempDir()
+	secret := dir + "/secret"
+	if err := os.WriteFile(secret, []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := prosperotest.DefaultRoot
+	ps := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root + "/local": {Methods: [][]string{{"LOCAL", "INTERNET-D", "", "ASCII", secret}}},
+	}}
+	addr := ps.Start(t)
+	direct := &fetch.Client{NoProxy: "*"}
+	if b, _ := fetchAll(t, direct, "prospero://"+addr+"/"+root+"/local"); string(b) != "secret\n" {
+		t.Fatalf("the referral does not reach the file directly: %q", b)
+	}
+	allowed := t.TempDir()
+	_, srv := gateway(t, Options{AllowFile: allowed})
+	res, body := get(t, srv, "/prospero://"+addr+"/"+root+"/local", "")
+	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\n") {
+		t.Errorf("LOCAL referral outside --allow-file: %d %q", res.StatusCode, body)
+	}
+	_, srv = gateway(t, Options{})
+	res, body = get(t, srv, "/prospero://"+addr+"/"+root+"/local", "")
+	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\n") {
+		t.Errorf("LOCAL referral without --allow-file: %d %q", res.StatusCode, body)
+	}
 }

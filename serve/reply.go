@@ -44,7 +44,7 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 			h.listing(w, r, q, res, status)
 			return
 		case strings.HasPrefix(res.ContentType, "message/rfc822"):
-			h.article(w, r, q, res, status)
+			h.article(w, r, q, u, res, status)
 			return
 		}
 	}
@@ -214,6 +214,9 @@ func (w *logWriter) Write(p []byte) (int, error) {
 	w.bytes += int64(n)
 	return n, err
 }
+
+// Unwrap is the ResponseWriter underneath (http.ResponseController).
+func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Flush sends what is buffered to the client.
 func (w *logWriter) Flush() {

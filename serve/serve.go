@@ -29,17 +29,25 @@
 // Options.AllowPrivate, checked on the address actually dialled (so a name
 // that resolves first to a public address, then to 127.0.0.1, gains
 // nothing); file URLs only below Options.AllowFile; mailto, telnet, rlogin
-// and tn3270 are never carried out, only shown as links. Every byte from a
-// server is escaped, only links of safe schemes are made, and every page
-// is sent with a Content-Security-Policy that allows no script at all.
-// Concurrency is bounded per client, per upstream host and in total, every
-// request by Options.Timeout.
+// and tn3270 are never carried out, only shown as links (a referral, a
+// Prospero LOCAL method, obeys the same rules). The web front answers only
+// to IP addresses, localhost and Options.AllowHosts, so that another
+// site's name pointed at the gateway's address gets nothing, and refuses
+// what a browser asks for another site's page (Sec-Fetch-Site). Every byte
+// from a server is escaped, only links of safe schemes are made, and every
+// page is sent with a Content-Security-Policy that allows no script at
+// all. Concurrency is bounded per client, per upstream host and in total,
+// every request and its reply by Options.Timeout.
 //
-// A Go program mounts the gateway as any handler:
+// A Go program serves the gateway as a server's Handler:
 //
 //	h, err := serve.New(&fetch.Client{}, serve.Options{})
 //	if err != nil { ... }
 //	http.ListenAndServe("127.0.0.1:7070", h)
+//
+// It must see request targets as sent: behind an http.ServeMux, which
+// cleans "/gopher://host/" to "/gopher:/host/" and answers absolute-form
+// requests itself, it cannot work.
 package serve
 
 import (
@@ -94,6 +102,13 @@ type Options struct {
 	// Timeout bounds each request from start to the last byte (0:
 	// DefaultTimeout).
 	Timeout time.Duration
+
+	// AllowHosts are the host names the web front answers to besides
+	// IP addresses and "localhost" (the Host of a request in origin form,
+	// /URL). A page of another site whose name an attacker points at the
+	// gateway's address (DNS rebinding) is refused: its Host is not one of
+	// these.
+	AllowHosts []string
 
 	// AccessLog, when set, receives one line per request in Common Log
 	// Format.
@@ -186,9 +201,15 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, nil, http.StatusForbidden, "your address may not use this gateway")
 		return
 	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		// A browser fetching for a page of another site (an image, a
+		// form): the gateway is not a service for other sites' pages.
+		h.fail(w, r, nil, http.StatusForbidden, "the gateway answers no request made by another site's page")
+		return
+	}
 	if r.Method == http.MethodConnect {
 		hdr.Set("Allow", "GET, HEAD")
-		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself, GET "+"scheme://host/path")
+		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself (GET gopher://host/1/ HTTP/1.1)")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -197,6 +218,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := &query{local: cip.IsLoopback(), head: r.Method == http.MethodHead}
+	if strings.HasPrefix(r.RequestURI, "/") && !h.hostAllowed(r.Host) {
+		h.fail(w, r, nil, http.StatusMisdirectedRequest, "the gateway does not answer to the name "+r.Host+" (see --allow-host)")
+		return
+	}
 	switch {
 	case !strings.HasPrefix(r.RequestURI, "/"):
 		// RFC 1630: "GET gopher://host/1/ HTTP/1.1" to a gateway.
@@ -212,7 +237,14 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			h.front(w, r)
 			return
 		}
-		http.Redirect(w, r, "/"+pathOf(u), http.StatusSeeOther)
+		if sch, _, ok := strings.Cut(u, ":"); !ok || !gatewayed(strings.ToLower(sch)) && !strings.Contains(u, "://") {
+			// Typed without a scheme, as into a browser: curl's guess
+			// (gopher.example.org is gopher, ftp.example.org ftp).
+			u = fetch.GuessScheme(u) + "://" + u
+		}
+		// Not http.Redirect: it would clean "//" out of the path.
+		w.Header().Set("Location", "/"+pathOf(u))
+		w.WriteHeader(http.StatusSeeOther)
 		return
 	case r.URL.Path == searchPath:
 		// A search form (gopher type 7, WAIS): the item's URL and the words.
@@ -223,6 +255,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	h.fetch(w, r, q)
 }
+
+// writeMargin is how long past Options.Timeout a reply may still be
+// written.
+const writeMargin = 10 * time.Second
 
 // searchPath is where the search forms send their words.
 const searchPath = "/.search"
@@ -241,6 +277,25 @@ type query struct {
 func (h *Handler) allowed(ip netip.Addr) bool {
 	for _, p := range h.opt.AllowFrom {
 		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAllowed reports whether the web front answers to host (a request's
+// Host: an IP address, localhost or one of Options.AllowHosts, with any
+// port).
+func (h *Handler) hostAllowed(host string) bool {
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if _, err := netip.ParseAddr(host); err == nil || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	for _, a := range h.opt.AllowHosts {
+		if strings.EqualFold(host, strings.TrimSuffix(a, ".")) {
 			return true
 		}
 	}
@@ -266,7 +321,7 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	case !ok:
 		h.fail(w, r, q, http.StatusNotImplemented, "the gateway does not know the scheme "+u.Scheme+":")
 		return
-	case sch.Caps.Has(fetch.Session) || sch.Caps.Has(fetch.Mail) || u.Scheme == "rlogin":
+	case !gatewayed(u.Scheme):
 		h.fail(w, r, q, http.StatusForbidden, "the gateway does not carry out "+u.Scheme+": URLs; open it with a program of your own: "+u.String())
 		return
 	case sch.Caps.Has(fetch.Local):
@@ -306,6 +361,10 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), h.opt.Timeout)
 	defer cancel()
+	// The reply too is bounded: a client that stops reading does not hold
+	// the request much past Timeout (the margin lets an error reply for
+	// the timeout itself go out).
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opt.Timeout + writeMargin))
 	req := &fetch.Request{URL: &u, Head: q.head, Options: fetch.Options{}}
 	if !q.html {
 		req.Options[fetch.OptRaw] = "true"
@@ -349,15 +408,26 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 func pathOf(u string) string {
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
-		c := u[i]
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' || c == '`' || c == '{' || c == '|' || c == '}' || c == '#' {
+		if c := u[i]; pathEscaped(c) {
 			fmt.Fprintf(&b, "%%%02X", c)
-			continue
+		} else {
+			b.WriteByte(c)
 		}
-		b.WriteByte(c)
 	}
 	return b.String()
 }
+
+// pathEscaped reports whether c is percent-encoded in the web front's
+// path for a URL: bytes that cannot stand in a request target, and "#",
+// which would end it.
+func pathEscaped(c byte) bool { return pathEscapes[c] }
+
+var pathEscapes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}#", byte(c)) >= 0
+	}
+	return t
+}()
 
 // fileAllowed says why a file URL may not be shown ("" when it may): only
 // a file below Options.AllowFile, symbolic links resolved.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -177,8 +178,8 @@ func TestSchemeOf(t *testing.T) {
 	}
 	p := &page{front: true}
 	for _, u := range []string{"javascript:alert(1)", "data:text/html,x", "vbscript:x", "JavaScript:x", "java\tscript:x", "about:blank", "blob:x"} {
-		if h, ok := p.href(u); ok {
-			t.Errorf("href(%q) = %q: a link", u, h)
+		if k := p.linkTo(u); k != noLink {
+			t.Errorf("linkTo(%q) = %d: a link", u, k)
 		}
 	}
 }
@@ -234,7 +235,7 @@ func TestSlowUpstreamCut(t *testing.T) {
 // remote asks h for path as a client at addr (not this machine).
 func remote(h *Handler, addr, path string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest("GET", path, nil)
-	r.RemoteAddr = addr
+	r.RemoteAddr, r.Host = addr, "127.0.0.1:7070"
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
@@ -367,6 +368,11 @@ func TestRefusedSchemes(t *testing.T) {
 		if res, body := get(t, srv, p, ""); res.StatusCode != http.StatusForbidden {
 			t.Errorf("%s: %d %s", p, res.StatusCode, body)
 		}
+	}
+	// The port rules of the fetchers hold: no gopher request to a mail
+	// server.
+	if res, body := get(t, srv, "/gopher://127.0.0.1:25/0/HELO", ""); res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "25") {
+		t.Errorf("gopher to port 25: %d %s", res.StatusCode, body)
 	}
 	_, fsrv := gateway(t, Options{AllowFile: inside})
 	if res, body := get(t, fsrv, "/file://"+filepath.Join(inside, "a.txt"), ""); res.StatusCode != 200 || body != "inside\n" {
@@ -510,5 +516,65 @@ func TestGopherPlus(t *testing.T) {
 	res, body = get(t, srv, pdf, "")
 	if res.Header.Get("Content-Type") != "application/pdf" || body != "%PDF-1.4 fake" {
 		t.Errorf("view: %q %q", res.Header.Get("Content-Type"), body)
+	}
+}
+
+// The front page's form sends the URL typed to /URL; a URL typed without
+// its scheme gets curl's guess.
+func TestFrontForm(t *testing.T) {
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for typed, want := range map[string]string{
+		"gopher://h/1/a b":       "/gopher://h/1/a%20b",
+		"gopher.example.org/1/":  "/gopher://gopher.example.org/1/",
+		"ftp.example.org/pub/":   "/ftp://ftp.example.org/pub/",
+		"news:comp.lang.go":      "/news:comp.lang.go",
+		"example.org:8080/x#top": "/http://example.org:8080/x%23top",
+	} {
+		w := remote(h, "127.0.0.1:1", "/?u="+url.QueryEscape(typed))
+		if w.Code != http.StatusSeeOther || w.Header().Get("Location") != want {
+			t.Errorf("%q: %d Location %q, want %q", typed, w.Code, w.Header().Get("Location"), want)
+		}
+	}
+	w := remote(h, "127.0.0.1:1", "/")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `<form class="addr" method="get" action="/"><input name="u"`) {
+		t.Errorf("front page: %d\n%s", w.Code, w.Body.String())
+	}
+	checkPage(t, w.Body.String())
+}
+
+// The web front answers to IP addresses, localhost and the names it is
+// given, so that another site's name pointed at it (DNS rebinding) gets
+// nothing; a browser's request for another site's page (Sec-Fetch-Site
+// cross-site or same-site) is refused.
+func TestOtherSites(t *testing.T) {
+	g := gophertest.Start(t, menuOK)
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AllowHosts: []string{"gw.example"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		host, site string
+		want       int
+	}{
+		{"127.0.0.1:7070", "", 200}, {"[::1]:7070", "", 200}, {"localhost:7070", "same-origin", 200}, {"GW.example.:7070", "none", 200},
+		{"evil.example:7070", "", http.StatusMisdirectedRequest}, {"127.0.0.1.evil.example", "", http.StatusMisdirectedRequest},
+		{"127.0.0.1:7070", "cross-site", http.StatusForbidden}, {"127.0.0.1:7070", "same-site", http.StatusForbidden},
+	} {
+		r := httptest.NewRequest("GET", "/gopher://"+g.Addr+"/1/", nil)
+		r.RemoteAddr, r.Host = "127.0.0.1:5000", c.host
+		if c.site != "" {
+			r.Header.Set("Sec-Fetch-Site", c.site)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.want {
+			t.Errorf("Host %s, Sec-Fetch-Site %q: %d, want %d", c.host, c.site, w.Code, c.want)
+		}
+	}
+	if n := g.Accepted(); n != 4 {
+		t.Errorf("the server was reached %d times, want 4", n)
 	}
 }

@@ -46,7 +46,9 @@ not on this machine, targets that resolve to loopback, private, link-local,
 multicast or unspecified addresses are refused (checked on the address
 dialled) unless --allow-private; file: URLs only below --allow-file DIR;
 mailto, telnet, rlogin and tn3270 are shown as links, never carried out;
-pages run no script (Content-Security-Policy). One line per request in
+pages run no script (Content-Security-Policy); the web front answers only
+to IP addresses, localhost and --allow-host names (no DNS rebinding of the
+gateway itself), and refuses what another site's page asks for. One line per request in
 Common Log Format goes to standard output (--access-log).
 
 Options:
@@ -69,6 +71,7 @@ type serveOpts struct {
 	allowFrom      []string
 	allowPrivate   bool
 	allowFile      string
+	allowHosts     []string
 	maxPerClient   int
 	maxPerHost     int
 	maxTotal       int
@@ -91,6 +94,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs.StringArrayVar(&o.allowFrom, "allow-from", nil, "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.allowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
 	fs.StringVar(&o.allowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
+	fs.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
 	fs.IntVar(&o.maxPerClient, "max-per-client", serve.DefaultMaxPerClient, "at most `N` requests at once from one client address")
 	fs.IntVar(&o.maxPerHost, "max-per-host", serve.DefaultMaxPerHost, "at most `N` requests at once to one upstream host and port")
 	fs.IntVar(&o.maxTotal, "max-total", serve.DefaultMaxTotal, "at most `N` requests at once in all")
@@ -181,7 +185,7 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 // a function that closes the access log.
 func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error) {
 	none := func() {}
-	opt := serve.Options{AllowPrivate: o.allowPrivate, AllowFile: o.allowFile,
+	opt := serve.Options{AllowPrivate: o.allowPrivate, AllowFile: o.allowFile, AllowHosts: o.allowHosts,
 		MaxPerClient: o.maxPerClient, MaxPerHost: o.maxPerHost, MaxTotal: o.maxTotal}
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {

@@ -102,3 +102,49 @@ func TestServeProxyIsRaw(t *testing.T) {
 		t.Errorf("front page %d; access log (%v):\n%s", res.StatusCode, err, log)
 	}
 }
+
+// A stop (SIGINT, SIGTERM: the context here) lets a request in flight run
+// for --grace, then cuts it; the command exits 0.
+func TestServeGraceThenCut(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	g := gophertest.Start(t, gophertest.NoClose([]byte("0partial\t/p\th\t70\r\n")))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc, done := make(chan string, 1), make(chan int, 1)
+	go func() {
+		done <- runServeWith(ctx, env{args: []string{"--listen", "127.0.0.1:0", "--grace", "0.3", "--access-log", ""}, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard},
+			func(a string) { addrc <- a })
+	}()
+	addr := <-addrc
+	res, err := http.Get("http://" + addr + "/gopher://" + g.Addr + "/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	buf := make([]byte, 4096)
+	var got []byte
+	for !strings.Contains(string(got), ">partial</a>") {
+		n, err := res.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("before the stop: %v, %q", err, got)
+		}
+	}
+	stopped := time.Now()
+	cancel()
+	_, err = io.ReadAll(res.Body)
+	if err == nil {
+		t.Errorf("the request in flight ended cleanly; want it cut")
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d", code)
+		}
+		if d := time.Since(stopped); d < 250*time.Millisecond {
+			t.Errorf("stopped after %v, before the grace period", d)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}

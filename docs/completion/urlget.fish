@@ -169,6 +169,7 @@ complete -c urlget -n '__fish_seen_subcommand_from serve' -l listen -x -d 'liste
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-from -x -d 'serve clients in CIDR besides this machine (repeatable, or comma-separated)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-private -d 'let clients from other machines reach loopback, private and link-local addresses'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-file -r -a '(__fish_complete_directories)' -d 'show file: URLs below DIR (default: none)'
+complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-host -x -d 'answer web-front requests to the host NAME too (default: IP addresses and localhost only; repeatable)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l max-per-client -x -d 'at most N requests at once from one client address'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l max-per-host -x -d 'at most N requests at once to one upstream host and port'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l max-total -x -d 'at most N requests at once in all'

@@ -301,7 +301,7 @@ func (it Item) Entry(scheme string) fetch.Entry {
 	}
 	e := fetch.Entry{Name: it.Display, Type: EntryType(it.Type), Size: -1, Raw: it.Raw, Unparsed: it.Unparsed, ItemType: it.Type, Plus: it.Plus}
 	if it.Unparsed {
-		e.Name = ""
+		e.Name, e.ItemType, e.Plus = "", 0, 0
 		e.Type = fetch.EntryUnknown
 		return e
 	}
