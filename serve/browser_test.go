@@ -18,31 +18,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all"
-	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/fetch/wais/waistest"
 	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/serve"
+	"github.com/urlget/urlget/serve/servetest"
 )
-
-// startGateway serves serve.New on 127.0.0.1 for the rest of the test and
-// returns its base URL (http://127.0.0.1:PORT).
-func startGateway(t *testing.T, o serve.Options) string {
-	t.Helper()
-	fetchtest.ClearProxyEnv(t)
-	h, err := serve.New(&fetch.Client{}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.Close()
-		h.CloseIdleConnections()
-	})
-	return srv.URL
-}
 
 // link is the XPath of the link whose text is name (a directory's may end
 // in "/").
@@ -80,7 +62,7 @@ func TestBrowser(t *testing.T) {
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
 	inn := testserver.INN(t)
 	wais := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.TestDB()}})
-	gw := startGateway(t, serve.Options{})
+	gw := servetest.Start(t, serve.Options{}).URL
 	b := startBrowser(t)
 
 	t.Run("gopher", func(t *testing.T) {
@@ -185,7 +167,7 @@ func TestBrowserHostileMenu(t *testing.T) {
 		"h\"><script>" + js + "</script>\tURL:http://example.invalid/\"><script>" + js + "</script>\t127.0.0.1\t70\r\n" +
 		".\r\n"
 	hostile := gophertest.Start(t, gophertest.Bytes([]byte(menu)))
-	gw := startGateway(t, serve.Options{})
+	gw := servetest.Start(t, serve.Options{}).URL
 	b := startBrowser(t).on(t)
 
 	b.load("hostile menu", chromedp.Navigate(gw+"/"+hostile.URL("1/")))

@@ -8,13 +8,10 @@ package main
 
 import (
 	"bytes"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
@@ -22,57 +19,8 @@ import (
 	"github.com/urlget/urlget/fetch/wais/waistest"
 	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/serve"
+	"github.com/urlget/urlget/serve/servetest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the gateway's handlers to write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// logged reports whether the access log has a line with the request line
-// "GET target HTTP/1.x", waiting a little: the gateway writes the line
-// when its handler returns, which can be after the client has read the
-// whole reply.
-func (s *syncBuffer) logged(target string) bool {
-	for range 100 {
-		if strings.Contains(s.String(), `"GET `+target+` HTTP/1`) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
-}
-
-// startServeGateway runs the gateway (serve.New, default options) on
-// 127.0.0.1 for the rest of the test; it returns its URL and its access
-// log.
-func startServeGateway(t *testing.T) (string, *syncBuffer) {
-	t.Helper()
-	log := &syncBuffer{}
-	h, err := serve.New(&fetch.Client{}, serve.Options{AccessLog: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.Close()
-		h.CloseIdleConnections()
-	})
-	return srv.URL, log
-}
 
 // TestServeLynx: lynx -dump with gopher_proxy= set to the gateway shows
 // the gopher menu (as the gateway's HTML), and the gateway logged lynx's
@@ -81,7 +29,8 @@ func TestServeLynx(t *testing.T) {
 	lynx := testserver.Require(t, "lynx")
 	fetchtest.ClearProxyEnv(t)
 	gs := testserver.Gophernicus(t)
-	gw, log := startServeGateway(t)
+	g := servetest.Start(t, serve.Options{})
+	gw := g.URL
 	target := gs.URL("1/menu")
 	cmd := exec.Command(lynx, "-dump", "-noreferer", target)
 	cmd.Env = append(os.Environ(), "gopher_proxy="+gw+"/", "HOME="+t.TempDir())
@@ -94,8 +43,8 @@ func TestServeLynx(t *testing.T) {
 			t.Errorf("lynx -dump lacks %q:\n%s", want, out)
 		}
 	}
-	if !log.logged(target) {
-		t.Errorf("the gateway did not log lynx's proxy request for %s:\n%s", target, log)
+	if !g.Logged(target) {
+		t.Errorf("the gateway did not log lynx's proxy request for %s:\n%s", target, g.Log())
 	}
 }
 
@@ -107,7 +56,8 @@ func TestServeCurlFTP(t *testing.T) {
 	fetchtest.ClearProxyEnv(t)
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
 	squid := testserver.Squid(t)
-	gw, log := startServeGateway(t)
+	g := servetest.Start(t, serve.Options{})
+	gw := g.URL
 	files := []string{ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/dir%20with%20spaces/file%20name.txt"}
 	for _, u := range append(files, ftp.URL+"/pub/") {
 		direct := runCLI(t, nil, "--raw", u)
@@ -130,7 +80,7 @@ func TestServeCurlFTP(t *testing.T) {
 				t.Errorf("%s: curl -x %s gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q", u, p, len(out), len(direct.stdout), out, direct.stdout)
 			}
 		}
-		if !log.logged(u) {
+		if !g.Logged(u) {
 			t.Errorf("the gateway did not log curl's proxy request for %s", u)
 		}
 	}
@@ -156,7 +106,8 @@ func TestServeURLGetThroughGateway(t *testing.T) {
 		root + "/pub/bin.dat": {Contents: waistest.Bytes(5000, 7)},
 	}}
 	prospero := "prospero://" + ps.Start(t) + "/" + root
-	gw, log := startServeGateway(t)
+	g := servetest.Start(t, serve.Options{})
+	gw := g.URL
 
 	cases := map[string][]string{
 		"ftp": {ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/", ftp.URL + "/pub/a/b/c/deep.txt"},
@@ -198,8 +149,8 @@ func TestServeURLGetThroughGateway(t *testing.T) {
 				t.Errorf("%s: %s: urlget -x gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q",
 					scheme, u, len(via.stdout), len(direct.stdout), via.stdout, direct.stdout)
 			}
-			if !log.logged(u) {
-				t.Errorf("%s: the gateway did not log urlget's proxy request for %s:\n%s", scheme, u, log)
+			if !g.Logged(u) {
+				t.Errorf("%s: the gateway did not log urlget's proxy request for %s:\n%s", scheme, u, g.Log())
 			}
 		}
 	}

@@ -1,0 +1,79 @@
+// Package servetest runs the gateway of package serve on 127.0.0.1 for
+// tests that drive it with real clients (a browser, lynx, curl, urlget -x).
+package servetest
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/serve"
+)
+
+// Gateway is a running gateway.
+type Gateway struct {
+	URL     string // http://127.0.0.1:PORT
+	Handler *serve.Handler
+	log     logBuffer
+}
+
+// Start serves serve.New(client, o) on 127.0.0.1 for the rest of the test,
+// the client going to every server directly whatever the environment's
+// proxies say. Its access log is kept (see Log) unless o.AccessLog is set.
+func Start(t testing.TB, o serve.Options) *Gateway {
+	t.Helper()
+	g := &Gateway{}
+	if o.AccessLog == nil {
+		o.AccessLog = &g.log
+	}
+	h, err := serve.New(&fetch.Client{NoProxy: "*"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		h.CloseIdleConnections()
+	})
+	g.URL, g.Handler = srv.URL, h
+	return g
+}
+
+// Log is the access log so far.
+func (g *Gateway) Log() string { return g.log.String() }
+
+// Logged reports whether the access log has a request "GET target HTTP/1.x"
+// (target as the client sent it: a URL for a proxy client, /URL for the web
+// front), waiting up to 2 s: the gateway writes a request's line when its
+// handler returns, which can be after the client has read the whole reply.
+func (g *Gateway) Logged(target string) bool {
+	for range 100 {
+		if strings.Contains(g.Log(), `"GET `+target+` HTTP/1`) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// logBuffer is a buffer that the gateway's handlers write at once.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
