@@ -3,10 +3,10 @@
 package servetest
 
 import (
-	"bytes"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +18,7 @@ import (
 type Gateway struct {
 	URL     string // http://127.0.0.1:PORT
 	Handler *serve.Handler
-	log     logBuffer
+	log     string // the access log's file
 }
 
 // Start serves serve.New(client, o) on 127.0.0.1 for the rest of the test,
@@ -26,9 +26,15 @@ type Gateway struct {
 // proxies say. Its access log is kept (see Log) unless o.AccessLog is set.
 func Start(t testing.TB, o serve.Options) *Gateway {
 	t.Helper()
-	g := &Gateway{}
+	g := &Gateway{log: filepath.Join(t.TempDir(), "access.log")}
 	if o.AccessLog == nil {
-		o.AccessLog = &g.log
+		// An *os.File takes writes from several goroutines.
+		f, err := os.OpenFile(g.log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		o.AccessLog = f
 	}
 	h, err := serve.New(&fetch.Client{NoProxy: "*"}, o)
 	if err != nil {
@@ -43,8 +49,11 @@ func Start(t testing.TB, o serve.Options) *Gateway {
 	return g
 }
 
-// Log is the access log so far.
-func (g *Gateway) Log() string { return g.log.String() }
+// Log is the access log so far ("" when Options.AccessLog was given).
+func (g *Gateway) Log() string {
+	b, _ := os.ReadFile(g.log)
+	return string(b)
+}
 
 // Logged reports whether the access log has a request "GET target HTTP/1.x"
 // (target as the client sent it: a URL for a proxy client, /URL for the web
@@ -58,22 +67,4 @@ func (g *Gateway) Logged(target string) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return false
-}
-
-// logBuffer is a buffer that the gateway's handlers write at once.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
