@@ -19,6 +19,7 @@
 #   bench_start_on_port NAME WORD...    a server on a free port (@PORT@); sets BENCH_PORT, BENCH_PID
 #   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
 #   bench_peak_reset PID, bench_peak_kib PID   a running server's peak RSS
+#   bench_cpu_s PID                     a running server's CPU seconds so far
 #   bench_parallel NAME N URL TEMPLATE...  N copies of a client at once
 #   bench_load NAME PROXY TARGET ACCEPT  bench/load: requests/s and latency through a proxy
 #   bench_load_report NAME..., bench_min_ratio A B MIN, bench_kib_limit WHAT KIB MAX
@@ -523,6 +524,12 @@ bench_peak_reset() {
 # its start or the last bench_peak_reset.
 bench_peak_kib() {
 	awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# bench_cpu_s PID: the CPU seconds (user + system) a running process has
+# used so far.
+bench_cpu_s() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
 # bench_parallel NAME N URL TEMPLATE...: N copies of the client at once,

@@ -121,6 +121,7 @@ one() { # NAME check|run
 for n in "${names[@]}"; do one "$n" check; done
 sync -f "$BENCH_TMP"
 bench_peak_reset "$gwpid"
+cpu0=$(bench_cpu_s "$gwpid")
 for ((i = 1; i <= ROUNDS; i++)); do
 	# Rotate the order from round to round.
 	for ((j = 0; j < ${#names[@]}; j++)); do
@@ -128,12 +129,14 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	done
 done
 rss_one=$(bench_peak_kib "$gwpid")
+cpu1=$(bench_cpu_s "$gwpid")
 
 # 2. PARALLEL transfers at once through the gateway.
 bench_peak_reset "$gwpid"
 bench_parallel gw-ftp-par "$PARALLEL" "$ftp_big" "${GW[@]}"
 bench_parallel gw-goph-par "$PARALLEL" "$gw/$gopher_big" "${WEB[@]}"
 rss_par=$(bench_peak_kib "$gwpid")
+cpu2=$(bench_cpu_s "$gwpid")
 
 # 3. Listings under load. First a check that each answers the whole
 # listing: every entry's name, as a link in the HTML pages.
@@ -158,6 +161,7 @@ bench_load sq-ftp-html "$squid" "$ftp/pub/many/" text/html
 bench_load gw-menu-html "$gw" "$gopher/1/menu" text/html
 bench_load gw-menu-raw "$gw" "$gopher/1/menu" '*/*'
 rss_load=$(bench_peak_kib "$gwpid")
+cpu3=$(bench_cpu_s "$gwpid")
 
 echo
 bench_report "$((SIZE_MIB << 20))" "${names[@]}"
@@ -175,6 +179,9 @@ echo
 bench_load_report gw-ftp-html sq-ftp-html gw-menu-html gw-menu-raw
 echo
 printf 'gateway peak RSS: one transfer at a time %s KiB; %s at once %s KiB; listings under load %s KiB\n' "$rss_one" "$PARALLEL" "$rss_par" "$rss_load"
+awk -v a="$cpu0" -v b="$cpu1" -v c="$cpu2" -v d="$cpu3" -v r="$ROUNDS" -v n="$PARALLEL" 'BEGIN {
+	printf "gateway CPU s: one at a time %.2f (%.2f a transfer); %d at once %.2f (%.2f a transfer); listings under load %.2f\n", b - a, (b - a) / (2 * r), n, c - b, (c - b) / (2 * n), d - c
+}'
 echo
 bench_ratio gw-ftp sq-ftp "$MAX_SQUID_RATIO"
 bench_ratio gw-ftp ug-ftp "$MAX_DIRECT_RATIO"
