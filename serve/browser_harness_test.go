@@ -1,7 +1,11 @@
 package serve_test
 
 import (
+	"bytes"
 	"context"
+	"flag"
+	"image/color"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -58,6 +62,7 @@ func startBrowser(t *testing.T) *browserT {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("no-proxy-server", true),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.WindowSize(1000, 640),
 	)
 	if os.Geteuid() == 0 {
 		// Chromium's sandbox refuses to run as root.
@@ -206,6 +211,35 @@ func (b *browserT) downloadClick(what string, sel chromedp.Search) []byte {
 	}
 	b.t.Fatalf("%s: no download", what)
 	return nil
+}
+
+var screenshots = flag.String("screenshots", "", "write the browser tests' screenshots (PNG) into this directory, e.g. docs")
+
+// screenshot takes a picture of the page's viewport, which must show
+// something (more than a few colours: the page was drawn); with
+// -screenshots DIR it is written to DIR/name.png.
+func (b *browserT) screenshot(name string) {
+	b.t.Helper()
+	buf := value(b, "screenshot "+name, chromedp.CaptureScreenshot())
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	colors := map[color.Color]bool{}
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y += 4 {
+		for x := r.Min.X; x < r.Max.X; x += 4 {
+			colors[img.At(x, y)] = true
+		}
+	}
+	if len(colors) < 3 {
+		b.t.Errorf("screenshot %s: %d colours in %v: the page shows nothing", name, len(colors), r.Size())
+	}
+	if *screenshots != "" {
+		if err := os.WriteFile(filepath.Join(*screenshots, name+".png"), buf, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+	}
 }
 
 // TestBrowserHarness checks the harness itself on a page of its own: a

@@ -73,6 +73,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the menu page lacks its i line:\n%s", menu)
 		}
 		b.hasLinks("menu", "Hello", "Docs", "Binary")
+		b.screenshot("serve-gopher")
 		b.noProblems("gopher menu")
 		menuURL := value(b, "location", chromedp.Location())
 		b.load("following Hello", chromedp.Click(link("Hello")))
@@ -103,6 +104,7 @@ func TestBrowser(t *testing.T) {
 		b.load("ftp root", chromedp.Navigate(gw+"/"+ftp.URL+"/"))
 		b.load("into pub", chromedp.Click(link("pub")))
 		b.hasLinks("pub", "binary.bin", "hello.txt", "a", "empty")
+		b.screenshot("serve-ftp")
 		b.load("into a", chromedp.Click(link("a")))
 		b.load("into b", chromedp.Click(link("b")))
 		b.hasLinks("pub/a/b", "data.bin", "c")
