@@ -47,20 +47,54 @@ func main() {
 		os.Exit(2)
 	}
 	req := "GET " + *target + " HTTP/1.1\r\nHost: " + pu.Host + "\r\nAccept: " + *accept + "\r\nUser-Agent: urlget-bench-load\r\n\r\n"
+	r := run(pu.Host, req, *clients, *dur, *wait)
+	fmt.Printf("requests %d errors %d seconds %.2f rps %.1f p50_ms %.2f p99_ms %.2f bytes %d\n",
+		len(r.latencies), r.errors, r.seconds, r.rps(), ms(pct(r.latencies, 50)), ms(pct(r.latencies, 99)), r.bytes)
+	if r.errors > 0 || len(r.latencies) == 0 {
+		if r.firstErr != "" {
+			fmt.Fprintln(os.Stderr, "load: first error:", r.firstErr)
+		}
+		os.Exit(1)
+	}
+}
 
+// result is what a run measured.
+type result struct {
+	latencies []time.Duration // of the requests answered, sorted
+	errors    int
+	firstErr  string
+	bytes     int64
+	seconds   float64 // from the start to the last answer
+}
+
+func (r *result) rps() float64 {
+	if len(r.latencies) == 0 || r.seconds <= 0 {
+		return 0
+	}
+	return float64(len(r.latencies)) / r.seconds
+}
+
+// run sends req to addr from clients connections, starting requests for
+// dur and waiting up to wait more for those in flight.
+func run(addr, req string, clients int, dur, wait time.Duration) *result {
 	start := time.Now()
-	stop := start.Add(*dur)
-	deadline := stop.Add(*wait)
+	stop := start.Add(dur)
+	deadline := stop.Add(wait)
 	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-		errs      int
-		firstErr  string
-		bytes     int64
-		last      time.Time
+		mu   sync.Mutex
+		r    result
+		last time.Time
 	)
+	fail := func(err error) {
+		mu.Lock()
+		r.errors++
+		if r.firstErr == "" {
+			r.firstErr = err.Error()
+		}
+		mu.Unlock()
+	}
 	var wg sync.WaitGroup
-	for range *clients {
+	for range clients {
 		wg.Go(func() {
 			var c net.Conn
 			var br *bufio.Reader
@@ -72,11 +106,8 @@ func main() {
 			for time.Now().Before(stop) {
 				if c == nil {
 					var err error
-					if c, err = net.DialTimeout("tcp", pu.Host, 10*time.Second); err != nil {
-						mu.Lock()
-						errs++
-						firstErr = keepFirst(firstErr, err.Error())
-						mu.Unlock()
+					if c, err = net.DialTimeout("tcp", addr, 10*time.Second); err != nil {
+						fail(err)
 						c = nil
 						time.Sleep(10 * time.Millisecond)
 						continue
@@ -87,18 +118,17 @@ func main() {
 				t0 := time.Now()
 				n, keep, err := exchange(c, br, req)
 				t1 := time.Now()
-				mu.Lock()
 				if err != nil {
-					errs++
-					firstErr = keepFirst(firstErr, err.Error())
+					fail(err)
 				} else {
-					latencies = append(latencies, t1.Sub(t0))
-					bytes += n
+					mu.Lock()
+					r.latencies = append(r.latencies, t1.Sub(t0))
+					r.bytes += n
 					if t1.After(last) {
 						last = t1
 					}
+					mu.Unlock()
 				}
-				mu.Unlock()
 				if err != nil || !keep {
 					c.Close()
 					c = nil
@@ -107,21 +137,11 @@ func main() {
 		})
 	}
 	wg.Wait()
-	n := len(latencies)
-	secs := last.Sub(start).Seconds()
-	rps := 0.0
-	if n > 0 && secs > 0 {
-		rps = float64(n) / secs
+	slices.Sort(r.latencies)
+	if len(r.latencies) > 0 {
+		r.seconds = last.Sub(start).Seconds()
 	}
-	slices.Sort(latencies)
-	fmt.Printf("requests %d errors %d seconds %.2f rps %.1f p50_ms %.2f p99_ms %.2f bytes %d\n",
-		n, errs, secs, rps, ms(pct(latencies, 50)), ms(pct(latencies, 99)), bytes)
-	if errs > 0 || n == 0 {
-		if firstErr != "" {
-			fmt.Fprintln(os.Stderr, "load: first error:", firstErr)
-		}
-		os.Exit(1)
-	}
+	return &r
 }
 
 // exchange sends req on c and reads the whole reply; keep says whether
@@ -155,11 +175,3 @@ func pct(d []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// keepFirst keeps the first error message.
-func keepFirst(first, s string) string {
-	if first != "" {
-		return first
-	}
-	return s
-}
