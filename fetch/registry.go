@@ -246,6 +246,34 @@ func GuessScheme(raw string) string {
 	return "http"
 }
 
+// GuessURL parses a URL or IRI as a person types it (urlparse.ParseIRI),
+// as curl does: one without "://" whose scheme is not registered is taken
+// as host[:port][/path] and given the scheme GuessScheme says ("ftp." ->
+// ftp, "gopher." -> gopher, else http). A registered scheme with a URL it
+// refuses ("http:/host", "news:") is that scheme's error, never a host
+// named after the scheme.
+func GuessURL(raw string) (urlparse.URL, error) {
+	known := func(s string) bool {
+		_, ok := LookupScheme(s)
+		return ok
+	}
+	u, err := urlparse.ParseIRI(raw)
+	if err == nil && (strings.Contains(raw, "://") || known(u.Scheme)) {
+		return u, nil
+	}
+	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && known(strings.ToLower(name)) {
+		return u, err
+	}
+	g, gerr := urlparse.ParseIRI(GuessScheme(raw) + "://" + raw)
+	if gerr == nil {
+		return g, nil
+	}
+	if err == nil {
+		return u, nil // no guess fits: let the scheme be refused
+	}
+	return u, err
+}
+
 // A Namer is a Fetcher that knows a better local file name for a URL than
 // its last path segment (-O): a wais document URL ends in a DocID, not a
 // name.

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -87,6 +88,34 @@ type RetryPolicy struct {
 	// --retry-all-errors); Refused retries a refused connection
 	// (--retry-connrefused), which is otherwise final.
 	AllErrors, Refused bool
+	// Sleep waits between tries in Do (nil: Sleep).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Do calls try (attempt 0, 1, ...) until it succeeds, ctx ends, or the
+// policy gives up (Again, then Wait with the time spent since the first
+// try began), waiting between tries. before, when set, is called before
+// each wait with the number of the try that failed (from 0), its error
+// and the wait, and ends the tries when it
+// returns false (a caller's own rule: an error of its own never retried);
+// it is where a program says that it will retry. Do returns try's last
+// error (nil on success), also when ctx ended during a wait.
+func (p *RetryPolicy) Do(ctx context.Context, try func(attempt int) error, before func(attempt int, err error, wait time.Duration) bool) error {
+	sleep := p.Sleep
+	if sleep == nil {
+		sleep = Sleep
+	}
+	first := time.Now()
+	for attempt := 0; ; attempt++ {
+		err := try(attempt)
+		if err == nil || ctx.Err() != nil || !p.Again(attempt, err) {
+			return err
+		}
+		wait, ok := p.Wait(attempt+1, err, time.Since(first))
+		if !ok || before != nil && !before(attempt, err, wait) || sleep(ctx, wait) != nil {
+			return err
+		}
+	}
 }
 
 // Again reports whether a request that failed with err, after done

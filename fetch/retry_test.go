@@ -1,7 +1,9 @@
 package fetch
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -78,5 +80,43 @@ func TestStatusOf(t *testing.T) {
 		if got := StatusOf(tc.err); got != tc.want {
 			t.Errorf("StatusOf(%v) = %d, want %d", tc.err, got, tc.want)
 		}
+	}
+}
+
+func TestRetryPolicyDo(t *testing.T) {
+	var waits []time.Duration
+	p := RetryPolicy{Retries: 3, Delay: time.Second, Sleep: func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}}
+	var told []int
+	tries := 0
+	err := p.Do(context.Background(), func(attempt int) error {
+		if attempt != tries {
+			t.Errorf("try %d called as attempt %d", tries, attempt)
+		}
+		tries++
+		if tries < 3 {
+			return NewError(ErrTimeout, "slow", nil)
+		}
+		return nil
+	}, func(attempt int, err error, wait time.Duration) bool {
+		told = append(told, attempt)
+		return true
+	})
+	if err != nil || tries != 3 || !slices.Equal(told, []int{0, 1}) || !slices.Equal(waits, []time.Duration{time.Second, 2 * time.Second}) {
+		t.Errorf("Do = %v after %d tries, told %v, waits %v", err, tries, told, waits)
+	}
+	// before refusing, and an error Again refuses, end the tries.
+	tries = 0
+	timeout := NewError(ErrTimeout, "slow", nil)
+	if err := p.Do(context.Background(), func(int) error { tries++; return timeout },
+		func(int, error, time.Duration) bool { return false }); err != timeout || tries != 1 {
+		t.Errorf("before refused: Do = %v after %d tries", err, tries)
+	}
+	tries = 0
+	denied := NewError(ErrAccessDenied, "no", nil)
+	if err := p.Do(context.Background(), func(int) error { tries++; return denied }, nil); err != denied || tries != 1 {
+		t.Errorf("denied: Do = %v after %d tries", err, tries)
 	}
 }

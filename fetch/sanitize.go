@@ -65,6 +65,13 @@ func SanitizeLine(s string, max int) string {
 	return s
 }
 
+// OneLine is SanitizeLine for a message that may span lines (an error
+// wrapping a server's multi-line reply): every run of white space, line
+// breaks included, becomes one space.
+func OneLine(s string) string {
+	return SanitizeLine(strings.Join(strings.Fields(s), " "), 0)
+}
+
 // Logf writes one line of verbose output to w, nothing when w is nil: the
 // formatted text with C0 controls, DEL, C1 controls and bytes that are not
 // UTF-8 shown as escapes (TAB as \t, CR as \r, LF as \n, the others as

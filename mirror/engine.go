@@ -200,7 +200,7 @@ func (e *engine) run() (Summary, error) {
 	}
 	stopProgress()
 	if err := e.closeWARC(); err != nil {
-		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+		e.markIncomplete("writing the WARC file: " + fetch.OneLine(err.Error()))
 	}
 	sum := e.summary()
 	if err := e.man.err; err != nil && !e.opt.DryRun {
@@ -472,15 +472,11 @@ func (e *engine) failList(rec Record, depth int, err error) {
 // retrying runs do until it succeeds, the run ends, or the retry policy
 // gives up, showing local as in transfer on worker w; its last error.
 func (e *engine) retrying(w int, local string, do func() error) error {
-	var err error
-	for attempt := 0; ; attempt++ {
+	return e.retry.Do(e.ctx, func(int) error {
 		e.setCurrent(w, local)
-		err = do()
-		e.setCurrent(w, "")
-		if err == nil || e.ctx.Err() != nil || !e.again(attempt, err) || !e.backoff(attempt+1) {
-			return err
-		}
-	}
+		defer e.setCurrent(w, "")
+		return do()
+	}, func(_ int, err error, _ time.Duration) bool { return e.retriable(err) })
 }
 
 // renamed moves the copy of a file mirrored before to the local path it
@@ -513,7 +509,7 @@ func (e *engine) fail(r Record, err error) {
 		}
 		e.mu.Unlock()
 	}
-	msg := oneLine(err.Error())
+	msg := fetch.OneLine(err.Error())
 	e.mu.Lock()
 	e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
 	e.mu.Unlock()
@@ -625,20 +621,19 @@ func (e *engine) link(r Record, target string) {
 	e.emit(Event{Kind: kind, URL: r.URL, Path: r.Path, Size: -1, Why: "a link to " + target})
 }
 
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// retriable reports whether an item that failed with err may be tried
+// again under the retry policy (fetch.RetryPolicy, the one the CLI's
+// --retry follows; FTP replies out of step with the commands pipelined on
+// the connection are transient, since the item did not fail on its own):
+// local errors and the MaxBytes stop never are.
+func (e *engine) retriable(err error) bool {
+	return !errors.Is(err, errBytesCap) && !errors.Is(err, errLocal)
 }
 
 // again reports whether an item that failed with err, after done retries,
-// is tried once more: the retry policy (fetch.RetryPolicy, the one the
-// CLI's --retry follows; FTP replies out of step with the commands
-// pipelined on the connection are transient, since the item did not fail
-// on its own). Local errors and the MaxBytes stop are never retried.
+// is tried once more (the FTP walker's requeue, which waits with backoff).
 func (e *engine) again(done int, err error) bool {
-	if errors.Is(err, errBytesCap) || errors.Is(err, errLocal) {
-		return false
-	}
-	return e.retry.Again(done, err)
+	return e.retriable(err) && e.retry.Again(done, err)
 }
 
 // errLocal marks an error of the local file system (never retried).

@@ -57,7 +57,7 @@ func (e *engine) closeWARC() error {
 // incomplete (the mirror itself is not).
 func (e *engine) warcFailed(err error) {
 	if err != nil {
-		e.markIncomplete("writing the WARC file: " + oneLine(err.Error()))
+		e.markIncomplete("writing the WARC file: " + fetch.OneLine(err.Error()))
 	}
 }
 

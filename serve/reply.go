@@ -232,10 +232,23 @@ func (h *Handler) logAccess(r *http.Request, w *logWriter, start time.Time) {
 		host = r.RemoteAddr
 	}
 	line := fmt.Sprintf("%s - - [%s] \"%s %s %s\" %d %d\n", host, start.Format("02/Jan/2006:15:04:05 -0700"),
-		logEscape(r.Method), logEscape(r.RequestURI), logEscape(r.Proto), w.status, w.bytes)
+		logEscape(r.Method), logEscape(logTarget(r.RequestURI)), logEscape(r.Proto), w.status, w.bytes)
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
 	io.WriteString(h.opt.AccessLog, line)
+}
+
+// logTarget is a request target for the log: a URL's password (an ftp
+// login given in the URL) masked.
+func logTarget(uri string) string {
+	prefix, t := "", uri
+	if strings.HasPrefix(t, "/") {
+		prefix, t = "/", t[1:]
+	}
+	if u, err := urlparse.Parse(t); err == nil && u.HasPassword {
+		return prefix + u.Redacted()
+	}
+	return uri
 }
 
 // logEscape writes s for a log line: quotes, backslashes and bytes that

@@ -237,10 +237,10 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			h.front(w, r)
 			return
 		}
-		if sch, _, ok := strings.Cut(u, ":"); !ok || !gatewayed(strings.ToLower(sch)) && !strings.Contains(u, "://") {
-			// Typed without a scheme, as into a browser: curl's guess
-			// (gopher.example.org is gopher, ftp.example.org ftp).
-			u = fetch.GuessScheme(u) + "://" + u
+		if g, err := fetch.GuessURL(u); err == nil {
+			// Typed as into a browser, perhaps without a scheme: curl's
+			// guess (gopher.example.org is gopher, ftp.example.org ftp).
+			u = g.String()
 		}
 		// Not http.Redirect: it would clean "//" out of the path.
 		w.Header().Set("Location", "/"+pathOf(u))
@@ -311,7 +311,7 @@ func acceptsHTML(accept string) bool {
 
 // fetch carries out q and writes the reply.
 func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
-	u, err := urlparse.ParseIRI(q.target)
+	u, err := fetch.GuessURL(q.target)
 	if err != nil || u.Scheme == "" {
 		h.fail(w, r, q, http.StatusBadRequest, "not a URL the gateway can fetch: "+q.target)
 		return

@@ -423,13 +423,18 @@ func TestAccessLog(t *testing.T) {
 	}
 	w := remote(h, "127.0.0.1:5000", "/gopher://"+g.Addr+"/1/%22x")
 	remote(h, "127.0.0.1:5000", "/gopher://"+g.Addr+"/1/\"x")
-	line, second, _ := strings.Cut(log.String(), "\n")
+	remote(h, "127.0.0.1:5000", "/ftp://me:secret@"+closedAddr(t)+"/")
+	line, rest, _ := strings.Cut(log.String(), "\n")
+	second, third, _ := strings.Cut(rest, "\n")
 	want := `127.0.0.1 - - [`
 	if !strings.HasPrefix(line, want) || !strings.HasSuffix(line, `] "GET /gopher://`+g.Addr+`/1/%22x HTTP/1.1" 200 `+strconv.Itoa(w.Body.Len())) {
 		t.Errorf("log line %q", line)
 	}
 	if !strings.Contains(second, `"GET /gopher://`+g.Addr+`/1/\x22x HTTP/1.1" 400 `) {
-		t.Errorf("log line %q", line)
+		t.Errorf("log line %q", second)
+	}
+	if !strings.Contains(third, `"GET /ftp://me:****@127.0.0.1:`) || strings.Contains(log.String(), "secret") {
+		t.Errorf("log line %q: the password not masked", third)
 	}
 }
 
@@ -577,4 +582,15 @@ func TestOtherSites(t *testing.T) {
 	if n := g.Accepted(); n != 4 {
 		t.Errorf("the server was reached %d times, want 4", n)
 	}
+}
+
+// closedAddr is an address of this machine where nothing listens.
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := ln.Addr().String()
+	ln.Close()
+	return a
 }

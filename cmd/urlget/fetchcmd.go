@@ -234,8 +234,8 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 	}
 	if s, _ := fs.GetString("limit-rate"); s != "" {
-		if o.limitRate, err = parseSize(s); err != nil || o.limitRate == 0 {
-			return nil, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+		if o.limitRate, err = parseRate(s); err != nil {
+			return nil, err
 		}
 	}
 	if s, _ := fs.GetString("max-filesize"); s != "" {
@@ -290,6 +290,39 @@ func parseSeconds(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a number of seconds, not %q", s)
 	}
 	return time.Duration(f * float64(time.Second)), nil
+}
+
+// parseRate reads --limit-rate: a speed > 0 in bytes a second.
+func parseRate(s string) (int64, error) {
+	n, err := parseSize(s)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
+	}
+	return n, nil
+}
+
+// setClientFlags puts on cl what the flags both commands share say: -u
+// USER[:PASSWORD], -x PROXY, --limit-rate (0: none), and the user agent
+// urlget's unless -A gave one.
+func setClientFlags(cl *fetch.Client, user, proxy string, rate int64) error {
+	if cl.UserAgent == "" {
+		cl.UserAgent = "urlget/" + version
+	}
+	if user != "" {
+		cl.HasUser = true
+		cl.User, cl.Password, cl.HasPassword = strings.Cut(user, ":")
+	}
+	if proxy != "" {
+		p, err := fetch.ParseProxy(proxy)
+		if err != nil {
+			return fmt.Errorf("-x/--proxy: %v", err)
+		}
+		cl.Proxy = p
+	}
+	if rate > 0 {
+		cl.LimitRate = fetch.NewLimiter(rate)
+	}
+	return nil
 }
 
 // parseSize reads a byte count with an optional k, M or G suffix (powers of
@@ -407,7 +440,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx = c.wo.traceContext(ctx)
+	if c.wo != nil {
+		ctx = c.wo.timer.Context(ctx)
+	}
 	c.lendTerminal()
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
@@ -444,22 +479,8 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
-	if o.limitRate > 0 {
-		cl.LimitRate = fetch.NewLimiter(o.limitRate)
-	}
-	if cl.UserAgent == "" {
-		cl.UserAgent = "urlget/" + version
-	}
-	if o.user != "" {
-		cl.HasUser = true
-		cl.User, cl.Password, cl.HasPassword = strings.Cut(o.user, ":")
-	}
-	if o.proxy != "" {
-		p, err := fetch.ParseProxy(o.proxy)
-		if err != nil {
-			return nil, fmt.Errorf("-x/--proxy: %v", err)
-		}
-		cl.Proxy = p
+	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
+		return nil, err
 	}
 	if o.verbose {
 		cl.Verbose = e.stderr
@@ -543,7 +564,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 				return status
 			}
 			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, oneLine(r.err.Error()))
+				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, fetch.OneLine(r.err.Error()))
 				c.reportKept(r)
 			}
 		}
@@ -587,8 +608,9 @@ type xferResult struct {
 	elapsed     time.Duration
 	kept        string // the .part file holding what a failed transfer received
 	keptSize    int64
-	meta        fetch.Meta // the reply (-w)
-	times       woTimes    // the trace (-w): writeout.go
+	meta        fetch.Meta   // the reply (-w)
+	times       fetch.Timing // the trace (-w): writeout.go
+	method      string       // the request's method (-w)
 }
 
 // one handles a URL of argument num into spec: a fetch, or with -T an upload.
@@ -630,43 +652,32 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 	defer func() { c.asked = nil }()
 	pol := c.retryPolicy()
 	first := time.Now()
-	for attempt := 0; ; attempt++ {
+	r.err = pol.Do(ctx, func(attempt int) error {
 		// A status that says "try again" is retried only when a retry
 		// may still follow; otherwise it is the answer.
-		retryStatus := func(rs *errRetryStatus) bool {
-			_, ok := pol.Wait(attempt+1, rs, time.Since(first))
+		retryStatus := func(err error) bool {
+			_, ok := pol.Wait(attempt+1, err, time.Since(first))
 			return attempt < pol.Retries && ok
 		}
-		err := c.attempt(ctx, u, out, r, retryStatus)
-		if err == nil {
-			break
-		}
-		if c.asked == nil {
+		for {
+			err := c.attempt(ctx, u, out, r, retryStatus)
+			if err == nil || c.asked != nil {
+				return err
+			}
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = askUser(c.e, err); c.asked != nil {
-				attempt--
-				continue
+			if c.asked = askUser(c.e, err); c.asked == nil {
+				return err
 			}
 		}
-		if ctx.Err() != nil || !pol.Again(attempt, err) {
-			r.err = err
-			break
-		}
-		wait, ok := pol.Wait(attempt+1, err, time.Since(first))
-		if !ok {
-			r.err = err
-			break
-		}
-		if left := pol.Retries - attempt; !c.o.silent {
+	}, func(attempt int, err error, wait time.Duration) bool {
+		if !c.o.silent {
+			left := pol.Retries - attempt
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
-				oneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
+				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
 		}
-		if err := c.sleep(ctx, wait); err != nil {
-			r.err = fetch.NewError(fetch.ErrAborted, "interrupted", err)
-			break
-		}
-	}
+		return true
+	})
 	if r.err == nil {
 		r.err = out.commit(r)
 	} else {
@@ -694,27 +705,15 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// errRetryStatus is a response whose status says "try again" (HTTP 408,
-// 429, 5xx: fetch.TransientStatus) while retries remain: its body is never
-// written. after is the server's Retry-After, 0 when it sent none.
-type errRetryStatus struct {
-	status int
-	after  time.Duration
-}
-
-func (e *errRetryStatus) Error() string             { return fmt.Sprintf("HTTP error %d", e.status) }
-func (e *errRetryStatus) Transient() bool           { return true }
-func (e *errRetryStatus) RetryAfter() time.Duration { return e.after }
-
 // retryPolicy is --retry and its companions, as curl reads them: a 1 s
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
 	return fetch.RetryPolicy{Retries: c.o.retry, Delay: c.o.retryDelay, Fixed: c.o.retryDelay > 0,
-		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused}
+		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused, Sleep: c.sleep}
 }
 
 // attempt makes one try at a URL, appending to (or restarting) out.
-func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(*errRetryStatus) bool) (err error) {
+func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(error) bool) (err error) {
 	actx := ctx
 	if c.o.maxTime > 0 {
 		var cancel context.CancelFunc
@@ -768,8 +767,9 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	r.meta = res.Meta
 	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
-	// is what present makes of it.
-	res.ContentType = c.shownType(res)
+	// is what Present makes of it.
+	format := c.listFormat()
+	res.ContentType = res.PresentedType(format)
 	r.status, r.contentType = res.Status, res.ContentType
 	out.modTime = res.ModTime
 	if res.EffectiveURL != "" {
@@ -778,8 +778,10 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
 	// proxy gateway gets an HTTP reply), not the URL's scheme.
 	if res.IsHTTP() {
-		if rs := (&errRetryStatus{res.Status, res.RetryAfter()}); fetch.TransientStatus(res.Status) && retryStatus(rs) {
-			return rs
+		// A status that says "try again" (fetch.TransientStatus) while
+		// retries remain is Fail's error: its body is never written.
+		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
+			return err
 		}
 		if err := fetch.FailError(res, off); c.o.fail && err != nil {
 			return err
@@ -810,7 +812,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
 		defer func() { c.meter.finish(); c.meter = nil }()
 	}
-	body := c.present(res)
+	body := res.Present(format)
 	defer body.Close()
 	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	received = n
@@ -829,11 +831,8 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 // --max-time is a timeout (28) saying what arrived of what (total -1:
 // unknown), as curl does; an interrupt is an abort (42).
 func (c *fetchCmd) classify(ctx, actx context.Context, err error, received, total int64) error {
-	var rs *errRetryStatus
 	var fe *fetch.Error
 	switch {
-	case errors.As(err, &rs):
-		return err
 	case ctx.Err() != nil:
 		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
 	case actx.Err() == context.DeadlineExceeded:
@@ -907,40 +906,9 @@ func (c *fetchCmd) showMeter(out *output) bool {
 	return out.path != "" || !c.isTerminal(c.e.stdout)
 }
 
-// parseFetchURL parses a command-line URL or IRI (urlparse.ParseIRI). Like
-// curl, a URL without "://" whose scheme urlget does not know is taken as
-// host[:port][/path] and given a scheme: ftp for a host starting "ftp.",
-// gopher for "gopher.", else http.
-func parseFetchURL(raw string) (urlparse.URL, error) {
-	u, err := urlparse.ParseIRI(raw)
-	if err == nil && (strings.Contains(raw, "://") || knownScheme(u.Scheme)) {
-		return u, nil
-	}
-	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && knownScheme(strings.ToLower(name)) {
-		// A known scheme with a URL it refuses ("http:/host", "news:") is
-		// that scheme's error, never a host named after the scheme.
-		return u, err
-	}
-	scheme := fetch.GuessScheme(raw)
-	g, gerr := urlparse.ParseIRI(scheme + "://" + raw)
-	if gerr == nil {
-		return g, nil
-	}
-	if err == nil {
-		return u, nil // no guess fits: let the scheme be refused
-	}
-	return u, err
-}
-
-func knownScheme(s string) bool {
-	_, ok := fetch.LookupScheme(s)
-	return ok
-}
-
-// oneLine keeps a message on one line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-}
+// parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
+// of a scheme left out).
+func parseFetchURL(raw string) (urlparse.URL, error) { return fetch.GuessURL(raw) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

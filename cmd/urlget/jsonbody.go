@@ -32,7 +32,7 @@ func checkJSONArgs(args []fetch.DataArg) error {
 		if a.Kind != fetch.DataJSON || !oldJSONUse(a.Value) {
 			continue
 		}
-		return fmt.Errorf("--json %s: --json sends a JSON body (curl's --json DATA); for menus and listings as JSON lines use --%s", oneLine(a.Value), jsonLinesFlag)
+		return fmt.Errorf("--json %s: --json sends a JSON body (curl's --json DATA); for menus and listings as JSON lines use --%s", fetch.OneLine(a.Value), jsonLinesFlag)
 	}
 	return nil
 }
@@ -47,7 +47,8 @@ func oldJSONUse(v string) bool {
 		return false
 	}
 	if scheme, rest, ok := strings.Cut(v, ":"); ok && !strings.ContainsAny(scheme, " \t\r\n\"{}[]") {
-		return strings.HasPrefix(rest, "//") || knownScheme(strings.ToLower(scheme))
+		_, known := fetch.LookupScheme(strings.ToLower(scheme))
+		return strings.HasPrefix(rest, "//") || known
 	}
 	// A URL without its scheme, as urlget guesses one: "ftp.example.org/pub/".
 	host, _, _ := strings.Cut(v, "/")

@@ -69,39 +69,31 @@ the fetch command's code for the error (6 resolve, 7 connect, 9 denied, 67
 login refused, 78 not found, ...).
 `
 
-// mirrorOpts holds the mirror command line.
+// mirrorOpts holds the mirror command line: the flags that are
+// mirror.Options fields are bound to opt, the rest (the Client's, the
+// output's, and the numbers whose meaning differs from the fields': see
+// options) are here.
 type mirrorOpts struct {
-	parallel, perHost   int
-	retry               int
-	retryDelay          string
-	timeout             string
-	connectTimeout      string
-	maxFiles, maxDepth  int
-	maxBytes            string
-	delete, dryRun      bool
-	maxDelete           int
-	include, exclude    []string
-	spanHosts           bool
-	rewriteMenus        bool
-	noRobots, refetch   bool
-	checksum, verify    bool
-	warc                string
-	jsonOut             bool
-	quiet, verbose      bool
-	trace               bool
-	user                string
-	netrc               bool
-	netrcFile           string
-	insecure            bool
-	proxy, noproxy      string
-	userAgent           string
-	ftpEmail            string
-	help                bool
-	url, dir            string
-	maxBytesN           int64
-	retryWait, timeoutD time.Duration
-	connectD            time.Duration
-	limitRate           string
+	opt            mirror.Options
+	retry          int
+	retryDelay     string
+	timeout        string
+	connectTimeout string
+	maxBytes       string
+	maxDelete      int
+	jsonOut        bool
+	quiet, verbose bool
+	trace          bool
+	user           string
+	netrc          bool
+	netrcFile      string
+	insecure       bool
+	proxy, noproxy string
+	userAgent      string
+	ftpEmail       string
+	help           bool
+	connectD       time.Duration
+	limitRate      string
 }
 
 func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
@@ -109,28 +101,28 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	fs.IntVarP(&o.parallel, "parallel", "P", mirror.DefaultParallel, "use `N` connections")
-	fs.IntVar(&o.perHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
-	fs.BoolVar(&o.delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
+	fs.IntVarP(&o.opt.Parallel, "parallel", "P", mirror.DefaultParallel, "use `N` connections")
+	fs.IntVar(&o.opt.PerHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
+	fs.BoolVar(&o.opt.Delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
 	fs.IntVar(&o.maxDelete, "max-delete", -1, "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
-	fs.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
-	fs.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
-	fs.IntVar(&o.maxDepth, "max-depth", mirror.DefaultMaxDepth, "go at most `N` directory or menu levels below URL (-1: no limit)")
-	fs.IntVar(&o.maxFiles, "max-files", mirror.DefaultMaxFiles, "stop after `N` files (-1: no limit)")
+	fs.BoolVar(&o.opt.DryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
+	fs.StringArrayVar(&o.opt.Include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
+	fs.StringArrayVar(&o.opt.Exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
+	fs.IntVar(&o.opt.MaxDepth, "max-depth", mirror.DefaultMaxDepth, "go at most `N` directory or menu levels below URL (-1: no limit)")
+	fs.IntVar(&o.opt.MaxFiles, "max-files", mirror.DefaultMaxFiles, "stop after `N` files (-1: no limit)")
 	fs.StringVar(&o.maxBytes, "max-bytes", "", "stop after downloading `SIZE` bytes (suffix k, M, G; default: no limit)")
 	fs.IntVar(&o.retry, "retry", mirror.DefaultRetries, "retry a transient failure up to `N` times, with backoff")
 	fs.StringVar(&o.retryDelay, "retry-delay", "", "wait `SECONDS` before the first retry, doubling after (default 1)")
 	fs.StringVar(&o.timeout, "timeout", "", "give up on a request when the server is silent for `SECONDS` (default 60)")
 	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each connection attempt at most `SECONDS`")
 	fs.StringVar(&o.limitRate, "limit-rate", "", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
-	fs.BoolVar(&o.spanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
-	fs.BoolVar(&o.rewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
-	fs.BoolVar(&o.noRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
-	fs.BoolVar(&o.refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
-	fs.BoolVar(&o.verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
-	fs.BoolVar(&o.checksum, "checksum", false, "compare files that look unchanged by SHA-256: ftp the server's (HASH, XSHA256), else by fetching them; http by fetching them")
-	fs.StringVar(&o.warc, "warc", "", "also write every response fetched to `FILE` as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)")
+	fs.BoolVar(&o.opt.SpanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
+	fs.BoolVar(&o.opt.RewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
+	fs.BoolVar(&o.opt.IgnoreRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
+	fs.BoolVar(&o.opt.Refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
+	fs.BoolVar(&o.opt.Verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
+	fs.BoolVar(&o.opt.Checksum, "checksum", false, "compare files that look unchanged by SHA-256: ftp the server's (HASH, XSHA256), else by fetching them; http by fetching them")
+	fs.StringVar(&o.opt.WARC, "warc", "", "also write every response fetched to `FILE` as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
@@ -159,10 +151,10 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	if fs.NArg() != 2 {
 		return nil, fmt.Errorf("want a URL and a directory, got %d %s", fs.NArg(), plural(fs.NArg(), "argument", "arguments"))
 	}
-	o.url, o.dir = fs.Arg(0), fs.Arg(1)
+	o.opt.URL, o.opt.Dir = fs.Arg(0), fs.Arg(1)
 	var err error
 	if o.maxBytes != "" {
-		if o.maxBytesN, err = parseSize(o.maxBytes); err != nil {
+		if o.opt.MaxBytes, err = parseSize(o.maxBytes); err != nil {
 			return nil, fmt.Errorf("--max-bytes: %v", err)
 		}
 	}
@@ -170,7 +162,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 		name string
 		s    string
 		d    *time.Duration
-	}{{"retry-delay", o.retryDelay, &o.retryWait}, {"timeout", o.timeout, &o.timeoutD}, {"connect-timeout", o.connectTimeout, &o.connectD}} {
+	}{{"retry-delay", o.retryDelay, &o.opt.RetryWait}, {"timeout", o.timeout, &o.opt.Timeout}, {"connect-timeout", o.connectTimeout, &o.connectD}} {
 		if f.s == "" {
 			continue
 		}
@@ -179,17 +171,17 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 		}
 	}
 	switch {
-	case o.parallel < 1:
-		return nil, fmt.Errorf("-P/--parallel: want at least 1, not %d", o.parallel)
-	case o.perHost < 0:
-		return nil, fmt.Errorf("--per-host: want at least 1, not %d", o.perHost)
+	case o.opt.Parallel < 1:
+		return nil, fmt.Errorf("-P/--parallel: want at least 1, not %d", o.opt.Parallel)
+	case o.opt.PerHost < 0:
+		return nil, fmt.Errorf("--per-host: want at least 1, not %d", o.opt.PerHost)
 	case o.retry < 0:
 		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.retry)
 	case o.maxDelete < -1:
 		return nil, fmt.Errorf("--max-delete: want a count >= 0, not %d", o.maxDelete)
-	case o.maxFiles == 0:
+	case o.opt.MaxFiles == 0:
 		return nil, errors.New("--max-files: want at least 1, or -1 for no limit")
-	case o.maxDepth == 0:
+	case o.opt.MaxDepth == 0:
 		return nil, errors.New("--max-depth: want at least 1, or -1 for no limit")
 	}
 	if o.netrcFile != "" {
@@ -208,26 +200,15 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 		Insecure:       o.insecure,
 		UserAgent:      o.userAgent,
 	}
-	if cl.UserAgent == "" {
-		cl.UserAgent = "urlget/" + version
-	}
-	if o.user != "" {
-		cl.HasUser = true
-		cl.User, cl.Password, cl.HasPassword = strings.Cut(o.user, ":")
-	}
-	if o.proxy != "" {
-		p, err := fetch.ParseProxy(o.proxy)
-		if err != nil {
-			return mirror.Options{}, fmt.Errorf("-x/--proxy: %v", err)
-		}
-		cl.Proxy = p
-	}
+	var rate int64
 	if o.limitRate != "" {
-		n, err := parseSize(o.limitRate)
-		if err != nil || n == 0 {
-			return mirror.Options{}, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", o.limitRate)
+		var err error
+		if rate, err = parseRate(o.limitRate); err != nil {
+			return mirror.Options{}, err
 		}
-		cl.LimitRate = fetch.NewLimiter(n)
+	}
+	if err := setClientFlags(cl, o.user, o.proxy, rate); err != nil {
+		return mirror.Options{}, err
 	}
 	if o.ftpEmail != "" {
 		cl.Options = map[string]string{"ftp-email": o.ftpEmail}
@@ -235,16 +216,10 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 	if o.trace {
 		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
 	}
-	opt := mirror.Options{
-		URL: o.url, Dir: o.dir, Client: cl,
-		Parallel: o.parallel, PerHost: o.perHost,
-		Retries: o.retry, RetryWait: o.retryWait, Timeout: o.timeoutD,
-		MaxFiles: o.maxFiles, MaxBytes: o.maxBytesN, MaxDepth: o.maxDepth,
-		Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude,
-		SpanHosts: o.spanHosts, RewriteMenus: o.rewriteMenus, IgnoreRobots: o.noRobots, Refetch: o.refetch, Checksum: o.checksum, Verify: o.verify,
-		WARC: o.warc,
-	}
+	// --retry 0 is no retry and --max-delete -1 no limit (curl's and
+	// wget's numbers), where the fields' zero is the mirror's default.
+	opt := o.opt
+	opt.Client, opt.Retries = cl, o.retry
 	if o.retry == 0 {
 		opt.Retries = -1
 	}
@@ -343,7 +318,7 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		defer c.mu.Unlock()
 		c.flushHeldLocked()
 		c.held = ev.Err.Error()
-		c.heldLine = fetch.Sanitize(fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), oneLine(ev.Err.Error())))
+		c.heldLine = fetch.Sanitize(fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), fetch.OneLine(ev.Err.Error())))
 		return
 	case mirror.EventWouldGet:
 		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
@@ -371,9 +346,9 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		}
 		what := shown(ev.Path, ev.URL)
 		if what == "" {
-			line = "note      " + oneLine(ev.Err.Error())
+			line = "note      " + fetch.OneLine(ev.Err.Error())
 		} else {
-			line = fmt.Sprintf("skipped   %s: %s", what, oneLine(ev.Err.Error()))
+			line = fmt.Sprintf("skipped   %s: %s", what, fetch.OneLine(ev.Err.Error()))
 		}
 	default:
 		return
@@ -516,9 +491,9 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		return mirrorExitIncomplete
 	case errors.As(err, &fe):
 		code := fe.Kind.ExitCode()
-		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, fetch.Sanitize(oneLine(err.Error())))
+		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, fetch.OneLine(err.Error()))
 		return code
 	}
-	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(oneLine(err.Error())))
+	fmt.Fprintf(c.out, "urlget: %s\n", fetch.OneLine(err.Error()))
 	return mirrorExitLocal
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -155,70 +154,17 @@ func readLines(r io.Reader) ([]string, error) {
 	return lines, sc.Err()
 }
 
-// present turns a directory-like result into what the user sees: what the
-// Resource renders (Resource.Render: readable text, or JSON with --json-lines),
-// else for --json-lines the parsed entries, else the body as the server sent it.
-// With --raw, and for every other result, the body passes through
-// untouched. The renderers stream.
-func (c *fetchCmd) present(res *fetch.Resource) io.ReadCloser {
-	if !c.renders(res) {
-		return res.Body
+// listFormat is how a listing is shown (fetch.Resource.Present): JSON
+// lines with --json-lines, else text; 0 with --raw, which shows every
+// result as the server sent it.
+func (c *fetchCmd) listFormat() fetch.Format {
+	if raw, _ := c.o.options.Bool(fetch.OptRaw); raw {
+		return 0
 	}
-	var render func(w io.Writer) error
-	format := fetch.FormatText
 	if c.o.scheme.json {
-		format = fetch.FormatJSON
+		return fetch.FormatJSON
 	}
-	switch {
-	case res.Render != nil:
-		render = func(w io.Writer) error { return res.Render(w, res.Body, format) }
-	default:
-		render = func(w io.Writer) error {
-			return fetch.Buffered(w, res.Body, func(w io.Writer, body io.Reader) error { return writeEntriesJSON(w, res, body) })
-		}
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(render(pw)) }()
-	return pr
-}
-
-// renders tells whether present writes res as a rendered listing rather
-// than its body as received: a listing, without --raw, that has a
-// renderer of its own or is asked for as --json-lines.
-func (c *fetchCmd) renders(res *fetch.Resource) bool {
-	raw, _ := c.o.options.Bool(fetch.OptRaw)
-	return res.Dir && !raw && (res.Render != nil || c.o.scheme.json)
-}
-
-// shownType is the Content-Type of what present writes for res: the
-// resource's own, unless a listing is rendered — then text (a wais
-// search's tab-separated body becomes the readable listing) or JSON lines.
-func (c *fetchCmd) shownType(res *fetch.Resource) string {
-	switch {
-	case !c.renders(res):
-		return res.ContentType
-	case c.o.scheme.json:
-		return "application/x-ndjson"
-	case strings.HasPrefix(res.ContentType, "text/plain"):
-		return res.ContentType
-	}
-	return "text/plain"
-}
-
-// writeEntriesJSON writes a listing's parsed entries, one JSON object a
-// line (fetch.Entry.MarshalJSON).
-func writeEntriesJSON(w io.Writer, res *fetch.Resource, body io.Reader) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for e, err := range res.EntriesFrom(body) {
-		if err != nil {
-			return err
-		}
-		if err := enc.Encode(e); err != nil {
-			return writeError(err)
-		}
-	}
-	return nil
+	return fetch.FormatText
 }
 
 // readSecret prints prompt on stderr and reads a line from the terminal f

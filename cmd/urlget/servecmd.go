@@ -140,9 +140,7 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	}
 	defer cleanup()
 	cl := &fetch.Client{Insecure: o.insecure, UserAgent: o.userAgent, ConnectTimeout: 30 * time.Second}
-	if cl.UserAgent == "" {
-		cl.UserAgent = "urlget/" + version
-	}
+	setClientFlags(cl, "", "", 0)
 	if o.connectTimeout != "" {
 		if cl.ConnectTimeout, err = parseSeconds(o.connectTimeout); err != nil {
 			return fail(e, serveExitUsage, "serve: --connect-timeout: %v", err)

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
-	fhttp "github.com/urlget/urlget/fetch/http"
 )
 
 // -w/--write-out, as curl: the format is printed after each transfer, with
@@ -23,7 +17,7 @@ import (
 // header's, "%%" by "%", and "\n", "\r", "\t" by newline, carriage return
 // and tab. %{stdout} and %{stderr} switch the rest of the output to that
 // stream. An unknown variable prints a warning on stderr and nothing else.
-// The times, addresses and upload size come from a fetch.Trace (woTrace).
+// The times, addresses and upload size come from a fetch.Timer.
 
 // woVar is one write-out variable.
 type woVar struct {
@@ -46,30 +40,30 @@ var woVars = map[string]woVar{
 	"scheme":             {text: woScheme, json: func(r *xferResult) any { return woNull(woScheme(r)) }},
 	"urlnum":             {text: func(r *xferResult) string { return strconv.Itoa(r.num) }, json: func(r *xferResult) any { return r.num }},
 
-	"time_namelookup":    woTime(func(t *woTimes) time.Duration { return t.namelookup }),
-	"time_connect":       woTime(func(t *woTimes) time.Duration { return t.connect }),
-	"time_appconnect":    woTime(func(t *woTimes) time.Duration { return t.appconnect }),
-	"time_pretransfer":   woTime(func(t *woTimes) time.Duration { return t.pretransfer }),
-	"time_starttransfer": woTime(func(t *woTimes) time.Duration { return t.starttransfer }),
-	"time_redirect":      woTime(func(t *woTimes) time.Duration { return t.redirect }),
-	"remote_ip":          {text: func(r *xferResult) string { return woIP(r.times.remote) }},
-	"remote_port":        woInt(func(r *xferResult) int64 { return woPort(r.times.remote) }),
-	"local_ip":           {text: func(r *xferResult) string { return woIP(r.times.local) }},
-	"local_port":         woInt(func(r *xferResult) int64 { return woPort(r.times.local) }),
-	"num_connects":       woInt(func(r *xferResult) int64 { return int64(r.times.connects) }),
+	"time_namelookup":    woTime(func(t *fetch.Timing) time.Duration { return t.NameLookup }),
+	"time_connect":       woTime(func(t *fetch.Timing) time.Duration { return t.Connect }),
+	"time_appconnect":    woTime(func(t *fetch.Timing) time.Duration { return t.AppConnect }),
+	"time_pretransfer":   woTime(func(t *fetch.Timing) time.Duration { return t.PreTransfer }),
+	"time_starttransfer": woTime(func(t *fetch.Timing) time.Duration { return t.StartTransfer }),
+	"time_redirect":      woTime(func(t *fetch.Timing) time.Duration { return t.Redirect }),
+	"remote_ip":          {text: func(r *xferResult) string { ip, _, _ := fetch.AddrPort(r.times.Remote); return ip }},
+	"remote_port":        woInt(func(r *xferResult) int64 { _, p, _ := fetch.AddrPort(r.times.Remote); return int64(p) }),
+	"local_ip":           {text: func(r *xferResult) string { ip, _, _ := fetch.AddrPort(r.times.Local); return ip }},
+	"local_port":         woInt(func(r *xferResult) int64 { _, p, _ := fetch.AddrPort(r.times.Local); return int64(p) }),
+	"num_connects":       woInt(func(r *xferResult) int64 { return int64(r.times.Connects) }),
 	"num_redirects":      woInt(func(r *xferResult) int64 { return int64(len(r.meta.Redirects)) }),
 	"num_headers":        woInt(func(r *xferResult) int64 { return int64(len(r.meta.Header)) }),
-	"redirect_url":       {text: woRedirectURL, json: func(r *xferResult) any { return woNull(woRedirectURL(r)) }},
-	"http_version":       {text: woHTTPVersion},
-	"method":             {text: func(r *xferResult) string { return r.times.method }},
-	"size_upload":        woInt(func(r *xferResult) int64 { return r.times.uploaded }),
-	"speed_upload":       woInt(func(r *xferResult) int64 { return woPer(r.times.uploaded, r.elapsed) }),
-	"size_header":        woInt(woSizeHeader),
-	"size_request":       woInt(func(r *xferResult) int64 { return r.times.requested }),
+	"redirect_url":       {text: func(r *xferResult) string { return r.meta.RedirectURL() }, json: func(r *xferResult) any { return woNull(r.meta.RedirectURL()) }},
+	"http_version":       {text: func(r *xferResult) string { return r.meta.HTTPVersion() }},
+	"method":             {text: func(r *xferResult) string { return r.method }},
+	"size_upload":        woInt(func(r *xferResult) int64 { return r.times.Uploaded }),
+	"speed_upload":       woInt(func(r *xferResult) int64 { return woPer(r.times.Uploaded, r.elapsed) }),
+	"size_header":        woInt(func(r *xferResult) int64 { return r.meta.HeaderSize() }),
+	"size_request":       woInt(func(*xferResult) int64 { return 0 }),
 	// curl's, for TLS details and features urlget does not report: the
 	// value curl gives when they are not in use.
 	"certs":                   {text: func(*xferResult) string { return "" }},
-	"num_certs":               woInt(func(r *xferResult) int64 { return int64(r.times.certs) }),
+	"num_certs":               woInt(func(r *xferResult) int64 { return int64(r.times.Certs) }),
 	"ssl_verify_result":       woInt(func(*xferResult) int64 { return 0 }),
 	"proxy_ssl_verify_result": woInt(func(*xferResult) int64 { return 0 }),
 	"http_connect":            woInt(func(*xferResult) int64 { return 0 }),
@@ -90,7 +84,7 @@ func woScheme(r *xferResult) string {
 	return strings.ToUpper(r.scheme)
 }
 
-func woTime(f func(*woTimes) time.Duration) woVar {
+func woTime(f func(*fetch.Timing) time.Duration) woVar {
 	return woVar{text: func(r *xferResult) string { return woSeconds(f(&r.times)) },
 		json: func(r *xferResult) any { return json.Number(woSeconds(f(&r.times))) }}
 }
@@ -100,73 +94,10 @@ func woInt(f func(*xferResult) int64) woVar {
 		json: func(r *xferResult) any { return f(r) }}
 }
 
-func woIP(a net.Addr) string {
-	if ap, err := netip.ParseAddrPort(addrString(a)); err == nil {
-		return ap.Addr().Unmap().String()
-	}
-	return ""
-}
-
-func woPort(a net.Addr) int64 {
-	if ap, err := netip.ParseAddrPort(addrString(a)); err == nil {
-		return int64(ap.Port())
-	}
-	return 0
-}
-
-func addrString(a net.Addr) string {
-	if a == nil {
-		return ""
-	}
-	return a.String()
-}
-
-// woRedirectURL is where a redirect not followed would have gone.
-func woRedirectURL(r *xferResult) string {
-	switch r.meta.Status {
-	case 301, 302, 303, 307, 308:
-		if r.meta.IsHTTP() {
-			return r.meta.Location
-		}
-	}
-	return ""
-}
-
-// woHTTPVersion is curl's: "1", "1.1", "2", "3"; "0" without an HTTP reply.
-func woHTTPVersion(r *xferResult) string {
-	v, ok := strings.CutPrefix(r.meta.Proto, "HTTP/")
-	if !ok {
-		return "0"
-	}
-	return strings.TrimSuffix(v, ".0")
-}
-
-// woSizeHeader counts the bytes of the HTTP header blocks received, the
-// redirects' included: status line, fields, CRLFs.
-func woSizeHeader(r *xferResult) int64 {
-	var n int64
-	for _, m := range append(append([]fetch.Meta(nil), r.meta.Redirects...), r.meta) {
-		if !m.IsHTTP() {
-			continue
-		}
-		n += int64(len(m.Proto) + len(" 200 ") + len(m.Reason) + 2 + 2)
-		for _, f := range m.Header {
-			n += int64(len(f.Name) + 2 + len(f.Value) + 2)
-		}
-	}
-	return n
-}
-
 // woHeader is %header{name}: the values of the fields named name, joined
 // with ", " (curl).
 func woHeader(r *xferResult, name string) string {
-	var vs []string
-	for _, f := range r.meta.Header {
-		if strings.EqualFold(f.Name, name) {
-			vs = append(vs, f.Value)
-		}
-	}
-	return strings.Join(vs, ", ")
+	return strings.Join(r.meta.Header.Values(name), ", ")
 }
 
 // woHeaderJSON is %{header_json}: the last reply's fields, names in lower
@@ -202,7 +133,7 @@ func woErr(r *xferResult) string {
 	if r.err == nil {
 		return ""
 	}
-	return oneLine(r.err.Error())
+	return fetch.OneLine(r.err.Error())
 }
 
 func woSpeed(r *xferResult) int64 { return woPer(r.size, r.elapsed) }
@@ -234,7 +165,7 @@ type woPiece struct {
 
 type writeOut struct {
 	pieces []woPiece
-	trace  woTrace
+	timer  fetch.Timer
 }
 
 // parseWriteOut parses a -w format.
@@ -297,11 +228,7 @@ func parseWriteOut(format string) *writeOut {
 // render prints the format for one transfer.
 func (w *writeOut) render(stdout, stderr io.Writer, r *xferResult) {
 	// Events from now on (a kept connection closing) are no one's.
-	w.trace.mu.Lock()
-	if w.trace.cur == &r.times {
-		w.trace.cur = nil
-	}
-	w.trace.mu.Unlock()
+	w.timer.End(&r.times)
 	out := stdout
 	var b strings.Builder
 	emit := func() {
@@ -380,113 +307,22 @@ func woJSON(r *xferResult) string {
 	return b.String()
 }
 
-// woTimes is what the trace of one transfer recorded (-w): times since the
-// attempt began, the connection's addresses, the request.
-type woTimes struct {
-	start                                        time.Time
-	namelookup, connect, appconnect, pretransfer time.Duration
-	starttransfer, redirect                      time.Duration
-	local, remote                                net.Addr
-	connects, certs                              int
-	uploaded, requested                          int64
-	method                                       string
-}
-
-// woTrace records the fetch.Trace events of the current transfer into
-// its xferResult. One Trace serves every transfer (a connection kept from
-// one URL to the next reports to the Trace that opened it); start points
-// it at the next.
-type woTrace struct {
-	mu  sync.Mutex
-	cur *woTimes
-}
-
-// traceContext is ctx with the trace -w reads; ctx itself without -w.
-func (w *writeOut) traceContext(ctx context.Context) context.Context {
-	if w == nil {
-		return ctx
-	}
-	t := &w.trace
-	now := func(f func(c *woTimes, d time.Duration)) {
-		t.mu.Lock()
-		if t.cur != nil {
-			f(t.cur, time.Since(t.cur.start))
-		}
-		t.mu.Unlock()
-	}
-	// set sets a time not set since the last redirect: the times are of
-	// the last request, counted from the start, as curl's.
-	set := func(c *woTimes, f *time.Duration, d time.Duration) bool {
-		if *f == 0 || *f < c.redirect {
-			*f = d
-			return true
-		}
-		return false
-	}
-	return fetch.WithTrace(ctx, &fetch.Trace{
-		DNSDone: func(string, []netip.Addr) {
-			now(func(c *woTimes, d time.Duration) { set(c, &c.namelookup, d) })
-		},
-		Connected: func(local, remote net.Addr, data bool) {
-			now(func(c *woTimes, d time.Duration) {
-				c.connects++
-				if data {
-					return
-				}
-				set(c, &c.namelookup, d) // an address literal: nothing to look up
-				if set(c, &c.connect, d) {
-					c.local, c.remote = local, remote
-				}
-			})
-		},
-		TLSDone: func(st tls.ConnectionState) {
-			now(func(c *woTimes, d time.Duration) {
-				if set(c, &c.appconnect, d) {
-					c.certs = len(st.PeerCertificates)
-				}
-			})
-		},
-		WroteRequest: func(local, remote net.Addr) {
-			now(func(c *woTimes, d time.Duration) {
-				if set(c, &c.pretransfer, d) {
-					c.local, c.remote = local, remote // a kept connection too
-				}
-			})
-		},
-		FirstByte: func() {
-			now(func(c *woTimes, d time.Duration) {
-				if c.pretransfer >= c.redirect {
-					set(c, &c.starttransfer, d)
-				}
-			})
-		},
-		Redirect: func(string) {
-			now(func(c *woTimes, d time.Duration) { c.redirect = d })
-		},
-		BodySent: func(n int) {
-			now(func(c *woTimes, _ time.Duration) { c.uploaded += int64(n) })
-		},
-	})
-}
-
-// start points the trace at r for a new attempt of req (nil: before
-// the request is made).
+// start points the Timer at r for a new attempt of req (nil: before the
+// request is made).
 func (w *writeOut) start(r *xferResult, req *fetch.Request) {
 	if w == nil {
 		return
 	}
-	w.trace.mu.Lock()
-	defer w.trace.mu.Unlock()
-	r.times = woTimes{start: time.Now(), method: "GET"}
+	w.timer.Begin(&r.times)
+	r.method = "GET"
 	if req != nil {
-		switch m := req.Options.String(fhttp.OptMethod); {
+		switch m := req.Options.String(optionKey("request")); {
 		case m != "":
-			r.times.method = m
+			r.method = m
 		case req.Head:
-			r.times.method = "HEAD"
+			r.method = "HEAD"
 		case req.Body != nil:
-			r.times.method = "POST"
+			r.method = "POST"
 		}
 	}
-	w.trace.cur = &r.times
 }

@@ -43,3 +43,18 @@ func TestSchemeRecords(t *testing.T) {
 		t.Errorf("nntps port %d, want urlparse's 563", s.Port)
 	}
 }
+
+func TestGuessURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"ftp.example.org/pub/": "ftp://ftp.example.org/pub/", "example.org:8080/x": "http://example.org:8080/x",
+		"gopher://h/1/": "gopher://h/1/", "news:comp.lang.go": "news:comp.lang.go",
+	} {
+		if u, err := fetch.GuessURL(in); err != nil || u.String() != want {
+			t.Errorf("GuessURL(%q) = %q, %v; want %q", in, u.String(), err, want)
+		}
+	}
+	// A known scheme's bad URL is its error, not a host named "http".
+	if u, err := fetch.GuessURL("http:/host"); err == nil {
+		t.Errorf("GuessURL(http:/host) = %q, want an error", u.String())
+	}
+}
