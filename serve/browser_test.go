@@ -62,7 +62,7 @@ func TestBrowser(t *testing.T) {
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
 	inn := testserver.INN(t)
 	wais := waistest.Start(t, waistest.Config{DBs: []*waistest.DB{waistest.TestDB()}})
-	gw := servetest.Start(t, serve.Options{}).URL
+	gw := servetest.Start(t, nil, serve.Options{}).URL
 	b := startBrowser(t)
 
 	t.Run("gopher", func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestBrowserHostileMenu(t *testing.T) {
 		"h\"><script>" + js + "</script>\tURL:http://example.invalid/\"><script>" + js + "</script>\t127.0.0.1\t70\r\n" +
 		".\r\n"
 	hostile := gophertest.Start(t, gophertest.Bytes([]byte(menu)))
-	gw := servetest.Start(t, serve.Options{}).URL
+	gw := servetest.Start(t, nil, serve.Options{}).URL
 	b := startBrowser(t).on(t)
 
 	b.load("hostile menu", chromedp.Navigate(gw+"/"+hostile.URL("1/")))

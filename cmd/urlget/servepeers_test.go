@@ -10,11 +10,14 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/fetch/nntp/nntptest"
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
 	"github.com/urlget/urlget/fetch/wais/waistest"
 	"github.com/urlget/urlget/internal/testserver"
@@ -29,7 +32,7 @@ func TestServeLynx(t *testing.T) {
 	lynx := testserver.Require(t, "lynx")
 	fetchtest.ClearProxyEnv(t)
 	gs := testserver.Gophernicus(t)
-	g := servetest.Start(t, serve.Options{})
+	g := servetest.Start(t, nil, serve.Options{})
 	gw := g.URL
 	target := gs.URL("1/menu")
 	cmd := exec.Command(lynx, "-dump", "-noreferer", target)
@@ -56,7 +59,7 @@ func TestServeCurlFTP(t *testing.T) {
 	fetchtest.ClearProxyEnv(t)
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
 	squid := testserver.Squid(t)
-	g := servetest.Start(t, serve.Options{})
+	g := servetest.Start(t, nil, serve.Options{})
 	gw := g.URL
 	files := []string{ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/dir%20with%20spaces/file%20name.txt"}
 	for _, u := range append(files, ftp.URL+"/pub/") {
@@ -88,10 +91,9 @@ func TestServeCurlFTP(t *testing.T) {
 
 // TestServeURLGetThroughGateway: urlget -x with the gateway gives exactly
 // the bytes of a direct urlget --raw, for every scheme that goes through a
-// gateway (fetch.Gateway) that the suite has a server for: ftp (vsftpd),
-// gopher (gophernicus; pygopherd's Gopher+ items), news and nntp (INN),
-// wais (the in-tree server), prospero (the in-tree server). Every such
-// scheme must have a case here.
+// gateway (fetch.Gateway): ftp (vsftpd), gopher (gophernicus; pygopherd's
+// Gopher+ items), news and nntp (INN), wais, prospero, gophers and nntps
+// (the in-tree servers). Every such scheme must have a case here.
 func TestServeURLGetThroughGateway(t *testing.T) {
 	fetchtest.ClearProxyEnv(t)
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
@@ -106,7 +108,31 @@ func TestServeURLGetThroughGateway(t *testing.T) {
 		root + "/pub/bin.dat": {Contents: waistest.Bytes(5000, 7)},
 	}}
 	prospero := "prospero://" + ps.Start(t) + "/" + root
-	g := servetest.Start(t, serve.Options{})
+	// gophers and nntps: the in-tree servers with the tests' certificate,
+	// which the gateway and the direct urlget (--cacert) trust.
+	serverTLS, clientTLS := fetchtest.TLSConfigs(t)
+	certPEM, _, err := fetchtest.CertPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gophers := gophertest.StartTLS(t, &gophertest.Site{Items: map[string]*gophertest.Item{
+		"":       {Type: '1', Menu: []string{"iOver TLS\tfake\t(NULL)\t0", "0Hello\t/hello", "9Data\t/data"}},
+		"/hello": {Type: '0', Data: []byte("hello over TLS\n")},
+		"/data":  {Type: '9', Data: waistest.Bytes(70_000, 9)},
+	}})
+	nntps := (&nntptest.Server{TLS: serverTLS, ImplicitTLS: true, Groups: []*nntptest.Group{{
+		Name: "local.tls",
+		Articles: []*nntptest.Article{{
+			MessageID: "<tls-1@example.net>",
+			Head:      []string{"From: a@example.net", "Newsgroups: local.tls", "Subject: over TLS", "Message-ID: <tls-1@example.net>"},
+			Body:      []string{"An article over TLS.", ".leading dot"},
+		}},
+	}}}).Start(t)
+	g := servetest.Start(t, &fetch.Client{TLS: clientTLS}, serve.Options{})
 	gw := g.URL
 
 	cases := map[string][]string{
@@ -118,24 +144,18 @@ func TestServeURLGetThroughGateway(t *testing.T) {
 			"nntp://" + inn.Addr + "/comp.infosystems.www.servers.unix/1"},
 		"wais":     {wais.URL("test?orchard"), wais.DocURL("test", waistest.TestDB().Docs[0], true), wais.DocURL("test", waistest.TestDB().Docs[3], true)},
 		"prospero": {prospero + "/pub", prospero + "/pub/a.txt", prospero + "/pub/bin.dat"},
-	}
-	// Schemes that go through a gateway, with no server in the suite.
-	noServer := map[string]string{
-		"gophers": "no gophers server is packaged (gophernicus has no TLS of its own)",
-		"nntps":   "INN serves no TLS in the suite",
+		"gophers":  {gophers.URL(""), gophers.URL("0/hello"), gophers.URL("9/data")},
+		"nntps":    {"nntps://" + nntps.Addr + "/local.tls", "nntps://" + nntps.Addr + "/local.tls/1"},
 	}
 	for _, scheme := range fetch.Schemes() {
 		s, _ := fetch.LookupScheme(scheme)
-		if !s.Caps.Has(fetch.Gateway) {
-			continue
-		}
-		if _, ok := cases[scheme]; !ok && noServer[scheme] == "" {
+		if _, ok := cases[scheme]; s.Caps.Has(fetch.Gateway) && !ok {
 			t.Errorf("scheme %s goes through gateways, and this test has no case for it", scheme)
 		}
 	}
 	for scheme, urls := range cases {
 		for _, u := range urls {
-			direct := runCLI(t, nil, "--raw", u)
+			direct := runCLI(t, nil, "--raw", "--cacert", ca, u)
 			if direct.code != 0 || direct.stdout == "" {
 				t.Errorf("%s: urlget --raw %s: exit %d, %d bytes: %s", scheme, u, direct.code, len(direct.stdout), direct.stderr)
 				continue

@@ -21,10 +21,11 @@ type Gateway struct {
 	log     string // the access log's file
 }
 
-// Start serves serve.New(client, o) on 127.0.0.1 for the rest of the test,
-// the client going to every server directly whatever the environment's
-// proxies say. Its access log is kept (see Log) unless o.AccessLog is set.
-func Start(t testing.TB, o serve.Options) *Gateway {
+// Start serves serve.New(c, o) on 127.0.0.1 for the rest of the test (nil
+// c: a fetch.Client of its own), going to every server directly whatever
+// the environment's proxies say. Its access log is kept (see Log) unless
+// o.AccessLog is set.
+func Start(t testing.TB, c *fetch.Client, o serve.Options) *Gateway {
 	t.Helper()
 	g := &Gateway{log: filepath.Join(t.TempDir(), "access.log")}
 	if o.AccessLog == nil {
@@ -36,7 +37,12 @@ func Start(t testing.TB, o serve.Options) *Gateway {
 		t.Cleanup(func() { f.Close() })
 		o.AccessLog = f
 	}
-	h, err := serve.New(&fetch.Client{NoProxy: "*"}, o)
+	cc := fetch.Client{}
+	if c != nil {
+		cc = *c
+	}
+	cc.NoProxy = "*"
+	h, err := serve.New(&cc, o)
 	if err != nil {
 		t.Fatal(err)
 	}
