@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // body is the Client's wrapper around a fetcher's Body. It keeps the
@@ -24,9 +25,29 @@ type body struct {
 	progress func(done, total int64)
 	pace     pace  // Client.LimitRate and the low-speed watchdog
 	err      error // sticky: io.EOF or an *Error
+	// maxTime is Client.MaxTime (0: none), stop ends its clock.
+	maxTime time.Duration
+	stop    context.CancelFunc
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	n, err := b.read(p)
+	if err != nil && err != io.EOF {
+		b.timedOut()
+		err = b.err
+	}
+	return n, err
+}
+
+// timedOut says, when Client.MaxTime ended the transfer, what arrived of
+// what (maxTimeError).
+func (b *body) timedOut() {
+	if b.maxTime > 0 && b.err != nil && b.err != io.EOF && errors.Is(context.Cause(b.ctx), errMaxTime) {
+		b.err = maxTimeError(b.maxTime, b.n, b.size)
+	}
+}
+
+func (b *body) read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
@@ -116,6 +137,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 	if b.err == io.EOF {
 		return written, nil
 	}
+	b.timedOut()
 	return written, b.err
 }
 
@@ -191,6 +213,9 @@ func (b *body) report() {
 func (b *body) Close() error {
 	err := b.rc.Close()
 	b.pace.slow.done()
+	if b.stop != nil {
+		b.stop()
+	}
 	if b.err == nil {
 		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
 	}

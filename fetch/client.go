@@ -61,8 +61,33 @@ type Client struct {
 	Netrc       bool
 	NetrcFile   string
 
+	// Bearer is an OAuth 2.0 Bearer token (RFC 6750, curl's
+	// --oauth2-bearer): http and https send "Authorization: Bearer
+	// TOKEN" in place of Basic credentials. Like them it goes only to the
+	// first URL's origin unless LocationTrusted.
+	Bearer string
+	// Digest sends http and https credentials by HTTP Digest (RFC 7616,
+	// curl's --digest) instead of Basic: the first request goes without
+	// them, and the server's 401 challenge is answered (Request.Digest).
+	Digest bool
+	// LocationTrusted (curl's --location-trusted) sends the credentials
+	// (User and Password, the URL's or netrc's, Bearer) and the caller's
+	// own Authorization and Cookie header lines to every host a redirect
+	// leads to. By default they go only to the first URL's origin
+	// (scheme, host and port); a request elsewhere is marked
+	// Request.OtherOrigin.
+	LocationTrusted bool
+
+	// PathAsIs (curl's --path-as-is) sends an http or https URL's path as
+	// it is. By default the Client removes its "." and ".." segments first
+	// (RFC 3986 §5.2.4), as curl does: "/a/../b" asks for "/b", and
+	// Meta.EffectiveURL says so. Percent-encoded dots ("%2e") are not
+	// dot segments and stay.
+	PathAsIs bool
+
 	// FollowRedirects (-L) follows redirects, only to http, https and
-	// ftp; credentials are never sent to another scheme, host or port. At
+	// ftp; credentials are not sent to another scheme, host or port
+	// (unless LocationTrusted). At
 	// most MaxRedirects are followed: 0 means DefaultMaxRedirects, and
 	// NoRedirects (any negative value) none, so that a redirect is then
 	// ErrTooManyRedirects (curl -L --max-redirs 0). For no limit, use
@@ -172,6 +197,12 @@ type Client struct {
 	// only one gives the other curl's default: 1 byte/s, 30 s.
 	LowSpeedLimit int64
 	LowSpeedTime  time.Duration
+	// MaxTime (curl's --max-time) gives each request at most this long,
+	// its Body included (0: no limit): past it, Do or the Body's Read fails
+	// with ErrTimeout saying what arrived of what ("operation timed out
+	// after 500 milliseconds with 10 out of 100 bytes received"). Closing
+	// the Body ends the clock.
+	MaxTime time.Duration
 
 	// Fetchers builds the Fetchers of these schemes instead of the
 	// registry's Scheme.New (tests; a nil function: no Fetcher).
@@ -257,6 +288,10 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, Redacted(req.URL))
 	}
+	stop := context.CancelFunc(func() {})
+	if c.MaxTime > 0 {
+		ctx, stop = context.WithTimeoutCause(ctx, c.MaxTime, errMaxTime)
+	}
 	var slow *lowSpeed
 	if c.LowSpeedLimit > 0 || c.LowSpeedTime > 0 {
 		ctx, slow = watchLowSpeed(ctx, c.LowSpeedLimit, c.LowSpeedTime)
@@ -269,9 +304,43 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Resource, error) {
 	res, err := c.do(ctx, req, slow)
 	if err != nil {
 		slow.done()
+		if errors.Is(context.Cause(ctx), errMaxTime) {
+			err = maxTimeError(c.MaxTime, 0, -1)
+		}
+		stop()
 		return nil, err
 	}
+	if b, ok := res.Body.(*body); ok {
+		b.maxTime, b.stop = c.MaxTime, stop
+	} else {
+		res.Body = stopOnClose{res.Body, stop}
+	}
 	return res, nil
+}
+
+// stopOnClose ends Client.MaxTime's clock when the body is closed.
+type stopOnClose struct {
+	io.ReadCloser
+	stop context.CancelFunc
+}
+
+func (s stopOnClose) Close() error {
+	err := s.ReadCloser.Close()
+	s.stop()
+	return err
+}
+
+// errMaxTime is the cause of a context ended by Client.MaxTime.
+var errMaxTime = errors.New("Client.MaxTime passed")
+
+// maxTimeError is a request cut by Client.MaxTime after d, in curl's
+// words: got bytes received of size (-1: unknown).
+func maxTimeError(d time.Duration, got, size int64) error {
+	of := ""
+	if size >= 0 {
+		of = fmt.Sprintf(" out of %d", size)
+	}
+	return &Error{Kind: ErrTimeout, Msg: fmt.Sprintf("operation timed out after %d milliseconds with %d%s bytes received", d.Milliseconds(), got, of)}
 }
 
 // pacedBody is a request body paced by LimitRate and counted as progress
@@ -290,7 +359,7 @@ func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) 
 // do is Do after the low-speed watchdog, if any, has started; the Body it
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
-	first := req.URL
+	first := c.dedot(req.URL)
 	cred, err := c.credentials(first, req.Options)
 	if err != nil {
 		return nil, err
@@ -309,8 +378,12 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		r := *req
 		r.URL = cur
 		r.User, r.Password, r.HasPassword = "", "", false
-		if originOf(cur) == origin {
+		r.Bearer, r.Digest, r.OtherOrigin = "", c.Digest, false
+		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
+			r.Bearer = c.Bearer
+		} else {
+			r.OtherOrigin = true
 		}
 		res, err := c.open(ctx, &r)
 		if err != nil {
@@ -322,7 +395,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				res.Location = next.String()
 			}
 			if c.FollowRedirects && res.IsHTTP() && isRedirect(res.Status) {
-				drainClose(res.Body)
+				DrainClose(res.Body)
 				if nerr != nil {
 					return nil, nerr
 				}
@@ -372,6 +445,25 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		res.Redirects = via
 		return c.finish(ctx, &r, res, slow)
 	}
+}
+
+// dedot is u without the dot segments of its path, unless PathAsIs or
+// u's scheme does not speak HTTP (see PathAsIs).
+func (c *Client) dedot(u *urlparse.URL) *urlparse.URL {
+	if c.PathAsIs || !HasCaps(u.Scheme, SpeaksHTTP) {
+		return u
+	}
+	p := urlparse.RemoveDotSegments(u.RawPath)
+	if p == u.RawPath {
+		return u
+	}
+	r := u.Ref
+	r.RawPath = p
+	d, err := urlparse.Parse(r.String())
+	if err != nil {
+		return u
+	}
+	return &d
 }
 
 // redirectBody is req with the body the request after a redirect with
@@ -574,15 +666,16 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	return r, c.config(socks), nil
 }
 
-// maxRedirectDrain is how much of a redirect's own body is read before it
-// is closed: a short one read to its end leaves the connection to carry
-// the next hop (a kept-alive HTTP connection to the same server), as
-// net/http's Client does; a longer one is not worth the wait.
+// maxRedirectDrain is how much of a reply's own body is read before it is
+// closed unused (a redirect's, a 401 answered): a short one read to its
+// end leaves the connection to carry the next request (a kept-alive HTTP
+// connection to the same server), as net/http's Client does; a longer one
+// is not worth the wait.
 const maxRedirectDrain = 4 << 10
 
-// drainClose reads what is left of a redirect's body, up to
-// maxRedirectDrain, and closes it.
-func drainClose(rc io.ReadCloser) {
+// DrainClose reads what is left of a body not used (a redirect's, a 401
+// that a fetcher answers), up to a few KiB, and closes it.
+func DrainClose(rc io.ReadCloser) {
 	io.CopyN(io.Discard, rc, maxRedirectDrain)
 	rc.Close()
 }

@@ -1157,3 +1157,42 @@ func TestFetchersBuiltPerClient(t *testing.T) {
 		t.Errorf("a Client without a user agent built %+v, want DefaultUserAgent", built)
 	}
 }
+
+// ctxReader gives its data, then blocks until ctx ends.
+type ctxReader struct {
+	ctx  context.Context
+	data []byte
+}
+
+func (r *ctxReader) Read(p []byte) (int, error) {
+	if len(r.data) > 0 {
+		n := copy(p, r.data)
+		r.data = r.data[n:]
+		return n, nil
+	}
+	<-r.ctx.Done()
+	return 0, r.ctx.Err()
+}
+
+// MaxTime cuts a body that stalls, saying what arrived of what, and a
+// request that never answers, saying nothing arrived.
+func TestMaxTime(t *testing.T) {
+	stalls := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		if req.URL.Host == "silent" {
+			<-ctx.Done()
+			return nil, fetch.ContextError(ctx)
+		}
+		return &fetch.Resource{Meta: fetch.Meta{Size: 100}, Body: io.NopCloser(&ctxReader{ctx, make([]byte, 10)})}, nil
+	})
+	c := &fetch.Client{MaxTime: 200 * time.Millisecond, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-stall": stalls})}
+	_, b, err := fetchAll(t, c, "x-stall://h/")
+	wantExit(t, "stalled body", err, 28)
+	if len(b) != 10 || err == nil || err.Error() != "operation timed out after 200 milliseconds with 10 out of 100 bytes received" {
+		t.Errorf("got %d bytes, error %v", len(b), err)
+	}
+	_, _, err = fetchAll(t, c, "x-stall://silent/")
+	wantExit(t, "silent server", err, 28)
+	if err == nil || err.Error() != "operation timed out after 200 milliseconds with 0 bytes received" {
+		t.Errorf("silent server: %v", err)
+	}
+}

@@ -38,6 +38,11 @@ func (c *CookieJar) AddText(s string) {
 // and cookies given as text (AddText, curl's -b "NAME=VALUE"), sent after
 // the jar's as curl sends them.
 type CookieJar struct {
+	// NewSession, set before Load, leaves out the session cookies (expiry
+	// 0) of what is loaded, as a new browser session would not have them:
+	// curl's -j/--junk-session-cookies. Cookies received later are kept.
+	NewSession bool
+
 	jar   *cookiejar.Jar
 	fixed []*http.Cookie // AddText's
 
@@ -92,6 +97,8 @@ func (c *CookieJar) Load(r io.Reader) error {
 			if !k.expires.After(c.now()) {
 				continue
 			}
+		} else if c.NewSession {
+			continue
 		}
 		c.store(k)
 	}

@@ -62,3 +62,32 @@ func TestCookieForAnotherDomain(t *testing.T) {
 		t.Errorf("saved:\n%s", s)
 	}
 }
+
+// TestCookieNewSession: with NewSession (curl's -j), the session cookies
+// of a file are not loaded, and so not sent nor saved; those with an
+// expiry are; a session cookie received afterwards is kept.
+func TestCookieNewSession(t *testing.T) {
+	file := "127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\ts\n127.0.0.1\tFALSE\t/\tFALSE\t4102444800\tlasting\tl\n"
+	u, _ := url.Parse("http://127.0.0.1/")
+	for _, ns := range []bool{false, true} {
+		c := fetch.NewCookieJar()
+		c.NewSession = ns
+		if err := c.Load(strings.NewReader(file)); err != nil {
+			t.Fatal(err)
+		}
+		c.SetCookies(u, []*http.Cookie{{Name: "fresh", Value: "f"}})
+		var names []string
+		for _, k := range c.Cookies(u) {
+			names = append(names, k.Name)
+		}
+		var saved strings.Builder
+		c.Save(&saved)
+		want := "session lasting fresh"
+		if ns {
+			want = "lasting fresh"
+		}
+		if got := strings.Join(names, " "); got != want || strings.Contains(saved.String(), "\tsession\t") == ns {
+			t.Errorf("NewSession %v: sends %q, want %q; saves\n%s", ns, got, want, saved.String())
+		}
+	}
+}

@@ -93,8 +93,9 @@
 // NoRedirects: none; ErrTooManyRedirects past that), and only to http,
 // https and ftp URLs: any other target is
 // refused with ErrUnsupported. Credentials — from the URL's userinfo, from
-// Client.User (-u), or from netrc — are sent only to the scheme, host and
-// port of the URL first asked for, never to another after a redirect.
+// Client.User (-u), or from netrc, and Client.Bearer — are sent only to the
+// scheme, host and port of the URL first asked for, not to another after a
+// redirect (Request.OtherOrigin), unless Client.LocationTrusted.
 // Without FollowRedirects, the 3xx reply is the result, with Meta.Location
 // the absolute target. The replies of the redirects followed are kept in
 // Meta.Redirects.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,6 +70,21 @@ type Request struct {
 	User        string
 	Password    string
 	HasPassword bool
+
+	// Bearer is an OAuth 2.0 Bearer token to send instead of User and
+	// Password (http: "Authorization: Bearer TOKEN"); Digest asks for HTTP
+	// Digest authentication with User and Password instead of Basic (the
+	// first request without them, the 401 challenge answered). Other
+	// schemes ignore both. See Client.Bearer and Client.Digest.
+	Bearer string
+	Digest bool
+	// OtherOrigin says a redirect has led the request to another origin
+	// (scheme, host, port) than the first URL's, one not trusted with the
+	// caller's credentials (Client.LocationTrusted): the Client has
+	// left out User, Password and Bearer, and a fetcher leaves out the
+	// credentials the caller put in its options (http: the Authorization
+	// and Cookie lines of OptHeader), as curl does.
+	OtherOrigin bool
 
 	// Proxy is the HTTP proxy (an http:// or https:// URL) chosen for
 	// this request, or nil. Only the http fetcher sees it set: the Client
@@ -184,6 +200,22 @@ type Meta struct {
 	// get here, the first first (Status, Location, Header, …); empty when
 	// none was followed.
 	Redirects []Meta
+	// AuthReplies are the replies to the requests a fetcher sent before
+	// this one to authenticate, first first (HTTP Digest: the 401
+	// challenges answered, the reply to a probe sent without the body);
+	// their bodies were discarded. See Replies.
+	AuthReplies []Meta
+}
+
+// Replies is every reply that led to m, in the order received: each
+// redirect's AuthReplies and the redirect, then m's AuthReplies and m, as
+// curl shows their header blocks (-i, -I) and counts them (size_header).
+func (m *Meta) Replies() []Meta {
+	var all []Meta
+	for _, r := range append(slices.Clip(m.Redirects), *m) {
+		all = append(append(all, r.AuthReplies...), r)
+	}
+	return all
 }
 
 // IsHTTP reports whether m describes an HTTP response (Proto set): an

@@ -158,10 +158,11 @@ func (m *Meta) HTTPVersion() string {
 }
 
 // HeaderSize counts the bytes of the HTTP header blocks received, those
-// of the redirects followed included: status lines, fields, CRLFs.
+// of the redirects followed and of AuthReplies included (Replies): status
+// lines, fields, CRLFs.
 func (m *Meta) HeaderSize() int64 {
 	var n int64
-	for _, r := range append(append([]Meta(nil), m.Redirects...), *m) {
+	for _, r := range m.Replies() {
 		if !r.IsHTTP() {
 			continue
 		}

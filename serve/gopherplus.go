@@ -65,6 +65,11 @@ func (p *page) item(scheme string, a *gopher.Attributes) {
 		switch b.Name {
 		case "INFO":
 			continue
+		case "ASK":
+			if !e.Unparsed {
+				p.askForm(urlparse.GopherPlusURL(scheme, a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", "?"), gopher.ParseAsk(b))
+			}
+			continue
 		case "VIEWS":
 			p.raw("<h3>Views</h3>\n<ul>\n")
 			for _, v := range a.Views() {
@@ -102,4 +107,51 @@ func (p *page) item(scheme string, a *gopher.Attributes) {
 			p.raw("</pre>\n")
 		}
 	}
+}
+
+// askPath is where +ASK forms send their answers.
+const askPath = "/.ask"
+
+// askForm writes a Gopher+ +ASK block as a form: one field "a" per
+// question that takes an answer, in order (what gopher.OptAsk wants),
+// notes as text. The answers go to askPath, which fetches u (the item
+// with the gopher+ string "?") with them.
+func (p *page) askForm(u string, qs []gopher.Question) {
+	p.raw("<h3>Form</h3>\n")
+	p.raw(`<form method="get" action="`)
+	p.text(strings.TrimSuffix(p.search, searchPath) + askPath)
+	p.raw(`"><input type="hidden" name="u" value="`)
+	p.text(u)
+	p.raw("\">\n")
+	for _, q := range qs {
+		p.raw("<p>")
+		switch {
+		case !q.NeedsAnswer():
+			p.text(q.Prompt)
+		case q.Kind == "Choose" && len(q.Choices) > 0:
+			p.raw("<label>")
+			p.text(q.Prompt)
+			p.raw(` <select name="a">`)
+			for _, c := range q.Choices {
+				p.raw(`<option value="`)
+				p.text(c)
+				p.raw(`">`)
+				p.text(c)
+				p.raw("</option>")
+			}
+			p.raw("</select></label>")
+		default:
+			kind := "text"
+			if q.Kind == "AskP" {
+				kind = "password"
+			}
+			p.raw("<label>")
+			p.text(q.Prompt)
+			p.raw(` <input type="` + kind + `" name="a" size="40" value="`)
+			p.text(q.Default)
+			p.raw(`"></label>`)
+		}
+		p.raw("</p>\n")
+	}
+	p.raw("<p><button>Send</button></p></form>\n")
 }

@@ -188,15 +188,41 @@ func schemeOf(u string) (string, bool) {
 	return strings.ToLower(u[:i]), true
 }
 
-// searchForm writes a form that fetches u with search words.
-func (p *page) searchForm(u, label string) {
+// searchForm writes a form that fetches u with search words, words
+// filled in.
+func (p *page) searchForm(u, label, words string) {
 	p.raw(`<form method="get" action="`)
 	p.text(p.search)
 	p.raw(`"><input type="hidden" name="u" value="`)
 	p.text(u)
-	p.raw(`"><input name="q" size="30" aria-label="`)
+	p.raw(`"><input name="q" size="30" value="`)
+	p.text(words)
+	p.raw(`" aria-label="`)
 	p.text(label)
 	p.raw(`"> <button>Search</button></form>`)
+}
+
+// searchFirst writes the search form of a page whose URL takes search
+// words (query.searchable), with the words of this search.
+func (p *page) searchFirst() {
+	if p.q != nil && p.q.searchable != "" {
+		p.raw("<p>")
+		p.searchForm(p.q.searchable, "search words", p.q.search)
+		p.raw("</p>\n")
+	}
+}
+
+// searchPage is the page of a search that cannot be fetched without its
+// words: the form alone.
+func (h *Handler) searchPage(w *logWriter, r *http.Request, q *query) {
+	p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
+	w.WriteHeader(http.StatusOK)
+	if q.head {
+		return
+	}
+	p.start()
+	p.searchFirst()
+	p.end()
 }
 
 // front is the page at "/".
@@ -224,11 +250,12 @@ func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Res
 	err := fetch.Buffered(flusher{w}, res.Body, func(bw io.Writer, body io.Reader) error {
 		p.w = bw
 		p.start()
+		p.searchFirst()
 		return render(p, body)
 	})
 	if err != nil {
 		if fetch.KindOf(err) == fetch.ErrWrite {
-			h.cut(r, err)
+			cut()
 		}
 		p.w = w
 		p.para("error", "the "+what+" ended early: "+fetch.SanitizeLine(err.Error(), 300))
@@ -238,14 +265,19 @@ func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Res
 
 // listing writes a directory-like result as HTML, entry by entry.
 func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Resource, status int) {
+	// The listing's form is its scheme's: the one finally fetched (a
+	// Prospero name may refer to a gopher menu).
 	scheme, _ := schemeOf(q.target)
+	if s, ok := schemeOf(res.EffectiveURL); ok {
+		scheme = s
+	}
 	h.stream(w, r, q, res, status, "listing", func(p *page, body io.Reader) error {
 		if parent := parentOf(scheme, q.target); parent != "" {
 			p.raw(`<p>`)
 			p.link(parent, "↑ parent directory")
 			p.raw("</p>\n")
 		}
-		var rows func(e *fetch.Entry)
+		var rows func(e fetch.Entry)
 		switch scheme {
 		case "gopher", "gophers":
 			p.raw(`<pre class="menu">`)
@@ -268,7 +300,7 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 			if err != nil {
 				return err
 			}
-			rows(&e)
+			rows(e)
 		}
 		return nil
 	})
@@ -317,7 +349,7 @@ var itemLabels = map[byte]string{
 // others as links into the gateway (h URL: links to their target when
 // its scheme is safe; telnet and tn3270 items as session links), search
 // items as forms.
-func (p *page) menuItem(e *fetch.Entry) {
+func (p *page) menuItem(e fetch.Entry) {
 	if e.Unparsed {
 		p.raw(`<span class="t">`)
 		p.text(e.Raw)
@@ -343,7 +375,7 @@ func (p *page) menuItem(e *fetch.Entry) {
 		p.raw(`<span class="t">[ASK]</span> `)
 		p.text(e.Name)
 		p.raw(" ")
-		p.searchForm(e.URL, e.Name)
+		p.searchForm(e.URL, e.Name, "")
 	default:
 		u := e.URL
 		if e.Target != "" {
@@ -365,7 +397,7 @@ func (p *page) menuItem(e *fetch.Entry) {
 }
 
 // fileRow writes one entry of a directory listing.
-func (p *page) fileRow(e *fetch.Entry) {
+func (p *page) fileRow(e fetch.Entry) {
 	if e.Unparsed {
 		p.unparsed(e.Raw, 4)
 		return
@@ -392,7 +424,7 @@ func (p *page) fileRow(e *fetch.Entry) {
 
 // newsRow writes one article of a group's overview, or one group of a
 // group list.
-func (p *page) newsRow(e *fetch.Entry) {
+func (p *page) newsRow(e fetch.Entry) {
 	if e.Unparsed {
 		p.unparsed(e.Raw, 4)
 		return
@@ -424,7 +456,7 @@ func (p *page) newsRow(e *fetch.Entry) {
 }
 
 // hitRow writes one WAIS search hit.
-func (p *page) hitRow(e *fetch.Entry) {
+func (p *page) hitRow(e fetch.Entry) {
 	if e.Unparsed {
 		p.unparsed(e.Raw, 3)
 		return

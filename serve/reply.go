@@ -49,7 +49,7 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 		}
 	}
 	hdr.Set("Content-Security-Policy", docCSP)
-	hdr.Set("Content-Type", contentType(res, r))
+	hdr.Set("Content-Type", contentType(res))
 	if !res.ModTime.IsZero() {
 		hdr.Set("Last-Modified", res.ModTime.UTC().Format(http.TimeFormat))
 	}
@@ -68,7 +68,7 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 		return
 	}
 	if _, err := io.Copy(w, res.Body); err != nil {
-		h.cut(r, err)
+		cut()
 	}
 }
 
@@ -88,7 +88,7 @@ func (h *Handler) partial(w *logWriter, q *query, res *fetch.Resource, rng byteR
 	}
 	n := end - rng.first + 1
 	hdr.Set("Content-Security-Policy", docCSP)
-	hdr.Set("Content-Type", contentType(res, nil))
+	hdr.Set("Content-Type", contentType(res))
 	if !res.ModTime.IsZero() {
 		hdr.Set("Last-Modified", res.ModTime.UTC().Format(http.TimeFormat))
 	}
@@ -96,17 +96,14 @@ func (h *Handler) partial(w *logWriter, q *query, res *fetch.Resource, rng byteR
 	hdr.Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(http.StatusPartialContent)
 	if m, err := io.Copy(w, io.LimitReader(res.Body, n)); err != nil || m < n {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		h.cut(nil, err)
+		cut()
 	}
 }
 
 // cut ends a reply whose body could not be sent whole: the connection is
 // closed without the end of the body, so that the client knows it did not
 // get all of it.
-func (h *Handler) cut(_ *http.Request, _ error) {
+func cut() {
 	panic(http.ErrAbortHandler)
 }
 
@@ -138,7 +135,7 @@ func parseRange(v string) (byteRange, bool) {
 
 // contentType is a document's media type: the protocol's, else the one its
 // file name suggests, else application/octet-stream.
-func contentType(res *fetch.Resource, _ *http.Request) string {
+func contentType(res *fetch.Resource) string {
 	if res.ContentType != "" {
 		return res.ContentType
 	}
@@ -239,8 +236,12 @@ func (h *Handler) logAccess(r *http.Request, w *logWriter, start time.Time) {
 }
 
 // logTarget is a request target for the log: a URL's password (an ftp
-// login given in the URL) masked.
+// login given in the URL) masked, the answers to a form left out.
 func logTarget(uri string) string {
+	if strings.HasPrefix(uri, askPath+"?") {
+		// The answers to a form may hold a password (AskP).
+		return askPath + "?…"
+	}
 	prefix, t := "", uri
 	if strings.HasPrefix(t, "/") {
 		prefix, t = "/", t[1:]

@@ -57,6 +57,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,6 +66,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -246,12 +248,19 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "/"+pathOf(u))
 		w.WriteHeader(http.StatusSeeOther)
 		return
+	case r.URL.Path == askPath:
+		// A Gopher+ +ASK form: the item's URL and the answers.
+		v := r.URL.Query()
+		q.target, q.answers, q.html = v.Get("u"), v["a"], true
+		if q.answers == nil {
+			q.answers = []string{}
+		}
 	case r.URL.Path == searchPath:
 		// A search form (gopher type 7, WAIS): the item's URL and the words.
 		v := r.URL.Query()
 		q.target, q.search, q.html = v.Get("u"), v.Get("q"), true
 	default:
-		q.target, q.html = r.RequestURI[1:], true
+		q.target, q.html = frontTarget(r.RequestURI[1:]), true
 	}
 	h.fetch(w, r, q)
 }
@@ -260,6 +269,20 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // written.
 const writeMargin = 10 * time.Second
 
+// frontTarget is the URL a web-front path names: the path itself
+// (/gopher://host/1/sel), or, when the whole URL was percent-encoded into
+// it (/gopher%3A%2F%2Fhost%2F1%2Fsel, as a form or a script may send it),
+// that URL decoded once.
+func frontTarget(p string) string {
+	i := strings.IndexAny(p, ":/%")
+	if i > 0 && strings.HasPrefix(strings.ToUpper(p[i:]), "%3A") {
+		if d, err := url.PathUnescape(p); err == nil {
+			return d
+		}
+	}
+	return p
+}
+
 // searchPath is where the search forms send their words.
 const searchPath = "/.search"
 
@@ -267,10 +290,17 @@ const searchPath = "/.search"
 type query struct {
 	target string // the URL as asked
 	search string // search words (fetch.OptSearch), "" when none
-	proxy  bool   // asked as a proxy (absolute form), not through the front
-	html   bool   // the client wants listings as HTML
-	local  bool   // the client is on this machine
-	head   bool
+	// answers are the answers to a Gopher+ +ASK form (gopher.OptAsk), in
+	// order; nil when none were given.
+	answers []string
+	proxy   bool // asked as a proxy (absolute form), not through the front
+	html    bool // the client wants listings as HTML
+	// searchable is the URL to search when the target takes search words
+	// (a WAIS database, a gopher type 7 item): its page starts with a
+	// search form.
+	searchable string
+	local      bool // the client is on this machine
+	head       bool
 }
 
 // allowed reports whether a client at ip may use the gateway.
@@ -330,20 +360,12 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 			return
 		}
 	}
-	if q.html && q.search == "" && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
+	if q.html && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
 		if takes, _ := sch.SearchWords(&u); takes {
-			// A search (gopher type 7, a WAIS database) asks for its
-			// words first.
-			p := h.page(w, r, q, fetch.SanitizeLine(q.target, 300))
-			w.WriteHeader(http.StatusOK)
-			if !q.head {
-				p.start()
-				p.raw("<p>")
-				p.searchForm(u.String(), "search words")
-				p.raw("</p>\n")
-				p.end()
-			}
-			return
+			// A search (gopher type 7, a WAIS database): its page starts
+			// with a form for the words (this search's results, with
+			// them).
+			q.searchable = u.String()
 		}
 	}
 	cip, _ := netip.ParseAddrPort(r.RemoteAddr)
@@ -372,6 +394,15 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	if q.search != "" {
 		req.Options[fetch.OptSearch] = q.search
 	}
+	if q.answers != nil {
+		for _, a := range q.answers {
+			if strings.ContainsAny(a, "\r\n") {
+				h.fail(w, r, q, http.StatusBadRequest, "an answer may not hold a line end")
+				return
+			}
+		}
+		req.Options[gopher.OptAsk] = strings.Join(q.answers, "\n")
+	}
 	rng, ranged := parseRange(r.Header.Get("Range"))
 	if ranged && !q.head {
 		req.Offset = rng.first
@@ -390,6 +421,12 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		res.Body.Close()
 		req.Offset, ranged = 0, false
 		res, err = c.Do(ctx, req)
+	}
+	if err != nil && q.searchable != "" && q.search == "" && fetch.KindOf(err) == fetch.ErrMalformed {
+		// It cannot be fetched without words (gopher type 7): the form
+		// alone.
+		h.searchPage(w, r, q)
+		return
 	}
 	if err != nil {
 		h.failErr(w, r, q, err)

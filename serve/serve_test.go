@@ -594,3 +594,99 @@ func closedAddr(t *testing.T) string {
 	ln.Close()
 	return a
 }
+
+// A gopher search item is a form; the words come back as a menu.
+func TestGopherSearch(t *testing.T) {
+	site := &gophertest.Site{Items: map[string]*gophertest.Item{
+		"/find": {Type: '7', Search: func(q string) []string { return []string{"iYou asked for <" + q + ">"} }},
+	}}
+	g := gophertest.Start(t, site)
+	_, srv := gateway(t, Options{})
+	res, body := get(t, srv, "/gopher://"+g.Addr+"/7/find", "")
+	if res.StatusCode != 200 || !strings.Contains(body, `name="u" value="gopher://`+g.Addr+`/7/find"`) || len(g.Requests()) != 0 {
+		t.Errorf("search item: %d, %d requests\n%s", res.StatusCode, len(g.Requests()), body)
+	}
+	_, body = get(t, srv, "/.search?u="+url.QueryEscape("gopher://"+g.Addr+"/7/find")+"&q="+url.QueryEscape("apple <pie>"), "")
+	if !strings.Contains(body, "You asked for &lt;apple &lt;pie&gt;&gt;") || !strings.Contains(body, `<input name="q" size="30" value="apple &lt;pie&gt;"`) {
+		t.Errorf("search result:\n%s", body)
+	}
+	checkPage(t, body, "a")
+}
+
+func TestFrontTarget(t *testing.T) {
+	for in, want := range map[string]string{
+		"gopher://h/1/a%20b":             "gopher://h/1/a%20b",
+		"gopher%3A%2F%2Fh%2F1%2Fa%2520b": "gopher://h/1/a%20b",
+		"news%3acomp.lang.go":            "news:comp.lang.go",
+		"ftp://h/pub/file%3Aname":        "ftp://h/pub/file%3Aname",
+		"h/dir%3A":                       "h/dir%3A",
+	} {
+		if got := frontTarget(in); got != want {
+			t.Errorf("frontTarget(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Many requests at once: the gateway carries out MaxTotal of them, answers
+// the others 503 at once, and none hangs (the stalled ones end at the
+// timeout).
+func TestManyAtOnce(t *testing.T) {
+	g := gophertest.Start(t, gophertest.Stall())
+	_, srv := gateway(t, Options{MaxTotal: 20, MaxPerClient: 1000, MaxPerHost: 1000, Timeout: 5 * time.Second})
+	const n = 300
+	codes := make(chan int, n)
+	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}
+	defer tr.CloseIdleConnections()
+	cl := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	for range n {
+		go func() {
+			res, err := cl.Get(srv.URL + "/gopher://" + g.Addr + "/1/")
+			if err != nil {
+				codes <- 0
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	count := map[int]int{}
+	for range n {
+		count[<-codes]++
+	}
+	if count[http.StatusGatewayTimeout] > 20 || count[http.StatusGatewayTimeout]+count[http.StatusServiceUnavailable] != n {
+		t.Errorf("replies by status: %v", count)
+	}
+	if count[http.StatusServiceUnavailable] < n-20 {
+		t.Errorf("only %d refused at once: %v", count[http.StatusServiceUnavailable], count)
+	}
+}
+
+// A Gopher+ item with a +ASK form shows it as an HTML form; the answers
+// sent back reach the server in order, and stay out of the access log.
+func TestGopherAsk(t *testing.T) {
+	var got []string
+	site := &gophertest.Site{Items: map[string]*gophertest.Item{
+		"/form": {Type: '0', Display: "Order", Ask: []string{"Note: Fill <this> in", "Ask: Name?\tanon", "AskP: Secret?", "Choose: Size?\tsmall\tlarge"},
+			Answer: func(a []string) []byte { got = a; return []byte("thanks\n") }},
+	}}
+	g := gophertest.Start(t, site)
+	var log bytes.Buffer
+	_, srv := gateway(t, Options{AccessLog: &log})
+	_, body := get(t, srv, "/gopher://"+g.Addr+"/0/form%09%09!", "")
+	for _, want := range []string{`action="/.ask"`, `name="u" value="gopher://` + g.Addr + `/0/form%09%09%3F"`, "Fill &lt;this&gt; in",
+		`<input type="text" name="a" size="40" value="anon">`, `<input type="password" name="a"`, `<option value="large">large</option>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("form lacks %s:\n%s", want, body)
+		}
+	}
+	checkPage(t, body, "a", "h2", "h3", "ul", "li", "label", "select", "option")
+	q := url.Values{"u": {"gopher://" + g.Addr + "/0/form%09%09%3F"}, "a": {"Ann", "hunter2", "large"}}
+	res, body := get(t, srv, "/.ask?"+q.Encode(), "")
+	if res.StatusCode != 200 || body != "thanks\n" || strings.Join(got, "|") != "Ann|hunter2|large" {
+		t.Errorf("answers: %d %q, server got %q", res.StatusCode, body, got)
+	}
+	if strings.Contains(log.String(), "hunter2") {
+		t.Errorf("the access log holds an answer:\n%s", log.String())
+	}
+}

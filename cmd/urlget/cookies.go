@@ -10,9 +10,11 @@ import (
 )
 
 // newCookieJar makes the jar from the -b arguments: one with "=" is
-// cookies to send as they are, any other a Netscape cookie file to load.
-func newCookieJar(args []string) (*fetch.CookieJar, error) {
+// cookies to send as they are, any other a Netscape cookie file to load
+// (without its session cookies with newSession: -j).
+func newCookieJar(args []string, newSession bool) (*fetch.CookieJar, error) {
 	c := fetch.NewCookieJar()
+	c.NewSession = newSession
 	for _, a := range args {
 		if strings.Contains(a, "=") {
 			c.AddText(a)

@@ -120,6 +120,7 @@ type fetchOpts struct {
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
+	auth           authOpts      // the HTTP authentication flags (authflags.go)
 	options        fetch.Options // Request.Options they ask for
 }
 
@@ -178,6 +179,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req)
 	addConnFlags(fs, &o.conn)
+	addAuthFlags(fs, &o.auth)
 	addJSONFlag(fs, &o.req)
 	return fs
 }
@@ -468,6 +470,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		Options:         o.options,
 		LowSpeedLimit:   o.speedLimit,
 		LowSpeedTime:    o.speedTime,
+		MaxTime:         o.maxTime,
 	}
 	if o.cacert != "" || o.capath != "" {
 		pool, err := fetch.RootCAs(o.cacert, o.capath)
@@ -479,6 +482,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
+	o.auth.apply(cl)
 	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
 		return nil, err
 	}
@@ -714,18 +718,11 @@ func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
 
 // attempt makes one try at a URL, appending to (or restarting) out.
 func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(error) bool) (err error) {
-	actx := ctx
-	if c.o.maxTime > 0 {
-		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, c.o.maxTime)
-		defer cancel()
-	}
 	// -w reports the last attempt.
 	r.status, r.contentType, r.size = 0, "", 0
-	received, total := int64(0), int64(-1)
 	defer func() {
 		if err != nil {
-			err = c.classify(ctx, actx, err, received, total)
+			err = c.classify(ctx, err)
 		}
 	}()
 
@@ -740,7 +737,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if err := c.shapeRequest(req); err != nil {
 		return err
 	}
-	actx, cl, endSession, err := c.session(actx, u, req, out) // telnet, rlogin, tn3270: interactive.go
+	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
 	}
@@ -765,7 +762,6 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	defer res.Body.Close()
 	r.meta = res.Meta
-	total = res.Size
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what Present makes of it.
 	format := c.listFormat()
@@ -815,7 +811,6 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	body := res.Present(format)
 	defer body.Close()
 	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
-	received = n
 	r.size = n
 	if res.WireBytes != nil {
 		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
@@ -827,21 +822,13 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	return nil
 }
 
-// classify turns any error of an attempt into a typed one: a deadline of
-// --max-time is a timeout (28) saying what arrived of what (total -1:
-// unknown), as curl does; an interrupt is an abort (42).
-func (c *fetchCmd) classify(ctx, actx context.Context, err error, received, total int64) error {
+// classify turns any error of an attempt into a typed one: an interrupt
+// is an abort (42). (--max-time is the Client's MaxTime.)
+func (c *fetchCmd) classify(ctx context.Context, err error) error {
 	var fe *fetch.Error
 	switch {
 	case ctx.Err() != nil:
 		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
-	case actx.Err() == context.DeadlineExceeded:
-		of := ""
-		if total >= 0 {
-			of = fmt.Sprintf(" out of %d", total)
-		}
-		return fetch.NewError(fetch.ErrTimeout, fmt.Sprintf("operation timed out after %d milliseconds with %d%s bytes received",
-			c.o.maxTime.Milliseconds(), received, of), nil)
 	case errors.As(err, &fe):
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -456,9 +455,9 @@ func (o *output) removeTemp() {
 func headText(res *fetch.Resource) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
-		for _, m := range slices.Concat(res.Redirects, []fetch.Meta{res.Meta}) {
+		for _, m := range res.Replies() {
 			fmt.Fprintf(&b, "%s %03d", m.Proto, m.Status)
-			if m.Reason != "" {
+			if m.Reason != "" || m.Proto == "HTTP/2" { // curl's HTTP/2 status line: "HTTP/2 200 "
 				b.WriteString(" " + m.Reason)
 			}
 			b.WriteString("\r\n")

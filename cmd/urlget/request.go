@@ -149,7 +149,7 @@ func (c *fetchCmd) prepareRequest() error {
 		return fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[c.body.hasData])
 	}
 	if len(r.cookies) > 0 || r.cookieJar != "" {
-		j, err := newCookieJar(r.cookies)
+		j, err := newCookieJar(r.cookies, c.o.auth.junkSession)
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,9 @@ type recorder struct {
 	addr string
 	mu   sync.Mutex
 	reqs [][]byte
+	// answer, when set, may answer a request instead: its reply, or "" for
+	// the usual one.
+	answer func(raw []byte) string
 }
 
 func newRecorder(t *testing.T) *recorder {
@@ -77,7 +80,14 @@ func newRecorder(t *testing.T) *recorder {
 		}
 		r.mu.Lock()
 		r.reqs = append(r.reqs, raw.Bytes())
+		answer := r.answer
 		r.mu.Unlock()
+		if answer != nil {
+			if reply := answer(raw.Bytes()); reply != "" {
+				io.WriteString(c, reply)
+				return
+			}
+		}
 		if _, status, ok := strings.Cut(strings.Fields(raw.String())[1], "/to/"); ok {
 			io.WriteString(c, "HTTP/1.1 "+status+" Moved\r\nLocation: /done\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 			return

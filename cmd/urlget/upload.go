@@ -42,11 +42,6 @@ func (c *fetchCmd) upload(ctx context.Context, u *urlparse.URL, r *xferResult) e
 	if cr, ok := src.(closingReader); ok {
 		defer cr.f.Close()
 	}
-	if c.o.maxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.o.maxTime)
-		defer cancel()
-	}
 	appendKey := optionKey("append")
 	app, _ := c.o.options.Bool(appendKey) // checked when the flags were read
 	off, err := c.uploadOffset(ctx, u)

@@ -51,7 +51,7 @@ var woVars = map[string]woVar{
 	"local_ip":           {text: func(r *xferResult) string { ip, _, _ := fetch.AddrPort(r.times.Local); return ip }},
 	"local_port":         woInt(func(r *xferResult) int64 { _, p, _ := fetch.AddrPort(r.times.Local); return int64(p) }),
 	"num_connects":       woInt(func(r *xferResult) int64 { return int64(r.times.Connects) }),
-	"num_redirects":      woInt(func(r *xferResult) int64 { return int64(len(r.meta.Redirects)) }),
+	"num_redirects":      woInt(func(r *xferResult) int64 { return int64(len(r.meta.Replies()) - 1) }), // a Digest exchange's 401s too, as curl
 	"num_headers":        woInt(func(r *xferResult) int64 { return int64(len(r.meta.Header)) }),
 	"redirect_url":       {text: func(r *xferResult) string { return r.meta.RedirectURL() }, json: func(r *xferResult) any { return woNull(r.meta.RedirectURL()) }},
 	"http_version":       {text: func(r *xferResult) string { return r.meta.HTTPVersion() }},

@@ -1,12 +1,13 @@
 // Package http fetches http and https URLs (RFC 1738 §3.3, RFC 9110, RFC
-// 9112) with net/http underneath, and carries any other scheme through an
+// 9112; RFC 9113 on request) with net/http underneath, and carries any other scheme through an
 // HTTP proxy acting as a gateway (RFC 1630). Importing it registers the
 // "http" and "https" schemes with package fetch.
 //
 // The fetcher is transport only. It never follows redirects: a 3xx reply is
 // returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
 // decides. Connections go through the Request's Dialer (connect timeout,
-// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken. A Fetcher
+// SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, HTTP/2
+// when OptVersion asks (a connection of its own for the request). A Fetcher
 // built by New keeps its direct connections (no HTTP proxy) alive between
 // requests, a few idle per host for a minute at most, and reuses them, as
 // net/http's Transport does; CloseIdleConnections (through
@@ -15,8 +16,10 @@
 // closed with the Body (the request does not ask the server to close; curl
 // does not either).
 //
-// Request headers: User-Agent, "Accept: */*", Basic Authorization when the
-// Request carries credentials, and for a resume (Request.Offset > 0)
+// Request headers: User-Agent, "Accept: */*", Authorization when the
+// Request carries credentials (Basic; "Bearer TOKEN" with Request.Bearer;
+// with Request.Digest none at first, then the answer to the server's
+// Digest challenge, RFC 7616: see openDigest), and for a resume (Request.Offset > 0)
 // "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set;
 // If-Modified-Since and If-None-Match from the Request's fields of those
 // names, a 304 reply then being Meta.NotModified with an empty body.
@@ -103,8 +106,18 @@ func New(cfg fetch.Config) fetch.Fetcher {
 const defaultProxyPort = 1080
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
-// the package documentation.
+// the package documentation. With Request.Digest it may send two or three
+// (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
+	if req.Digest && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
+		return f.openDigest(ctx, req)
+	}
+	return f.open(ctx, req, "")
+}
+
+// open sends one request; authz, when set, is its Authorization field.
+func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*fetch.Resource, error) {
 	u := req.URL
 	if err := fetch.CheckURL(u); err != nil {
 		return nil, err
@@ -124,14 +137,22 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 
 	// The pool carries the direct requests; one through an HTTP proxy has
 	// a Transport of its own (its tunnel or proxy is the request's).
-	pooled := f.pool != nil && proxy == nil
+	// A request for HTTP/2 has a connection of its own too (h2Transport).
+	h2 := wantsHTTP2(req, direct, proxy != nil)
+	pooled := f.pool != nil && proxy == nil && !h2
 	var (
 		v  io.Writer
 		d  *dialer
 		tr *nethttp.Transport
+		ht *h2Transport
+		rt interface {
+			nethttp.RoundTripper
+			CloseIdleConnections()
+		}
 	)
 	if pooled {
 		v, tr = f.pool.v, f.pool.tr
+		rt = tr
 	} else {
 		if f.Config.Verbose != nil {
 			// Transport goroutines report the written request and the
@@ -139,8 +160,14 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 			// orders them.
 			v = &fetch.SyncWriter{W: f.Config.Verbose}
 		}
-		d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
-		tr = newTransport(d)
+		if h2 {
+			ht = newH2Transport(ctx, &f.Config, v)
+			rt = ht
+		} else {
+			d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
+			tr = newTransport(d)
+			rt = tr
+		}
 	}
 	method := method(req)
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
@@ -165,7 +192,15 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 				d.tunnel = proxy
 			}
 		}
-		if req.User != "" || req.HasPassword {
+		switch {
+		case authz != "":
+			h.Set("Authorization", authz)
+		case req.Bearer != "":
+			if strings.ContainsAny(req.Bearer, "\r\n\x00") {
+				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Bearer token refused: it holds a CR, LF or NUL"}
+			}
+			h.Set("Authorization", "Bearer "+req.Bearer)
+		case (req.User != "" || req.HasPassword) && !req.Digest:
 			hreq.SetBasicAuth(req.User, req.Password)
 		}
 	} else {
@@ -224,18 +259,23 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	}}
 	if v != nil {
 		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo)
-		trace.WroteHeaders = func() { v.Write(head) }
+		trace.WroteHeaders = func() {
+			if ht != nil && ht.speaksHTTP2() {
+				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)
+			}
+			v.Write(head)
+		}
 	}
 	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, trace))
 
-	resp, err := tr.RoundTrip(hreq)
+	resp, err := rt.RoundTrip(hreq)
 	if err != nil {
 		if !pooled {
 			// A connection dialled but not yet handed over sits idle.
 			if c != nil {
 				c.Close()
 			}
-			tr.CloseIdleConnections()
+			rt.CloseIdleConnections()
 		}
 		return nil, roundTripError(ctx, err, direct && proxy != nil)
 	}
@@ -247,7 +287,13 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if !pooled {
 		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	}
-	head, err := rec.head(resp.StatusCode)
+	speaks2 := ht != nil && ht.speaksHTTP2()
+	var head *wireHead
+	if speaks2 {
+		head, err = rec.head2(resp.StatusCode)
+	} else {
+		head, err = rec.head(resp.StatusCode)
+	}
 	if err != nil {
 		resp.Body.Close()
 		return nil, err
@@ -256,7 +302,7 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		writeHead(v, head)
 	}
 	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
-	if res != nil {
+	if res != nil && !speaks2 { // HTTP/2 frames are no request record
 		res.Request = rec.request()
 	}
 	return res, err

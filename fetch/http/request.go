@@ -17,7 +17,8 @@ const (
 	// OptHeader holds extra request header lines, one a line, as curl's
 	// -H: "Name: value" adds the field or replaces the one urlget would
 	// send (Host, User-Agent, Accept, ...); "Name:" removes it; "Name;"
-	// sends the field with an empty value.
+	// sends the field with an empty value. Authorization and Cookie lines
+	// are left out of a request to another origin (Request.OtherOrigin).
 	OptHeader = "http-header"
 	// OptMethod is the request method (-X); default GET, HEAD with
 	// Request.Head, POST when the Request has a Body.
@@ -30,6 +31,13 @@ const (
 	// request into a GET, and OptHeader lines replace them. No flag sets
 	// it: the CLI does, for -d, -F and -T.
 	OptBodyHeader = fetch.OptBodyHeader
+	// OptVersion is the HTTP version to speak, set by curl's flags:
+	// "1.1" (--http1.1, the default); "2" (--http2): HTTP/2 with an https
+	// server that chooses it by ALPN, else HTTP/1.1 (an http URL stays
+	// HTTP/1.1: there is no h2c upgrade); "2-prior"
+	// (--http2-prior-knowledge): HTTP/2 at once on an http URL (h2c), as
+	// "2" on https. A request through an HTTP proxy speaks HTTP/1.1.
+	OptVersion = "http-version"
 )
 
 var httpSchemes = []string{"http", "https"}
@@ -44,6 +52,12 @@ func init() {
 				Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
 			{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
 				Help: "send URL as the Referer", Schemes: httpSchemes},
+			{Key: OptVersion, Flag: "http1.1", Kind: fetch.Bool, Set: version11, Schemes: httpSchemes,
+				Help: "speak HTTP/1.1 (the default)"},
+			{Key: OptVersion, Flag: "http2", Kind: fetch.Bool, Set: version2, Schemes: httpSchemes,
+				Help: "speak HTTP/2 with an https server that offers it (ALPN), else HTTP/1.1"},
+			{Key: OptVersion, Flag: "http2-prior-knowledge", Kind: fetch.Bool, Set: version2Prior, Schemes: httpSchemes,
+				Help: "speak HTTP/2 at once, without asking (http://: h2c)"},
 		},
 		Examples: []fetch.Example{
 			{Args: "-o page.html https://example.org/", Help: "save a page"},
@@ -108,11 +122,23 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 	}
 	for _, line := range req.Options.Strings(OptHeader) {
+		if req.OtherOrigin && credentialLine(line) {
+			continue
+		}
 		if err := addHeader(hreq, line); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// credentialLine reports whether an OptHeader line sets Authorization or
+// Cookie, which curl sends only to the first URL's origin.
+func credentialLine(line string) bool {
+	name, _, _ := strings.Cut(line, ":")
+	name, _, _ = strings.Cut(name, ";")
+	name = strings.TrimSpace(name)
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
 }
 
 // expectTimeout is how long a request with "Expect: 100-continue" waits

@@ -1,0 +1,268 @@
+package http
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// maxStale bounds the requests sent again after a 401 that says the nonce
+// was stale (RFC 7616 §3.3 stale=true): a server that calls every nonce
+// stale does not keep the client asking.
+const maxStale = 3
+
+// openDigest is Open with HTTP Digest authentication (RFC 7616), as curl's
+// --digest does it: the first request goes without credentials (with a
+// body, as a probe with "Content-Length: 0"); a 401 whose first Digest
+// challenge can be answered (algorithm MD5, SHA-256 or SHA-512-256, each
+// also "-sess"; qop "auth", or none) is answered with the request again,
+// nc 00000001 and a fresh cnonce; a 401 to that answer is the result,
+// unless it says stale=true, when the new nonce is answered. A probe
+// answered 2xx is sent again with its body, without credentials. Any other
+// reply is the result.
+func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	first := req
+	if req.Body != nil {
+		probe := *req
+		probe.Body, probe.BodySize, probe.GetBody = strings.NewReader(""), 0, nil
+		probe.Options = noExpect(req.Options)
+		first = &probe
+	}
+	var asked []fetch.Meta
+	next := func(res *fetch.Resource, authz string) (*fetch.Resource, error) {
+		fetch.DrainClose(res.Body)
+		asked = append(asked, res.Meta)
+		return f.open(ctx, req, authz)
+	}
+	res, err := f.open(ctx, first, "")
+	if err != nil {
+		return nil, err
+	}
+	if res.Status/100 == 2 && first != req {
+		res, err = next(res, "")
+	}
+	for stale := 0; err == nil && res.Status == 401; stale++ {
+		ch, ok := digestChallenge(res.Header)
+		if !ok || stale > 0 && !ch.stale || stale > maxStale {
+			break
+		}
+		authz, aerr := ch.answer(req.User, req.Password, method(req), requestTarget(req), newCnonce())
+		if aerr != nil {
+			break // curl: "Authentication problem. Ignoring this."
+		}
+		res, err = next(res, authz)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.AuthReplies = asked
+	return res, nil
+}
+
+// requestTarget is the request-target of a direct request, the Digest uri.
+func requestTarget(req *fetch.Request) string {
+	u := req.URL
+	t := u.RawPath
+	if t == "" {
+		t = "/"
+	}
+	if u.HasQuery {
+		t += "?" + u.RawQuery
+	}
+	return t
+}
+
+// newCnonce is a client nonce: 16 random bytes, base64.
+func newCnonce() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// challenge is a Digest challenge's parameters (RFC 7616 §3.3).
+type challenge struct {
+	realm, nonce, opaque, algorithm string
+	qop                             string // "auth", "auth-int" or "" (none offered)
+	stale, userhash                 bool
+}
+
+// digestChallenge finds the first Digest challenge among the
+// WWW-Authenticate fields, as curl takes the first.
+func digestChallenge(h fetch.Header) (challenge, bool) {
+	for _, v := range h.Values("WWW-Authenticate") {
+		v = strings.TrimSpace(v)
+		scheme, rest := v, ""
+		if i := strings.IndexAny(v, " \t\r\n"); i >= 0 {
+			scheme, rest = v[:i], v[i:]
+		}
+		if !strings.EqualFold(scheme, "Digest") {
+			continue
+		}
+		var c challenge
+		for k, val := range authParams(rest) {
+			switch k {
+			case "realm":
+				c.realm = val
+			case "nonce":
+				c.nonce = val
+			case "opaque":
+				c.opaque = val
+			case "algorithm":
+				c.algorithm = val
+			case "stale":
+				c.stale = strings.EqualFold(val, "true")
+			case "userhash":
+				c.userhash = strings.EqualFold(val, "true")
+			case "qop":
+				for q := range strings.SplitSeq(val, ",") {
+					switch q = strings.TrimSpace(q); {
+					case strings.EqualFold(q, "auth"):
+						c.qop = "auth"
+					case strings.EqualFold(q, "auth-int") && c.qop == "":
+						c.qop = "auth-int"
+					}
+				}
+			}
+		}
+		return c, c.nonce != ""
+	}
+	return challenge{}, false
+}
+
+// authParams yields the name=value pairs of an auth-param list (RFC 9110
+// §11.2), names in lower case, quoted strings unquoted.
+func authParams(s string) func(yield func(k, v string) bool) {
+	return func(yield func(k, v string) bool) {
+		for {
+			s = strings.TrimLeft(s, " \t\r\n,")
+			eq := strings.IndexByte(s, '=')
+			if eq <= 0 {
+				return
+			}
+			k := strings.ToLower(strings.TrimSpace(s[:eq]))
+			s = strings.TrimLeft(s[eq+1:], " \t\r\n")
+			var v strings.Builder
+			if strings.HasPrefix(s, `"`) {
+				i := 1
+				for ; i < len(s) && s[i] != '"'; i++ {
+					if s[i] == '\\' && i+1 < len(s) {
+						i++
+					}
+					v.WriteByte(s[i])
+				}
+				s = s[min(i+1, len(s)):]
+			} else {
+				end := strings.IndexByte(s, ',')
+				if end < 0 {
+					end = len(s)
+				}
+				v.WriteString(strings.TrimSpace(s[:end]))
+				s = s[end:]
+			}
+			if !yield(k, v.String()) {
+				return
+			}
+		}
+	}
+}
+
+// digestHash is the hash function of an algorithm name, and whether it is
+// a "-sess" variant.
+func digestHash(alg string) (func() hash.Hash, bool, error) {
+	name, sess := strings.CutSuffix(strings.ToUpper(alg), "-SESS")
+	switch name {
+	case "", "MD5":
+		return md5.New, sess, nil
+	case "SHA-256":
+		return sha256.New, sess, nil
+	case "SHA-512-256":
+		return sha512.New512_256, sess, nil
+	}
+	return nil, false, fmt.Errorf("digest algorithm %q not supported", alg)
+}
+
+// answer is the Authorization field value answering c for user and
+// password, a request with method to uri (RFC 7616 §3.4), with nc
+// 00000001: each request starts afresh, as curl's transfers do. Its
+// parameters are in curl's order.
+func (c challenge) answer(user, password, method, uri, cnonce string) (string, error) {
+	newHash, sess, err := digestHash(c.algorithm)
+	if err != nil {
+		return "", err
+	}
+	if c.qop == "auth-int" && method != "GET" && method != "HEAD" {
+		// H(entity-body) would need the body before it is sent.
+		return "", fmt.Errorf("digest qop auth-int with a body is not supported")
+	}
+	h := func(parts ...string) string {
+		d := newHash()
+		io.WriteString(d, strings.Join(parts, ":"))
+		return hex.EncodeToString(d.Sum(nil))
+	}
+	const nc = "00000001"
+	ha1 := h(user, c.realm, password)
+	if sess {
+		ha1 = h(ha1, c.nonce, cnonce)
+	}
+	ha2 := h(method, uri)
+	if c.qop == "auth-int" {
+		ha2 = h(method, uri, h(""))
+	}
+	name := user
+	if c.userhash {
+		name = h(user, c.realm)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `Digest username="%s", realm="%s", nonce="%s", uri="%s", `, quote(name), c.realm, c.nonce, uri)
+	if c.qop != "" {
+		fmt.Fprintf(&b, `cnonce="%s", nc=%s, qop=%s, response="%s"`, cnonce, nc, c.qop, h(ha1, c.nonce, nc, cnonce, c.qop, ha2))
+	} else {
+		fmt.Fprintf(&b, `response="%s"`, h(ha1, c.nonce, ha2))
+	}
+	if c.opaque != "" {
+		fmt.Fprintf(&b, `, opaque="%s"`, c.opaque)
+	}
+	if c.algorithm != "" {
+		fmt.Fprintf(&b, ", algorithm=%s", c.algorithm)
+	}
+	if c.userhash {
+		b.WriteString(", userhash=true")
+	}
+	if strings.ContainsAny(b.String(), "\r\n\x00") {
+		return "", fmt.Errorf("digest challenge or user name holds a CR, LF or NUL")
+	}
+	return b.String(), nil
+}
+
+// quote escapes '"' and '\' for a quoted-string.
+func quote(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+}
+
+// noExpect is opts without the Expect lines of OptBodyHeader: a probe has
+// no body to wait for.
+func noExpect(opts fetch.Options) fetch.Options {
+	lines := opts.Strings(OptBodyHeader)
+	kept := slices.DeleteFunc(slices.Clone(lines), func(l string) bool {
+		name, _, _ := strings.Cut(l, ":")
+		return strings.EqualFold(strings.TrimSpace(name), "Expect")
+	})
+	if len(kept) == len(lines) {
+		return opts
+	}
+	o := maps.Clone(opts)
+	o[OptBodyHeader] = strings.Join(kept, "\n")
+	return o
+}
