@@ -142,6 +142,18 @@ type Entry struct {
 	URL      string    // absolute URL of the entry, when it has one
 	Raw      string    // the line as received
 	Unparsed bool      // the line could not be parsed: only Raw is set
+
+	// What some schemes tell beside the name, for a program that shows
+	// the entry (urlget serve): the gopher item type ('0', '1', 'i', …; 0
+	// elsewhere) and Gopher+ flag ('+', or '?' for an item with a +ASK
+	// form; 0 when none); a title the name does not give (a news
+	// article's subject, a news group's description); an article's
+	// author; a search hit's score (WAIS; 0 when none).
+	ItemType byte
+	Plus     byte
+	Title    string
+	Author   string
+	Score    int64
 }
 
 // Meta is what is known about a resource before its body is read.

@@ -61,13 +61,16 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 	p(".B urlget mirror")
 	p(`[\fIoptions\fR] \fIURL\fR \fIDIR\fR`)
 	p(".br")
+	p(".B urlget serve")
+	p(`[\fIoptions\fR]`)
+	p(".br")
 	p(".B urlget help")
-	p(`[\fISCHEME\fR|url|mirror]`)
+	p(`[\fISCHEME\fR|url|mirror|serve]`)
 	p(".SH DESCRIPTION")
 	_, body, _ := strings.Cut(helpHead, "\n\n")
 	p("%s", roff(strings.TrimSpace(body)))
 	p(".PP")
-	p("%s", roff("urlget url parses, resolves and normalizes URLs without touching the network; urlget mirror copies an ftp or gopher archive into a directory and keeps it in step (see urlget mirror --help)."))
+	p("%s", roff("urlget url parses, resolves and normalizes URLs without touching the network; urlget mirror copies an ftp or gopher archive into a directory and keeps it in step (see urlget mirror --help); urlget serve shows every scheme to web browsers and HTTP proxy clients (see urlget serve --help)."))
 	flag := func(f *pflag.Flag) {
 		p(".TP")
 		names := `\fB\-\-` + roff(f.Name) + `\fR`
@@ -90,6 +93,13 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 	p(`.SH "MIRROR OPTIONS"`)
 	p("%s", roff("urlget mirror [options] URL DIR copies an ftp or gopher archive into DIR and keeps it in step. Its options:"))
 	newMirrorFlags(env{stderr: io.Discard}, &mirrorOpts{}).VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			flag(f)
+		}
+	})
+	p(`.SH "SERVE OPTIONS"`)
+	p("%s", roff("urlget serve [options] is a web gateway to every scheme urlget fetches: a page with an address field for browsers, and an RFC 1630 proxy for HTTP clients (see urlget serve --help). Its options:"))
+	newServeFlags(env{stderr: io.Discard}, &serveOpts{}).VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden {
 			flag(f)
 		}
@@ -182,7 +192,7 @@ func completionFlags(fs *pflag.FlagSet) []completionFlag {
 }
 
 // completionCommand is one command's flags: the fetch command's ("") or a
-// subcommand's (url, mirror).
+// subcommand's (url, mirror, serve).
 type completionCommand struct {
 	name  string
 	flags []completionFlag
@@ -194,6 +204,7 @@ func completionCommands(fs *pflag.FlagSet) []completionCommand {
 		{"", completionFlags(fs)},
 		{"url", completionFlags(urlFS)},
 		{"mirror", completionFlags(newMirrorFlags(env{stderr: io.Discard}, &mirrorOpts{}))},
+		{"serve", completionFlags(newServeFlags(env{stderr: io.Discard}, &serveOpts{}))},
 	}
 }
 
@@ -217,7 +228,7 @@ func writeBashCompletion(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "# bash completion for urlget, "+completionHeader+"\n", "bash")
 	fmt.Fprintf(w, "_urlget() {\n")
 	fmt.Fprintf(w, "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=fetch flags\n")
-	fmt.Fprintf(w, "    case ${COMP_WORDS[1]} in url|mirror) cmd=${COMP_WORDS[1]} ;; esac\n")
+	fmt.Fprintf(w, "    case ${COMP_WORDS[1]} in url|mirror|serve) cmd=${COMP_WORDS[1]} ;; esac\n")
 	fmt.Fprintf(w, "    case $cmd:$prev in\n")
 	var flagLists []string
 	for _, c := range completionCommands(fs) {
@@ -261,7 +272,7 @@ func writeBashCompletion(w io.Writer, fs *pflag.FlagSet) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "        fetch:help) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", "url mirror "+strings.Join(knownHelpSchemes(), " "))
+	fmt.Fprintf(w, "        fetch:help) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", "url mirror serve "+strings.Join(knownHelpSchemes(), " "))
 	fmt.Fprintf(w, "    esac\n")
 	fmt.Fprintf(w, "    case $cmd in\n%s    esac\n", strings.Join(flagLists, ""))
 	fmt.Fprintf(w, `    if [[ $cur == -* ]]; then
@@ -269,13 +280,13 @@ func writeBashCompletion(w io.Writer, fs *pflag.FlagSet) {
         return
     fi
     local words=%q
-    [[ $COMP_CWORD -eq 1 ]] && words="url mirror help $words"
+    [[ $COMP_CWORD -eq 1 ]] && words="url mirror serve help $words"
     if [[ -n $cur ]]; then
         # the start of a URL: its scheme, with no space after it
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${#COMPREPLY[@]} -gt 0 && ${COMPREPLY[0]} == *: || ${COMPREPLY[0]} == *:// ]] && compopt -o nospace 2>/dev/null
     elif [[ $COMP_CWORD -eq 1 ]]; then
-        COMPREPLY=($(compgen -W "url mirror help" -- "$cur"))
+        COMPREPLY=($(compgen -W "url mirror serve help" -- "$cur"))
     fi
 }
 complete -o default -o bashdefault -F _urlget urlget
@@ -295,7 +306,7 @@ func writeZshCompletion(w io.Writer, fs *pflag.FlagSet) {
 	cmds := completionCommands(fs)
 	slices.Reverse(cmds) // the subcommands' cases before the catch-all
 	for _, c := range cmds {
-		name, rest := c.name, "'1: :(url mirror help)' '*:URL:_urlget_url'"
+		name, rest := c.name, "'1: :(url mirror serve help)' '*:URL:_urlget_url'"
 		if name == "" {
 			name = "*"
 		} else {
@@ -304,7 +315,7 @@ func writeZshCompletion(w io.Writer, fs *pflag.FlagSet) {
 			rest = "'*:URL:_urlget_url'"
 		}
 		if c.name == "" {
-			fmt.Fprintf(w, "    %s)\n        if [[ $words[CURRENT-1] == help ]]; then compadd -- url mirror %s; return; fi\n", name, strings.Join(knownHelpSchemes(), " "))
+			fmt.Fprintf(w, "    %s)\n        if [[ $words[CURRENT-1] == help ]]; then compadd -- url mirror serve %s; return; fi\n", name, strings.Join(knownHelpSchemes(), " "))
 		}
 		fmt.Fprintf(w, "        _arguments -s -S \\\n")
 		for _, cf := range c.flags {
@@ -344,12 +355,12 @@ func fishQuote(s string) string {
 
 func writeFishCompletion(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "# fish completion for urlget, "+completionHeader+"\n", "fish")
-	fmt.Fprintf(w, "complete -c urlget -n __fish_use_subcommand -a 'url mirror help'\n")
-	fmt.Fprintf(w, "complete -c urlget -n '__fish_seen_subcommand_from help' -x -a %s\n", fishQuote("url mirror "+strings.Join(knownHelpSchemes(), " ")))
+	fmt.Fprintf(w, "complete -c urlget -n __fish_use_subcommand -a 'url mirror serve help'\n")
+	fmt.Fprintf(w, "complete -c urlget -n '__fish_seen_subcommand_from help' -x -a %s\n", fishQuote("url mirror serve "+strings.Join(knownHelpSchemes(), " ")))
 	// The start of a URL: its scheme (fish adds no space after ":" or "/").
 	fmt.Fprintf(w, "complete -c urlget -n 'not __fish_seen_subcommand_from help' -a %s\n", fishQuote(strings.Join(schemeStarts(), " ")))
 	for _, c := range completionCommands(fs) {
-		cond := "not __fish_seen_subcommand_from url mirror"
+		cond := "not __fish_seen_subcommand_from url mirror serve"
 		if c.name != "" {
 			cond = "__fish_seen_subcommand_from " + c.name
 		}

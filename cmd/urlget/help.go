@@ -19,7 +19,8 @@ import (
 const helpHead = `usage: urlget [options] URL...           fetch each URL (to stdout, or -o/-O files)
        urlget url [options] URL...       parse, resolve, normalize URLs (no network)
        urlget mirror [options] URL DIR   mirror an ftp or gopher archive into DIR
-       urlget help [SCHEME|url|mirror]   this help; a scheme's options and examples
+       urlget serve [options]            a web gateway to every scheme (127.0.0.1:7070)
+       urlget help [SCHEME|url|mirror|serve]  this help; a scheme's options and examples
 
 Fetch each URL and write it to stdout, or to the files named by -o/-O.
 Options have curl's names and meaning (--json DATA posts JSON, as curl's;
@@ -199,9 +200,11 @@ func runHelp(e env, topic string) int {
 		return runURL(env{args: []string{"--help"}, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
 	case "mirror":
 		return runMirror(env{args: []string{"--help"}, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
+	case "serve":
+		return runServe(env{args: []string{"--help"}, stdin: e.stdin, stdout: e.stdout, stderr: e.stderr})
 	}
 	if writeSchemeHelp(e.stdout, fs, topic) {
 		return 0
 	}
-	return fail(e, fetchExitUsage, "help: no scheme or command %q (schemes: %s; commands: url, mirror)", topic, strings.Join(knownHelpSchemes(), " "))
+	return fail(e, fetchExitUsage, "help: no scheme or command %q (schemes: %s; commands: url, mirror, serve)", topic, strings.Join(knownHelpSchemes(), " "))
 }

@@ -45,6 +45,9 @@ func run(e env) int {
 		case "mirror":
 			e.args = e.args[1:]
 			return runMirror(e)
+		case "serve":
+			e.args = e.args[1:]
+			return runServe(e)
 		case "help":
 			topic := ""
 			if len(e.args) > 1 {

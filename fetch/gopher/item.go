@@ -292,20 +292,24 @@ func EntryType(t byte) fetch.EntryType {
 
 // Entry converts the item to a fetch.Entry: Name is the display string,
 // URL the item's URL with the given scheme ("gopher" or "gophers"; "" means
-// "gopher"), Target the URL of an "h" URL: link, Raw the line.
+// "gopher"), Target the URL of an "h" URL: link or the session URL of a
+// telnet or tn3270 item (SessionURL), ItemType and Plus the item type and
+// Gopher+ flag, Raw the line.
 func (it Item) Entry(scheme string) fetch.Entry {
 	if scheme == "" {
 		scheme = "gopher"
 	}
-	e := fetch.Entry{Name: it.Display, Type: EntryType(it.Type), Size: -1, Raw: it.Raw, Unparsed: it.Unparsed}
+	e := fetch.Entry{Name: it.Display, Type: EntryType(it.Type), Size: -1, Raw: it.Raw, Unparsed: it.Unparsed, ItemType: it.Type, Plus: it.Plus}
 	if it.Unparsed {
-		e.Name = ""
+		e.Name, e.ItemType, e.Plus = "", 0, 0
 		e.Type = fetch.EntryUnknown
 		return e
 	}
 	e.URL = it.URLWithScheme(scheme)
 	if u, ok := it.HURL(); ok {
 		e.Type = fetch.EntryLink
+		e.Target = u
+	} else if u, ok := it.SessionURL(); ok {
 		e.Target = u
 	}
 	return e

@@ -97,13 +97,15 @@ func TestItemEntry(t *testing.T) {
 		scheme string
 		want   fetch.Entry
 	}{
-		{"0Hello\t/hello.txt\th\t70\t+", "", fetch.Entry{Name: "Hello", Type: fetch.EntryFile, Size: -1, URL: "gopher://h/0/hello.txt", Raw: "0Hello\t/hello.txt\th\t70\t+"}},
-		{"1Docs\t/docs\th\t7070", "gophers", fetch.Entry{Name: "Docs", Type: fetch.EntryDir, Size: -1, URL: "gophers://h:7070/1/docs", Raw: "1Docs\t/docs\th\t7070"}},
-		{"7Find\t/s\th\t70", "", fetch.Entry{Name: "Find", Type: fetch.EntryOther, Size: -1, URL: "gopher://h/7/s", Raw: "7Find\t/s\th\t70"}},
-		{"iText\t\tnull.host\t1", "", fetch.Entry{Name: "Text", Type: fetch.EntryOther, Size: -1, Raw: "iText\t\tnull.host\t1"}},
+		{"0Hello\t/hello.txt\th\t70\t+", "", fetch.Entry{Name: "Hello", Type: fetch.EntryFile, Size: -1, URL: "gopher://h/0/hello.txt", Raw: "0Hello\t/hello.txt\th\t70\t+", ItemType: '0', Plus: '+'}},
+		{"1Docs\t/docs\th\t7070", "gophers", fetch.Entry{Name: "Docs", Type: fetch.EntryDir, Size: -1, URL: "gophers://h:7070/1/docs", Raw: "1Docs\t/docs\th\t7070", ItemType: '1'}},
+		{"7Find\t/s\th\t70", "", fetch.Entry{Name: "Find", Type: fetch.EntryOther, Size: -1, URL: "gopher://h/7/s", Raw: "7Find\t/s\th\t70", ItemType: '7'}},
+		{"iText\t\tnull.host\t1", "", fetch.Entry{Name: "Text", Type: fetch.EntryOther, Size: -1, Raw: "iText\t\tnull.host\t1", ItemType: 'i'}},
 		{"hWeb\tURL:https://example.com/a b\th\t70", "", fetch.Entry{Name: "Web", Type: fetch.EntryLink, Size: -1,
-			URL: "gopher://h/hURL:https://example.com/a%20b", Target: "https://example.com/a b", Raw: "hWeb\tURL:https://example.com/a b\th\t70"}},
-		{"9Bin\t/b.bin\th\t70", "", fetch.Entry{Name: "Bin", Type: fetch.EntryFile, Size: -1, URL: "gopher://h/9/b.bin", Raw: "9Bin\t/b.bin\th\t70"}},
+			URL: "gopher://h/hURL:https://example.com/a%20b", Target: "https://example.com/a b", Raw: "hWeb\tURL:https://example.com/a b\th\t70", ItemType: 'h'}},
+		{"9Bin\t/b.bin\th\t70", "", fetch.Entry{Name: "Bin", Type: fetch.EntryFile, Size: -1, URL: "gopher://h/9/b.bin", Raw: "9Bin\t/b.bin\th\t70", ItemType: '9'}},
+		{"8Login\tguest\th\t23", "", fetch.Entry{Name: "Login", Type: fetch.EntryOther, Size: -1, URL: "gopher://h:23/8guest", Target: "telnet://guest@h/",
+			Raw: "8Login\tguest\th\t23", ItemType: '8'}},
 		{"0broken", "", fetch.Entry{Type: fetch.EntryUnknown, Size: -1, Raw: "0broken", Unparsed: true}},
 	}
 	for _, c := range cases {

@@ -73,14 +73,15 @@ func ParseGroupLine(line []byte) (GroupEntry, error) {
 func entryOf(line []byte) fetch.Entry {
 	raw := strings.TrimRight(string(line), "\r\n")
 	if a, err := ParseArticleLine(line); err == nil {
-		e := fetch.Entry{Name: strconv.FormatInt(a.Number, 10), Type: fetch.EntryFile, Size: -1, URL: a.URL, Raw: raw}
+		e := fetch.Entry{Name: strconv.FormatInt(a.Number, 10), Type: fetch.EntryFile, Size: -1, URL: a.URL, Raw: raw,
+			Title: a.Subject, Author: a.Author}
 		if t, err := time.Parse(time.RFC3339, a.Date); err == nil {
 			e.ModTime = t
 		}
 		return e
 	}
 	if g, err := ParseGroupLine(line); err == nil {
-		return fetch.Entry{Name: g.Name, Type: fetch.EntryDir, Size: -1, URL: g.URL, Raw: raw}
+		return fetch.Entry{Name: g.Name, Type: fetch.EntryDir, Size: -1, URL: g.URL, Raw: raw, Title: g.Description}
 	}
 	return fetch.Entry{Raw: raw, Unparsed: true, Size: -1}
 }

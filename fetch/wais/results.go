@@ -191,7 +191,7 @@ func Listing(line []byte) fetch.Entry {
 			return fetch.Entry{Raw: string(line), Unparsed: true, Size: -1}
 		}
 	}
-	return fetch.Entry{Name: name, Type: t, Size: h.Length, URL: h.URL, Raw: string(line)}
+	return fetch.Entry{Name: name, Type: t, Size: h.Length, URL: h.URL, Raw: string(line), Score: h.Score}
 }
 
 // hitName is the file name of a hit's document URL (Fetcher.FileName),

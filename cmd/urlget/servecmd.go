@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/serve"
+)
+
+// Exit statuses of the serve command.
+const (
+	serveExitListen = 1 // the address cannot be listened on
+	serveExitUsage  = 2
+)
+
+const serveUsage = `usage: urlget serve [options]
+
+Serve every scheme urlget fetches to web browsers and HTTP clients, on one
+listener (default 127.0.0.1:%d):
+  - a web front: http://127.0.0.1:%d/ is a page with an address field, and
+    /URL (e.g. /gopher://host/1/sel, the URL percent-encoded where it must
+    be) shows gopher menus, ftp listings, news groups and articles, WAIS
+    results and Prospero directories as HTML whose links stay in the
+    gateway; documents stream through, with HEAD and Range;
+  - an RFC 1630 proxy gateway: "GET gopher://host/1/ HTTP/1.1" as lynx's
+    gopher_proxy=, curl -x (ftp) and urlget -x send it. A client whose
+    Accept puts text/html first gets the HTML, any other the bytes exactly
+    as 'urlget --raw URL' gives them. CONNECT is refused (405).
+
+Safe by default: only this machine is served unless --listen names another
+address and --allow-from says which clients may come; for a client that is
+not on this machine, targets that resolve to loopback, private, link-local,
+multicast or unspecified addresses are refused (checked on the address
+dialled) unless --allow-private; file: URLs only below --allow-file DIR;
+mailto, telnet, rlogin and tn3270 are shown as links, never carried out;
+pages run no script (Content-Security-Policy); the web front answers only
+to IP addresses, localhost and --allow-host names (no DNS rebinding of the
+gateway itself), and refuses what another site's page asks for. One line per request in
+Common Log Format goes to standard output (--access-log).
+
+Options:
+%s
+
+Examples:
+  urlget serve                      then open http://127.0.0.1:%d/
+  lynx -dump gopher://gopher.floodgap.com/1/   with gopher_proxy=http://127.0.0.1:%d/
+  urlget -x http://127.0.0.1:%d gopher://gopher.floodgap.com/1/
+  urlget serve --listen 0.0.0.0:8070 --allow-from 192.168.1.0/24
+
+SIGINT or SIGTERM stops it: requests in flight are given --grace seconds to
+finish, then cut. Exit status: 0 after such a stop; 2 for a usage error; 1
+when the address cannot be listened on.
+`
+
+// serveOpts holds the serve command line.
+type serveOpts struct {
+	listen         string
+	allowFrom      []string
+	allowPrivate   bool
+	allowFile      string
+	allowHosts     []string
+	maxPerClient   int
+	maxPerHost     int
+	maxTotal       int
+	timeout        string
+	connectTimeout string
+	grace          string
+	accessLog      string
+	verbose        bool
+	insecure       bool
+	userAgent      string
+	help           bool
+}
+
+func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("urlget serve", pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(serve.DefaultPort), "listen on `ADDR` (host:port; another host than loopback needs --allow-from)")
+	fs.StringArrayVar(&o.allowFrom, "allow-from", nil, "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
+	fs.BoolVar(&o.allowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
+	fs.StringVar(&o.allowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
+	fs.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
+	fs.IntVar(&o.maxPerClient, "max-per-client", serve.DefaultMaxPerClient, "at most `N` requests at once from one client address")
+	fs.IntVar(&o.maxPerHost, "max-per-host", serve.DefaultMaxPerHost, "at most `N` requests at once to one upstream host and port")
+	fs.IntVar(&o.maxTotal, "max-total", serve.DefaultMaxTotal, "at most `N` requests at once in all")
+	fs.StringVar(&o.timeout, "timeout", "", "give each request at most `SECONDS`, transfer included (default "+strconv.Itoa(int(serve.DefaultTimeout/time.Second))+")")
+	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each upstream connection attempt at most `SECONDS` (default 30)")
+	fs.StringVar(&o.grace, "grace", "", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")
+	fs.StringVar(&o.accessLog, "access-log", "-", "write the access log (Common Log Format) to `FILE` (appended; -: standard output; empty: none)")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show every upstream protocol exchange on standard error (passwords masked)")
+	fs.BoolVarP(&o.insecure, "insecure", "k", false, "https, gophers, nntps: do not verify upstream TLS certificates")
+	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` upstream as the user agent")
+	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
+	return fs
+}
+
+func runServe(e env) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runServeWith(ctx, e, nil)
+}
+
+// runServeWith is runServe with a context (done: shut down) and a function
+// told the address listened on (tests).
+func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
+	o := &serveOpts{}
+	fs := newServeFlags(e, o)
+	if err := fs.Parse(e.args); err != nil {
+		if !errors.Is(err, pflag.ErrHelp) {
+			return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", err)
+		}
+		o.help = true
+	}
+	if o.help {
+		p := serve.DefaultPort
+		fmt.Fprintf(e.stdout, serveUsage, p, p, strings.TrimRight(newServeFlags(e, &serveOpts{}).FlagUsages(), "\n"), p, p, p)
+		return 0
+	}
+	if fs.NArg() > 0 {
+		return fail(e, serveExitUsage, "serve: takes no arguments, got %q (try 'urlget serve --help')", fs.Arg(0))
+	}
+	opt, grace, cleanup, err := o.options(e)
+	if err != nil {
+		return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", err)
+	}
+	defer cleanup()
+	cl := &fetch.Client{Insecure: o.insecure, UserAgent: o.userAgent, ConnectTimeout: 30 * time.Second}
+	setClientFlags(cl, "", "", 0)
+	if o.connectTimeout != "" {
+		if cl.ConnectTimeout, err = parseSeconds(o.connectTimeout); err != nil {
+			return fail(e, serveExitUsage, "serve: --connect-timeout: %v", err)
+		}
+	}
+	if o.verbose {
+		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
+	}
+	h, err := serve.New(cl, opt)
+	if err != nil {
+		return fail(e, serveExitUsage, "%v", err)
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fail(e, serveExitListen, "serve: cannot listen on %s: %v", o.listen, fetch.NetCause(err))
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	fmt.Fprintf(e.stderr, "urlget serve: listening on http://%s/\n", ln.Addr())
+	if listening != nil {
+		listening(ln.Addr().String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fail(e, serveExitListen, "serve: %v", fetch.NetCause(err))
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(e.stderr, "urlget serve: requests still running after %s: cut\n", grace)
+		srv.Close()
+	}
+	h.CloseIdleConnections()
+	return 0
+}
+
+// options turns the command line into serve.Options, the grace period and
+// a function that closes the access log.
+func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error) {
+	none := func() {}
+	opt := serve.Options{AllowPrivate: o.allowPrivate, AllowFile: o.allowFile, AllowHosts: o.allowHosts,
+		MaxPerClient: o.maxPerClient, MaxPerHost: o.maxPerHost, MaxTotal: o.maxTotal}
+	host, _, err := net.SplitHostPort(o.listen)
+	if err != nil {
+		return opt, 0, none, fmt.Errorf("--listen: want host:port, not %q", o.listen)
+	}
+	opt.AllowFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	for _, list := range o.allowFrom {
+		for _, s := range strings.Split(list, ",") {
+			s = strings.TrimSpace(s)
+			p, err := netip.ParsePrefix(s)
+			if err != nil {
+				a, aerr := netip.ParseAddr(s)
+				if aerr != nil {
+					return opt, 0, none, fmt.Errorf("--allow-from: want an address or CIDR block (192.168.1.0/24), not %q", s)
+				}
+				p = netip.PrefixFrom(a, a.BitLen())
+			}
+			opt.AllowFrom = append(opt.AllowFrom, p.Masked())
+		}
+	}
+	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && !strings.EqualFold(host, "localhost") && len(o.allowFrom) == 0 {
+		return opt, 0, none, fmt.Errorf("--listen %s may serve other machines: say which clients may come with --allow-from CIDR", o.listen)
+	}
+	switch {
+	case o.maxPerClient < 1, o.maxPerHost < 1, o.maxTotal < 1:
+		return opt, 0, none, errors.New("--max-per-client, --max-per-host, --max-total: want at least 1")
+	}
+	if o.timeout != "" {
+		if opt.Timeout, err = parseSeconds(o.timeout); err != nil {
+			return opt, 0, none, fmt.Errorf("--timeout: %v", err)
+		}
+	}
+	grace := 10 * time.Second
+	if o.grace != "" {
+		if grace, err = parseSeconds(o.grace); err != nil {
+			return opt, 0, none, fmt.Errorf("--grace: %v", err)
+		}
+	}
+	switch o.accessLog {
+	case "":
+	case "-":
+		opt.AccessLog = e.stdout
+	default:
+		f, err := os.OpenFile(o.accessLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return opt, 0, none, fmt.Errorf("--access-log: cannot open %s: %v", o.accessLog, fetch.NetCause(err))
+		}
+		opt.AccessLog = f
+		return opt, grace, func() { f.Close() }, nil
+	}
+	return opt, grace, none, nil
+}

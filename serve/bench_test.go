@@ -1,0 +1,146 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/gopher"
+	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// BenchmarkMenu fetches a 10,000-item gopher menu through the gateway: as
+// HTML (the web front, a browser's request) and raw (a proxy client's,
+// urlget -x), for the cost of rendering beside the cost of carrying.
+func BenchmarkMenu(b *testing.B) {
+	menu := gophertest.ArchiveMenu(10000)
+	g := gophertest.Start(b, gophertest.Bytes(menu))
+	h, err := New(nil, Options{Resolver: newStub(nil), MaxPerHost: 1 << 20, MaxPerClient: 1 << 20, MaxTotal: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	target := "gopher://" + g.Addr + "/1/"
+	b.Run("html", func(b *testing.B) {
+		b.SetBytes(int64(len(menu)))
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := http.Get(srv.URL + "/" + target)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	})
+	b.Run("raw", func(b *testing.B) {
+		proxy, err := urlparse.Parse(srv.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &fetch.Client{Proxy: &proxy}
+		b.SetBytes(int64(len(menu)))
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := c.Open(context.Background(), target)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	})
+}
+
+// discardWriter is a ResponseWriter that keeps nothing.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header {
+	if d.h == nil {
+		d.h = http.Header{}
+	}
+	return d.h
+}
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkRenderMenu is the HTML rendering of a 10,000-item menu alone,
+// with no network: the gopher fetcher's Listing and the page, against a
+// copy of the same bytes (raw).
+func BenchmarkRenderMenu(b *testing.B) {
+	menu := gophertest.ArchiveMenu(10000)
+	h, err := New(nil, Options{Resolver: newStub(nil)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	listing := func(line []byte) fetch.Entry {
+		it, _ := gopher.ParseItem(line)
+		return it.Entry("gopher")
+	}
+	r := httptest.NewRequest("GET", "/gopher://h/1/", nil)
+	b.Run("html", func(b *testing.B) {
+		b.SetBytes(int64(len(menu)))
+		b.ReportAllocs()
+		for b.Loop() {
+			res := &fetch.Resource{Body: io.NopCloser(bytes.NewReader(menu)), Listing: listing}
+			h.listing(&logWriter{ResponseWriter: &discardWriter{}}, r, &query{target: "gopher://h/1/", html: true}, res, 200)
+		}
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.SetBytes(int64(len(menu)))
+		b.ReportAllocs()
+		for b.Loop() {
+			io.Copy(&discardWriter{}, io.NopCloser(bytes.NewReader(menu)))
+		}
+	})
+}
+
+// BenchmarkDocument fetches a 16 MiB gopher binary through the gateway (a
+// proxy client) and directly, for the cost of carrying a document.
+func BenchmarkDocument(b *testing.B) {
+	data := fetchtest.Pattern(16 << 20)
+	g := gophertest.Start(b, gophertest.Bytes(data))
+	h, err := New(nil, Options{Resolver: newStub(nil), MaxPerHost: 1 << 20, MaxPerClient: 1 << 20, MaxTotal: 1 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	proxy, err := urlparse.Parse(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	target := "gopher://" + g.Addr + "/9/file"
+	for _, c := range []struct {
+		name string
+		cl   *fetch.Client
+	}{{"gateway", &fetch.Client{Proxy: &proxy}}, {"direct", &fetch.Client{NoProxy: "*"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				res, err := c.cl.Open(context.Background(), target)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, err := io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if err != nil || n != int64(len(data)) {
+					b.Fatalf("%d bytes, %v", n, err)
+				}
+			}
+		})
+	}
+}

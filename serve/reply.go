@@ -1,0 +1,283 @@
+package serve
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// docCSP is the Content-Security-Policy of a document passed through: an
+// HTML page from a server runs no script, submits no form and is an origin
+// of its own (sandbox), whatever it holds.
+const docCSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'; sandbox"
+
+// reply writes a fetched resource: a listing or an article as HTML when
+// the client wants HTML, otherwise the bytes with what is known of them.
+func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource) {
+	hdr := w.Header()
+	status := http.StatusOK
+	if res.IsHTTP() && res.Status != 0 {
+		status = res.Status
+	}
+	if res.Location != "" && status/100 == 3 {
+		loc := res.Location
+		if !q.proxy {
+			loc = "/" + pathOf(loc)
+		}
+		hdr.Set("Location", loc)
+	}
+	if q.html {
+		switch {
+		case isAttributes(u):
+			h.attributes(w, r, q, u, res, status)
+			return
+		case res.Listing != nil:
+			h.listing(w, r, q, res, status)
+			return
+		case strings.HasPrefix(res.ContentType, "message/rfc822"):
+			h.article(w, r, q, u, res, status)
+			return
+		}
+	}
+	hdr.Set("Content-Security-Policy", docCSP)
+	hdr.Set("Content-Type", contentType(res))
+	if !res.ModTime.IsZero() {
+		hdr.Set("Last-Modified", res.ModTime.UTC().Format(http.TimeFormat))
+	}
+	if res.IsHTTP() {
+		for _, k := range []string{"ETag", "Cache-Control", "Expires", "Content-Language", "Content-Encoding"} {
+			if v := res.Header.Get(k); v != "" {
+				hdr.Set(k, v)
+			}
+		}
+	}
+	if res.Size >= 0 {
+		hdr.Set("Content-Length", strconv.FormatInt(res.Size, 10))
+	}
+	w.WriteHeader(status)
+	if q.head {
+		return
+	}
+	if _, err := copyBody(w, res.Body); err != nil {
+		cut()
+	}
+}
+
+// copyBuffers are the buffers documents are copied through: one 64 KiB
+// buffer a transfer, taken back when it ends (io.Copy would let the body's
+// WriteTo allocate 256 KiB for each), so that the memory of many
+// transfers at once stays small.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// copyBody copies a document's body to the client through a pooled
+// buffer.
+func copyBody(w io.Writer, body io.Reader) (int64, error) {
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	return io.CopyBuffer(w, struct{ io.Reader }{body}, *buf)
+}
+
+// partial answers a Range request the upstream resumed (206): res starts at
+// rng.first, and its length is known.
+func (h *Handler) partial(w *logWriter, q *query, res *fetch.Resource, rng byteRange) {
+	hdr := w.Header()
+	total := res.Offset + res.Size
+	if rng.first >= total {
+		hdr.Set("Content-Range", "bytes */"+strconv.FormatInt(total, 10))
+		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+		return
+	}
+	end := total - 1
+	if rng.last >= 0 && rng.last < end {
+		end = rng.last
+	}
+	n := end - rng.first + 1
+	hdr.Set("Content-Security-Policy", docCSP)
+	hdr.Set("Content-Type", contentType(res))
+	if !res.ModTime.IsZero() {
+		hdr.Set("Last-Modified", res.ModTime.UTC().Format(http.TimeFormat))
+	}
+	hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", rng.first, end, total))
+	hdr.Set("Content-Length", strconv.FormatInt(n, 10))
+	w.WriteHeader(http.StatusPartialContent)
+	if m, err := copyBody(w, io.LimitReader(res.Body, n)); err != nil || m < n {
+		cut()
+	}
+}
+
+// cut ends a reply whose body could not be sent whole: the connection is
+// closed without the end of the body, so that the client knows it did not
+// get all of it.
+func cut() {
+	panic(http.ErrAbortHandler)
+}
+
+// byteRange is a Range request's single byte range: first, and last (-1:
+// to the end).
+type byteRange struct{ first, last int64 }
+
+// parseRange reads a Range field of one byte range with a first byte
+// ("bytes=N-" or "bytes=N-M"); any other (several ranges, a suffix range)
+// is not carried out: the whole resource is sent, as servers may.
+func parseRange(v string) (byteRange, bool) {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(v), "bytes=")
+	if !ok || strings.Contains(spec, ",") {
+		return byteRange{}, false
+	}
+	a, b, ok := strings.Cut(strings.TrimSpace(spec), "-")
+	first, err := strconv.ParseInt(a, 10, 64)
+	if !ok || err != nil || first < 0 {
+		return byteRange{}, false
+	}
+	last := int64(-1)
+	if b != "" {
+		if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
+			return byteRange{}, false
+		}
+	}
+	return byteRange{first, last}, first > 0 || last >= 0
+}
+
+// contentType is a document's media type: the protocol's, else the one its
+// file name suggests, else application/octet-stream.
+func contentType(res *fetch.Resource) string {
+	if res.ContentType != "" {
+		return res.ContentType
+	}
+	if u, err := urlparse.Parse(res.EffectiveURL); err == nil {
+		name := u.Path
+		if u.Scheme == "ftp" {
+			name = u.FTP.Name
+		}
+		if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+			return t
+		}
+	}
+	return "application/octet-stream"
+}
+
+// failErr answers a fetch error with the status that says it best.
+func (h *Handler) failErr(w *logWriter, r *http.Request, q *query, err error) {
+	status := http.StatusBadGateway
+	switch fetch.KindOf(err) {
+	case fetch.ErrMalformed, fetch.ErrOptionSyntax:
+		status = http.StatusBadRequest
+	case fetch.ErrUnsupported:
+		status = http.StatusNotImplemented
+	case fetch.ErrAccessDenied, fetch.ErrLoginDenied:
+		status = http.StatusForbidden
+	case fetch.ErrNotFound, fetch.ErrRetrFailed:
+		status = http.StatusNotFound
+	case fetch.ErrTimeout:
+		status = http.StatusGatewayTimeout
+	case fetch.ErrResume:
+		status = http.StatusRequestedRangeNotSatisfiable
+	}
+	h.fail(w, r, q, status, err.Error())
+}
+
+// fail answers with an error: a page for a browser, one line of text for
+// any other client.
+func (h *Handler) fail(w *logWriter, r *http.Request, q *query, status int, msg string) {
+	msg = fetch.SanitizeLine(msg, 500)
+	if q != nil && !q.html {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", docCSP)
+		w.WriteHeader(status)
+		io.WriteString(w, "urlget serve: "+msg+"\n")
+		return
+	}
+	p := h.page(w, r, q, http.StatusText(status))
+	w.WriteHeader(status)
+	p.start()
+	p.para("error", msg)
+	p.end()
+}
+
+// logWriter is the ResponseWriter, counting what is written for the
+// access log.
+type logWriter struct {
+	http.ResponseWriter
+	status  int
+	bytes   int64
+	written bool
+}
+
+func (w *logWriter) WriteHeader(status int) {
+	if !w.written {
+		w.status, w.written = status, true
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.written = true
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap is the ResponseWriter underneath (http.ResponseController).
+func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush sends what is buffered to the client.
+func (w *logWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// logAccess writes one line in Common Log Format.
+func (h *Handler) logAccess(r *http.Request, w *logWriter, start time.Time) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	line := fmt.Sprintf("%s - - [%s] \"%s %s %s\" %d %d\n", host, start.Format("02/Jan/2006:15:04:05 -0700"),
+		logEscape(r.Method), logEscape(logTarget(r.RequestURI)), logEscape(r.Proto), w.status, w.bytes)
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	io.WriteString(h.opt.AccessLog, line)
+}
+
+// logTarget is a request target for the log: a URL's password (an ftp
+// login given in the URL) masked, the answers to a form left out.
+func logTarget(uri string) string {
+	if strings.HasPrefix(uri, askPath+"?") {
+		// The answers to a form may hold a password (AskP).
+		return askPath + "?…"
+	}
+	prefix, t := "", uri
+	if strings.HasPrefix(t, "/") {
+		prefix, t = "/", t[1:]
+	}
+	if u, err := urlparse.Parse(t); err == nil && u.HasPassword {
+		return prefix + u.Redacted()
+	}
+	return uri
+}
+
+// logEscape writes s for a log line: quotes, backslashes and bytes that
+// are not printable ASCII as \xHH.
+func logEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,503 @@
+// Package serve is urlget's web gateway: an http.Handler that fetches any
+// URL the fetch package can open and shows it to a web browser as HTML, or
+// hands its bytes to an HTTP client that asks for them as from a proxy.
+//
+// It serves two ways on one listener:
+//
+//   - a web front: "/" is a page with an address field (a plain GET form,
+//     no script); "/<URL>" (for example /gopher://host/1/sel, the URL
+//     percent-encoded where it must be) fetches URL and shows gopher menus,
+//     ftp and file directory listings, news group lists and articles, WAIS
+//     results and Prospero directories as HTML whose links stay in the
+//     gateway, rendered entry by entry as the listing arrives; documents
+//     stream through with their Content-Type, Content-Length and
+//     Last-Modified, HEAD, and Range carried out as the protocol's resume
+//     (Request.Offset);
+//   - an RFC 1630 proxy gateway: an absolute-form request ("GET
+//     gopher://host/1/ HTTP/1.1", as lynx's gopher_proxy, curl -x for ftp
+//     and urlget -x send) gets the HTML when the client's Accept puts
+//     text/html first, else the bytes exactly as a direct retrieval without
+//     rendering gives them (urlget --raw). CONNECT is refused (405): the
+//     gateway never tunnels.
+//
+// # Safety
+//
+// A gateway fetches what its clients name, so it is careful by default:
+// only clients in Options.AllowFrom are served (default: loopback); for a
+// client that is not on this machine, targets whose address is loopback,
+// private, link-local, multicast or unspecified are refused unless
+// Options.AllowPrivate, checked on the address actually dialled (so a name
+// that resolves first to a public address, then to 127.0.0.1, gains
+// nothing); file URLs only below Options.AllowFile; mailto, telnet, rlogin
+// and tn3270 are never carried out, only shown as links (a referral, a
+// Prospero LOCAL method, obeys the same rules). The web front answers only
+// to IP addresses, localhost and Options.AllowHosts, so that another
+// site's name pointed at the gateway's address gets nothing, and refuses
+// what a browser asks for another site's page (Sec-Fetch-Site). Every byte
+// from a server is escaped, only links of safe schemes are made, and every
+// page is sent with a Content-Security-Policy that allows no script at
+// all. Concurrency is bounded per client, per upstream host and in total,
+// every request and its reply by Options.Timeout.
+//
+// A Go program serves the gateway as a server's Handler:
+//
+//	h, err := serve.New(&fetch.Client{}, serve.Options{})
+//	if err != nil { ... }
+//	http.ListenAndServe("127.0.0.1:7070", h)
+//
+// It must see request targets as sent: behind an http.ServeMux, which
+// cleans "/gopher://host/" to "/gopher:/host/" and answers absolute-form
+// requests itself, it cannot work.
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/gopher"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// DefaultPort is the port the urlget serve command listens on when not told
+// otherwise (127.0.0.1:7070).
+const DefaultPort = 7070
+
+// Defaults of the Options limits left at zero.
+const (
+	DefaultMaxPerClient = 16
+	DefaultMaxPerHost   = 8
+	DefaultMaxTotal     = 256
+	DefaultTimeout      = 10 * time.Minute
+)
+
+// Options shape a Handler. The zero Options serve loopback clients only,
+// with the default limits.
+type Options struct {
+	// AllowFrom are the client addresses served; others get 403. Empty:
+	// loopback only (127.0.0.0/8, ::1).
+	AllowFrom []netip.Prefix
+	// AllowPrivate lets clients that are not on this machine reach
+	// loopback, private, link-local, multicast and unspecified addresses.
+	// A client on this machine (loopback) always may.
+	AllowPrivate bool
+	// AllowFile is the directory whose files and subdirectories file URLs
+	// may show; "" refuses file URLs.
+	AllowFile string
+
+	// MaxPerClient, MaxPerHost and MaxTotal bound the requests being
+	// carried out at once: from one client address, to one upstream
+	// host:port, and in all. A request over a limit is answered 503 at
+	// once. 0: the Default values.
+	MaxPerClient, MaxPerHost, MaxTotal int
+	// Timeout bounds each request from start to the last byte (0:
+	// DefaultTimeout).
+	Timeout time.Duration
+
+	// AllowHosts are the host names the web front answers to besides
+	// IP addresses and "localhost" (the Host of a request in origin form,
+	// /URL). A page of another site whose name an attacker points at the
+	// gateway's address (DNS rebinding) is refused: its Host is not one of
+	// these.
+	AllowHosts []string
+
+	// AccessLog, when set, receives one line per request in Common Log
+	// Format.
+	AccessLog io.Writer
+
+	// Resolver, when set, resolves the host names of targets instead of
+	// the system's resolver (net.DefaultResolver): tests give a stub, a
+	// program its own DNS. Every address it returns is checked as it is
+	// dialled.
+	Resolver Resolver
+}
+
+// A Resolver gives a host name's addresses; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Handler is the gateway, an http.Handler.
+type Handler struct {
+	opt Options
+	// local fetches for clients on this machine; remote for the others,
+	// through a dialer that refuses private addresses (unless
+	// AllowPrivate).
+	local, remote *fetch.Client
+	lim           *limits
+	logMu         sync.Mutex
+}
+
+// New returns the gateway fetching with a copy of c: c itself is not
+// changed, and its Dialer (nil: a net.Dialer) is wrapped so that the
+// addresses dialled are checked. The copy drops c's credentials (User,
+// Password, Netrc) and cookie jar: what a client asks for is fetched with
+// that client's URL alone. An Options value that makes no sense
+// (AllowFile not a directory) is an error.
+func New(c *fetch.Client, o Options) (*Handler, error) {
+	if c == nil {
+		c = &fetch.Client{}
+	}
+	if o.MaxPerClient <= 0 {
+		o.MaxPerClient = DefaultMaxPerClient
+	}
+	if o.MaxPerHost <= 0 {
+		o.MaxPerHost = DefaultMaxPerHost
+	}
+	if o.MaxTotal <= 0 {
+		o.MaxTotal = DefaultMaxTotal
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	if len(o.AllowFrom) == 0 {
+		o.AllowFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	}
+	if o.AllowFile != "" {
+		dir, err := checkDir(o.AllowFile)
+		if err != nil {
+			return nil, err
+		}
+		o.AllowFile = dir
+	}
+	h := &Handler{opt: o, lim: newLimits(o)}
+	h.local = h.client(c, true)
+	h.remote = h.client(c, o.AllowPrivate)
+	return h, nil
+}
+
+// CloseIdleConnections ends the upstream connections kept between requests.
+func (h *Handler) CloseIdleConnections() {
+	h.local.CloseIdleConnections()
+	h.remote.CloseIdleConnections()
+}
+
+// ServeHTTP answers one request: the front page, a URL shown through the
+// web front (/URL), an absolute-form proxy request, or a refusal.
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &logWriter{ResponseWriter: rw, status: http.StatusOK}
+	if h.opt.AccessLog != nil {
+		start := time.Now()
+		defer func() { h.logAccess(r, w, start) }()
+	}
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	client, _ := netip.ParseAddrPort(r.RemoteAddr)
+	cip := client.Addr().Unmap()
+	if !h.allowed(cip) {
+		h.fail(w, r, nil, http.StatusForbidden, "your address may not use this gateway")
+		return
+	}
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		// A browser fetching for a page of another site (an image, a
+		// form): the gateway is not a service for other sites' pages.
+		h.fail(w, r, nil, http.StatusForbidden, "the gateway answers no request made by another site's page")
+		return
+	}
+	if r.Method == http.MethodConnect {
+		hdr.Set("Allow", "GET, HEAD")
+		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway does not tunnel (CONNECT): ask it for the URL itself (GET gopher://host/1/ HTTP/1.1)")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hdr.Set("Allow", "GET, HEAD")
+		h.fail(w, r, nil, http.StatusMethodNotAllowed, "this gateway answers GET and HEAD only")
+		return
+	}
+	q := &query{local: cip.IsLoopback(), head: r.Method == http.MethodHead}
+	if strings.HasPrefix(r.RequestURI, "/") && !h.hostAllowed(r.Host) {
+		h.fail(w, r, nil, http.StatusMisdirectedRequest, "the gateway does not answer to the name "+r.Host+" (see --allow-host)")
+		return
+	}
+	switch {
+	case !strings.HasPrefix(r.RequestURI, "/"):
+		// RFC 1630: "GET gopher://host/1/ HTTP/1.1" to a gateway.
+		q.target, q.proxy = r.RequestURI, true
+		q.html = acceptsHTML(r.Header.Get("Accept"))
+	case r.URL.Path == "/" && r.URL.RawQuery == "":
+		h.front(w, r)
+		return
+	case r.URL.Path == "/":
+		// The front page's form: /?u=URL.
+		u := strings.TrimSpace(r.URL.Query().Get("u"))
+		if u == "" {
+			h.front(w, r)
+			return
+		}
+		if g, err := fetch.GuessURL(u); err == nil {
+			// Typed as into a browser, perhaps without a scheme: curl's
+			// guess (gopher.example.org is gopher, ftp.example.org ftp).
+			u = g.String()
+		}
+		// Not http.Redirect: it would clean "//" out of the path.
+		w.Header().Set("Location", "/"+pathOf(u))
+		w.WriteHeader(http.StatusSeeOther)
+		return
+	case r.URL.Path == askPath:
+		// A Gopher+ +ASK form: the item's URL and the answers.
+		v := r.URL.Query()
+		q.target, q.answers, q.html = v.Get("u"), v["a"], true
+		if q.answers == nil {
+			q.answers = []string{}
+		}
+	case r.URL.Path == searchPath:
+		// A search form (gopher type 7, WAIS): the item's URL and the words.
+		v := r.URL.Query()
+		q.target, q.search, q.html = v.Get("u"), v.Get("q"), true
+	default:
+		q.target, q.html = frontTarget(r.RequestURI[1:]), true
+	}
+	h.fetch(w, r, q)
+}
+
+// writeMargin is how long past Options.Timeout a reply may still be
+// written.
+const writeMargin = 10 * time.Second
+
+// frontTarget is the URL a web-front path names: the path itself
+// (/gopher://host/1/sel), or, when the whole URL was percent-encoded into
+// it (/gopher%3A%2F%2Fhost%2F1%2Fsel, as a form or a script may send it),
+// that URL decoded once.
+func frontTarget(p string) string {
+	i := strings.IndexAny(p, ":/%")
+	if i > 0 && strings.HasPrefix(strings.ToUpper(p[i:]), "%3A") {
+		if d, err := url.PathUnescape(p); err == nil {
+			return d
+		}
+	}
+	return p
+}
+
+// searchPath is where the search forms send their words.
+const searchPath = "/.search"
+
+// query is one retrieval asked of the gateway.
+type query struct {
+	target string // the URL as asked
+	search string // search words (fetch.OptSearch), "" when none
+	// answers are the answers to a Gopher+ +ASK form (gopher.OptAsk), in
+	// order; nil when none were given.
+	answers []string
+	proxy   bool // asked as a proxy (absolute form), not through the front
+	html    bool // the client wants listings as HTML
+	// searchable is the URL to search when the target takes search words
+	// (a WAIS database, a gopher type 7 item): its page starts with a
+	// search form.
+	searchable string
+	local      bool // the client is on this machine
+	head       bool
+}
+
+// allowed reports whether a client at ip may use the gateway.
+func (h *Handler) allowed(ip netip.Addr) bool {
+	for _, p := range h.opt.AllowFrom {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostAllowed reports whether the web front answers to host (a request's
+// Host: an IP address, localhost or one of Options.AllowHosts, with any
+// port).
+func (h *Handler) hostAllowed(host string) bool {
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if _, err := netip.ParseAddr(host); err == nil || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	for _, a := range h.opt.AllowHosts {
+		if strings.EqualFold(host, strings.TrimSuffix(a, ".")) {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsHTML reports whether an Accept field puts text/html first.
+func acceptsHTML(accept string) bool {
+	first, _, _ := strings.Cut(accept, ",")
+	first, _, _ = strings.Cut(first, ";")
+	return strings.EqualFold(strings.TrimSpace(first), "text/html")
+}
+
+// fetch carries out q and writes the reply.
+func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
+	u, err := fetch.GuessURL(q.target)
+	if err != nil || u.Scheme == "" {
+		h.fail(w, r, q, http.StatusBadRequest, "not a URL the gateway can fetch: "+q.target)
+		return
+	}
+	sch, ok := fetch.LookupScheme(u.Scheme)
+	switch {
+	case !ok:
+		h.fail(w, r, q, http.StatusNotImplemented, "the gateway does not know the scheme "+u.Scheme+":")
+		return
+	case !gatewayed(u.Scheme):
+		h.fail(w, r, q, http.StatusForbidden, "the gateway does not carry out "+u.Scheme+": URLs; open it with a program of your own: "+u.String())
+		return
+	case sch.Caps.Has(fetch.Local):
+		if msg := h.fileAllowed(&u); msg != "" {
+			h.fail(w, r, q, http.StatusForbidden, msg)
+			return
+		}
+	}
+	if q.html && sch.Caps.Has(fetch.Search) && sch.SearchWords != nil {
+		if takes, _ := sch.SearchWords(&u); takes {
+			// A search (gopher type 7, a WAIS database): its page starts
+			// with a form for the words (this search's results, with
+			// them).
+			q.searchable = u.String()
+		}
+	}
+	cip, _ := netip.ParseAddrPort(r.RemoteAddr)
+	port := u.Port
+	if port < 0 {
+		port = sch.Port
+	}
+	upstream := u.Scheme + "://" + net.JoinHostPort(u.Host, strconv.Itoa(port))
+	if msg := h.lim.acquire(cip.Addr().String(), upstream); msg != "" {
+		w.Header().Set("Retry-After", "5")
+		h.fail(w, r, q, http.StatusServiceUnavailable, msg)
+		return
+	}
+	defer h.lim.release(cip.Addr().String(), upstream)
+
+	ctx, cancel := context.WithTimeout(r.Context(), h.opt.Timeout)
+	defer cancel()
+	// The reply too is bounded: a client that stops reading does not hold
+	// the request much past Timeout (the margin lets an error reply for
+	// the timeout itself go out).
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opt.Timeout + writeMargin))
+	req := &fetch.Request{URL: &u, Head: q.head, Options: fetch.Options{}}
+	if !q.html {
+		req.Options[fetch.OptRaw] = "true"
+	}
+	if q.search != "" {
+		req.Options[fetch.OptSearch] = q.search
+	}
+	if q.answers != nil {
+		for _, a := range q.answers {
+			if strings.ContainsAny(a, "\r\n") {
+				h.fail(w, r, q, http.StatusBadRequest, "an answer may not hold a line end")
+				return
+			}
+		}
+		req.Options[gopher.OptAsk] = strings.Join(q.answers, "\n")
+	}
+	rng, ranged := parseRange(r.Header.Get("Range"))
+	if ranged && !q.head {
+		req.Offset = rng.first
+	}
+	c := h.remote
+	if q.local {
+		c = h.local
+	}
+	res, err := c.Do(ctx, req)
+	if err == nil && req.Offset > 0 && res.Offset != req.Offset {
+		// The resource came whole (the server cannot resume, or it
+		// changed): it is sent whole, with 200, as servers do.
+		ranged = false
+	} else if err == nil && req.Offset > 0 && res.Size < 0 {
+		// Resumed, but a 206 needs the length: ask again for all of it.
+		res.Body.Close()
+		req.Offset, ranged = 0, false
+		res, err = c.Do(ctx, req)
+	}
+	if err != nil && q.searchable != "" && q.search == "" && fetch.KindOf(err) == fetch.ErrMalformed {
+		// It cannot be fetched without words (gopher type 7): the form
+		// alone.
+		h.searchPage(w, r, q)
+		return
+	}
+	if err != nil {
+		h.failErr(w, r, q, err)
+		return
+	}
+	defer res.Body.Close()
+	if ranged {
+		h.partial(w, q, res, rng)
+		return
+	}
+	h.reply(w, r, q, &u, res)
+}
+
+// pathOf is the web front's path for a URL as typed: the URL with the
+// bytes that cannot stand in a request target percent-encoded.
+func pathOf(u string) string {
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; pathEscaped(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// pathEscaped reports whether c is percent-encoded in the web front's
+// path for a URL: bytes that cannot stand in a request target, and "#",
+// which would end it.
+func pathEscaped(c byte) bool { return pathEscapes[c] }
+
+var pathEscapes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}#", byte(c)) >= 0
+	}
+	return t
+}()
+
+// fileAllowed says why a file URL may not be shown ("" when it may): only
+// a file below Options.AllowFile, symbolic links resolved.
+func (h *Handler) fileAllowed(u *urlparse.URL) string {
+	if h.opt.AllowFile == "" {
+		return "the gateway shows no file: URLs (see --allow-file)"
+	}
+	if !u.File.Local {
+		return "the gateway shows only local files"
+	}
+	p, err := filepath.EvalSymlinks(filepath.FromSlash(u.File.Path))
+	if err != nil {
+		return "no such file: " + u.File.Path
+	}
+	rel, err := filepath.Rel(h.opt.AllowFile, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "the gateway shows only files below the directory it was given"
+	}
+	return ""
+}
+
+// checkDir makes sure dir is a directory, and returns it absolute with its
+// symbolic links resolved, as fileAllowed compares paths.
+func checkDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("serve: --allow-file %s: no such directory", dir)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("serve: --allow-file %s: not a directory", dir)
+	}
+	return abs, nil
+}
