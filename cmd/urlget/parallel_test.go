@@ -179,7 +179,7 @@ func TestParallel(t *testing.T) {
 		c := now.Add(1)
 		for p := peak.Load(); c > p && !peak.CompareAndSwap(p, c); p = peak.Load() {
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		now.Add(-1)
 	}
 	if r := runCLI(t, srv, "-Z", "--parallel-max", "4", "test://h/f[0-11]", "-o", "o#1"); r.code != 0 || r.stderr != "" {
@@ -269,7 +269,7 @@ func TestParallelInterrupt(t *testing.T) {
 	s := nginxServing(t, map[string][]byte{"a.bin": data, "b.bin": data})
 	bin := buildBinary(t)
 	dir := t.TempDir()
-	args := []string{"-sS", "-Z", "--limit-rate", "4M", "--output-dir", dir, "-O", s.URL + "/a.bin", "-O", s.URL + "/b.bin"}
+	args := []string{"-sS", "-Z", "--limit-rate", "2M", "--output-dir", dir, "-O", s.URL + "/a.bin", "-O", s.URL + "/b.bin"}
 	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
