@@ -179,6 +179,11 @@ type Client struct {
 	// Replies is the fetchers' Config.Replies: an ftp server's replies,
 	// as curl's -D writes them.
 	Replies io.Writer
+	// IdlePerHost is the fetchers' Config.IdlePerHost: how many
+	// connections to a host are kept for the next requests (0: each
+	// fetcher's default), so that a program running N requests at once
+	// (urlget -Z) keeps N rather than dialling again.
+	IdlePerHost int
 
 	Options Options // passed to fetchers in Request.Options
 
@@ -612,7 +617,7 @@ func CheckURL(u *urlparse.URL) error {
 // Config is the configuration the Client builds its Fetchers from: a
 // Dialer with the connect timeout and the SOCKS proxy socks (nil: none),
 // TLS (Insecure applied), and its UserAgent, Jar, Verbose, Warnings,
-// Terminal, Compressed and MaxDecompressed.
+// Terminal, Compressed, MaxDecompressed and IdlePerHost.
 func (c *Client) config(socks *urlparse.URL) Config {
 	return Config{
 		Dialer:          c.newDialer(socks),
@@ -626,6 +631,7 @@ func (c *Client) config(socks *urlparse.URL) Config {
 		Warnings:        c.Warnings,
 		Terminal:        c.Terminal,
 		Replies:         c.Replies,
+		IdlePerHost:     c.IdlePerHost,
 	}
 }
 

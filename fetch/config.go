@@ -62,6 +62,12 @@ type Config struct {
 	// replies are its headers (ftp), every line as received and ended
 	// with CRLF: curl's -D/--dump-header for ftp.
 	Replies io.Writer
+	// IdlePerHost, when more than the fetcher's own bound, is how many
+	// idle connections per host a fetcher that keeps them (http) may
+	// keep: as many as the requests its caller runs at once, so that
+	// each finished request's connection serves the next one (0: the
+	// fetcher's default).
+	IdlePerHost int
 
 	// Terminal, when set, is the user's terminal, lent to the interactive
 	// sessions (Caps Session) the fetcher opens; without one a session runs

@@ -498,6 +498,10 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		LowSpeedTime:    o.speedTime,
 		MaxTime:         o.maxTime,
 	}
+	if o.par.on {
+		// Each running transfer's connection is kept for the next.
+		cl.IdlePerHost = o.par.limit()
+	}
 	if o.cacert != "" || o.capath != "" {
 		pool, err := fetch.RootCAs(o.cacert, o.capath)
 		if err != nil {

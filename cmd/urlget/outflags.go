@@ -155,8 +155,11 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 // the fetcher writes the server's replies there as they come
 // (Client.Replies).
 func (o *outOpts) dump(res *fetch.Resource) error {
+	if o.headers == nil {
+		return nil
+	}
 	block := headerBlock(res)
-	if o.headers == nil || block == nil {
+	if block == nil {
 		return nil
 	}
 	if _, err := o.headers.Write(block); err != nil {

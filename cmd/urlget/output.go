@@ -59,12 +59,16 @@ type output struct {
 	started   bool
 	modTime   time.Time // the resource's, for -R
 	untouched bool      // not modified (-z, --etag-compare): nothing to write
+	dirs      *dirLocks // -Z: the run's; nil otherwise
 }
 
 // newOutput resolves where a URL goes; it creates nothing yet, except the
 // directories --create-dirs asks for.
 func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
 	o := &output{stdout: c.e.stdout, resumeFrom: c.o.resumeFrom, remoteTime: c.o.remoteTime}
+	if c.par != nil {
+		o.dirs = &c.par.dirs
+	}
 	if c.o.continueAt == "" {
 		o.resumeFrom = 0
 	}
@@ -302,7 +306,9 @@ func openPart(name string, flag int) (*os.File, error) {
 // openTemp creates (or empties) NAME.part for the whole resource.
 func (o *output) openTemp() error {
 	part := partName(o.path)
+	unlock := o.dirs.lock(part)
 	f, err := openPart(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC)
+	unlock()
 	if err != nil {
 		return fetch.NewError(fetch.ErrWrite, "cannot create "+part, err)
 	}
@@ -395,7 +401,10 @@ func (o *output) commit(r *xferResult) error {
 		return writeError(err)
 	}
 	if o.tmp != "" {
-		if err := os.Rename(o.tmp, o.path); err != nil {
+		unlock := o.dirs.lock(o.path) // NAME.part is beside NAME
+		err := os.Rename(o.tmp, o.path)
+		unlock()
+		if err != nil {
 			o.removeTemp()
 			return fetch.NewError(fetch.ErrWrite, "cannot rename the temporary file to "+o.path, err)
 		}

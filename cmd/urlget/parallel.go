@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,53 @@ type parState struct {
 
 	mu      sync.Mutex
 	holding map[string]chan struct{} // output files being written
+
+	dirs dirLocks
+}
+
+// dirLocks makes the transfers of a -Z run create and rename their files
+// in a directory one at a time. The kernel does so anyway (a directory's
+// entries change under its lock), but a thread waiting for that lock
+// spins on a CPU while the holder runs — on ext4 the holder may search
+// the inode bitmap for a while — where a goroutine waiting here leaves
+// the CPU to the transfers that are copying. Nil (not -Z) locks nothing.
+type dirLocks struct {
+	mu sync.Mutex
+	m  map[string]*dirLock
+}
+
+type dirLock struct {
+	sync.Mutex
+	users int // transfers holding or waiting for it
+}
+
+// lock takes the lock of path's directory until the function it returns
+// is called.
+func (d *dirLocks) lock(path string) (unlock func()) {
+	if d == nil {
+		return func() {}
+	}
+	dir := filepath.Dir(path)
+	d.mu.Lock()
+	l := d.m[dir]
+	if l == nil {
+		if d.m == nil {
+			d.m = map[string]*dirLock{}
+		}
+		l = &dirLock{}
+		d.m[dir] = l
+	}
+	l.users++
+	d.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		d.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(d.m, dir)
+		}
+		d.mu.Unlock()
+	}
 }
 
 // syncWriter is w for writers from many goroutines: an *os.File writes

@@ -403,8 +403,11 @@ func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, er
 // include writes the response header before the body (-i), as curl: the
 // header blocks of every response, redirects included.
 func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, skip int64) error {
+	if !c.o.req.include || skip > 0 {
+		return nil
+	}
 	block := headerBlock(res)
-	if !c.o.req.include || skip > 0 || block == nil {
+	if block == nil {
 		return nil
 	}
 	if _, err := out.Write(block); err != nil {

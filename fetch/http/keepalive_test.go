@@ -137,6 +137,65 @@ func TestKeepAliveConcurrentHeads(t *testing.T) {
 	wg.Wait()
 }
 
+// Client.IdlePerHost keeps as many connections as the requests run at
+// once: n requests held at the server together (n connections), then n
+// again, go out on the first n connections; without it, those past the
+// fetcher's own bound (8) are closed after the first round and dialled
+// again for the second.
+func TestIdlePerHost(t *testing.T) {
+	const n = 12
+	for _, tc := range []struct {
+		idle int
+		want func(accepts int) bool
+	}{
+		{0, func(a int) bool { return a > n }},
+		{n, func(a int) bool { return a == n }},
+	} {
+		t.Run(strconv.Itoa(tc.idle), func(t *testing.T) {
+			arrived := make(chan struct{}, n)
+			var mu sync.Mutex
+			var release chan struct{}
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				rel := release
+				mu.Unlock()
+				arrived <- struct{}{}
+				<-rel
+				io.WriteString(w, "ok")
+			}))
+			l, accepts := fetchtest.CountingListener(srv.Listener)
+			srv.Listener = l
+			srv.Start()
+			defer srv.Close()
+			c := &fetch.Client{IdlePerHost: tc.idle}
+			defer c.CloseIdleConnections()
+			for round := range 2 {
+				mu.Lock()
+				release = make(chan struct{})
+				mu.Unlock()
+				var wg sync.WaitGroup
+				for range n {
+					wg.Go(func() {
+						if _, body, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
+							t.Errorf("round %d: %q, %v", round, body, err)
+						}
+					})
+				}
+				for range n {
+					<-arrived // all n at the server at once: n connections
+				}
+				mu.Lock()
+				close(release)
+				mu.Unlock()
+				wg.Wait()
+			}
+			if a := accepts(); !tc.want(a) {
+				t.Errorf("IdlePerHost %d: 2 rounds of %d requests at once on %d connections", tc.idle, n, a)
+			}
+		})
+	}
+}
+
 // Meta.Request is the request as the server received it, byte for byte,
 // for each request on a kept connection.
 func TestRequestAsSent(t *testing.T) {

@@ -9,8 +9,10 @@ import (
 )
 
 // Bounds of the idle connections a Fetcher keeps: per host, a few more
-// than a mirror's usual parallel workers (-P 4); in all, a crawl over a
-// handful of hosts; and how long one may sit unused (nginx closes an idle
+// than a mirror's usual parallel workers (-P 4), or Config.IdlePerHost
+// when more (urlget -Z: a transfer's connection would otherwise be
+// closed when many end at once, and another dialled for the next); in
+// all, a crawl over a handful of hosts; and how long one may sit unused (nginx closes an idle
 // client after its keepalive_timeout, 75 s by default; Apache after 5 s).
 const (
 	maxIdlePerHost = 8
@@ -35,8 +37,8 @@ func newPool(cfg *fetch.Config) *pool {
 	}
 	d := &dialer{cfg: cfg, v: p.v}
 	p.tr = newTransport(d)
-	p.tr.MaxIdleConns = maxIdle
-	p.tr.MaxIdleConnsPerHost = maxIdlePerHost
+	p.tr.MaxIdleConns = max(maxIdle, cfg.IdlePerHost)
+	p.tr.MaxIdleConnsPerHost = max(maxIdlePerHost, cfg.IdlePerHost)
 	p.tr.IdleConnTimeout = idleTimeout
 	return p
 }
