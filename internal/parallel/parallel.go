@@ -24,8 +24,17 @@ func Run[J, R any](ctx context.Context, n int, jobs iter.Seq[J], do func(context
 	n = max(n, 1)
 	next, stop := iter.Pull(jobs)
 	defer stop()
+	// The jobs go to at most n workers, started as needed and kept for
+	// the next job: a worker's stack has grown to what a job needs
+	// (an HTTP transfer: tens of KiB), a goroutine per job would grow
+	// its own each time. work and results hold every job not yet
+	// reported, so that neither Run nor a worker waits to hand one over;
+	// there are as many workers as jobs unreported, so each job queued
+	// has a worker free for it.
+	work := make(chan J, n)
+	defer close(work)
 	results := make(chan R, n)
-	running, more := 0, true
+	running, workers, more := 0, 0, true
 	for {
 		for more && running < n && ctx.Err() == nil {
 			j, ok := next()
@@ -34,7 +43,15 @@ func Run[J, R any](ctx context.Context, n int, jobs iter.Seq[J], do func(context
 				break
 			}
 			running++
-			go func() { results <- do(ctx, j) }()
+			if workers < running {
+				workers++
+				go func() {
+					for j := range work {
+						results <- do(ctx, j)
+					}
+				}()
+			}
+			work <- j
 		}
 		if running == 0 {
 			return
