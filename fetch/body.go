@@ -25,6 +25,7 @@ type body struct {
 	progress func(done, total int64)
 	pace     pace  // Client.LimitRate and the low-speed watchdog
 	err      error // sticky: io.EOF or an *Error
+	failed   error // Client.FailWithBody's error, returned in place of io.EOF
 	// maxTime is Client.MaxTime (0: none), stop ends its clock.
 	maxTime time.Duration
 	stop    context.CancelFunc
@@ -195,6 +196,9 @@ func (b *body) end(err error) {
 			return
 		}
 		b.err = io.EOF
+		if b.failed != nil {
+			b.err = b.failed
+		}
 		return
 	}
 	b.err = bodyError(b.ctx, b.url, err)

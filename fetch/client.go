@@ -107,8 +107,14 @@ type Client struct {
 
 	// Fail (-f) turns an HTTP status >= 400 into an ErrHTTP error: for
 	// every HTTP response (Meta.IsHTTP), a gateway's reply to an ftp or
-	// gopher URL included.
-	Fail bool
+	// gopher URL included. The error (FailError) carries the reply's Meta
+	// (Error.Reply); its body is closed unread.
+	//
+	// FailWithBody (--fail-with-body) is Fail keeping the body: Do returns
+	// the Resource as usual, and its Body, read to its end, fails with that
+	// ErrHTTP error in place of io.EOF.
+	Fail         bool
+	FailWithBody bool
 
 	// MaxFileSize (--max-filesize) refuses or stops a body larger than this
 	// (0: no cap). It counts the whole resource: a resumed body may bring
@@ -689,10 +695,12 @@ func DrainClose(rc io.ReadCloser) {
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
-	if c.Fail {
-		if err := FailError(res, r.Offset); err != nil {
+	var failed error
+	if c.Fail || c.FailWithBody {
+		failed = FailError(res, r.Offset)
+		if failed != nil && !c.FailWithBody {
 			res.Body.Close()
-			return nil, err
+			return nil, failed
 		}
 	}
 	if c.MaxFileSize > 0 && !r.Head && res.Size >= 0 && res.Offset+res.Size > c.MaxFileSize {
@@ -700,7 +708,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 		return nil, &Error{Kind: ErrTooLarge, URL: url,
 			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
 	}
-	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}, failed: failed}
 	if r.Head {
 		b.size = -1
 	}
@@ -713,13 +721,15 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 
 // FailError is what Client.Fail (curl's -f) makes of a reply: for an HTTP
 // reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
-// the status and the server's Retry-After; nil for any other reply, and
-// for a 416 to a resume (offset > 0), which says the file is whole.
+// the status, the server's Retry-After and the reply's Meta (Reply); nil
+// for any other reply, and for a 416 to a resume (offset > 0), which says
+// the file is whole.
 func FailError(res *Resource, offset int64) error {
 	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
 		return nil
 	}
-	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: res.RetryAfter(),
+	m := res.Meta
+	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: res.RetryAfter(), Reply: &m,
 		Msg: "The requested URL returned error: " + strconv.Itoa(res.Status)}
 }
 

@@ -483,6 +483,8 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		LowSpeedLimit:   o.speedLimit,
 		LowSpeedTime:    o.speedTime,
 		MaxTime:         o.maxTime,
+		Fail:            o.fail,
+		FailWithBody:    o.out.failWithBody,
 	}
 	if o.cacert != "" || o.capath != "" {
 		pool, err := fetch.RootCAs(o.cacert, o.capath)
@@ -774,24 +776,19 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	c.wo.start(r, req)
 	res, err := cl.Do(actx, req)
+	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
+		// -f: the reply failed, yet -w, -D and --etag-save tell of it.
+		return c.reply(fe.Reply, out, r, err)
+	}
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
-	r.meta = res.Meta
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what Present makes of it.
 	format := c.listFormat()
 	res.ContentType = res.PresentedType(format)
-	r.status, r.contentType = res.Status, res.ContentType
-	out.modTime = res.ModTime
-	if res.EffectiveURL != "" {
-		r.effective = res.EffectiveURL
-	}
-	if err := c.o.out.dump(res); err != nil {
-		return err
-	}
-	if err := c.o.out.saveETag(res); err != nil {
+	if err := c.reply(&res.Meta, out, r, nil); err != nil {
 		return err
 	}
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
@@ -800,9 +797,6 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		// A status that says "try again" (fetch.TransientStatus) while
 		// retries remain is Fail's error: its body is never written.
 		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
-			return err
-		}
-		if err := fetch.FailError(res, off); c.o.fail && err != nil {
 			return err
 		}
 		if off > 0 && out.path != "" && !c.o.head && res.Status >= 400 && res.Status != 416 {
@@ -815,7 +809,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		if _, err := out.start(0, 0); err != nil {
 			return err
 		}
-		if _, err := out.Write(headText(res)); err != nil {
+		if _, err := out.Write(headText(&res.Meta)); err != nil {
 			return writeError(err)
 		}
 		return nil
@@ -852,13 +846,29 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
 	}
 	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
-	if err != nil {
+	if fetch.KindOf(err) == fetch.ErrHTTP && c.client.FailWithBody {
+		return bodyThenFail{err} // the body is written: keep it
+	}
+	return err
+}
+
+// reply notes what a reply says, for -w, -D, --etag-save and -R, and
+// returns failed (the request's error, nil when it did not fail) unless
+// writing fails.
+func (c *fetchCmd) reply(m *fetch.Meta, out *output, r *xferResult, failed error) error {
+	r.meta = *m
+	r.status, r.contentType = m.Status, m.ContentType
+	out.modTime = m.ModTime
+	if m.EffectiveURL != "" {
+		r.effective = m.EffectiveURL
+	}
+	if err := c.o.out.dump(m); err != nil {
 		return err
 	}
-	if err := fetch.FailError(res, off); c.o.out.failWithBody && res.IsHTTP() && err != nil {
-		return bodyThenFail{err}
+	if err := c.o.out.saveETag(m); err != nil {
+		return err
 	}
-	return nil
+	return failed
 }
 
 // classify turns any error of an attempt into a typed one: an interrupt

@@ -381,7 +381,7 @@ func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, er
 // include writes the response header before the body (-i), as curl: the
 // header blocks of every response, redirects included.
 func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, skip int64) error {
-	block := headerBlock(res)
+	block := headerBlock(&res.Meta)
 	if !c.o.req.include || skip > 0 || block == nil {
 		return nil
 	}
