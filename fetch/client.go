@@ -582,6 +582,9 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			return nil, err
 		}
 	}
+	if r.Offset < 0 && (r.Body == nil || gateway || !HasCaps(u.Scheme, ResumesUpload)) {
+		return nil, &Error{Kind: ErrResume, URL: Redacted(u), Msg: "cannot resume: a negative offset (UploadAtEnd) is for an upload to " + nameList(ResumesUpload)}
+	}
 	r.Options = mergeOptions(c.Options, r.Options)
 	if c.Verbose != nil && proxy != nil {
 		how := "proxy"

@@ -640,9 +640,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" && appendsTo(u.Scheme) {
-			r.err = c.upload(ctx, &u, r)
-		} else if nu, err := c.prepareURL(&u, r); err != nil {
+		if nu, err := c.prepareURL(&u, r); err != nil {
 			r.err = err
 		} else {
 			u = *nu
@@ -689,6 +687,9 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 			}
 		}
 	}, func(attempt int, err error, wait time.Duration) bool {
+		if c.o.uploadFile == "-" {
+			return false // what was read of stdin cannot be sent again
+		}
 		if !c.o.silent {
 			left := pol.Retries - attempt
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
@@ -756,6 +757,11 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	c.o.out.shape(req)
 	off = req.Offset
+	if req.Body != nil && c.o.continueAt != "" && fetch.HasCaps(u.Scheme, fetch.ResumesUpload) {
+		// -C with -T: the upload resumes (-C -: fetch.UploadAtEnd); the
+		// reply is not the resource.
+		req.Offset, off = c.o.resumeFrom, 0 // "-" is -1: fetch.UploadAtEnd
+	}
 	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
