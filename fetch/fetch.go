@@ -124,6 +124,20 @@ type Request struct {
 	GetBody  func() (io.Reader, error)
 }
 
+// Method is the method an HTTP request for r uses (curl's %{method}):
+// its OptMethod (-X), else HEAD for Head, POST with a Body, else GET.
+func (r *Request) Method() string {
+	switch m := r.Options.String(OptMethod); {
+	case m != "":
+		return m
+	case r.Head:
+		return "HEAD"
+	case r.Body != nil:
+		return "POST"
+	}
+	return "GET"
+}
+
 // UploadAtEnd as Request.Offset, with a Body to a scheme that
 // ResumesUpload, resumes the upload where the resource ends now (curl's
 // -C - with -T): the fetcher asks its size (ftp SIZE; none there: 0).

@@ -110,3 +110,22 @@ func TestClientHandsBodyOnlyToSenders(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestMethod: the one rule for an HTTP request's method (the http
+// fetcher sends it, the CLI's -w %{method} shows it).
+func TestRequestMethod(t *testing.T) {
+	for _, tc := range []struct {
+		req  Request
+		want string
+	}{
+		{Request{}, "GET"},
+		{Request{Head: true}, "HEAD"},
+		{Request{Body: strings.NewReader("x")}, "POST"},
+		{Request{Body: strings.NewReader("x"), Options: Options{OptMethod: "PUT"}}, "PUT"},
+		{Request{Head: true, Options: Options{OptMethod: "DELETE"}}, "DELETE"},
+	} {
+		if got := tc.req.Method(); got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.req, got, tc.want)
+		}
+	}
+}

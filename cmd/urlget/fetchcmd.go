@@ -678,7 +678,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *
 	r.elapsed = time.Since(start)
 	r.code = fetch.ExitCode(r.err)
 	if r.status == 0 {
-		r.status = replyStatus(r.err)
+		r.status = fetch.StatusOf(r.err) // an FTP 550, an NNTP 411: -w %{response_code}
 	}
 	return r
 }

@@ -324,13 +324,6 @@ func (w *writeOut) start(r *xferResult, req *fetch.Request) {
 	w.timer.Begin(&r.times)
 	r.method = "GET"
 	if req != nil {
-		switch m := req.Options.String(optionKey("request")); {
-		case m != "":
-			r.method = m
-		case req.Head:
-			r.method = "HEAD"
-		case req.Body != nil:
-			r.method = "POST"
-		}
+		r.method = req.Method() // the http fetcher's rule
 	}
 }
