@@ -667,8 +667,19 @@ func TestUploadResume(t *testing.T) {
 		return err
 	}
 	s.AddFile("/home/urlget/upload/half.bin", []byte(full[:6]), mod)
-	if err := put("half.bin", fetch.UploadAtEnd, strings.NewReader(full), int64(len(full))); err != nil {
+	// The part skipped is neither paced nor reported as sent.
+	reported := 0
+	c.LimitRate = fetch.NewLimiter(1 << 20)
+	u, _ := urlparse.Parse(base + "half.bin")
+	res, err := c.Do(fetch.WithTrace(ctx(t), &fetch.Trace{BodySent: func(n int) { reported += n }}),
+		&fetch.Request{URL: &u, Offset: fetch.UploadAtEnd, Body: strings.NewReader(full), BodySize: int64(len(full))})
+	if err != nil {
 		t.Fatal(err)
+	}
+	res.Body.Close()
+	c.LimitRate = nil
+	if reported != len(full)-6 {
+		t.Errorf("%d bytes reported sent, want %d", reported, len(full)-6)
 	}
 	s.AddFile("/home/urlget/upload/given.bin", []byte(full[:4]), mod)
 	if err := put("given.bin", 4, io.MultiReader(strings.NewReader(full)), -1); err != nil { // size unknown
@@ -707,7 +718,6 @@ func TestUploadResume(t *testing.T) {
 	if _, _, err := get(t, c, base+"half.bin"); err != nil {
 		t.Fatal(err)
 	}
-	u, _ := urlparse.Parse(base + "half.bin")
 	if _, err := c.Do(ctx(t), &fetch.Request{URL: &u, Offset: fetch.UploadAtEnd}); fetch.KindOf(err) != fetch.ErrResume {
 		t.Errorf("UploadAtEnd without a body: %v, want ErrResume", err)
 	}

@@ -178,7 +178,7 @@ func (f *Fetcher) resumeUpload(ctx context.Context, c *pconn, offset int64, p *p
 	case offset == up.size:
 		return true, nil // already whole
 	}
-	if n, err := io.CopyN(io.Discard, up.r, offset); err == io.EOF {
+	if n, err := fetch.SkipBody(up.r, offset); err == io.EOF {
 		return false, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: cannot resume the upload: the remote file has %d bytes, the data to send only %d", offset, n)}
 	} else if err != nil {
 		return false, &fetch.Error{Kind: fetch.ErrRead, Msg: "ftp: skipping the part already sent", Err: err}
