@@ -1044,6 +1044,14 @@ func checkBody(f Fetcher, u *urlparse.URL, gateway bool) error {
 	return nil
 }
 
+// Method is the method req is sent with (Request.Method) once the Client's
+// Options are applied: a -X given to the Client counts as the request's own.
+func (c *Client) Method(req *Request) string {
+	r := *req
+	r.Options = mergeOptions(c.Options, req.Options)
+	return r.Method()
+}
+
 // mergeOptions gives the Client's options overlaid with the request's own
 // (the request wins); it allocates only when both have some.
 func mergeOptions(client, req Options) Options {

@@ -128,4 +128,12 @@ func TestRequestMethod(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", tc.req, got, tc.want)
 		}
 	}
+	// -X given to the Client is the request's method too.
+	c := &Client{Options: Options{OptMethod: "DELETE"}}
+	if got := c.Method(&Request{}); got != "DELETE" {
+		t.Errorf("Client.Method with the Client's -X: %s, want DELETE", got)
+	}
+	if got := c.Method(&Request{Options: Options{OptMethod: "PUT"}}); got != "PUT" {
+		t.Errorf("Client.Method with the request's own -X: %s, want PUT", got)
+	}
 }

@@ -663,7 +663,7 @@ type xferResult struct {
 func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
-	c.wo.start(r, nil)
+	c.wo.start(r, "")
 	if u, err := parseFetchURL(raw); err != nil {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
@@ -809,7 +809,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
-	c.wo.start(r, req)
+	c.wo.start(r, cl.Method(req)) // the http fetcher's rule
 	res, err := cl.Do(actx, req)
 	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
 		// -f: the reply failed, yet -w, -D and --etag-save tell of it.
