@@ -43,13 +43,8 @@ sync "$menu"
 case "$BENCH_TMP" in
 *[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $BENCH_TMP" ;;
 esac
-port=$((20000 + RANDOM % 40000))
-socat "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" "SYSTEM:head -n 1 >/dev/null; cat $menu" 2>"$BENCH_TMP/socat.err" &
-BENCH_SERVER_PIDS+=("$!")
-for ((i = 0; i < 100; i++)); do
-	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-	sleep 0.05
-done
+bench_start_on_port socat socat "TCP-LISTEN:@PORT@,bind=127.0.0.1,fork,reuseaddr" "SYSTEM:head -n 1 >/dev/null; cat $menu"
+port=$BENCH_PORT
 url=gopher://127.0.0.1:$port/1/
 
 out=$BENCH_TMP/out.txt

@@ -42,52 +42,10 @@ src=$BENCH_TMP/gopher/big.bin
 bench_random_file "$src"
 chmod 644 "$src"
 
-# bench_free_port: a TCP port on 127.0.0.1 that nothing answers on now.
-bench_free_port() {
-	local p i
-	for ((i = 0; i < 100; i++)); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	bench_die "no free port found"
-}
-
-# start_gophernicus ROOT: socat + gophernicus in the background; sets
-# BENCH_URL and adds socat's PID to the servers bench_cleanup stops.
-start_gophernicus() {
-	local root=$1 port bin socat i
-	bin=$(command -v gophernicus || echo /usr/sbin/gophernicus)
-	socat=$(command -v socat) || bench_die "socat not found"
-	port=$(bench_free_port)
-	local su=()
-	[ "$(id -u)" = 0 ] && su=(,su=nobody)
-	# -nm: no shared memory, hence no per-client throttling (-k: 4 GiB a
-	# session would otherwise be reached over the rounds).
-	"$socat" "TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr" \
-		"EXEC:$bin -h 127.0.0.1 -p $port -r $root -nv -ns -nm,nofork${su[*]}" \
-		2>"$BENCH_TMP/socat.err" &
-	BENCH_SERVER_PIDS+=("$!")
-	for ((i = 0; i < 100; i++)); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			BENCH_URL=gopher://127.0.0.1:$port
-			return 0
-		fi
-		sleep 0.05
-	done
-	cat "$BENCH_TMP/socat.err" >&2
-	bench_die "gophernicus (socat) did not start on port $port"
-}
-
-case "$BENCH_TMP" in
-*[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $BENCH_TMP" ;;
-esac
 if "$BENCH_BIN/testserver" 2>&1 | grep -q gophernicus; then
 	bench_start_server gophernicus -root "$BENCH_TMP/gopher"
 else
-	start_gophernicus "$BENCH_TMP/gopher"
+	bench_start_gophernicus "$BENCH_TMP/gopher"
 fi
 url=$BENCH_URL/9/big.bin
 

@@ -18,6 +18,14 @@
 #   bench_ratio_info A B                fastest-run and CPU ratios (no target)
 #   bench_load_note                     load average, warning when busy
 #   bench_rss_limit NAME MAX_KIB        peak RSS of NAME checked against MAX_KIB
+#   bench_free_port, bench_wait_port PORT PID   a free port; wait for one to answer
+#   bench_start_on_port NAME WORD...    a server on a free port (@PORT@); sets BENCH_PORT, BENCH_PID
+#   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
+#   bench_peak_reset PID, bench_peak_kib PID   a running server's peak RSS
+#   bench_cpu_s PID                     a running server's CPU seconds so far
+#   bench_parallel NAME N URL TEMPLATE...  N copies of a client at once
+#   bench_load NAME PROXY TARGET ACCEPT  bench/load: requests/s and latency through a proxy
+#   bench_load_report NAME..., bench_min_ratio A B MIN, bench_kib_limit WHAT KIB MAX
 #
 # A client is a command TEMPLATE: words, where @URL@ stands for the URL and
 # @OUT@ for the output file, e.g. curl -s -o @OUT@ @URL@.
@@ -374,9 +382,7 @@ bench_rss_limit() {
 		bench_fail 1
 		return 0
 	fi
-	ok=$(awk -v r="$rss" -v m="$2" 'BEGIN { print (r < m) ? "ok" : "MISS" }')
-	printf 'peak RSS %s: %s KiB (%.1f MiB)  target < %s KiB  %s\n' "$1" "$rss" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$2" "$ok"
-	[ "$ok" = ok ] || bench_fail 1
+	bench_kib_limit "$1" "$rss" "$2"
 }
 
 BENCH_TIME=${BENCH_TIME:-/usr/bin/time}
@@ -492,4 +498,177 @@ bench_mirror_rounds() {
 			bench_mirror_run "$c" "$c" "$prefix$c" "$served" "$@"
 		done
 	done
+}
+
+# bench_free_port: a TCP port on 127.0.0.1 that nothing answers on now.
+bench_free_port() {
+	local p i
+	for ((i = 0; i < 100; i++)); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	bench_die "no free port found"
+}
+
+# bench_wait_port PORT PID: wait (up to 10 s) until 127.0.0.1:PORT answers;
+# 1 if it does not, or the process PID exits first.
+bench_wait_port() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# bench_start_on_port NAME WORD...: run WORD... in the background, with
+# each @PORT@ in the words replaced by a free port, and wait until the port
+# answers; when the program exits first (the port was taken meanwhile:
+# bench_free_port only sees ports that answer), again with another port,
+# up to 5 times. Sets BENCH_PORT and BENCH_PID (stopped at exit); its
+# stderr is $BENCH_TMP/NAME.err, its stdout $BENCH_TMP/NAME.out.
+bench_start_on_port() {
+	local name=$1 try w
+	shift
+	for ((try = 0; try < 5; try++)); do
+		BENCH_PORT=$(bench_free_port)
+		local cmd=()
+		for w in "$@"; do cmd+=("${w//@PORT@/$BENCH_PORT}"); done
+		"${cmd[@]}" >"$BENCH_TMP/$name.out" 2>"$BENCH_TMP/$name.err" &
+		BENCH_PID=$!
+		BENCH_SERVER_PIDS+=("$BENCH_PID")
+		bench_wait_port "$BENCH_PORT" "$BENCH_PID" && return 0
+		kill -0 "$BENCH_PID" 2>/dev/null && break # running, but not answering
+	done
+	cat "$BENCH_TMP/$name.err" >&2
+	bench_die "$name did not start (last on port $BENCH_PORT)"
+}
+
+# bench_start_gophernicus ROOT: gophernicus serving ROOT on 127.0.0.1, run
+# by socat for each connection (as nobody when run as root: gophernicus
+# refuses root), in the background; sets BENCH_URL (gopher://127.0.0.1:PORT)
+# and adds socat's PID to the servers bench_cleanup stops.
+bench_start_gophernicus() {
+	local root=$1 bin socat
+	case "$root" in
+	*[[:space:],:!\"\'\\]*) bench_die "socat cannot take the path $root" ;;
+	esac
+	bin=$(command -v gophernicus || echo /usr/sbin/gophernicus)
+	socat=$(command -v socat) || bench_die "socat not found"
+	local su=()
+	[ "$(id -u)" = 0 ] && su=(,su=nobody)
+	# -nm: no shared memory, hence no per-client throttling (-k: 4 GiB a
+	# session would otherwise be reached over the rounds).
+	bench_start_on_port gophernicus "$socat" "TCP-LISTEN:@PORT@,bind=127.0.0.1,fork,reuseaddr" \
+		"EXEC:$bin -h 127.0.0.1 -p @PORT@ -r $root -nv -ns -nm,nofork${su[*]}"
+	BENCH_URL=gopher://127.0.0.1:$BENCH_PORT
+}
+
+# bench_peak_reset PID: start a new peak-RSS measurement of a running
+# process (Linux: clear_refs 5 sets VmHWM back to the current RSS; root or
+# the process's owner).
+bench_peak_reset() {
+	echo 5 >"/proc/$1/clear_refs" 2>/dev/null || bench_note "bench: cannot reset the peak RSS of pid $1 (measuring since its start)"
+}
+
+# bench_peak_kib PID: the peak RSS (VmHWM, KiB) of a running process since
+# its start or the last bench_peak_reset.
+bench_peak_kib() {
+	awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# bench_cpu_s PID: the CPU seconds (user + system) a running process has
+# used so far.
+bench_cpu_s() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# bench_parallel NAME N URL TEMPLATE...: N copies of the client at once,
+# each writing to /dev/null; appends "wall_s failed_count" to
+# $BENCH_TMP/NAME.par. Any failed copy marks NAME failed.
+bench_parallel() {
+	local name=$1 n=$2 url=$3 i t0 t1 bad=0
+	shift 3
+	bench_failed "$name" && return 0
+	bench_expand /dev/null "$url" "$@"
+	local pids=()
+	t0=$(date +%s%N)
+	for ((i = 0; i < n; i++)); do
+		"${BENCH_CMD[@]}" >/dev/null 2>>"$BENCH_TMP/$name.stderr" &
+		pids+=("$!")
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || bad=$((bad + 1))
+	done
+	t1=$(date +%s%N)
+	awk -v a="$t0" -v b="$t1" -v x="$bad" 'BEGIN { printf "%.4f %d\n", (b - a) / 1e9, x }' >>"$BENCH_TMP/$name.par"
+	if [ "$bad" -ne 0 ]; then
+		bench_mark_failed "$name" "$bad of $n transfers at once failed: $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
+	fi
+}
+
+# bench_load NAME PROXY TARGET ACCEPT: LOAD_SECONDS (default 10) of
+# requests "GET TARGET HTTP/1.1" (the absolute form a proxy is asked with)
+# with "Accept: ACCEPT", sent to the HTTP proxy PROXY (http://HOST:PORT)
+# over LOAD_CLIENTS (default 32) connections at once by bench/load (built
+# into $BENCH_BIN), which also waits for the requests in flight when the
+# time is up, so that a server slower than that is measured too. Writes
+# "req_per_s p50_ms p99_ms requests" to $BENCH_TMP/NAME.load; a failed
+# request marks NAME failed.
+bench_load() {
+	local name=$1 proxy=$2 target=$3 accept=$4 out=$BENCH_TMP/$1.loadout
+	bench_failed "$name" && return 0
+	if [ ! -x "$BENCH_BIN/load" ]; then
+		go build -o "$BENCH_BIN/load" ./bench/load || bench_die "cannot build bench/load"
+	fi
+	if ! "$BENCH_BIN/load" -proxy "$proxy" -target "$target" -accept "$accept" \
+		-c "${LOAD_CLIENTS:-32}" -d "${LOAD_SECONDS:-10}s" >"$out" 2>"$BENCH_TMP/$name.stderr"; then
+		bench_mark_failed "$name" "$(cat "$out") $(head -n 3 "$BENCH_TMP/$name.stderr" | tr '\n' ' ')"
+		return 0
+	fi
+	awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1); print v["rps"], v["p50_ms"], v["p99_ms"], v["requests"] }' "$out" >"$BENCH_TMP/$name.load"
+}
+
+# bench_load_report NAME...: the table of bench_load's results.
+bench_load_report() {
+	printf '%-16s %10s %10s %10s %10s\n' load "req/s" "p50 ms" "p99 ms" requests
+	local name rps p50 p99 n
+	for name in "$@"; do
+		if bench_failed "$name"; then
+			printf '%-16s FAILED: %s\n' "$name" "$(cat "$BENCH_TMP/$name.failed")"
+			continue
+		fi
+		read -r rps p50 p99 n _ <"$BENCH_TMP/$name.load"
+		printf '%-16s %10s %10s %10s %10s\n' "$name" "$rps" "$p50" "$p99" "$n"
+	done
+}
+
+# bench_min_ratio A B MIN: requests/second of load A over load B, checked
+# to be at least MIN; a miss sets status 1.
+bench_min_ratio() {
+	if bench_failed "$1" || bench_failed "$2"; then
+		printf 'req/s %s/%s: n/a (a load failed)  target >= %s  FAIL\n' "$1" "$2" "$3"
+		bench_fail 1
+		return 0
+	fi
+	local a b r ok
+	a=$(awk '{ print $1 }' "$BENCH_TMP/$1.load")
+	b=$(awk '{ print $1 }' "$BENCH_TMP/$2.load")
+	r=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')
+	ok=$(awk -v r="$r" -v m="$3" 'BEGIN { print (r >= m) ? "ok" : "MISS" }')
+	printf 'req/s %s/%s: %s (%s / %s)  target >= %s  %s\n' "$1" "$2" "$r" "$a" "$b" "$3" "$ok"
+	[ "$ok" = ok ] || bench_fail 1
+}
+
+# bench_kib_limit WHAT KIB MAX_KIB: a peak RSS (of a client's runs, or
+# bench_peak_kib of a server) checked to be below MAX_KIB.
+bench_kib_limit() {
+	local ok
+	ok=$(awk -v r="$2" -v m="$3" 'BEGIN { print (r > 0 && r < m) ? "ok" : "MISS" }')
+	printf 'peak RSS %s: %s KiB (%.1f MiB)  target < %s KiB  %s\n' "$1" "$2" "$(awk -v r="$2" 'BEGIN { print r / 1024 }')" "$3" "$ok"
+	[ "$ok" = ok ] || bench_fail 1
 }

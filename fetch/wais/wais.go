@@ -285,11 +285,14 @@ func (Fetcher) FileName(u *urlparse.URL) string {
 // emptyBody is the body of a Head request.
 func emptyBody() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
 
-// searchWords is the Scheme record's SearchWords: a URL without a search
-// of its own takes the words.
+// searchWords is the Scheme record's SearchWords: a database's URL without
+// a search of its own takes the words; a document's does not.
 func searchWords(u *urlparse.URL) (bool, string) {
-	if u.WAIS.HasSearch {
+	switch {
+	case u.WAIS.HasSearch:
 		return false, "holds its search words already"
+	case u.WAIS.DocType != "" || u.WAIS.DocPath != "":
+		return false, "is a WAIS document, not a database to search"
 	}
 	return true, ""
 }

@@ -476,3 +476,23 @@ func TestRender(t *testing.T) {
 		t.Errorf("entries %q", names)
 	}
 }
+
+// A database's URL takes search words (-d, the gateway's search form); a
+// URL with its own, or a document's, does not.
+func TestSearchWords(t *testing.T) {
+	s, _ := fetch.LookupScheme("wais")
+	for raw, want := range map[string]bool{
+		"wais://host:210/db":                                 true,
+		"wais://host:210/db?apple":                           false,
+		"wais://host:210/db/TEXT/1=h;2=db;3=0%201%20/a.txt;": false,
+		"wais://host:210/db/TEXT/124/1=h;2=db;3=x;":          false,
+	} {
+		u, err := urlparse.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, why := s.SearchWords(&u); got != want {
+			t.Errorf("%s takes search words: %v (%s), want %v", raw, got, why, want)
+		}
+	}
+}

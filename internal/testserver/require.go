@@ -31,6 +31,9 @@ var packages = map[string]string{
 	"c3270":       "c3270",
 	"s3270":       "s3270",
 	"smtpd":       "opensmtpd",
+	"squid":       "squid",
+	"chromium":    "chromium",
+	"lynx":        "lynx",
 }
 
 // LookPath finds a server binary: an absolute or relative path is checked as

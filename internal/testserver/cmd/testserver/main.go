@@ -2,7 +2,11 @@
 // foreground, for benchmarks and manual testing:
 //
 //	testserver nginx -root DIR [-dir STATEDIR] [-extra 'location … { … }']
+//	testserver squid [-dir STATEDIR] [-extra DIRECTIVES]
 //	testserver wais -size BYTES [-delay DURATION] [-file PATH]
+//
+// squid runs Squid (an HTTP proxy with an ftp gateway) for loopback
+// clients; its URL line is the proxy's URL.
 //
 // wais serves one document of BYTES pseudo-random bytes (written to PATH
 // too, to compare with) through the in-tree WAIS server, which behaves
@@ -36,6 +40,8 @@ func main() {
 	switch os.Args[1] {
 	case "nginx":
 		os.Exit(runNginx(os.Args[2:]))
+	case "squid":
+		os.Exit(runSquid(os.Args[2:]))
 	case "wais":
 		os.Exit(runWAIS(os.Args[2:]))
 	default:
@@ -45,6 +51,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: testserver nginx -root DIR [-dir STATEDIR] [-extra DIRECTIVES]")
+	fmt.Fprintln(os.Stderr, "       testserver squid [-dir STATEDIR] [-extra DIRECTIVES]")
 	fmt.Fprintln(os.Stderr, "       testserver wais -size BYTES [-delay DURATION] [-file PATH]")
 	os.Exit(2)
 }
@@ -58,30 +65,59 @@ func runNginx(args []string) int {
 	if *root == "" || fs.NArg() != 0 {
 		usage()
 	}
+	return runProcess(func() (string, *testserver.Process, func() error, error) {
+		s, err := testserver.LaunchNginx(testserver.NginxConfig{Root: *root, Dir: *dir, Extra: *extra})
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return s.URL, s.Process, s.Stop, nil
+	})
+}
+
+func runSquid(args []string) int {
+	fs := flag.NewFlagSet("testserver squid", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory for squid.conf, logs, pid file (default: a new temporary one, removed at exit)")
+	extra := fs.String("extra", "", "directives appended to squid.conf")
+	fs.Parse(args)
+	if fs.NArg() != 0 {
+		usage()
+	}
+	return runProcess(func() (string, *testserver.Process, func() error, error) {
+		s, err := testserver.LaunchSquid(testserver.SquidConfig{Dir: *dir, Extra: *extra})
+		if err != nil {
+			return "", nil, nil, err
+		}
+		return s.URL, s.Process, s.Stop, nil
+	})
+}
+
+// runProcess starts a server with launch (its URL, its process and how to
+// stop it), prints the URL and PID lines and runs until told to end (see
+// waitForEnd); then it stops the server.
+func runProcess(launch func() (string, *testserver.Process, func() error, error)) int {
 	// Catch the signals before starting, so that one arriving during the
 	// start still stops the server and removes its directory.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	s, err := testserver.LaunchNginx(testserver.NginxConfig{Root: *root, Dir: *dir, Extra: *extra})
+	url, p, stop, err := launch()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		return 1
 	}
-	fmt.Printf("URL %s\nPID %d\n", s.URL, s.Process.PID)
+	fmt.Printf("URL %s\nPID %d\n", url, p.PID)
 	os.Stdout.Sync()
 	reason := waitForEnd(sig, func() string {
-		if p := s.Process; p.Exited() {
+		if p.Exited() {
 			return fmt.Sprintf("%s (pid %d) exited by itself: %v", p.Name, p.PID, p.WaitErr())
 		}
 		return ""
 	})
-	err = s.Stop()
-	if err != nil {
+	if err := stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		return 1
 	}
 	if reason != "" {
-		fmt.Fprintf(os.Stderr, "testserver: %s\n%s\n", reason, s.Process.Logs())
+		fmt.Fprintf(os.Stderr, "testserver: %s\n%s\n", reason, p.Logs())
 		return 1
 	}
 	return 0
