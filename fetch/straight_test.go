@@ -40,41 +40,6 @@ func (b *straightBody) Straight() io.Reader {
 func (b *straightBody) Took(n int64) { b.took += n }
 func (b *straightBody) Close() error { return b.c.Close() }
 
-// serveOnce accepts one connection on 127.0.0.1 and writes data to it, or
-// hands it to use; it returns the address.
-func serveOnce(t *testing.T, use func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		use(c)
-	}()
-	return ln.Addr().String()
-}
-
-// tcpSink is the writing end of a TCP connection (a ReaderFrom, as an
-// http.ResponseWriter is) and what arrives at its other end.
-func tcpSink(t *testing.T) (net.Conn, <-chan []byte) {
-	got := make(chan []byte, 1)
-	addr := serveOnce(t, func(c net.Conn) {
-		b, _ := io.ReadAll(c)
-		got <- b
-	})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, got
-}
-
 // CopyBody takes a StraightBody's bytes from its connection (Took counts
 // them) once what the fetcher buffered is out, and keeps the Client's
 // rules: the fetcher's end error, the announced size, MaxFileSize; a
@@ -98,7 +63,7 @@ func TestCopyBodyStraight(t *testing.T) {
 		{name: "over MaxFileSize", size: -1, maxSize: 2<<20 + 7, exit: 63, received: 2<<20 + 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := serveOnce(t, func(c net.Conn) { c.Write(data) })
+			addr := fetchtest.NewServer(t, func(c net.Conn) { c.Write(data) }).Addr
 			var sb *straightBody
 			f := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 				c, err := net.Dial("tcp", addr)
@@ -117,7 +82,7 @@ func TestCopyBodyStraight(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer res.Body.Close()
-			sink, got := tcpSink(t)
+			sink, got := fetchtest.Sink(t)
 			var w io.Writer = sink
 			if tc.plain {
 				w = struct{ io.Writer }{sink}
