@@ -700,7 +700,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 		return nil, &Error{Kind: ErrTooLarge, URL: url,
 			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
 	}
-	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.Progress, pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.progress(ctx), pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
 	if r.Head {
 		b.size = -1
 	}
@@ -709,6 +709,22 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 	}
 	res.Body = b
 	return res, nil
+}
+
+// progress is what a Body opened under ctx reports to: Client.Progress
+// and the context's Trace.Progress.
+func (c *Client) progress(ctx context.Context) func(done, total int64) {
+	tr := ContextTrace(ctx)
+	switch {
+	case tr == nil || tr.Progress == nil:
+		return c.Progress
+	case c.Progress == nil:
+		return tr.Progress
+	}
+	return func(done, total int64) {
+		c.Progress(done, total)
+		tr.Progress(done, total)
+	}
 }
 
 // FailError is what Client.Fail (curl's -f) makes of a reply: for an HTTP

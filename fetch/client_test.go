@@ -985,6 +985,49 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestTraceProgress: two bodies read at once under their own Traces each
+// report their own bytes, and Client.Progress still hears of both.
+func TestTraceProgress(t *testing.T) {
+	sizes := map[string]int{"/a": 200000, "/b": 70000}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(sizes[r.URL.Path]))
+		w.Write(bytes.Repeat([]byte("t"), sizes[r.URL.Path]))
+	}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var all int
+	c := &fetch.Client{Progress: func(int64, int64) { mu.Lock(); all++; mu.Unlock() }}
+	got := map[string][2]int64{}
+	var wg sync.WaitGroup
+	for path := range sizes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := fetch.WithTrace(context.Background(), &fetch.Trace{Progress: func(done, total int64) {
+				mu.Lock()
+				got[path] = [2]int64{done, total}
+				mu.Unlock()
+			}})
+			res, err := c.Open(ctx, srv.URL+path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			io.Copy(io.Discard, res.Body)
+		}()
+	}
+	wg.Wait()
+	for path, n := range sizes {
+		if g := got[path]; g != [2]int64{int64(n), int64(n)} {
+			t.Errorf("%s: last progress %v, want %d of %d", path, g, n, n)
+		}
+	}
+	if all < 2 {
+		t.Errorf("Client.Progress called %d times, want at least once a body", all)
+	}
+}
+
 func TestRedacted(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://u:pw@h/p":    "http://u:****@h/p",

@@ -17,11 +17,12 @@ const (
 	DataRaw                       // --data-raw: the text as it is, no "@"
 	DataURLEncode                 // --data-urlencode: TEXT, =TEXT, NAME=TEXT, @FILE or NAME@FILE, percent-encoded
 	DataJSON                      // --json (curl 7.82): as --data-binary, and joined with nothing before it
+	DataURLQuery                  // --url-query (curl 7.87): as --data-urlencode with lower-case hex digits; "+TEXT" as it is
 )
 
 // String is the curl flag the kind comes from, without dashes.
 func (k DataKind) String() string {
-	return [...]string{"data", "data-binary", "data-raw", "data-urlencode", "json"}[k]
+	return [...]string{"data", "data-binary", "data-raw", "data-urlencode", "json", "url-query"}[k]
 }
 
 // A DataArg is one data argument, in command-line order.
@@ -68,6 +69,12 @@ func ReadData(args []DataArg, read func(name string) ([]byte, error)) ([]byte, e
 			p = []byte(a.Value)
 		case DataURLEncode:
 			p, err = URLEncodeData(a.Value, read)
+		case DataURLQuery:
+			if raw, ok := strings.CutPrefix(a.Value, "+"); ok {
+				p = []byte(raw)
+			} else {
+				p, err = urlEncodeData(a.Value, read, hexLower)
+			}
 		}
 		if err != nil {
 			return nil, &DataError{Arg: a, Err: err}
@@ -95,11 +102,22 @@ func IsJSON(args []DataArg) bool {
 // "NAME=TEXT", "@FILE" or "NAME@FILE", as curl reads them (read reads a
 // FILE).
 func URLEncodeData(v string, read func(name string) ([]byte, error)) ([]byte, error) {
+	return urlEncodeData(v, read, hexUpper)
+}
+
+// The hex digits of a percent-encoding: curl 7.88 writes --data-urlencode's
+// in upper case, --url-query's (through its URL API) in lower case.
+const (
+	hexUpper = "0123456789ABCDEF"
+	hexLower = "0123456789abcdef"
+)
+
+func urlEncodeData(v string, read func(name string) ([]byte, error), hexd string) ([]byte, error) {
 	eq, at := strings.IndexByte(v, '='), strings.IndexByte(v, '@')
 	switch {
 	case eq >= 0 && (at < 0 || eq < at):
 		name := v[:eq]
-		enc := FormEscape(v[eq+1:])
+		enc := formEscape(v[eq+1:], hexd)
 		if name == "" {
 			return []byte(enc), nil
 		}
@@ -110,17 +128,18 @@ func URLEncodeData(v string, read func(name string) ([]byte, error)) ([]byte, er
 			return nil, err
 		}
 		if at == 0 {
-			return []byte(FormEscape(string(b))), nil
+			return []byte(formEscape(string(b), hexd)), nil
 		}
-		return []byte(v[:at] + "=" + FormEscape(string(b))), nil
+		return []byte(v[:at] + "=" + formEscape(string(b), hexd)), nil
 	}
-	return []byte(FormEscape(v)), nil
+	return []byte(formEscape(v, hexd)), nil
 }
 
 // FormEscape percent-encodes every byte but ALPHA, DIGIT and "-._~", a
 // space as "+", as curl 7.88's --data-urlencode does.
-func FormEscape(s string) string {
-	const hexd = "0123456789ABCDEF"
+func FormEscape(s string) string { return formEscape(s, hexUpper) }
+
+func formEscape(s, hexd string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -139,18 +158,18 @@ func FormEscape(s string) string {
 	return b.String()
 }
 
-// WithQueryData is u with data appended to its query after "&" (curl's
-// -G: the data of a GET).
+// WithQueryData is u with data appended to its query, after "&" when it
+// has one that is not empty (curl's -G: the data of a GET; --url-query).
 func WithQueryData(u *urlparse.URL, data []byte) (*urlparse.URL, error) {
 	q := u.RawQuery
-	if q != "" || u.HasQuery {
+	if q != "" {
 		q += "&"
 	}
 	withQuery := u.Ref
 	withQuery.HasQuery, withQuery.RawQuery = true, q+string(data)
 	nu, err := urlparse.Parse(withQuery.String())
 	if err != nil {
-		return nil, NewError(ErrMalformed, "-G/--get: the URL with the data", err)
+		return nil, NewError(ErrMalformed, "the URL with the query data", err)
 	}
 	return &nu, nil
 }

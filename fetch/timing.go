@@ -34,8 +34,9 @@ type Timing struct {
 
 // A Timer fills in Timings from the events of the requests made under
 // its Context: one Timer serves a run of transfers made one after the
-// other (a connection kept from one to the next reports to the Trace
-// that opened it), Begin pointing it at the next transfer's Timing.
+// other, Begin pointing it at the next transfer's Timing; transfers made
+// at once take a Timer each (a kept connection reports each request's
+// exchanges to that request's Trace: Retrace).
 type Timer struct {
 	mu  sync.Mutex
 	cur *Timing

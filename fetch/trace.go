@@ -18,9 +18,9 @@ import (
 // goroutines that dial, read and write; a Trace that records them locks.
 //
 // The events of a connection go to the Trace of the request that opened
-// it: a connection kept for later requests (HTTP keep-alive, the ftp pool)
-// reports their exchanges to the same Trace, which a program that traces
-// its requests one after the other therefore keeps for all of them.
+// it, and its exchanges to the Trace of the request using it: the http and
+// ftp fetchers hand a kept connection (HTTP keep-alive, the ftp pool) to
+// the Trace of each request they take it for (Retrace).
 type Trace struct {
 	// DNSDone: a host name was resolved, by a ResolveRule or by DNS, or
 	// an address literal read (not called for a name a SOCKS proxy
@@ -43,6 +43,11 @@ type Trace struct {
 	Redirect func(url string)
 	// BodySent: n more bytes of Request.Body have been read to be sent.
 	BodySent func(n int)
+	// Progress: as Client.Progress, for the Body of each request under
+	// this context alone: done so far and the total (-1 when unknown).
+	// Transfers that run at once, each under its own Trace, are told
+	// apart by it.
+	Progress func(done, total int64)
 }
 
 type traceKey struct{}
@@ -96,9 +101,10 @@ func (c *traceConn) beforeWrite() {
 	if fire {
 		c.wrote = true
 	}
+	tr := c.tr
 	c.mu.Unlock()
-	if fire && c.tr.WroteRequest != nil {
-		c.tr.WroteRequest(c.LocalAddr(), c.RemoteAddr())
+	if fire && tr != nil && tr.WroteRequest != nil {
+		tr.WroteRequest(c.LocalAddr(), c.RemoteAddr())
 	}
 }
 
@@ -109,10 +115,41 @@ func (c *traceConn) afterRead(n int) {
 	c.mu.Lock()
 	fire := c.wrote && !c.quiet
 	c.wrote = false
+	tr := c.tr
 	c.mu.Unlock()
-	if fire && c.tr.FirstByte != nil {
-		c.tr.FirstByte()
+	if fire && tr != nil && tr.FirstByte != nil {
+		tr.FirstByte()
 	}
+}
+
+// Retrace hands the connection nc, taken from a pool (or dialled for
+// another request) for a request made under ctx, to ctx's Trace: its
+// exchanges are reported there from now on, not to the Trace of the
+// request that opened it. Requests made at once, each under a Trace of its
+// own, so each hear of their own exchanges. A connection opened without a
+// Trace is not traced, and stays so.
+func Retrace(ctx context.Context, nc net.Conn) {
+	if tc := tracedConn(nc); tc != nil {
+		tc.mu.Lock()
+		tc.tr = ContextTrace(ctx)
+		tc.mu.Unlock()
+	}
+}
+
+// tracedConn is the traced connection under nc (through NetConn), nil
+// when there is none.
+func tracedConn(nc net.Conn) *traceConn {
+	for nc != nil {
+		if tc, ok := nc.(*traceConn); ok {
+			return tc
+		}
+		u, ok := nc.(interface{ NetConn() net.Conn })
+		if !ok {
+			return nil
+		}
+		nc = u.NetConn()
+	}
+	return nil
 }
 
 func (c *traceConn) Write(b []byte) (int, error) {
@@ -151,18 +188,10 @@ func (c *traceConn) CloseWrite() error {
 // handshaking marks nc's traced connection, if any, as in (or out of) a
 // TLS handshake.
 func handshaking(nc net.Conn, on bool) {
-	for nc != nil {
-		if tc, ok := nc.(*traceConn); ok {
-			tc.mu.Lock()
-			tc.quiet = on
-			tc.mu.Unlock()
-			return
-		}
-		u, ok := nc.(interface{ NetConn() net.Conn })
-		if !ok {
-			return
-		}
-		nc = u.NetConn()
+	if tc := tracedConn(nc); tc != nil {
+		tc.mu.Lock()
+		tc.quiet = on
+		tc.mu.Unlock()
 	}
 }
 

@@ -93,3 +93,31 @@ func TestTraceEvents(t *testing.T) {
 		t.Errorf("ftp: %s", got)
 	}
 }
+
+// TestTraceKeptConnection: a kept connection (HTTP keep-alive, the ftp
+// pool) reports a later request's exchanges to that request's Trace, not
+// to the Trace of the request that opened it.
+func TestTraceKeptConnection(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer srv.Close()
+	f := ftptest.New(t)
+	f.AddFile("/f", []byte("data"), time.Now())
+	for _, u := range []string{srv.URL + "/", "ftp://" + f.Addr + "/f"} {
+		c := &fetch.Client{}
+		var first, second traceLog
+		for _, l := range []*traceLog{&first, &second} {
+			ctx := fetch.WithTrace(context.Background(), l.trace())
+			if _, _, err := doAll(c, ctx, &fetch.Request{URL: parse(t, u)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.CloseIdleConnections()
+		if got := first.String(); !strings.HasPrefix(got, "dns:127.0.0.1 connect wrote first") {
+			t.Errorf("%s: first request: %s", u, got)
+		}
+		if got := second.String(); strings.Contains(got, "connect ") || !strings.HasPrefix(got, "wrote first") {
+			t.Errorf("%s: second request, on the kept connection: %q, want its exchanges and no connect", u, got)
+		}
+	}
+}

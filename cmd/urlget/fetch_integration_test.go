@@ -131,6 +131,8 @@ func TestSideBySideWithCurl(t *testing.T) {
 		{name: "--compressed -w", args: []string{"--compressed", "-w", "%{http_code} %{content_type}", "-o", "/dev/null", base + "/text.txt"}},
 		{name: "gzip not asked", args: []string{base + "/text.txt"}},
 		{name: "connect refused", args: []string{"http://127.0.0.1:1/"}, code: 7},
+		{name: "--url-query glob", args: []string{"--url-query", "a=1 2", "-w", "%{url_effective} %{http_code}\n", base + "/{small.txt,empty}", "-o", "o#1"}},
+		{name: "--url-query raw space", args: []string{"--url-query", "+x=y z", base + "/small.txt"}, code: 3},
 		{name: "max-filesize", args: []string{"--max-filesize", "1000", base + "/big.bin"}, code: 63},
 		// curl 7.88 exits with the last transfer's status; urlget with the
 		// last failure's, so that a failure is never hidden by a later
@@ -146,27 +148,8 @@ func TestSideBySideWithCurl(t *testing.T) {
 func runSideBySide(t *testing.T, curl string, cases []sideCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-s"}, tc.args...)
-			cdir, udir := t.TempDir(), t.TempDir()
-			if tc.prep != nil {
-				tc.prep(cdir)
-				tc.prep(udir)
-			}
-			cmd := exec.Command(curl, args...)
-			cmd.Dir = cdir
-			var cout bytes.Buffer
-			cmd.Stdout = &cout
-			ccode := 0
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
-				ccode = ee.ExitCode()
-			}
-			t.Chdir(udir)
-			var uout, uerr bytes.Buffer
-			ucode := run(env{args: args, stdin: strings.NewReader(""), stdout: &uout, stderr: &uerr})
+			b := besideCurl(t, curl, tc.args, tc.prep)
+			cout, ccode, uout, uerr, ucode, cdir, udir := b.cout, b.ccode, b.uout, b.uerr, b.ucode, b.cdir, b.udir
 			if ccode != tc.code {
 				t.Errorf("curl exit %d, want %d", ccode, tc.code)
 			}
@@ -175,9 +158,9 @@ func runSideBySide(t *testing.T, curl string, cases []sideCase) {
 				want = tc.ucode
 			}
 			if ucode != want {
-				t.Errorf("urlget exit %d, want %d (curl %d; urlget stderr %q)", ucode, want, ccode, uerr.String())
+				t.Errorf("urlget exit %d, want %d (curl %d; urlget stderr %q)", ucode, want, ccode, uerr)
 			}
-			cs, us := cout.String(), uout.String()
+			cs, us := cout, uout
 			if tc.normalize != nil {
 				cs, us = tc.normalize(cs), tc.normalize(us)
 			}
@@ -187,6 +170,56 @@ func runSideBySide(t *testing.T, curl string, cases []sideCase) {
 			compareTrees(t, cdir, udir)
 		})
 	}
+}
+
+// beside is one command run by curl and by urlget, each in a fresh
+// directory of its own.
+type beside struct {
+	cdir, udir       string
+	cout, uout, uerr string
+	ccode, ucode     int
+}
+
+// besideCurl runs curl and urlget (in-process, then in udir) with "-s"
+// and args, each in a new directory prepared by prep (nil: none).
+func besideCurl(t *testing.T, curl string, args []string, prep func(dir string)) beside {
+	t.Helper()
+	args = append([]string{"-s"}, args...)
+	b := beside{cdir: t.TempDir(), udir: t.TempDir()}
+	if prep != nil {
+		prep(b.cdir)
+		prep(b.udir)
+	}
+	b.cout, _, b.ccode = curlIn(t, curl, b.cdir, args)
+	b.uout, b.uerr, b.ucode = urlgetIn(t, b.udir, args)
+	return b
+}
+
+// curlIn runs curl with args in dir: its stdout, stderr and exit status.
+func curlIn(t *testing.T, curl, dir string, args []string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(curl, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		code = ee.ExitCode()
+	}
+	return out.String(), errb.String(), code
+}
+
+// urlgetIn runs urlget in-process with args in dir, which stays the
+// test's working directory: its stdout, stderr and exit status.
+func urlgetIn(t *testing.T, dir string, args []string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errb bytes.Buffer
+	code = run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	return out.String(), errb.String(), code
 }
 
 func clip(s string) string {

@@ -122,6 +122,7 @@ type fetchOpts struct {
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
 	out            outOpts       // the output flags (outflags.go)
+	par            parOpts       // -Z and its companions (parallel.go)
 	auth           authOpts      // the HTTP authentication flags (authflags.go)
 	options        fetch.Options // Request.Options they ask for
 }
@@ -183,6 +184,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addConnFlags(fs, &o.conn)
 	addOutFlags(fs, &o.out)
 	addAuthFlags(fs, &o.auth)
+	addParallelFlags(fs, &o.par)
+	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
 	return fs
 }
@@ -368,6 +371,7 @@ type fetchCmd struct {
 	body   requestBody       // -d, -F (request.go)
 	jar    *fetch.CookieJar  // -b, -c
 	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
+	par    *parState         // what the transfers of -Z share (parallel.go); nil without -Z
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
 	progress bool
@@ -384,9 +388,13 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // runFetchWith is runFetch; setup, when not nil, adjusts the command before
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
-	args, err := expandConfig(e.args, e.stdin, newFetchFlags(env{stderr: io.Discard}, &fetchOpts{}))
+	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
+	args, err := expandConfig(e.args, e.stdin, flags)
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+	}
+	if groups := splitNext(args, flags); groups != nil {
+		return runGroups(e, groups, setup) // -:/--next: next.go
 	}
 	o, err := parseFetchArgs(e, args)
 	if err != nil {
@@ -408,11 +416,17 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
 	}
+	if o.par.on {
+		e.stdout, e.stderr = syncWriter(e.stdout), syncWriter(e.stderr)
+	}
 	e, endOut, err := o.out.start(e, o.silent, o.urls)
 	if err != nil {
 		return fail(e, fetchExitCode(err), "%v", err)
 	}
 	defer endOut()
+	if o.par.on && o.out.headers != nil {
+		o.out.headers = syncWriter(o.out.headers) // -D: one file for every transfer
+	}
 	if !o.silent {
 		schemes := make([]string, 0, len(o.urls))
 		for _, raw := range o.urls {
@@ -556,8 +570,12 @@ func maxRedirects(n int) int {
 	return n
 }
 
-// run fetches every URL in turn; the exit status is the last failure's.
+// run fetches every URL in turn (with -Z at once: runParallel); the exit
+// status is the last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
+	if c.o.par.on {
+		return c.runParallel(ctx)
+	}
 	status := 0
 	for j := range c.jobs() {
 		if j.err != nil {
@@ -572,23 +590,33 @@ func (c *fetchCmd) run(ctx context.Context) int {
 			}
 			return fetchExitInterrupted
 		}
-		if r.err != nil {
-			status = r.code
-			if closedPipe(r.err) {
-				// The reader of a pipe went away (| head): a normal end
-				// of a pipeline, said with the exit code alone.
-				return status
-			}
-			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, fetch.OneLine(r.err.Error()))
-				c.reportKept(r)
-			}
-		}
-		if c.wo != nil {
-			c.wo.render(c.e.stdout, c.e.stderr, r)
+		if !c.report(r, &status) {
+			return status
 		}
 	}
 	return status
+}
+
+// report tells of a transfer that has ended: its error and where its bytes
+// are kept, then -w; a failure's exit code goes into status. It returns
+// false when no more transfers are to be made.
+func (c *fetchCmd) report(r *xferResult, status *int) bool {
+	if r.err != nil {
+		*status = r.code
+		if closedPipe(r.err) {
+			// The reader of a pipe went away (| head): a normal end
+			// of a pipeline, said with the exit code alone.
+			return false
+		}
+		if !c.o.silent || c.o.showError {
+			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, fetch.OneLine(r.err.Error()))
+			c.reportKept(r)
+		}
+	}
+	if c.wo != nil {
+		c.wo.render(c.e.stdout, c.e.stderr, r)
+	}
+	return true
 }
 
 // closedPipe reports whether err is a write to a pipe whose reader has
@@ -664,6 +692,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 		return
 	}
 	r.filename = out.path
+	defer c.holdOutput(out.path)()
 	c.asked = nil
 	defer func() { c.asked = nil }()
 	pol := c.retryPolicy()
@@ -682,7 +711,7 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 			}
 			// A gopher search or +ASK form: ask on the terminal, then
 			// try again with the answers (once; not a retry).
-			if c.asked = askUser(c.e, err); c.asked == nil {
+			if c.asked = c.ask(err); c.asked == nil {
 				return err
 			}
 		}

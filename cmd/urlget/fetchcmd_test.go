@@ -41,6 +41,7 @@ type fakeSrv struct {
 	files    map[string]*fakeFile
 	reqs     []fetch.Request
 	attempts map[string]int
+	onOpen   func() // called as each Open begins (parallel_test.go)
 }
 
 func newFakeSrv(files map[string]*fakeFile) *fakeSrv {
@@ -69,6 +70,9 @@ func (c *cutReader) Read(p []byte) (int, error) {
 }
 
 func (s *fakeSrv) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+	if s.onOpen != nil {
+		s.onOpen()
+	}
 	s.mu.Lock()
 	s.reqs = append(s.reqs, *req)
 	f, ok := s.files[req.URL.Path]
@@ -241,7 +245,7 @@ func TestFlagParsing(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--bogus", "http://x/"},
-		{"-Z", "http://x/"},
+		{"-9", "http://x/"},
 		{},
 		{"-C", "abc", "http://x/"},
 		{"-C", "-5", "http://x/"},

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,24 +101,11 @@ func TestGlobBesideCurl(t *testing.T) {
 			cdir, udir := t.TempDir(), t.TempDir()
 
 			from := len(settledRequests(t, s, 0))
-			cmd := exec.Command(curl, args...)
-			cmd.Dir = cdir
-			var cout, cerr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &cout, &cerr
-			ccode := 0
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
-				ccode = ee.ExitCode()
-			}
+			cout, cerr, ccode := curlIn(t, curl, cdir, args)
 			creqs := settledRequests(t, s, from)
 
 			from += len(creqs)
-			t.Chdir(udir)
-			var uout, uerr bytes.Buffer
-			ucode := run(env{args: args, stdin: strings.NewReader(""), stdout: &uout, stderr: &uerr})
+			uout, uerr, ucode := urlgetIn(t, udir, args)
 			ureqs := settledRequests(t, s, from)
 
 			want := tc.code
@@ -129,7 +113,7 @@ func TestGlobBesideCurl(t *testing.T) {
 				want = tc.ucode
 			}
 			if ccode != tc.code || ucode != want {
-				t.Errorf("exit: curl %d, urlget %d, want %d and %d (urlget stderr %q)", ccode, ucode, tc.code, want, uerr.String())
+				t.Errorf("exit: curl %d, urlget %d, want %d and %d (urlget stderr %q)", ccode, ucode, tc.code, want, uerr)
 			}
 			if tc.ucode != 0 {
 				return
@@ -137,14 +121,14 @@ func TestGlobBesideCurl(t *testing.T) {
 			if !slices.Equal(creqs, ureqs) {
 				t.Errorf("requests differ:\nurlget %q\ncurl   %q", ureqs, creqs)
 			}
-			if cout.String() != uout.String() {
-				t.Errorf("stdout differs:\nurlget %q\ncurl   %q", clip(uout.String()), clip(cout.String()))
+			if cout != uout {
+				t.Errorf("stdout differs:\nurlget %q\ncurl   %q", clip(uout), clip(cout))
 			}
 			if tc.code == 3 {
 				// The message, the glob and the caret, line for line.
-				want := strings.ReplaceAll(cerr.String(), "curl: ", "urlget: ")
-				if uerr.String() != want {
-					t.Errorf("stderr differs:\nurlget %q\ncurl   %q", uerr.String(), want)
+				want := strings.ReplaceAll(cerr, "curl: ", "urlget: ")
+				if uerr != want {
+					t.Errorf("stderr differs:\nurlget %q\ncurl   %q", uerr, want)
 				}
 			}
 			compareTrees(t, cdir, udir)

@@ -56,8 +56,11 @@ func (m *meter) finish() {
 
 func (m *meter) draw() {
 	m.drawn = true
-	io.WriteString(m.w, "\r"+m.line(80))
+	redraw(m.w, m.line(80))
 }
+
+// redraw writes line over the line drawn before on w (a terminal).
+func redraw(w io.Writer, line string) { io.WriteString(w, "\r"+line) }
 
 // line renders the meter in width columns.
 func (m *meter) line(width int) string {

@@ -60,15 +60,16 @@ func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil 
 // (the fetcher options -H, -X, -e are declared by fetch/http).
 type reqOpts struct {
 	data       []fetch.DataArg
-	get        bool     // -G
-	form       []string // -F
-	include    bool     // -i
-	cookies    []string // -b
-	cookieJar  string   // -c
-	config     []string // -K: already read (config.go); kept for help
-	urls       []string // --url, before the other URLs
-	man        bool     // --man
-	completion string   // --completion SHELL
+	urlQuery   []fetch.DataArg // --url-query
+	get        bool            // -G
+	form       []string        // -F
+	include    bool            // -i
+	cookies    []string        // -b
+	cookieJar  string          // -c
+	config     []string        // -K: already read (config.go); kept for help
+	urls       []string        // --url, before the other URLs
+	man        bool            // --man
+	completion string          // --completion SHELL
 }
 
 // addRequestFlags defines the request flags on fs.
@@ -86,6 +87,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	ann("data-raw", httpOnly...)
 	fs.Var(&dataFlag{&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	ann("data-urlencode", httpOnly...)
+	fs.Var(&dataFlag{&r.urlQuery, fetch.DataURLQuery, "DATA"}, "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&r.get, "get", "G", false, "send the -d data in the query string of a GET")
 	ann("get", httpOnly...)
 	fs.VarP(&placeholders{&r.form, "NAME=VALUE"}, "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
@@ -107,6 +109,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 type requestBody struct {
 	data    []byte // -d and friends, joined with "&"
 	hasData bool
+	query   []byte // --url-query, joined with "&"; nil: none
 	form    *fetch.Form
 }
 
@@ -122,11 +125,22 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 // and the form (files are opened per attempt), the cookie jar.
 func (c *fetchCmd) prepareRequest() error {
 	r := &c.o.req
+	read := func(name string) ([]byte, error) {
+		b, err := readNamed(name, c.e.stdin)
+		return b, fetch.PathCause(err)
+	}
+	if len(r.urlQuery) > 0 {
+		q, err := fetch.ReadData(r.urlQuery, read)
+		if err != nil {
+			return err
+		}
+		if len(q) > 0 {
+			// --url-query "" alone adds nothing, as in curl.
+			c.body.query = q
+		}
+	}
 	if len(r.data) > 0 {
-		d, err := fetch.ReadData(r.data, func(name string) ([]byte, error) {
-			b, err := readNamed(name, c.e.stdin)
-			return b, fetch.PathCause(err)
-		})
+		d, err := fetch.ReadData(r.data, read)
 		if err != nil {
 			return err
 		}
@@ -358,12 +372,20 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	return nil
 }
 
-// prepareURL is the URL a fetch goes to: with -T, a URL ending in "/" gets
-// the file's name. It also warns about -d given to a gopher URL that is not
+// prepareURL is the URL a fetch goes to: with --url-query, its query
+// added; with -T, a URL ending in "/" gets the file's name. It also warns about -d given to a gopher URL that is not
 // a search.
 func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, error) {
 	if w := c.dataWarning(u); w != "" && !c.o.silent {
 		warnf(c.e.stderr, "%s", w)
+	}
+	if c.body.query != nil {
+		nu, err := fetch.WithQueryData(u, c.body.query)
+		if err != nil {
+			return nil, err
+		}
+		u = nu
+		r.effective = u.String()
 	}
 	if c.o.uploadFile == "" {
 		return u, nil

@@ -337,6 +337,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c.noEPRT = c.noEPRT || o.noEPRT
 			c.SetActive(o.port, f.acceptTimeout())
 			c.watch(ctx)
+			fetch.Retrace(ctx, c.raw)
 		} else {
 			if c, err = f.dial(ctx, req, o, key, reuse); err != nil {
 				return nil, err

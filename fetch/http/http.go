@@ -261,9 +261,14 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		rec *recording
 	)
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
+		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
 			c, rec = r, r.start()
+			nc = r.Conn
 		}
+		// A kept connection, or one net/http dialled for another
+		// request, reports this request's exchanges to its Trace.
+		fetch.Retrace(ctx, nc)
 		if gi.Reused && v != nil {
 			fmt.Fprintf(v, "* Re-using the connection to %s\n", gi.Conn.RemoteAddr())
 		}
