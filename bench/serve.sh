@@ -107,9 +107,12 @@ GW=(curl -s -x "$gw" -o @OUT@ @URL@)
 SQ=(curl -s -x "$squid" -o @OUT@ @URL@)
 WEB=(curl -s -o @OUT@ @URL@)
 UG=("$urlget" -s -o @OUT@ @URL@)
-names=(gw-ftp sq-ftp ug-ftp gw-goph ug-goph)
-declare -A url=([gw-ftp]=$ftp_big [sq-ftp]=$ftp_big [ug-ftp]=$ftp_big [gw-goph]=$gw/$gopher_big [ug-goph]=$gopher_big)
-declare -A tmpl=([gw-ftp]=GW [sq-ftp]=SQ [ug-ftp]=UG [gw-goph]=WEB [ug-goph]=UG)
+UX=("$urlget" -s -x "$gw" -o @OUT@ @URL@)
+# cu-ftp (curl direct) and ux-ftp (urlget through the gateway) have no
+# target: they tell the gateway's cost from the client's.
+names=(gw-ftp sq-ftp ug-ftp gw-goph ug-goph cu-ftp ux-ftp)
+declare -A url=([gw-ftp]=$ftp_big [sq-ftp]=$ftp_big [ug-ftp]=$ftp_big [gw-goph]=$gw/$gopher_big [ug-goph]=$gopher_big [cu-ftp]=$ftp_big [ux-ftp]=$ftp_big)
+declare -A tmpl=([gw-ftp]=GW [sq-ftp]=SQ [ug-ftp]=UG [gw-goph]=WEB [ug-goph]=UG [cu-ftp]=WEB [ux-ftp]=UX)
 one() { # NAME check|run
 	local -n t=${tmpl[$1]}
 	if [ "$2" = check ]; then
@@ -180,7 +183,7 @@ bench_load_report gw-ftp-html sq-ftp-html gw-menu-html gw-menu-raw
 echo
 printf 'gateway peak RSS: one transfer at a time %s KiB; %s at once %s KiB; listings under load %s KiB\n' "$rss_one" "$PARALLEL" "$rss_par" "$rss_load"
 awk -v a="$cpu0" -v b="$cpu1" -v c="$cpu2" -v d="$cpu3" -v r="$ROUNDS" -v n="$PARALLEL" 'BEGIN {
-	printf "gateway CPU s: one at a time %.2f (%.2f a transfer); %d at once %.2f (%.2f a transfer); listings under load %.2f\n", b - a, (b - a) / (2 * r), n, c - b, (c - b) / (2 * n), d - c
+	printf "gateway CPU s: one at a time %.2f (%.2f a transfer); %d at once %.2f (%.2f a transfer); listings under load %.2f\n", b - a, (b - a) / (3 * r), n, c - b, (c - b) / (2 * n), d - c
 }'
 echo
 bench_ratio gw-ftp sq-ftp "$MAX_SQUID_RATIO"
@@ -188,6 +191,8 @@ bench_ratio gw-ftp ug-ftp "$MAX_DIRECT_RATIO"
 bench_ratio gw-goph ug-goph "$MAX_DIRECT_RATIO"
 bench_ratio_info gw-ftp ug-ftp
 bench_ratio_info gw-goph ug-goph
+bench_ratio_info gw-ftp cu-ftp
+bench_ratio_info ux-ftp ug-ftp
 bench_min_ratio gw-ftp-html sq-ftp-html "$MIN_LISTING_SPEEDUP"
 bench_min_ratio gw-menu-html gw-menu-raw "$MIN_MENU_RATIO"
 rss_max=$(printf '%s\n' "$rss_one" "$rss_par" | sort -n | tail -n 1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"time"
 )
@@ -25,6 +26,7 @@ type body struct {
 	progress func(done, total int64)
 	pace     pace  // Client.LimitRate and the low-speed watchdog
 	err      error // sticky: io.EOF or an *Error
+	failed   error // Client.FailWithBody's error, returned in place of io.EOF
 	// maxTime is Client.MaxTime (0: none), stop ends its clock.
 	maxTime time.Duration
 	stop    context.CancelFunc
@@ -90,13 +92,108 @@ func (b *body) read(p []byte) (int, error) {
 func (b *body) WriteTo(w io.Writer) (int64, error) {
 	f, local := b.rc.(*os.File)
 	if _, rf := w.(io.ReaderFrom); !local || !rf || b.pace.rate != nil {
-		return b.copyLoop(w)
+		return b.copyLoop(w, nil)
 	}
 	chunk := int64(64 << 20)
 	if b.progress != nil {
 		chunk = 1 << 20
 	}
+	return b.straight(w, chunk, func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
+}
+
+// A StraightBody is a fetcher's Body whose bytes can be taken straight
+// from the connection they arrive on, so that CopyBody can have the kernel
+// move them from socket to socket (splice) without reading them into
+// memory.
+type StraightBody interface {
+	io.ReadCloser
+	// Straight returns the reader the body's next bytes come from as they
+	// are, a *net.TCPConn read to its end (StraightConn), or nil when
+	// they do not: bytes already buffered, a conversion, TLS. It is
+	// asked again after every read.
+	Straight() io.Reader
+	// Took tells the body that n bytes were read from Straight's reader
+	// past it. When that reader ends, its outcome is the body's next Read
+	// (io.EOF, or the error the protocol's end gives).
+	Took(n int64)
+}
+
+// StraightConn is the TCP connection under c whose bytes are c's own
+// (under the Client's context watch, not TLS, not traced), for a
+// StraightBody's Straight; nil when there is none.
+func StraightConn(c net.Conn) io.Reader {
+	if cc, ok := c.(*ctxConn); ok {
+		c = cc.Conn
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		return tc
+	}
+	return nil
+}
+
+// straightChunk is how much CopyBody takes from a connection at once
+// between the checks of the context, the size cap and progress.
+const straightChunk = 1 << 20
+
+// CopyBody copies body, a Resource's Body, to w, as a gateway passes a
+// document on: when w has ReadFrom (a TCP connection, an
+// http.ResponseWriter) and the fetcher's body can give its bytes straight
+// from its connection (StraightBody) or file, the kernel moves them
+// (splice, sendfile) and buf is not used; otherwise they are read through
+// buf (nil: 256 KiB). An error is the transfer's (ErrPartial, ErrTimeout,
+// ...) whichever side it came from: a caller that must tell a failed write
+// from a failed read uses io.Copy.
+func CopyBody(w io.Writer, rc io.Reader, buf []byte) (int64, error) {
+	b, ok := rc.(*body)
+	if !ok {
+		if buf == nil {
+			return io.Copy(w, rc)
+		}
+		return io.CopyBuffer(w, struct{ io.Reader }{rc}, buf)
+	}
+	if !b.canGoStraight(w) {
+		return b.copyLoop(w, buf)
+	}
+	if f, local := b.rc.(*os.File); local {
+		return b.straight(w, straightChunk, func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
+	}
+	sb := b.rc.(StraightBody)
+	return b.straight(w, straightChunk, sb.Straight, func(err error) error {
+		b.end(err)
+		return b.err
+	})
+}
+
+// CanGoStraight reports whether CopyBody(w, body, …) would have the
+// kernel move body's bytes (a Resource's Body from a Client): w takes
+// ReadFrom, the body is a local file or a StraightBody, and no rate limit
+// or low-speed watch needs to see every read.
+func CanGoStraight(w io.Writer, rc io.Reader) bool {
+	b, ok := rc.(*body)
+	return ok && b.canGoStraight(w)
+}
+
+func (b *body) canGoStraight(w io.Writer) bool {
+	if _, rf := w.(io.ReaderFrom); !rf || b.pace.rate != nil || b.pace.slow != nil {
+		return false
+	}
+	switch b.rc.(type) {
+	case *os.File, StraightBody:
+		return true
+	}
+	return false
+}
+
+// straight copies the body to w (a ReaderFrom) in chunks of at most chunk
+// bytes read straight from src() (nil: one Read of the body through a
+// small buffer, for bytes it holds already), checking the context, the
+// size cap and progress between chunks; fail types an error of the copy.
+// The end of src's bytes is the body's next Read (a StraightBody's
+// protocol end), or io.EOF for a file.
+func (b *body) straight(w io.Writer, chunk int64, src func() io.Reader, fail func(error) error) (int64, error) {
 	var written int64
+	sb, _ := b.rc.(StraightBody)
+	var small []byte
 	for b.err == nil {
 		if b.ctx.Err() != nil {
 			b.err = ctxError(b.ctx, b.url)
@@ -109,7 +206,7 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 				// At the cap: one more byte, read but not written,
 				// tells whether the body goes on.
 				var one [1]byte
-				n, err := f.Read(one[:])
+				n, err := b.rc.Read(one[:])
 				if n > 0 {
 					b.err = b.tooLarge()
 				} else if err != nil {
@@ -119,17 +216,48 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 			}
 			want = min(want, left)
 		}
-		lr := &io.LimitedReader{R: f, N: want}
+		r := src()
+		if r == nil {
+			// Bytes the fetcher holds (read with the reply's head): through
+			// a buffer, then straight again.
+			if small == nil {
+				small = make([]byte, 32<<10)
+			}
+			// b.read records the end or an error in b.err.
+			if n, _ := b.read(small[:min(int64(len(small)), want)]); n > 0 {
+				m, werr := w.Write(small[:n])
+				written += int64(m)
+				if werr != nil {
+					b.err = fail(werr)
+				}
+			}
+			continue
+		}
+		lr := &io.LimitedReader{R: r, N: want}
 		n, err := io.Copy(w, lr)
 		written += n
 		b.n += n
 		b.pace.slow.add(int(n))
+		if sb != nil {
+			sb.Took(n)
+		}
 		if n > 0 {
 			b.report()
 		}
 		switch {
 		case err != nil:
-			b.err = fileCopyError(b, err)
+			b.err = fail(err)
+		case lr.N > 0 && sb != nil:
+			// The connection ended: the fetcher's Read says how (io.EOF,
+			// or its protocol's error).
+			var one [1]byte
+			if m, _ := b.read(one[:]); m > 0 {
+				m, werr := w.Write(one[:m])
+				written += int64(m)
+				if werr != nil {
+					b.err = fail(werr)
+				}
+			}
 		case lr.N > 0:
 			b.end(io.EOF) // the file ended before the chunk did
 		}
@@ -155,9 +283,12 @@ func fileCopyError(b *body, err error) error {
 	return &Error{Kind: ErrWrite, URL: b.url, Msg: "writing output", Err: err}
 }
 
-// copyLoop is WriteTo through Read, one buffer at a time.
-func (b *body) copyLoop(w io.Writer) (int64, error) {
-	buf := make([]byte, 256<<10)
+// copyLoop is WriteTo through Read, one buffer at a time (buf; nil: 256
+// KiB).
+func (b *body) copyLoop(w io.Writer, buf []byte) (int64, error) {
+	if buf == nil {
+		buf = make([]byte, 256<<10)
+	}
 	var written int64
 	for {
 		n, err := b.Read(buf)
@@ -195,6 +326,9 @@ func (b *body) end(err error) {
 			return
 		}
 		b.err = io.EOF
+		if b.failed != nil {
+			b.err = b.failed
+		}
 		return
 	}
 	b.err = bodyError(b.ctx, b.url, err)

@@ -107,8 +107,14 @@ type Client struct {
 
 	// Fail (-f) turns an HTTP status >= 400 into an ErrHTTP error: for
 	// every HTTP response (Meta.IsHTTP), a gateway's reply to an ftp or
-	// gopher URL included.
-	Fail bool
+	// gopher URL included. The error (FailError) carries the reply's Meta
+	// (Error.Reply); its body is closed unread.
+	//
+	// FailWithBody (--fail-with-body) is Fail keeping the body: Do returns
+	// the Resource as usual, and its Body, read to its end, fails with that
+	// ErrHTTP error in place of io.EOF.
+	Fail         bool
+	FailWithBody bool
 
 	// MaxFileSize (--max-filesize) refuses or stops a body larger than this
 	// (0: no cap). It counts the whole resource: a resumed body may bring
@@ -581,6 +587,9 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			return nil, err
 		}
 	}
+	if r.Offset < 0 && (r.Body == nil || gateway || !HasCaps(u.Scheme, ResumesUpload)) {
+		return nil, &Error{Kind: ErrResume, URL: Redacted(u), Msg: "cannot resume: a negative offset (UploadAtEnd) is for an upload to " + nameList(ResumesUpload)}
+	}
 	r.Options = mergeOptions(c.Options, r.Options)
 	if c.Verbose != nil && proxy != nil {
 		how := "proxy"
@@ -695,10 +704,12 @@ func DrainClose(rc io.ReadCloser) {
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
-	if c.Fail {
-		if err := FailError(res, r.Offset); err != nil {
+	var failed error
+	if c.Fail || c.FailWithBody {
+		failed = FailError(res, r.Offset)
+		if failed != nil && !c.FailWithBody {
 			res.Body.Close()
-			return nil, err
+			return nil, failed
 		}
 	}
 	if c.MaxFileSize > 0 && !r.Head && res.Size >= 0 && res.Offset+res.Size > c.MaxFileSize {
@@ -706,7 +717,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 		return nil, &Error{Kind: ErrTooLarge, URL: url,
 			Msg: fmt.Sprintf("resource is %d bytes, over the maximum file size %d", res.Offset+res.Size, c.MaxFileSize)}
 	}
-	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.progress(ctx), pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}}
+	b := &body{rc: res.Body, ctx: ctx, url: url, size: res.Size, limit: -1, progress: c.progress(ctx), pace: pace{ctx: ctx, rate: c.LimitRate, slow: slow}, failed: failed}
 	if r.Head {
 		b.size = -1
 	}
@@ -735,13 +746,15 @@ func (c *Client) progress(ctx context.Context) func(done, total int64) {
 
 // FailError is what Client.Fail (curl's -f) makes of a reply: for an HTTP
 // reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
-// the status and the server's Retry-After; nil for any other reply, and
-// for a 416 to a resume (offset > 0), which says the file is whole.
+// the status, the server's Retry-After and the reply's Meta (Reply); nil
+// for any other reply, and for a 416 to a resume (offset > 0), which says
+// the file is whole.
 func FailError(res *Resource, offset int64) error {
 	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
 		return nil
 	}
-	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: res.RetryAfter(),
+	m := res.Meta
+	return &Error{Kind: ErrHTTP, URL: res.EffectiveURL, Status: res.Status, retryAfter: res.RetryAfter(), Reply: &m,
 		Msg: "The requested URL returned error: " + strconv.Itoa(res.Status)}
 }
 
@@ -1035,6 +1048,14 @@ func checkBody(f Fetcher, u *urlparse.URL, gateway bool) error {
 		return &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: "cannot send data to this " + u.Scheme + ": URL"}
 	}
 	return nil
+}
+
+// Method is the method req is sent with (Request.Method) once the Client's
+// Options are applied: a -X given to the Client counts as the request's own.
+func (c *Client) Method(req *Request) string {
+	r := *req
+	r.Options = mergeOptions(c.Options, req.Options)
+	return r.Method()
 }
 
 // mergeOptions gives the Client's options overlaid with the request's own

@@ -747,6 +747,39 @@ func TestFail(t *testing.T) {
 	wantExit(t, "404 with Fail", err, 22)
 }
 
+// TestFailReply: Fail's error carries the reply (status, headers,
+// effective URL), as net/http hands back the *Response; FailWithBody
+// returns the body, which ends with that error in place of io.EOF.
+func TestFailReply(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/x-missing")
+		w.Header().Set("ETag", `"e1"`)
+		w.WriteHeader(404)
+		io.WriteString(w, "not here")
+	}))
+	defer srv.Close()
+	_, _, err := fetchAll(t, &fetch.Client{Fail: true}, srv.URL+"/a/../gone")
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Reply == nil {
+		t.Fatalf("Fail: %v carries no reply", err)
+	}
+	if m := fe.Reply; m.Status != 404 || m.ContentType != "text/x-missing" || m.Header.Get("ETag") != `"e1"` || m.EffectiveURL != srv.URL+"/gone" {
+		t.Errorf("Fail's reply: status %d type %q ETag %q effective %q", m.Status, m.ContentType, m.Header.Get("ETag"), m.EffectiveURL)
+	}
+	res, body, err := fetchAll(t, &fetch.Client{FailWithBody: true}, srv.URL)
+	wantExit(t, "404 with FailWithBody", err, 22)
+	if res == nil || res.Status != 404 || string(body) != "not here" {
+		t.Errorf("FailWithBody: %v body %q", res, body)
+	}
+	if !errors.As(err, &fe) || fe.Reply == nil || fe.Reply.Status != 404 {
+		t.Errorf("FailWithBody's error %v carries no reply", err)
+	}
+	res, body, err = fetchAll(t, &fetch.Client{Fail: true, FailWithBody: true}, srv.URL)
+	if fetch.ExitCode(err) != 22 || res == nil || string(body) != "not here" {
+		t.Errorf("Fail and FailWithBody: %v %q", err, body)
+	}
+}
+
 // chunked answers with n bytes and no Content-Length.
 func chunked(n int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

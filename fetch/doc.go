@@ -63,7 +63,10 @@
 //
 // HTTP policy (Fail, the retry of 5xx replies in the CLI) follows
 // Meta.IsHTTP, never the URL's scheme: ftp://host/missing fetched through
-// a gateway that answers 404 fails with ErrHTTP under Fail.
+// a gateway that answers 404 fails with ErrHTTP under Fail. That error
+// carries the reply (Error.Reply: status, header fields, EffectiveURL), as
+// net/http hands back the *Response; FailWithBody returns the body too,
+// its end the ErrHTTP error in place of io.EOF.
 //
 // # What the Client guarantees
 //

@@ -45,6 +45,10 @@ type Request struct {
 	// Head asks for metadata only: Resource.Body is empty.
 	Head bool
 	// Offset asks for the resource from this byte on (resume); 0 for all.
+	// With a Body to a scheme that ResumesUpload, it resumes the upload
+	// instead: the resource holds the Body's first Offset bytes already
+	// (UploadAtEnd: as many as it holds now), so they are skipped and the
+	// rest is appended; a resource as long as the Body is left alone.
 	Offset int64
 	// Since, with Offset, is the modification time of the part already
 	// held: a fetcher that can tell the resource changed since then sends it
@@ -119,6 +123,25 @@ type Request struct {
 	BodySize int64
 	GetBody  func() (io.Reader, error)
 }
+
+// Method is the method an HTTP request for r uses (curl's %{method}):
+// its OptMethod (-X), else HEAD for Head, POST with a Body, else GET.
+func (r *Request) Method() string {
+	switch m := r.Options.String(OptMethod); {
+	case m != "":
+		return m
+	case r.Head:
+		return "HEAD"
+	case r.Body != nil:
+		return "POST"
+	}
+	return "GET"
+}
+
+// UploadAtEnd as Request.Offset, with a Body to a scheme that
+// ResumesUpload, resumes the upload where the resource ends now (curl's
+// -C - with -T): the fetcher asks its size (ftp SIZE; none there: 0).
+const UploadAtEnd = -1
 
 // EntryType classifies a listing entry.
 type EntryType uint8

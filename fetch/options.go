@@ -206,6 +206,9 @@ const (
 	// ftp server asked for one for a user that came without): the Client
 	// sends it as the password of the first URL's user. It has no flag.
 	OptPassword = "password"
+	// OptMethod is the request method of an HTTP request (curl's -X), read
+	// by Request.Method; package http declares its flag.
+	OptMethod = "http-method"
 	// OptDryRun, for a scheme that sends a message (a mail, a news
 	// article), makes the message as it would be sent the result, sent
 	// nowhere (--dry-run). Package mailto declares its flag, for every

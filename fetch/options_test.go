@@ -110,3 +110,30 @@ func TestClientHandsBodyOnlyToSenders(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestMethod: the one rule for an HTTP request's method (the http
+// fetcher sends it, the CLI's -w %{method} shows it).
+func TestRequestMethod(t *testing.T) {
+	for _, tc := range []struct {
+		req  Request
+		want string
+	}{
+		{Request{}, "GET"},
+		{Request{Head: true}, "HEAD"},
+		{Request{Body: strings.NewReader("x")}, "POST"},
+		{Request{Body: strings.NewReader("x"), Options: Options{OptMethod: "PUT"}}, "PUT"},
+		{Request{Head: true, Options: Options{OptMethod: "DELETE"}}, "DELETE"},
+	} {
+		if got := tc.req.Method(); got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.req, got, tc.want)
+		}
+	}
+	// -X given to the Client is the request's method too.
+	c := &Client{Options: Options{OptMethod: "DELETE"}}
+	if got := c.Method(&Request{}); got != "DELETE" {
+		t.Errorf("Client.Method with the Client's -X: %s, want DELETE", got)
+	}
+	if got := c.Method(&Request{Options: Options{OptMethod: "PUT"}}); got != "PUT" {
+		t.Errorf("Client.Method with the request's own -X: %s, want PUT", got)
+	}
+}

@@ -107,6 +107,9 @@ type pacedReader struct {
 
 func (pr *pacedReader) Read(p []byte) (int, error) { return pr.read(pr.r, p) }
 
+// Skip drops bytes unpaced (SkipBody).
+func (pr *pacedReader) Skip(n int64) (int64, error) { return SkipBody(pr.r, n) }
+
 // lowSpeed is the watchdog of Client.LowSpeedLimit / LowSpeedTime: it
 // cancels the request's context with an ErrTimeout when fewer than limit
 // bytes a second arrived over the last window.

@@ -66,6 +66,11 @@ const (
 	// SendsBody: the scheme's fetcher can send Request.Body (an upload, a
 	// mail, a POST, a session's input); see BodySender for which URLs.
 	SendsBody
+	// ResumesUpload: an upload (Request.Body) resumes at Request.Offset,
+	// or at the resource's present size (UploadAtEnd): the bytes of the
+	// Body the resource holds already are skipped, the rest appended (ftp
+	// APPE). Other schemes send the Body whole.
+	ResumesUpload
 	// Search: the scheme takes search words (OptSearch; the CLI's -d
 	// gives them too).
 	Search

@@ -201,6 +201,9 @@ type countingBody struct {
 	tr *Trace
 }
 
+// Skip drops bytes without reporting them as sent (SkipBody).
+func (b *countingBody) Skip(n int64) (int64, error) { return SkipBody(b.r, n) }
+
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if n > 0 {

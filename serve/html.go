@@ -255,7 +255,7 @@ func (h *Handler) stream(w *logWriter, r *http.Request, q *query, res *fetch.Res
 	})
 	if err != nil {
 		if fetch.KindOf(err) == fetch.ErrWrite {
-			cut()
+			cut(w)
 		}
 		p.w = w
 		p.para("error", "the "+what+" ended early: "+fetch.SanitizeLine(err.Error(), 300))

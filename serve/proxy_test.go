@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -353,5 +354,45 @@ func TestReferralRules(t *testing.T) {
 	res, body = get(t, srv, "/prospero://"+addr+"/"+root+"/local", "")
 	if res.StatusCode != http.StatusForbidden || strings.Contains(body, "secret\n") {
 		t.Errorf("LOCAL referral without --allow-file: %d %q", res.StatusCode, body)
+	}
+}
+
+// A gopher document of no known length goes from socket to socket: the
+// reply ends with the connection (not chunked), every byte arrives, and
+// an upstream that breaks off is a reset the client sees as an error, not
+// an end.
+func TestStraightDocument(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	data := fetchtest.Pattern(3<<20 + 777)
+	g := gophertest.Start(t, gophertest.HandlerFunc(func(c *gophertest.Conn, r *gophertest.Request) {
+		if r.Selector != "/cut" {
+			c.Write(data)
+			return
+		}
+		c.Write(data[:1<<20])
+		time.Sleep(50 * time.Millisecond)
+		c.Conn.(*net.TCPConn).SetLinger(0) // a reset, not an end
+	}))
+	_, srv := gateway(t, Options{})
+	res, err := http.Get(srv.URL + "/gopher://" + g.Addr + "/9/file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || !bytes.Equal(b, data) {
+		t.Errorf("%d bytes (equal: %v), %v", len(b), bytes.Equal(b, data), err)
+	}
+	if res.ContentLength != -1 || len(res.TransferEncoding) != 0 || !res.Close {
+		t.Errorf("length %d, transfer encoding %q, close %v: want a reply ended by the connection", res.ContentLength, res.TransferEncoding, res.Close)
+	}
+	res, err = http.Get(srv.URL + "/gopher://" + g.Addr + "/9/cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = io.ReadAll(res.Body)
+	res.Body.Close()
+	if err == nil {
+		t.Errorf("a document cut upstream after %d of %d bytes ended without an error", len(b), len(data))
 	}
 }

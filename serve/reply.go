@@ -63,28 +63,35 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 	}
 	if res.Size >= 0 {
 		hdr.Set("Content-Length", strconv.FormatInt(res.Size, 10))
+	} else if !q.head && r.ProtoAtLeast(1, 1) && fetch.CanGoStraight(w, res.Body) {
+		// No length, but the bytes can go from socket to socket (splice):
+		// the reply ends when the connection does rather than in chunks,
+		// which the kernel cannot write. A cut reply is then a reset (cut).
+		hdr.Set("Transfer-Encoding", "identity")
+		w.closeDelimited = true
 	}
 	w.WriteHeader(status)
 	if q.head {
 		return
 	}
 	if _, err := copyBody(w, res.Body); err != nil {
-		cut()
+		cut(w)
 	}
 }
 
-// copyBuffers are the buffers documents are copied through: one 64 KiB
-// buffer a transfer, taken back when it ends (io.Copy would let the body's
-// WriteTo allocate 256 KiB for each), so that the memory of many
-// transfers at once stays small.
+// copyBuffers are the buffers documents are copied through when they
+// cannot go straight from socket to socket: one 64 KiB buffer a transfer,
+// taken back when it ends (the body's WriteTo would allocate 256 KiB for
+// each), so that the memory of many transfers at once stays small.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// copyBody copies a document's body to the client through a pooled
-// buffer.
+// copyBody copies a document's body to the client: straight from the
+// upstream connection where it can (fetch.CopyBody: splice), else through
+// a pooled buffer.
 func copyBody(w io.Writer, body io.Reader) (int64, error) {
 	buf := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(buf)
-	return io.CopyBuffer(w, struct{ io.Reader }{body}, *buf)
+	return fetch.CopyBody(w, body, *buf)
 }
 
 // partial answers a Range request the upstream resumed (206): res starts at
@@ -111,14 +118,22 @@ func (h *Handler) partial(w *logWriter, q *query, res *fetch.Resource, rng byteR
 	hdr.Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(http.StatusPartialContent)
 	if m, err := copyBody(w, io.LimitReader(res.Body, n)); err != nil || m < n {
-		cut()
+		cut(w)
 	}
 }
 
 // cut ends a reply whose body could not be sent whole: the connection is
-// closed without the end of the body, so that the client knows it did not
-// get all of it.
-func cut() {
+// closed without the end of the body (a reply that ends with the
+// connection is reset), so that the client knows it did not get all of it.
+func cut(w *logWriter) {
+	if w.closeDelimited {
+		if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			c.Close()
+		}
+	}
 	panic(http.ErrAbortHandler)
 }
 
@@ -211,6 +226,9 @@ type logWriter struct {
 	status  int
 	bytes   int64
 	written bool
+	// closeDelimited: the reply has no length and is not chunked: it ends
+	// when the connection does.
+	closeDelimited bool
 }
 
 func (w *logWriter) WriteHeader(status int) {
@@ -224,6 +242,21 @@ func (w *logWriter) Write(p []byte) (int, error) {
 	w.written = true
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom passes a body to the ResponseWriter's ReadFrom, which has the
+// kernel move it when it comes from a connection (splice).
+func (w *logWriter) ReadFrom(r io.Reader) (int64, error) {
+	w.written = true
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.bytes += n
 	return n, err
 }
 

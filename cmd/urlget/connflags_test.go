@@ -207,7 +207,7 @@ func TestWriteOutVariablesBesideCurl(t *testing.T) {
 	// Variables one by one, %header{} and %{header_json} (Date aside).
 	format := "%{http_version} %{method} %{num_headers} %{size_header} %{remote_ip} %{num_redirects} %{size_upload} [%{redirect_url}] " +
 		"%header{content-type} %header{Content-Length} [%header{nosuch}]\\n%{header_json}"
-	for _, args := range [][]string{{base + "/small.txt"}, {"-L", base + "/old"}, {base + "/old"}, {"-d", "x=1", base + "/small.txt"}} {
+	for _, args := range [][]string{{base + "/small.txt"}, {"-L", base + "/old"}, {base + "/old"}, {"-d", "x=1", base + "/small.txt"}, {"-X", "DELETE", base + "/small.txt"}} {
 		us, cs, _, _ := writeOutBoth(t, curl, format, args...)
 		if dropDateJSON(us) != dropDateJSON(cs) {
 			t.Errorf("%s:\nurlget %q\ncurl   %q", args, us, cs)

@@ -497,6 +497,8 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		LowSpeedLimit:   o.speedLimit,
 		LowSpeedTime:    o.speedTime,
 		MaxTime:         o.maxTime,
+		Fail:            o.fail,
+		FailWithBody:    o.out.failWithBody,
 	}
 	if o.par.on {
 		// Each running transfer's connection is kept for the next.
@@ -665,14 +667,12 @@ type xferResult struct {
 func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *xferResult {
 	start := time.Now()
 	r := &xferResult{num: num, url: raw, effective: raw}
-	c.wo.start(r, nil)
+	c.wo.start(r, "")
 	if u, err := parseFetchURL(raw); err != nil {
 		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.scheme = u.Scheme
-		if c.o.uploadFile != "" && appendsTo(u.Scheme) {
-			r.err = c.upload(ctx, &u, r)
-		} else if nu, err := c.prepareURL(&u, r); err != nil {
+		if nu, err := c.prepareURL(&u, r); err != nil {
 			r.err = err
 		} else {
 			u = *nu
@@ -682,7 +682,7 @@ func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *
 	r.elapsed = time.Since(start)
 	r.code = fetch.ExitCode(r.err)
 	if r.status == 0 {
-		r.status = replyStatus(r.err)
+		r.status = fetch.StatusOf(r.err) // an FTP 550, an NNTP 411: -w %{response_code}
 	}
 	return r
 }
@@ -720,6 +720,9 @@ func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult,
 			}
 		}
 	}, func(attempt int, err error, wait time.Duration) bool {
+		if c.o.uploadFile == "-" {
+			return false // what was read of stdin cannot be sent again
+		}
 		if !c.o.silent {
 			left := pol.Retries - attempt
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
@@ -787,6 +790,11 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	}
 	c.o.out.shape(req)
 	off = req.Offset
+	if req.Body != nil && c.o.continueAt != "" && fetch.HasCaps(u.Scheme, fetch.ResumesUpload) {
+		// -C with -T: the upload resumes (-C -: fetch.UploadAtEnd); the
+		// reply is not the resource.
+		req.Offset, off = c.o.resumeFrom, 0 // "-" is -1: fetch.UploadAtEnd
+	}
 	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
 	if err != nil {
 		return err
@@ -805,26 +813,21 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 	if c.o.verbose && off > 0 {
 		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
 	}
-	c.wo.start(r, req)
+	c.wo.start(r, cl.Method(req)) // the http fetcher's rule
 	res, err := cl.Do(actx, req)
+	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
+		// -f: the reply failed, yet -w, -D and --etag-save tell of it.
+		return c.reply(fe.Reply, out, r, err)
+	}
 	if err != nil {
 		return err
 	}
 	defer res.Body.Close()
-	r.meta = res.Meta
 	// -I and -w %{content_type} say what is written, which for a listing
 	// is what Present makes of it.
 	format := c.listFormat()
 	res.ContentType = res.PresentedType(format)
-	r.status, r.contentType = res.Status, res.ContentType
-	out.modTime = res.ModTime
-	if res.EffectiveURL != "" {
-		r.effective = res.EffectiveURL
-	}
-	if err := c.o.out.dump(res); err != nil {
-		return err
-	}
-	if err := c.o.out.saveETag(res); err != nil {
+	if err := c.reply(&res.Meta, out, r, nil); err != nil {
 		return err
 	}
 	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
@@ -833,9 +836,6 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		// A status that says "try again" (fetch.TransientStatus) while
 		// retries remain is Fail's error: its body is never written.
 		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
-			return err
-		}
-		if err := fetch.FailError(res, off); c.o.fail && err != nil {
 			return err
 		}
 		if off > 0 && out.path != "" && !c.o.head && res.Status >= 400 && res.Status != 416 {
@@ -848,7 +848,7 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		if _, err := out.start(0, 0); err != nil {
 			return err
 		}
-		if _, err := out.Write(headText(res)); err != nil {
+		if _, err := out.Write(headText(&res.Meta)); err != nil {
 			return writeError(err)
 		}
 		return nil
@@ -885,13 +885,29 @@ func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r 
 		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
 	}
 	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
-	if err != nil {
+	if fetch.KindOf(err) == fetch.ErrHTTP && c.client.FailWithBody {
+		return bodyThenFail{err} // the body is written: keep it
+	}
+	return err
+}
+
+// reply notes what a reply says, for -w, -D, --etag-save and -R, and
+// returns failed (the request's error, nil when it did not fail) unless
+// writing fails.
+func (c *fetchCmd) reply(m *fetch.Meta, out *output, r *xferResult, failed error) error {
+	r.meta = *m
+	r.status, r.contentType = m.Status, m.ContentType
+	out.modTime = m.ModTime
+	if m.EffectiveURL != "" {
+		r.effective = m.EffectiveURL
+	}
+	if err := c.o.out.dump(m); err != nil {
 		return err
 	}
-	if err := fetch.FailError(res, off); c.o.out.failWithBody && res.IsHTTP() && err != nil {
-		return bodyThenFail{err}
+	if err := c.o.out.saveETag(m); err != nil {
+		return err
 	}
-	return nil
+	return failed
 }
 
 // classify turns any error of an attempt into a typed one: an interrupt

@@ -224,8 +224,8 @@ func TestFlagParsing(t *testing.T) {
 		cl.ConnectTimeout != time.Second || !cl.Netrc || cl.NetrcFile != "/n" {
 		t.Errorf("client not set up: %+v", cl)
 	}
-	if cl.Fail {
-		t.Errorf("Client.Fail set: -f is applied by the command, to know the status")
+	if !cl.Fail || cl.FailWithBody {
+		t.Errorf("-f: Client.Fail %v, FailWithBody %v; want Fail alone (the error carries the reply for -w)", cl.Fail, cl.FailWithBody)
 	}
 
 	o, err = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "-C-", "x"})
@@ -861,5 +861,36 @@ func TestSchemeWithoutSlashesRefused(t *testing.T) {
 	defer mu.Unlock()
 	if asked != 0 {
 		t.Errorf("the proxy was asked %d times", asked)
+	}
+}
+
+// TestFailTellsTheReply: with -f the Client fails the request (Client.Fail)
+// and its error carries the reply, so that -w, -D and --etag-save still
+// tell of it; --fail-with-body writes the body, keeps the file, exits 22.
+func TestFailTellsTheReply(t *testing.T) {
+	inDir(t)
+	gone := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 9, Status: 404, Proto: "HTTP/1.1", ContentType: "text/x-gone",
+			Header: fetch.Header{{Name: "Content-Type", Value: "text/x-gone"}, {Name: "ETag", Value: `"e1"`}}},
+			Body: io.NopCloser(strings.NewReader("gone body"))}, nil
+	})
+	given := func(c *fetchCmd) { c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"http": gone}) }
+	r := runCLIWith(t, nil, given, "-f", "-D", "hdr", "--etag-save", "etag", "-o", "out",
+		"-w", "%{http_code} %{content_type} %{url_effective}", "http://h/a/../gone")
+	if r.code != 22 || r.stdout != "404 text/x-gone http://h/gone" {
+		t.Errorf("-f -w: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile("hdr"); !strings.HasPrefix(string(b), "HTTP/1.1 404\r\n") || !strings.Contains(string(b), "ETag: \"e1\"\r\n") {
+		t.Errorf("-f -D: %q", b)
+	}
+	if b, _ := os.ReadFile("etag"); string(b) != "\"e1\"\n" {
+		t.Errorf("-f --etag-save: %q", b)
+	}
+	if _, err := os.Stat("out"); err == nil {
+		t.Errorf("-f -o: the 404's body was written")
+	}
+	r = runCLIWith(t, nil, given, "--fail-with-body", "-o", "out", "-w", "%{http_code} %{size_download}", "http://h/gone")
+	if b, _ := os.ReadFile("out"); r.code != 22 || r.stdout != "404 9" || string(b) != "gone body" {
+		t.Errorf("--fail-with-body: exit %d stdout %q file %q stderr %q", r.code, r.stdout, b, r.stderr)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,6 +61,47 @@ func TestFTPUploadCLI(t *testing.T) {
 	}
 	if r := runCLI(t, nil, "-T", filepath.Join(dir, "missing"), base); r.code != 26 {
 		t.Errorf("-T missing file: exit %d, want 26 (%s)", r.code, r.stderr)
+	}
+}
+
+// TestFTPUploadRetriedAndResumed: an ftp upload goes through the one
+// retry loop of every transfer (a 451 to STOR is tried again, the file
+// read afresh; stdin is not), and -C N resumes it (APPE of what follows
+// byte N).
+func TestFTPUploadRetriedAndResumed(t *testing.T) {
+	s := newFTPServer(t)
+	var stors atomic.Int32
+	s.Configure(func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if verb == "STOR" && (arg == "pipe.bin" || stors.Add(1) == 1) {
+				ss.Reply(451, "local error in processing")
+				return true
+			}
+			return false
+		}
+	})
+	local := filepath.Join(t.TempDir(), "up.bin")
+	if err := os.WriteFile(local, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := "ftp://urlget:secret@" + s.Addr + "/upload/"
+	r := runCLI(t, nil, "--retry", "1", "--retry-delay", "0.01", "-T", local, base+"r.bin")
+	if r.code != 0 || !strings.Contains(r.stderr, "Will retry") {
+		t.Fatalf("--retry -T: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := string(s.File("/home/urlget/upload/r.bin")); got != "0123456789" || stors.Load() != 2 {
+		t.Errorf("after the retry: %q, %d STORs", got, stors.Load())
+	}
+	// What was read of stdin cannot be sent again: no retry.
+	if r := runCLI(t, nil, "--retry", "1", "--retry-delay", "0.01", "-T", "-", base+"pipe.bin"); r.code != 25 || strings.Contains(r.stderr, "Will retry") {
+		t.Errorf("--retry -T -: exit %d, stderr %q", r.code, r.stderr)
+	}
+	s.AddFile("/home/urlget/upload/c.bin", []byte("0123"), time.Now())
+	if r := runCLI(t, nil, "-v", "-C", "4", "-T", local, base+"c.bin"); r.code != 0 || !strings.Contains(r.stderr, "* Resuming the upload at byte 4") {
+		t.Fatalf("-C 4 -T: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := string(s.File("/home/urlget/upload/c.bin")); got != "0123456789" {
+		t.Errorf("-C 4 -T: %q", got)
 	}
 }
 

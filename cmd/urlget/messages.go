@@ -4,13 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-
-	"github.com/urlget/urlget/fetch"
 )
-
-// replyStatus is the protocol reply code inside a failure (an FTP 550, an
-// NNTP 411), for -w %{response_code} as curl reports it; 0 when none.
-func replyStatus(err error) int { return fetch.StatusOf(err) }
 
 // warnPrefix begins every warning urlget prints.
 const warnPrefix = "urlget: warning: "

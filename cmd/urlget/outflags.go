@@ -154,7 +154,7 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 // dump writes a response's headers to -D's file (headerBlock); for ftp
 // the fetcher writes the server's replies there as they come
 // (Client.Replies).
-func (o *outOpts) dump(res *fetch.Resource) error {
+func (o *outOpts) dump(res *fetch.Meta) error {
 	if o.headers == nil {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (o *outOpts) dump(res *fetch.Resource) error {
 // saveETag is --etag-save: the ETag as received and a newline, or an
 // empty file when the response has none, as curl writes it. A reply
 // that changed nothing (304) leaves the file alone.
-func (o *outOpts) saveETag(res *fetch.Resource) error {
+func (o *outOpts) saveETag(res *fetch.Meta) error {
 	if o.etagSave == "" || res.NotModified {
 		return nil
 	}
@@ -269,7 +269,7 @@ func (o *outOpts) setXattr(e env, out *output, r *xferResult) {
 // HTTP reply's header block, the redirects' first, as received; a file's
 // header fields (Content-Length, Accept-ranges, Last-Modified) and an empty
 // line; nil for other results.
-func headerBlock(res *fetch.Resource) []byte {
+func headerBlock(res *fetch.Meta) []byte {
 	if res.IsHTTP() {
 		return headText(res)
 	}

@@ -472,7 +472,7 @@ func (o *output) removeTemp() {
 // redirects followed first, as received (like curl -I); for every other
 // scheme the metadata as header lines. Lines end with CRLF, as curl prints
 // them.
-func headText(res *fetch.Resource) []byte {
+func headText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
 		for _, m := range res.Replies() {

@@ -406,7 +406,7 @@ func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, sk
 	if !c.o.req.include || skip > 0 {
 		return nil
 	}
-	block := headerBlock(res)
+	block := headerBlock(&res.Meta)
 	if block == nil {
 		return nil
 	}

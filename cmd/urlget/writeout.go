@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -315,22 +316,12 @@ func woJSON(r *xferResult) string {
 	return b.String()
 }
 
-// start points the Timer at r for a new attempt of req (nil: before the
-// request is made).
-func (w *writeOut) start(r *xferResult, req *fetch.Request) {
+// start points the Timer at r for a new attempt sent with method ("":
+// before the request is made).
+func (w *writeOut) start(r *xferResult, method string) {
 	if w == nil {
 		return
 	}
 	w.timer.Begin(&r.times)
-	r.method = "GET"
-	if req != nil {
-		switch m := req.Options.String(optionKey("request")); {
-		case m != "":
-			r.method = m
-		case req.Head:
-			r.method = "HEAD"
-		case req.Body != nil:
-			r.method = "POST"
-		}
-	}
+	r.method = cmp.Or(method, "GET")
 }

@@ -213,3 +213,21 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// Sink connects to a server on 127.0.0.1 that reads everything sent to it:
+// the connection (a *net.TCPConn, which has ReadFrom as an
+// http.ResponseWriter has) and, once it is closed, what arrived.
+func Sink(t testing.TB) (net.Conn, <-chan []byte) {
+	t.Helper()
+	got := make(chan []byte, 1)
+	s := NewServer(t, func(c net.Conn) {
+		b, _ := io.ReadAll(c)
+		got <- b
+	})
+	c, err := net.Dial("tcp4", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, got
+}

@@ -117,6 +117,20 @@ func (b *dataBody) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
+// Straight is the data connection itself (fetch.StraightBody) for a binary
+// transfer read to its end with no stall timeout of its own (SetTimeout,
+// which every Read re-arms); nil otherwise.
+func (b *dataBody) Straight() io.Reader {
+	if b.err != nil || b.ascii || b.stop || b.data.data == nil || b.data.c.timeout > 0 {
+		return nil
+	}
+	return fetch.StraightConn(b.data.data)
+}
+
+// Took counts bytes read from the data connection past the body, as
+// countingReader does.
+func (b *dataBody) Took(n int64) { b.n += n }
+
 // wireBytes is Resource.WireBytes: the bytes of the data connection,
 // before any conversion of line ends.
 func (b *dataBody) wireBytes() int64 { return b.n }

@@ -97,7 +97,11 @@
 //
 // Uploads (Upload, Fetcher.Upload) go through the same CWDs and send STOR,
 // or APPE to append, in binary unless ;type=a or ftp-type=a (uploads are
-// never guessed); a refusal is ErrUpload (25).
+// never guessed); a refusal is ErrUpload (25). An upload with a
+// Request.Offset resumes (fetch.ResumesUpload): the body's first Offset
+// bytes are skipped and the rest sent with APPE; fetch.UploadAtEnd asks
+// SIZE first (550: from the start), and a remote file as long as a body of
+// known size is left alone.
 //
 // # Listings
 //

@@ -90,7 +90,7 @@ const (
 func init() {
 	ftp := []string{"ftp"}
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
-		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.Lists | fetch.Ranges,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
@@ -291,7 +291,7 @@ func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 		if err != nil {
 			return nil, err
 		}
-		up = &upload{r: req.Body, append: app}
+		up = &upload{r: req.Body, size: req.BodySize, append: app}
 	}
 	return f.do(ctx, req, up)
 }

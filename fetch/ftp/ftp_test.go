@@ -645,6 +645,84 @@ func TestUpload(t *testing.T) {
 	}
 }
 
+// TestUploadResume: a Request.Offset with a Body resumes the upload: the
+// body's first bytes are skipped and the rest appended (APPE);
+// fetch.UploadAtEnd asks SIZE first (550: from the start); a remote file
+// as long as the body is left alone, a longer one is ErrResume.
+func TestUploadResume(t *testing.T) {
+	s := newServer(t)
+	c := client(nil, nil)
+	base := "ftp://urlget:secret@" + s.Addr + "/upload/"
+	full := "0123456789abcdef"
+	put := func(name string, off int64, body io.Reader, size int64) error {
+		t.Helper()
+		u, err := urlparse.Parse(base + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Do(ctx(t), &fetch.Request{URL: &u, Offset: off, Body: body, BodySize: size})
+		if err == nil {
+			res.Body.Close()
+		}
+		return err
+	}
+	s.AddFile("/home/urlget/upload/half.bin", []byte(full[:6]), mod)
+	// The part skipped is neither paced nor reported as sent.
+	reported := 0
+	c.LimitRate = fetch.NewLimiter(1 << 20)
+	u, _ := urlparse.Parse(base + "half.bin")
+	res, err := c.Do(fetch.WithTrace(ctx(t), &fetch.Trace{BodySent: func(n int) { reported += n }}),
+		&fetch.Request{URL: &u, Offset: fetch.UploadAtEnd, Body: strings.NewReader(full), BodySize: int64(len(full))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	c.LimitRate = nil
+	if reported != len(full)-6 {
+		t.Errorf("%d bytes reported sent, want %d", reported, len(full)-6)
+	}
+	s.AddFile("/home/urlget/upload/given.bin", []byte(full[:4]), mod)
+	if err := put("given.bin", 4, io.MultiReader(strings.NewReader(full)), -1); err != nil { // size unknown
+		t.Fatal(err)
+	}
+	if err := put("none.bin", fetch.UploadAtEnd, strings.NewReader(full), int64(len(full))); err != nil {
+		t.Fatal(err)
+	}
+	s.AddFile("/home/urlget/upload/whole.bin", []byte(full), mod)
+	if err := put("whole.bin", fetch.UploadAtEnd, strings.NewReader(full), int64(len(full))); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"half.bin", "given.bin", "none.bin", "whole.bin"} {
+		if got := string(s.File("/home/urlget/upload/" + name)); got != full {
+			t.Errorf("%s: %q, want %q", name, got, full)
+		}
+	}
+	var sent []string
+	for _, l := range s.Lines() {
+		if strings.HasPrefix(l, "SIZE ") || strings.HasPrefix(l, "STOR ") || strings.HasPrefix(l, "APPE ") {
+			sent = append(sent, l)
+		}
+	}
+	sameLines(t, "commands", sent, []string{"SIZE half.bin", "APPE half.bin", "APPE given.bin", "SIZE none.bin", "STOR none.bin", "SIZE whole.bin"})
+	s.AddFile("/home/urlget/upload/long.bin", []byte(full+"more"), mod)
+	if err := put("long.bin", fetch.UploadAtEnd, strings.NewReader(full), int64(len(full))); fetch.KindOf(err) != fetch.ErrResume {
+		t.Errorf("remote longer than the body: %v, want ErrResume", err)
+	}
+	if err := put("long.bin", fetch.UploadAtEnd, io.MultiReader(strings.NewReader(full)), -1); fetch.KindOf(err) != fetch.ErrResume {
+		t.Errorf("remote longer than a body of unknown size: %v, want ErrResume", err)
+	}
+	if got := string(s.File("/home/urlget/upload/long.bin")); got != full+"more" {
+		t.Errorf("long.bin changed: %q", got)
+	}
+	// UploadAtEnd is for an upload only.
+	if _, _, err := get(t, c, base+"half.bin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(ctx(t), &fetch.Request{URL: &u, Offset: fetch.UploadAtEnd}); fetch.KindOf(err) != fetch.ErrResume {
+		t.Errorf("UploadAtEnd without a body: %v, want ErrResume", err)
+	}
+}
+
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }

@@ -3,7 +3,10 @@ package ftp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -12,6 +15,7 @@ import (
 // upload is the body of a request being stored.
 type upload struct {
 	r      io.Reader
+	size   int64 // Request.BodySize: -1 when unknown
 	append bool
 	n      int64
 }
@@ -32,8 +36,8 @@ type upload struct {
 // are those of a retrieval. An ftp URL that the Client would send through
 // an HTTP proxy cannot be uploaded (ErrUnsupported): proxies get GET.
 //
-// To resume an upload, ask the remote size first (a HEAD: Meta.Size), skip
-// that much of the local file, and Upload with append set.
+// To resume an upload, use Client.Do with the Body and Request.Offset
+// (fetch.UploadAtEnd: where the remote file ends now).
 func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reader, append bool) (int64, error) {
 	if c == nil {
 		c = &fetch.Client{}
@@ -68,6 +72,15 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	}
 	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
 		return nil, err
+	}
+	if req.Offset != 0 {
+		whole, err := f.resumeUpload(ctx, c, req.Offset, p, up)
+		if err != nil {
+			return nil, err
+		}
+		if whole {
+			return f.done(ctx, c, o, fetch.Meta{Size: 0, Status: 213})
+		}
 	}
 	verb := "STOR"
 	if up.append {
@@ -134,4 +147,45 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 		return nil, RefusedError(verb, p.name, fr)
 	}
 	return f.done(ctx, c, o, fetch.Meta{Size: 0, Status: fr.code})
+}
+
+// resumeUpload readies an upload that resumes at offset (Request.Offset;
+// fetch.UploadAtEnd: the remote file's SIZE, none there: 0): the bytes
+// of the body the remote file already holds are skipped and the rest is
+// appended (APPE), as curl's -C with -T. whole says the remote file is
+// whole already: nothing is to be sent.
+func (f *Fetcher) resumeUpload(ctx context.Context, c *pconn, offset int64, p *plan, up *upload) (whole bool, err error) {
+	if offset == fetch.UploadAtEnd {
+		r, err := c.cmd("SIZE", p.name, true)
+		if err != nil {
+			return false, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
+		}
+		switch n, perr := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); {
+		case r.code == 213 && perr == nil && n >= 0:
+			offset = n
+		case r.code == 550:
+			offset = 0 // no file there yet
+		default:
+			return false, replyError(fetch.ErrResume, "ftp: cannot resume the upload: SIZE refused", shownCommand("SIZE", p.name), r)
+		}
+	}
+	if offset <= 0 {
+		return false, nil
+	}
+	switch {
+	case up.size >= 0 && offset > up.size:
+		return false, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: cannot resume the upload: the remote file has %d bytes, the data to send only %d", offset, up.size)}
+	case offset == up.size:
+		return true, nil // already whole
+	}
+	if n, err := fetch.SkipBody(up.r, offset); err == io.EOF {
+		return false, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: cannot resume the upload: the remote file has %d bytes, the data to send only %d", offset, n)}
+	} else if err != nil {
+		return false, &fetch.Error{Kind: fetch.ErrRead, Msg: "ftp: skipping the part already sent", Err: err}
+	}
+	up.append = true
+	if f.Config.Verbose != nil {
+		fetch.Logf(f.Config.Verbose, "* Resuming the upload at byte %d", offset)
+	}
+	return false, nil
 }

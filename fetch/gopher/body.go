@@ -91,6 +91,19 @@ type body struct {
 
 func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
+// Straight is the connection itself (fetch.StraightBody) when the body is
+// the rest of it as received (an item read to its end, a raw reply) and
+// nothing of it is buffered; nil otherwise.
+func (b *body) Straight() io.Reader {
+	if b.r != io.Reader(b.c.br) || b.c.br.Buffered() > 0 {
+		return nil
+	}
+	return fetch.StraightConn(b.c.nc)
+}
+
+// Took does nothing: the body counts no bytes.
+func (b *body) Took(int64) {}
+
 func (b *body) Close() error {
 	b.once.Do(func() { b.c.close() })
 	return nil

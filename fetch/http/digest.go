@@ -78,7 +78,7 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 		if !found || stale > 0 && !ch.stale || stale > maxStale {
 			break
 		}
-		authz, aerr := ch.answer(req.User, req.Password, method(req), requestTarget(req), newCnonce())
+		authz, aerr := ch.answer(req.User, req.Password, req.Method(), requestTarget(req), newCnonce())
 		if aerr != nil {
 			break // curl: "Authentication problem. Ignoring this."
 		}

@@ -172,7 +172,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			rt = tr
 		}
 	}
-	method := method(req)
+	method := req.Method()
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
 	if err != nil {
 		return nil, err

@@ -20,9 +20,9 @@ const (
 	// sends the field with an empty value. Authorization and Cookie lines
 	// are left out of a request to another origin (Request.OtherOrigin).
 	OptHeader = "http-header"
-	// OptMethod is the request method (-X); default GET, HEAD with
-	// Request.Head, POST when the Request has a Body.
-	OptMethod = "http-method"
+	// OptMethod is the request method (-X): fetch.OptMethod, read by
+	// Request.Method.
+	OptMethod = fetch.OptMethod
 	// OptReferer is the Referer header (-e).
 	OptReferer = "http-referer"
 	// OptBodyHeader (fetch.OptBodyHeader) holds header lines that
@@ -76,19 +76,6 @@ func init() {
 // SendsBody reports that a Request.Body is sent to http and https URLs
 // (fetch.BodySender): as a POST, or the method of OptMethod.
 func (Fetcher) SendsBody(u *urlparse.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
-
-// method is the request method: OptMethod, else HEAD, POST or GET.
-func method(req *fetch.Request) string {
-	switch m := req.Options.String(OptMethod); {
-	case m != "":
-		return m
-	case req.Head:
-		return "HEAD"
-	case req.Body != nil:
-		return "POST"
-	}
-	return "GET"
-}
 
 // shape puts the request's own parts on hreq, after the fields urlget
 // sends itself: the body, the Referer, the jar's cookies and the OptHeader

@@ -68,6 +68,22 @@ func StartOpenSMTPD(t testing.TB, cfg SMTPConfig) *SMTPServer {
 	if err := os.WriteFile(resolv, []byte("lookup file\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// smtpd's queue (/var/spool/smtpd) and control socket
+	// (/var/run/smtpd.sock) are fixed paths: with two instances at once (two
+	// tests, or two test runs) one delivers what the other queued, into its
+	// own maildir, or refuses to start ("control socket already
+	// listening"). Each instance gets a spool and a /run of its own,
+	// bind-mounted over the fixed paths; smtpd makes the directories
+	// inside the spool and wants it root's, mode 0711.
+	spool, run := filepath.Join(cfg.Dir, "spool"), filepath.Join(cfg.Dir, "run")
+	for _, d := range []string{spool, run} {
+		if err := os.Mkdir(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o711); err != nil { // past the umask
+			t.Fatal(err)
+		}
+	}
 	conf := filepath.Join(cfg.Dir, "smtpd.conf")
 	s.Process = StartOnFreePort(t, Options{Name: "smtpd"}, func(port int) (*exec.Cmd, string, error) {
 		if err := os.WriteFile(conf, []byte(OpenSMTPDConf(cfg, s.Maildir, port)), 0o600); err != nil {
@@ -77,7 +93,7 @@ func StartOpenSMTPD(t testing.TB, cfg SMTPConfig) *SMTPServer {
 			return nil, "", fmt.Errorf("smtpd -n: %v: %s", err, out)
 		}
 		s.Port = port
-		cmd, err := inMountNamespace([]bindMount{{resolv, "/etc/resolv.conf"}}, smtpd, "-d", "-f", conf)
+		cmd, err := inMountNamespace([]bindMount{{run, "/run"}, {resolv, "/etc/resolv.conf"}, {spool, "/var/spool/smtpd"}}, smtpd, "-d", "-f", conf)
 		return cmd, fmt.Sprintf("127.0.0.1:%d", port), err
 	})
 	s.Addr = s.Process.Addr
