@@ -290,23 +290,12 @@ func (o *output) start(got, asked int64) (skip int64, err error) {
 // partName is where a file's body is written until it is complete.
 func partName(path string) string { return path + ".part" }
 
-// openPart opens a .part file, never through a symbolic link. It opens
-// it itself rather than by os.OpenFile, which offers every file to the
-// network poller (a regular file is refused: four fcntl and an epoll_ctl
-// for nothing, per file, which -Z does hundreds of times).
+// openPart opens a .part file, never through a symbolic link.
 func openPart(name string, flag int) (*os.File, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(name, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o666)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	f, err := os.OpenFile(name, flag|syscall.O_NOFOLLOW, 0o666)
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), name)
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, fmt.Errorf("%s is not a regular file", name)
