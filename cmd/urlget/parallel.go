@@ -41,33 +41,7 @@ const (
 // (50 at once: 6.4 MiB of buffers).
 const parBufSize = 128 << 10
 
-// parBufs are the copy buffers of the transfers that ended, kept for the
-// next: as many as were ever under way at once. They are allocated
-// outside the garbage-collected heap where the system allows
-// (newParBuf): 50 of them (6.4 MiB, long-lived, without pointers) would
-// otherwise make the collector run twice while they are being allocated
-// (its first goal is 4 MB), pausing the transfers for nothing.
-var parBufs struct {
-	mu   sync.Mutex
-	free [][]byte
-}
-
-func getParBuf() []byte {
-	parBufs.mu.Lock()
-	defer parBufs.mu.Unlock()
-	if n := len(parBufs.free); n > 0 {
-		b := parBufs.free[n-1]
-		parBufs.free = parBufs.free[:n-1]
-		return b
-	}
-	return newParBuf()
-}
-
-func putParBuf(b []byte) {
-	parBufs.mu.Lock()
-	parBufs.free = append(parBufs.free, b)
-	parBufs.mu.Unlock()
-}
+var parBufs = sync.Pool{New: func() any { b := make([]byte, parBufSize); return &b }}
 
 // parOpts are the parallel flags.
 type parOpts struct {
@@ -224,15 +198,16 @@ func (c *fetchCmd) forTransfer() *fetchCmd {
 	if c.wo != nil {
 		t.wo = &writeOut{pieces: c.wo.pieces}
 	}
-	t.buf = getParBuf()
+	t.buf = *parBufs.Get().(*[]byte)
 	t.par.meter.started()
 	return &t
 }
 
 // release gives back what forTransfer took.
 func (t *fetchCmd) release() {
-	putParBuf(t.buf)
+	b := t.buf
 	t.buf = nil
+	parBufs.Put(&b)
 	t.par.meter.ended()
 }
 
