@@ -44,8 +44,8 @@ type page struct {
 	q      *query
 	search string // the search forms' action
 	front  bool   // links go through the web front ("/URL"), not as absolute URLs (proxy clients)
-	// gatewayed caches gatewayed by scheme for the page's links.
-	gatewayed map[string]bool
+	// links caches linkKind by scheme for the page's links.
+	links map[string]int
 }
 
 // page sets the header fields of an HTML page and returns it, ready to
@@ -125,30 +125,37 @@ const (
 
 // linkTo says how a page links to u: a URL the gateway fetches, through
 // it (the front's /URL, or the URL itself for a proxy client, whose next
-// request comes back through the proxy); http, https and the session and
-// mail schemes, which the gateway does not carry out, directly; anything
-// else (javascript:, data:, vbscript:, a scheme unknown) is no link.
+// request comes back through the proxy); one a browser fetches itself
+// (http, https) or the gateway does not carry out (the sessions, mail),
+// directly; anything else (javascript:, data:, vbscript:, a scheme urlget
+// does not know) is no link. What a scheme is comes from its fetch.Scheme
+// record.
 func (p *page) linkTo(u string) int {
 	scheme, ok := schemeOf(u)
 	if !ok {
 		return noLink
 	}
-	switch scheme {
-	case "http", "https", "telnet", "tn3270", "rlogin", "mailto":
+	k, known := p.links[scheme]
+	if !known {
+		if p.links == nil {
+			p.links = map[string]int{}
+		}
+		k = linkKind(scheme)
+		p.links[scheme] = k
+	}
+	if k == throughFront && !p.front {
 		return direct
 	}
-	gw, known := p.gatewayed[scheme]
-	if !known {
-		if p.gatewayed == nil {
-			p.gatewayed = map[string]bool{}
-		}
-		gw = gatewayed(scheme)
-		p.gatewayed[scheme] = gw
-	}
+	return k
+}
+
+// linkKind is how the web front links to URLs of scheme (see linkTo).
+func linkKind(scheme string) int {
+	s, ok := fetch.LookupScheme(scheme)
 	switch {
-	case !gw:
+	case !ok:
 		return noLink
-	case !p.front:
+	case s.Caps.Has(fetch.SpeaksHTTP) || !gatewayed(scheme):
 		return direct
 	}
 	return throughFront
