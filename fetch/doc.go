@@ -227,7 +227,9 @@
 //     Fetcher from a Config (New), the capabilities policy and the CLI
 //     read (Caps: may be a redirect or referral target, goes through an
 //     HTTP proxy gateway, is a session,
-//     sends a body, takes search words, has listings, ...), the options it
+//     sends a body, takes search words, has listings, its paths are
+//     directories, ...; Layout: how its listings read, for urlget serve's
+//     pages), the options it
 //     reads from Request.Options (key, flag, kind, default, one line of
 //     help) and the examples of its help. The CLI builds its flags, their
 //     --help lines and the warning for a flag that no URL's scheme uses

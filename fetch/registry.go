@@ -38,7 +38,28 @@ type Scheme struct {
 	// HostPrefix makes a URL written without a scheme one of this scheme
 	// when its host starts so ("ftp."): see GuessScheme.
 	HostPrefix string
+	// Layout is how the scheme's listings read (menus, articles, search
+	// hits, files), for a program that shows them laid out, as urlget
+	// serve's HTML does; the zero value is LayoutFiles.
+	Layout Layout
 }
+
+// Layout is how the entries of a scheme's listings are best laid out.
+type Layout uint8
+
+const (
+	// LayoutFiles: a directory, an entry a file with its size, date and
+	// type (ftp, file, prospero).
+	LayoutFiles Layout = iota
+	// LayoutMenu: a menu, an entry an item with its type, kept in the
+	// server's order, text lines among them (gopher).
+	LayoutMenu
+	// LayoutArticles: news groups or articles, with subject, author and
+	// date (news, nntp).
+	LayoutArticles
+	// LayoutHits: search results with their scores (wais).
+	LayoutHits
+)
 
 // Caps are what a scheme can do, as policy and the CLI need to know it.
 type Caps uint32
@@ -88,6 +109,10 @@ const (
 	// Ranges: the scheme honours Request.Range (http, ftp, file, wais);
 	// others send the whole resource, as curl does.
 	Ranges
+	// DirPaths: the URL's path names directories, "/"-separated, so that
+	// a listing's parent is the URL one segment up (ftp, file, prospero,
+	// http); a gopher selector, say, is opaque.
+	DirPaths
 )
 
 // Has reports whether every capability in c is in s.

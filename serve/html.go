@@ -279,22 +279,23 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 		scheme = s
 	}
 	h.stream(w, r, q, res, status, "listing", func(p *page, body io.Reader) error {
-		if parent := parentOf(scheme, q.target); parent != "" {
+		s, _ := fetch.LookupScheme(scheme)
+		if parent := parentOf(s, q.target); parent != "" {
 			p.raw(`<p>`)
 			p.link(parent, "↑ parent directory")
 			p.raw("</p>\n")
 		}
 		var rows func(e fetch.Entry)
-		switch scheme {
-		case "gopher", "gophers":
+		switch s.Layout {
+		case fetch.LayoutMenu:
 			p.raw(`<pre class="menu">`)
 			rows = p.menuItem
 			defer p.raw("</pre>\n")
-		case "news", "nntp", "nntps", "snews":
+		case fetch.LayoutArticles:
 			p.raw("<table><tr><th>#</th><th>Subject / group</th><th>From</th><th>Date</th></tr>\n")
 			rows = p.newsRow
 			defer p.raw("</table>\n")
-		case "wais":
+		case fetch.LayoutHits:
 			p.raw("<table><tr><th>Score</th><th>Document</th><th>Size</th></tr>\n")
 			rows = p.hitRow
 			defer p.raw("</table>\n")
@@ -323,13 +324,10 @@ func (f flusher) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// parentOf is the directory above a hierarchical listing's URL (ftp, file,
-// prospero, http), "" when there is none or the scheme's paths are not
-// directories.
-func parentOf(scheme, u string) string {
-	switch scheme {
-	case "ftp", "file", "prospero", "http", "https":
-	default:
+// parentOf is the directory above a listing's URL u of scheme s, "" when
+// there is none or the scheme's paths are not directories (fetch.DirPaths).
+func parentOf(s fetch.Scheme, u string) string {
+	if !s.Caps.Has(fetch.DirPaths) {
 		return ""
 	}
 	i := strings.Index(u, "://")

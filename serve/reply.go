@@ -171,7 +171,7 @@ func contentType(res *fetch.Resource) string {
 	}
 	if u, err := urlparse.Parse(res.EffectiveURL); err == nil {
 		name := u.Path
-		if u.Scheme == "ftp" {
+		if u.FTP.Name != "" { // the file's name, without ;type=
 			name = u.FTP.Name
 		}
 		if t := mime.TypeByExtension(path.Ext(name)); t != "" {

@@ -184,6 +184,28 @@ func TestSchemeOf(t *testing.T) {
 	}
 }
 
+// A listing links to the directory above it only where the scheme's
+// paths are directories (fetch.DirPaths): never up a gopher selector.
+func TestParentOf(t *testing.T) {
+	for _, c := range []struct{ scheme, u, want string }{
+		{"ftp", "ftp://h/pub/a/", "ftp://h/pub/"},
+		{"ftp", "ftp://h/pub/", "ftp://h/"},
+		{"ftp", "ftp://h/", ""},
+		{"file", "file:///tmp/a/", "file:///tmp/"},
+		{"prospero", "prospero://h/a/b", "prospero://h/a/"},
+		{"gopher", "gopher://h/1/pub/a/", ""},
+		{"wais", "wais://h/db/a", ""},
+	} {
+		s, ok := fetch.LookupScheme(c.scheme)
+		if !ok {
+			t.Fatalf("%s: not registered", c.scheme)
+		}
+		if got := parentOf(s, c.u); got != c.want {
+			t.Errorf("parentOf(%s) = %q, want %q", c.u, got, c.want)
+		}
+	}
+}
+
 // An endless menu is shown as it arrives: its first items reach the
 // browser while the server is still sending, so nothing is held whole.
 func TestEndlessMenuStreams(t *testing.T) {

@@ -67,7 +67,7 @@ import (
 )
 
 func init() {
-	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody | fetch.Ranges,
+	fetch.Register(fetch.Scheme{Name: "file", New: func(fetch.Config) fetch.Fetcher { return Fetcher{} }, Caps: fetch.ReferralTarget | fetch.Local | fetch.Lists | fetch.SendsBody | fetch.Ranges | fetch.DirPaths,
 		Examples: []fetch.Example{
 			{Args: "file:///etc/hosts", Help: "print a local file"},
 			{Args: "--json-lines file:///var/log/", Help: "a directory's entries as JSON lines"},

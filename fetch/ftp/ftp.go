@@ -90,7 +90,7 @@ const (
 func init() {
 	ftp := []string{"ftp"}
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
-		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},

@@ -128,6 +128,7 @@ func init() {
 	schemes := []string{"gopher", "gophers"}
 	fetch.Register(fetch.Scheme{Name: "gopher", New: New, HostPrefix: "gopher.",
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		Layout:      fetch.LayoutMenu,
 		SearchWords: searchWords,
 		Options: []fetch.Option{
 			{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
@@ -146,6 +147,7 @@ func init() {
 		}})
 	fetch.Register(fetch.Scheme{Name: "gophers", New: New,
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		Layout:      fetch.LayoutMenu,
 		SearchWords: searchWords})
 }
 

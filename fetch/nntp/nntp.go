@@ -115,7 +115,7 @@ func New(cfg fetch.Config) fetch.Fetcher { return Fetcher{Config: cfg} }
 func init() {
 	schemes := []string{"news", "nntp", "nntps"}
 	fetch.Register(fetch.Scheme{Name: "news", New: New,
-		Caps: fetch.Gateway | fetch.Lists | fetch.Opaque | fetch.SendsBody,
+		Caps: fetch.Gateway | fetch.Lists | fetch.Opaque | fetch.SendsBody, Layout: fetch.LayoutArticles,
 		Options: []fetch.Option{
 			{Key: OptServer, Kind: fetch.String, Arg: "HOST[:PORT]", Schemes: append(slices.Clip(schemes), "mid", "cid"),
 				Help: "the server for news: and mid: URLs (else $" + EnvServer + ")"},
@@ -137,7 +137,7 @@ func init() {
 			{Args: "--dry-run -T article.txt news:misc.test", Help: "show the article as it would be posted"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntp", New: New,
-		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists | fetch.SendsBody,
+		Caps: fetch.Gateway | fetch.StartTLS | fetch.Lists | fetch.SendsBody, Layout: fetch.LayoutArticles,
 		Examples: []fetch.Example{
 			{Args: "nntp://news.example.org/comp.lang.go", Help: "the newest articles of a group on that server"},
 			{Args: "nntp://news.example.org/comp.lang.go/42", Help: "article 42 of a group"},
@@ -145,7 +145,7 @@ func init() {
 			{Args: "--json-lines --max-articles 20 nntp://news.example.org/comp.lang.go", Help: "20 articles as JSON lines"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "nntps", New: New,
-		Caps: fetch.Gateway | fetch.Lists | fetch.SendsBody})
+		Caps: fetch.Gateway | fetch.Lists | fetch.SendsBody, Layout: fetch.LayoutArticles})
 }
 
 // target is what a URL asks for, decided before connecting.

@@ -39,7 +39,7 @@ const maxReply = 1 << 20
 func init() {
 	s := []string{"prospero"}
 	fetch.Register(fetch.Scheme{Name: "prospero", New: New,
-		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists,
+		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists | fetch.DirPaths,
 		Options: []fetch.Option{
 			{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
 				Help: "print the URL(s) the name resolves to instead of fetching it"},

@@ -44,6 +44,7 @@ func init() {
 	schemes := []string{"wais"}
 	fetch.Register(fetch.Scheme{Name: "wais", New: New,
 		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists | fetch.Ranges,
+		Layout:      fetch.LayoutHits,
 		SearchWords: searchWords,
 		Options: []fetch.Option{
 			{Key: OptMaxResults, Kind: fetch.Int, Arg: "N", Default: strconv.Itoa(DefaultMaxResults), Schemes: schemes,
