@@ -496,7 +496,16 @@ func (p *page) date(t time.Time) {
 
 // writeEscaped writes s escaped for HTML text and quoted attribute
 // values: & < > " ' as references, control bytes other than tab as U+FFFD.
-func writeEscaped(w io.Writer, s string) {
+func writeEscaped(w io.Writer, s string) { writeReplaced(w, s, &htmlReplace) }
+
+// writePath writes the web front's path for u (pathOf) escaped for a
+// quoted attribute value, without building either string: the links of a
+// long listing cost no allocation.
+func writePath(w io.Writer, u string) { writeReplaced(w, u, &pathAttrReplace) }
+
+// writeReplaced writes s to w with every byte c for which rep[c] is not
+// empty replaced by rep[c], in runs between them, building no string.
+func writeReplaced(w io.Writer, s string, rep *[256]string) {
 	sw, ok := w.(io.StringWriter)
 	if !ok {
 		bw := bufio.NewWriter(w)
@@ -505,74 +514,33 @@ func writeEscaped(w io.Writer, s string) {
 	}
 	last := 0
 	for i := 0; i < len(s); i++ {
-		if !htmlSpecial[s[i]] {
-			continue
-		}
-		var rep string
-		switch c := s[i]; {
-		case c == '&':
-			rep = "&amp;"
-		case c == '<':
-			rep = "&lt;"
-		case c == '>':
-			rep = "&gt;"
-		case c == '"':
-			rep = "&#34;"
-		case c == '\'':
-			rep = "&#39;"
-		case c < ' ' && c != '\t' || c == 0x7f:
-			rep = "\uFFFD"
-		default:
+		r := rep[s[i]]
+		if r == "" {
 			continue
 		}
 		sw.WriteString(s[last:i])
-		sw.WriteString(rep)
+		sw.WriteString(r)
 		last = i + 1
 	}
 	sw.WriteString(s[last:])
 }
 
-// htmlSpecial marks the bytes writeEscaped replaces.
-var htmlSpecial = func() (t [256]bool) {
+// htmlReplace is writeEscaped's replacements.
+var htmlReplace = func() (t [256]string) {
+	t['&'], t['<'], t['>'], t['"'], t['\''] = "&amp;", "&lt;", "&gt;", "&#34;", "&#39;"
 	for c := range 256 {
-		t[c] = c == '&' || c == '<' || c == '>' || c == '"' || c == '\'' || c < ' ' && c != '\t' || c == 0x7f
+		if c < ' ' && c != '\t' || c == 0x7f {
+			t[c] = "\uFFFD"
+		}
 	}
 	return t
 }()
 
-// writePath writes the web front's path for u (pathOf) escaped for a
-// quoted attribute value, without building either string: the links of a
-// long listing cost no allocation.
-func writePath(w io.Writer, u string) {
-	sw, ok := w.(io.StringWriter)
-	if !ok {
-		bw := bufio.NewWriter(w)
-		defer bw.Flush()
-		sw = bw
-	}
-	const hex = "0123456789ABCDEF"
-	last := 0
-	var esc [3]byte
-	for i := 0; i < len(u); i++ {
-		c := u[i]
-		if !pathEscapes[c] && c != '&' && c != '\'' {
-			continue
-		}
-		var rep string
-		switch {
-		case pathEscaped(c):
-			esc = [3]byte{'%', hex[c>>4], hex[c&15]}
-			rep = string(esc[:])
-		case c == '&':
-			rep = "&amp;"
-		case c == '\'':
-			rep = "&#39;"
-		default:
-			continue
-		}
-		sw.WriteString(u[last:i])
-		sw.WriteString(rep)
-		last = i + 1
-	}
-	sw.WriteString(u[last:])
-}
+// pathAttrReplace is writePath's: pathReplace's percent-encoding, then &
+// and ' as references for the attribute value (the other bytes special
+// in HTML are percent-encoded already).
+var pathAttrReplace = func() (t [256]string) {
+	t = pathReplace
+	t['&'], t['\''] = "&amp;", "&#39;"
+	return t
+}()

@@ -444,24 +444,18 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 // bytes that cannot stand in a request target percent-encoded.
 func pathOf(u string) string {
 	var b strings.Builder
-	for i := 0; i < len(u); i++ {
-		if c := u[i]; pathEscaped(c) {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
+	writeReplaced(&b, u, &pathReplace)
 	return b.String()
 }
 
-// pathEscaped reports whether c is percent-encoded in the web front's
-// path for a URL: bytes that cannot stand in a request target, and "#",
-// which would end it.
-func pathEscaped(c byte) bool { return pathEscapes[c] }
-
-var pathEscapes = func() (t [256]bool) {
+// pathReplace percent-encodes the bytes the web front's path for a URL
+// cannot hold as they are: those that cannot stand in a request target,
+// and "#", which would end it.
+var pathReplace = func() (t [256]string) {
 	for c := range 256 {
-		t[c] = c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}#", byte(c)) >= 0
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}#", byte(c)) >= 0 {
+			t[c] = fmt.Sprintf("%%%02X", c)
+		}
 	}
 	return t
 }()
