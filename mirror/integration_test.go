@@ -58,12 +58,9 @@ func sameInodes(t *testing.T, before, after map[string]uint64, except ...string)
 }
 
 func TestRealFTPServers(t *testing.T) {
-	for _, kind := range testserver.FTPKinds {
-		t.Run(string(kind), func(t *testing.T) {
-			s := testserver.StartFTP(t, kind)
-			testRealFTP(t, s)
-		})
-	}
+	testserver.OnEachFTP(t, func(t *testing.T, s *testserver.FTPServer) {
+		testRealFTP(t, s)
+	})
 }
 
 func testRealFTP(t *testing.T, s *testserver.FTPServer) {
@@ -222,91 +219,88 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 // at the same size within the minute of its last mirroring lists the same
 // in LIST (vsftpd has no MLSD); it must be fetched again all the same.
 func TestRealSameMinuteChange(t *testing.T) {
-	for _, kind := range testserver.FTPKinds {
-		t.Run(string(kind), func(t *testing.T) {
-			s := testserver.StartFTP(t, kind)
-			p := filepath.Join(s.Anon, "pub", "same.txt")
-			// A recent time (LIST shows hours and minutes), seconds apart
-			// within one minute.
-			t0 := time.Now().Add(-time.Hour).Truncate(time.Minute).Add(10 * time.Second)
-			writeFile(t, p, "v1-aaaa\n", t0)
-			dir := t.TempDir()
-			var whys []string
-			var mu sync.Mutex
-			opt := Options{URL: s.URL + "/pub/", Dir: dir, Event: func(ev Event) {
-				if ev.Path == "same.txt" {
-					mu.Lock()
-					whys = append(whys, string(ev.Kind)+": "+ev.Why)
-					mu.Unlock()
-				}
-			}}
-			// Issue 25, finding 5: the progress has a total from the
-			// listings' sizes, all of it fetched at the end.
-			var last Progress
-			opt.Progress = func(p Progress) { last = p }
-			mirrorOK(t, opt)
-			opt.Progress = nil
-			if last.ToFetch <= 0 || last.Fetched != last.ToFetch {
-				t.Errorf("last progress: %d of %d bytes", last.Fetched, last.ToFetch)
+	testserver.OnEachFTP(t, func(t *testing.T, s *testserver.FTPServer) {
+		p := filepath.Join(s.Anon, "pub", "same.txt")
+		// A recent time (LIST shows hours and minutes), seconds apart
+		// within one minute.
+		t0 := time.Now().Add(-time.Hour).Truncate(time.Minute).Add(10 * time.Second)
+		writeFile(t, p, "v1-aaaa\n", t0)
+		dir := t.TempDir()
+		var whys []string
+		var mu sync.Mutex
+		opt := Options{URL: s.URL + "/pub/", Dir: dir, Event: func(ev Event) {
+			if ev.Path == "same.txt" {
+				mu.Lock()
+				whys = append(whys, string(ev.Kind)+": "+ev.Why)
+				mu.Unlock()
 			}
-			writeFile(t, p, "v2-bbbb\n", t0.Add(20*time.Second))
-			sum := mirrorOK(t, opt)
-			if sum.Changed != 1 {
-				t.Errorf("second run: %+v, want 1 changed", countsOf(sum))
-			}
-			if got := tree(t, dir)["same.txt"]; got != "v2-bbbb\n" {
-				t.Errorf("same.txt = %q, want v2", got)
-			}
-			// A third run: nothing changed, nothing fetched.
-			sum = mirrorOK(t, opt)
-			if sum.Changed != 0 || sum.New != 0 {
-				t.Errorf("third run: %+v, want nothing fetched", countsOf(sum))
-			}
-			// --checksum: a change that keeps size and time (to the
-			// second) is caught all the same: none of the three servers
-			// gives a SHA-256 (HASH, XSHA256), so the files are fetched
-			// and compared; those with the same bytes are left alone.
-			writeFile(t, p, "v3-cccc\n", t0.Add(20*time.Second))
-			before := inodes(t, dir)
-			copt := opt
-			copt.Event, copt.Checksum = nil, true
-			sum = mirrorOK(t, copt)
-			if sum.Changed != 1 || sum.Unchanged < 5 {
-				t.Errorf("--checksum run: %+v, want 1 changed", countsOf(sum))
-			}
-			if got := tree(t, dir)["same.txt"]; got != "v3-cccc\n" {
-				t.Errorf("same.txt = %q, want v3", got)
-			}
-			sameInodes(t, before, inodes(t, dir), "same.txt")
+		}}
+		// Issue 25, finding 5: the progress has a total from the
+		// listings' sizes, all of it fetched at the end.
+		var last Progress
+		opt.Progress = func(p Progress) { last = p }
+		mirrorOK(t, opt)
+		opt.Progress = nil
+		if last.ToFetch <= 0 || last.Fetched != last.ToFetch {
+			t.Errorf("last progress: %d of %d bytes", last.Fetched, last.ToFetch)
+		}
+		writeFile(t, p, "v2-bbbb\n", t0.Add(20*time.Second))
+		sum := mirrorOK(t, opt)
+		if sum.Changed != 1 {
+			t.Errorf("second run: %+v, want 1 changed", countsOf(sum))
+		}
+		if got := tree(t, dir)["same.txt"]; got != "v2-bbbb\n" {
+			t.Errorf("same.txt = %q, want v2", got)
+		}
+		// A third run: nothing changed, nothing fetched.
+		sum = mirrorOK(t, opt)
+		if sum.Changed != 0 || sum.New != 0 {
+			t.Errorf("third run: %+v, want nothing fetched", countsOf(sum))
+		}
+		// --checksum: a change that keeps size and time (to the
+		// second) is caught all the same: none of the three servers
+		// gives a SHA-256 (HASH, XSHA256), so the files are fetched
+		// and compared; those with the same bytes are left alone.
+		writeFile(t, p, "v3-cccc\n", t0.Add(20*time.Second))
+		before := inodes(t, dir)
+		copt := opt
+		copt.Event, copt.Checksum = nil, true
+		sum = mirrorOK(t, copt)
+		if sum.Changed != 1 || sum.Unchanged < 5 {
+			t.Errorf("--checksum run: %+v, want 1 changed", countsOf(sum))
+		}
+		if got := tree(t, dir)["same.txt"]; got != "v3-cccc\n" {
+			t.Errorf("same.txt = %q, want v3", got)
+		}
+		sameInodes(t, before, inodes(t, dir), "same.txt")
 
-			// --verify: a copy changed on disk (same size, same time) is
-			// fetched again; without it, nothing looks at the bytes.
-			local := filepath.Join(dir, "hello.txt")
-			fi, _ := os.Stat(local)
-			orig, _ := os.ReadFile(local)
-			bad := []byte(strings.ToUpper(string(orig)))
-			if err := os.WriteFile(local, bad, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			os.Chtimes(local, fi.ModTime(), fi.ModTime())
-			vopt := opt
-			vopt.Event = nil
-			if sum := mirrorOK(t, vopt); sum.Changed != 0 {
-				t.Errorf("no --verify: %+v", countsOf(sum))
-			}
-			vopt.Verify = true
-			if sum := mirrorOK(t, vopt); sum.Changed != 1 {
-				t.Errorf("--verify: %+v, want 1 changed", countsOf(sum))
-			}
-			if got, _ := os.ReadFile(local); string(got) != string(orig) {
-				t.Errorf("hello.txt after --verify: %q", got)
-			}
-			if len(whys) != 3 || !strings.HasPrefix(whys[0], "new") || !strings.HasPrefix(whys[1], "changed: ") ||
-				!strings.HasPrefix(whys[2], "unchanged: ") || strings.HasSuffix(whys[1], ": ") {
-				t.Errorf("events with reasons: %q", whys)
-			}
-		})
-	}
+		// --verify: a copy changed on disk (same size, same time) is
+		// fetched again; without it, nothing looks at the bytes.
+		local := filepath.Join(dir, "hello.txt")
+		fi, _ := os.Stat(local)
+		orig, _ := os.ReadFile(local)
+		bad := []byte(strings.ToUpper(string(orig)))
+		if err := os.WriteFile(local, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(local, fi.ModTime(), fi.ModTime())
+		vopt := opt
+		vopt.Event = nil
+		if sum := mirrorOK(t, vopt); sum.Changed != 0 {
+			t.Errorf("no --verify: %+v", countsOf(sum))
+		}
+		vopt.Verify = true
+		if sum := mirrorOK(t, vopt); sum.Changed != 1 {
+			t.Errorf("--verify: %+v, want 1 changed", countsOf(sum))
+		}
+		if got, _ := os.ReadFile(local); string(got) != string(orig) {
+			t.Errorf("hello.txt after --verify: %q", got)
+		}
+		if len(whys) != 3 || !strings.HasPrefix(whys[0], "new") || !strings.HasPrefix(whys[1], "changed: ") ||
+			!strings.HasPrefix(whys[2], "unchanged: ") || strings.HasSuffix(whys[1], ": ") {
+			t.Errorf("events with reasons: %q", whys)
+		}
+	})
 }
 
 // TestRealResumeREST: a mirror cut off in the middle of a 64 MiB file

@@ -27,12 +27,9 @@ import (
 // nothing; and the server's times are the local ones where it lets them be
 // set.
 func TestRealReverse(t *testing.T) {
-	for _, kind := range testserver.FTPKinds {
-		t.Run(string(kind), func(t *testing.T) {
-			s := testserver.StartFTP(t, kind)
-			testRealReverse(t, s)
-		})
-	}
+	testserver.OnEachFTP(t, func(t *testing.T, s *testserver.FTPServer) {
+		testRealReverse(t, s)
+	})
 }
 
 func testRealReverse(t *testing.T, s *testserver.FTPServer) {

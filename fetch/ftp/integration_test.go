@@ -40,12 +40,9 @@ func realClient(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
 }
 
 func TestRealServers(t *testing.T) {
-	for _, kind := range testserver.FTPKinds {
-		t.Run(string(kind), func(t *testing.T) {
-			s := testserver.StartFTP(t, kind)
-			testReal(t, s)
-		})
-	}
+	testserver.OnEachFTP(t, func(t *testing.T, s *testserver.FTPServer) {
+		testReal(t, s)
+	})
 }
 
 func testReal(t *testing.T, s *testserver.FTPServer) {

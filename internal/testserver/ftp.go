@@ -32,6 +32,15 @@ const (
 	ProFTPD  FTPKind = "proftpd"
 )
 
+// OnEachFTP runs f as a subtest, named after the server, on each FTP
+// server of FTPKinds, started for it (StartFTP).
+func OnEachFTP(t *testing.T, f func(t *testing.T, s *FTPServer)) {
+	t.Helper()
+	for _, kind := range FTPKinds {
+		t.Run(string(kind), func(t *testing.T) { f(t, StartFTP(t, kind)) })
+	}
+}
+
 // FTPKinds lists every FTP server the harness runs.
 var FTPKinds = []FTPKind{Vsftpd, PureFTPd, ProFTPD}
 
