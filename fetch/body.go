@@ -94,11 +94,19 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 	if _, rf := w.(io.ReaderFrom); !local || !rf || b.pace.rate != nil {
 		return b.copyLoop(w, nil)
 	}
-	chunk := int64(64 << 20)
+	return b.straight(w, b.bulkChunk(), func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
+}
+
+// bulkChunk is how much a copy the kernel does takes at once where
+// nothing but progress needs it to come back sooner: 64 MiB, or 1 MiB
+// when progress is reported, so that a meter moves at least every MiB.
+// From a connection, the end of the context needs no check between
+// chunks: it closes the connection, which ends the copy.
+func (b *body) bulkChunk() int64 {
 	if b.progress != nil {
-		chunk = 1 << 20
+		return 1 << 20
 	}
-	return b.straight(w, chunk, func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
+	return 64 << 20
 }
 
 // A StraightBody is a fetcher's Body whose bytes can be taken straight
@@ -131,9 +139,10 @@ func StraightConn(c net.Conn) io.Reader {
 	return nil
 }
 
-// straightChunk is how much CopyBody takes from a connection at once
-// between the checks of the context, the size cap and progress.
-const straightChunk = 1 << 20
+// fileChunk is how much CopyBody takes from a local file at once between
+// the checks of the context, the size cap and progress: the end of the
+// context does not end a sendfile to a client that reads slowly.
+const fileChunk = 1 << 20
 
 // CopyBody copies body, a Resource's Body, to w, as a gateway passes a
 // document on: when w has ReadFrom (a TCP connection, an
@@ -155,10 +164,10 @@ func CopyBody(w io.Writer, rc io.Reader, buf []byte) (int64, error) {
 		return b.copyLoop(w, buf)
 	}
 	if f, local := b.rc.(*os.File); local {
-		return b.straight(w, straightChunk, func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
+		return b.straight(w, fileChunk, func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
 	}
 	sb := b.rc.(StraightBody)
-	return b.straight(w, straightChunk, sb.Straight, func(err error) error {
+	return b.straight(w, b.bulkChunk(), sb.Straight, func(err error) error {
 		b.end(err)
 		return b.err
 	})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
@@ -64,23 +65,8 @@ func TestCopyBodyStraight(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := fetchtest.NewServer(t, func(c net.Conn) { c.Write(data) }).Addr
-			var sb *straightBody
-			f := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-				c, err := net.Dial("tcp", addr)
-				if err != nil {
-					return nil, err
-				}
-				sb = &straightBody{c: c, br: bufio.NewReaderSize(c, 4096), end: tc.end}
-				if _, err := sb.br.Peek(10); err != nil { // the reply's head
-					return nil, err
-				}
-				return &fetch.Resource{Meta: fetch.Meta{Size: tc.size}, Body: sb}, nil
-			})
-			c := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"x-straight": f}), MaxFileSize: tc.maxSize}
-			res, err := c.Open(context.Background(), "x-straight://h/")
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := &fetch.Client{MaxFileSize: tc.maxSize}
+			res, sb := openStraight(t, context.Background(), c, addr, tc.size, tc.end)
 			defer res.Body.Close()
 			sink, got := fetchtest.Sink(t)
 			var w io.Writer = sink
@@ -104,6 +90,98 @@ func TestCopyBodyStraight(t *testing.T) {
 				t.Errorf("only %d of %d bytes taken straight from the connection", sb.took, tc.received)
 			}
 		})
+	}
+}
+
+// openStraight opens a straightBody from the server at addr through c
+// (its Fetchers replaced), announcing size and ending with end.
+func openStraight(t *testing.T, ctx context.Context, c *fetch.Client, addr string, size int64, end error) (*fetch.Resource, *straightBody) {
+	t.Helper()
+	var sb *straightBody
+	f := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		conn, err := fetch.Connect(ctx, nil, addr, "x-straight: connecting to")
+		if err != nil {
+			return nil, err
+		}
+		sb = &straightBody{c: conn, br: bufio.NewReaderSize(conn, 4096), end: end}
+		if _, err := sb.br.Peek(10); err != nil { // the reply's head
+			return nil, err
+		}
+		return &fetch.Resource{Meta: fetch.Meta{Size: size}, Body: sb}, nil
+	})
+	c.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"x-straight": f})
+	res, err := c.Open(ctx, "x-straight://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, sb
+}
+
+// A straight copy reports progress at least every MiB when progress is
+// watched, though it takes larger chunks when it is not.
+func TestCopyBodyStraightProgress(t *testing.T) {
+	data := fetchtest.Pattern(3<<20 + 12345)
+	addr := fetchtest.NewServer(t, func(c net.Conn) { c.Write(data) }).Addr
+	var reports []int64
+	c := &fetch.Client{Progress: func(done, total int64) { reports = append(reports, done) }}
+	res, sb := openStraight(t, context.Background(), c, addr, -1, nil)
+	defer res.Body.Close()
+	sink, got := fetchtest.Sink(t)
+	n, err := fetch.CopyBody(sink, res.Body, nil)
+	sink.Close()
+	<-got
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("copied %d of %d bytes: %v", n, len(data), err)
+	}
+	if sb.took < int64(len(data))-(64<<10) {
+		t.Errorf("only %d of %d bytes taken straight from the connection", sb.took, len(data))
+	}
+	last := int64(0)
+	for _, done := range reports {
+		if done-last > 1<<20 {
+			t.Fatalf("progress went from %d to %d bytes at once (reports %v): want at most 1 MiB", last, done, reports)
+		}
+		last = done
+	}
+	if last != int64(len(data)) {
+		t.Errorf("progress ended at %d bytes, want %d", last, len(data))
+	}
+}
+
+// The end of the context ends a straight copy that waits for bytes, with
+// the context's error, however much of its chunk is still to come: the
+// context's watch closes the connection the copy reads.
+func TestCopyBodyStraightCancelled(t *testing.T) {
+	data := fetchtest.Pattern(1 << 20)
+	sent := make(chan struct{})
+	hold := make(chan struct{})
+	defer close(hold)
+	addr := fetchtest.NewServer(t, func(c net.Conn) {
+		c.Write(data)
+		close(sent)
+		<-hold // the connection stays open, silent
+	}).Addr
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, _ := openStraight(t, ctx, &fetch.Client{}, addr, -1, nil)
+	defer res.Body.Close()
+	sink, got := fetchtest.Sink(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := fetch.CopyBody(sink, res.Body, nil)
+		sink.Close()
+		done <- err
+	}()
+	<-sent
+	cancel()
+	select {
+	case err := <-done:
+		wantExit(t, "cancelled", err, 42)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the copy did not end when its context did")
+	}
+	if b := <-got; !bytes.Equal(b, data[:len(b)]) {
+		t.Errorf("the %d bytes copied are not the start of the data", len(b))
 	}
 }
 
