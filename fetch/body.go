@@ -97,11 +97,12 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 	return b.straight(w, b.bulkChunk(), func() io.Reader { return f }, func(err error) error { return fileCopyError(b, err) })
 }
 
-// bulkChunk is how much a copy the kernel does takes at once where
-// nothing but progress needs it to come back sooner: 64 MiB, or 1 MiB
-// when progress is reported, so that a meter moves at least every MiB.
-// From a connection, the end of the context needs no check between
-// chunks: it closes the connection, which ends the copy.
+// bulkChunk is how much a copy the kernel does (splice, copy_file_range)
+// takes at once where only progress needs it back sooner: 64 MiB, or 1 MiB
+// when progress is reported, so that a meter moves at least every MiB. A
+// copy from a connection needs no check of the context between chunks:
+// the context's end closes the connection, which ends the copy; a local
+// file copied into a file ends at disk speed.
 func (b *body) bulkChunk() int64 {
 	if b.progress != nil {
 		return 1 << 20
