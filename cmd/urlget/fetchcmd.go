@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -20,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
 	"github.com/urlget/urlget/fetch/telnet"
@@ -32,22 +31,10 @@ const (
 	fetchExitInterrupted = 130 // SIGINT or SIGTERM: 128+SIGINT, as a shell reports it
 )
 
-// copyBufSize is the buffer a network body is copied through (see copyBody).
-const copyBufSize = 1 << 20
-
-// outSpec is where one URL's data goes, from -o/-O in command-line order.
-type outSpec struct {
-	remote bool   // -O: name it after the URL
-	name   string // -o FILE; "-" is stdout
-	// implicit: stdout because no -o/-O was given (not -o -), so binary
-	// data is refused on a terminal.
-	implicit bool
-}
-
 // outFlag is the pflag.Value behind -o and -O: both append to one list so
 // that the Nth -o or -O belongs to the Nth URL, as in curl.
 type outFlag struct {
-	specs  *[]outSpec
+	specs  *[]download.Target
 	remote bool
 }
 
@@ -65,17 +52,17 @@ func (v *outFlag) Set(s string) error {
 			return err
 		}
 		if b {
-			*v.specs = append(*v.specs, outSpec{remote: true})
+			*v.specs = append(*v.specs, download.Target{Remote: true})
 		}
 		return nil
 	}
-	*v.specs = append(*v.specs, outSpec{name: s})
+	*v.specs = append(*v.specs, download.Target{Name: s})
 	return nil
 }
 
 // fetchOpts holds the parsed command line.
 type fetchOpts struct {
-	outputs        []outSpec
+	outputs        []download.Target
 	remoteNameAll  bool
 	outputDir      string
 	createDirs     bool
@@ -363,15 +350,13 @@ type fetchCmd struct {
 	e      env
 	o      *fetchOpts
 	client *fetch.Client
-	lent   *fetch.Client     // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
-	tty    *telnet.Console   // the terminal lent
-	asked  map[string]string // options answered on the terminal for the current URL
-	wo     *writeOut         // nil without -w
-	meter  *meter            // the current transfer's meter, if drawn
-	body   requestBody       // -d, -F (request.go)
-	jar    *fetch.CookieJar  // -b, -c
-	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
-	par    *parState         // what the transfers of -Z share (parallel.go); nil without -Z
+	lent   *fetch.Client       // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
+	tty    *telnet.Console     // the terminal lent
+	dl     download.Downloader // does each URL's transfer (downloader)
+	wo     *download.WriteOut  // nil without -w
+	meter  *meter              // the current transfer's meter, if drawn
+	jar    *fetch.CookieJar    // -b, -c
+	par    *parState           // what the transfers of -Z share (parallel.go); nil without -Z
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
 	progress bool
@@ -449,7 +434,8 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
 	c.client.Replies = o.out.headers // -D: ftp's replies
-	if err := c.prepareRequest(); err != nil {
+	body, err := c.prepareRequest()
+	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
 	if setup != nil {
@@ -468,10 +454,12 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if c.wo != nil {
-		ctx = c.wo.timer.Context(ctx)
-	}
 	c.lendTerminal()
+	c.dl = c.downloader(body)
+	if c.wo != nil {
+		c.dl.Timer = &fetch.Timer{}
+		ctx = c.dl.Timer.Context(ctx)
+	}
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
 	defer c.client.CloseIdleConnections()
@@ -538,15 +526,49 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
 	if o.writeOut != "" {
-		c.wo = parseWriteOut(o.writeOut)
+		c.wo = download.ParseWriteOut(o.writeOut)
+		c.wo.Version = "urlget/" + version
+		c.wo.Unknown = func(stderr io.Writer, name string) {
+			fmt.Fprintf(stderr, "urlget: unknown --write-out variable: '%s'\n", name)
+		}
 	}
 	return c, nil
+}
+
+// downloader is what does each URL's transfer: the flags' settings, and
+// the terminal's part (questions, meters, warnings, a session's terminal)
+// as its functions.
+func (c *fetchCmd) downloader(body download.Body) download.Downloader {
+	o := c.o
+	d := download.Downloader{
+		Client: c.client, Retry: c.retryPolicy(), Stdout: c.e.stdout, Stdin: c.e.stdin,
+		OutputDir: o.outputDir, CreateDirs: o.createDirs, Resume: o.continueAt != "", ResumeFrom: o.resumeFrom,
+		RemoteTime: o.remoteTime, Head: o.head, Include: o.req.include, Range: o.out.rng,
+		IfModifiedSince: o.out.modSince, IfUnmodifiedSince: o.out.unmodSince, IfNoneMatch: o.out.ifNoneMatch,
+		Format: c.listFormat(), Body: body, Headers: o.out.headers, ETagSave: o.out.etagSave, Xattr: o.out.xattr,
+		IsTerminal: c.isTerminal, Ask: c.ask,
+		Warn: func(msg string) { warnf(c.e.stderr, "%s", msg) },
+	}
+	if !o.silent {
+		d.Retrying = func(err error, wait time.Duration, left int) {
+			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
+				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
+		}
+	}
+	if c.progress {
+		d.Meter = c.startMeter
+		d.Sending = c.countUpload
+	}
+	if c.lent != nil {
+		d.Session = c.session
+	}
+	return d
 }
 
 // anyHTTP reports whether one of the URLs is an http or https URL.
 func anyHTTP(urls []string) bool {
 	for _, raw := range urls {
-		if u, err := parseFetchURL(raw); err == nil && isHTTPURL(u.Scheme) {
+		if u, err := parseFetchURL(raw); err == nil && fetch.HasCaps(u.Scheme, fetch.SpeaksHTTP) {
 			return true
 		}
 	}
@@ -587,7 +609,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		if j.err != nil {
 			return c.globFailed(j.err)
 		}
-		r := c.one(ctx, j.num, j.url, j.spec)
+		r := c.one(ctx, j)
 		if ctx.Err() != nil {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
@@ -606,21 +628,21 @@ func (c *fetchCmd) run(ctx context.Context) int {
 // report tells of a transfer that has ended: its error and where its bytes
 // are kept, then -w; a failure's exit code goes into status. It returns
 // false when no more transfers are to be made.
-func (c *fetchCmd) report(r *xferResult, status *int) bool {
-	if r.err != nil {
-		*status = r.code
-		if closedPipe(r.err) {
+func (c *fetchCmd) report(r *download.Result, status *int) bool {
+	if r.Err != nil {
+		*status = r.Code
+		if closedPipe(r.Err) {
 			// The reader of a pipe went away (| head): a normal end
 			// of a pipeline, said with the exit code alone.
 			return false
 		}
 		if !c.o.silent || c.o.showError {
-			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, fetch.OneLine(r.err.Error()))
+			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.Code, fetch.OneLine(r.Err.Error()))
 			c.reportKept(r)
 		}
 	}
 	if c.wo != nil {
-		c.wo.render(c.e.stdout, c.e.stderr, r)
+		c.wo.Render(c.e.stdout, c.e.stderr, r)
 	}
 	return true
 }
@@ -632,122 +654,39 @@ func closedPipe(err error) bool {
 }
 
 // outSpecFor is the output of URL number i (from 0).
-func (c *fetchCmd) outSpecFor(i int) outSpec {
+func (c *fetchCmd) outSpecFor(i int) download.Target {
 	if i < len(c.o.outputs) {
 		return c.o.outputs[i]
 	}
 	if c.o.remoteNameAll {
-		return outSpec{remote: true}
+		return download.Target{Remote: true}
 	}
-	return outSpec{name: "-", implicit: true}
+	return download.Stdout
 }
 
-// xferResult is what is known about one URL's transfer, for -w and the exit
-// status.
-type xferResult struct {
-	num         int    // index of the URL on the command line, from 0
-	url         string // as given
-	effective   string // after redirects
-	scheme      string
-	status      int   // protocol status, 0 when none
-	size        int64 // body bytes received (in the last attempt)
-	contentType string
-	filename    string // output file; "" for stdout
-	err         error
-	code        int // exit code of err
-	elapsed     time.Duration
-	kept        string // the .part file holding what a failed transfer received
-	keptSize    int64
-	meta        fetch.Meta   // the reply (-w)
-	times       fetch.Timing // the trace (-w): writeout.go
-	method      string       // the request's method (-w)
-}
-
-// one handles a URL of argument num into spec: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *xferResult {
-	start := time.Now()
-	r := &xferResult{num: num, url: raw, effective: raw}
-	c.wo.start(r, "")
-	if u, err := parseFetchURL(raw); err != nil {
-		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
-	} else {
-		r.scheme = u.Scheme
-		if nu, err := c.prepareURL(&u, r); err != nil {
-			r.err = err
-		} else {
-			u = *nu
-			c.transfer(ctx, &u, r, spec)
+// one fetches the URL of a job: a fetch, or with -T an upload. It first
+// warns about -d given to a URL that does not take it.
+func (c *fetchCmd) one(ctx context.Context, j fetchJob) *download.Result {
+	if c.dl.Body.HasData && !c.o.silent {
+		if u, err := parseFetchURL(j.url); err == nil {
+			if w := c.dl.Body.DataWarning(&u); w != "" {
+				warnf(c.e.stderr, "%s", w)
+			}
 		}
 	}
-	r.elapsed = time.Since(start)
-	r.code = fetch.ExitCode(r.err)
-	if r.status == 0 {
-		r.status = fetch.StatusOf(r.err) // an FTP 550, an NNTP 411: -w %{response_code}
-	}
+	r := c.dl.Do(ctx, j.url, j.spec)
+	r.Num = j.num
 	return r
-}
-
-// transfer fetches u into its output, retrying transient failures; the
-// outcome goes into r.
-func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult, spec outSpec) {
-	out, err := c.newOutput(u, spec)
-	if err != nil {
-		r.err = err
-		return
-	}
-	r.filename = out.path
-	defer c.holdOutput(out.path)()
-	c.asked = nil
-	defer func() { c.asked = nil }()
-	pol := c.retryPolicy()
-	first := time.Now()
-	r.err = pol.Do(ctx, func(attempt int) error {
-		// A status that says "try again" is retried only when a retry
-		// may still follow; otherwise it is the answer.
-		retryStatus := func(err error) bool {
-			_, ok := pol.Wait(attempt+1, err, time.Since(first))
-			return attempt < pol.Retries && ok
-		}
-		for {
-			err := c.attempt(ctx, u, out, r, retryStatus)
-			if err == nil || c.asked != nil {
-				return err
-			}
-			// A gopher search or +ASK form: ask on the terminal, then
-			// try again with the answers (once; not a retry).
-			if c.asked = c.ask(err); c.asked == nil {
-				return err
-			}
-		}
-	}, func(attempt int, err error, wait time.Duration) bool {
-		if c.o.uploadFile == "-" {
-			return false // what was read of stdin cannot be sent again
-		}
-		if !c.o.silent {
-			left := pol.Retries - attempt
-			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
-				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
-		}
-		return true
-	})
-	if kept := (bodyThenFail{}); r.err == nil || errors.As(r.err, &kept) {
-		if err := out.commit(r); err != nil {
-			r.err = err
-		}
-		c.o.out.setXattr(c.e, out, r)
-	} else {
-		r.kept, r.keptSize = out.abort()
-	}
 }
 
 // reportKept says, in one line, where the bytes of a failed transfer are
 // and how to resume it.
-func (c *fetchCmd) reportKept(r *xferResult) {
-	if r.kept == "" {
+func (c *fetchCmd) reportKept(r *download.Result) {
+	if r.Kept == "" {
 		return
 	}
 	fmt.Fprintf(c.e.stderr, "urlget: %d bytes kept in %s; resume with: urlget -C - -o %s %s\n",
-		r.keptSize, r.kept, shellQuote(r.filename), shellQuote(r.url))
+		r.KeptSize, r.Kept, shellQuote(r.Filename), shellQuote(r.URL))
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -767,218 +706,14 @@ func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
 		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused, Sleep: c.sleep}
 }
 
-// attempt makes one try at a URL, appending to (or restarting) out.
-func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(error) bool) (err error) {
-	// -w reports the last attempt.
-	r.status, r.contentType, r.size = 0, "", 0
-	defer func() {
-		if err != nil {
-			err = c.classify(ctx, err)
-		}
-	}()
-
-	off, since, err := out.want()
-	if err != nil {
-		return err
-	}
-	if c.o.head {
-		off, since = 0, time.Time{}
-	}
-	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
-	if err := c.shapeRequest(req); err != nil {
-		return err
-	}
-	c.o.out.shape(req)
-	off = req.Offset
-	if req.Body != nil && c.o.continueAt != "" && fetch.HasCaps(u.Scheme, fetch.ResumesUpload) {
-		// -C with -T: the upload resumes (-C -: fetch.UploadAtEnd); the
-		// reply is not the resource.
-		req.Offset, off = c.o.resumeFrom, 0 // "-" is -1: fetch.UploadAtEnd
-	}
-	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
-	if err != nil {
-		return err
-	}
-	defer func() { err = endSession(err) }()
-	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
-		// -o FILE (or -O) writes the composed message instead of sending
-		// it, as --dry-run does; on a terminal the fetcher asks before
-		// sending (fetch.OptInteractive, answered by askUser) unless --yes.
-		req.Options = maps.Clone(req.Options)
-		if req.Options == nil {
-			req.Options = fetch.Options{}
-		}
-		req.Options[optionKey("dry-run")] = "1"
-	}
-	if c.o.verbose && off > 0 {
-		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
-	}
-	c.wo.start(r, cl.Method(req)) // the http fetcher's rule
-	res, err := cl.Do(actx, req)
-	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
-		// -f: the reply failed, yet -w, -D and --etag-save tell of it.
-		return c.reply(fe.Reply, out, r, err)
-	}
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	// -I and -w %{content_type} say what is written, which for a listing
-	// is what Present makes of it.
-	format := c.listFormat()
-	res.ContentType = res.PresentedType(format)
-	if err := c.reply(&res.Meta, out, r, nil); err != nil {
-		return err
-	}
-	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
-	// proxy gateway gets an HTTP reply), not the URL's scheme.
-	if res.IsHTTP() {
-		// A status that says "try again" (fetch.TransientStatus) while
-		// retries remain is Fail's error: its body is never written.
-		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
-			return err
-		}
-		if off > 0 && out.path != "" && !c.o.head && res.Status >= 400 && res.Status != 416 {
-			// Resuming into a file: an error page must not replace (or be
-			// appended to) the part already held.
-			return fetch.NewError(fetch.ErrHTTP, fmt.Sprintf("cannot resume: the server answered %d; %s left as it was", res.Status, out.path), nil)
-		}
-	}
-	if c.o.head {
-		if _, err := out.start(0, 0); err != nil {
-			return err
-		}
-		if _, err := out.Write(headText(&res.Meta)); err != nil {
-			return writeError(err)
-		}
+// startMeter is the Downloader's Meter: progress is drawn when stderr is
+// a terminal and the output is not (and without -s).
+func (c *fetchCmd) startMeter(size int64, toFile bool) func() {
+	if c.o.silent || !c.isTerminal(c.e.stderr) || !toFile && c.isTerminal(c.e.stdout) {
 		return nil
 	}
-	if res.NotModified {
-		out.untouched = true // curl leaves the output as it is
-		if res.IsHTTP() {
-			r.status = http.StatusNotModified // a 200 found not newer too: curl's "simulated 304"
-		}
-		return nil
-	}
-	got, asked := res.Offset, off
-	if req.Range != nil {
-		// A part, not a resume: a retry asks for the range again and
-		// skips what an earlier attempt wrote.
-		got, asked = 0, out.written
-	}
-	skip, err := out.start(got, asked)
-	if err != nil {
-		return err
-	}
-	if err := c.include(u, out, res, skip); err != nil {
-		return err
-	}
-	if c.progress && c.showMeter(out) {
-		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
-		defer func() { c.meter.finish(); c.meter = nil }()
-	}
-	body := res.Present(format)
-	defer body.Close()
-	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
-	r.size = n
-	if res.WireBytes != nil {
-		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
-	}
-	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
-	if fetch.KindOf(err) == fetch.ErrHTTP && c.client.FailWithBody {
-		return bodyThenFail{err} // the body is written: keep it
-	}
-	return err
-}
-
-// reply notes what a reply says, for -w, -D, --etag-save and -R, and
-// returns failed (the request's error, nil when it did not fail) unless
-// writing fails.
-func (c *fetchCmd) reply(m *fetch.Meta, out *output, r *xferResult, failed error) error {
-	r.meta = *m
-	r.status, r.contentType = m.Status, m.ContentType
-	out.modTime = m.ModTime
-	if m.EffectiveURL != "" {
-		r.effective = m.EffectiveURL
-	}
-	if err := c.o.out.dump(m); err != nil {
-		return err
-	}
-	if err := c.o.out.saveETag(m); err != nil {
-		return err
-	}
-	return failed
-}
-
-// classify turns any error of an attempt into a typed one: an interrupt
-// is an abort (42). (--max-time is the Client's MaxTime.)
-func (c *fetchCmd) classify(ctx context.Context, err error) error {
-	var fe *fetch.Error
-	switch {
-	case ctx.Err() != nil:
-		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
-	case errors.As(err, &fe):
-		return err
-	}
-	return fetch.NewError(fetch.KindOf(err), "", err)
-}
-
-// errWrite marks an error of the output side.
-func writeError(err error) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
-	return fetch.NewError(fetch.ErrWrite, "failure writing output to destination", err)
-}
-
-// copyBody streams body into out, discarding the first skip bytes (already
-// written by an earlier attempt). Memory stays flat whatever the size.
-//
-// A network body goes through one 1 MiB buffer (allocated once): a read
-// and a write system call per (up to) 1 MiB. On loopback HTTP to a file this
-// measured about twice as fast as io.Copy's 32 KiB chunks (and as curl). A file: body goes through io.Copy, so that the Client's
-// Body (an io.WriterTo) reaches the output file's ReadFrom and the kernel
-// copies (copy_file_range). Read errors are typed by the Client's Body,
-// write errors (ErrWrite) by typedWriter, or on the io.Copy path by the
-// Body too.
-func (c *fetchCmd) copyBody(body io.Reader, out *output, skip int64, kernelCopy bool) (n int64, err error) {
-	if skip > 0 {
-		k, err := io.CopyN(io.Discard, body, skip)
-		n += k
-		if err == io.EOF {
-			return n, fetch.NewError(fetch.ErrPartial, "transfer closed before the part already written", nil)
-		}
-		if err != nil {
-			return n, readError(err)
-		}
-	}
-	var k int64
-	if kernelCopy {
-		k, err = io.Copy(out.writer(), body)
-	} else {
-		if c.buf == nil {
-			c.buf = make([]byte, copyBufSize)
-		}
-		// Hide WriterTo and ReadFrom (they would pick io.Copy's 32 KiB);
-		// typedWriter types write errors.
-		k, err = io.CopyBuffer(typedWriter{out.writer()}, struct{ io.Reader }{body}, c.buf)
-	}
-	n += k
-	out.written += k
-	if err != nil {
-		return n, readError(err)
-	}
-	return n, nil
-}
-
-// showMeter tells whether to draw progress: stderr must be a terminal, the
-// output must not be, and -s must not be given.
-func (c *fetchCmd) showMeter(out *output) bool {
-	if c.o.silent || !c.isTerminal(c.e.stderr) {
-		return false
-	}
-	return out.path != "" || !c.isTerminal(c.e.stdout)
+	c.meter = newMeter(c.e.stderr, c.o.progressBar, size)
+	return func() { c.meter.finish(); c.meter = nil }
 }
 
 // parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
@@ -994,20 +729,4 @@ func plural(n int, one, many string) string {
 
 func secondsString(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " " + plural(int(d/time.Second), "second", "seconds")
-}
-
-// readError types an error met while copying a body; the Client's Body
-// types its own, so this only catches the unexpected: a failure of the
-// connection means the transfer stopped short (18).
-func readError(err error) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
-	switch k := fetch.KindOf(err); k {
-	case fetch.ErrOther:
-		return fetch.NewError(fetch.ErrPartial, "transfer closed early", err)
-	default:
-		return fetch.NewError(k, "", err)
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/urlglob"
 )
 
@@ -21,7 +22,7 @@ const globLimit = 100_000_000
 type fetchJob struct {
 	num  int
 	url  string
-	spec outSpec
+	spec download.Target
 	err  error
 }
 
@@ -45,8 +46,8 @@ func (c *fetchCmd) jobs() iter.Seq[fetchJob] {
 			}
 			for m := range g.All() {
 				s := spec
-				if !s.remote && !s.implicit && s.name != "-" {
-					s.name = m.Expand(s.name)
+				if !s.Remote && !s.Implicit && s.Name != "-" {
+					s.Name = m.Expand(s.Name)
 				}
 				if !yield(fetchJob{num: i, url: m.URL, spec: s}) {
 					return

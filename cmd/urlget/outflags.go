@@ -97,17 +97,6 @@ func (o *outOpts) timeCondition(e env, quiet bool) {
 	*dst = t
 }
 
-// shape puts the flags' conditions and range into a request.
-func (o *outOpts) shape(req *fetch.Request) {
-	if o.rng != nil {
-		req.Range, req.Offset, req.Since = o.rng, 0, time.Time{}
-	}
-	req.IfModifiedSince, req.IfUnmodifiedSince = o.modSince, o.unmodSince
-	if o.ifNoneMatch != "" {
-		req.IfNoneMatch = o.ifNoneMatch
-	}
-}
-
 // redirectStderr is --stderr: e with its stderr replaced, and what closes
 // it.
 func (o *outOpts) redirectStderr(e env) (env, func(), error) {
@@ -150,46 +139,6 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 		return err
 	}, nil
 }
-
-// dump writes a response's headers to -D's file (headerBlock); for ftp
-// the fetcher writes the server's replies there as they come
-// (Client.Replies).
-func (o *outOpts) dump(res *fetch.Meta) error {
-	if o.headers == nil {
-		return nil
-	}
-	block := headerBlock(res)
-	if block == nil {
-		return nil
-	}
-	if _, err := o.headers.Write(block); err != nil {
-		return writeError(err)
-	}
-	return nil
-}
-
-// saveETag is --etag-save: the ETag as received and a newline, or an
-// empty file when the response has none, as curl writes it. A reply
-// that changed nothing (304) leaves the file alone.
-func (o *outOpts) saveETag(res *fetch.Meta) error {
-	if o.etagSave == "" || res.NotModified {
-		return nil
-	}
-	etag := ""
-	if v, ok := res.Header.Lookup("ETag"); ok {
-		etag = v + "\n"
-	}
-	if err := os.WriteFile(o.etagSave, []byte(etag), 0o666); err != nil {
-		return fetch.NewError(fetch.ErrWrite, "--etag-save: cannot write "+o.etagSave, fetch.PathCause(err))
-	}
-	return nil
-}
-
-// bodyThenFail is --fail-with-body's error: the body was written and the
-// output is kept, yet the transfer failed (exit 22).
-type bodyThenFail struct{ error }
-
-func (e bodyThenFail) Unwrap() error { return e.error }
 
 // start readies the flags that act before the first transfer: --stderr
 // (e's stderr from then on), -z, --etag-compare's file and -D's file. The
@@ -239,52 +188,4 @@ func fetchExitCode(err error) int {
 		return fetch.ExitCode(err)
 	}
 	return fetchExitUsage
-}
-
-// setXattr is --xattr: the URL as given, credentials taken out, and the
-// type, as curl records them; a file system without extended attributes
-// gets a warning, and the transfer still succeeds, as with curl.
-func (o *outOpts) setXattr(e env, out *output, r *xferResult) {
-	if !o.xattr || out.path == "" || out.untouched || out.direct {
-		return
-	}
-	u, err := parseFetchURL(r.url)
-	if err != nil {
-		return
-	}
-	u.User, u.Password, u.RawUserinfo, u.HasUserinfo, u.HasPassword = "", "", "", false, false
-	attrs := [][2]string{{"user.xdg.origin.url", u.String()}}
-	if r.contentType != "" {
-		attrs = append([][2]string{{"user.mime_type", r.contentType}}, attrs...)
-	}
-	for _, a := range attrs {
-		if err := setXattr(out.path, a[0], a[1]); err != nil {
-			warnf(e.stderr, "cannot set extended attributes on %s: %v", out.path, err)
-			return
-		}
-	}
-}
-
-// headerBlock is what curl writes as a result's headers (-D, -i): every
-// HTTP reply's header block, the redirects' first, as received; a file's
-// header fields (Content-Length, Accept-ranges, Last-Modified) and an empty
-// line; nil for other results.
-func headerBlock(res *fetch.Meta) []byte {
-	if res.IsHTTP() {
-		return headText(res)
-	}
-	if len(res.Header) == 0 {
-		return nil
-	}
-	var b bytes.Buffer
-	writeFields(&b, res.Header)
-	b.WriteString("\r\n")
-	return b.Bytes()
-}
-
-// writeFields writes header fields as lines "Name: value" ended by CRLF.
-func writeFields(b *bytes.Buffer, h fetch.Header) {
-	for _, f := range h {
-		fmt.Fprintf(b, "%s: %s\r\n", f.Name, f.Value)
-	}
 }
