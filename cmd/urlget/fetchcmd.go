@@ -60,51 +60,31 @@ func (v *outFlag) Set(s string) error {
 	return nil
 }
 
-// fetchOpts holds the parsed command line.
+// fetchOpts holds the parsed command line. A flag that sets a field of the
+// Client or the Downloader is bound to that field (client, dl); the
+// others are here as given, or in the groups of the files that define
+// them.
 type fetchOpts struct {
+	client         fetch.Client        // the Client's fields the flags set
+	dl             download.Downloader // the Downloader's fields the flags set
 	outputs        []download.Target
 	remoteNameAll  bool
-	outputDir      string
-	createDirs     bool
 	globOff        bool // -g: URLs are not globs
 	silent         bool
 	showError      bool
 	verbose        bool
-	fail           bool
-	location       bool
 	maxRedirs      int
 	post30x        [3]bool // --post301, --post302, --post303
-	head           bool
-	continueAt     string // "", "-" or a byte offset
-	resumeFrom     int64  // continueAt as a number; -1 for "-"
-	retry          int
-	retryDelay     time.Duration // 0: curl's backoff (1 s, doubling, at most 10 min)
-	retryMaxTime   time.Duration // 0: no limit
-	retryAll       bool          // --retry-all-errors
-	retryRefused   bool          // --retry-connrefused
-	speedLimit     int64         // -Y: bytes/s; 0 unset
-	speedTime      time.Duration // -y; 0 unset
-	limitRate      int64         // --limit-rate: bytes/s; 0 none
-	maxTime        time.Duration
-	connectTimeout time.Duration
+	limitRate      int64   // --limit-rate: bytes/s; 0 none
 	user           string
-	netrc          bool
-	netrcFile      string
 	proxy          string
-	noproxy        string
 	progressBar    bool
 	noMeter        bool // --no-progress-meter
 	writeOut       string
-	userAgent      string
-	maxFilesize    int64
-	insecure       bool
 	cacert, capath string // --cacert FILE, --capath DIR
-	compressed     bool
-	remoteTime     bool
 	help           bool
 	version        bool
 	urls           []string
-	uploadFile     string        // -T: upload this file instead of fetching
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
@@ -124,39 +104,39 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
 	fs.VarPF(&outFlag{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
-	fs.StringVar(&o.outputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
-	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the directories an output file needs")
+	fs.StringVar(&o.dl.OutputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
+	fs.BoolVar(&o.dl.CreateDirs, "create-dirs", false, "create the directories an output file needs")
 	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take URLs as they are: no {a,b} and [1-9] globs (#N in -o then stays)")
 	fs.StringP("continue-at", "C", "", "resume at byte `OFFSET`, or \"-\": at the size of the -o/-O file")
-	fs.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give output files the remote modification time")
-	fs.BoolVarP(&o.head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
-	fs.BoolVarP(&o.fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
-	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (to http, https and ftp only)")
+	fs.BoolVarP(&o.dl.RemoteTime, "remote-time", "R", false, "give output files the remote modification time")
+	fs.BoolVarP(&o.dl.Head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
+	fs.BoolVarP(&o.client.Fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
+	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https and ftp only)")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
 	for i, status := range []string{"301", "302", "303"} {
 		fs.BoolVar(&o.post30x[i], "post"+status, false, "with -L, send the body again with its method after a "+status+" (default: a GET without the body; a 307 or 308 always sends it again)")
 	}
-	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
+	fs.IntVar(&o.dl.Retry.Retries, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
 	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
 	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
-	fs.BoolVar(&o.retryAll, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
-	fs.BoolVar(&o.retryRefused, "retry-connrefused", false, "with --retry, retry a refused connection too")
+	fs.BoolVar(&o.dl.Retry.AllErrors, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
+	fs.BoolVar(&o.dl.Retry.Refused, "retry-connrefused", false, "with --retry, retry a refused connection too")
 	fs.StringP("speed-limit", "Y", "", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
 	fs.StringP("speed-time", "y", "", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
 	fs.String("limit-rate", "", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
 	fs.String("max-time", "", "give each transfer at most `SECONDS` (exit 28)")
 	fs.String("connect-timeout", "", "give each connection attempt at most `SECONDS`")
 	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]`, overriding the URL's")
-	fs.BoolVarP(&o.netrc, "netrc", "n", false, "take credentials from ~/.netrc")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
+	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
+	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
 	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
-	fs.StringVar(&o.noproxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
-	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
+	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
+	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.String("max-filesize", "", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
-	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
 	fs.StringVar(&o.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
-	fs.BoolVar(&o.compressed, "compressed", false, "ask for a compressed body and decode it")
+	fs.BoolVar(&o.client.Compressed, "compressed", false, "ask for a compressed body and decode it")
 	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress meter, no error messages")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the protocol exchange on stderr (passwords masked)")
@@ -165,12 +145,12 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help; --help SCHEME: one scheme's options and examples")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
-	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
+	fs.StringVarP(&o.dl.Body.Upload, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
-	addRequestFlags(fs, &o.req)
-	addConnFlags(fs, &o.conn)
-	addOutFlags(fs, &o.out)
-	addAuthFlags(fs, &o.auth)
+	addRequestFlags(fs, &o.req, &o.dl)
+	addConnFlags(fs, &o.conn, &o.client)
+	addOutFlags(fs, &o.out, &o.dl, &o.client)
+	addAuthFlags(fs, &o.auth, &o.client)
 	addParallelFlags(fs, &o.par)
 	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
@@ -179,7 +159,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 
 // parseFetchArgs parses the command line into o.
 func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
-	o := &fetchOpts{resumeFrom: 0}
+	o := &fetchOpts{}
 	fs := newFetchFlags(e, o)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -189,42 +169,27 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		return o, nil
 	}
 	var err error
-	if fs.Changed("continue-at") {
-		o.continueAt, _ = fs.GetString("continue-at")
-		if o.continueAt == "-" {
-			o.resumeFrom = -1
-		} else if o.resumeFrom, err = strconv.ParseInt(o.continueAt, 10, 64); err != nil || o.resumeFrom < 0 {
-			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", o.continueAt)
+	if o.dl.Resume = fs.Changed("continue-at"); o.dl.Resume {
+		at, _ := fs.GetString("continue-at")
+		if at == "-" {
+			o.dl.ResumeFrom = download.ResumeAtEnd
+		} else if o.dl.ResumeFrom, err = strconv.ParseInt(at, 10, 64); err != nil || o.dl.ResumeFrom < 0 {
+			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", at)
 		}
 	}
-	secs := func(name string) (time.Duration, error) {
-		s, _ := fs.GetString(name)
-		if s == "" {
-			return 0, nil
+	for _, f := range []struct {
+		name string
+		d    *time.Duration
+	}{{"retry-delay", &o.dl.Retry.Delay}, {"max-time", &o.client.MaxTime}, {"connect-timeout", &o.client.ConnectTimeout},
+		{"retry-max-time", &o.dl.Retry.MaxTime}, {"speed-time", &o.client.LowSpeedTime}} {
+		if s, _ := fs.GetString(f.name); s != "" {
+			if *f.d, err = parseSeconds(s); err != nil {
+				return nil, fmt.Errorf("--%s: %v", f.name, err)
+			}
 		}
-		d, err := parseSeconds(s)
-		if err != nil {
-			return 0, fmt.Errorf("--%s: %v", name, err)
-		}
-		return d, nil
-	}
-	if o.retryDelay, err = secs("retry-delay"); err != nil {
-		return nil, err
-	}
-	if o.maxTime, err = secs("max-time"); err != nil {
-		return nil, err
-	}
-	if o.connectTimeout, err = secs("connect-timeout"); err != nil {
-		return nil, err
-	}
-	if o.retryMaxTime, err = secs("retry-max-time"); err != nil {
-		return nil, err
-	}
-	if o.speedTime, err = secs("speed-time"); err != nil {
-		return nil, err
 	}
 	if s, _ := fs.GetString("speed-limit"); s != "" {
-		if o.speedLimit, err = parseSize(s); err != nil {
+		if o.client.LowSpeedLimit, err = parseSize(s); err != nil {
 			return nil, fmt.Errorf("-Y/--speed-limit: %v", err)
 		}
 	}
@@ -234,12 +199,12 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 	}
 	if s, _ := fs.GetString("max-filesize"); s != "" {
-		if o.maxFilesize, err = parseSize(s); err != nil {
+		if o.client.MaxFileSize, err = parseSize(s); err != nil {
 			return nil, fmt.Errorf("--max-filesize: %v", err)
 		}
 	}
-	if o.retry < 0 {
-		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.retry)
+	if o.dl.Retry.Retries < 0 {
+		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.dl.Retry.Retries)
 	}
 	if o.maxRedirs < -1 {
 		return nil, fmt.Errorf("--max-redirs: want a count >= 0 or -1, not %d", o.maxRedirs)
@@ -256,13 +221,16 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 		o.writeOut = string(b)
 	}
-	if o.netrcFile != "" {
-		o.netrc = true
+	if o.client.NetrcFile != "" {
+		o.client.Netrc = true
+	}
+	if o.client.LocationTrusted {
+		o.client.FollowRedirects = true
 	}
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
 		return nil, err
 	}
-	if err := o.out.parse(o.fail); err != nil {
+	if err := o.out.parse(&o.client); err != nil {
 		return nil, err
 	}
 	if err := checkJSONArgs(o.req.data); err != nil {
@@ -271,7 +239,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := checkRequestArgs(o, e.stdin); err != nil {
 		return nil, err
 	}
-	if o.remoteTime || o.continueAt != "" {
+	if o.dl.RemoteTime || o.dl.Resume {
 		// ftp asks MDTM only when the modification time is wanted.
 		if o.options == nil {
 			o.options = fetch.Options{}
@@ -409,8 +377,8 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		return fail(e, fetchExitCode(err), "%v", err)
 	}
 	defer endOut()
-	if o.par.on && o.out.headers != nil {
-		o.out.headers = syncWriter(o.out.headers) // -D: one file for every transfer
+	if o.par.on && o.dl.Headers != nil {
+		o.dl.Headers = syncWriter(o.dl.Headers) // -D: one file for every transfer
 	}
 	if !o.silent {
 		schemes := make([]string, 0, len(o.urls))
@@ -433,7 +401,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
-	c.client.Replies = o.out.headers // -D: ftp's replies
+	c.client.Replies = o.dl.Headers // -D: ftp's replies
 	body, err := c.prepareRequest()
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
@@ -468,26 +436,11 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 
 // newFetchCmd builds the Client from the options.
 func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
-	cl := &fetch.Client{
-		ConnectTimeout:  o.connectTimeout,
-		NoProxy:         o.noproxy,
-		Netrc:           o.netrc,
-		NetrcFile:       o.netrcFile,
-		FollowRedirects: o.location,
-		MaxRedirects:    maxRedirects(o.maxRedirs),
-		KeepPost:        keepPost(o.post30x),
-		MaxFileSize:     o.maxFilesize,
-		Compressed:      o.compressed,
-		MaxDecompressed: o.maxFilesize,
-		Insecure:        o.insecure,
-		UserAgent:       o.userAgent,
-		Options:         o.options,
-		LowSpeedLimit:   o.speedLimit,
-		LowSpeedTime:    o.speedTime,
-		MaxTime:         o.maxTime,
-		Fail:            o.fail,
-		FailWithBody:    o.out.failWithBody,
-	}
+	cl := &o.client
+	cl.MaxRedirects = maxRedirects(o.maxRedirs)
+	cl.KeepPost = keepPost(o.post30x)
+	cl.MaxDecompressed = cl.MaxFileSize
+	cl.Options = o.options
 	if o.par.on {
 		// Each running transfer's connection is kept for the next.
 		cl.IdlePerHost = o.par.limit()
@@ -502,7 +455,6 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
-	o.auth.apply(cl)
 	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
 		return nil, err
 	}
@@ -540,15 +492,10 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 // as its functions.
 func (c *fetchCmd) downloader(body download.Body) download.Downloader {
 	o := c.o
-	d := download.Downloader{
-		Client: c.client, Retry: c.retryPolicy(), Stdout: c.e.stdout, Stdin: c.e.stdin,
-		OutputDir: o.outputDir, CreateDirs: o.createDirs, Resume: o.continueAt != "", ResumeFrom: o.resumeFrom,
-		RemoteTime: o.remoteTime, Head: o.head, Include: o.req.include, Range: o.out.rng,
-		IfModifiedSince: o.out.modSince, IfUnmodifiedSince: o.out.unmodSince, IfNoneMatch: o.out.ifNoneMatch,
-		Format: c.listFormat(), Body: body, Headers: o.out.headers, ETagSave: o.out.etagSave, Xattr: o.out.xattr,
-		IsTerminal: c.isTerminal, Ask: c.ask,
-		Warn: func(msg string) { warnf(c.e.stderr, "%s", msg) },
-	}
+	d := o.dl
+	d.Client, d.Retry, d.Stdout, d.Stdin, d.Body = c.client, c.retryPolicy(), c.e.stdout, c.e.stdin, body
+	d.Format, d.IsTerminal, d.Ask = c.listFormat(), c.isTerminal, c.ask
+	d.Warn = func(msg string) { warnf(c.e.stderr, "%s", msg) }
 	if !o.silent {
 		d.Retrying = func(err error, wait time.Duration, left int) {
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
@@ -702,8 +649,9 @@ func shellQuote(s string) string {
 // retryPolicy is --retry and its companions, as curl reads them: a 1 s
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
-	return fetch.RetryPolicy{Retries: c.o.retry, Delay: c.o.retryDelay, Fixed: c.o.retryDelay > 0,
-		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused, Sleep: c.sleep}
+	p := c.o.dl.Retry
+	p.Fixed, p.Sleep = p.Delay > 0, c.sleep
+	return p
 }
 
 // startMeter is the Downloader's Meter: progress is drawn when stderr is

@@ -206,10 +206,10 @@ func TestFlagParsing(t *testing.T) {
 	if fmt.Sprint(o.urls) != "[u1 u2 u3 u4]" {
 		t.Errorf("urls %v", o.urls)
 	}
-	if !o.silent || !o.showError || !o.fail || !o.location || o.resumeFrom != -1 || o.retry != 3 ||
-		o.retryDelay != 500*time.Millisecond || o.maxTime != 2500*time.Millisecond || o.connectTimeout != time.Second ||
-		o.maxFilesize != 2048 || !o.progressBar || o.writeOut != "%{http_code}" || !o.insecure || !o.compressed ||
-		!o.head || o.maxRedirs != 7 || !o.netrc || o.netrcFile != "/n" || o.outputDir != "d" || !o.createDirs {
+	if !o.silent || !o.showError || !o.client.Fail || !o.client.FollowRedirects || o.dl.ResumeFrom != -1 || o.dl.Retry.Retries != 3 ||
+		o.dl.Retry.Delay != 500*time.Millisecond || o.client.MaxTime != 2500*time.Millisecond || o.client.ConnectTimeout != time.Second ||
+		o.client.MaxFileSize != 2048 || !o.progressBar || o.writeOut != "%{http_code}" || !o.client.Insecure || !o.client.Compressed ||
+		!o.dl.Head || o.maxRedirs != 7 || !o.client.Netrc || o.client.NetrcFile != "/n" || o.dl.OutputDir != "d" || !o.dl.CreateDirs {
 		t.Errorf("options not all set: %+v", o)
 	}
 	c, err := newFetchCmd(e, o)
@@ -230,12 +230,12 @@ func TestFlagParsing(t *testing.T) {
 	}
 
 	o, err = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "-C-", "x"})
-	if err != nil || o.resumeFrom != -1 {
+	if err != nil || o.dl.ResumeFrom != -1 {
 		t.Fatalf("-C-: %v %+v", err, o)
 	}
 	o, _ = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "x"})
 	c, _ = newFetchCmd(e, o)
-	if o.resumeFrom != 123 || c.client.User != "alice" || c.client.HasPassword {
+	if o.dl.ResumeFrom != 123 || c.client.User != "alice" || c.client.HasPassword {
 		t.Errorf("-C 123 -u alice: %+v %+v", o, c.client)
 	}
 	if c.client.UserAgent != "urlget/"+version {

@@ -60,9 +60,7 @@ func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil 
 type reqOpts struct {
 	data       []fetch.DataArg
 	urlQuery   []fetch.DataArg // --url-query
-	get        bool            // -G
 	form       []string        // -F
-	include    bool            // -i
 	cookies    []string        // -b
 	cookieJar  string          // -c
 	config     []string        // -K: already read (config.go); kept for help
@@ -71,8 +69,8 @@ type reqOpts struct {
 	completion string          // --completion SHELL
 }
 
-// addRequestFlags defines the request flags on fs.
-func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
+// addRequestFlags defines the request flags on fs; -G, -i are d's.
+func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	ann := func(name string, schemes ...string) {
 		fs.SetAnnotation(name, schemesAnnotation, schemes)
 	}
@@ -87,11 +85,11 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	fs.Var(&dataFlag{&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	ann("data-urlencode", httpOnly...)
 	fs.Var(&dataFlag{&r.urlQuery, fetch.DataURLQuery, "DATA"}, "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
-	fs.BoolVarP(&r.get, "get", "G", false, "send the -d data in the query string of a GET")
+	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
 	ann("get", httpOnly...)
 	fs.VarP(&placeholders{&r.form, "NAME=VALUE"}, "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
 	ann("form", httpOnly...)
-	fs.BoolVarP(&r.include, "include", "i", false, "write the response header before the body")
+	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
 	ann("include", httpOnly...)
 	fs.VarP(&placeholders{&r.cookies, "NAME=VALUE|FILE"}, "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
 	ann("cookie", httpOnly...)
@@ -117,7 +115,8 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 // cookie jar.
 func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	r := &c.o.req
-	body := download.Body{Get: r.get, JSON: fetch.IsJSON(r.data), Upload: c.o.uploadFile}
+	body := c.o.dl.Body // -T, -G
+	body.JSON = fetch.IsJSON(r.data)
 	read := func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
 		return b, fetch.PathCause(err)
@@ -149,10 +148,10 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 		}
 		body.Form = f
 	}
-	if r.get && len(r.form) > 0 {
+	if body.Get && len(r.form) > 0 {
 		return body, fmt.Errorf("-G/--get and -F/--form: a form cannot go in a query string")
 	}
-	if c.o.uploadFile != "" && (body.HasData || body.Form != nil) && !r.get {
+	if body.Upload != "" && (body.HasData || body.Form != nil) && !body.Get {
 		return body, fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[body.HasData])
 	}
 	if len(r.cookies) > 0 || r.cookieJar != "" {
@@ -201,7 +200,7 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	if raw, _ := o.options.Bool(fetch.OptRaw); raw && o.scheme.json {
 		return fmt.Errorf("--json-lines and --raw: give one or the other (--json-lines prints parsed entries, --raw the bytes as sent)")
 	}
-	if o.head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.req.get {
+	if o.dl.Head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.dl.Body.Get {
 		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])
 	}
 	if o.options != nil {
