@@ -42,7 +42,7 @@ func noSleep(context.Context, time.Duration) error { return nil }
 // A partial transfer is retried from where it stopped, said through
 // Retrying, and the file renamed into place only when whole.
 func TestDoRetriesPartialFromWhereItStopped(t *testing.T) {
-	inDir(t)
+	t.Chdir(t.TempDir())
 	data := strings.Repeat("x", 5000)
 	srv, seen := cutting(t, data, 2000)
 	var said []string
@@ -63,7 +63,7 @@ func TestDoRetriesPartialFromWhereItStopped(t *testing.T) {
 // A failed transfer leaves an existing file as it was and keeps what it
 // received in NAME.part.
 func TestDoFailureKeepsOriginalAndPart(t *testing.T) {
-	inDir(t)
+	t.Chdir(t.TempDir())
 	os.WriteFile("out", []byte("original"), 0o644)
 	srv, _ := cutting(t, strings.Repeat("y", 5000), 3000)
 	d := &Downloader{Client: &fetch.Client{}}
@@ -79,7 +79,7 @@ func TestDoFailureKeepsOriginalAndPart(t *testing.T) {
 // Head writes HeadText; Include the header block before the body; Headers
 // and ETagSave get the reply's; a condition met leaves all of them alone.
 func TestDoHeadIncludeHeadersETag(t *testing.T) {
-	inDir(t)
+	t.Chdir(t.TempDir())
 	srv, _ := cutting(t, "body", 0)
 	var out, dump bytes.Buffer
 	d := &Downloader{Client: &fetch.Client{}, Stdout: &out, Head: true}
@@ -128,7 +128,8 @@ func TestDoBinaryGuard(t *testing.T) {
 // An Upload to a URL ending in "/" goes to the file's name, by PUT, and
 // passes through Sending; the Meter is told of the reply's body.
 func TestDoUploadAndHooks(t *testing.T) {
-	dir := inDir(t)
+	dir := t.TempDir()
+	t.Chdir(dir)
 	os.WriteFile(filepath.Join(dir, "up.txt"), []byte("payload"), 0o644)
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

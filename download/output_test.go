@@ -59,7 +59,7 @@ func TestRemoteNameHostile(t *testing.T) {
 }
 
 func TestFileWriteErrorKeepsOriginal(t *testing.T) {
-	inDir(t)
+	t.Chdir(t.TempDir())
 	os.WriteFile("keep", []byte("original"), 0o644)
 	d := &Downloader{Stdout: io.Discard}
 	u, _ := fetch.GuessURL("http://h/x")
@@ -94,11 +94,4 @@ func readFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-func inDir(t *testing.T) string {
-	t.Helper()
-	d := t.TempDir()
-	t.Chdir(d)
-	return d
 }
