@@ -28,6 +28,10 @@
 // Sending), warnings (Warn, Retrying), and an interactive session's
 // terminal (Session). Left nil, each does nothing.
 //
+// Parallel runs many transfers at once, as curl's -Z does: through one
+// Client, each with a copy buffer of its own, two naming one file one
+// after the other.
+//
 // Result is what is known of a transfer when it ends; a WriteOut renders
 // it as curl's --write-out does.
 //

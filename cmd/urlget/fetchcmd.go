@@ -611,19 +611,23 @@ func (c *fetchCmd) outSpecFor(i int) download.Target {
 	return download.Stdout
 }
 
-// one fetches the URL of a job: a fetch, or with -T an upload. It first
-// warns about -d given to a URL that does not take it.
+// one fetches the URL of a job: a fetch, or with -T an upload.
 func (c *fetchCmd) one(ctx context.Context, j fetchJob) *download.Result {
+	c.warnData(j.URL)
+	r := c.dl.Do(ctx, j.URL, j.Target)
+	r.Num = j.Num
+	return r
+}
+
+// warnData warns about -d given to a URL that does not take it.
+func (c *fetchCmd) warnData(raw string) {
 	if c.dl.Body.HasData && !c.o.silent {
-		if u, err := parseFetchURL(j.url); err == nil {
+		if u, err := parseFetchURL(raw); err == nil {
 			if w := c.dl.Body.DataWarning(&u); w != "" {
 				warnf(c.e.stderr, "%s", w)
 			}
 		}
 	}
-	r := c.dl.Do(ctx, j.url, j.spec)
-	r.Num = j.num
-	return r
 }
 
 // reportKept says, in one line, where the bytes of a failed transfer are

@@ -161,7 +161,7 @@ func TestGlobStreams(t *testing.T) {
 	allocs := testing.AllocsPerRun(3, func() {
 		got = got[:0]
 		for j := range c.jobs() {
-			got = append(got, j.url+" "+j.spec.Name)
+			got = append(got, j.URL+" "+j.Target.Name)
 			if len(got) == 3 {
 				break
 			}

@@ -14,20 +14,17 @@ import (
 
 	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/internal/parallel"
 )
 
 // -Z/--parallel, as curl's: the URLs (globs expanded, in order) are fetched
-// at once, up to --parallel-max at a time, through the one Client, so that
-// they share its kept-alive connections (http) and logged-in ones (ftp).
-// Each transfer is the serial one (fetchCmd.one: output files through
-// NAME.part, retries, resume), run on a copy of the command of its own
-// (forTransfer); what they share is behind locks: stdout and stderr
-// (syncWriter), an output file two of them name and directories
-// (download.Files), the terminal's questions (ask). The results are told as the transfers end —
-// error message, kept bytes, -w — and the exit status is the last failure's
-// in that order, as curl's is with -Z. One summary line on stderr stands
-// for all the transfers' meters (parMeter).
+// at once, up to --parallel-max at a time, by download.Downloader.Parallel
+// (one Client: the transfers share its kept-alive and logged-in
+// connections; each transfer is the serial one, Do). What the command adds
+// is behind locks: stdout and stderr (syncWriter), the terminal's
+// questions (ask). The results are told as the transfers end — error
+// message, kept bytes, -w — and the exit status is the last failure's in
+// that order, as curl's is with -Z. One summary line on stderr stands for
+// all the transfers' meters (parMeter).
 
 // Curl's bounds of --parallel-max: a value under 1 is the default, one over
 // the maximum is the maximum.
@@ -35,13 +32,6 @@ const (
 	parallelDefault = 50
 	parallelMaxMax  = 300
 )
-
-// parBufSize is the copy buffer of one parallel transfer: smaller than
-// download.BufferSize, so that --parallel-max transfers at once keep memory small
-// (50 at once: 6.4 MiB of buffers).
-const parBufSize = 128 << 10
-
-var parBufs = sync.Pool{New: func() any { b := make([]byte, parBufSize); return &b }}
 
 // parOpts are the parallel flags.
 type parOpts struct {
@@ -71,7 +61,6 @@ func (p parOpts) limit() int {
 type parState struct {
 	meter *parMeter // nil when none is drawn
 	askMu sync.Mutex
-	files download.Files
 }
 
 // syncWriter is w for writers from many goroutines: an *os.File writes
@@ -81,12 +70,6 @@ func syncWriter(w io.Writer) io.Writer {
 		return w
 	}
 	return &fetch.SyncWriter{W: w}
-}
-
-// parResult is one transfer's end, for runParallel's report.
-type parResult struct {
-	r       *download.Result
-	globErr error
 }
 
 // runParallel is run for -Z.
@@ -99,29 +82,32 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 	status := 0
 	var globErr error
 	var interrupted []*download.Result
-	parallel.Run(ctx, c.o.par.limit(), c.jobs(), func(ctx context.Context, j fetchJob) parResult {
-		if j.err != nil {
-			return parResult{globErr: j.err}
+	jobs := func(yield func(download.Job) bool) {
+		for j := range c.jobs() {
+			if j.err != nil {
+				globErr = j.err
+				return
+			}
+			if !yield(j.Job) {
+				return
+			}
 		}
-		t := c.forTransfer()
-		defer t.release()
-		ctx = t.traceContext(ctx)
-		return parResult{r: t.one(ctx, j)}
-	}, func(p parResult) bool {
-		if p.globErr != nil {
-			globErr = p.globErr
-			return false
-		}
+	}
+	// No meter of a transfer's own (the run's summary line is drawn
+	// instead), and no terminal lent to a session.
+	d := c.dl
+	d.Meter, d.Sending, d.Session = nil, nil, nil
+	d.Parallel(ctx, c.o.par.limit(), jobs, c.transfer, func(r *download.Result) bool {
 		if ctx.Err() != nil {
-			interrupted = append(interrupted, p.r)
+			interrupted = append(interrupted, r)
 			return false
 		}
-		if p.r.Err != nil || c.wo != nil {
+		if r.Err != nil || c.wo != nil {
 			// A line will be written: not over the summary.
 			c.par.meter.pause()
 			defer c.par.meter.resume()
 		}
-		return c.report(p.r, &status)
+		return c.report(r, &status)
 	})
 	c.par.meter.stop()
 	switch {
@@ -139,48 +125,28 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 	return status
 }
 
-// forTransfer is a copy of the command for one transfer of a -Z run: its
-// own -w trace and copy buffer; no meter of its own (the run's summary
-// line is drawn instead), and no terminal lent to a session.
-func (c *fetchCmd) forTransfer() *fetchCmd {
-	t := *c
-	t.meter, t.lent, t.progress = nil, nil, false
-	t.dl.Meter, t.dl.Sending, t.dl.Session = nil, nil, nil
-	t.dl.Files = &c.par.files
-	if c.wo != nil {
-		t.dl.Timer = &fetch.Timer{}
+// transfer readies one transfer of a -Z run (Parallel's each): the -d
+// warning, and the transfer's part of the summary line (its Trace).
+func (c *fetchCmd) transfer(ctx context.Context, j download.Job) (context.Context, func()) {
+	c.warnData(j.URL)
+	m := c.par.meter
+	if m == nil {
+		return ctx, nil
 	}
-	t.dl.Buffer = *parBufs.Get().(*[]byte)
-	t.par.meter.started()
-	return &t
-}
-
-// release gives back what forTransfer took.
-func (t *fetchCmd) release() {
-	b := t.dl.Buffer
-	t.dl.Buffer = nil
-	parBufs.Put(&b)
-	t.par.meter.ended()
-}
-
-// traceContext is ctx with the transfer's Trace: its -w times and its part
-// of the summary line.
-func (t *fetchCmd) traceContext(ctx context.Context) context.Context {
-	tr := &fetch.Trace{}
-	if t.dl.Timer != nil {
-		tr = fetch.ContextTrace(t.dl.Timer.Context(ctx))
+	m.started()
+	var tr fetch.Trace
+	if t := fetch.ContextTrace(ctx); t != nil {
+		tr = *t // the -w Timer's
 	}
-	if m := t.par.meter; m != nil {
-		tr.Progress = m.progress()
-		sent := tr.BodySent
-		tr.BodySent = func(n int) {
-			m.uploaded.Add(int64(n))
-			if sent != nil {
-				sent(n)
-			}
+	tr.Progress = m.progress()
+	sent := tr.BodySent
+	tr.BodySent = func(n int) {
+		m.uploaded.Add(int64(n))
+		if sent != nil {
+			sent(n)
 		}
 	}
-	return fetch.WithTrace(ctx, tr)
+	return fetch.WithTrace(ctx, &tr), m.ended
 }
 
 // ask is askUser, one question at a time when transfers run at once.
