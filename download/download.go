@@ -20,13 +20,15 @@ import (
 const ResumeAtEnd = -1
 
 // BufferSize is the copy buffer a network body goes through when
-// Downloader.Buffer is nil (see Do).
+// Downloader.Buffer is nil: a read and a write system call per MiB, about
+// twice as fast as io.Copy's 32 KiB to a file over loopback HTTP.
 const BufferSize = 1 << 20
 
-// A Downloader fetches URLs one at a time into files or a stream (Do), by
-// curl's rules. Its fields are set before the first Do and not changed
-// after; a Downloader whose Buffer is nil may then be used by several
-// goroutines at once (give them a Files to share).
+// A Downloader fetches URLs into files or a stream (Do), by curl's rules,
+// one at a time, or many at once (Parallel). Its fields are set before the
+// first Do and not changed after; a Downloader whose Buffer and Timer are
+// nil may then be used by several goroutines at once (give it a Files so
+// that they do not write one file together).
 type Downloader struct {
 	// Client fetches (its Fail, FailWithBody, redirects, limits apply).
 	Client *fetch.Client

@@ -40,8 +40,9 @@ var parBufs = sync.Pool{New: func() any { b := make([]byte, ParallelBufferSize);
 // Result as its transfer ends, one at a time on the goroutine that called
 // Parallel, in the order they end; when it returns false, or ctx ends, no
 // more transfers start, and those under way are waited for and still
-// handed to done. d's Meter, Sending and Session are called from the
-// transfers' goroutines at once: leave them nil unless they lock.
+// handed to done. d's function fields (Ask, Warn, Retrying, Meter,
+// Sending, Session) are called from the transfers' goroutines at once:
+// they lock what they share.
 func (d *Downloader) Parallel(ctx context.Context, n int, jobs iter.Seq[Job], each func(ctx context.Context, j Job) (context.Context, func()), done func(*Result) bool) {
 	shared := *d
 	if shared.Files == nil {
