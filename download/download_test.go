@@ -3,6 +3,7 @@ package download
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,10 +15,12 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
-// cutting serves data, breaking the connection after the first cut bytes
-// of the first request; it records each request's method, path and Range.
+// cutting serves data (ranges too), breaking the connection after the
+// first cut bytes of the first request; it records each request's method,
+// path and Range.
 func cutting(t *testing.T, data string, cut int) (*httptest.Server, *[]string) {
 	var seen []string
 	first := true
@@ -26,15 +29,28 @@ func cutting(t *testing.T, data string, cut int) (*httptest.Server, *[]string) {
 		w.Header().Set("ETag", `"v1"`)
 		if first && cut > 0 {
 			first = false
-			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-			w.Write([]byte(data[:cut]))
-			w.(http.Flusher).Flush()
-			panic(http.ErrAbortHandler)
+			w = &cutWriter{w, cut}
 		}
 		http.ServeContent(w, r, "f", time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), strings.NewReader(data))
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &seen
+}
+
+// cutWriter breaks the connection once left bytes of the body are sent.
+type cutWriter struct {
+	http.ResponseWriter
+	left int
+}
+
+func (w *cutWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.left {
+		w.left -= len(p)
+		return w.ResponseWriter.Write(p)
+	}
+	w.ResponseWriter.Write(p[:w.left])
+	w.ResponseWriter.(http.Flusher).Flush()
+	panic(http.ErrAbortHandler)
 }
 
 func noSleep(context.Context, time.Duration) error { return nil }
@@ -178,4 +194,52 @@ func TestFilesHold(t *testing.T) {
 	}
 	var none *Files
 	none.hold("a")()
+}
+
+// A Range cut short is asked for again whole, and what the first attempt
+// wrote is skipped, not written twice.
+func TestDoRangeRetrySkipsWhatWasWritten(t *testing.T) {
+	t.Chdir(t.TempDir())
+	data := strings.Repeat("0123456789", 500)
+	srv, seen := cutting(t, data, 1000)
+	rng, err := fetch.ParseRange("100-2999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Downloader{Client: &fetch.Client{}, Range: rng, Retry: fetch.RetryPolicy{Retries: 1, Sleep: noSleep}}
+	r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "part"})
+	if r.Err != nil || readFile(t, "part") != data[100:3000] {
+		t.Fatalf("%v: %d bytes", r.Err, len(readFile(t, "part")))
+	}
+	if fmt.Sprint(*seen) != "[GET /f bytes=100-2999 GET /f bytes=100-2999]" {
+		t.Errorf("requests %q", *seen)
+	}
+}
+
+// A fetch.InputNeededError goes to Ask, and the request is made once more
+// with the answers; without Ask it is the transfer's error.
+func TestDoAsk(t *testing.T) {
+	var asked []string
+	search := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		asked = append(asked, req.Options.String(fetch.OptSearch))
+		if !req.Options.Has(fetch.OptSearch) {
+			return nil, &fetch.InputNeededError{Key: fetch.OptSearch, Prompt: "Words: ", Err: errors.New("search words needed")}
+		}
+		return &fetch.Resource{Meta: fetch.Meta{Size: -1}, Body: io.NopCloser(strings.NewReader("hits for " + req.Options.String(fetch.OptSearch)))}, nil
+	})
+	var out bytes.Buffer
+	d := &Downloader{Client: &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"gopher": search})}, Stdout: &out}
+	if r := d.Do(context.Background(), "gopher://h/7/find", Target{Name: "-"}); r.Err == nil || len(asked) != 1 {
+		t.Errorf("no Ask: %+v, asked %q", r, asked)
+	}
+	var questions []string
+	d.Ask = func(err error) fetch.Options {
+		questions = append(questions, err.Error())
+		return fetch.Options{fetch.OptSearch: "go"}
+	}
+	asked = nil
+	r := d.Do(context.Background(), "gopher://h/7/find", Target{Name: "-"})
+	if r.Err != nil || out.String() != "hits for go" || fmt.Sprint(asked) != "[ go]" || len(questions) != 1 {
+		t.Errorf("%v: %q, asked %q, questions %q", r.Err, out.String(), asked, questions)
+	}
 }
