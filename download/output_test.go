@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	_ "github.com/urlget/urlget/fetch/all" // the schemes' file names (wais)
 )
 
@@ -87,11 +88,5 @@ func TestFileWriteErrorKeepsOriginal(t *testing.T) {
 	}
 }
 
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// readFile is the file's contents (fetchtest.ReadFile).
+var readFile = fetchtest.ReadFile

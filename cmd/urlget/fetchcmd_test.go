@@ -169,14 +169,8 @@ func inDir(t *testing.T) string {
 	return d
 }
 
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// readFile is the file's contents (fetchtest.ReadFile).
+var readFile = fetchtest.ReadFile
 
 // noTemps fails if a .part file was left behind in dir.
 func noTemps(t *testing.T, dir string) {
