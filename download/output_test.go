@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/fetch/fetchtest"
 	_ "github.com/urlget/urlget/fetch/all" // the schemes' file names (wais)
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
 func TestRemoteNameHostile(t *testing.T) {
