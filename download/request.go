@@ -153,7 +153,7 @@ func (d *Downloader) sending(r io.Reader, size int64) io.Reader {
 // openForm opens the Form body, its files as an Upload is opened.
 func (d *Downloader) openForm() (io.Reader, int64, error) {
 	b, n, err := d.Body.Form.Open(func(name string) (io.Reader, int64, error) {
-		r, n, err := OpenUpload(name, d.Stdin)
+		r, n, err := openUpload(name, d.Stdin)
 		return r, n, fetch.PathCause(err)
 	})
 	if err != nil {
@@ -170,14 +170,14 @@ func (d *Downloader) uploadBody(req *fetch.Request) error {
 	if name == "" || fetch.HasCaps(req.URL.Scheme, fetch.Session) {
 		return nil // a session's input is stdin
 	}
-	b, n, err := OpenUpload(name, d.Stdin)
+	b, n, err := openUpload(name, d.Stdin)
 	if err != nil {
 		return err
 	}
 	req.Body, req.BodySize = d.sending(b, n), n
 	if name != "-" {
 		req.GetBody = func() (io.Reader, error) {
-			b, n, err := OpenUpload(name, d.Stdin)
+			b, n, err := openUpload(name, d.Stdin)
 			return d.sending(b, n), err
 		}
 	}
@@ -193,10 +193,10 @@ func (d *Downloader) uploadBody(req *fetch.Request) error {
 	return nil
 }
 
-// OpenUpload opens a file to send: name, or "-" for stdin (size -1:
+// openUpload opens a file to send: name, or "-" for stdin (size -1:
 // unknown). A file is closed at its end, on an error, or when the reader
 // is closed; an error is a *fetch.Error (ErrRead, curl's 26).
-func OpenUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
+func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
 	if name == "-" {
 		return stdin, -1, nil
 	}
