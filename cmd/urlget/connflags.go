@@ -20,7 +20,7 @@ import (
 type connOpts struct {
 	resolve, connectTo []string
 	ipv4, ipv6         bool
-	iface, localPort   string
+	localPort          string
 	cert, key          string
 	certType           string
 	pinned             string
@@ -39,12 +39,13 @@ func (f *tlsMinFlag) String() string   { return "" }
 func (f *tlsMinFlag) Type() string     { return "bool" }
 func (f *tlsMinFlag) Set(string) error { *f.dst = f.version; return nil }
 
-func addConnFlags(fs *pflag.FlagSet, o *connOpts) {
+// addConnFlags defines them; --interface is cl's field.
+func addConnFlags(fs *pflag.FlagSet, o *connOpts, cl *fetch.Client) {
 	fs.StringArrayVar(&o.resolve, "resolve", nil, "connect to `[+]HOST:PORT:ADDR[,ADDR]...` without asking DNS (HOST \"*\": any host); repeatable")
 	fs.StringArrayVar(&o.connectTo, "connect-to", nil, "connect to HOST2:PORT2 for `HOST1:PORT1:HOST2:PORT2` (each may be empty: any, or unchanged); TLS and the request still name HOST1; repeatable")
 	fs.BoolVarP(&o.ipv4, "ipv4", "4", false, "use IPv4 addresses only")
 	fs.BoolVarP(&o.ipv6, "ipv6", "6", false, "use IPv6 addresses only")
-	fs.StringVar(&o.iface, "interface", "", "connect from `NAME`: an interface, an address or a host name (if!NAME, host!NAME: only that kind)")
+	fs.StringVar(&cl.Interface, "interface", "", "connect from `NAME`: an interface, an address or a host name (if!NAME, host!NAME: only that kind)")
 	fs.StringVar(&o.localPort, "local-port", "", "connect from a local port in `N[-M]`")
 	fs.StringVarP(&o.cert, "cert", "E", "", "present the client certificate in `FILE[:PASSWORD]` (PEM; the key too unless --key; \\: for a colon in FILE)")
 	fs.StringVar(&o.key, "key", "", "the client certificate's private key is in `FILE` (PEM)")
@@ -82,7 +83,6 @@ func (o *connOpts) apply(cl *fetch.Client) error {
 	case o.ipv6:
 		cl.IPVersion = 6
 	}
-	cl.Interface = o.iface
 	if o.localPort != "" {
 		r, err := fetch.ParsePortRange(o.localPort)
 		if err != nil {

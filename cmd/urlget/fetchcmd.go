@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -20,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
 	"github.com/urlget/urlget/fetch/telnet"
@@ -32,22 +31,10 @@ const (
 	fetchExitInterrupted = 130 // SIGINT or SIGTERM: 128+SIGINT, as a shell reports it
 )
 
-// copyBufSize is the buffer a network body is copied through (see copyBody).
-const copyBufSize = 1 << 20
-
-// outSpec is where one URL's data goes, from -o/-O in command-line order.
-type outSpec struct {
-	remote bool   // -O: name it after the URL
-	name   string // -o FILE; "-" is stdout
-	// implicit: stdout because no -o/-O was given (not -o -), so binary
-	// data is refused on a terminal.
-	implicit bool
-}
-
 // outFlag is the pflag.Value behind -o and -O: both append to one list so
 // that the Nth -o or -O belongs to the Nth URL, as in curl.
 type outFlag struct {
-	specs  *[]outSpec
+	specs  *[]download.Target
 	remote bool
 }
 
@@ -65,59 +52,39 @@ func (v *outFlag) Set(s string) error {
 			return err
 		}
 		if b {
-			*v.specs = append(*v.specs, outSpec{remote: true})
+			*v.specs = append(*v.specs, download.Target{Remote: true})
 		}
 		return nil
 	}
-	*v.specs = append(*v.specs, outSpec{name: s})
+	*v.specs = append(*v.specs, download.Target{Name: s})
 	return nil
 }
 
-// fetchOpts holds the parsed command line.
+// fetchOpts holds the parsed command line. A flag that sets a field of the
+// Client or the Downloader is bound to that field (client, dl); the
+// others are here as given, or in the groups of the files that define
+// them.
 type fetchOpts struct {
-	outputs        []outSpec
+	client         fetch.Client        // the Client's fields the flags set
+	dl             download.Downloader // the Downloader's fields the flags set
+	outputs        []download.Target
 	remoteNameAll  bool
-	outputDir      string
-	createDirs     bool
 	globOff        bool // -g: URLs are not globs
 	silent         bool
 	showError      bool
 	verbose        bool
-	fail           bool
-	location       bool
 	maxRedirs      int
 	post30x        [3]bool // --post301, --post302, --post303
-	head           bool
-	continueAt     string // "", "-" or a byte offset
-	resumeFrom     int64  // continueAt as a number; -1 for "-"
-	retry          int
-	retryDelay     time.Duration // 0: curl's backoff (1 s, doubling, at most 10 min)
-	retryMaxTime   time.Duration // 0: no limit
-	retryAll       bool          // --retry-all-errors
-	retryRefused   bool          // --retry-connrefused
-	speedLimit     int64         // -Y: bytes/s; 0 unset
-	speedTime      time.Duration // -y; 0 unset
-	limitRate      int64         // --limit-rate: bytes/s; 0 none
-	maxTime        time.Duration
-	connectTimeout time.Duration
+	limitRate      int64   // --limit-rate: bytes/s; 0 none
 	user           string
-	netrc          bool
-	netrcFile      string
 	proxy          string
-	noproxy        string
 	progressBar    bool
 	noMeter        bool // --no-progress-meter
 	writeOut       string
-	userAgent      string
-	maxFilesize    int64
-	insecure       bool
 	cacert, capath string // --cacert FILE, --capath DIR
-	compressed     bool
-	remoteTime     bool
 	help           bool
 	version        bool
 	urls           []string
-	uploadFile     string        // -T: upload this file instead of fetching
 	scheme         schemeOpts    // the scheme flags (schemeflags.go)
 	req            reqOpts       // the request flags (request.go)
 	conn           connOpts      // the connection and TLS flags (connflags.go)
@@ -137,39 +104,39 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
 	fs.VarPF(&outFlag{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
-	fs.StringVar(&o.outputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
-	fs.BoolVar(&o.createDirs, "create-dirs", false, "create the directories an output file needs")
+	fs.StringVar(&o.dl.OutputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
+	fs.BoolVar(&o.dl.CreateDirs, "create-dirs", false, "create the directories an output file needs")
 	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take URLs as they are: no {a,b} and [1-9] globs (#N in -o then stays)")
 	fs.StringP("continue-at", "C", "", "resume at byte `OFFSET`, or \"-\": at the size of the -o/-O file")
-	fs.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give output files the remote modification time")
-	fs.BoolVarP(&o.head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
-	fs.BoolVarP(&o.fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
-	fs.BoolVarP(&o.location, "location", "L", false, "follow redirects (to http, https and ftp only)")
+	fs.BoolVarP(&o.dl.RemoteTime, "remote-time", "R", false, "give output files the remote modification time")
+	fs.BoolVarP(&o.dl.Head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
+	fs.BoolVarP(&o.client.Fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
+	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https and ftp only)")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
 	for i, status := range []string{"301", "302", "303"} {
 		fs.BoolVar(&o.post30x[i], "post"+status, false, "with -L, send the body again with its method after a "+status+" (default: a GET without the body; a 307 or 308 always sends it again)")
 	}
-	fs.IntVar(&o.retry, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
+	fs.IntVar(&o.dl.Retry.Retries, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
 	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
 	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
-	fs.BoolVar(&o.retryAll, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
-	fs.BoolVar(&o.retryRefused, "retry-connrefused", false, "with --retry, retry a refused connection too")
+	fs.BoolVar(&o.dl.Retry.AllErrors, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
+	fs.BoolVar(&o.dl.Retry.Refused, "retry-connrefused", false, "with --retry, retry a refused connection too")
 	fs.StringP("speed-limit", "Y", "", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
 	fs.StringP("speed-time", "y", "", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
 	fs.String("limit-rate", "", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
 	fs.String("max-time", "", "give each transfer at most `SECONDS` (exit 28)")
 	fs.String("connect-timeout", "", "give each connection attempt at most `SECONDS`")
 	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]`, overriding the URL's")
-	fs.BoolVarP(&o.netrc, "netrc", "n", false, "take credentials from ~/.netrc")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
+	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
+	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
 	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
-	fs.StringVar(&o.noproxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
-	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
+	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
+	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.String("max-filesize", "", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
-	fs.BoolVarP(&o.insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
 	fs.StringVar(&o.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
-	fs.BoolVar(&o.compressed, "compressed", false, "ask for a compressed body and decode it")
+	fs.BoolVar(&o.client.Compressed, "compressed", false, "ask for a compressed body and decode it")
 	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress meter, no error messages")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show the protocol exchange on stderr (passwords masked)")
@@ -178,12 +145,12 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help; --help SCHEME: one scheme's options and examples")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
-	fs.StringVarP(&o.uploadFile, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
+	fs.StringVarP(&o.dl.Body.Upload, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
 	addSchemeFlags(fs, &o.scheme)
-	addRequestFlags(fs, &o.req)
-	addConnFlags(fs, &o.conn)
-	addOutFlags(fs, &o.out)
-	addAuthFlags(fs, &o.auth)
+	addRequestFlags(fs, &o.req, &o.dl)
+	addConnFlags(fs, &o.conn, &o.client)
+	addOutFlags(fs, &o.out, &o.dl, &o.client)
+	addAuthFlags(fs, &o.auth, &o.client)
 	addParallelFlags(fs, &o.par)
 	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
@@ -192,7 +159,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 
 // parseFetchArgs parses the command line into o.
 func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
-	o := &fetchOpts{resumeFrom: 0}
+	o := &fetchOpts{}
 	fs := newFetchFlags(e, o)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -202,42 +169,27 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		return o, nil
 	}
 	var err error
-	if fs.Changed("continue-at") {
-		o.continueAt, _ = fs.GetString("continue-at")
-		if o.continueAt == "-" {
-			o.resumeFrom = -1
-		} else if o.resumeFrom, err = strconv.ParseInt(o.continueAt, 10, 64); err != nil || o.resumeFrom < 0 {
-			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", o.continueAt)
+	if o.dl.Resume = fs.Changed("continue-at"); o.dl.Resume {
+		at, _ := fs.GetString("continue-at")
+		if at == "-" {
+			o.dl.ResumeFrom = download.ResumeAtEnd
+		} else if o.dl.ResumeFrom, err = strconv.ParseInt(at, 10, 64); err != nil || o.dl.ResumeFrom < 0 {
+			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", at)
 		}
 	}
-	secs := func(name string) (time.Duration, error) {
-		s, _ := fs.GetString(name)
-		if s == "" {
-			return 0, nil
+	for _, f := range []struct {
+		name string
+		d    *time.Duration
+	}{{"retry-delay", &o.dl.Retry.Delay}, {"max-time", &o.client.MaxTime}, {"connect-timeout", &o.client.ConnectTimeout},
+		{"retry-max-time", &o.dl.Retry.MaxTime}, {"speed-time", &o.client.LowSpeedTime}} {
+		if s, _ := fs.GetString(f.name); s != "" {
+			if *f.d, err = parseSeconds(s); err != nil {
+				return nil, fmt.Errorf("--%s: %v", f.name, err)
+			}
 		}
-		d, err := parseSeconds(s)
-		if err != nil {
-			return 0, fmt.Errorf("--%s: %v", name, err)
-		}
-		return d, nil
-	}
-	if o.retryDelay, err = secs("retry-delay"); err != nil {
-		return nil, err
-	}
-	if o.maxTime, err = secs("max-time"); err != nil {
-		return nil, err
-	}
-	if o.connectTimeout, err = secs("connect-timeout"); err != nil {
-		return nil, err
-	}
-	if o.retryMaxTime, err = secs("retry-max-time"); err != nil {
-		return nil, err
-	}
-	if o.speedTime, err = secs("speed-time"); err != nil {
-		return nil, err
 	}
 	if s, _ := fs.GetString("speed-limit"); s != "" {
-		if o.speedLimit, err = parseSize(s); err != nil {
+		if o.client.LowSpeedLimit, err = parseSize(s); err != nil {
 			return nil, fmt.Errorf("-Y/--speed-limit: %v", err)
 		}
 	}
@@ -247,12 +199,12 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 	}
 	if s, _ := fs.GetString("max-filesize"); s != "" {
-		if o.maxFilesize, err = parseSize(s); err != nil {
+		if o.client.MaxFileSize, err = parseSize(s); err != nil {
 			return nil, fmt.Errorf("--max-filesize: %v", err)
 		}
 	}
-	if o.retry < 0 {
-		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.retry)
+	if o.dl.Retry.Retries < 0 {
+		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.dl.Retry.Retries)
 	}
 	if o.maxRedirs < -1 {
 		return nil, fmt.Errorf("--max-redirs: want a count >= 0 or -1, not %d", o.maxRedirs)
@@ -269,13 +221,16 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 		o.writeOut = string(b)
 	}
-	if o.netrcFile != "" {
-		o.netrc = true
+	if o.client.NetrcFile != "" {
+		o.client.Netrc = true
+	}
+	if o.client.LocationTrusted {
+		o.client.FollowRedirects = true
 	}
 	if o.options, err = o.scheme.options(e.stdin); err != nil {
 		return nil, err
 	}
-	if err := o.out.parse(o.fail); err != nil {
+	if err := o.out.parse(&o.client); err != nil {
 		return nil, err
 	}
 	if err := checkJSONArgs(o.req.data); err != nil {
@@ -284,7 +239,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := checkRequestArgs(o, e.stdin); err != nil {
 		return nil, err
 	}
-	if o.remoteTime || o.continueAt != "" {
+	if o.dl.RemoteTime || o.dl.Resume {
 		// ftp asks MDTM only when the modification time is wanted.
 		if o.options == nil {
 			o.options = fetch.Options{}
@@ -363,15 +318,13 @@ type fetchCmd struct {
 	e      env
 	o      *fetchOpts
 	client *fetch.Client
-	lent   *fetch.Client     // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
-	tty    *telnet.Console   // the terminal lent
-	asked  map[string]string // options answered on the terminal for the current URL
-	wo     *writeOut         // nil without -w
-	meter  *meter            // the current transfer's meter, if drawn
-	body   requestBody       // -d, -F (request.go)
-	jar    *fetch.CookieJar  // -b, -c
-	buf    []byte            // the copy buffer (copyBufSize), shared by every transfer
-	par    *parState         // what the transfers of -Z share (parallel.go); nil without -Z
+	lent   *fetch.Client       // client with the terminal lent to sessions (interactive.go); nil when stdin is no terminal
+	tty    *telnet.Console     // the terminal lent
+	dl     download.Downloader // does each URL's transfer (downloader)
+	wo     *download.WriteOut  // nil without -w
+	meter  *meter              // the current transfer's meter, if drawn
+	jar    *fetch.CookieJar    // -b, -c
+	par    *parState           // what the transfers of -Z share (parallel.go); nil without -Z
 	// progress is set when a meter may be drawn: the Client reports
 	// progress to it.
 	progress bool
@@ -424,8 +377,8 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		return fail(e, fetchExitCode(err), "%v", err)
 	}
 	defer endOut()
-	if o.par.on && o.out.headers != nil {
-		o.out.headers = syncWriter(o.out.headers) // -D: one file for every transfer
+	if o.par.on && o.dl.Headers != nil {
+		o.dl.Headers = syncWriter(o.dl.Headers) // -D: one file for every transfer
 	}
 	if !o.silent {
 		schemes := make([]string, 0, len(o.urls))
@@ -448,8 +401,9 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
-	c.client.Replies = o.out.headers // -D: ftp's replies
-	if err := c.prepareRequest(); err != nil {
+	c.client.Replies = o.dl.Headers // -D: ftp's replies
+	body, err := c.prepareRequest()
+	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}
 	if setup != nil {
@@ -468,10 +422,12 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if c.wo != nil {
-		ctx = c.wo.timer.Context(ctx)
-	}
 	c.lendTerminal()
+	c.dl = c.downloader(body)
+	if c.wo != nil {
+		c.dl.Timer = &fetch.Timer{}
+		ctx = c.dl.Timer.Context(ctx)
+	}
 	// Connections kept for the next URL (ftp's logged-in ones) are ended
 	// properly (QUIT) at the end.
 	defer c.client.CloseIdleConnections()
@@ -480,26 +436,11 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 
 // newFetchCmd builds the Client from the options.
 func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
-	cl := &fetch.Client{
-		ConnectTimeout:  o.connectTimeout,
-		NoProxy:         o.noproxy,
-		Netrc:           o.netrc,
-		NetrcFile:       o.netrcFile,
-		FollowRedirects: o.location,
-		MaxRedirects:    maxRedirects(o.maxRedirs),
-		KeepPost:        keepPost(o.post30x),
-		MaxFileSize:     o.maxFilesize,
-		Compressed:      o.compressed,
-		MaxDecompressed: o.maxFilesize,
-		Insecure:        o.insecure,
-		UserAgent:       o.userAgent,
-		Options:         o.options,
-		LowSpeedLimit:   o.speedLimit,
-		LowSpeedTime:    o.speedTime,
-		MaxTime:         o.maxTime,
-		Fail:            o.fail,
-		FailWithBody:    o.out.failWithBody,
-	}
+	cl := &o.client
+	cl.MaxRedirects = maxRedirects(o.maxRedirs)
+	cl.KeepPost = keepPost(o.post30x)
+	cl.MaxDecompressed = cl.MaxFileSize
+	cl.Options = o.options
 	if o.par.on {
 		// Each running transfer's connection is kept for the next.
 		cl.IdlePerHost = o.par.limit()
@@ -514,7 +455,6 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
-	o.auth.apply(cl)
 	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
 		return nil, err
 	}
@@ -538,15 +478,44 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	}
 	c := &fetchCmd{e: e, o: o, client: cl, isTerminal: isTerminal, sleep: fetch.Sleep}
 	if o.writeOut != "" {
-		c.wo = parseWriteOut(o.writeOut)
+		c.wo = download.ParseWriteOut(o.writeOut)
+		c.wo.Version = "urlget/" + version
+		c.wo.Unknown = func(stderr io.Writer, name string) {
+			fmt.Fprintf(stderr, "urlget: unknown --write-out variable: '%s'\n", name)
+		}
 	}
 	return c, nil
+}
+
+// downloader is what does each URL's transfer: the flags' settings, and
+// the terminal's part (questions, meters, warnings, a session's terminal)
+// as its functions.
+func (c *fetchCmd) downloader(body download.Body) download.Downloader {
+	o := c.o
+	d := o.dl
+	d.Client, d.Retry, d.Stdout, d.Stdin, d.Body = c.client, c.retryPolicy(), c.e.stdout, c.e.stdin, body
+	d.Format, d.IsTerminal, d.Ask = c.listFormat(), c.isTerminal, c.ask
+	d.Warn = func(msg string) { warnf(c.e.stderr, "%s", msg) }
+	if !o.silent {
+		d.Retrying = func(err error, wait time.Duration, left int) {
+			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
+				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
+		}
+	}
+	if c.progress {
+		d.Meter = c.startMeter
+		d.Sending = c.countUpload
+	}
+	if c.lent != nil {
+		d.Session = c.session
+	}
+	return d
 }
 
 // anyHTTP reports whether one of the URLs is an http or https URL.
 func anyHTTP(urls []string) bool {
 	for _, raw := range urls {
-		if u, err := parseFetchURL(raw); err == nil && isHTTPURL(u.Scheme) {
+		if u, err := parseFetchURL(raw); err == nil && fetch.HasCaps(u.Scheme, fetch.SpeaksHTTP) {
 			return true
 		}
 	}
@@ -587,7 +556,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		if j.err != nil {
 			return c.globFailed(j.err)
 		}
-		r := c.one(ctx, j.num, j.url, j.spec)
+		r := c.one(ctx, j)
 		if ctx.Err() != nil {
 			// Interrupted: clean up done, report nothing more.
 			if !c.o.silent || c.o.showError {
@@ -606,21 +575,21 @@ func (c *fetchCmd) run(ctx context.Context) int {
 // report tells of a transfer that has ended: its error and where its bytes
 // are kept, then -w; a failure's exit code goes into status. It returns
 // false when no more transfers are to be made.
-func (c *fetchCmd) report(r *xferResult, status *int) bool {
-	if r.err != nil {
-		*status = r.code
-		if closedPipe(r.err) {
+func (c *fetchCmd) report(r *download.Result, status *int) bool {
+	if r.Err != nil {
+		*status = r.Code
+		if closedPipe(r.Err) {
 			// The reader of a pipe went away (| head): a normal end
 			// of a pipeline, said with the exit code alone.
 			return false
 		}
 		if !c.o.silent || c.o.showError {
-			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.code, fetch.OneLine(r.err.Error()))
+			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.Code, fetch.OneLine(r.Err.Error()))
 			c.reportKept(r)
 		}
 	}
 	if c.wo != nil {
-		c.wo.render(c.e.stdout, c.e.stderr, r)
+		c.wo.Render(c.e.stdout, c.e.stderr, r)
 	}
 	return true
 }
@@ -632,122 +601,43 @@ func closedPipe(err error) bool {
 }
 
 // outSpecFor is the output of URL number i (from 0).
-func (c *fetchCmd) outSpecFor(i int) outSpec {
+func (c *fetchCmd) outSpecFor(i int) download.Target {
 	if i < len(c.o.outputs) {
 		return c.o.outputs[i]
 	}
 	if c.o.remoteNameAll {
-		return outSpec{remote: true}
+		return download.Target{Remote: true}
 	}
-	return outSpec{name: "-", implicit: true}
+	return download.Stdout
 }
 
-// xferResult is what is known about one URL's transfer, for -w and the exit
-// status.
-type xferResult struct {
-	num         int    // index of the URL on the command line, from 0
-	url         string // as given
-	effective   string // after redirects
-	scheme      string
-	status      int   // protocol status, 0 when none
-	size        int64 // body bytes received (in the last attempt)
-	contentType string
-	filename    string // output file; "" for stdout
-	err         error
-	code        int // exit code of err
-	elapsed     time.Duration
-	kept        string // the .part file holding what a failed transfer received
-	keptSize    int64
-	meta        fetch.Meta   // the reply (-w)
-	times       fetch.Timing // the trace (-w): writeout.go
-	method      string       // the request's method (-w)
-}
-
-// one handles a URL of argument num into spec: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, num int, raw string, spec outSpec) *xferResult {
-	start := time.Now()
-	r := &xferResult{num: num, url: raw, effective: raw}
-	c.wo.start(r, "")
-	if u, err := parseFetchURL(raw); err != nil {
-		r.err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
-	} else {
-		r.scheme = u.Scheme
-		if nu, err := c.prepareURL(&u, r); err != nil {
-			r.err = err
-		} else {
-			u = *nu
-			c.transfer(ctx, &u, r, spec)
-		}
-	}
-	r.elapsed = time.Since(start)
-	r.code = fetch.ExitCode(r.err)
-	if r.status == 0 {
-		r.status = fetch.StatusOf(r.err) // an FTP 550, an NNTP 411: -w %{response_code}
-	}
+// one fetches the URL of a job: a fetch, or with -T an upload.
+func (c *fetchCmd) one(ctx context.Context, j fetchJob) *download.Result {
+	c.warnData(j.URL)
+	r := c.dl.Do(ctx, j.URL, j.Target)
+	r.Num = j.Num
 	return r
 }
 
-// transfer fetches u into its output, retrying transient failures; the
-// outcome goes into r.
-func (c *fetchCmd) transfer(ctx context.Context, u *urlparse.URL, r *xferResult, spec outSpec) {
-	out, err := c.newOutput(u, spec)
-	if err != nil {
-		r.err = err
-		return
-	}
-	r.filename = out.path
-	defer c.holdOutput(out.path)()
-	c.asked = nil
-	defer func() { c.asked = nil }()
-	pol := c.retryPolicy()
-	first := time.Now()
-	r.err = pol.Do(ctx, func(attempt int) error {
-		// A status that says "try again" is retried only when a retry
-		// may still follow; otherwise it is the answer.
-		retryStatus := func(err error) bool {
-			_, ok := pol.Wait(attempt+1, err, time.Since(first))
-			return attempt < pol.Retries && ok
-		}
-		for {
-			err := c.attempt(ctx, u, out, r, retryStatus)
-			if err == nil || c.asked != nil {
-				return err
-			}
-			// A gopher search or +ASK form: ask on the terminal, then
-			// try again with the answers (once; not a retry).
-			if c.asked = c.ask(err); c.asked == nil {
-				return err
+// warnData warns about -d given to a URL that does not take it.
+func (c *fetchCmd) warnData(raw string) {
+	if c.dl.Body.HasData && !c.o.silent {
+		if u, err := parseFetchURL(raw); err == nil {
+			if w := c.dl.Body.DataWarning(&u); w != "" {
+				warnf(c.e.stderr, "%s", w)
 			}
 		}
-	}, func(attempt int, err error, wait time.Duration) bool {
-		if c.o.uploadFile == "-" {
-			return false // what was read of stdin cannot be sent again
-		}
-		if !c.o.silent {
-			left := pol.Retries - attempt
-			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
-				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
-		}
-		return true
-	})
-	if kept := (bodyThenFail{}); r.err == nil || errors.As(r.err, &kept) {
-		if err := out.commit(r); err != nil {
-			r.err = err
-		}
-		c.o.out.setXattr(c.e, out, r)
-	} else {
-		r.kept, r.keptSize = out.abort()
 	}
 }
 
 // reportKept says, in one line, where the bytes of a failed transfer are
 // and how to resume it.
-func (c *fetchCmd) reportKept(r *xferResult) {
-	if r.kept == "" {
+func (c *fetchCmd) reportKept(r *download.Result) {
+	if r.Kept == "" {
 		return
 	}
 	fmt.Fprintf(c.e.stderr, "urlget: %d bytes kept in %s; resume with: urlget -C - -o %s %s\n",
-		r.keptSize, r.kept, shellQuote(r.filename), shellQuote(r.url))
+		r.KeptSize, r.Kept, shellQuote(r.Filename), shellQuote(r.URL))
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -763,222 +653,19 @@ func shellQuote(s string) string {
 // retryPolicy is --retry and its companions, as curl reads them: a 1 s
 // delay doubling up to 10 minutes, or --retry-delay every time.
 func (c *fetchCmd) retryPolicy() fetch.RetryPolicy {
-	return fetch.RetryPolicy{Retries: c.o.retry, Delay: c.o.retryDelay, Fixed: c.o.retryDelay > 0,
-		MaxTime: c.o.retryMaxTime, AllErrors: c.o.retryAll, Refused: c.o.retryRefused, Sleep: c.sleep}
+	p := c.o.dl.Retry
+	p.Fixed, p.Sleep = p.Delay > 0, c.sleep
+	return p
 }
 
-// attempt makes one try at a URL, appending to (or restarting) out.
-func (c *fetchCmd) attempt(ctx context.Context, u *urlparse.URL, out *output, r *xferResult, retryStatus func(error) bool) (err error) {
-	// -w reports the last attempt.
-	r.status, r.contentType, r.size = 0, "", 0
-	defer func() {
-		if err != nil {
-			err = c.classify(ctx, err)
-		}
-	}()
-
-	off, since, err := out.want()
-	if err != nil {
-		return err
-	}
-	if c.o.head {
-		off, since = 0, time.Time{}
-	}
-	req := &fetch.Request{URL: u, Head: c.o.head, Offset: off, Since: since, Options: c.asked}
-	if err := c.shapeRequest(req); err != nil {
-		return err
-	}
-	c.o.out.shape(req)
-	off = req.Offset
-	if req.Body != nil && c.o.continueAt != "" && fetch.HasCaps(u.Scheme, fetch.ResumesUpload) {
-		// -C with -T: the upload resumes (-C -: fetch.UploadAtEnd); the
-		// reply is not the resource.
-		req.Offset, off = c.o.resumeFrom, 0 // "-" is -1: fetch.UploadAtEnd
-	}
-	actx, cl, endSession, err := c.session(ctx, u, req, out) // telnet, rlogin, tn3270: interactive.go
-	if err != nil {
-		return err
-	}
-	defer func() { err = endSession(err) }()
-	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
-		// -o FILE (or -O) writes the composed message instead of sending
-		// it, as --dry-run does; on a terminal the fetcher asks before
-		// sending (fetch.OptInteractive, answered by askUser) unless --yes.
-		req.Options = maps.Clone(req.Options)
-		if req.Options == nil {
-			req.Options = fetch.Options{}
-		}
-		req.Options[optionKey("dry-run")] = "1"
-	}
-	if c.o.verbose && off > 0 {
-		fmt.Fprintf(c.e.stderr, "* Resuming transfer from byte position %d\n", off)
-	}
-	c.wo.start(r, cl.Method(req)) // the http fetcher's rule
-	res, err := cl.Do(actx, req)
-	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
-		// -f: the reply failed, yet -w, -D and --etag-save tell of it.
-		return c.reply(fe.Reply, out, r, err)
-	}
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	// -I and -w %{content_type} say what is written, which for a listing
-	// is what Present makes of it.
-	format := c.listFormat()
-	res.ContentType = res.PresentedType(format)
-	if err := c.reply(&res.Meta, out, r, nil); err != nil {
-		return err
-	}
-	// HTTP rules follow what the reply is (an ftp:// URL through an HTTP
-	// proxy gateway gets an HTTP reply), not the URL's scheme.
-	if res.IsHTTP() {
-		// A status that says "try again" (fetch.TransientStatus) while
-		// retries remain is Fail's error: its body is never written.
-		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
-			return err
-		}
-		if off > 0 && out.path != "" && !c.o.head && res.Status >= 400 && res.Status != 416 {
-			// Resuming into a file: an error page must not replace (or be
-			// appended to) the part already held.
-			return fetch.NewError(fetch.ErrHTTP, fmt.Sprintf("cannot resume: the server answered %d; %s left as it was", res.Status, out.path), nil)
-		}
-	}
-	if c.o.head {
-		if _, err := out.start(0, 0); err != nil {
-			return err
-		}
-		if _, err := out.Write(headText(&res.Meta)); err != nil {
-			return writeError(err)
-		}
+// startMeter is the Downloader's Meter: progress is drawn when stderr is
+// a terminal and the output is not (and without -s).
+func (c *fetchCmd) startMeter(size int64, toFile bool) func() {
+	if c.o.silent || !c.isTerminal(c.e.stderr) || !toFile && c.isTerminal(c.e.stdout) {
 		return nil
 	}
-	if res.NotModified {
-		out.untouched = true // curl leaves the output as it is
-		if res.IsHTTP() {
-			r.status = http.StatusNotModified // a 200 found not newer too: curl's "simulated 304"
-		}
-		return nil
-	}
-	got, asked := res.Offset, off
-	if req.Range != nil {
-		// A part, not a resume: a retry asks for the range again and
-		// skips what an earlier attempt wrote.
-		got, asked = 0, out.written
-	}
-	skip, err := out.start(got, asked)
-	if err != nil {
-		return err
-	}
-	if err := c.include(u, out, res, skip); err != nil {
-		return err
-	}
-	if c.progress && c.showMeter(out) {
-		c.meter = newMeter(c.e.stderr, c.o.progressBar, res.Size)
-		defer func() { c.meter.finish(); c.meter = nil }()
-	}
-	body := res.Present(format)
-	defer body.Close()
-	n, err := c.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
-	r.size = n
-	if res.WireBytes != nil {
-		r.size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
-	}
-	r.status = res.Status // an ftp transfer's final reply (226) once the body is read
-	if fetch.KindOf(err) == fetch.ErrHTTP && c.client.FailWithBody {
-		return bodyThenFail{err} // the body is written: keep it
-	}
-	return err
-}
-
-// reply notes what a reply says, for -w, -D, --etag-save and -R, and
-// returns failed (the request's error, nil when it did not fail) unless
-// writing fails.
-func (c *fetchCmd) reply(m *fetch.Meta, out *output, r *xferResult, failed error) error {
-	r.meta = *m
-	r.status, r.contentType = m.Status, m.ContentType
-	out.modTime = m.ModTime
-	if m.EffectiveURL != "" {
-		r.effective = m.EffectiveURL
-	}
-	if err := c.o.out.dump(m); err != nil {
-		return err
-	}
-	if err := c.o.out.saveETag(m); err != nil {
-		return err
-	}
-	return failed
-}
-
-// classify turns any error of an attempt into a typed one: an interrupt
-// is an abort (42). (--max-time is the Client's MaxTime.)
-func (c *fetchCmd) classify(ctx context.Context, err error) error {
-	var fe *fetch.Error
-	switch {
-	case ctx.Err() != nil:
-		return fetch.NewError(fetch.ErrAborted, "interrupted", nil)
-	case errors.As(err, &fe):
-		return err
-	}
-	return fetch.NewError(fetch.KindOf(err), "", err)
-}
-
-// errWrite marks an error of the output side.
-func writeError(err error) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
-	return fetch.NewError(fetch.ErrWrite, "failure writing output to destination", err)
-}
-
-// copyBody streams body into out, discarding the first skip bytes (already
-// written by an earlier attempt). Memory stays flat whatever the size.
-//
-// A network body goes through one 1 MiB buffer (allocated once): a read
-// and a write system call per (up to) 1 MiB. On loopback HTTP to a file this
-// measured about twice as fast as io.Copy's 32 KiB chunks (and as curl). A file: body goes through io.Copy, so that the Client's
-// Body (an io.WriterTo) reaches the output file's ReadFrom and the kernel
-// copies (copy_file_range). Read errors are typed by the Client's Body,
-// write errors (ErrWrite) by typedWriter, or on the io.Copy path by the
-// Body too.
-func (c *fetchCmd) copyBody(body io.Reader, out *output, skip int64, kernelCopy bool) (n int64, err error) {
-	if skip > 0 {
-		k, err := io.CopyN(io.Discard, body, skip)
-		n += k
-		if err == io.EOF {
-			return n, fetch.NewError(fetch.ErrPartial, "transfer closed before the part already written", nil)
-		}
-		if err != nil {
-			return n, readError(err)
-		}
-	}
-	var k int64
-	if kernelCopy {
-		k, err = io.Copy(out.writer(), body)
-	} else {
-		if c.buf == nil {
-			c.buf = make([]byte, copyBufSize)
-		}
-		// Hide WriterTo and ReadFrom (they would pick io.Copy's 32 KiB);
-		// typedWriter types write errors.
-		k, err = io.CopyBuffer(typedWriter{out.writer()}, struct{ io.Reader }{body}, c.buf)
-	}
-	n += k
-	out.written += k
-	if err != nil {
-		return n, readError(err)
-	}
-	return n, nil
-}
-
-// showMeter tells whether to draw progress: stderr must be a terminal, the
-// output must not be, and -s must not be given.
-func (c *fetchCmd) showMeter(out *output) bool {
-	if c.o.silent || !c.isTerminal(c.e.stderr) {
-		return false
-	}
-	return out.path != "" || !c.isTerminal(c.e.stdout)
+	c.meter = newMeter(c.e.stderr, c.o.progressBar, size)
+	return func() { c.meter.finish(); c.meter = nil }
 }
 
 // parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
@@ -994,20 +681,4 @@ func plural(n int, one, many string) string {
 
 func secondsString(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " " + plural(int(d/time.Second), "second", "seconds")
-}
-
-// readError types an error met while copying a body; the Client's Body
-// types its own, so this only catches the unexpected: a failure of the
-// connection means the transfer stopped short (18).
-func readError(err error) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		return err
-	}
-	switch k := fetch.KindOf(err); k {
-	case fetch.ErrOther:
-		return fetch.NewError(fetch.ErrPartial, "transfer closed early", err)
-	default:
-		return fetch.NewError(k, "", err)
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
 )
@@ -168,14 +169,8 @@ func inDir(t *testing.T) string {
 	return d
 }
 
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// readFile is the file's contents (fetchtest.ReadFile).
+var readFile = fetchtest.ReadFile
 
 // noTemps fails if a .part file was left behind in dir.
 func noTemps(t *testing.T, dir string) {
@@ -198,17 +193,17 @@ func TestFlagParsing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []outSpec{{name: "a"}, {remote: true}, {name: "b"}}
+	want := []download.Target{{Name: "a"}, {Remote: true}, {Name: "b"}}
 	if fmt.Sprint(o.outputs) != fmt.Sprint(want) {
 		t.Errorf("outputs %v, want %v", o.outputs, want)
 	}
 	if fmt.Sprint(o.urls) != "[u1 u2 u3 u4]" {
 		t.Errorf("urls %v", o.urls)
 	}
-	if !o.silent || !o.showError || !o.fail || !o.location || o.resumeFrom != -1 || o.retry != 3 ||
-		o.retryDelay != 500*time.Millisecond || o.maxTime != 2500*time.Millisecond || o.connectTimeout != time.Second ||
-		o.maxFilesize != 2048 || !o.progressBar || o.writeOut != "%{http_code}" || !o.insecure || !o.compressed ||
-		!o.head || o.maxRedirs != 7 || !o.netrc || o.netrcFile != "/n" || o.outputDir != "d" || !o.createDirs {
+	if !o.silent || !o.showError || !o.client.Fail || !o.client.FollowRedirects || o.dl.ResumeFrom != -1 || o.dl.Retry.Retries != 3 ||
+		o.dl.Retry.Delay != 500*time.Millisecond || o.client.MaxTime != 2500*time.Millisecond || o.client.ConnectTimeout != time.Second ||
+		o.client.MaxFileSize != 2048 || !o.progressBar || o.writeOut != "%{http_code}" || !o.client.Insecure || !o.client.Compressed ||
+		!o.dl.Head || o.maxRedirs != 7 || !o.client.Netrc || o.client.NetrcFile != "/n" || o.dl.OutputDir != "d" || !o.dl.CreateDirs {
 		t.Errorf("options not all set: %+v", o)
 	}
 	c, err := newFetchCmd(e, o)
@@ -229,12 +224,12 @@ func TestFlagParsing(t *testing.T) {
 	}
 
 	o, err = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "-C-", "x"})
-	if err != nil || o.resumeFrom != -1 {
+	if err != nil || o.dl.ResumeFrom != -1 {
 		t.Fatalf("-C-: %v %+v", err, o)
 	}
 	o, _ = parseFetchArgs(e, []string{"-C", "123", "-u", "alice", "x"})
 	c, _ = newFetchCmd(e, o)
-	if o.resumeFrom != 123 || c.client.User != "alice" || c.client.HasPassword {
+	if o.dl.ResumeFrom != 123 || c.client.User != "alice" || c.client.HasPassword {
 		t.Errorf("-C 123 -u alice: %+v %+v", o, c.client)
 	}
 	if c.client.UserAgent != "urlget/"+version {
@@ -327,52 +322,9 @@ func umask(t *testing.T) os.FileMode {
 	return 0o666 &^ fi.Mode().Perm()
 }
 
+// TestRemoteNameHostile: the CLI's face of download.RemoteName's refusal
+// (its table is download's TestRemoteNameHostile).
 func TestRemoteNameHostile(t *testing.T) {
-	for _, tc := range []struct {
-		url, name string
-	}{
-		{"http://h/a/b/file.tar.gz", "file.tar.gz"},
-		{"http://h/file?x=1/2", "file"},
-		{"http://h/a%20b", "a%20b"},       // not decoded, as curl
-		{"http://h/..%2Fetc", "..%2Fetc"}, // %2F stays literal: no separator
-		{"ftp://h/d/f.bin;type=i", "f.bin"},
-		{"gopher://h/0/docs/readme", "readme"},
-		{"http://h/", ""},
-		{"http://h", ""},
-		{"http://h/a/..", ""},
-		{"http://h/.", ""},
-		{"http://h/dir/", ""},
-		{"mailto:a@b", ""},
-		{"http://h/" + strings.Repeat("x", 300), ""},
-	} {
-		u, err := parseFetchURL(tc.url)
-		if err != nil {
-			t.Errorf("%s: %v", tc.url, err)
-			continue
-		}
-		got, err := remoteName(&u)
-		if tc.name == "" {
-			if err == nil {
-				t.Errorf("%s: name %q, want refusal", tc.url, got)
-			} else if fetch.ExitCode(err) != 23 {
-				t.Errorf("%s: exit %d", tc.url, fetch.ExitCode(err))
-			}
-			continue
-		}
-		if err != nil || got != tc.name {
-			t.Errorf("%s: %q %v, want %q", tc.url, got, err, tc.name)
-		}
-	}
-	for _, name := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "a\x7fb", "a\u0085b", "\xff"} {
-		if checkRemoteName(name) == nil {
-			t.Errorf("checkRemoteName(%q) accepted", name)
-		}
-	}
-	for _, name := range []string{"a", ".hidden", "a b", "日本.txt", "-x"} {
-		if err := checkRemoteName(name); err != nil {
-			t.Errorf("checkRemoteName(%q): %v", name, err)
-		}
-	}
 	inDir(t)
 	r := runCLI(t, newFakeSrv(nil), "-O", "http://h/")
 	if r.code != 23 || !strings.Contains(r.stderr, "-O") {
@@ -474,35 +426,6 @@ func runCLIOut(t *testing.T, srv *fakeSrv, stdout io.Writer, args ...string) cli
 		c.client.Fetchers = fetchtest.Given(map[string]fetch.Fetcher{"test": srv, "http": srv})
 	})
 	return cliResult{code: code, stderr: stderr.String()}
-}
-
-func TestFileWriteErrorKeepsOriginal(t *testing.T) {
-	inDir(t)
-	os.WriteFile("keep", []byte("original"), 0o644)
-	c := &fetchCmd{e: env{stdout: io.Discard}, o: &fetchOpts{}}
-	u, _ := parseFetchURL("http://h/x")
-	out, err := c.newOutput(&u, outSpec{name: "keep"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := out.start(0, 0); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := out.Write([]byte("new data")); err != nil {
-		t.Fatal(err)
-	}
-	out.f.Close() // the disk "fills up"
-	if _, err := out.Write([]byte("more")); err == nil {
-		t.Fatal("write to a closed file succeeded")
-	} else if fetch.ExitCode(writeError(err)) != 23 {
-		t.Errorf("write error exit %d", fetch.ExitCode(writeError(err)))
-	}
-	if kept, n := out.abort(); kept != "keep.part" || n != 8 || readFile(t, "keep.part") != "new data" {
-		t.Errorf("abort kept %q (%d bytes), want keep.part with the 8 bytes written", kept, n)
-	}
-	if got := readFile(t, "keep"); got != "original" {
-		t.Errorf("existing file now %q", got)
-	}
 }
 
 func TestExitCodes(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/urlglob"
 )
 
@@ -19,10 +20,8 @@ const globLimit = 100_000_000
 // -o name's #N filled in. err, when set, is the argument's malformed glob:
 // nothing more is fetched (curl stops there too).
 type fetchJob struct {
-	num  int
-	url  string
-	spec outSpec
-	err  error
+	download.Job
+	err error
 }
 
 // jobs gives the URLs of the command line in curl's order: each argument
@@ -33,22 +32,22 @@ func (c *fetchCmd) jobs() iter.Seq[fetchJob] {
 		for i, arg := range c.o.urls {
 			spec := c.outSpecFor(i)
 			if c.o.globOff {
-				if !yield(fetchJob{num: i, url: arg, spec: spec}) {
+				if !yield(fetchJob{Job: download.Job{Num: i, URL: arg, Target: spec}}) {
 					return
 				}
 				continue
 			}
 			g, err := urlglob.Parse(arg, globLimit)
 			if err != nil {
-				yield(fetchJob{num: i, url: arg, err: err})
+				yield(fetchJob{Job: download.Job{Num: i, URL: arg}, err: err})
 				return
 			}
 			for m := range g.All() {
 				s := spec
-				if !s.remote && !s.implicit && s.name != "-" {
-					s.name = m.Expand(s.name)
+				if !s.Remote && !s.Implicit && s.Name != "-" {
+					s.Name = m.Expand(s.Name)
 				}
-				if !yield(fetchJob{num: i, url: m.URL, spec: s}) {
+				if !yield(fetchJob{Job: download.Job{Num: i, URL: m.URL, Target: s}}) {
 					return
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -155,12 +156,12 @@ func TestGlobLimit(t *testing.T) {
 // million costs a few allocations.
 func TestGlobStreams(t *testing.T) {
 	c := &fetchCmd{o: &fetchOpts{urls: []string{"http://h/[1-49999999]/{a,b}", "http://h/x"},
-		outputs: []outSpec{{name: "o#1#2"}}}}
+		outputs: []download.Target{{Name: "o#1#2"}}}}
 	var got []string
 	allocs := testing.AllocsPerRun(3, func() {
 		got = got[:0]
 		for j := range c.jobs() {
-			got = append(got, j.url+" "+j.spec.name)
+			got = append(got, j.URL+" "+j.Target.Name)
 			if len(got) == 3 {
 				break
 			}

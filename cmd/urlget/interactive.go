@@ -6,7 +6,6 @@ import (
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/telnet"
-	"github.com/urlget/urlget/urlparse"
 )
 
 // The interactive sessions (telnet, rlogin, tn3270): the command owns the
@@ -14,9 +13,6 @@ import (
 // size and the escape prompt) to the sessions whose output is the
 // terminal. This is the one place the command imports a scheme package
 // other than fetch/all: the terminal hand-over.
-
-// isSessionScheme reports whether u opens an interactive session.
-func isSessionScheme(s string) bool { return fetch.HasCaps(s, fetch.Session) }
 
 // lendTerminal gives the command, when stdin is a terminal, the Client
 // that lends it to the sessions (Client.Terminal), a copy of c.client:
@@ -30,22 +26,16 @@ func (c *fetchCmd) lendTerminal() {
 	}
 }
 
-// session prepares req for an interactive session: stdin becomes its Body.
-// When stdin and stdout are both the terminal (and the output is stdout),
-// the terminal is lent to the session: the Client to fetch with is then
-// c.lent. It returns the context and the Client to fetch with, and a
-// function to call with the fetch's error when it is over: it restores the
-// terminal and turns the user's "quit" at the escape prompt into success.
-func (c *fetchCmd) session(ctx context.Context, u *urlparse.URL, req *fetch.Request, out *output) (context.Context, *fetch.Client, func(error) error, error) {
+// session is the Downloader's Session: when stdin and stdout are both the
+// terminal (and the output is stdout), the terminal is lent to the
+// session, through c.lent. The function it returns restores the terminal
+// and turns the user's "quit" at the escape prompt into success.
+func (c *fetchCmd) session(ctx context.Context, req *fetch.Request) (context.Context, *fetch.Client, func(error) error, error) {
 	same := func(err error) error { return err }
-	if !isSessionScheme(u.Scheme) || c.o.head {
+	if !c.isTerminal(c.e.stdout) {
 		return ctx, c.client, same, nil
 	}
-	req.Body, req.BodySize = c.e.stdin, -1
-	if c.lent == nil || out.path != "" || !c.isTerminal(c.e.stdout) {
-		return ctx, c.client, same, nil
-	}
-	ctx, typed, err := c.tty.Begin(ctx, u.Host, c.o.options.String(telnet.OptEscape))
+	ctx, typed, err := c.tty.Begin(ctx, req.URL.Host, c.o.options.String(telnet.OptEscape))
 	if err != nil {
 		return ctx, c.client, same, err
 	}

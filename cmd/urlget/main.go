@@ -6,12 +6,13 @@
 //	urlget help [SCHEME]           options, grouped by scheme, and examples
 //
 // The command holds what only a command has: flags, the config file,
-// help, the manual and completions, the terminal, progress, output files
-// and their ".part" handling. It turns flags into a fetch.Client, each URL
-// into one fetch.Request (a body to send is its Body), and the Resource
-// into output. It knows the schemes only through their fetch.Scheme
-// records and imports no scheme package but fetch/all, with one exception:
-// fetch/telnet, whose Console is the terminal it lends to sessions.
+// help, the manual and completions, the terminal and progress. It turns
+// flags into a fetch.Client and a download.Downloader, whose Do makes each
+// URL's transfer (one fetch.Request; output files and their ".part"
+// handling), and renders -w from its download.Result. It knows the
+// schemes only through their fetch.Scheme records and imports no scheme
+// package but fetch/all, with one exception: fetch/telnet, whose Console
+// is the terminal it lends to sessions.
 package main
 
 import (

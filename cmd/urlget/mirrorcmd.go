@@ -91,16 +91,11 @@ type mirrorOpts struct {
 	jsonOut        bool
 	quiet, verbose bool
 	trace          bool
-	user           string
-	netrc          bool
-	netrcFile      string
-	insecure       bool
-	proxy, noproxy string
-	userAgent      string
+	user, proxy    string
 	ftpEmail       string
 	help           bool
-	connectD       time.Duration
 	limitRate      string
+	client         fetch.Client // the Client's fields the flags set
 }
 
 func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
@@ -136,13 +131,13 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
 	fs.BoolVar(&o.trace, "trace", false, "show the protocol exchange on stderr (passwords masked)")
 	fs.StringVarP(&o.user, "user", "u", "", "FTP or HTTP credentials `USER[:PASSWORD]`, overriding the URL's")
-	fs.BoolVarP(&o.netrc, "netrc", "n", false, "take FTP or HTTP credentials from ~/.netrc")
-	fs.StringVar(&o.netrcFile, "netrc-file", "", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
+	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take FTP or HTTP credentials from ~/.netrc")
+	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
 	fs.StringVar(&o.ftpEmail, "ftp-email", "", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
-	fs.BoolVarP(&o.insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
+	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
 	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
-	fs.StringVar(&o.noproxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
-	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` as the user agent")
+	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
+	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs
 }
@@ -178,7 +173,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 		name string
 		s    string
 		d    *time.Duration
-	}{{"retry-delay", o.retryDelay, &o.opt.RetryWait}, {"timeout", o.timeout, &o.opt.Timeout}, {"connect-timeout", o.connectTimeout, &o.connectD}} {
+	}{{"retry-delay", o.retryDelay, &o.opt.RetryWait}, {"timeout", o.timeout, &o.opt.Timeout}, {"connect-timeout", o.connectTimeout, &o.client.ConnectTimeout}} {
 		if f.s == "" {
 			continue
 		}
@@ -200,22 +195,15 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	case o.opt.MaxDepth == 0:
 		return nil, errors.New("--max-depth: want at least 1, or -1 for no limit")
 	}
-	if o.netrcFile != "" {
-		o.netrc = true
+	if o.client.NetrcFile != "" {
+		o.client.Netrc = true
 	}
 	return o, nil
 }
 
 // mirrorOptions turns the command line into mirror.Options.
 func (o *mirrorOpts) options(e env) (mirror.Options, error) {
-	cl := &fetch.Client{
-		ConnectTimeout: o.connectD,
-		NoProxy:        o.noproxy,
-		Netrc:          o.netrc,
-		NetrcFile:      o.netrcFile,
-		Insecure:       o.insecure,
-		UserAgent:      o.userAgent,
-	}
+	cl := &o.client
 	var rate int64
 	if o.limitRate != "" {
 		var err error

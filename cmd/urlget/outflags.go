@@ -5,13 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
 )
 
@@ -20,47 +19,43 @@ import (
 // --etag-save and --etag-compare. Ranges and conditions are Request fields
 // the fetchers honour; this file binds the flags and writes the files.
 
-// outOpts holds them as given, and what they turn into.
+// outOpts holds those that are no field of the Downloader or the Client as
+// given; what they turn into goes into the Downloader, dl.
 type outOpts struct {
-	rangeSpec    string
-	dumpHeader   string
-	failWithBody bool
-	stderr       string
-	noBuffer     bool
-	xattr        bool
-	timeCond     string
-	etagSave     string
-	etagCompare  string
-
-	rng         *fetch.Range
-	modSince    time.Time // -z DATE
-	unmodSince  time.Time // -z -DATE
-	ifNoneMatch string    // --etag-compare
-	headers     io.Writer // -D's file (or stdout); nil without -D
+	rangeSpec   string
+	dumpHeader  string
+	stderr      string
+	noBuffer    bool
+	timeCond    string
+	etagCompare string
+	dl          *download.Downloader
 }
 
-func addOutFlags(fs *pflag.FlagSet, o *outOpts) {
+// addOutFlags defines the output flags: --xattr and --etag-save are d's,
+// --fail-with-body cl's.
+func addOutFlags(fs *pflag.FlagSet, o *outOpts, d *download.Downloader, cl *fetch.Client) {
+	o.dl = d
 	fs.StringVarP(&o.rangeSpec, "range", "r", "", "fetch only the bytes in `RANGE`: START-END, START-, -LAST (http: several, comma-separated; http, ftp, file and wais)")
 	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write the response headers (of redirects too; ftp: the server's replies) to `FILE` (\"-\": stdout)")
-	fs.BoolVar(&o.failWithBody, "fail-with-body", false, "like -f, exit 22 on an HTTP status >= 400, but write the body")
+	fs.BoolVar(&cl.FailWithBody, "fail-with-body", false, "like -f, exit 22 on an HTTP status >= 400, but write the body")
 	fs.StringVar(&o.stderr, "stderr", "", "write what goes to stderr to `FILE` instead (\"-\": stdout)")
 	fs.BoolVarP(&o.noBuffer, "no-buffer", "N", false, "write data out as it arrives (urlget never holds it back: accepted for curl's sake)")
-	fs.BoolVar(&o.xattr, "xattr", false, "record the URL (user.xdg.origin.url, without credentials) and the type (user.mime_type) in the output file's extended attributes")
+	fs.BoolVar(&d.Xattr, "xattr", false, "record the URL (user.xdg.origin.url, without credentials) and the type (user.mime_type) in the output file's extended attributes")
 	fs.StringVarP(&o.timeCond, "time-cond", "z", "", "fetch only if modified after `TIME` (a date, or a file's time; -TIME: only if not modified after)")
-	fs.StringVar(&o.etagSave, "etag-save", "", "write the response's ETag to `FILE`")
+	fs.StringVar(&d.ETagSave, "etag-save", "", "write the response's ETag to `FILE`")
 	fs.StringVar(&o.etagCompare, "etag-compare", "", "fetch only if the ETag differs from the one in `FILE` (If-None-Match)")
 }
 
 // parse checks the values that need no I/O beyond reading the files named.
-func (o *outOpts) parse(fail bool) error {
+func (o *outOpts) parse(cl *fetch.Client) error {
 	if o.rangeSpec != "" {
 		r, err := fetch.ParseRange(o.rangeSpec)
 		if err != nil {
 			return fmt.Errorf("-r/--range: %v", err)
 		}
-		o.rng = r
+		o.dl.Range = r
 	}
-	if fail && o.failWithBody {
+	if cl.Fail && cl.FailWithBody {
 		return errors.New("-f/--fail and --fail-with-body exclude each other")
 	}
 	return nil
@@ -76,10 +71,10 @@ func (o *outOpts) timeCondition(e env, quiet bool) {
 	if o.timeCond == "" {
 		return
 	}
-	s, dst := o.timeCond, &o.modSince
+	s, dst := o.timeCond, &o.dl.IfModifiedSince
 	switch s[0] {
 	case '-':
-		s, dst = s[1:], &o.unmodSince
+		s, dst = s[1:], &o.dl.IfUnmodifiedSince
 	case '+', '=':
 		s = s[1:]
 	}
@@ -95,17 +90,6 @@ func (o *outOpts) timeCondition(e env, quiet bool) {
 		t = fi.ModTime()
 	}
 	*dst = t
-}
-
-// shape puts the flags' conditions and range into a request.
-func (o *outOpts) shape(req *fetch.Request) {
-	if o.rng != nil {
-		req.Range, req.Offset, req.Since = o.rng, 0, time.Time{}
-	}
-	req.IfModifiedSince, req.IfUnmodifiedSince = o.modSince, o.unmodSince
-	if o.ifNoneMatch != "" {
-		req.IfNoneMatch = o.ifNoneMatch
-	}
 }
 
 // redirectStderr is --stderr: e with its stderr replaced, and what closes
@@ -133,7 +117,7 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 	case "":
 		return func() error { return nil }, nil
 	case "-":
-		o.headers = e.stdout
+		o.dl.Headers = e.stdout
 		return func() error { return nil }, nil
 	}
 	f, err := os.Create(o.dumpHeader)
@@ -141,7 +125,7 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 		return nil, fetch.NewError(fetch.ErrWrite, "-D/--dump-header: cannot create "+o.dumpHeader, fetch.PathCause(err))
 	}
 	w := bufio.NewWriter(f)
-	o.headers = w
+	o.dl.Headers = w
 	return func() error {
 		err := w.Flush()
 		if cerr := f.Close(); err == nil {
@@ -150,46 +134,6 @@ func (o *outOpts) openHeaders(e env) (func() error, error) {
 		return err
 	}, nil
 }
-
-// dump writes a response's headers to -D's file (headerBlock); for ftp
-// the fetcher writes the server's replies there as they come
-// (Client.Replies).
-func (o *outOpts) dump(res *fetch.Meta) error {
-	if o.headers == nil {
-		return nil
-	}
-	block := headerBlock(res)
-	if block == nil {
-		return nil
-	}
-	if _, err := o.headers.Write(block); err != nil {
-		return writeError(err)
-	}
-	return nil
-}
-
-// saveETag is --etag-save: the ETag as received and a newline, or an
-// empty file when the response has none, as curl writes it. A reply
-// that changed nothing (304) leaves the file alone.
-func (o *outOpts) saveETag(res *fetch.Meta) error {
-	if o.etagSave == "" || res.NotModified {
-		return nil
-	}
-	etag := ""
-	if v, ok := res.Header.Lookup("ETag"); ok {
-		etag = v + "\n"
-	}
-	if err := os.WriteFile(o.etagSave, []byte(etag), 0o666); err != nil {
-		return fetch.NewError(fetch.ErrWrite, "--etag-save: cannot write "+o.etagSave, fetch.PathCause(err))
-	}
-	return nil
-}
-
-// bodyThenFail is --fail-with-body's error: the body was written and the
-// output is kept, yet the transfer failed (exit 22).
-type bodyThenFail struct{ error }
-
-func (e bodyThenFail) Unwrap() error { return e.error }
 
 // start readies the flags that act before the first transfer: --stderr
 // (e's stderr from then on), -z, --etag-compare's file and -D's file. The
@@ -200,7 +144,7 @@ func (o *outOpts) start(e env, quiet bool, urls []string) (env, func(), error) {
 		return e, nil, err
 	}
 	o.timeCondition(e, quiet)
-	if o.rng != nil && !quiet {
+	if o.dl.Range != nil && !quiet {
 		// curl ignores -r for these schemes silently; urlget says so.
 		warned := map[string]bool{}
 		for _, raw := range urls {
@@ -219,8 +163,8 @@ func (o *outOpts) start(e env, quiet bool, urls []string) (env, func(), error) {
 			return e, nil, fetch.NewError(fetch.ErrRead, "--etag-compare: cannot read "+o.etagCompare, fetch.PathCause(err))
 		}
 		line, _, _ := bytes.Cut(b, []byte("\n"))
-		if o.ifNoneMatch = strings.TrimRight(string(line), "\r"); o.ifNoneMatch == "" {
-			o.ifNoneMatch = `""`
+		if o.dl.IfNoneMatch = strings.TrimRight(string(line), "\r"); o.dl.IfNoneMatch == "" {
+			o.dl.IfNoneMatch = `""`
 		}
 	}
 	closeHeaders, err := o.openHeaders(e)
@@ -239,52 +183,4 @@ func fetchExitCode(err error) int {
 		return fetch.ExitCode(err)
 	}
 	return fetchExitUsage
-}
-
-// setXattr is --xattr: the URL as given, credentials taken out, and the
-// type, as curl records them; a file system without extended attributes
-// gets a warning, and the transfer still succeeds, as with curl.
-func (o *outOpts) setXattr(e env, out *output, r *xferResult) {
-	if !o.xattr || out.path == "" || out.untouched || out.direct {
-		return
-	}
-	u, err := parseFetchURL(r.url)
-	if err != nil {
-		return
-	}
-	u.User, u.Password, u.RawUserinfo, u.HasUserinfo, u.HasPassword = "", "", "", false, false
-	attrs := [][2]string{{"user.xdg.origin.url", u.String()}}
-	if r.contentType != "" {
-		attrs = append([][2]string{{"user.mime_type", r.contentType}}, attrs...)
-	}
-	for _, a := range attrs {
-		if err := setXattr(out.path, a[0], a[1]); err != nil {
-			warnf(e.stderr, "cannot set extended attributes on %s: %v", out.path, err)
-			return
-		}
-	}
-}
-
-// headerBlock is what curl writes as a result's headers (-D, -i): every
-// HTTP reply's header block, the redirects' first, as received; a file's
-// header fields (Content-Length, Accept-ranges, Last-Modified) and an empty
-// line; nil for other results.
-func headerBlock(res *fetch.Meta) []byte {
-	if res.IsHTTP() {
-		return headText(res)
-	}
-	if len(res.Header) == 0 {
-		return nil
-	}
-	var b bytes.Buffer
-	writeFields(&b, res.Header)
-	b.WriteString("\r\n")
-	return b.Bytes()
-}
-
-// writeFields writes header fields as lines "Name: value" ended by CRLF.
-func writeFields(b *bytes.Buffer, h fetch.Header) {
-	for _, f := range h {
-		fmt.Fprintf(b, "%s: %s\r\n", f.Name, f.Value)
-	}
 }

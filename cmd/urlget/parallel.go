@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,21 +12,19 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/internal/parallel"
 )
 
 // -Z/--parallel, as curl's: the URLs (globs expanded, in order) are fetched
-// at once, up to --parallel-max at a time, through the one Client, so that
-// they share its kept-alive connections (http) and logged-in ones (ftp).
-// Each transfer is the serial one (fetchCmd.one: output files through
-// NAME.part, retries, resume), run on a copy of the command of its own
-// (forTransfer); what they share is behind locks: stdout and stderr
-// (syncWriter), an output file two of them name (holdOutput), the
-// terminal's questions (ask). The results are told as the transfers end —
-// error message, kept bytes, -w — and the exit status is the last failure's
-// in that order, as curl's is with -Z. One summary line on stderr stands
-// for all the transfers' meters (parMeter).
+// at once, up to --parallel-max at a time, by download.Downloader.Parallel
+// (one Client: the transfers share its kept-alive and logged-in
+// connections; each transfer is the serial one, Do). What the command adds
+// is behind locks: stdout and stderr (syncWriter), the terminal's
+// questions (ask). The results are told as the transfers end — error
+// message, kept bytes, -w — and the exit status is the last failure's in
+// that order, as curl's is with -Z. One summary line on stderr stands for
+// all the transfers' meters (parMeter).
 
 // Curl's bounds of --parallel-max: a value under 1 is the default, one over
 // the maximum is the maximum.
@@ -35,13 +32,6 @@ const (
 	parallelDefault = 50
 	parallelMaxMax  = 300
 )
-
-// parBufSize is the copy buffer of one parallel transfer: smaller than
-// copyBufSize, so that --parallel-max transfers at once keep memory small
-// (50 at once: 6.4 MiB of buffers).
-const parBufSize = 128 << 10
-
-var parBufs = sync.Pool{New: func() any { b := make([]byte, parBufSize); return &b }}
 
 // parOpts are the parallel flags.
 type parOpts struct {
@@ -71,56 +61,6 @@ func (p parOpts) limit() int {
 type parState struct {
 	meter *parMeter // nil when none is drawn
 	askMu sync.Mutex
-
-	mu      sync.Mutex
-	holding map[string]chan struct{} // output files being written
-
-	dirs dirLocks
-}
-
-// dirLocks makes the transfers of a -Z run create and rename their files
-// in a directory one at a time. The kernel does so anyway (a directory's
-// entries change under its lock), but a thread waiting for that lock
-// spins on a CPU while the holder runs — on ext4 the holder may search
-// the inode bitmap for a while — where a goroutine waiting here leaves
-// the CPU to the transfers that are copying. Nil (not -Z) locks nothing.
-type dirLocks struct {
-	mu sync.Mutex
-	m  map[string]*dirLock
-}
-
-type dirLock struct {
-	sync.Mutex
-	users int // transfers holding or waiting for it
-}
-
-// lock takes the lock of path's directory until the function it returns
-// is called.
-func (d *dirLocks) lock(path string) (unlock func()) {
-	if d == nil {
-		return func() {}
-	}
-	dir := filepath.Dir(path)
-	d.mu.Lock()
-	l := d.m[dir]
-	if l == nil {
-		if d.m == nil {
-			d.m = map[string]*dirLock{}
-		}
-		l = &dirLock{}
-		d.m[dir] = l
-	}
-	l.users++
-	d.mu.Unlock()
-	l.Lock()
-	return func() {
-		l.Unlock()
-		d.mu.Lock()
-		if l.users--; l.users == 0 {
-			delete(d.m, dir)
-		}
-		d.mu.Unlock()
-	}
 }
 
 // syncWriter is w for writers from many goroutines: an *os.File writes
@@ -132,46 +72,42 @@ func syncWriter(w io.Writer) io.Writer {
 	return &fetch.SyncWriter{W: w}
 }
 
-// parResult is one transfer's end, for runParallel's report.
-type parResult struct {
-	t       *fetchCmd // the transfer's command (its -w trace)
-	r       *xferResult
-	globErr error
-}
-
 // runParallel is run for -Z.
 func (c *fetchCmd) runParallel(ctx context.Context) int {
-	c.par = &parState{holding: map[string]chan struct{}{}}
+	c.par = &parState{}
 	if c.progress {
 		c.par.meter = newParMeter(c.e.stderr)
 		defer c.par.meter.stop()
 	}
 	status := 0
 	var globErr error
-	var interrupted []*xferResult
-	parallel.Run(ctx, c.o.par.limit(), c.jobs(), func(ctx context.Context, j fetchJob) parResult {
-		if j.err != nil {
-			return parResult{globErr: j.err}
+	var interrupted []*download.Result
+	jobs := func(yield func(download.Job) bool) {
+		for j := range c.jobs() {
+			if j.err != nil {
+				globErr = j.err
+				return
+			}
+			if !yield(j.Job) {
+				return
+			}
 		}
-		t := c.forTransfer()
-		defer t.release()
-		ctx = t.traceContext(ctx)
-		return parResult{t: t, r: t.one(ctx, j.num, j.url, j.spec)}
-	}, func(p parResult) bool {
-		if p.globErr != nil {
-			globErr = p.globErr
-			return false
-		}
+	}
+	// No meter of a transfer's own (the run's summary line is drawn
+	// instead), and no terminal lent to a session.
+	d := c.dl
+	d.Meter, d.Sending, d.Session = nil, nil, nil
+	d.Parallel(ctx, c.o.par.limit(), jobs, c.transfer, func(r *download.Result) bool {
 		if ctx.Err() != nil {
-			interrupted = append(interrupted, p.r)
+			interrupted = append(interrupted, r)
 			return false
 		}
-		if p.r.err != nil || p.t.wo != nil {
+		if r.Err != nil || c.wo != nil {
 			// A line will be written: not over the summary.
 			c.par.meter.pause()
 			defer c.par.meter.resume()
 		}
-		return p.t.report(p.r, &status)
+		return c.report(r, &status)
 	})
 	c.par.meter.stop()
 	switch {
@@ -189,78 +125,32 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 	return status
 }
 
-// forTransfer is a copy of the command for one transfer of a -Z run: its
-// own -w trace, copy buffer and answers; no meter of its own (the run's
-// summary line is drawn instead), and no terminal lent to a session.
-func (c *fetchCmd) forTransfer() *fetchCmd {
-	t := *c
-	t.meter, t.asked, t.lent, t.progress = nil, nil, nil, false
-	if c.wo != nil {
-		t.wo = &writeOut{pieces: c.wo.pieces}
+// transfer readies one transfer of a -Z run (Parallel's each): the -d
+// warning, and the transfer's part of the summary line (its Trace).
+func (c *fetchCmd) transfer(ctx context.Context, j download.Job) (context.Context, func()) {
+	c.warnData(j.URL)
+	m := c.par.meter
+	if m == nil {
+		return ctx, nil
 	}
-	t.buf = *parBufs.Get().(*[]byte)
-	t.par.meter.started()
-	return &t
-}
-
-// release gives back what forTransfer took.
-func (t *fetchCmd) release() {
-	b := t.buf
-	t.buf = nil
-	parBufs.Put(&b)
-	t.par.meter.ended()
-}
-
-// traceContext is ctx with the transfer's Trace: its -w times and its part
-// of the summary line.
-func (t *fetchCmd) traceContext(ctx context.Context) context.Context {
-	tr := &fetch.Trace{}
-	if t.wo != nil {
-		tr = fetch.ContextTrace(t.wo.timer.Context(ctx))
+	m.started()
+	var tr fetch.Trace
+	if t := fetch.ContextTrace(ctx); t != nil {
+		tr = *t // the -w Timer's
 	}
-	if m := t.par.meter; m != nil {
-		tr.Progress = m.progress()
-		sent := tr.BodySent
-		tr.BodySent = func(n int) {
-			m.uploaded.Add(int64(n))
-			if sent != nil {
-				sent(n)
-			}
+	tr.Progress = m.progress()
+	sent := tr.BodySent
+	tr.BodySent = func(n int) {
+		m.uploaded.Add(int64(n))
+		if sent != nil {
+			sent(n)
 		}
 	}
-	return fetch.WithTrace(ctx, tr)
-}
-
-// holdOutput waits until no other transfer of a -Z run writes path, and
-// keeps it until the function it returns is called: two URLs given the
-// same -o file write it one after the other, never both into one
-// NAME.part. Without -Z, or for stdout, it does nothing.
-func (c *fetchCmd) holdOutput(path string) (unhold func()) {
-	if c.par == nil || path == "" {
-		return func() {}
-	}
-	s := c.par
-	for {
-		s.mu.Lock()
-		ch, busy := s.holding[path]
-		if !busy {
-			s.holding[path] = make(chan struct{})
-			s.mu.Unlock()
-			break
-		}
-		s.mu.Unlock()
-		<-ch
-	}
-	return func() {
-		s.mu.Lock()
-		close(s.holding[path])
-		delete(s.holding, path)
-		s.mu.Unlock()
-	}
+	return fetch.WithTrace(ctx, &tr), m.ended
 }
 
 // ask is askUser, one question at a time when transfers run at once.
-func (c *fetchCmd) ask(err error) map[string]string {
+func (c *fetchCmd) ask(err error) fetch.Options {
 	if c.par != nil {
 		c.par.askMu.Lock()
 		defer c.par.askMu.Unlock()

@@ -334,33 +334,3 @@ func BenchmarkParallelHTTP(b *testing.B) {
 		os.RemoveAll(out)
 	}
 }
-
-// dirLocks: the files of one directory are created one at a time, those
-// of another directory meanwhile; no lock is kept once nobody holds or
-// waits for it; nil locks nothing.
-func TestDirLocks(t *testing.T) {
-	var d dirLocks
-	unlockA := d.lock("/out/a/f1.bin.part")
-	got := make(chan struct{})
-	go func() {
-		unlock := d.lock("/out/a/f2.bin")
-		close(got)
-		unlock()
-	}()
-	d.lock("/out/b/f3.bin.part")() // another directory: not held up
-	select {
-	case <-got:
-		t.Fatal("a second file of /out/a went ahead while the first was being created")
-	case <-time.After(50 * time.Millisecond):
-	}
-	unlockA()
-	<-got
-	d.mu.Lock()
-	left := len(d.m)
-	d.mu.Unlock()
-	if left != 0 {
-		t.Errorf("%d directory locks kept after every transfer let go", left)
-	}
-	var none *dirLocks
-	none.lock("/out/a/f1.bin")()
-}

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/urlparse"
 )
 
 // schemesAnnotation is the pflag annotation naming the schemes a flag means
@@ -61,9 +60,7 @@ func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil 
 type reqOpts struct {
 	data       []fetch.DataArg
 	urlQuery   []fetch.DataArg // --url-query
-	get        bool            // -G
 	form       []string        // -F
-	include    bool            // -i
 	cookies    []string        // -b
 	cookieJar  string          // -c
 	config     []string        // -K: already read (config.go); kept for help
@@ -72,8 +69,8 @@ type reqOpts struct {
 	completion string          // --completion SHELL
 }
 
-// addRequestFlags defines the request flags on fs.
-func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
+// addRequestFlags defines the request flags on fs; -G, -i are d's.
+func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	ann := func(name string, schemes ...string) {
 		fs.SetAnnotation(name, schemesAnnotation, schemes)
 	}
@@ -88,11 +85,11 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	fs.Var(&dataFlag{&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	ann("data-urlencode", httpOnly...)
 	fs.Var(&dataFlag{&r.urlQuery, fetch.DataURLQuery, "DATA"}, "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
-	fs.BoolVarP(&r.get, "get", "G", false, "send the -d data in the query string of a GET")
+	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
 	ann("get", httpOnly...)
 	fs.VarP(&placeholders{&r.form, "NAME=VALUE"}, "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
 	ann("form", httpOnly...)
-	fs.BoolVarP(&r.include, "include", "i", false, "write the response header before the body")
+	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
 	ann("include", httpOnly...)
 	fs.VarP(&placeholders{&r.cookies, "NAME=VALUE|FILE"}, "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
 	ann("cookie", httpOnly...)
@@ -105,14 +102,6 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts) {
 	fs.Var(&placeholder{&r.completion, "SHELL"}, "completion", "print the completion script for SHELL: bash, zsh or fish")
 }
 
-// requestBody is what the data flags make: the body (or the query with -G).
-type requestBody struct {
-	data    []byte // -d and friends, joined with "&"
-	hasData bool
-	query   []byte // --url-query, joined with "&"; nil: none
-	form    *fetch.Form
-}
-
 // readNamed reads a file named with "@" whole, "-" for stdin.
 func readNamed(name string, stdin io.Reader) ([]byte, error) {
 	if name == "-" {
@@ -121,10 +110,13 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// prepareRequest reads the request flags once, before any URL: the data
-// and the form (files are opened per attempt), the cookie jar.
-func (c *fetchCmd) prepareRequest() error {
+// prepareRequest reads the request flags once, before any URL: the body
+// (the data read, the form parsed: its files are opened per attempt), the
+// cookie jar.
+func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	r := &c.o.req
+	body := c.o.dl.Body // -T, -G
+	body.JSON = fetch.IsJSON(r.data)
 	read := func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
 		return b, fetch.PathCause(err)
@@ -132,200 +124,45 @@ func (c *fetchCmd) prepareRequest() error {
 	if len(r.urlQuery) > 0 {
 		q, err := fetch.ReadData(r.urlQuery, read)
 		if err != nil {
-			return err
+			return body, err
 		}
 		if len(q) > 0 {
 			// --url-query "" alone adds nothing, as in curl.
-			c.body.query = q
+			body.Query = q
 		}
 	}
 	if len(r.data) > 0 {
 		d, err := fetch.ReadData(r.data, read)
 		if err != nil {
-			return err
+			return body, err
 		}
-		c.body.data, c.body.hasData = d, true
+		body.Data, body.HasData = d, true
 	}
 	if len(r.form) > 0 {
-		if c.body.hasData {
-			return fmt.Errorf("-F/--form and -d/--data: give one or the other")
+		if body.HasData {
+			return body, fmt.Errorf("-F/--form and -d/--data: give one or the other")
 		}
 		f, err := fetch.ParseForm(r.form)
 		if err != nil {
-			return fmt.Errorf("-F/--form %v", err)
+			return body, fmt.Errorf("-F/--form %v", err)
 		}
-		c.body.form = f
+		body.Form = f
 	}
-	if r.get && len(r.form) > 0 {
-		return fmt.Errorf("-G/--get and -F/--form: a form cannot go in a query string")
+	if body.Get && len(r.form) > 0 {
+		return body, fmt.Errorf("-G/--get and -F/--form: a form cannot go in a query string")
 	}
-	if c.o.uploadFile != "" && (c.body.hasData || c.body.form != nil) && !r.get {
-		return fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[c.body.hasData])
+	if body.Upload != "" && (body.HasData || body.Form != nil) && !body.Get {
+		return body, fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[body.HasData])
 	}
 	if len(r.cookies) > 0 || r.cookieJar != "" {
 		j, err := newCookieJar(r.cookies, c.o.auth.junkSession)
 		if err != nil {
-			return err
+			return body, err
 		}
 		c.jar = j
 		c.client.Jar = j
 	}
-	return nil
-}
-
-// shapeRequest puts the request flags on one attempt's Request: the body
-// (-d, -F, -T), the method and Content-Type they imply, -G's query, and
-// -d as the search words of a gopher search or a wais URL.
-func (c *fetchCmd) shapeRequest(req *fetch.Request) error {
-	u := req.URL
-	opts := fetch.Options{}
-	for k, v := range req.Options {
-		opts[k] = v
-	}
-	setOpts := func() {
-		if len(opts) > 0 {
-			req.Options = opts
-		}
-	}
-	defer setOpts()
-	if c.body.hasData && !isHTTPURL(u.Scheme) {
-		if takes, _ := fetch.SearchWords(u); takes && !fetch.IsJSON(c.o.req.data) {
-			opts[fetch.OptSearch] = string(c.body.data)
-		}
-		return nil // otherwise warned about at the start (searchWarning)
-	}
-	if !isHTTPURL(u.Scheme) {
-		return c.uploadBody(req)
-	}
-	switch {
-	case c.body.hasData && c.o.req.get:
-		nu, err := fetch.WithQueryData(u, c.body.data)
-		if err != nil {
-			return err
-		}
-		req.URL = nu
-		return c.uploadBody(req)
-	case c.body.hasData:
-		if fetch.IsJSON(c.o.req.data) {
-			fetch.SetJSONData(req, opts, c.body.data)
-		} else {
-			fetch.SetFormData(req, opts, c.body.data)
-		}
-		return nil
-	case c.body.form != nil:
-		form := c.body.form
-		b, n, err := c.openForm()
-		if err != nil {
-			return err
-		}
-		req.Body, req.BodySize = c.countUpload(b, n), n
-		if !form.ReadsStdin() {
-			req.GetBody = func() (io.Reader, error) {
-				b, n, err := c.openForm()
-				return c.countUpload(b, n), err
-			}
-		}
-		fetch.AddBodyHeaders(opts, form.ContentType(), req.BodySize)
-		return nil
-	}
-	return c.uploadBody(req)
-}
-
-// openForm opens the -F body, its files as -T opens its own.
-func (c *fetchCmd) openForm() (io.Reader, int64, error) {
-	b, n, err := c.body.form.Open(func(name string) (io.Reader, int64, error) {
-		r, n, err := openUpload(name, c.e.stdin)
-		return r, n, fetch.PathCause(err)
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("-F/--form %v", err)
-	}
-	return b, n, nil
-}
-
-// uploadBody attaches the -T source to a request (an upload that may
-// resume goes through upload.go first): http and https get a PUT, a mail
-// the text after its URL's body=.
-func (c *fetchCmd) uploadBody(req *fetch.Request) error {
-	if c.o.uploadFile == "" || isSessionScheme(req.URL.Scheme) {
-		return nil // a session's input is stdin (interactive.go)
-	}
-	b, n, err := openUpload(c.o.uploadFile, c.e.stdin)
-	if err != nil {
-		return err
-	}
-	req.Body, req.BodySize = c.countUpload(b, n), n
-	if name := c.o.uploadFile; name != "-" {
-		req.GetBody = func() (io.Reader, error) {
-			b, n, err := openUpload(name, c.e.stdin)
-			return c.countUpload(b, n), err
-		}
-	}
-	if isHTTPURL(req.URL.Scheme) {
-		if req.Options == nil {
-			req.Options = fetch.Options{}
-		}
-		if m := optionKey("request"); !req.Options.Has(m) && !c.o.options.Has(m) {
-			req.Options[m] = "PUT"
-		}
-		fetch.AddBodyHeader(req.Options, "Expect", "100-continue")
-	}
-	return nil
-}
-
-// openUpload opens the -T source: a file, or "-" for stdin (size unknown).
-func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
-	if name == "-" {
-		return stdin, -1, nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
-	}
-	return closingReader{f}, st.Size(), nil
-}
-
-// closingReader closes its file at EOF or on an error, or when closed.
-type closingReader struct{ f *os.File }
-
-func (r closingReader) Close() error { return r.f.Close() }
-
-func (r closingReader) Read(p []byte) (int, error) {
-	n, err := r.f.Read(p)
-	if err != nil {
-		r.f.Close()
-	}
-	return n, err
-}
-
-// withUploadName gives a URL ending in "/" the -T file's name, as curl does
-// (not for stdin).
-func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
-	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || u.FTP.Type != 0 {
-		return u, nil
-	}
-	named, err := parseFetchURL(u.String() + urlparse.SegmentEscape(filepath.Base(file)))
-	if err != nil {
-		return nil, fetch.NewError(fetch.ErrMalformed, "malformed URL", err)
-	}
-	return &named, nil
-}
-
-// dataWarning is the warning for -d given to a URL it means nothing for
-// ("" when it means something).
-func (c *fetchCmd) dataWarning(u *urlparse.URL) string {
-	if !c.body.hasData || isHTTPURL(u.Scheme) {
-		return ""
-	}
-	if takes, why := fetch.SearchWords(u); !takes && why != "" {
-		return "-d/--data: " + fetch.Redacted(u) + " " + why + ": the data is not sent"
-	}
-	return ""
+	return body, nil
 }
 
 func joinLines(l []string) string { return strings.Join(l, "\n") }
@@ -363,7 +200,7 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	if raw, _ := o.options.Bool(fetch.OptRaw); raw && o.scheme.json {
 		return fmt.Errorf("--json-lines and --raw: give one or the other (--json-lines prints parsed entries, --raw the bytes as sent)")
 	}
-	if o.head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.req.get {
+	if o.dl.Head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.dl.Body.Get {
 		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])
 	}
 	if o.options != nil {
@@ -371,54 +208,6 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	}
 	return nil
 }
-
-// prepareURL is the URL a fetch goes to: with --url-query, its query
-// added; with -T, a URL ending in "/" gets the file's name. It also warns about -d given to a gopher URL that is not
-// a search.
-func (c *fetchCmd) prepareURL(u *urlparse.URL, r *xferResult) (*urlparse.URL, error) {
-	if w := c.dataWarning(u); w != "" && !c.o.silent {
-		warnf(c.e.stderr, "%s", w)
-	}
-	if c.body.query != nil {
-		nu, err := fetch.WithQueryData(u, c.body.query)
-		if err != nil {
-			return nil, err
-		}
-		u = nu
-		r.effective = u.String()
-	}
-	if c.o.uploadFile == "" {
-		return u, nil
-	}
-	nu, err := withUploadName(u, c.o.uploadFile)
-	if err != nil {
-		return nil, err
-	}
-	if nu != u {
-		r.effective = nu.String()
-	}
-	return nu, nil
-}
-
-// include writes the response header before the body (-i), as curl: the
-// header blocks of every response, redirects included.
-func (c *fetchCmd) include(u *urlparse.URL, out *output, res *fetch.Resource, skip int64) error {
-	if !c.o.req.include || skip > 0 {
-		return nil
-	}
-	block := headerBlock(&res.Meta)
-	if block == nil {
-		return nil
-	}
-	if _, err := out.Write(block); err != nil {
-		return writeError(err)
-	}
-	return nil
-}
-
-// isHTTPURL tells whether a URL's scheme takes curl's HTTP request flags
-// (a body, a method, -G's query).
-func isHTTPURL(scheme string) bool { return fetch.HasCaps(scheme, fetch.SpeaksHTTP) }
 
 // finishRequest writes the cookie jar (-c) once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {

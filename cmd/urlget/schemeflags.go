@@ -52,8 +52,8 @@ func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 }
 
 // optionKey is the Request.Options key behind the scheme flag --flag, ""
-// when no fetch package declares it: how the command sets an option of a
-// scheme it does not import (-T's PUT through --request, --dry-run for -o).
+// when no fetch package declares it: how the command reads an option of a
+// scheme it does not import (-H's @FILE lines).
 func optionKey(flag string) string {
 	for _, o := range fetch.RegisteredOptions() {
 		if o.FlagName() == flag {

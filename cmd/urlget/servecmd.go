@@ -69,19 +69,13 @@ when the address cannot be listened on.
 type serveOpts struct {
 	listen         string
 	allowFrom      []string
-	allowPrivate   bool
-	allowFile      string
-	allowHosts     []string
-	maxPerClient   int
-	maxPerHost     int
-	maxTotal       int
+	opt            serve.Options // the fields the flags set
+	client         fetch.Client  // likewise
 	timeout        string
 	connectTimeout string
 	grace          string
 	accessLog      string
 	verbose        bool
-	insecure       bool
-	userAgent      string
 	help           bool
 }
 
@@ -92,19 +86,19 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs.SortFlags = false
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(serve.DefaultPort), "listen on `ADDR` (host:port; another host than loopback needs --allow-from)")
 	fs.StringArrayVar(&o.allowFrom, "allow-from", nil, "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
-	fs.BoolVar(&o.allowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
-	fs.StringVar(&o.allowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
-	fs.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
-	fs.IntVar(&o.maxPerClient, "max-per-client", serve.DefaultMaxPerClient, "at most `N` requests at once from one client address")
-	fs.IntVar(&o.maxPerHost, "max-per-host", serve.DefaultMaxPerHost, "at most `N` requests at once to one upstream host and port")
-	fs.IntVar(&o.maxTotal, "max-total", serve.DefaultMaxTotal, "at most `N` requests at once in all")
+	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
+	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
+	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
+	fs.IntVar(&o.opt.MaxPerClient, "max-per-client", serve.DefaultMaxPerClient, "at most `N` requests at once from one client address")
+	fs.IntVar(&o.opt.MaxPerHost, "max-per-host", serve.DefaultMaxPerHost, "at most `N` requests at once to one upstream host and port")
+	fs.IntVar(&o.opt.MaxTotal, "max-total", serve.DefaultMaxTotal, "at most `N` requests at once in all")
 	fs.StringVar(&o.timeout, "timeout", "", "give each request at most `SECONDS`, transfer included (default "+strconv.Itoa(int(serve.DefaultTimeout/time.Second))+")")
 	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each upstream connection attempt at most `SECONDS` (default 30)")
 	fs.StringVar(&o.grace, "grace", "", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")
 	fs.StringVar(&o.accessLog, "access-log", "-", "write the access log (Common Log Format) to `FILE` (appended; -: standard output; empty: none)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show every upstream protocol exchange on standard error (passwords masked)")
-	fs.BoolVarP(&o.insecure, "insecure", "k", false, "https, gophers, nntps: do not verify upstream TLS certificates")
-	fs.StringVarP(&o.userAgent, "user-agent", "A", "", "send `NAME` upstream as the user agent")
+	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers, nntps: do not verify upstream TLS certificates")
+	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` upstream as the user agent")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs
 }
@@ -139,7 +133,8 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 		return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", err)
 	}
 	defer cleanup()
-	cl := &fetch.Client{Insecure: o.insecure, UserAgent: o.userAgent, ConnectTimeout: 30 * time.Second}
+	cl := &o.client
+	cl.ConnectTimeout = 30 * time.Second
 	setClientFlags(cl, "", "", 0)
 	if o.connectTimeout != "" {
 		if cl.ConnectTimeout, err = parseSeconds(o.connectTimeout); err != nil {
@@ -183,8 +178,7 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 // a function that closes the access log.
 func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error) {
 	none := func() {}
-	opt := serve.Options{AllowPrivate: o.allowPrivate, AllowFile: o.allowFile, AllowHosts: o.allowHosts,
-		MaxPerClient: o.maxPerClient, MaxPerHost: o.maxPerHost, MaxTotal: o.maxTotal}
+	opt := o.opt
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
 		return opt, 0, none, fmt.Errorf("--listen: want host:port, not %q", o.listen)
@@ -208,7 +202,7 @@ func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error)
 		return opt, 0, none, fmt.Errorf("--listen %s may serve other machines: say which clients may come with --allow-from CIDR", o.listen)
 	}
 	switch {
-	case o.maxPerClient < 1, o.maxPerHost < 1, o.maxTotal < 1:
+	case opt.MaxPerClient < 1, opt.MaxPerHost < 1, opt.MaxTotal < 1:
 		return opt, 0, none, errors.New("--max-per-client, --max-per-host, --max-total: want at least 1")
 	}
 	if o.timeout != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 )
@@ -22,8 +23,8 @@ func TestTransferControlFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.speedLimit != 3072 || o.speedTime != 2500*time.Millisecond || o.limitRate != 1<<20 ||
-		o.retryMaxTime != 7*time.Second || !o.retryAll || !o.retryRefused {
+	if o.client.LowSpeedLimit != 3072 || o.client.LowSpeedTime != 2500*time.Millisecond || o.limitRate != 1<<20 ||
+		o.dl.Retry.MaxTime != 7*time.Second || !o.dl.Retry.AllErrors || !o.dl.Retry.Refused {
 		t.Errorf("parsed %+v", o)
 	}
 	c, err := newFetchCmd(env{stderr: &stderr}, o)
@@ -75,7 +76,7 @@ func TestRetryPolicy(t *testing.T) {
 	if r := runCLI(t, srv, "--retry", "3", "--retry-all-errors", "test://h/deny"); r.code != 0 || r.stdout != "payload" {
 		t.Errorf("--retry-all-errors, deny: %+v", r)
 	}
-	c := &fetchCmd{o: &fetchOpts{retry: 3, retryAll: true}}
+	c := &fetchCmd{o: &fetchOpts{dl: download.Downloader{Retry: fetch.RetryPolicy{Retries: 3, AllErrors: true}}}}
 	if pol := c.retryPolicy(); pol.Again(0, fetch.NewError(fetch.ErrAborted, "interrupted", nil)) {
 		t.Error("an interrupt is retried")
 	}
@@ -118,12 +119,12 @@ func TestRetryAfterAndMaxTime(t *testing.T) {
 		t.Errorf("Retry-After past --retry-max-time: %+v, waits %v", r, waits)
 	}
 
-	c := &fetchCmd{o: &fetchOpts{retryMaxTime: 5 * time.Second, retryDelay: 8 * time.Second, silent: true}}
+	c := &fetchCmd{o: &fetchOpts{dl: download.Downloader{Retry: fetch.RetryPolicy{MaxTime: 5 * time.Second, Delay: 8 * time.Second}}, silent: true}}
 	pol := c.retryPolicy()
 	if w, ok := pol.Wait(1, fetch.NewError(fetch.ErrPartial, "", nil), 2*time.Second); !ok || w != 3*time.Second {
 		t.Errorf("backoff past the limit: %v %v, want 3s", w, ok)
 	}
-	c.o.retryDelay = time.Second
+	c.o.dl.Retry.Delay = time.Second
 	pol = c.retryPolicy()
 	if _, ok := pol.Wait(1, fetch.NewError(fetch.ErrPartial, "", nil), 6*time.Second); ok {
 		t.Error("a retry after --retry-max-time")

@@ -55,6 +55,17 @@ func Pattern(n int) []byte {
 	return b
 }
 
+// ReadFile is the file's contents; a file that cannot be read fails the
+// test now.
+func ReadFile(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // ClearProxyEnv keeps the environment's proxies out of a test: it unsets
 // all_proxy, no_proxy and the <scheme>_proxy of every scheme (registered,
 // or one the tests name), in lower and upper case, until the test ends.

@@ -122,6 +122,28 @@ func render(w io.Writer, body io.Reader, f fetch.Format) error {
 	return nil
 }
 
+// dataListing is a listing made of the data lines of the reply just read
+// (status), each formatted by format as a listing line; a line format
+// gives nil for is one the server got wrong, and is left out.
+func dataListing(c *conn, status int, format func(line []byte) []byte) *fetch.Resource {
+	done := false
+	next := func() ([]byte, error) {
+		for {
+			line, err := c.readDataLine()
+			if err == io.EOF {
+				done = true
+			}
+			if err != nil {
+				return nil, err
+			}
+			if out := format(line); out != nil {
+				return out, nil
+			}
+		}
+	}
+	return listingResource(c, status, next, func() bool { return done }, entryOf)
+}
+
 func emptyListing(c *conn, status int) *fetch.Resource {
 	return listingResource(c, status, func() ([]byte, error) { return nil, io.EOF }, func() bool { return true }, entryOf)
 }
@@ -155,22 +177,7 @@ func openGroup(c *conn, req *fetch.Request, t *target) (*fetch.Resource, error) 
 		}
 		switch r.code {
 		case 224:
-			done := false
-			next := func() ([]byte, error) {
-				for {
-					line, err := c.readDataLine()
-					if err == io.EOF {
-						done = true
-					}
-					if err != nil {
-						return nil, err
-					}
-					if out := overviewLine(line, base); out != nil {
-						return out, nil
-					}
-				}
-			}
-			return listingResource(c, r.code, next, func() bool { return done }, entryOf), nil
+			return dataListing(c, r.code, func(line []byte) []byte { return overviewLine(line, base) }), nil
 		case 420, 423:
 			return emptyListing(c, r.code), nil
 		case 500, 501, 503:
@@ -374,44 +381,33 @@ func openGroups(c *conn, req *fetch.Request, t *target) (*fetch.Resource, error)
 		return nil, replyError("LIST ACTIVE", r)
 	}
 	base := t.scheme + "://" + t.hostPort() + "/"
-	done := false
-	next := func() ([]byte, error) {
-		for {
-			line, err := c.readDataLine()
-			if err == io.EOF {
-				done = true
-			}
-			if err != nil {
-				return nil, err
-			}
-			f := strings.Fields(string(line))
-			if len(f) < 4 {
-				continue
-			}
-			name := f[0]
-			high, e1 := strconv.ParseInt(f[1], 10, 64)
-			low, e2 := strconv.ParseInt(f[2], 10, 64)
-			if e1 != nil || e2 != nil || strings.ContainsAny(name, "\t") {
-				continue
-			}
-			var b bytes.Buffer
-			b.WriteString(field(name))
-			b.WriteByte('\t')
-			b.WriteString(strconv.FormatInt(high, 10))
-			b.WriteByte('\t')
-			b.WriteString(strconv.FormatInt(low, 10))
-			b.WriteByte('\t')
-			b.WriteString(field(f[3]))
-			b.WriteByte('\t')
-			b.WriteString(field(desc[name]))
-			b.WriteByte('\t')
-			b.WriteString(base)
-			b.WriteString(escapeSegment(name))
-			b.WriteByte('\n')
-			return b.Bytes(), nil
+	return dataListing(c, r.code, func(line []byte) []byte {
+		f := strings.Fields(string(line))
+		if len(f) < 4 {
+			return nil
 		}
-	}
-	return listingResource(c, r.code, next, func() bool { return done }, entryOf), nil
+		name := f[0]
+		high, e1 := strconv.ParseInt(f[1], 10, 64)
+		low, e2 := strconv.ParseInt(f[2], 10, 64)
+		if e1 != nil || e2 != nil || strings.ContainsAny(name, "\t") {
+			return nil
+		}
+		var b bytes.Buffer
+		b.WriteString(field(name))
+		b.WriteByte('\t')
+		b.WriteString(strconv.FormatInt(high, 10))
+		b.WriteByte('\t')
+		b.WriteString(strconv.FormatInt(low, 10))
+		b.WriteByte('\t')
+		b.WriteString(field(f[3]))
+		b.WriteByte('\t')
+		b.WriteString(field(desc[name]))
+		b.WriteByte('\t')
+		b.WriteString(base)
+		b.WriteString(escapeSegment(name))
+		b.WriteByte('\n')
+		return b.Bytes()
+	}), nil
 }
 
 // MaxDescriptions bounds the bytes of group descriptions held while a

@@ -1,4 +1,4 @@
-package main
+package download
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 // Output files.
 //
-// A file named by -o or -O is never written in place. The body goes to
+// A file named by a Target is never written in place. The body goes to
 // NAME.part in the same directory, created only once the server has
 // answered, and NAME.part is renamed over NAME when the transfer is
 // complete, so an existing NAME is never destroyed or truncated and nothing
@@ -29,22 +29,22 @@ import (
 //
 // A transfer that fails or is interrupted after bytes arrived keeps them in
 // NAME.part (its modification time set to the resource's when known), and
-// stderr says how to resume; a rerun with -C - continues NAME.part from its
+// Result.Kept names it; a rerun with Resume continues NAME.part from its
 // end, asking the server whether the resource changed since (If-Range, MDTM)
 // where the protocol can tell, and renames it to NAME when complete. A
 // NAME.part that is a symbolic link or not a regular file is refused.
 //
-// -C - without a NAME.part resumes NAME itself, as curl does: NAME is opened
+// Resume without a NAME.part resumes NAME itself, as curl does: NAME is opened
 // for appending only after the server has confirmed it sends the rest
 // (Meta.Offset equal to the offset asked for). A failure then leaves the
-// bytes appended so far at the end of NAME, and a rerun of -C - continues
+// bytes appended so far at the end of NAME, and a rerun with Resume continues
 // from there; the bytes NAME held before are never touched. When the server
 // sends the whole resource instead (Meta.Offset 0), it goes through
 // NAME.part as above.
 type output struct {
 	path       string      // final file; "" for stdout
 	stdout     io.Writer   // where stdout-bound data goes
-	resumeFrom int64       // -C: 0 none, -1 "-", else the offset
+	resumeFrom int64       // Resume: 0 none, ResumeAtEnd, else the offset
 	perm       fs.FileMode // the permissions of the file replaced, if replaces
 	replaces   bool        // path is an existing regular file
 	direct     bool        // path exists and is not a regular file: write it in place
@@ -52,35 +52,32 @@ type output struct {
 
 	f         *os.File
 	tmp       string // the .part file, while writing one
-	partFrom  int64  // -C -: the size of the .part file found, to continue (0: none)
+	partFrom  int64  // ResumeAtEnd: the size of the .part file found, to continue (0: none)
 	appending bool   // f is path opened for appending (resume)
 	base      int64  // resource offset of the first byte written (stdout, append)
 	written   int64  // bytes written since base
 	started   bool
-	modTime   time.Time // the resource's, for -R
-	untouched bool      // not modified (-z, --etag-compare): nothing to write
-	dirs      *dirLocks // -Z: the run's; nil otherwise
+	modTime   time.Time // the resource's, for RemoteTime
+	untouched bool      // not modified (a condition): nothing to write
+	files     *Files    // shared with transfers run at once; nil otherwise
 }
 
 // newOutput resolves where a URL goes; it creates nothing yet, except the
-// directories --create-dirs asks for.
-func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
-	o := &output{stdout: c.e.stdout, resumeFrom: c.o.resumeFrom, remoteTime: c.o.remoteTime}
-	if c.par != nil {
-		o.dirs = &c.par.dirs
+// directories CreateDirs asks for.
+func (d *Downloader) newOutput(u *urlparse.URL, t Target) (*output, error) {
+	o := &output{stdout: d.Stdout, remoteTime: d.RemoteTime, files: d.Files}
+	if d.Resume {
+		o.resumeFrom = d.ResumeFrom
 	}
-	if c.o.continueAt == "" {
-		o.resumeFrom = 0
-	}
-	name := spec.name
-	if spec.remote {
-		n, err := remoteName(u)
+	name := t.Name
+	if t.Remote {
+		n, err := RemoteName(u)
 		if err != nil {
 			return nil, err
 		}
 		name = n
 	} else if name == "-" {
-		if spec.implicit && c.isTerminal(c.e.stdout) && !isSessionScheme(u.Scheme) {
+		if t.Implicit && d.IsTerminal != nil && d.IsTerminal(d.Stdout) && !fetch.HasCaps(u.Scheme, fetch.Session) {
 			o.stdout = &binaryGuard{w: o.stdout}
 		}
 		return o, nil
@@ -88,10 +85,10 @@ func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
 	if name == "" {
 		return nil, fetch.NewError(fetch.ErrWrite, "empty output file name", nil)
 	}
-	if c.o.outputDir != "" && !filepath.IsAbs(name) {
-		name = filepath.Join(c.o.outputDir, name)
+	if d.OutputDir != "" && !filepath.IsAbs(name) {
+		name = filepath.Join(d.OutputDir, name)
 	}
-	if c.o.createDirs {
+	if d.CreateDirs {
 		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
 			return nil, fetch.NewError(fetch.ErrWrite, "cannot create the directory for "+name, err)
 		}
@@ -119,17 +116,18 @@ func (c *fetchCmd) newOutput(u *urlparse.URL, spec outSpec) (*output, error) {
 	return o, nil
 }
 
-// remoteName is -O's file name: the name the URL's scheme gives it
-// (fetch.FileName), else the URL's last path segment as written (not
-// percent-decoded, as curl), without an FTP ";type=" suffix. A name that is
-// empty, "." or "..", or holds "/", "\", a control byte or invalid UTF-8, is
-// refused: a server or a URL must never choose a path outside the current
-// (or --output-dir) directory.
-func remoteName(u *urlparse.URL) (string, error) {
+// RemoteName is the file name a Remote Target takes (curl's -O): the name
+// the URL's scheme gives it (fetch.FileName), else the URL's last path
+// segment as written (not percent-decoded, as curl), without an FTP
+// ";type=" suffix. A name that is empty, "." or "..", or holds "/", "\", a
+// control byte or invalid UTF-8, is refused (CheckRemoteName): a server or
+// a URL must never choose a path outside the current (or OutputDir)
+// directory. The error is a *fetch.Error (ErrWrite, curl's 23).
+func RemoteName(u *urlparse.URL) (string, error) {
 	if name := fetch.FileName(u); name != "" {
 		// The scheme knows the name (a wais document's file name), and
 		// has made it safe.
-		return name, checkRemoteName(name)
+		return name, CheckRemoteName(name)
 	}
 	p := u.RawPath
 	i := strings.LastIndexByte(p, '/')
@@ -142,13 +140,15 @@ func remoteName(u *urlparse.URL) (string, error) {
 			name = name[:j]
 		}
 	}
-	if err := checkRemoteName(name); err != nil {
+	if err := CheckRemoteName(name); err != nil {
 		return "", err
 	}
 	return name, nil
 }
 
-func checkRemoteName(name string) error {
+// CheckRemoteName refuses a file name from a server or a URL that could
+// leave the directory it is written in, or mislead (RemoteName's rules).
+func CheckRemoteName(name string) error {
 	bad := func(why string) error {
 		return fetch.NewError(fetch.ErrWrite, fmt.Sprintf("-O: refusing file name %q from the URL: %s; use -o", name, why), nil)
 	}
@@ -306,7 +306,7 @@ func openPart(name string, flag int) (*os.File, error) {
 // openTemp creates (or empties) NAME.part for the whole resource.
 func (o *output) openTemp() error {
 	part := partName(o.path)
-	unlock := o.dirs.lock(part)
+	unlock := o.files.lockDir(part)
 	f, err := openPart(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC)
 	unlock()
 	if err != nil {
@@ -332,7 +332,8 @@ func (o *output) writer() io.Writer {
 	return typedWriter{o.stdout}
 }
 
-// binaryGuard is a terminal that stdout goes to without -o: data whose
+// binaryGuard is a terminal that stdout goes to when no file was asked
+// for: data whose
 // first bytes hold a NUL is binary, refused as curl refuses it, before
 // anything of it is written.
 type binaryGuard struct {
@@ -367,7 +368,7 @@ func (t typedWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Write writes bytes to the output (the -I text).
+// Write writes bytes to the output (HeadText, HeaderBlock).
 func (o *output) Write(p []byte) (int, error) {
 	var w io.Writer = o.stdout
 	if o.f != nil {
@@ -382,7 +383,7 @@ func (o *output) Write(p []byte) (int, error) {
 }
 
 // commit completes a successful transfer: the temporary file replaces path.
-func (o *output) commit(r *xferResult) error {
+func (o *output) commit() error {
 	if o.f == nil {
 		if o.path != "" && !o.started && !o.untouched {
 			// Nothing was ever written (cannot happen for a success, but
@@ -401,7 +402,7 @@ func (o *output) commit(r *xferResult) error {
 		return writeError(err)
 	}
 	if o.tmp != "" {
-		unlock := o.dirs.lock(o.path) // NAME.part is beside NAME
+		unlock := o.files.lockDir(o.path) // NAME.part is beside NAME
 		err := os.Rename(o.tmp, o.path)
 		unlock()
 		if err != nil {
@@ -414,8 +415,9 @@ func (o *output) commit(r *xferResult) error {
 	return nil
 }
 
-// setTime gives the file the resource's modification time, with -R, and
-// always when resuming (-C): the next -C - then sends it as If-Range, which
+// setTime gives the file the resource's modification time, with
+// RemoteTime, and always when resuming: the next resume then sends it as
+// If-Range, which
 // an HTTP server honours only when it equals the resource's Last-Modified.
 func (o *output) setTime() {
 	if (o.remoteTime || o.resumeFrom != 0) && !o.modTime.IsZero() && !o.direct && o.path != "" {
@@ -425,7 +427,7 @@ func (o *output) setTime() {
 
 // abort cleans up after a failed transfer: path is left as it was, except
 // for data appended by a resume. The bytes received into NAME.part stay
-// there for -C - to continue; abort returns that file's name and size ("",
+// there for a Resume to continue; abort returns that file's name and size ("",
 // 0 when nothing was kept).
 func (o *output) abort() (kept string, size int64) {
 	if o.f != nil {
@@ -456,12 +458,12 @@ func (o *output) removeTemp() {
 	}
 }
 
-// headText is what -I prints for a resource: for an HTTP response (a
+// HeadText is what curl -I prints for a resource (Downloader.Head): for an HTTP response (a
 // gateway's reply included) the header block of every reply, those of the
 // redirects followed first, as received (like curl -I); for every other
 // scheme the metadata as header lines. Lines end with CRLF, as curl prints
 // them.
-func headText(res *fetch.Meta) []byte {
+func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
 		for _, m := range res.Replies() {
@@ -479,4 +481,28 @@ func headText(res *fetch.Meta) []byte {
 		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
 	}
 	return b.Bytes()
+}
+
+// HeaderBlock is what curl writes as a result's headers (-D, -i): every
+// HTTP reply's header block, the redirects' first, as received; a file's
+// header fields (Content-Length, Accept-ranges, Last-Modified) and an empty
+// line; nil for other results.
+func HeaderBlock(res *fetch.Meta) []byte {
+	if res.IsHTTP() {
+		return HeadText(res)
+	}
+	if len(res.Header) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	writeFields(&b, res.Header)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
+
+// writeFields writes header fields as lines "Name: value" ended by CRLF.
+func writeFields(b *bytes.Buffer, h fetch.Header) {
+	for _, f := range h {
+		fmt.Fprintf(b, "%s: %s\r\n", f.Name, f.Value)
+	}
 }

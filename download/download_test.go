@@ -1,0 +1,245 @@
+package download
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
+)
+
+// cutting serves data (ranges too), breaking the connection after the
+// first cut bytes of the first request; it records each request's method,
+// path and Range.
+func cutting(t *testing.T, data string, cut int) (*httptest.Server, *[]string) {
+	var seen []string
+	first := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+r.Header.Get("Range")))
+		w.Header().Set("ETag", `"v1"`)
+		if first && cut > 0 {
+			first = false
+			w = &cutWriter{w, cut}
+		}
+		http.ServeContent(w, r, "f", time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC), strings.NewReader(data))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &seen
+}
+
+// cutWriter breaks the connection once left bytes of the body are sent.
+type cutWriter struct {
+	http.ResponseWriter
+	left int
+}
+
+func (w *cutWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.left {
+		w.left -= len(p)
+		return w.ResponseWriter.Write(p)
+	}
+	w.ResponseWriter.Write(p[:w.left])
+	w.ResponseWriter.(http.Flusher).Flush()
+	panic(http.ErrAbortHandler)
+}
+
+func noSleep(context.Context, time.Duration) error { return nil }
+
+// A partial transfer is retried from where it stopped, said through
+// Retrying, and the file renamed into place only when whole.
+func TestDoRetriesPartialFromWhereItStopped(t *testing.T) {
+	t.Chdir(t.TempDir())
+	data := strings.Repeat("x", 5000)
+	srv, seen := cutting(t, data, 2000)
+	var said []string
+	d := &Downloader{Client: &fetch.Client{}, Retry: fetch.RetryPolicy{Retries: 2, Sleep: noSleep},
+		Retrying: func(err error, wait time.Duration, left int) { said = append(said, fmt.Sprint(wait, " ", left)) }}
+	r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "out"})
+	if r.Err != nil || readFile(t, "out") != data || r.Filename != "out" || r.Kept != "" {
+		t.Fatalf("%v %q %q: %+v", r.Err, *seen, said, r)
+	}
+	if fmt.Sprint(*seen) != "[GET /f GET /f bytes=2000-]" || fmt.Sprint(said) != "[1s 2]" {
+		t.Errorf("requests %q, retries said %q", *seen, said)
+	}
+	if _, err := os.Stat("out.part"); !os.IsNotExist(err) {
+		t.Errorf("out.part left: %v", err)
+	}
+}
+
+// A failed transfer leaves an existing file as it was and keeps what it
+// received in NAME.part.
+func TestDoFailureKeepsOriginalAndPart(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("out", []byte("original"), 0o644)
+	srv, _ := cutting(t, strings.Repeat("y", 5000), 3000)
+	d := &Downloader{Client: &fetch.Client{}}
+	r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "out"})
+	if r.Code != 18 || r.Kept != "out.part" || r.KeptSize != 3000 {
+		t.Fatalf("%+v", r)
+	}
+	if readFile(t, "out") != "original" || readFile(t, "out.part") != strings.Repeat("y", 3000) {
+		t.Errorf("out %q, out.part %d bytes", readFile(t, "out"), len(readFile(t, "out.part")))
+	}
+}
+
+// Head writes HeadText; Include the header block before the body; Headers
+// and ETagSave get the reply's; a condition met leaves all of them alone.
+func TestDoHeadIncludeHeadersETag(t *testing.T) {
+	t.Chdir(t.TempDir())
+	srv, _ := cutting(t, "body", 0)
+	var out, dump bytes.Buffer
+	d := &Downloader{Client: &fetch.Client{}, Stdout: &out, Head: true}
+	if r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "-"}); r.Err != nil || r.Method != "HEAD" {
+		t.Fatalf("%+v", r)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "HTTP/1.1 200 OK\r\n") || !strings.Contains(s, "Etag: \"v1\"\r\n") || strings.Contains(s, "body") {
+		t.Errorf("head text %q", s)
+	}
+	out.Reset()
+	d = &Downloader{Client: &fetch.Client{}, Stdout: &out, Include: true, Headers: &dump, ETagSave: "etag"}
+	if r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "-"}); r.Err != nil || r.Status != 200 {
+		t.Fatalf("%+v", r)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(s, "\r\n\r\nbody") {
+		t.Errorf("include %q", s)
+	}
+	if !strings.HasPrefix(dump.String(), "HTTP/1.1 200 OK\r\n") || readFile(t, "etag") != "\"v1\"\n" {
+		t.Errorf("dump %q, etag %q", dump.String(), readFile(t, "etag"))
+	}
+	os.WriteFile("etag", []byte("kept\n"), 0o644)
+	os.WriteFile("out", []byte("old"), 0o644)
+	d.IfNoneMatch = `"v1"`
+	if r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "out"}); r.Err != nil || r.Status != 304 {
+		t.Fatalf("%+v", r)
+	}
+	if readFile(t, "out") != "old" || readFile(t, "etag") != "kept\n" {
+		t.Errorf("not modified: out %q, etag %q", readFile(t, "out"), readFile(t, "etag"))
+	}
+}
+
+// Binary data is refused for a terminal when no output was asked for
+// (23), printed when "-" was.
+func TestDoBinaryGuard(t *testing.T) {
+	srv, _ := cutting(t, "a\x00b", 0)
+	var out bytes.Buffer
+	d := &Downloader{Client: &fetch.Client{}, Stdout: &out, IsTerminal: func(io.Writer) bool { return true }}
+	if r := d.Do(context.Background(), srv.URL+"/f", Stdout); r.Code != 23 || out.Len() != 0 {
+		t.Errorf("implicit: %+v, %q", r, out.String())
+	}
+	if r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "-"}); r.Err != nil || out.String() != "a\x00b" {
+		t.Errorf("-o -: %+v, %q", r, out.String())
+	}
+}
+
+// An Upload to a URL ending in "/" goes to the file's name, by PUT, and
+// passes through Sending; the Meter is told of the reply's body.
+func TestDoUploadAndHooks(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile(filepath.Join(dir, "up.txt"), []byte("payload"), 0o644)
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, r.Method+" "+r.URL.Path+" "+string(b))
+		io.WriteString(w, "done")
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	var sent, metered []int64
+	d := &Downloader{Client: &fetch.Client{}, Stdout: &out, Body: Body{Upload: "up.txt"},
+		Sending: func(r io.Reader, size int64) io.Reader { sent = append(sent, size); return r },
+		Meter: func(size int64, toFile bool) func() {
+			metered = append(metered, size)
+			return func() { metered = append(metered, -2) }
+		}}
+	r := d.Do(context.Background(), srv.URL+"/dir/", Target{Name: "-"})
+	if r.Err != nil || r.Effective != srv.URL+"/dir/up.txt" || r.Method != "PUT" {
+		t.Fatalf("%+v", r)
+	}
+	if fmt.Sprint(got) != "[PUT /dir/up.txt payload]" || out.String() != "done" || fmt.Sprint(sent) != "[7]" || fmt.Sprint(metered) != "[4 -2]" {
+		t.Errorf("server saw %q; out %q; sending %v; meter %v", got, out.String(), sent, metered)
+	}
+}
+
+// Two transfers to one file with a Files between them write it one after
+// the other: the second waits for the first's rename.
+func TestFilesHold(t *testing.T) {
+	var f Files
+	unhold := f.hold("a")
+	done := make(chan struct{})
+	go func() {
+		f.hold("a")()
+		close(done)
+	}()
+	f.hold("b")() // another file: not held up
+	select {
+	case <-done:
+		t.Fatal("a second writer of a went ahead")
+	case <-time.After(50 * time.Millisecond):
+	}
+	unhold()
+	<-done
+	if len(f.holding) != 0 {
+		t.Errorf("%d files still held", len(f.holding))
+	}
+	var none *Files
+	none.hold("a")()
+}
+
+// A Range cut short is asked for again whole, and what the first attempt
+// wrote is skipped, not written twice.
+func TestDoRangeRetrySkipsWhatWasWritten(t *testing.T) {
+	t.Chdir(t.TempDir())
+	data := strings.Repeat("0123456789", 500)
+	srv, seen := cutting(t, data, 1000)
+	rng, err := fetch.ParseRange("100-2999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Downloader{Client: &fetch.Client{}, Range: rng, Retry: fetch.RetryPolicy{Retries: 1, Sleep: noSleep}}
+	r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "part"})
+	if r.Err != nil || readFile(t, "part") != data[100:3000] {
+		t.Fatalf("%v: %d bytes", r.Err, len(readFile(t, "part")))
+	}
+	if fmt.Sprint(*seen) != "[GET /f bytes=100-2999 GET /f bytes=100-2999]" {
+		t.Errorf("requests %q", *seen)
+	}
+}
+
+// A fetch.InputNeededError goes to Ask, and the request is made once more
+// with the answers; without Ask it is the transfer's error.
+func TestDoAsk(t *testing.T) {
+	var asked []string
+	search := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		asked = append(asked, req.Options.String(fetch.OptSearch))
+		if !req.Options.Has(fetch.OptSearch) {
+			return nil, &fetch.InputNeededError{Key: fetch.OptSearch, Prompt: "Words: ", Err: errors.New("search words needed")}
+		}
+		return &fetch.Resource{Meta: fetch.Meta{Size: -1}, Body: io.NopCloser(strings.NewReader("hits for " + req.Options.String(fetch.OptSearch)))}, nil
+	})
+	var out bytes.Buffer
+	d := &Downloader{Client: &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"gopher": search})}, Stdout: &out}
+	if r := d.Do(context.Background(), "gopher://h/7/find", Target{Name: "-"}); r.Err == nil || len(asked) != 1 {
+		t.Errorf("no Ask: %+v, asked %q", r, asked)
+	}
+	var questions []string
+	d.Ask = func(err error) fetch.Options {
+		questions = append(questions, err.Error())
+		return fetch.Options{fetch.OptSearch: "go"}
+	}
+	asked = nil
+	r := d.Do(context.Background(), "gopher://h/7/find", Target{Name: "-"})
+	if r.Err != nil || out.String() != "hits for go" || fmt.Sprint(asked) != "[ go]" || len(questions) != 1 {
+		t.Errorf("%v: %q, asked %q, questions %q", r.Err, out.String(), asked, questions)
+	}
+}

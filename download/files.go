@@ -1,0 +1,133 @@
+package download
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/urlget/urlget/fetch"
+)
+
+// Files is what the Downloaders of transfers run at once share (through
+// Downloader.Files): two transfers to one file write it one after the
+// other, never both into one NAME.part; and files are created and renamed
+// in a directory one at a time. The zero value is ready; a nil *Files
+// holds nothing.
+type Files struct {
+	mu      sync.Mutex
+	holding map[string]chan struct{} // output files being written
+	dirs    map[string]*dirLock
+}
+
+type dirLock struct {
+	sync.Mutex
+	users int // transfers holding or waiting for it
+}
+
+// hold waits until no other transfer writes path, and keeps it until the
+// function it returns is called. For stdout ("") it does nothing.
+func (f *Files) hold(path string) (unhold func()) {
+	if f == nil || path == "" {
+		return func() {}
+	}
+	for {
+		f.mu.Lock()
+		ch, busy := f.holding[path]
+		if !busy {
+			if f.holding == nil {
+				f.holding = map[string]chan struct{}{}
+			}
+			f.holding[path] = make(chan struct{})
+			f.mu.Unlock()
+			break
+		}
+		f.mu.Unlock()
+		<-ch
+	}
+	return func() {
+		f.mu.Lock()
+		close(f.holding[path])
+		delete(f.holding, path)
+		f.mu.Unlock()
+	}
+}
+
+// lockDir takes the lock of path's directory until the function it
+// returns is called. The kernel creates and renames one at a time anyway
+// (a directory's entries change under its lock), but a thread waiting for
+// that lock spins on a CPU while the holder runs — on ext4 the holder may
+// search the inode bitmap for a while — where a goroutine waiting here
+// leaves the CPU to the transfers that are copying.
+func (f *Files) lockDir(path string) (unlock func()) {
+	if f == nil {
+		return func() {}
+	}
+	dir := filepath.Dir(path)
+	f.mu.Lock()
+	l := f.dirs[dir]
+	if l == nil {
+		if f.dirs == nil {
+			f.dirs = map[string]*dirLock{}
+		}
+		l = &dirLock{}
+		f.dirs[dir] = l
+	}
+	l.users++
+	f.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		f.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(f.dirs, dir)
+		}
+		f.mu.Unlock()
+	}
+}
+
+// saveETag is ETagSave: the ETag as received and a newline, or an empty
+// file when the response has none, as curl writes it. A reply that
+// changed nothing (304) leaves the file alone.
+func (d *Downloader) saveETag(res *fetch.Meta) error {
+	if d.ETagSave == "" || res.NotModified {
+		return nil
+	}
+	etag := ""
+	if v, ok := res.Header.Lookup("ETag"); ok {
+		etag = v + "\n"
+	}
+	if err := os.WriteFile(d.ETagSave, []byte(etag), 0o666); err != nil {
+		return fetch.NewError(fetch.ErrWrite, "--etag-save: cannot write "+d.ETagSave, fetch.PathCause(err))
+	}
+	return nil
+}
+
+// setXattr is Xattr: the URL as given, credentials taken out, and the
+// type, as curl records them; a file system without extended attributes
+// gets a warning, and the transfer still succeeds, as with curl.
+func (d *Downloader) setXattr(out *output, r *Result) {
+	if !d.Xattr || out.path == "" || out.untouched || out.direct {
+		return
+	}
+	u, err := fetch.GuessURL(r.URL)
+	if err != nil {
+		return
+	}
+	u.User, u.Password, u.RawUserinfo, u.HasUserinfo, u.HasPassword = "", "", "", false, false
+	attrs := [][2]string{{"user.xdg.origin.url", u.String()}}
+	if r.ContentType != "" {
+		attrs = append([][2]string{{"user.mime_type", r.ContentType}}, attrs...)
+	}
+	for _, a := range attrs {
+		if err := setXattr(out.path, a[0], a[1]); err != nil {
+			d.warn("cannot set extended attributes on " + out.path + ": " + err.Error())
+			return
+		}
+	}
+}
+
+func (d *Downloader) warn(msg string) {
+	if d.Warn != nil {
+		d.Warn(msg)
+	}
+}

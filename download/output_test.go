@@ -1,0 +1,92 @@
+package download
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+	_ "github.com/urlget/urlget/fetch/all" // the schemes' file names (wais)
+	"github.com/urlget/urlget/fetch/fetchtest"
+)
+
+func TestRemoteNameHostile(t *testing.T) {
+	for _, tc := range []struct {
+		url, name string
+	}{
+		{"http://h/a/b/file.tar.gz", "file.tar.gz"},
+		{"http://h/file?x=1/2", "file"},
+		{"http://h/a%20b", "a%20b"},       // not decoded, as curl
+		{"http://h/..%2Fetc", "..%2Fetc"}, // %2F stays literal: no separator
+		{"ftp://h/d/f.bin;type=i", "f.bin"},
+		{"gopher://h/0/docs/readme", "readme"},
+		{"http://h/", ""},
+		{"http://h", ""},
+		{"http://h/a/..", ""},
+		{"http://h/.", ""},
+		{"http://h/dir/", ""},
+		{"mailto:a@b", ""},
+		{"http://h/" + strings.Repeat("x", 300), ""},
+	} {
+		u, err := fetch.GuessURL(tc.url)
+		if err != nil {
+			t.Errorf("%s: %v", tc.url, err)
+			continue
+		}
+		got, err := RemoteName(&u)
+		if tc.name == "" {
+			if err == nil {
+				t.Errorf("%s: name %q, want refusal", tc.url, got)
+			} else if fetch.ExitCode(err) != 23 {
+				t.Errorf("%s: exit %d", tc.url, fetch.ExitCode(err))
+			}
+			continue
+		}
+		if err != nil || got != tc.name {
+			t.Errorf("%s: %q %v, want %q", tc.url, got, err, tc.name)
+		}
+	}
+	for _, name := range []string{"", ".", "..", "a/b", `a\b`, "a\x00b", "a\nb", "a\x7fb", "a\u0085b", "\xff"} {
+		if CheckRemoteName(name) == nil {
+			t.Errorf("CheckRemoteName(%q) accepted", name)
+		}
+	}
+	for _, name := range []string{"a", ".hidden", "a b", "日本.txt", "-x"} {
+		if err := CheckRemoteName(name); err != nil {
+			t.Errorf("CheckRemoteName(%q): %v", name, err)
+		}
+	}
+}
+
+func TestFileWriteErrorKeepsOriginal(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("keep", []byte("original"), 0o644)
+	d := &Downloader{Stdout: io.Discard}
+	u, _ := fetch.GuessURL("http://h/x")
+	out, err := d.newOutput(&u, Target{Name: "keep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.start(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.Write([]byte("new data")); err != nil {
+		t.Fatal(err)
+	}
+	out.f.Close() // the disk "fills up"
+	if _, err := out.Write([]byte("more")); err == nil {
+		t.Fatal("write to a closed file succeeded")
+	} else if fetch.ExitCode(writeError(err)) != 23 {
+		t.Errorf("write error exit %d", fetch.ExitCode(writeError(err)))
+	}
+	if kept, n := out.abort(); kept != "keep.part" || n != 8 || readFile(t, "keep.part") != "new data" {
+		t.Errorf("abort kept %q (%d bytes), want keep.part with the 8 bytes written", kept, n)
+	}
+	if got := readFile(t, "keep"); got != "original" {
+		t.Errorf("existing file now %q", got)
+	}
+}
+
+// readFile is the file's contents (fetchtest.ReadFile).
+var readFile = fetchtest.ReadFile

@@ -1,0 +1,226 @@
+package download
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
+)
+
+// Body is what a Downloader sends, as curl's request flags say. For an
+// http or https URL: Data as an application/x-www-form-urlencoded POST
+// (JSON: as application/json), or with Get in the query of a GET; Form as
+// multipart/form-data; Upload as a PUT. For a scheme that takes search
+// words (fetch.SearchWords: a gopher search, wais), Data is the words. An
+// Upload goes to any scheme that takes a body (ftp: STOR; mailto: the
+// text), to the URL with the file's name added when it ends in "/".
+type Body struct {
+	Data    []byte // curl's -d and its companions, joined with "&" (fetch.ReadData)
+	HasData bool   // Data is given (it may be empty)
+	JSON    bool   // Data is JSON (--json)
+	Get     bool   // Data goes in the query of a GET (-G)
+	// Query is added to every URL's query (--url-query); nil: none.
+	Query []byte
+	Form  *fetch.Form // -F; its files are opened for each attempt
+	// Upload is the file to send (-T); "-" is Downloader.Stdin, which
+	// cannot be sent again: a failed upload from it is not retried.
+	Upload string
+}
+
+// DataWarning is the warning for Data given to a URL it means nothing for
+// ("" when it means something): Do sends no Data there, and a program
+// says so before.
+func (b *Body) DataWarning(u *urlparse.URL) string {
+	if !b.HasData || isHTTP(u.Scheme) {
+		return ""
+	}
+	if takes, why := fetch.SearchWords(u); !takes && why != "" {
+		return "-d/--data: " + fetch.Redacted(u) + " " + why + ": the data is not sent"
+	}
+	return ""
+}
+
+// isHTTP tells whether a URL's scheme takes curl's HTTP request flags
+// (a body, a method, -G's query).
+func isHTTP(scheme string) bool { return fetch.HasCaps(scheme, fetch.SpeaksHTTP) }
+
+// prepareURL is the URL a fetch goes to: with Query, its query added;
+// with Upload, a URL ending in "/" gets the file's name.
+func (d *Downloader) prepareURL(u *urlparse.URL, r *Result) (*urlparse.URL, error) {
+	if d.Body.Query != nil {
+		nu, err := fetch.WithQueryData(u, d.Body.Query)
+		if err != nil {
+			return nil, err
+		}
+		u = nu
+		r.Effective = u.String()
+	}
+	if d.Body.Upload == "" {
+		return u, nil
+	}
+	nu, err := withUploadName(u, d.Body.Upload)
+	if err != nil {
+		return nil, err
+	}
+	if nu != u {
+		r.Effective = nu.String()
+	}
+	return nu, nil
+}
+
+// withUploadName gives a URL ending in "/" the upload file's name, as curl
+// does (not for stdin).
+func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
+	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || u.FTP.Type != 0 {
+		return u, nil
+	}
+	named, err := fetch.GuessURL(u.String() + urlparse.SegmentEscape(filepath.Base(file)))
+	if err != nil {
+		return nil, fetch.NewError(fetch.ErrMalformed, "malformed URL", err)
+	}
+	return &named, nil
+}
+
+// shapeRequest puts the Body on one attempt's Request: the body, the
+// method and Content-Type it implies, Get's query, and Data as the search
+// words of a gopher search or a wais URL.
+func (d *Downloader) shapeRequest(req *fetch.Request) error {
+	u := req.URL
+	b := &d.Body
+	opts := fetch.Options{}
+	for k, v := range req.Options {
+		opts[k] = v
+	}
+	defer func() {
+		if len(opts) > 0 {
+			req.Options = opts
+		}
+	}()
+	if b.HasData && !isHTTP(u.Scheme) {
+		if takes, _ := fetch.SearchWords(u); takes && !b.JSON {
+			opts[fetch.OptSearch] = string(b.Data)
+		}
+		return nil // DataWarning
+	}
+	if !isHTTP(u.Scheme) {
+		return d.uploadBody(req)
+	}
+	switch {
+	case b.HasData && b.Get:
+		nu, err := fetch.WithQueryData(u, b.Data)
+		if err != nil {
+			return err
+		}
+		req.URL = nu
+		return d.uploadBody(req)
+	case b.HasData:
+		if b.JSON {
+			fetch.SetJSONData(req, opts, b.Data)
+		} else {
+			fetch.SetFormData(req, opts, b.Data)
+		}
+		return nil
+	case b.Form != nil:
+		r, n, err := d.openForm()
+		if err != nil {
+			return err
+		}
+		req.Body, req.BodySize = d.sending(r, n), n
+		if !b.Form.ReadsStdin() {
+			req.GetBody = func() (io.Reader, error) {
+				r, n, err := d.openForm()
+				return d.sending(r, n), err
+			}
+		}
+		fetch.AddBodyHeaders(opts, b.Form.ContentType(), req.BodySize)
+		return nil
+	}
+	return d.uploadBody(req)
+}
+
+// sending is Sending, when set.
+func (d *Downloader) sending(r io.Reader, size int64) io.Reader {
+	if d.Sending == nil {
+		return r
+	}
+	return d.Sending(r, size)
+}
+
+// openForm opens the Form body, its files as an Upload is opened.
+func (d *Downloader) openForm() (io.Reader, int64, error) {
+	b, n, err := d.Body.Form.Open(func(name string) (io.Reader, int64, error) {
+		r, n, err := openUpload(name, d.Stdin)
+		return r, n, fetch.PathCause(err)
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("-F/--form %v", err)
+	}
+	return b, n, nil
+}
+
+// uploadBody attaches the Upload to a request: http and https get a PUT
+// (unless the Client's options give a method), a mail the text after its
+// URL's body=.
+func (d *Downloader) uploadBody(req *fetch.Request) error {
+	name := d.Body.Upload
+	if name == "" || fetch.HasCaps(req.URL.Scheme, fetch.Session) {
+		return nil // a session's input is stdin
+	}
+	b, n, err := openUpload(name, d.Stdin)
+	if err != nil {
+		return err
+	}
+	req.Body, req.BodySize = d.sending(b, n), n
+	if name != "-" {
+		req.GetBody = func() (io.Reader, error) {
+			b, n, err := openUpload(name, d.Stdin)
+			return d.sending(b, n), err
+		}
+	}
+	if isHTTP(req.URL.Scheme) {
+		if req.Options == nil {
+			req.Options = fetch.Options{}
+		}
+		if !req.Options.Has(fetch.OptMethod) && !d.Client.Options.Has(fetch.OptMethod) {
+			req.Options[fetch.OptMethod] = "PUT"
+		}
+		fetch.AddBodyHeader(req.Options, "Expect", "100-continue")
+	}
+	return nil
+}
+
+// openUpload opens a file to send: name, or "-" for stdin (size -1:
+// unknown). A file is closed at its end, on an error, or when the reader
+// is closed; an error is a *fetch.Error (ErrRead, curl's 26).
+func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
+	if name == "-" {
+		return stdin, -1, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
+	}
+	return closingReader{f}, st.Size(), nil
+}
+
+// closingReader closes its file at EOF or on an error, or when closed.
+type closingReader struct{ f *os.File }
+
+func (r closingReader) Close() error { return r.f.Close() }
+
+func (r closingReader) Read(p []byte) (int, error) {
+	n, err := r.f.Read(p)
+	if err != nil {
+		r.f.Close()
+	}
+	return n, err
+}
