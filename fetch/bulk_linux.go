@@ -1,19 +1,11 @@
 package fetch
 
-import (
-	"net"
-	"syscall"
-)
+import "syscall"
 
-func setLowat(c net.Conn, n int) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return
-	}
+const lowatWorks = true
+
+// setLowat sets the socket's SO_RCVLOWAT.
+func setLowat(rc syscall.RawConn, n int) {
 	rc.Control(func(fd uintptr) {
 		// A failure leaves the default (wake on any data): only slower.
 		syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT, n)

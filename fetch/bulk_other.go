@@ -2,6 +2,8 @@
 
 package fetch
 
-import "net"
+import "syscall"
 
-func setLowat(net.Conn, int) {}
+const lowatWorks = false
+
+func setLowat(syscall.RawConn, int) {}

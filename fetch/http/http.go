@@ -300,10 +300,13 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
 	storeCookies(f.Config.Jar, jarURL, resp)
+	speaks2 := ht != nil && ht.speaksHTTP2()
+	if !speaks2 && !req.Head {
+		resp.Body = newBulkBody(resp.Body, resp.ContentLength, c.Conn)
+	}
 	if !pooled {
 		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	}
-	speaks2 := ht != nil && ht.speaksHTTP2()
 	var head *wireHead
 	if speaks2 {
 		head, err = rec.head2(resp.StatusCode)
