@@ -2,9 +2,12 @@ package fetch_test
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
 	"net"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 )
@@ -68,5 +71,61 @@ func TestReadToEndSetsLowat(t *testing.T) {
 	n, _ := nc.Read(b)
 	if string(b[:n]) != "short reply, then close" {
 		t.Fatalf("read %q", b[:n])
+	}
+}
+
+// A LowWater's Read with the mark at BulkReadSize, from a server that
+// sends 1000 bytes and waits for them to be read before it sends more:
+// the mark drops after LowWaterWait and the bytes reach the reader (a
+// reader held for the mark would wait for the read deadline). Over TLS
+// there is no LowWater (the end of a reply there is a record of its own).
+func TestLowWaterWaitDrops(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for range 3 {
+			c.Write(make([]byte, 1000))
+			select {
+			case <-got:
+			case <-time.After(time.Minute):
+				return
+			}
+		}
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if tc := tls.Client(nc, &tls.Config{}); fetch.NewLowWater(tc) != nil {
+		t.Errorf("a LowWater over TLS")
+	}
+	lw := fetch.NewLowWater(nc)
+	if lw == nil {
+		t.Fatal("no LowWater for a TCP connection")
+	}
+	nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	buf := make([]byte, fetch.BulkReadSize)
+	for i := range 3 {
+		n, err := lw.Read(nc, buf, fetch.BulkReadSize)
+		if err != nil || n == 0 {
+			t.Fatalf("read %d: %d bytes, %v", i, n, err)
+		}
+		if n < 1000 {
+			// The rest of the 1000, then on.
+			if _, err := io.ReadFull(nc, buf[n:1000]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got <- struct{}{}
 	}
 }

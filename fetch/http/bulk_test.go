@@ -1,0 +1,247 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// hangBound is how long a request that should end at once may take
+// before the test calls it stuck: far over any machine's slowness, far
+// under forever (a reader held by a raised receive mark waits for bytes
+// that never come).
+const hangBound = 30 * time.Second
+
+// getBounded is get under hangBound.
+func getBounded(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resource, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
+	defer cancel()
+	res, body, err := fetchtest.Read(c.Do(ctx, req))
+	if ctx.Err() != nil {
+		t.Fatalf("%s: still not done after %s: %v", req.URL, hangBound, err)
+	}
+	return res, body, err
+}
+
+// Large bodies of known length on a kept-alive connection to nginx (read
+// with the receive low-water mark raised), each followed on the same
+// connection by a tiny reply and a 304 (a head of some 200 bytes, less
+// than any raised mark): every reply is whole and the next request goes
+// out and is answered on the one connection. Sizes just under, at and
+// just over fetch.BulkReadSize, and several times it.
+func TestBulkBodyKeepAliveNginx(t *testing.T) {
+	root := t.TempDir()
+	sizes := []int{fetch.BulkReadSize - 1, fetch.BulkReadSize, fetch.BulkReadSize + 1, 64<<10 + 1, 3*fetch.BulkReadSize + 7, 5 << 20}
+	bodies := map[string][]byte{}
+	for _, n := range sizes {
+		name := fmt.Sprintf("f%d.bin", n)
+		bodies[name] = fetchtest.Pattern(n)
+		if err := os.WriteFile(filepath.Join(root, name), bodies[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "tiny.txt"), []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ng := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	var verbose bytes.Buffer
+	c := &fetch.Client{Verbose: &verbose}
+	defer c.CloseIdleConnections()
+	requests := 0
+	for _, n := range sizes {
+		name := fmt.Sprintf("f%d.bin", n)
+		_, got, err := getBounded(t, c, &fetch.Request{URL: parse(t, ng.URL+"/"+name)})
+		requests++
+		if err != nil || !bytes.Equal(got, bodies[name]) {
+			t.Fatalf("%s: %d bytes, %v", name, len(got), err)
+		}
+		_, got, err = getBounded(t, c, &fetch.Request{URL: parse(t, ng.URL+"/tiny.txt")})
+		requests++
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("tiny.txt after %s: %q, %v", name, got, err)
+		}
+		_, got, err = getBounded(t, c, &fetch.Request{URL: parse(t, ng.URL+"/"+name)})
+		requests++
+		if err != nil || !bytes.Equal(got, bodies[name]) {
+			t.Fatalf("%s again: %d bytes, %v", name, len(got), err)
+		}
+		res, _, err := getBounded(t, c, &fetch.Request{URL: parse(t, ng.URL+"/tiny.txt"), IfNoneMatch: "*"})
+		requests++
+		if err != nil || res.Status != http.StatusNotModified {
+			t.Fatalf("conditional tiny.txt after %s: %v, %v", name, res, err)
+		}
+	}
+	if n := bytes.Count(verbose.Bytes(), []byte("* Re-using the connection")); n != requests-1 {
+		t.Errorf("%d requests, %d on a reused connection, want %d", requests, n, requests-1)
+	}
+}
+
+// -r ranges from nginx on a kept-alive connection: one part (a 206 of
+// that length, read with the mark raised), several parts (multipart, of
+// known length too), a resume (Offset); each followed by a tiny reply on
+// the same connection.
+func TestBulkBodyRangesNginx(t *testing.T) {
+	root := t.TempDir()
+	body := fetchtest.Pattern(2<<20 + 3)
+	if err := os.WriteFile(filepath.Join(root, "r.bin"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "tiny.txt"), []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ng := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	var verbose bytes.Buffer
+	c := &fetch.Client{Verbose: &verbose}
+	defer c.CloseIdleConnections()
+	u := parse(t, ng.URL+"/r.bin")
+	rng := func(s string) *fetch.Range {
+		r, err := fetch.ParseRange(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	requests := 0
+	for _, tc := range []struct {
+		name  string
+		req   fetch.Request
+		check func(res *fetch.Resource, got []byte) bool
+	}{
+		{"one part", fetch.Request{URL: u, Range: rng("100-400000")}, func(res *fetch.Resource, got []byte) bool {
+			return res.Status == 206 && res.Offset == 100 && bytes.Equal(got, body[100:400001])
+		}},
+		{"one part of BulkReadSize+1", fetch.Request{URL: u, Range: rng(fmt.Sprintf("7-%d", 7+fetch.BulkReadSize))}, func(res *fetch.Resource, got []byte) bool {
+			return res.Status == 206 && bytes.Equal(got, body[7:8+fetch.BulkReadSize])
+		}},
+		{"last bytes", fetch.Request{URL: u, Range: rng("-300000")}, func(res *fetch.Resource, got []byte) bool {
+			return res.Status == 206 && bytes.Equal(got, body[len(body)-300000:])
+		}},
+		{"several parts", fetch.Request{URL: u, Range: rng("0-99,300000-900000")}, func(res *fetch.Resource, got []byte) bool {
+			return res.Status == 206 && strings.HasPrefix(res.ContentType, "multipart/byteranges") &&
+				bytes.Contains(got, body[:100]) && bytes.Contains(got, body[300000:900001])
+		}},
+		{"resume", fetch.Request{URL: u, Offset: 1 << 20}, func(res *fetch.Resource, got []byte) bool {
+			return res.Status == 206 && res.Offset == 1<<20 && bytes.Equal(got, body[1<<20:])
+		}},
+	} {
+		res, got, err := getBounded(t, c, &tc.req)
+		requests++
+		if err != nil || !tc.check(res, got) {
+			t.Fatalf("%s: %v (%d bytes), %v", tc.name, res, len(got), err)
+		}
+		_, got, err = getBounded(t, c, &fetch.Request{URL: parse(t, ng.URL+"/tiny.txt")})
+		requests++
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("tiny.txt after %s: %q, %v", tc.name, got, err)
+		}
+	}
+	if n := bytes.Count(verbose.Bytes(), []byte("* Re-using the connection")); n != requests-1 {
+		t.Errorf("%d requests, %d on a reused connection, want %d", requests, n, requests-1)
+	}
+}
+
+// A body cut short by the server, while the reader waits with the mark
+// raised, is a partial transfer (curl's 18), every byte sent kept: the
+// close wakes the reader. Cut anywhere: early, one byte short of
+// BulkReadSize, one byte short of the end.
+func TestBulkBodyCutShort(t *testing.T) {
+	const size = 1 << 20
+	data := fetchtest.Pattern(size)
+	for _, sent := range []int{300 << 10, fetch.BulkReadSize - 1, size - 1} {
+		t.Run(fmt.Sprint(sent), func(t *testing.T) {
+			srv := fetchtest.NewServer(t, func(c net.Conn) {
+				buf := make([]byte, 4096)
+				for n := 0; !bytes.Contains(buf[:n], []byte("\r\n\r\n")); {
+					k, err := c.Read(buf[n:])
+					if err != nil {
+						return
+					}
+					n += k
+				}
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
+				c.Write(data[:sent])
+				time.Sleep(50 * time.Millisecond) // the reader waits on the mark
+				c.Close()
+			})
+			c := &fetch.Client{}
+			defer c.CloseIdleConnections()
+			_, got, err := getBounded(t, c, &fetch.Request{URL: parse(t, "http://"+srv.Addr+"/cut")})
+			if fetch.KindOf(err) != fetch.ErrPartial || fetch.ExitCode(err) != 18 {
+				t.Errorf("error %v (exit %d), want a partial transfer (18)", err, fetch.ExitCode(err))
+			}
+			if !bytes.Equal(got, data[:sent]) {
+				t.Errorf("kept %d bytes, the server sent %d", len(got), sent)
+			}
+		})
+	}
+}
+
+// A server that sends a large body slowly, holding the rest back until
+// the client has read what came: the first bytes reach the reader
+// although far fewer than the raised mark wait (fetch.LowWaterWait), and
+// progress follows the bytes as they come.
+func TestBulkBodySlowServer(t *testing.T) {
+	const size = 1 << 20
+	data := fetchtest.Pattern(size)
+	const pieces = 5
+	const piece = 1000
+	read := make(chan int, pieces)
+	srv := fetchtest.NewServer(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		for n := 0; !bytes.Contains(buf[:n], []byte("\r\n\r\n")); {
+			k, err := c.Read(buf[n:])
+			if err != nil {
+				return
+			}
+			n += k
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
+		for i := range pieces {
+			c.Write(data[i*piece : (i+1)*piece])
+			select {
+			case <-read: // the client has the piece
+			case <-time.After(hangBound):
+				return
+			}
+		}
+		c.Write(data[pieces*piece:])
+	})
+	c := &fetch.Client{}
+	defer c.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
+	defer cancel()
+	res, err := c.Do(ctx, &fetch.Request{URL: parse(t, "http://"+srv.Addr+"/slow")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got []byte
+	buf := make([]byte, 1<<20)
+	for len(got) < pieces*piece {
+		n, err := res.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", len(got), err)
+		}
+		for range len(got)/piece - (len(got)-n)/piece {
+			read <- len(got)
+		}
+	}
+	rest, err := io.ReadAll(res.Body)
+	if err != nil || !bytes.Equal(append(got, rest...), data) {
+		t.Fatalf("%d bytes, %v", len(got)+len(rest), err)
+	}
+}
