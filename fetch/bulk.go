@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -27,21 +28,21 @@ const BulkReadSize = 256 << 10
 // a reader held back until BulkReadSize bytes or the close would never be
 // woken for those few bytes.
 func ReadToEnd(c net.Conn) {
-	if rc := lowatConn(c); rc != nil {
+	if rc, _ := lowatConn(c); rc != nil {
 		setLowat(rc, BulkReadSize)
 	}
 }
 
 // lowatConn is the socket under c's wrappers whose low-water mark a
-// reader of c may raise, or nil: none, TLS (see ReadToEnd), or a system
-// without SO_RCVLOWAT.
-func lowatConn(c net.Conn) syscall.RawConn {
+// reader of c may raise, and c unwrapped, or nil: none, TLS (see
+// ReadToEnd), or a system without SO_RCVLOWAT.
+func lowatConn(c net.Conn) (syscall.RawConn, net.Conn) {
 	if !lowatWorks {
-		return nil
+		return nil, nil
 	}
 	for {
 		if _, ok := c.(*tls.Conn); ok {
-			return nil
+			return nil, nil
 		}
 		u, ok := c.(interface{ NetConn() net.Conn })
 		if !ok {
@@ -51,29 +52,37 @@ func lowatConn(c net.Conn) syscall.RawConn {
 	}
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return rc
+	return rc, c
 }
 
-// LowWaterWait bounds how long a LowWater's Read waits for its mark: past
-// it the mark drops to one byte, and the bytes waiting (or the next to
-// come) wake the reader. A slow server's bytes still arrive steadily,
-// not in lumps of BulkReadSize: the progress meter and the low-speed
-// watch (Client.LowSpeedLimit) see them, at most this late.
+// LowWaterWait bounds how long a LowWater's Read waits for its mark: a
+// Read that has waited that long (twice, at worst) has the mark dropped to
+// one byte, and the bytes waiting (or the next to come) wake it. A slow
+// server's bytes still arrive steadily, not in lumps of BulkReadSize: the
+// progress meter and the low-speed watch (Client.LowSpeedLimit) see them,
+// this late at most.
 const LowWaterWait = 20 * time.Millisecond
+
+// LowWaterBuffer is the receive buffer NewLowWater gives its connection
+// (as the ftp fetcher gives its data connections). Raising the mark of a
+// connection whose buffer the kernel still sizes itself would clamp its
+// receive window to the mark (Linux), and the server would then send in
+// lockstep with our reads: slower than without a mark.
+const LowWaterBuffer = 4 << 20
 
 // A LowWater raises the receive low-water mark of a plain TCP connection
 // that carries replies of known length and may carry more after them (an
 // HTTP/1.1 body on a kept-alive connection), one Read at a time: the
 // caller says how many bytes its reader is sure to get, and the kernel
 // wakes the reader once that many (at most BulkReadSize) are waiting, or
-// the connection ends, or LowWaterWait has passed. A nil *LowWater reads
-// without a mark: TLS (see ReadToEnd), no socket, no SO_RCVLOWAT.
+// the connection ends, or about LowWaterWait has passed. A nil *LowWater
+// reads without a mark: TLS (see ReadToEnd), no socket, no SO_RCVLOWAT.
 //
 // The mark is never left raised: the caller's last Read before the
 // connection is used again (for the next reply's head) asks for 1. A
@@ -82,16 +91,28 @@ type LowWater struct {
 	rc   syscall.RawConn
 	mu   sync.Mutex
 	mark int // as set on the socket: mu held
-	wait *time.Timer
+
+	// The watch runs every LowWaterWait while raised Reads go on (a timer
+	// set for each Read would wake the Go scheduler's poller for each).
+	since    atomic.Int64 // when the Read under way began (UnixNano); 0: none
+	watching atomic.Bool  // watch is set
+	watch    *time.Timer
 }
 
-// NewLowWater is c's LowWater, or nil when its mark cannot be raised.
+// NewLowWater is c's LowWater, or nil when its mark cannot be raised. It
+// sets c's receive buffer to LowWaterBuffer.
 func NewLowWater(c net.Conn) *LowWater {
-	rc := lowatConn(c)
+	rc, nc := lowatConn(c)
 	if rc == nil {
 		return nil
 	}
-	return &LowWater{rc: rc, mark: 1}
+	if b, ok := nc.(interface{ SetReadBuffer(int) error }); ok {
+		b.SetReadBuffer(LowWaterBuffer)
+	}
+	l := &LowWater{rc: rc, mark: 1}
+	l.watch = time.AfterFunc(time.Hour, l.tick)
+	l.watch.Stop()
+	return l
 }
 
 // Read reads r, whose bytes come from the connection (through buffers
@@ -108,20 +129,32 @@ func (l *LowWater) Read(r io.Reader, p []byte, n int) (int, error) {
 	if n == 1 {
 		return r.Read(p)
 	}
-	if l.wait == nil {
-		l.wait = time.AfterFunc(LowWaterWait, l.drop)
-	} else {
-		l.wait.Reset(LowWaterWait)
+	l.since.Store(time.Now().UnixNano())
+	if l.watching.CompareAndSwap(false, true) {
+		l.watch.Reset(LowWaterWait)
 	}
 	k, err := r.Read(p)
-	// A drop already under way only lowers the mark of the next Read.
-	l.wait.Stop()
+	l.since.Store(0)
 	return k, err
 }
 
-// drop is the wait's end: the mark to 1, which wakes a reader if any byte
-// is waiting (Linux checks at once).
-func (l *LowWater) drop() { l.set(1) }
+// tick is the watch: a Read waiting LowWaterWait or more has the mark
+// dropped to 1, which wakes it if any byte is waiting (Linux checks at
+// once). With no Read under way the watch stops; the next raised Read
+// sets it again.
+func (l *LowWater) tick() {
+	s := l.since.Load()
+	if s == 0 {
+		l.watching.Store(false)
+		// A Read that began meanwhile saw the watch set: set it for it.
+		if l.since.Load() == 0 || !l.watching.CompareAndSwap(false, true) {
+			return
+		}
+	} else if time.Since(time.Unix(0, s)) >= LowWaterWait {
+		l.set(1)
+	}
+	l.watch.Reset(LowWaterWait)
+}
 
 func (l *LowWater) set(n int) {
 	l.mu.Lock()

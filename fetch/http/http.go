@@ -14,7 +14,10 @@
 // fetch.Client.CloseIdleConnections) closes them. A request through an HTTP
 // proxy, or from a Fetcher built without New, has a connection of its own,
 // closed with the Body (the request does not ask the server to close; curl
-// does not either).
+// does not either). An HTTP/1.1 body of known length over plain TCP is read
+// with the kernel gathering up to fetch.BulkReadSize bytes before it wakes
+// the reader (fetch.LowWater; never more than the bytes still due, and
+// back to one byte before the connection carries anything else).
 //
 // Request headers: User-Agent, "Accept: */*", Authorization when the
 // Request carries credentials (Basic; "Bearer TOKEN" with Request.Bearer;
