@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
 // TestReadToEndSetsLowat checks that ReadToEnd reaches the socket under the
@@ -80,18 +81,8 @@ func TestReadToEndSetsLowat(t *testing.T) {
 // reader held for the mark would wait for the read deadline). Over TLS
 // there is no LowWater (the end of a reply there is a record of its own).
 func TestLowWaterWaitDrops(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	got := make(chan struct{})
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	srv := fetchtest.NewServer(t, func(c net.Conn) {
 		for range 3 {
 			c.Write(make([]byte, 1000))
 			select {
@@ -100,8 +91,8 @@ func TestLowWaterWaitDrops(t *testing.T) {
 				return
 			}
 		}
-	}()
-	nc, err := net.Dial("tcp", ln.Addr().String())
+	})
+	nc, err := net.Dial("tcp", srv.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}

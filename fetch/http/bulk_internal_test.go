@@ -4,6 +4,7 @@ package http
 
 import (
 	"bufio"
+	"crypto/tls"
 	"io"
 	"net"
 	"strconv"
@@ -46,24 +47,14 @@ func TestBulkBodyMarkBelowDue(t *testing.T) {
 	for _, size := range []int{bulkMin + 1, fetch.BulkReadSize - 1, fetch.BulkReadSize, fetch.BulkReadSize + 1, 3*fetch.BulkReadSize + 7, 4 << 20} {
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
 			data := fetchtest.Pattern(head + size)
-			ln, err := net.Listen("tcp4", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
 			sent := make(chan struct{})
-			go func() {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
+			srv := fetchtest.NewServer(t, func(c net.Conn) {
 				c.Write(data)
 				<-sent // the client has read the body
 				c.Write(next)
 				io.Copy(io.Discard, c)
-			}()
-			nc, err := net.Dial("tcp4", ln.Addr().String())
+			})
+			nc, err := net.Dial("tcp4", srv.Addr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,22 +113,7 @@ func TestBulkBodyNotRaised(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		if c, err := ln.Accept(); err == nil {
-			defer c.Close()
-			io.Copy(io.Discard, c)
-		}
-	}()
-	nc, err := net.Dial("tcp4", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc, _ := fetchtest.Sink(t)
 	body := io.NopCloser(nil)
 	for _, tc := range []struct {
 		name string
@@ -147,6 +123,7 @@ func TestBulkBodyNotRaised(t *testing.T) {
 		{"small", bulkMin, nc},
 		{"unknown length", -1, nc},
 		{"no socket", 1 << 20, a},
+		{"TLS", 1 << 20, tls.Client(nc, &tls.Config{})},
 	} {
 		if got := newBulkBody(body, tc.size, tc.c); got != body {
 			t.Errorf("%s: read through %T", tc.name, got)

@@ -36,6 +36,29 @@ func getBounded(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resou
 	return res, body, err
 }
 
+// bulkNginx serves files and "tiny.txt" ("ok") from nginx, and gives a
+// Client, and the check that n requests went out on one connection.
+func bulkNginx(t *testing.T, files map[string][]byte) (ng *testserver.NginxServer, c *fetch.Client, oneConn func(n int)) {
+	t.Helper()
+	root := t.TempDir()
+	files["tiny.txt"] = []byte("ok")
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(root, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ng = testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	var verbose bytes.Buffer
+	c = &fetch.Client{Verbose: &verbose}
+	t.Cleanup(c.CloseIdleConnections)
+	return ng, c, func(n int) {
+		t.Helper()
+		if reused := bytes.Count(verbose.Bytes(), []byte("* Re-using the connection")); reused != n-1 {
+			t.Errorf("%d requests, %d on a reused connection, want %d", n, reused, n-1)
+		}
+	}
+}
+
 // Large bodies of known length on a kept-alive connection to nginx (read
 // with the receive low-water mark raised), each followed on the same
 // connection by a tiny reply and a 304 (a head of some 200 bytes, less
@@ -43,23 +66,12 @@ func getBounded(t *testing.T, c *fetch.Client, req *fetch.Request) (*fetch.Resou
 // out and is answered on the one connection. Sizes just under, at and
 // just over fetch.BulkReadSize, and several times it.
 func TestBulkBodyKeepAliveNginx(t *testing.T) {
-	root := t.TempDir()
 	sizes := []int{fetch.BulkReadSize - 1, fetch.BulkReadSize, fetch.BulkReadSize + 1, 64<<10 + 1, 3*fetch.BulkReadSize + 7, 5 << 20}
 	bodies := map[string][]byte{}
 	for _, n := range sizes {
-		name := fmt.Sprintf("f%d.bin", n)
-		bodies[name] = fetchtest.Pattern(n)
-		if err := os.WriteFile(filepath.Join(root, name), bodies[name], 0o644); err != nil {
-			t.Fatal(err)
-		}
+		bodies[fmt.Sprintf("f%d.bin", n)] = fetchtest.Pattern(n)
 	}
-	if err := os.WriteFile(filepath.Join(root, "tiny.txt"), []byte("ok"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ng := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
-	var verbose bytes.Buffer
-	c := &fetch.Client{Verbose: &verbose}
-	defer c.CloseIdleConnections()
+	ng, c, oneConn := bulkNginx(t, bodies)
 	requests := 0
 	for _, n := range sizes {
 		name := fmt.Sprintf("f%d.bin", n)
@@ -84,9 +96,7 @@ func TestBulkBodyKeepAliveNginx(t *testing.T) {
 			t.Fatalf("conditional tiny.txt after %s: %v, %v", name, res, err)
 		}
 	}
-	if n := bytes.Count(verbose.Bytes(), []byte("* Re-using the connection")); n != requests-1 {
-		t.Errorf("%d requests, %d on a reused connection, want %d", requests, n, requests-1)
-	}
+	oneConn(requests)
 }
 
 // -r ranges from nginx on a kept-alive connection: one part (a 206 of
@@ -94,18 +104,8 @@ func TestBulkBodyKeepAliveNginx(t *testing.T) {
 // known length too), a resume (Offset); each followed by a tiny reply on
 // the same connection.
 func TestBulkBodyRangesNginx(t *testing.T) {
-	root := t.TempDir()
 	body := fetchtest.Pattern(2<<20 + 3)
-	if err := os.WriteFile(filepath.Join(root, "r.bin"), body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "tiny.txt"), []byte("ok"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ng := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
-	var verbose bytes.Buffer
-	c := &fetch.Client{Verbose: &verbose}
-	defer c.CloseIdleConnections()
+	ng, c, oneConn := bulkNginx(t, map[string][]byte{"r.bin": body})
 	u := parse(t, ng.URL+"/r.bin")
 	rng := func(s string) *fetch.Range {
 		r, err := fetch.ParseRange(s)
@@ -148,9 +148,7 @@ func TestBulkBodyRangesNginx(t *testing.T) {
 			t.Fatalf("tiny.txt after %s: %q, %v", tc.name, got, err)
 		}
 	}
-	if n := bytes.Count(verbose.Bytes(), []byte("* Re-using the connection")); n != requests-1 {
-		t.Errorf("%d requests, %d on a reused connection, want %d", requests, n, requests-1)
-	}
+	oneConn(requests)
 }
 
 // A body cut short by the server, while the reader waits with the mark
@@ -162,20 +160,8 @@ func TestBulkBodyCutShort(t *testing.T) {
 	data := fetchtest.Pattern(size)
 	for _, sent := range []int{300 << 10, fetch.BulkReadSize - 1, size - 1} {
 		t.Run(fmt.Sprint(sent), func(t *testing.T) {
-			srv := fetchtest.NewServer(t, func(c net.Conn) {
-				buf := make([]byte, 4096)
-				for n := 0; !bytes.Contains(buf[:n], []byte("\r\n\r\n")); {
-					k, err := c.Read(buf[n:])
-					if err != nil {
-						return
-					}
-					n += k
-				}
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
-				c.Write(data[:sent])
-				time.Sleep(50 * time.Millisecond) // the reader waits on the mark
-				c.Close()
-			})
+			head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
+			srv := fetchtest.CloseEarly(t, "\r\n\r\n", append([]byte(head), data[:sent]...))
 			c := &fetch.Client{}
 			defer c.CloseIdleConnections()
 			_, got, err := getBounded(t, c, &fetch.Request{URL: parse(t, "http://"+srv.Addr+"/cut")})
