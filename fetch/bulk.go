@@ -94,7 +94,8 @@ type LowWater struct {
 
 	// The watch runs every LowWaterWait while raised Reads go on (a timer
 	// set for each Read would wake the Go scheduler's poller for each).
-	since    atomic.Int64 // when the Read under way began (UnixNano); 0: none
+	born     time.Time    // the clock since reads from
+	since    atomic.Int64 // when the Read under way began, from born (+1); 0: none
 	watching atomic.Bool  // watch is set
 	watch    *time.Timer
 }
@@ -109,7 +110,7 @@ func NewLowWater(c net.Conn) *LowWater {
 	if b, ok := nc.(interface{ SetReadBuffer(int) error }); ok {
 		b.SetReadBuffer(LowWaterBuffer)
 	}
-	l := &LowWater{rc: rc, mark: 1}
+	l := &LowWater{rc: rc, mark: 1, born: time.Now()}
 	l.watch = time.AfterFunc(time.Hour, l.tick)
 	l.watch.Stop()
 	return l
@@ -129,7 +130,7 @@ func (l *LowWater) Read(r io.Reader, p []byte, n int) (int, error) {
 	if n == 1 {
 		return r.Read(p)
 	}
-	l.since.Store(time.Now().UnixNano())
+	l.since.Store(int64(time.Since(l.born)) + 1)
 	if l.watching.CompareAndSwap(false, true) {
 		l.watch.Reset(LowWaterWait)
 	}
@@ -150,7 +151,7 @@ func (l *LowWater) tick() {
 		if l.since.Load() == 0 || !l.watching.CompareAndSwap(false, true) {
 			return
 		}
-	} else if time.Since(time.Unix(0, s)) >= LowWaterWait {
+	} else if time.Duration(int64(time.Since(l.born))+1-s) >= LowWaterWait {
 		l.set(1)
 	}
 	l.watch.Reset(LowWaterWait)
