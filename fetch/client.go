@@ -190,6 +190,10 @@ type Client struct {
 	// fetcher's default), so that a program running N requests at once
 	// (urlget -Z) keeps N rather than dialling again.
 	IdlePerHost int
+	// MaxPerHost is the fetchers' Config.MaxPerHost: at most this many
+	// connections to one host at once (0: no bound), for a program that
+	// promises a number of connections (the mirror's Parallel).
+	MaxPerHost int
 
 	Options Options // passed to fetchers in Request.Options
 
@@ -626,7 +630,7 @@ func CheckURL(u *urlparse.URL) error {
 // Config is the configuration the Client builds its Fetchers from: a
 // Dialer with the connect timeout and the SOCKS proxy socks (nil: none),
 // TLS (Insecure applied), and its UserAgent, Jar, Verbose, Warnings,
-// Terminal, Compressed, MaxDecompressed and IdlePerHost.
+// Terminal, Compressed, MaxDecompressed, IdlePerHost and MaxPerHost.
 func (c *Client) config(socks *urlparse.URL) Config {
 	return Config{
 		Dialer:          c.newDialer(socks),
@@ -641,6 +645,7 @@ func (c *Client) config(socks *urlparse.URL) Config {
 		Terminal:        c.Terminal,
 		Replies:         c.Replies,
 		IdlePerHost:     c.IdlePerHost,
+		MaxPerHost:      c.MaxPerHost,
 	}
 }
 

@@ -68,6 +68,12 @@ type Config struct {
 	// each finished request's connection serves the next one (0: the
 	// fetcher's default).
 	IdlePerHost int
+	// MaxPerHost, when more than 0, bounds the connections to one host a
+	// fetcher that keeps them (http) has at once, those being dialled
+	// included: a request beyond waits for one to be free rather than
+	// dialling another while a finished one is on its way back to the
+	// pool.
+	MaxPerHost int
 
 	// Terminal, when set, is the user's terminal, lent to the interactive
 	// sessions (Caps Session) the fetcher opens; without one a session runs

@@ -107,6 +107,10 @@ func newPolicy(opt Options, u *urlparse.URL) (*engine, error) {
 	if e.perHost <= 0 || e.perHost > e.parallel {
 		e.perHost = e.parallel
 	}
+	// Parallel is the connections in all: net/http would otherwise dial
+	// one more when a worker asks again before its last reply's
+	// connection is back in the pool.
+	client.MaxPerHost = e.perHost
 	// A refused connection is retried: a server that turns a mirror away
 	// for a moment must not cost it the file.
 	e.retry = fetch.RetryPolicy{Retries: opt.Retries, Delay: opt.RetryWait, MaxDelay: maxRetryWait, Jitter: 0.2, Refused: true}

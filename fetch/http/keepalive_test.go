@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
@@ -193,6 +194,44 @@ func TestIdlePerHost(t *testing.T) {
 				t.Errorf("IdlePerHost %d: 2 rounds of %d requests at once on %d connections", tc.idle, n, a)
 			}
 		})
+	}
+}
+
+// Client.MaxPerHost bounds the connections to a host: n requests at once
+// with MaxPerHost 3 reach the server 3 at a time, on 3 connections, the
+// others waiting for one to be free; all of them succeed.
+func TestMaxPerHost(t *testing.T) {
+	const n, most = 9, 3
+	var mu sync.Mutex
+	at, peak := 0, 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at++
+		peak = max(peak, at)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond) // long enough for the others to pile up
+		mu.Lock()
+		at--
+		mu.Unlock()
+		io.WriteString(w, "ok")
+	}))
+	l, accepts := fetchtest.CountingListener(srv.Listener)
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+	c := &fetch.Client{MaxPerHost: most}
+	defer c.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if _, body, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/")}); err != nil || string(body) != "ok" {
+				t.Errorf("%q, %v", body, err)
+			}
+		})
+	}
+	wg.Wait()
+	if a := accepts(); a > most || peak > most {
+		t.Errorf("MaxPerHost %d: %d requests on %d connections, %d at the server at once", most, n, a, peak)
 	}
 }
 

@@ -40,6 +40,7 @@ func newPool(cfg *fetch.Config) *pool {
 	p.tr.MaxIdleConns = max(maxIdle, cfg.IdlePerHost)
 	p.tr.MaxIdleConnsPerHost = max(maxIdlePerHost, cfg.IdlePerHost)
 	p.tr.IdleConnTimeout = idleTimeout
+	p.tr.MaxConnsPerHost = cfg.MaxPerHost
 	return p
 }
 
