@@ -27,10 +27,18 @@ const BulkReadSize = 256 << 10
 // comes back (stunnel and socat in front of an inetd-style server do), and
 // a reader held back until BulkReadSize bytes or the close would never be
 // woken for those few bytes.
-func ReadToEnd(c net.Conn) {
-	if rc, _ := lowatConn(c); rc != nil {
-		setLowat(rc, BulkReadSize)
+//
+// It returns c's LowWater (nil where it does nothing), with the mark
+// raised and the receive buffer set (NewLowWater). Read c through its
+// Read with BulkReadSize: a slow server's bytes then still come as they
+// arrive (LowWaterWait), not once BulkReadSize of them have gathered. The
+// mark stays raised between Reads, for a copy that splices from c.
+func ReadToEnd(c net.Conn) *LowWater {
+	l := NewLowWater(c)
+	if l != nil {
+		l.set(BulkReadSize)
 	}
+	return l
 }
 
 // lowatConn is the socket under c's wrappers whose low-water mark a

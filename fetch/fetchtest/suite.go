@@ -82,8 +82,12 @@ type Suite struct {
 	// StallBody is a URL on a server that sends the start of a reply and
 	// then nothing (Stall with a reply): Open must succeed, and cancelling
 	// the context while a Read is blocked must make it return ErrAborted
-	// promptly.
-	StallBody string
+	// promptly. StallBodyBytes, when more than 0, is how many bytes of
+	// body the server sends before it stalls: they must be read before
+	// the cancel (a reader is never held back for bytes that are not
+	// coming, however it tunes the connection).
+	StallBody      string
+	StallBodyBytes int
 	// Early is a URL on a server that closes the connection before the
 	// whole body is sent (see CloseEarly): reading must fail with
 	// ErrPartial, never end with io.EOF.
@@ -511,14 +515,20 @@ func (s *Suite) testStallBody(t *testing.T) {
 	}
 	defer res.Body.Close()
 	done := make(chan error, 1)
+	var got atomic.Int64
 	go func() {
-		_, err := io.Copy(io.Discard, res.Body)
+		_, err := io.Copy(countWriter{&got}, res.Body)
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		t.Fatalf("the body of a stalled reply ended before the cancel: %v", err)
 	case <-time.After(200 * time.Millisecond):
+	}
+	for end := time.Now().Add(slack); got.Load() < int64(s.StallBodyBytes); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d bytes of the %d a stalled server sent were read after %v", got.Load(), s.StallBodyBytes, slack)
+		}
 	}
 	cancel()
 	select {
@@ -604,4 +614,12 @@ func parse(s string) (*urlparse.URL, error) {
 		return nil, err
 	}
 	return &u, nil
+}
+
+// countWriter counts what is written to it, and discards it.
+type countWriter struct{ n *atomic.Int64 }
+
+func (w countWriter) Write(p []byte) (int, error) {
+	w.n.Add(int64(len(p)))
+	return len(p), nil
 }

@@ -22,17 +22,18 @@ func TestConformance(t *testing.T) {
 	f := &ftp.Fetcher{}
 	t.Cleanup(f.CloseIdle)
 	fetchtest.Run(t, fetchtest.Suite{
-		Client:      client(f, nil),
-		Known:       "ftp://" + s.Addr + "/pub/binary.bin",
-		KnownBody:   binary,
-		Missing:     "ftp://" + s.Addr + "/pub/nothere.bin",
-		MissingKind: fetch.ErrNotFound,
-		Dir:         "ftp://" + s.Addr + "/pub/",
-		DirNames:    []string{"binary.bin", "hello.txt", "a", "empty", "link-to-hello"},
-		Stall:       "ftp://" + fetchtest.Stall(t, "", nil).Addr + "/pub/binary.bin",
-		StallBody:   "ftp://" + stallBody.Addr + "/pub/binary.bin",
-		Early:       "ftp://" + early.Addr + "/pub/binary.bin",
-		Inject:      "ftp://" + s.Addr + "/pub/x%0D%0ADELE%20binary.bin",
-		Received:    s.Received,
+		Client:         client(f, nil),
+		Known:          "ftp://" + s.Addr + "/pub/binary.bin",
+		KnownBody:      binary,
+		Missing:        "ftp://" + s.Addr + "/pub/nothere.bin",
+		MissingKind:    fetch.ErrNotFound,
+		Dir:            "ftp://" + s.Addr + "/pub/",
+		DirNames:       []string{"binary.bin", "hello.txt", "a", "empty", "link-to-hello"},
+		Stall:          "ftp://" + fetchtest.Stall(t, "", nil).Addr + "/pub/binary.bin",
+		StallBody:      "ftp://" + stallBody.Addr + "/pub/binary.bin",
+		StallBodyBytes: 1000,
+		Early:          "ftp://" + early.Addr + "/pub/binary.bin",
+		Inject:         "ftp://" + s.Addr + "/pub/x%0D%0ADELE%20binary.bin",
+		Received:       s.Received,
 	})
 }

@@ -34,8 +34,9 @@ import (
 type Transfer struct {
 	c       *Conn
 	ctx     context.Context
-	data    net.Conn  // nil until an active connection is accepted, or when none came
-	ln      *dataConn // active mode: listening until Start accepts
+	data    net.Conn        // nil until an active connection is accepted, or when none came
+	bulk    *fetch.LowWater // data read to its end: tune (nil: plain reads)
+	ln      *dataConn       // active mode: listening until Start accepts
 	cancel  context.CancelFunc
 	verb    string
 	arg     string
@@ -149,9 +150,9 @@ func (t *Transfer) tune() {
 		return
 	}
 	if tc, ok := netConn(t.data).(*net.TCPConn); ok {
-		tc.SetReadBuffer(4 << 20)
+		tc.SetReadBuffer(4 << 20) // TLS too, where ReadToEnd does nothing
 	}
-	fetch.ReadToEnd(t.data)
+	t.bulk = fetch.ReadToEnd(t.data)
 	if cw, ok := t.data.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
@@ -236,7 +237,7 @@ func (t *Transfer) Read(p []byte) (int, error) {
 	if t.c.timeout > 0 {
 		t.data.SetReadDeadline(time.Now().Add(t.c.timeout))
 	}
-	n, err := t.data.Read(p)
+	n, err := t.bulk.Read(t.data, p, fetch.BulkReadSize)
 	if err != nil && err != io.EOF {
 		return n, dataError(t.ctx, t.what, err)
 	}

@@ -892,3 +892,51 @@ func (r *runtimeStats) read() {
 	runtime.ReadMemStats(&m)
 	r.total, r.heap = m.TotalAlloc, m.HeapInuse
 }
+
+// An item read to its end (type 9) from a slow server: each piece the
+// server sends reaches the reader while the server waits for it to be
+// read, rather than the reader waiting for fetch.BulkReadSize bytes to
+// gather (the raised low-water mark of fetch.ReadToEnd, dropped by its
+// watch). Without the watch the first Read waits for the close, and the
+// server gives up after a bound long enough never to be reached when it
+// works.
+func TestSlowItemComesAsItArrives(t *testing.T) {
+	const pieces, piece = 5, 1000
+	const bound = 30 * time.Second
+	data := fetchtest.Pattern(pieces * piece)
+	read := make(chan struct{}, pieces)
+	srv := fetchtest.NewServer(t, func(c net.Conn) {
+		buf := make([]byte, 512)
+		if _, err := c.Read(buf); err != nil { // the selector line
+			return
+		}
+		for i := range pieces {
+			c.Write(data[i*piece : (i+1)*piece])
+			select {
+			case <-read: // the client has this piece
+			case <-time.After(bound):
+				return
+			}
+		}
+	})
+	res, err := client(nil).Open(ctxT(t, 2*bound), "gopher://"+srv.Addr+"/9/slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got []byte
+	buf := make([]byte, 64<<10)
+	for len(got) < pieces*piece {
+		n, err := res.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		for range len(got)/piece - (len(got)-n)/piece {
+			read <- struct{}{}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatalf("got %d bytes of %d before the server closed", len(got), len(data))
+	}
+}

@@ -536,6 +536,7 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 		return nil, err
 	}
 	var r io.Reader = c.br
+	var bulk *fetch.LowWater
 	switch {
 	case isMenuType(p.typ):
 		r = newDotReader(c.br, dotEnd, false, "menu")
@@ -547,9 +548,9 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 		r = fetch.TextReader(newDotReader(c.br, p.text, p.text == dotStrict, "text"), req.Options)
 	default:
 		// Any other item is read until the server closes the connection.
-		fetch.ReadToEnd(c.nc)
+		bulk = fetch.ReadToEnd(c.nc)
 	}
-	res.Body = &body{r: r, c: c}
+	res.Body = &body{r: r, c: c, bulk: bulk}
 	return res, nil
 }
 

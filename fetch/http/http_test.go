@@ -31,6 +31,7 @@ func failureServers(t *testing.T, s *fetchtest.Suite) {
 	s.Stall = "http://" + fetchtest.Stall(t, "\r\n\r\n", nil).Addr + "/stall"
 	s.StallBody = "http://" + fetchtest.Stall(t, "\r\n\r\n",
 		[]byte("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\nthe start of it")).Addr + "/stall-body"
+	s.StallBodyBytes = len("the start of it")
 	s.Early = "http://" + fetchtest.CloseEarly(t, "\r\n\r\n",
 		[]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly this much")).Addr + "/early"
 }
@@ -110,17 +111,18 @@ func tlsSuite(t *testing.T, h2 bool, opts fetch.Options) fetchtest.Suite {
 	t.Cleanup(srv.Close)
 	c := &fetch.Client{TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig, Options: opts}
 	return fetchtest.Suite{
-		Client:      c,
-		Known:       srv.URL + "/known.bin",
-		KnownBody:   body,
-		Missing:     srv.URL + "/nope",
-		MissingKind: fetch.ErrHTTP,
-		Stall:       srv.URL + "/stall",
-		StallBody:   srv.URL + "/stall-body",
-		Early:       srv.URL + "/early",
-		Inject:      "https://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
-		Received:    count,
-		Cannot:      map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
+		Client:         c,
+		Known:          srv.URL + "/known.bin",
+		KnownBody:      body,
+		Missing:        srv.URL + "/nope",
+		MissingKind:    fetch.ErrHTTP,
+		Stall:          srv.URL + "/stall",
+		StallBody:      srv.URL + "/stall-body",
+		StallBodyBytes: len("the start of it"),
+		Early:          srv.URL + "/early",
+		Inject:         "https://evil%0D%0AX-Injected:%201@" + srv.Listener.Addr().String() + "/known.bin",
+		Received:       count,
+		Cannot:         map[fetchtest.Case]string{fetchtest.CaseDir: "HTTP has no listing format (an index page is a document)"},
 	}
 }
 
