@@ -2,6 +2,7 @@ package fetchtest
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"net"
 	"sync"
@@ -230,4 +231,53 @@ func Sink(t testing.TB) (net.Conn, <-chan []byte) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c, got
+}
+
+// Paced is a slow server's body for a test that a reader gets bytes as
+// they come: Send writes data Piece bytes at a time, each only once the
+// reader (Read) has the one before, so that a reader held back until more
+// bytes gather than were sent never gets them.
+type Paced struct {
+	Data  []byte
+	Piece int
+	Bound time.Duration // how long Send waits for a piece to be read (0: 30 s)
+	read  chan struct{}
+}
+
+// NewPaced is a Paced sending n pieces of piece bytes from data.
+func NewPaced(data []byte, n, piece int) *Paced {
+	return &Paced{Data: data[:n*piece], Piece: piece, read: make(chan struct{}, n)}
+}
+
+// Send writes the pieces to c, each once the one before has been read; it
+// reports false when a piece was not read within Bound.
+func (p *Paced) Send(c net.Conn) bool {
+	bound := cmp.Or(p.Bound, 30*time.Second)
+	for i := 0; i < len(p.Data); i += p.Piece {
+		c.Write(p.Data[i : i+p.Piece])
+		select {
+		case <-p.read: // the reader has this piece
+		case <-time.After(bound):
+			return false
+		}
+	}
+	return true
+}
+
+// Read reads r until it has every piece (or fails), telling Send as each
+// piece arrives, and returns what it read.
+func (p *Paced) Read(r io.Reader) ([]byte, error) {
+	var got []byte
+	buf := make([]byte, 1<<20)
+	for len(got) < len(p.Data) {
+		n, err := r.Read(buf)
+		got = append(got, buf[:n]...)
+		for range len(got)/p.Piece - (len(got)-n)/p.Piece {
+			p.read <- struct{}{}
+		}
+		if err != nil {
+			return got, err
+		}
+	}
+	return got, nil
 }

@@ -901,42 +901,20 @@ func (r *runtimeStats) read() {
 // server gives up after a bound long enough never to be reached when it
 // works.
 func TestSlowItemComesAsItArrives(t *testing.T) {
-	const pieces, piece = 5, 1000
-	const bound = 30 * time.Second
-	data := fetchtest.Pattern(pieces * piece)
-	read := make(chan struct{}, pieces)
+	data := fetchtest.Pattern(5 * 1000)
+	paced := fetchtest.NewPaced(data, 5, 1000)
 	srv := fetchtest.NewServer(t, func(c net.Conn) {
 		buf := make([]byte, 512)
-		if _, err := c.Read(buf); err != nil { // the selector line
-			return
-		}
-		for i := range pieces {
-			c.Write(data[i*piece : (i+1)*piece])
-			select {
-			case <-read: // the client has this piece
-			case <-time.After(bound):
-				return
-			}
+		if _, err := c.Read(buf); err == nil { // the selector line
+			paced.Send(c)
 		}
 	})
-	res, err := client(nil).Open(ctxT(t, 2*bound), "gopher://"+srv.Addr+"/9/slow")
+	res, err := client(nil).Open(ctxT(t, time.Minute), "gopher://"+srv.Addr+"/9/slow")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var got []byte
-	buf := make([]byte, 64<<10)
-	for len(got) < pieces*piece {
-		n, err := res.Body.Read(buf)
-		got = append(got, buf[:n]...)
-		for range len(got)/piece - (len(got)-n)/piece {
-			read <- struct{}{}
-		}
-		if err != nil {
-			break
-		}
-	}
-	if !bytes.Equal(got, data) {
-		t.Fatalf("got %d bytes of %d before the server closed", len(got), len(data))
+	if got, err := paced.Read(res.Body); !bytes.Equal(got, data) {
+		t.Fatalf("got %d bytes of %d before the server closed: %v", len(got), len(data), err)
 	}
 }

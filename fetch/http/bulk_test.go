@@ -182,9 +182,8 @@ func TestBulkBodyCutShort(t *testing.T) {
 func TestBulkBodySlowServer(t *testing.T) {
 	const size = 1 << 20
 	data := fetchtest.Pattern(size)
-	const pieces = 5
-	const piece = 1000
-	read := make(chan int, pieces)
+	paced := fetchtest.NewPaced(data, 5, 1000)
+	paced.Bound = hangBound
 	srv := fetchtest.NewServer(t, func(c net.Conn) {
 		buf := make([]byte, 4096)
 		for n := 0; !bytes.Contains(buf[:n], []byte("\r\n\r\n")); {
@@ -195,15 +194,9 @@ func TestBulkBodySlowServer(t *testing.T) {
 			n += k
 		}
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
-		for i := range pieces {
-			c.Write(data[i*piece : (i+1)*piece])
-			select {
-			case <-read: // the client has the piece
-			case <-time.After(hangBound):
-				return
-			}
+		if paced.Send(c) {
+			c.Write(data[len(paced.Data):])
 		}
-		c.Write(data[pieces*piece:])
 	})
 	c := &fetch.Client{}
 	defer c.CloseIdleConnections()
@@ -214,17 +207,9 @@ func TestBulkBodySlowServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var got []byte
-	buf := make([]byte, 1<<20)
-	for len(got) < pieces*piece {
-		n, err := res.Body.Read(buf)
-		got = append(got, buf[:n]...)
-		if err != nil {
-			t.Fatalf("after %d bytes: %v", len(got), err)
-		}
-		for range len(got)/piece - (len(got)-n)/piece {
-			read <- len(got)
-		}
+	got, err := paced.Read(res.Body)
+	if err != nil {
+		t.Fatalf("after %d bytes: %v", len(got), err)
 	}
 	rest, err := io.ReadAll(res.Body)
 	if err != nil || !bytes.Equal(append(got, rest...), data) {
