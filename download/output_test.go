@@ -3,12 +3,14 @@ package download
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // the schemes' file names (wais)
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/urlparse"
 )
 
 func TestRemoteNameHostile(t *testing.T) {
@@ -90,3 +92,34 @@ func TestFileWriteErrorKeepsOriginal(t *testing.T) {
 
 // readFile is the file's contents (fetchtest.ReadFile).
 var readFile = fetchtest.ReadFile
+
+// An upload's method and Expect header go into the attempt's own options:
+// the answers a request carries (shared by every attempt) are not written
+// to, and a second attempt has one Expect header, not two.
+func TestShapeRequestLeavesAnswersAlone(t *testing.T) {
+	up := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(up, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := &Downloader{Client: &fetch.Client{}, Body: Body{Upload: up}}
+	answers := fetch.Options{"answer": "yes"}
+	u, err := urlparse.Parse("http://127.0.0.1/dir/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attempt := range 2 {
+		req := &fetch.Request{URL: &u, Options: answers}
+		if err := d.shapeRequest(req); err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := req.Body.(io.Closer); ok {
+			c.Close()
+		}
+		if req.Options[fetch.OptMethod] != "PUT" || len(req.Options.Strings(fetch.OptBodyHeader)) != 1 || req.Options["answer"] != "yes" {
+			t.Errorf("attempt %d: options %q, want PUT, one Expect header and the answer", attempt, req.Options)
+		}
+	}
+	if len(answers) != 1 {
+		t.Errorf("the answers were written to: %q", answers)
+	}
+}

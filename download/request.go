@@ -91,6 +91,8 @@ func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
 func (d *Downloader) shapeRequest(req *fetch.Request) error {
 	u := req.URL
 	b := &d.Body
+	// The request's options as this attempt makes them: req.Options may
+	// be answers shared by every attempt, never written to.
 	opts := fetch.Options{}
 	for k, v := range req.Options {
 		opts[k] = v
@@ -107,7 +109,7 @@ func (d *Downloader) shapeRequest(req *fetch.Request) error {
 		return nil // DataWarning
 	}
 	if !isHTTP(u.Scheme) {
-		return d.uploadBody(req)
+		return d.uploadBody(req, opts)
 	}
 	switch {
 	case b.HasData && b.Get:
@@ -116,7 +118,7 @@ func (d *Downloader) shapeRequest(req *fetch.Request) error {
 			return err
 		}
 		req.URL = nu
-		return d.uploadBody(req)
+		return d.uploadBody(req, opts)
 	case b.HasData:
 		if b.JSON {
 			fetch.SetJSONData(req, opts, b.Data)
@@ -139,7 +141,7 @@ func (d *Downloader) shapeRequest(req *fetch.Request) error {
 		fetch.AddBodyHeaders(opts, b.Form.ContentType(), req.BodySize)
 		return nil
 	}
-	return d.uploadBody(req)
+	return d.uploadBody(req, opts)
 }
 
 // sending is Sending, when set.
@@ -164,8 +166,9 @@ func (d *Downloader) openForm() (io.Reader, int64, error) {
 
 // uploadBody attaches the Upload to a request: http and https get a PUT
 // (unless the Client's options give a method), a mail the text after its
-// URL's body=.
-func (d *Downloader) uploadBody(req *fetch.Request) error {
+// URL's body=. The method and the Expect header go into opts, the
+// request's options as shapeRequest is making them.
+func (d *Downloader) uploadBody(req *fetch.Request, opts fetch.Options) error {
 	name := d.Body.Upload
 	if name == "" || fetch.HasCaps(req.URL.Scheme, fetch.Session) {
 		return nil // a session's input is stdin
@@ -182,13 +185,10 @@ func (d *Downloader) uploadBody(req *fetch.Request) error {
 		}
 	}
 	if isHTTP(req.URL.Scheme) {
-		if req.Options == nil {
-			req.Options = fetch.Options{}
+		if !opts.Has(fetch.OptMethod) && !d.Client.Options.Has(fetch.OptMethod) {
+			opts[fetch.OptMethod] = "PUT"
 		}
-		if !req.Options.Has(fetch.OptMethod) && !d.Client.Options.Has(fetch.OptMethod) {
-			req.Options[fetch.OptMethod] = "PUT"
-		}
-		fetch.AddBodyHeader(req.Options, "Expect", "100-continue")
+		fetch.AddBodyHeader(opts, "Expect", "100-continue")
 	}
 	return nil
 }
