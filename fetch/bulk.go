@@ -48,17 +48,10 @@ func lowatConn(c net.Conn) (syscall.RawConn, net.Conn) {
 	if !lowatWorks {
 		return nil, nil
 	}
-	for {
-		if _, ok := c.(*tls.Conn); ok {
-			return nil, nil
-		}
-		u, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		c = u.NetConn()
+	if _, tls := ConnLayer[*tls.Conn](c); tls {
+		return nil, nil
 	}
-	sc, ok := c.(syscall.Conn)
+	sc, ok := ConnLayer[syscall.Conn](c)
 	if !ok {
 		return nil, nil
 	}
@@ -66,7 +59,7 @@ func lowatConn(c net.Conn) (syscall.RawConn, net.Conn) {
 	if err != nil {
 		return nil, nil
 	}
-	return rc, c
+	return rc, sc.(net.Conn)
 }
 
 // LowWaterWait bounds how long a LowWater's Read waits for its mark: a

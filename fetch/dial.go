@@ -320,9 +320,27 @@ func (c *ctxConn) Close() error {
 	return c.Conn.Close()
 }
 
-// NetConn returns the underlying connection.
 // NetConn is the connection underneath (as tls.Conn.NetConn).
 func (c *ctxConn) NetConn() net.Conn { return c.Conn }
+
+// ConnLayer is the first of c and the connections under it (each
+// wrapper's NetConn, as a Client's dialer and tls.Conn give) that is a T:
+// the TCP connection under a Client's wrappers, a TLS layer, a SOCKS
+// connection that knows its bound address.
+func ConnLayer[T any](c net.Conn) (T, bool) {
+	for c != nil {
+		if t, ok := c.(T); ok {
+			return t, true
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		c = u.NetConn()
+	}
+	var zero T
+	return zero, false
+}
 
 func (c *ctxConn) ReadFrom(r io.Reader) (int64, error) { return io.Copy(c.Conn, r) }
 func (c *ctxConn) WriteTo(w io.Writer) (int64, error)  { return io.Copy(w, c.Conn) }

@@ -139,17 +139,8 @@ func Retrace(ctx context.Context, nc net.Conn) {
 // tracedConn is the traced connection under nc (through NetConn), nil
 // when there is none.
 func tracedConn(nc net.Conn) *traceConn {
-	for nc != nil {
-		if tc, ok := nc.(*traceConn); ok {
-			return tc
-		}
-		u, ok := nc.(interface{ NetConn() net.Conn })
-		if !ok {
-			return nil
-		}
-		nc = u.NetConn()
-	}
-	return nil
+	tc, _ := ConnLayer[*traceConn](nc)
+	return tc
 }
 
 func (c *traceConn) Write(b []byte) (int, error) {

@@ -155,16 +155,8 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 // (the connection reports the proxy's BoundAddr) the peer address is the
 // proxy's, so the URL's host is used and the proxy connects to it.
 func dataHost(raw net.Conn, urlHost string) (host string, ip net.IP, socks bool) {
-	nc := raw
-	for {
-		if _, ok := nc.(interface{ BoundAddr() net.Addr }); ok {
-			return urlHost, nil, true
-		}
-		u, ok := nc.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		nc = u.NetConn()
+	if _, ok := fetch.ConnLayer[interface{ BoundAddr() net.Addr }](raw); ok {
+		return urlHost, nil, true
 	}
 	if ta, ok := raw.RemoteAddr().(*net.TCPAddr); ok {
 		return ta.IP.String(), ta.IP, false

@@ -149,23 +149,12 @@ func (t *Transfer) tune() {
 	if t.verb == "STOR" || t.verb == "APPE" {
 		return
 	}
-	if tc, ok := netConn(t.data).(*net.TCPConn); ok {
+	if tc, ok := fetch.ConnLayer[*net.TCPConn](t.data); ok {
 		tc.SetReadBuffer(4 << 20) // TLS too, where ReadToEnd does nothing
 	}
 	t.bulk = fetch.ReadToEnd(t.data)
 	if cw, ok := t.data.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
-	}
-}
-
-// netConn is the connection under a Client dialer's wrappers.
-func netConn(c net.Conn) net.Conn {
-	for {
-		u, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			return c
-		}
-		c = u.NetConn()
 	}
 }
 
