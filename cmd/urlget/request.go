@@ -224,12 +224,9 @@ func (c *fetchCmd) finishRequest(status int) int {
 	return status
 }
 
-// countUpload draws the progress of a body being sent, when a meter may be
-// drawn (stderr a terminal, no -s).
+// countUpload draws the progress of a body being sent: the Downloader's
+// Sending when a meter may be drawn (c.progress: stderr a terminal, no -s).
 func (c *fetchCmd) countUpload(r io.Reader, size int64) io.Reader {
-	if !c.progress || c.o.silent || !c.isTerminal(c.e.stderr) {
-		return r
-	}
 	return &uploadMeter{r: r, m: newMeter(c.e.stderr, c.o.progressBar, size)}
 }
 
