@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // The HTTP authentication and request-path flags: curl's --digest,
@@ -19,7 +20,7 @@ type authOpts struct {
 // addAuthFlags defines them, bound to cl's fields (-j to o's).
 func addAuthFlags(fs *pflag.FlagSet, o *authOpts, cl *fetch.Client) {
 	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
-	add := func(name string) { fs.SetAnnotation(name, schemesAnnotation, httpOnly) }
+	add := func(name string) { cli.SetTopics(fs, name, httpOnly...) }
 	fs.BoolVar(&cl.Digest, "digest", false, "send the -u credentials by HTTP Digest (RFC 7616), answering the server's 401 challenge")
 	add("digest")
 	fs.StringVar(&cl.Bearer, "oauth2-bearer", "", "send the OAuth 2.0 `TOKEN` (\"Authorization: Bearer TOKEN\") instead of -u credentials")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all" // every scheme
 	"github.com/urlget/urlget/fetch/telnet"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -112,27 +114,28 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.dl.Head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
 	fs.BoolVarP(&o.client.Fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
 	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https and ftp only)")
-	fs.IntVar(&o.maxRedirs, "max-redirs", 50, "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
+	o.maxRedirs = 50
+	fs.Var(cli.Int(&o.maxRedirs, "a count >= 0 or -1", func(n int) bool { return n >= -1 }), "max-redirs", "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
 	for i, status := range []string{"301", "302", "303"} {
 		fs.BoolVar(&o.post30x[i], "post"+status, false, "with -L, send the body again with its method after a "+status+" (default: a GET without the body; a 307 or 308 always sends it again)")
 	}
-	fs.IntVar(&o.dl.Retry.Retries, "retry", 0, "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
-	fs.String("retry-delay", "", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
-	fs.String("retry-max-time", "", "start no retry once `SECONDS` have passed since the first attempt")
+	fs.Var(cli.Int(&o.dl.Retry.Retries, "a count >= 0", func(n int) bool { return n >= 0 }), "retry", "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
+	fs.Var(cli.Seconds(&o.dl.Retry.Delay), "retry-delay", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
+	fs.Var(cli.Seconds(&o.dl.Retry.MaxTime), "retry-max-time", "start no retry once `SECONDS` have passed since the first attempt")
 	fs.BoolVar(&o.dl.Retry.AllErrors, "retry-all-errors", false, "with --retry, retry on any error (not an interrupt)")
 	fs.BoolVar(&o.dl.Retry.Refused, "retry-connrefused", false, "with --retry, retry a refused connection too")
-	fs.StringP("speed-limit", "Y", "", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
-	fs.StringP("speed-time", "y", "", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
-	fs.String("limit-rate", "", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
-	fs.String("max-time", "", "give each transfer at most `SECONDS` (exit 28)")
-	fs.String("connect-timeout", "", "give each connection attempt at most `SECONDS`")
+	fs.VarP(cli.Size(&o.client.LowSpeedLimit, false), "speed-limit", "Y", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
+	fs.VarP(cli.Seconds(&o.client.LowSpeedTime), "speed-time", "y", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
+	fs.Var(cli.Size(&o.limitRate, true), "limit-rate", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
+	fs.Var(cli.Seconds(&o.client.MaxTime), "max-time", "give each transfer at most `SECONDS` (exit 28)")
+	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
 	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
 	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
 	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
-	fs.String("max-filesize", "", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
+	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
 	fs.StringVar(&o.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
@@ -157,12 +160,25 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	return fs
 }
 
+// defaultConfig is the config file read before the command line: the
+// first of $XDG_CONFIG_HOME/.urlgetrc and $HOME/.urlgetrc that exists.
+func defaultConfig() string {
+	for _, dir := range []string{os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")} {
+		if p := filepath.Join(dir, ".urlgetrc"); dir != "" && fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
 // parseFetchArgs parses the command line into o.
 func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	o := &fetchOpts{}
 	fs := newFetchFlags(e, o)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, cli.Error(err)
 	}
 	o.urls = append(o.req.urls, fs.Args()...)
 	if o.help || o.version {
@@ -176,38 +192,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		} else if o.dl.ResumeFrom, err = strconv.ParseInt(at, 10, 64); err != nil || o.dl.ResumeFrom < 0 {
 			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", at)
 		}
-	}
-	for _, f := range []struct {
-		name string
-		d    *time.Duration
-	}{{"retry-delay", &o.dl.Retry.Delay}, {"max-time", &o.client.MaxTime}, {"connect-timeout", &o.client.ConnectTimeout},
-		{"retry-max-time", &o.dl.Retry.MaxTime}, {"speed-time", &o.client.LowSpeedTime}} {
-		if s, _ := fs.GetString(f.name); s != "" {
-			if *f.d, err = parseSeconds(s); err != nil {
-				return nil, fmt.Errorf("--%s: %v", f.name, err)
-			}
-		}
-	}
-	if s, _ := fs.GetString("speed-limit"); s != "" {
-		if o.client.LowSpeedLimit, err = parseSize(s); err != nil {
-			return nil, fmt.Errorf("-Y/--speed-limit: %v", err)
-		}
-	}
-	if s, _ := fs.GetString("limit-rate"); s != "" {
-		if o.limitRate, err = parseRate(s); err != nil {
-			return nil, err
-		}
-	}
-	if s, _ := fs.GetString("max-filesize"); s != "" {
-		if o.client.MaxFileSize, err = parseSize(s); err != nil {
-			return nil, fmt.Errorf("--max-filesize: %v", err)
-		}
-	}
-	if o.dl.Retry.Retries < 0 {
-		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.dl.Retry.Retries)
-	}
-	if o.maxRedirs < -1 {
-		return nil, fmt.Errorf("--max-redirs: want a count >= 0 or -1, not %d", o.maxRedirs)
 	}
 	if strings.HasPrefix(o.writeOut, "@") {
 		var b []byte
@@ -249,24 +233,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	return o, nil
 }
 
-// parseSeconds reads a non-negative, possibly fractional, number of seconds.
-func parseSeconds(s string) (time.Duration, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || f != f || f > 1e9 {
-		return 0, fmt.Errorf("want a number of seconds, not %q", s)
-	}
-	return time.Duration(f * float64(time.Second)), nil
-}
-
-// parseRate reads --limit-rate: a speed > 0 in bytes a second.
-func parseRate(s string) (int64, error) {
-	n, err := parseSize(s)
-	if err != nil || n == 0 {
-		return 0, fmt.Errorf("--limit-rate: want a speed > 0 in bytes a second (suffix k, M or G allowed), not %q", s)
-	}
-	return n, nil
-}
-
 // setClientFlags puts on cl what the flags both commands share say: -u
 // USER[:PASSWORD], -x PROXY, --limit-rate (0: none), and the user agent
 // urlget's unless -A gave one.
@@ -289,28 +255,6 @@ func setClientFlags(cl *fetch.Client, user, proxy string, rate int64) error {
 		cl.LimitRate = fetch.NewLimiter(rate)
 	}
 	return nil
-}
-
-// parseSize reads a byte count with an optional k, M or G suffix (powers of
-// 1024, as curl).
-func parseSize(s string) (int64, error) {
-	mul := int64(1)
-	num := s
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'k', 'K':
-			mul, num = 1<<10, s[:n-1]
-		case 'm', 'M':
-			mul, num = 1<<20, s[:n-1]
-		case 'g', 'G':
-			mul, num = 1<<30, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v < 0 || v > (1<<62)/mul {
-		return 0, fmt.Errorf("want a byte count (suffix k, M or G allowed), not %q", s)
-	}
-	return v * mul, nil
 }
 
 // fetchCmd runs one invocation of the fetch command.
@@ -342,7 +286,7 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
 	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
-	args, err := expandConfig(e.args, e.stdin, flags)
+	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig())
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/internal/fuzzcheck"
 )
 
@@ -34,7 +35,7 @@ func FuzzConfigFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var args []string
 		var err error
-		fuzzcheck.Bounded(t, len(data), func() { args, err = readConfig("-", bytes.NewReader(data), fs, 0) })
+		fuzzcheck.Bounded(t, len(data), func() { args, err = cli.ReadConfig("-", bytes.NewReader(data), fs) })
 		if err != nil {
 			return
 		}
@@ -50,7 +51,7 @@ func FuzzConfigFile(f *testing.F) {
 			}
 			file.WriteString("\n")
 		}
-		again, err := readConfig("-", strings.NewReader(file.String()), fs, 0)
+		again, err := cli.ReadConfig("-", strings.NewReader(file.String()), fs)
 		if err != nil || !slices.Equal(again, args) {
 			t.Fatalf("%q: %q written as\n%s\nreads as %q (%v)", data, args, file.String(), again, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // The help, the manual page and the completion scripts are all built from
@@ -41,113 +42,12 @@ before the reply, 63 over --max-filesize, 78 not found, ...); 130 when
 interrupted.
 `
 
-// helpSection is a group of flags: the general ones (scheme ""), or those
-// whose first scheme is scheme.
-type helpSection struct {
-	scheme string
-	flags  []*pflag.Flag
-}
-
-// flagSchemes are the schemes a flag applies to (nil: every scheme).
-func flagSchemes(f *pflag.Flag) []string { return f.Annotations[schemesAnnotation] }
-
-// helpSections groups the flags of fs: general first, then one section per
-// scheme in the order the schemes first appear.
-func helpSections(fs *pflag.FlagSet) []helpSection {
-	secs := []helpSection{{scheme: ""}}
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		s := ""
-		if sc := flagSchemes(f); len(sc) > 0 {
-			s = sc[0]
-		}
-		i := slices.IndexFunc(secs, func(h helpSection) bool { return h.scheme == s })
-		if i < 0 {
-			secs = append(secs, helpSection{scheme: s})
-			i = len(secs) - 1
-		}
-		secs[i].flags = append(secs[i].flags, f)
-	})
-	return secs
-}
-
-// sectionTitle names a section: its scheme and the other schemes its flags
-// also apply to.
-func sectionTitle(s helpSection) string {
-	if s.scheme == "" {
-		return "General options"
-	}
-	var also []string
-	for _, f := range s.flags {
-		for _, sc := range flagSchemes(f)[1:] {
-			if !slices.Contains(also, sc) && sc != s.scheme && len(flagSchemes(f)) <= 3 {
-				also = append(also, sc)
-			}
-		}
-	}
-	t := s.scheme + " options"
-	if len(also) > 0 {
-		t += " (also " + strings.Join(also, ", ") + ")"
-	}
-	return t
-}
-
-// flagSpec is "-o, --output FILE": the flag's names and placeholder.
-func flagSpec(f *pflag.Flag) string {
-	s := "    --" + f.Name
-	if f.Shorthand != "" {
-		s = "-" + f.Shorthand + ", --" + f.Name
-	}
-	if p := placeholderOf(f); p != "" {
-		s += " " + p
-	}
-	return s
-}
-
-// placeholderOf is a flag's argument placeholder ("" for a flag without
-// one): its Value's Type for urlget's own Values, else pflag's name.
-func placeholderOf(f *pflag.Flag) string {
-	if f.NoOptDefVal != "" {
-		return ""
-	}
-	name, _ := pflag.UnquoteUsage(f)
-	switch name {
-	case "", "bool":
-		return ""
-	case "string":
-		return "TEXT"
-	case "int":
-		return "N"
-	}
-	return name
-}
-
-// flagHelp is the flag's help line, without pflag's backquotes.
-func flagHelp(f *pflag.Flag) string {
-	return strings.ReplaceAll(f.Usage, "`", "")
-}
-
-// writeFlags writes a section's flag lines, the help in a column.
-func writeFlags(w io.Writer, flags []*pflag.Flag) {
-	const col = 34
-	for _, f := range flags {
-		spec := "  " + flagSpec(f)
-		if len(spec) >= col-1 {
-			fmt.Fprintf(w, "%s\n%s%s\n", spec, strings.Repeat(" ", col), flagHelp(f))
-			continue
-		}
-		fmt.Fprintf(w, "%-*s%s\n", col, spec, flagHelp(f))
-	}
-}
-
 // writeHelp is urlget --help: every option, grouped.
 func writeHelp(w io.Writer, fs *pflag.FlagSet) {
 	io.WriteString(w, helpHead)
-	for _, s := range helpSections(fs) {
-		fmt.Fprintf(w, "\n%s:\n", sectionTitle(s))
-		writeFlags(w, s.flags)
+	for _, s := range cli.Sections(fs) {
+		fmt.Fprintf(w, "\n%s:\n", s.Title())
+		cli.WriteFlags(w, s.Flags)
 	}
 	io.WriteString(w, "\nurlget help SCHEME shows one scheme's options with examples.\n")
 	io.WriteString(w, helpTail)
@@ -169,14 +69,14 @@ func writeSchemeHelp(w io.Writer, fs *pflag.FlagSet, scheme string) bool {
 	}
 	var flags []*pflag.Flag
 	fs.VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden && slices.Contains(flagSchemes(f), scheme) {
+		if !f.Hidden && slices.Contains(cli.Topics(f), scheme) {
 			flags = append(flags, f)
 		}
 	})
 	fmt.Fprintf(w, "urlget: %s URLs\n", scheme)
 	if len(flags) > 0 {
 		fmt.Fprintf(w, "\nOptions for %s URLs (besides the general ones of 'urlget --help'):\n", scheme)
-		writeFlags(w, flags)
+		cli.WriteFlags(w, flags)
 	} else {
 		fmt.Fprintf(w, "\nNo options of its own: the general ones of 'urlget --help' apply.\n")
 	}

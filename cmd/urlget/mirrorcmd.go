@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/mirror"
 )
 
@@ -83,10 +84,6 @@ login refused, 78 not found, ...).
 type mirrorOpts struct {
 	opt            mirror.Options
 	retry          int
-	retryDelay     string
-	timeout        string
-	connectTimeout string
-	maxBytes       string
 	maxDelete      int
 	jsonOut        bool
 	quiet, verbose bool
@@ -94,7 +91,7 @@ type mirrorOpts struct {
 	user, proxy    string
 	ftpEmail       string
 	help           bool
-	limitRate      string
+	limitRate      int64
 	client         fetch.Client // the Client's fields the flags set
 }
 
@@ -103,22 +100,24 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	fs.IntVarP(&o.opt.Parallel, "parallel", "P", mirror.DefaultParallel, "use `N` connections")
-	fs.IntVar(&o.opt.PerHost, "per-host", 0, "at most `N` connections to one host (default: --parallel)")
+	atLeast1 := func(n int) bool { return n >= 1 }
+	o.opt.Parallel, o.opt.MaxDepth, o.opt.MaxFiles, o.retry, o.maxDelete = mirror.DefaultParallel, mirror.DefaultMaxDepth, mirror.DefaultMaxFiles, mirror.DefaultRetries, -1
+	fs.VarP(cli.Int(&o.opt.Parallel, "at least 1", atLeast1), "parallel", "P", "use `N` connections")
+	fs.Var(cli.Int(&o.opt.PerHost, "at least 1", func(n int) bool { return n >= 0 }), "per-host", "at most `N` connections to one host (default: --parallel)")
 	fs.BoolVarP(&o.opt.Reverse, "reverse", "R", false, "upload: urlget mirror -R DIR ftp://HOST/PATH/ (lftp's mirror -R)")
 	fs.BoolVar(&o.opt.Delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
-	fs.IntVar(&o.maxDelete, "max-delete", -1, "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
+	fs.Var(cli.Int(&o.maxDelete, "a count >= 0", func(n int) bool { return n >= -1 }), "max-delete", "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
 	fs.BoolVar(&o.opt.DryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
 	fs.StringArrayVar(&o.opt.Include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	fs.StringArrayVar(&o.opt.Exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
-	fs.IntVar(&o.opt.MaxDepth, "max-depth", mirror.DefaultMaxDepth, "go at most `N` directory or menu levels below URL (-1: no limit)")
-	fs.IntVar(&o.opt.MaxFiles, "max-files", mirror.DefaultMaxFiles, "stop after `N` files (-1: no limit)")
-	fs.StringVar(&o.maxBytes, "max-bytes", "", "stop after downloading `SIZE` bytes (suffix k, M, G; default: no limit)")
-	fs.IntVar(&o.retry, "retry", mirror.DefaultRetries, "retry a transient failure up to `N` times, with backoff")
-	fs.StringVar(&o.retryDelay, "retry-delay", "", "wait `SECONDS` before the first retry, doubling after (default 1)")
-	fs.StringVar(&o.timeout, "timeout", "", "give up on a request when the server is silent for `SECONDS` (default 60)")
-	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each connection attempt at most `SECONDS`")
-	fs.StringVar(&o.limitRate, "limit-rate", "", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
+	fs.Var(cli.Int(&o.opt.MaxDepth, "at least 1, or -1 for no limit", func(n int) bool { return n != 0 }), "max-depth", "go at most `N` directory or menu levels below URL (-1: no limit)")
+	fs.Var(cli.Int(&o.opt.MaxFiles, "at least 1, or -1 for no limit", func(n int) bool { return n != 0 }), "max-files", "stop after `N` files (-1: no limit)")
+	fs.Var(cli.Size(&o.opt.MaxBytes, false), "max-bytes", "stop after downloading `SIZE` bytes (suffix k, M, G; default: no limit)")
+	fs.Var(cli.Int(&o.retry, "a count >= 0", func(n int) bool { return n >= 0 }), "retry", "retry a transient failure up to `N` times, with backoff")
+	fs.Var(cli.Seconds(&o.opt.RetryWait), "retry-delay", "wait `SECONDS` before the first retry, doubling after (default 1)")
+	fs.Var(cli.Seconds(&o.opt.Timeout), "timeout", "give up on a request when the server is silent for `SECONDS` (default 60)")
+	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
+	fs.Var(cli.Size(&o.limitRate, true), "limit-rate", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
 	fs.BoolVar(&o.opt.SpanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
 	fs.BoolVar(&o.opt.RewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.opt.IgnoreRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
@@ -146,7 +145,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	o := &mirrorOpts{}
 	fs := newMirrorFlags(e, o)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, cli.Error(err)
 	}
 	if o.help {
 		return o, nil
@@ -163,38 +162,6 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 			}
 		}
 	}
-	var err error
-	if o.maxBytes != "" {
-		if o.opt.MaxBytes, err = parseSize(o.maxBytes); err != nil {
-			return nil, fmt.Errorf("--max-bytes: %v", err)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		s    string
-		d    *time.Duration
-	}{{"retry-delay", o.retryDelay, &o.opt.RetryWait}, {"timeout", o.timeout, &o.opt.Timeout}, {"connect-timeout", o.connectTimeout, &o.client.ConnectTimeout}} {
-		if f.s == "" {
-			continue
-		}
-		if *f.d, err = parseSeconds(f.s); err != nil {
-			return nil, fmt.Errorf("--%s: %v", f.name, err)
-		}
-	}
-	switch {
-	case o.opt.Parallel < 1:
-		return nil, fmt.Errorf("-P/--parallel: want at least 1, not %d", o.opt.Parallel)
-	case o.opt.PerHost < 0:
-		return nil, fmt.Errorf("--per-host: want at least 1, not %d", o.opt.PerHost)
-	case o.retry < 0:
-		return nil, fmt.Errorf("--retry: want a count >= 0, not %d", o.retry)
-	case o.maxDelete < -1:
-		return nil, fmt.Errorf("--max-delete: want a count >= 0, not %d", o.maxDelete)
-	case o.opt.MaxFiles == 0:
-		return nil, errors.New("--max-files: want at least 1, or -1 for no limit")
-	case o.opt.MaxDepth == 0:
-		return nil, errors.New("--max-depth: want at least 1, or -1 for no limit")
-	}
 	if o.client.NetrcFile != "" {
 		o.client.Netrc = true
 	}
@@ -204,14 +171,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 // mirrorOptions turns the command line into mirror.Options.
 func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 	cl := &o.client
-	var rate int64
-	if o.limitRate != "" {
-		var err error
-		if rate, err = parseRate(o.limitRate); err != nil {
-			return mirror.Options{}, err
-		}
-	}
-	if err := setClientFlags(cl, o.user, o.proxy, rate); err != nil {
+	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
 		return mirror.Options{}, err
 	}
 	if o.ftpEmail != "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // -:/--next, as curl's: the options before it are for the URLs before it;
@@ -35,7 +37,7 @@ func splitNext(args []string, fs *pflag.FlagSet) [][]string {
 		case a == "--next" || a == "-:":
 			groups = append(groups, args[start:i])
 			start = i + 1
-		case takesValue(fs, a):
+		case cli.TakesValue(fs, a):
 			i++
 		}
 	}

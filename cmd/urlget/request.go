@@ -11,12 +11,8 @@ import (
 
 	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
-
-// schemesAnnotation is the pflag annotation naming the schemes a flag means
-// something for; help groups flags by it and a flag given for URLs of
-// other schemes only draws a warning.
-const schemesAnnotation = "urlget-schemes"
 
 // dataFlag is the pflag.Value behind the data flags (-d, --data-binary,
 // --data-raw, --data-urlencode): all append to one list, in command-line
@@ -34,27 +30,6 @@ func (v *dataFlag) Set(s string) error {
 	return nil
 }
 
-// placeholder is a string flag whose Type is its argument's placeholder
-// in help ("FILE"), so that no help line has to repeat it.
-type placeholder struct {
-	p   *string
-	arg string
-}
-
-func (v *placeholder) String() string     { return *v.p }
-func (v *placeholder) Type() string       { return v.arg }
-func (v *placeholder) Set(s string) error { *v.p = s; return nil }
-
-// placeholders is a repeatable placeholder flag.
-type placeholders struct {
-	p   *[]string
-	arg string
-}
-
-func (v *placeholders) String() string     { return strings.Join(*v.p, ",") }
-func (v *placeholders) Type() string       { return v.arg }
-func (v *placeholders) Set(s string) error { *v.p = append(*v.p, s); return nil }
-
 // reqOpts are curl's request-shaping flags that the CLI carries out itself
 // (the fetcher options -H, -X, -e are declared by fetch/http).
 type reqOpts struct {
@@ -71,9 +46,7 @@ type reqOpts struct {
 
 // addRequestFlags defines the request flags on fs; -G, -i are d's.
 func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
-	ann := func(name string, schemes ...string) {
-		fs.SetAnnotation(name, schemesAnnotation, schemes)
-	}
+	ann := func(name string, schemes ...string) { cli.SetTopics(fs, name, schemes...) }
 	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
 	dataSchemes := append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)
 	fs.VarP(&dataFlag{&r.data, fetch.DataPlain, "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
@@ -87,19 +60,20 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.Var(&dataFlag{&r.urlQuery, fetch.DataURLQuery, "DATA"}, "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
 	ann("get", httpOnly...)
-	fs.VarP(&placeholders{&r.form, "NAME=VALUE"}, "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	fs.VarP(cli.Texts(&r.form, "NAME=VALUE"), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
 	ann("form", httpOnly...)
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
 	ann("include", httpOnly...)
-	fs.VarP(&placeholders{&r.cookies, "NAME=VALUE|FILE"}, "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
+	fs.VarP(cli.Texts(&r.cookies, "NAME=VALUE|FILE"), "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
 	ann("cookie", httpOnly...)
-	fs.VarP(&placeholder{&r.cookieJar, "FILE"}, "cookie-jar", "c", "write every cookie to FILE (Netscape format) at the end")
+	fs.VarP(cli.Text(&r.cookieJar, "FILE"), "cookie-jar", "c", "write every cookie to FILE (Netscape format) at the end")
 	ann("cookie-jar", httpOnly...)
-	fs.VarP(&placeholders{&r.config, "FILE"}, "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
+	fs.VarP(cli.Texts(&r.config, "FILE"), "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
-	fs.Var(&placeholders{&r.urls, "URL"}, "url", "fetch URL (as an argument would; for config files: url = URL)")
+	fs.Var(cli.Texts(&r.urls, "URL"), "url", "fetch URL (as an argument would; for config files: url = URL)")
 	fs.BoolVar(&r.man, "man", false, "print the manual page (roff; man -l - reads it)")
-	fs.Var(&placeholder{&r.completion, "SHELL"}, "completion", "print the completion script for SHELL: bash, zsh or fish")
+	fs.Var(cli.Text(&r.completion, "SHELL"), "completion", "print the completion script for SHELL: bash, zsh or fish")
+	cli.SetValues(fs, "completion", "bash", "zsh", "fish")
 }
 
 // readNamed reads a file named with "@" whole, "-" for stdin.

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // schemeOpts holds the values of the scheme flags: one flag for each option
@@ -39,13 +40,16 @@ func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 			s.bools[i] = fs.BoolP(o.FlagName(), o.Short, false, usage)
 		case fetch.Strings:
 			s.lists[i] = new([]string)
-			fs.VarP(&placeholders{s.lists[i], o.Arg}, o.FlagName(), o.Short, usage)
+			fs.VarP(cli.Texts(s.lists[i], o.Arg), o.FlagName(), o.Short, usage)
 		default:
 			s.values[i] = new(string)
-			fs.VarP(&placeholder{s.values[i], o.Arg}, o.FlagName(), o.Short, usage)
+			fs.VarP(cli.Text(s.values[i], o.Arg), o.FlagName(), o.Short, usage)
 		}
 		if len(o.Schemes) > 0 {
-			fs.SetAnnotation(o.FlagName(), schemesAnnotation, o.Schemes)
+			cli.SetTopics(fs, o.FlagName(), o.Schemes...)
+		}
+		if len(o.Values) > 0 {
+			cli.SetValues(fs, o.FlagName(), o.Values...)
 		}
 	}
 	fs.BoolVar(&s.json, jsonLinesFlag, false, "print menus, listings and search results as JSON objects, one per line (JSON Lines)")
@@ -127,7 +131,7 @@ func (s *schemeOpts) options(stdin io.Reader) (fetch.Options, error) {
 func (s *schemeOpts) unused(schemes []string) []string {
 	var out []string
 	s.fs.VisitAll(func(f *pflag.Flag) {
-		apply := f.Annotations[schemesAnnotation]
+		apply := cli.Topics(f)
 		if len(apply) == 0 || !f.Changed {
 			return
 		}
@@ -136,18 +140,10 @@ func (s *schemeOpts) unused(schemes []string) []string {
 			used = used || slices.Contains(apply, sc)
 		}
 		if !used {
-			out = append(out, flagName(f)+" applies to "+strings.Join(apply, ", ")+" URLs only: ignored")
+			out = append(out, cli.Name(f)+" applies to "+strings.Join(apply, ", ")+" URLs only: ignored")
 		}
 	})
 	return out
-}
-
-// flagName is how a message names a flag: "-d/--data", or "--search".
-func flagName(f *pflag.Flag) string {
-	if f.Shorthand != "" {
-		return "-" + f.Shorthand + "/--" + f.Name
-	}
-	return "--" + f.Name
 }
 
 func readLines(r io.Reader) ([]string, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/urlget/urlget/fetch/gopher"
 	"github.com/urlget/urlget/fetch/nntp"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -200,7 +201,7 @@ func TestSchemeFlagsFromRegistry(t *testing.T) {
 		if f.Shorthand != o.Short {
 			t.Errorf("--%s: short flag %q, declared %q", o.FlagName(), f.Shorthand, o.Short)
 		}
-		if got := f.Annotations[schemesAnnotation]; !slices.Equal(got, o.Schemes) {
+		if got := cli.Topics(f); !slices.Equal(got, o.Schemes) {
 			t.Errorf("--%s: schemes %q, declared %q", o.FlagName(), got, o.Schemes)
 		}
 		if o.Kind != fetch.Bool && f.Value.Type() != o.Arg {

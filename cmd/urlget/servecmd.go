@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/serve"
 )
 
@@ -71,9 +72,7 @@ type serveOpts struct {
 	allowFrom      []string
 	opt            serve.Options // the fields the flags set
 	client         fetch.Client  // likewise
-	timeout        string
-	connectTimeout string
-	grace          string
+	grace          time.Duration
 	accessLog      string
 	verbose        bool
 	help           bool
@@ -89,12 +88,14 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
 	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
 	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
-	fs.IntVar(&o.opt.MaxPerClient, "max-per-client", serve.DefaultMaxPerClient, "at most `N` requests at once from one client address")
-	fs.IntVar(&o.opt.MaxPerHost, "max-per-host", serve.DefaultMaxPerHost, "at most `N` requests at once to one upstream host and port")
-	fs.IntVar(&o.opt.MaxTotal, "max-total", serve.DefaultMaxTotal, "at most `N` requests at once in all")
-	fs.StringVar(&o.timeout, "timeout", "", "give each request at most `SECONDS`, transfer included (default "+strconv.Itoa(int(serve.DefaultTimeout/time.Second))+")")
-	fs.StringVar(&o.connectTimeout, "connect-timeout", "", "give each upstream connection attempt at most `SECONDS` (default 30)")
-	fs.StringVar(&o.grace, "grace", "", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")
+	atLeast1 := func(n int) bool { return n >= 1 }
+	o.opt.MaxPerClient, o.opt.MaxPerHost, o.opt.MaxTotal = serve.DefaultMaxPerClient, serve.DefaultMaxPerHost, serve.DefaultMaxTotal
+	fs.Var(cli.Int(&o.opt.MaxPerClient, "at least 1", atLeast1), "max-per-client", "at most `N` requests at once from one client address")
+	fs.Var(cli.Int(&o.opt.MaxPerHost, "at least 1", atLeast1), "max-per-host", "at most `N` requests at once to one upstream host and port")
+	fs.Var(cli.Int(&o.opt.MaxTotal, "at least 1", atLeast1), "max-total", "at most `N` requests at once in all")
+	fs.Var(cli.Seconds(&o.opt.Timeout), "timeout", "give each request at most `SECONDS`, transfer included (default "+strconv.Itoa(int(serve.DefaultTimeout/time.Second))+")")
+	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each upstream connection attempt at most `SECONDS` (default 30)")
+	fs.Var(cli.Seconds(&o.grace), "grace", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")
 	fs.StringVar(&o.accessLog, "access-log", "-", "write the access log (Common Log Format) to `FILE` (appended; -: standard output; empty: none)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show every upstream protocol exchange on standard error (passwords masked)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers, nntps: do not verify upstream TLS certificates")
@@ -116,7 +117,7 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	fs := newServeFlags(e, o)
 	if err := fs.Parse(e.args); err != nil {
 		if !errors.Is(err, pflag.ErrHelp) {
-			return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", err)
+			return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", cli.Error(err))
 		}
 		o.help = true
 	}
@@ -128,19 +129,19 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	if fs.NArg() > 0 {
 		return fail(e, serveExitUsage, "serve: takes no arguments, got %q (try 'urlget serve --help')", fs.Arg(0))
 	}
-	opt, grace, cleanup, err := o.options(e)
+	opt, cleanup, err := o.options(e)
 	if err != nil {
 		return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", err)
 	}
 	defer cleanup()
-	cl := &o.client
-	cl.ConnectTimeout = 30 * time.Second
-	setClientFlags(cl, "", "", 0)
-	if o.connectTimeout != "" {
-		if cl.ConnectTimeout, err = parseSeconds(o.connectTimeout); err != nil {
-			return fail(e, serveExitUsage, "serve: --connect-timeout: %v", err)
-		}
+	cl, grace := &o.client, o.grace
+	if !fs.Changed("connect-timeout") {
+		cl.ConnectTimeout = 30 * time.Second
 	}
+	if !fs.Changed("grace") {
+		grace = 10 * time.Second
+	}
+	setClientFlags(cl, "", "", 0)
 	if o.verbose {
 		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
 	}
@@ -174,14 +175,14 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	return 0
 }
 
-// options turns the command line into serve.Options, the grace period and
-// a function that closes the access log.
-func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error) {
+// options turns the command line into serve.Options and a function that
+// closes the access log.
+func (o *serveOpts) options(e env) (serve.Options, func(), error) {
 	none := func() {}
 	opt := o.opt
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
-		return opt, 0, none, fmt.Errorf("--listen: want host:port, not %q", o.listen)
+		return opt, none, fmt.Errorf("--listen: want host:port, not %q", o.listen)
 	}
 	opt.AllowFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	for _, list := range o.allowFrom {
@@ -191,7 +192,7 @@ func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error)
 			if err != nil {
 				a, aerr := netip.ParseAddr(s)
 				if aerr != nil {
-					return opt, 0, none, fmt.Errorf("--allow-from: want an address or CIDR block (192.168.1.0/24), not %q", s)
+					return opt, none, fmt.Errorf("--allow-from: want an address or CIDR block (192.168.1.0/24), not %q", s)
 				}
 				p = netip.PrefixFrom(a, a.BitLen())
 			}
@@ -199,22 +200,7 @@ func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error)
 		}
 	}
 	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && !strings.EqualFold(host, "localhost") && len(o.allowFrom) == 0 {
-		return opt, 0, none, fmt.Errorf("--listen %s may serve other machines: say which clients may come with --allow-from CIDR", o.listen)
-	}
-	switch {
-	case opt.MaxPerClient < 1, opt.MaxPerHost < 1, opt.MaxTotal < 1:
-		return opt, 0, none, errors.New("--max-per-client, --max-per-host, --max-total: want at least 1")
-	}
-	if o.timeout != "" {
-		if opt.Timeout, err = parseSeconds(o.timeout); err != nil {
-			return opt, 0, none, fmt.Errorf("--timeout: %v", err)
-		}
-	}
-	grace := 10 * time.Second
-	if o.grace != "" {
-		if grace, err = parseSeconds(o.grace); err != nil {
-			return opt, 0, none, fmt.Errorf("--grace: %v", err)
-		}
+		return opt, none, fmt.Errorf("--listen %s may serve other machines: say which clients may come with --allow-from CIDR", o.listen)
 	}
 	switch o.accessLog {
 	case "":
@@ -223,10 +209,10 @@ func (o *serveOpts) options(e env) (serve.Options, time.Duration, func(), error)
 	default:
 		f, err := os.OpenFile(o.accessLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			return opt, 0, none, fmt.Errorf("--access-log: cannot open %s: %v", o.accessLog, fetch.NetCause(err))
+			return opt, none, fmt.Errorf("--access-log: cannot open %s: %v", o.accessLog, fetch.NetCause(err))
 		}
 		opt.AccessLog = f
-		return opt, grace, func() { f.Close() }, nil
+		return opt, func() { f.Close() }, nil
 	}
-	return opt, grace, none, nil
+	return opt, none, nil
 }

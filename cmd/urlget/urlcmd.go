@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -126,7 +127,7 @@ func runURL(e env) int {
 	fs, f := newURLFlags(e)
 	base, normalize, strict, asJSON, extract, help := f.base, f.normalize, f.strict, f.json, f.extract, f.help
 	if err := fs.Parse(e.args); err != nil {
-		return fail(e, urlExitUsage, "url: %v (try 'urlget url --help')", err)
+		return fail(e, urlExitUsage, "url: %v (try 'urlget url --help')", cli.Error(err))
 	}
 	if *help {
 		fmt.Fprintf(e.stdout, urlUsage, strings.TrimRight(fs.FlagUsages(), "\n"))

@@ -36,6 +36,22 @@ func TestNoGoWording(t *testing.T) {
 			t.Errorf("exit %d %q, want 28 %q", code, errb.String(), want)
 		}
 	})
+	t.Run("flag values", func(t *testing.T) {
+		// pflag's own Values (int, bool) said strconv's sentences.
+		for _, c := range []struct{ args, want string }{
+			{"--retry abc http://h/", `urlget: --retry: want a whole number, not "abc" (try 'urlget --help')`},
+			{"--insecure=maybe http://h/", `urlget: -k/--insecure: want true or false, not "maybe" (try 'urlget --help')`},
+			{"mirror -P x gopher://h/ d", `urlget: mirror: -P/--parallel: want a whole number, not "x" (try 'urlget mirror --help')`},
+			{"serve --max-total q", `urlget: serve: --max-total: want a whole number, not "q" (try 'urlget serve --help')`},
+			{"url --strict=x a", `urlget: url: --strict: want true or false, not "x" (try 'urlget url --help')`},
+		} {
+			var out, errb bytes.Buffer
+			code := run(env{args: strings.Fields(c.args), stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+			if code != 2 || errb.String() != c.want+"\n" {
+				t.Errorf("%s: exit %d %q, want 2 %q", c.args, code, errb.String(), c.want)
+			}
+		}
+	})
 	t.Run("resolve", func(t *testing.T) {
 		// What Go's resolver gives for a name that does not exist; no
 		// query is sent.

@@ -29,7 +29,7 @@ _urlget() {
     local words="cid: file:// ftp:// gopher:// gophers:// http:// https:// mailto: mid: news: nntp:// nntps:// prospero:// rlogin:// telnet:// tn3270:// wais://"
     [[ $COMP_CWORD -eq 1 ]] && words="url mirror serve help $words"
     if [[ -n $cur ]]; then
-        # the start of a URL: its scheme, with no space after it
+        # the start of an argument, with no space after it
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
         [[ ${#COMPREPLY[@]} -gt 0 && ${COMPREPLY[0]} == *: || ${COMPREPLY[0]} == *:// ]] && compopt -o nospace 2>/dev/null
     elif [[ $COMP_CWORD -eq 1 ]]; then

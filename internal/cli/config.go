@@ -1,10 +1,9 @@
-package main
+package cli
 
 import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -12,41 +11,26 @@ import (
 	"github.com/urlget/urlget/fetch"
 )
 
-// Config files (-K/--config FILE, and ~/.urlgetrc) in curl's syntax: one
-// option a line, its name with or without the leading dashes, its value
-// after spaces, "=" or ":" (spaces only after a name written with its
-// dashes), in double quotes when it holds spaces (\\, \",
-// \t, \n, \r, \v escaped); "url = URL" names a URL; lines starting with
-// "#" are comments.
+// Config files (-K/--config FILE, and a default one such as ~/.curlrc) in
+// curl's syntax: one option a line, its name with or without the leading
+// dashes, its value after spaces, "=" or ":" (spaces only after a name
+// written with its dashes), in double quotes when it holds spaces (\\,
+// \", \t, \n, \r, \v escaped); "url = URL" names a URL; lines starting
+// with "#" are comments.
 
 // maxConfigDepth bounds -K inside config files.
 const maxConfigDepth = 8
 
-// defaultConfig is the config file read before the command line: the
-// first of $XDG_CONFIG_HOME/.urlgetrc and $HOME/.urlgetrc that exists.
-func defaultConfig() string {
-	for _, dir := range []string{os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")} {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, ".urlgetrc")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// expandConfig gives the command line with the default config file's
-// options first (unless the first argument is -q/--disable) and every
-// -K FILE replaced by the options FILE holds. fs tells which flags take a
-// value.
-func expandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet) ([]string, error) {
+// ExpandConfig gives the command line with the options of the config
+// file named def first (none when def is "" or the first argument is
+// -q/--disable, as curl's ~/.curlrc) and every -K FILE replaced by the
+// options FILE holds ("-": stdin). fs tells which flags take a value.
+func ExpandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet, def string) ([]string, error) {
 	var out []string
 	if len(args) > 0 && (args[0] == "-q" || args[0] == "--disable") {
 		args = args[1:]
-	} else if p := defaultConfig(); p != "" {
-		toks, err := readConfig(p, stdin, fs, 0)
+	} else if def != "" {
+		toks, err := readConfig(def, stdin, fs, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +66,7 @@ func expandK(args []string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]st
 		default:
 			// Keep a flag's value as it is, even one that looks like -K.
 			out = append(out, a)
-			if takesValue(fs, a) && i+1 < len(args) {
+			if TakesValue(fs, a) && i+1 < len(args) {
 				out = append(out, args[i+1])
 				i++
 			}
@@ -99,9 +83,9 @@ func expandK(args []string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]st
 	return out, nil
 }
 
-// takesValue tells whether the argument a is a flag whose value is the
-// next argument.
-func takesValue(fs *pflag.FlagSet, a string) bool {
+// TakesValue tells whether the argument a is a flag of fs whose value is
+// the next argument.
+func TakesValue(fs *pflag.FlagSet, a string) bool {
 	var f *pflag.Flag
 	switch {
 	case strings.HasPrefix(a, "--") && !strings.Contains(a, "="):
@@ -123,7 +107,12 @@ func takesValue(fs *pflag.FlagSet, a string) bool {
 	return f != nil && f.NoOptDefVal == ""
 }
 
-// readConfig reads one config file ("-": stdin) into arguments.
+// ReadConfig reads the config file name ("-": stdin) into arguments:
+// "--NAME" or "--NAME=VALUE" for each option, "--url=URL" for each URL.
+func ReadConfig(name string, stdin io.Reader, fs *pflag.FlagSet) ([]string, error) {
+	return readConfig(name, stdin, fs, 0)
+}
+
 func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]string, error) {
 	if depth >= maxConfigDepth {
 		return nil, fmt.Errorf("-K/--config %s: config files nested more than %d deep", name, maxConfigDepth)
