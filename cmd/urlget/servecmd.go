@@ -68,14 +68,14 @@ when the address cannot be listened on.
 
 // serveOpts holds the serve command line.
 type serveOpts struct {
-	listen         string
-	allowFrom      []string
-	opt            serve.Options // the fields the flags set
-	client         fetch.Client  // likewise
-	grace          time.Duration
-	accessLog      string
-	verbose        bool
-	help           bool
+	listen    string
+	allowFrom []string
+	opt       serve.Options // the fields the flags set
+	client    fetch.Client  // likewise
+	grace     time.Duration
+	accessLog string
+	verbose   bool
+	help      bool
 }
 
 func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {

@@ -19,4 +19,3 @@ func TestConfigLine(t *testing.T) {
 		t.Error("an unterminated quote was accepted")
 	}
 }
-
