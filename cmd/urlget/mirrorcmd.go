@@ -385,10 +385,10 @@ func shown(p, url string) string {
 // progress draws one line on the terminal: files done of those found,
 // bytes, rate, and what is being transferred.
 func (c *mirrorCmd) progress(p mirror.Progress) {
-	line := fmt.Sprintf("%d/%d files, %d dirs, %s, %s/s", p.FilesDone, p.FilesKnown, p.Dirs, sizeStr(p.Bytes), sizeStr(int64(p.Rate)))
+	line := fmt.Sprintf("%d/%d files, %d dirs, %s, %s/s", p.FilesDone, p.FilesKnown, p.Dirs, fetch.SizeString(p.Bytes), fetch.SizeString(int64(p.Rate)))
 	if p.ToFetch > 0 {
 		line = fmt.Sprintf("%d/%d files, %s of %s (%d%%), %s/s%s, %d dirs", p.FilesDone, p.FilesKnown,
-			sizeStr(p.Fetched), sizeStr(p.ToFetch), percentOf(p.Fetched, p.ToFetch), sizeStr(int64(p.Rate)),
+			fetch.SizeString(p.Fetched), fetch.SizeString(p.ToFetch), percentOf(p.Fetched, p.ToFetch), fetch.SizeString(int64(p.Rate)),
 			etaStr(p.ToFetch-p.Fetched, p.Rate), p.Dirs)
 	}
 	if len(p.Current) > 0 {
@@ -434,20 +434,6 @@ func (c *mirrorCmd) clearLine() {
 	c.clearLocked()
 }
 
-// sizeStr is a byte count for people, in IEC units: the one style of the
-// fetch meter and the mirror.
-func sizeStr(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // finish prints the summary (only for a run that went through: not for one
 // refused, failed or interrupted, which get one line saying so) and
 // chooses the exit status.
@@ -486,7 +472,7 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		}
 		fmt.Fprintf(c.out, "urlget: %s %s%s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
 			verb, from, to, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
-			dirs, sizeStr(sum.Bytes), sum.Seconds)
+			dirs, fetch.SizeString(sum.Bytes), sum.Seconds)
 	}
 	var fe *fetch.Error
 	switch {
