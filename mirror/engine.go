@@ -330,7 +330,7 @@ func (e *engine) summary() Summary {
 		New: e.nNew.Load(), Changed: e.nChanged.Load(), Unchanged: e.nUnchanged.Load(),
 		Deleted: e.nDeleted.Load(), Gone: e.nGone.Load(), Failed: e.nFailed.Load(),
 		Skipped: e.nSkipped.Load(), Recorded: e.nRecorded.Load(), Links: e.nLinks.Load(), Dirs: e.nDirs.Load(),
-		Bytes: e.bytes.Load(), Duration: d, Seconds: d.Seconds(), DryRun: e.opt.DryRun,
+		Bytes: e.bytes.Load(), Duration: d, Seconds: d.Seconds(), DryRun: e.opt.DryRun, Reverse: e.opt.Reverse,
 		Incomplete: append([]string(nil), e.incomplete...),
 		Failures:   append([]Failure(nil), e.failures...),
 	}

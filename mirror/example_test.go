@@ -89,3 +89,15 @@ func Example() {
 	// run 2: 0 new, 2 unchanged, 2 menus
 	// The guide.
 }
+
+// String is the summary line urlget mirror prints at the end of a run;
+// Event.Line and Progress.Line give its other lines.
+func ExampleSummary_String() {
+	sum := mirror.Summary{URL: "ftp://ftp.example.org/pub/", Dir: "pub", New: 2, Unchanged: 5, Dirs: 3, Bytes: 3 << 20, Seconds: 1.25}
+	fmt.Println(sum)
+	sum.DryRun = true
+	fmt.Println(sum)
+	// Output:
+	// mirrored ftp://ftp.example.org/pub/ into pub: 2 new, 0 changed, 5 unchanged, 0 deleted, 0 failed; 3 directories; 3.0 MiB in 1.2 s
+	// dry run (nothing written) of ftp://ftp.example.org/pub/ into pub: 2 new, 0 changed, 5 unchanged, would delete 0, 0 failed; 3 directories; 3.0 MiB in 1.2 s
+}

@@ -323,6 +323,7 @@ type Summary struct {
 	Duration   time.Duration `json:"-"`
 	Seconds    float64       `json:"seconds"`
 	DryRun     bool          `json:"dry_run,omitempty"`
+	Reverse    bool          `json:"reverse,omitempty"`    // an upload (Options.Reverse): Dir to URL
 	Incomplete []string      `json:"incomplete,omitempty"` // why the mirror is not complete
 	Failures   []Failure     `json:"failures,omitempty"`
 }
@@ -362,10 +363,10 @@ func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
 func Run(ctx context.Context, opt Options) (Summary, error) {
 	u, err := urlparse.Parse(opt.URL)
 	if err != nil {
-		return Summary{URL: opt.URL, Dir: opt.Dir}, &fetch.Error{Kind: fetch.ErrMalformed, URL: opt.URL, Err: err}
+		return Summary{URL: opt.URL, Dir: opt.Dir, Reverse: opt.Reverse}, &fetch.Error{Kind: fetch.ErrMalformed, URL: opt.URL, Err: err}
 	}
 	if opt.Dir == "" {
-		return Summary{URL: opt.URL}, errors.New("mirror: no local directory given")
+		return Summary{URL: opt.URL, Reverse: opt.Reverse}, errors.New("mirror: no local directory given")
 	}
 	if opt.Reverse {
 		return runReverse(ctx, opt, &u)

@@ -82,7 +82,7 @@ type remoteItem struct {
 // into place once complete, over Parallel connections; with Delete, what
 // the server has and Dir does not is deleted.
 func runReverse(ctx context.Context, opt Options, u *urlparse.URL) (Summary, error) {
-	sum := Summary{URL: fetch.Redacted(u), Dir: opt.Dir, DryRun: opt.DryRun}
+	sum := Summary{URL: fetch.Redacted(u), Dir: opt.Dir, DryRun: opt.DryRun, Reverse: true}
 	if u.Scheme != "ftp" {
 		return sum, &fetch.Error{Kind: fetch.ErrUnsupported, URL: fetch.Redacted(u), Msg: "mirror: only ftp URLs can be uploaded to (reverse mirror), not " + u.Scheme}
 	}

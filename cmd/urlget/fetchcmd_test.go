@@ -707,12 +707,6 @@ func TestMeterLine(t *testing.T) {
 	if s := m.line(20); s != "######        50.0%" {
 		t.Errorf("bar %q", s)
 	}
-	// One style (IEC) for the meter and the mirror's summary.
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 100000: "97.7 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB"} {
-		if got := sizeStr(n); got != want {
-			t.Errorf("sizeStr(%d) = %q, want %q", n, got, want)
-		}
-	}
 }
 
 func TestURLGuess(t *testing.T) {

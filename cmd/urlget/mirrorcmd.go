@@ -273,53 +273,20 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	return code
 }
 
-// event prints one line per item with -v (and --dry-run), failures always.
+// event prints one line per item with -v (and --dry-run), failures always;
+// a failure is held back until the next line or the end (see finish).
 func (c *mirrorCmd) event(ev mirror.Event) {
-	var line string
-	switch ev.Kind {
-	case mirror.EventFailed:
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.flushHeldLocked()
-		c.held = ev.Err.Error()
-		c.heldLine = fetch.Sanitize(fmt.Sprintf("failed    %s: %s", shown(ev.Path, ev.URL), fetch.OneLine(ev.Err.Error())))
-		return
-	case mirror.EventWouldGet:
-		line = fmt.Sprintf("would get %s (%s)", shown(ev.Path, ev.URL), ev.Err)
-		if c.o.verbose && ev.Why != "" && ev.Why != ev.Err.Error() {
-			line += ": " + ev.Why
-		}
-	case mirror.EventWouldDel:
-		line = fmt.Sprintf("would delete %s", shown(ev.Path, ev.URL))
-	case mirror.EventNew, mirror.EventChanged, mirror.EventDeleted, mirror.EventUnchanged, mirror.EventLinked, mirror.EventRecorded:
-		if !c.o.verbose {
-			return
-		}
-		line = fmt.Sprintf("%-9s %s", ev.Kind, shown(ev.Path, ev.URL))
-		if ev.Why != "" && ev.Why != string(ev.Kind) {
-			line += " (" + ev.Why + ")"
-		}
-	case mirror.EventGone:
-		if !c.o.verbose {
-			return
-		}
-		line = fmt.Sprintf("gone      %s (kept: no --delete)", shown(ev.Path, ev.URL))
-	case mirror.EventSkipped:
-		if !c.o.verbose {
-			return
-		}
-		what := shown(ev.Path, ev.URL)
-		if what == "" {
-			line = "note      " + fetch.OneLine(ev.Err.Error())
-		} else {
-			line = fmt.Sprintf("skipped   %s: %s", what, fetch.OneLine(ev.Err.Error()))
-		}
-	default:
+	line := ev.Line(c.o.verbose)
+	if line == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.flushHeldLocked()
+	if ev.Kind == mirror.EventFailed {
+		c.held, c.heldLine = ev.Err.Error(), fetch.Sanitize(line)
+		return
+	}
 	c.clearLocked()
 	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(line))
 }
@@ -334,27 +301,10 @@ func (c *mirrorCmd) flushHeldLocked() {
 	c.held, c.heldLine = "", ""
 }
 
-// shown is how an item is named in messages: its local path, else its URL.
-func shown(p, url string) string {
-	if p != "" {
-		return p
-	}
-	return url
-}
-
-// progress draws one line on the terminal: files done of those found,
-// bytes, rate, and what is being transferred.
+// progress draws the run's progress line on the terminal, cut to its
+// width.
 func (c *mirrorCmd) progress(p mirror.Progress) {
-	line := fmt.Sprintf("%d/%d files, %d dirs, %s, %s/s", p.FilesDone, p.FilesKnown, p.Dirs, sizeStr(p.Bytes), sizeStr(int64(p.Rate)))
-	if p.ToFetch > 0 {
-		line = fmt.Sprintf("%d/%d files, %s of %s (%d%%), %s/s%s, %d dirs", p.FilesDone, p.FilesKnown,
-			sizeStr(p.Fetched), sizeStr(p.ToFetch), percentOf(p.Fetched, p.ToFetch), sizeStr(int64(p.Rate)),
-			etaStr(p.ToFetch-p.Fetched, p.Rate), p.Dirs)
-	}
-	if len(p.Current) > 0 {
-		line += "  " + strings.Join(p.Current, " ")
-	}
-	line = fetch.Sanitize(line)
+	line := fetch.Sanitize(p.Line())
 	if w := c.width() - 1; len([]rune(line)) > w {
 		line = string([]rune(line)[:w])
 	}
@@ -362,23 +312,6 @@ func (c *mirrorCmd) progress(p mirror.Progress) {
 	defer c.mu.Unlock()
 	fmt.Fprintf(c.out, "\r\x1b[K%s", line)
 	c.drawn = true
-}
-
-// percentOf is done as a whole percentage of total (at most 100).
-func percentOf(done, total int64) int64 {
-	if total <= 0 {
-		return 0
-	}
-	return min(100, done*100/total)
-}
-
-// etaStr is ", ETA …" for left bytes at rate bytes a second ("" when
-// there is no rate yet).
-func etaStr(left int64, rate float64) string {
-	if rate <= 0 || left <= 0 {
-		return ""
-	}
-	return ", ETA " + (time.Duration(float64(left)/rate) * time.Second).Round(time.Second).String()
 }
 
 func (c *mirrorCmd) clearLocked() {
@@ -392,20 +325,6 @@ func (c *mirrorCmd) clearLine() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clearLocked()
-}
-
-// sizeStr is a byte count for people, in IEC units: the one style of the
-// fetch meter and the mirror.
-func sizeStr(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // finish prints the summary (only for a run that went through: not for one
@@ -424,29 +343,7 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		fmt.Fprintf(c.e.stdout, "%s\n", b)
 	}
 	if !c.o.quiet && sum.URL != "" && completed {
-		verb := "mirrored"
-		if sum.DryRun {
-			verb = "dry run (nothing written) of"
-		}
-		deleted := fmt.Sprintf("%d deleted", sum.Deleted)
-		if sum.DryRun {
-			deleted = fmt.Sprintf("would delete %d", sum.Deleted)
-		}
-		if sum.Gone > 0 {
-			deleted += fmt.Sprintf(", %d gone (kept)", sum.Gone)
-		}
-		dirs := fmt.Sprintf("%d %s", sum.Dirs, plural(int(sum.Dirs), "directory", "directories"))
-		if sum.Links > 0 {
-			dirs += fmt.Sprintf(", %d %s", sum.Links, plural(int(sum.Links), "link", "links"))
-		}
-		from, to := fetch.Sanitize(sum.URL), " into "+sum.Dir
-		if c.o.opt.Reverse {
-			verb = strings.Replace(verb, "mirrored", "uploaded", 1)
-			from, to = fetch.Sanitize(sum.Dir), " to "+fetch.Sanitize(sum.URL)
-		}
-		fmt.Fprintf(c.out, "urlget: %s %s%s: %d new, %d changed, %d unchanged, %s, %d failed; %s; %s in %.1f s\n",
-			verb, from, to, sum.New, sum.Changed, sum.Unchanged, deleted, sum.Failed,
-			dirs, sizeStr(sum.Bytes), sum.Seconds)
+		fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(sum.String()))
 	}
 	var fe *fetch.Error
 	switch {

@@ -291,18 +291,18 @@ func (m *parMeter) line(width int) string {
 	started, ended := m.nStarted.Load(), m.nEnded.Load()
 	got, want := m.received.Load(), m.expected.Load()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d done, %d going  %s", ended, started-ended, sizeStr(got))
+	fmt.Fprintf(&b, "%d done, %d going  %s", ended, started-ended, fetch.SizeString(got))
 	if m.unknown.Load() == 0 && want > 0 {
-		fmt.Fprintf(&b, " / %s %5.1f%%", sizeStr(want), 100*min(float64(got)/float64(want), 1))
+		fmt.Fprintf(&b, " / %s %5.1f%%", fetch.SizeString(want), 100*min(float64(got)/float64(want), 1))
 	}
 	if up := m.uploaded.Load(); up > 0 {
-		fmt.Fprintf(&b, "  sent %s", sizeStr(up))
+		fmt.Fprintf(&b, "  sent %s", fetch.SizeString(up))
 	}
 	speed := int64(0)
 	if s := elapsed.Seconds(); s > 0 {
 		speed = int64(float64(got) / s)
 	}
-	fmt.Fprintf(&b, "  %s/s  %s", sizeStr(speed), clock(elapsed))
+	fmt.Fprintf(&b, "  %s/s  %s", fetch.SizeString(speed), clock(elapsed))
 	s := b.String()
 	if len(s) < width-1 {
 		s += strings.Repeat(" ", width-1-len(s))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // isTerminal reports whether w is a terminal.
@@ -84,11 +86,11 @@ func (m *meter) line(width int) string {
 	var b strings.Builder
 	if m.total > 0 {
 		pct := min(float64(m.done)/float64(m.total), 1)
-		fmt.Fprintf(&b, "%5.1f%%  %s / %s", 100*pct, sizeStr(m.done), sizeStr(m.total))
+		fmt.Fprintf(&b, "%5.1f%%  %s / %s", 100*pct, fetch.SizeString(m.done), fetch.SizeString(m.total))
 	} else {
-		fmt.Fprintf(&b, "  --.-%%  %s", sizeStr(m.done))
+		fmt.Fprintf(&b, "  --.-%%  %s", fetch.SizeString(m.done))
 	}
-	fmt.Fprintf(&b, "  %s/s  %s", sizeStr(int64(speed)), clock(elapsed))
+	fmt.Fprintf(&b, "  %s/s  %s", fetch.SizeString(int64(speed)), clock(elapsed))
 	if m.total > 0 && speed > 0 && m.done < m.total {
 		left := time.Duration(float64(m.total-m.done) / speed * float64(time.Second))
 		fmt.Fprintf(&b, "  ETA %s", clock(left))
