@@ -266,7 +266,7 @@ type fetchCmd struct {
 	tty    *telnet.Console     // the terminal lent
 	dl     download.Downloader // does each URL's transfer (downloader)
 	wo     *download.WriteOut  // nil without -w
-	meter  *meter              // the current transfer's meter, if drawn
+	meter  *cli.Meter          // the current transfer's meter, if drawn
 	jar    *fetch.CookieJar    // -b, -c
 	par    *parState           // what the transfers of -Z share (parallel.go); nil without -Z
 	// progress is set when a meter may be drawn: the Client reports
@@ -357,7 +357,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		c.progress = true
 		c.client.Progress = func(done, total int64) {
 			if c.meter != nil {
-				c.meter.update(done)
+				c.meter.Update(done)
 			}
 		}
 	}
@@ -608,8 +608,8 @@ func (c *fetchCmd) startMeter(size int64, toFile bool) func() {
 	if c.o.silent || !c.isTerminal(c.e.stderr) || !toFile && c.isTerminal(c.e.stdout) {
 		return nil
 	}
-	c.meter = newMeter(c.e.stderr, c.o.progressBar, size)
-	return func() { c.meter.finish(); c.meter = nil }
+	c.meter = cli.NewMeter(c.e.stderr, c.o.progressBar, size)
+	return func() { c.meter.Finish(); c.meter = nil }
 }
 
 // parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess

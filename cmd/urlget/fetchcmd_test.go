@@ -696,19 +696,6 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-func TestMeterLine(t *testing.T) {
-	now := time.Unix(1000, 0)
-	m := &meter{total: 1 << 20, start: now, now: func() time.Time { return now.Add(2 * time.Second) }}
-	m.done = 1 << 19
-	if s := m.line(80); !strings.HasPrefix(s, " 50.0%  512.0 KiB / 1.0 MiB  256.0 KiB/s  0:00:02  ETA 0:00:02") || len(s) != 79 {
-		t.Errorf("meter %q", s)
-	}
-	m.bar = true
-	if s := m.line(20); s != "######        50.0%" {
-		t.Errorf("bar %q", s)
-	}
-}
-
 func TestURLGuess(t *testing.T) {
 	for in, want := range map[string]string{
 		"example.com/x":        "http://example.com/x",

@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -64,4 +66,10 @@ func run(e env) int {
 func fail(e env, code int, format string, a ...any) int {
 	fmt.Fprintf(e.stderr, "urlget: "+format+"\n", a...)
 	return code
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // -Z/--parallel, as curl's: the URLs (globs expanded, in order) are fetched
@@ -24,7 +22,7 @@ import (
 // questions (ask). The results are told as the transfers end — error
 // message, kept bytes, -w — and the exit status is the last failure's in
 // that order, as curl's is with -Z. One summary line on stderr stands for
-// all the transfers' meters (parMeter).
+// all the transfers' meters (cli.MultiMeter).
 
 // Curl's bounds of --parallel-max: a value under 1 is the default, one over
 // the maximum is the maximum.
@@ -59,7 +57,7 @@ func (p parOpts) limit() int {
 
 // parState is what the transfers of a -Z run share.
 type parState struct {
-	meter *parMeter // nil when none is drawn
+	meter *cli.MultiMeter // nil when none is drawn
 	askMu sync.Mutex
 }
 
@@ -76,8 +74,8 @@ func syncWriter(w io.Writer) io.Writer {
 func (c *fetchCmd) runParallel(ctx context.Context) int {
 	c.par = &parState{}
 	if c.progress {
-		c.par.meter = newParMeter(c.e.stderr)
-		defer c.par.meter.stop()
+		c.par.meter = cli.NewMultiMeter(c.e.stderr)
+		defer c.par.meter.Stop()
 	}
 	status := 0
 	var globErr error
@@ -104,12 +102,12 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 		}
 		if r.Err != nil || c.wo != nil {
 			// A line will be written: not over the summary.
-			c.par.meter.pause()
-			defer c.par.meter.resume()
+			c.par.meter.Pause()
+			defer c.par.meter.Resume()
 		}
 		return c.report(r, &status)
 	})
-	c.par.meter.stop()
+	c.par.meter.Stop()
 	switch {
 	case ctx.Err() != nil:
 		if !c.o.silent || c.o.showError {
@@ -133,20 +131,20 @@ func (c *fetchCmd) transfer(ctx context.Context, j download.Job) (context.Contex
 	if m == nil {
 		return ctx, nil
 	}
-	m.started()
+	m.Started()
 	var tr fetch.Trace
 	if t := fetch.ContextTrace(ctx); t != nil {
 		tr = *t // the -w Timer's
 	}
-	tr.Progress = m.progress()
+	tr.Progress = m.Progress()
 	sent := tr.BodySent
 	tr.BodySent = func(n int) {
-		m.uploaded.Add(int64(n))
+		m.Sent(n)
 		if sent != nil {
 			sent(n)
 		}
 	}
-	return fetch.WithTrace(ctx, &tr), m.ended
+	return fetch.WithTrace(ctx, &tr), m.Ended
 }
 
 // ask is askUser, one question at a time when transfers run at once.
@@ -156,156 +154,4 @@ func (c *fetchCmd) ask(err error) fetch.Options {
 		defer c.par.askMu.Unlock()
 	}
 	return askUser(c.e, err)
-}
-
-// parMeter is the one progress line of a -Z run, redrawn every meterEvery:
-// the transfers done, under way, the bytes received of the sizes known,
-// and the speed.
-type parMeter struct {
-	w    io.Writer
-	now  func() time.Time
-	tick *time.Ticker
-	quit chan struct{}
-	done chan struct{}
-
-	nStarted, nEnded  atomic.Int64
-	received          atomic.Int64 // body bytes of every transfer
-	uploaded          atomic.Int64
-	expected, unknown atomic.Int64 // sizes announced; transfers of no known size
-
-	mu     sync.Mutex
-	start  time.Time
-	drawn  bool
-	paused bool
-	closed bool
-}
-
-func newParMeter(w io.Writer) *parMeter {
-	m := &parMeter{w: w, now: time.Now, quit: make(chan struct{}), done: make(chan struct{})}
-	m.start = m.now()
-	m.tick = time.NewTicker(meterEvery)
-	go func() {
-		defer close(m.done)
-		for {
-			select {
-			case <-m.quit:
-				return
-			case <-m.tick.C:
-				m.mu.Lock()
-				if !m.paused && !m.closed {
-					m.draw()
-				}
-				m.mu.Unlock()
-			}
-		}
-	}()
-	return m
-}
-
-func (m *parMeter) started() {
-	if m != nil {
-		m.nStarted.Add(1)
-	}
-}
-
-func (m *parMeter) ended() {
-	if m != nil {
-		m.nEnded.Add(1)
-	}
-}
-
-// progress is the Trace.Progress of one transfer: what its bodies bring
-// (a retry's body starts again from 0) goes to the run's counts.
-func (m *parMeter) progress() func(done, total int64) {
-	var last int64
-	sized := false
-	return func(done, total int64) {
-		if !sized {
-			sized = true
-			if total >= 0 {
-				m.expected.Add(total)
-			} else {
-				m.unknown.Add(1)
-			}
-		}
-		if done < last {
-			last = 0
-		}
-		m.received.Add(done - last)
-		last = done
-	}
-}
-
-// pause clears the line so that a message can be written; resume lets the
-// line be drawn again.
-func (m *parMeter) pause() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	m.paused = true
-	if m.drawn {
-		redraw(m.w, strings.Repeat(" ", 79)+"\r")
-		m.drawn = false
-	}
-	m.mu.Unlock()
-}
-
-func (m *parMeter) resume() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	m.paused = false
-	m.mu.Unlock()
-}
-
-// stop draws the final line and ends it; it may be called more than once.
-func (m *parMeter) stop() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return
-	}
-	m.closed = true
-	m.mu.Unlock()
-	m.tick.Stop()
-	close(m.quit)
-	<-m.done
-	redraw(m.w, m.line(80)+"\n")
-}
-
-func (m *parMeter) draw() {
-	m.drawn = true
-	redraw(m.w, m.line(80))
-}
-
-// line renders the summary in width columns: "3 done, 47 going", the bytes
-// received (of the total, with a percentage, when every transfer begun
-// announced its size), the speed and the time so far.
-func (m *parMeter) line(width int) string {
-	elapsed := m.now().Sub(m.start)
-	started, ended := m.nStarted.Load(), m.nEnded.Load()
-	got, want := m.received.Load(), m.expected.Load()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d done, %d going  %s", ended, started-ended, fetch.SizeString(got))
-	if m.unknown.Load() == 0 && want > 0 {
-		fmt.Fprintf(&b, " / %s %5.1f%%", fetch.SizeString(want), 100*min(float64(got)/float64(want), 1))
-	}
-	if up := m.uploaded.Load(); up > 0 {
-		fmt.Fprintf(&b, "  sent %s", fetch.SizeString(up))
-	}
-	speed := int64(0)
-	if s := elapsed.Seconds(); s > 0 {
-		speed = int64(float64(got) / s)
-	}
-	fmt.Fprintf(&b, "  %s/s  %s", fetch.SizeString(speed), clock(elapsed))
-	s := b.String()
-	if len(s) < width-1 {
-		s += strings.Repeat(" ", width-1-len(s))
-	}
-	return s
 }

@@ -232,24 +232,6 @@ func TestParallel(t *testing.T) {
 	}
 }
 
-func TestParMeterLine(t *testing.T) {
-	now := time.Unix(1000, 0)
-	m := &parMeter{now: func() time.Time { return now.Add(2 * time.Second) }, start: now}
-	m.nStarted.Store(5)
-	m.nEnded.Store(2)
-	for _, n := range []int64{1 << 20, 1 << 20} {
-		p := m.progress()
-		p(n/2, n)
-	}
-	if s := m.line(80); !strings.HasPrefix(s, "2 done, 3 going  1.0 MiB / 2.0 MiB  50.0%  512.0 KiB/s  0:00:02") || len(s) != 79 {
-		t.Errorf("line %q", s)
-	}
-	m.progress()(10, -1) // a size not known: no total, no percentage
-	if s := m.line(80); strings.Contains(s, "%") || strings.Contains(s, " / ") {
-		t.Errorf("line with a size unknown %q", s)
-	}
-}
-
 func TestParallelMaxBounds(t *testing.T) {
 	for in, want := range map[int]int{0: 50, -3: 50, 1: 1, 300: 300, 301: 300, 50: 50} {
 		if got := (parOpts{max: in}).limit(); got != want {

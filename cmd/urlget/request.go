@@ -201,26 +201,5 @@ func (c *fetchCmd) finishRequest(status int) int {
 // countUpload draws the progress of a body being sent: the Downloader's
 // Sending when a meter may be drawn (c.progress: stderr a terminal, no -s).
 func (c *fetchCmd) countUpload(r io.Reader, size int64) io.Reader {
-	return &uploadMeter{r: r, m: newMeter(c.e.stderr, c.o.progressBar, size)}
-}
-
-// uploadMeter is a body being sent, drawing its meter as it is read.
-type uploadMeter struct {
-	r    io.Reader
-	m    *meter
-	n    int64
-	done bool
-}
-
-func (u *uploadMeter) Read(p []byte) (int, error) {
-	n, err := u.r.Read(p)
-	u.n += int64(n)
-	if !u.done {
-		u.m.update(u.n)
-		if err != nil {
-			u.done = true
-			u.m.finish()
-		}
-	}
-	return n, err
+	return cli.Sending(c.e.stderr, c.o.progressBar, r, size)
 }

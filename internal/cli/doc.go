@@ -3,8 +3,10 @@
 // them (seconds, byte counts with a k, M or G suffix, bounded counts) with
 // errors in our words; help grouped in sections by the topics a flag is
 // annotated with; the flags of a roff manual page; static completion
-// scripts for bash, zsh and fish; and curl's config-file syntax
-// (-K/--config FILE, ~/.curlrc), read into arguments.
+// scripts for bash, zsh and fish; curl's config-file syntax
+// (-K/--config FILE, ~/.curlrc), read into arguments; and curl's progress
+// meters on a terminal (Meter for one transfer, MultiMeter for transfers
+// at once).
 //
 // It knows no scheme and no command of urlget's: a command gives its
 // FlagSets, and the words its help and completions put around them.
