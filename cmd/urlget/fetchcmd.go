@@ -98,10 +98,7 @@ type fetchOpts struct {
 
 // newFetchFlags defines every flag of the fetch command on a new FlagSet.
 func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("urlget", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {}
-	fs.SortFlags = false
+	fs := cli.NewFlagSet("urlget", e.stderr)
 
 	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
 	fs.VarPF(&outFlag{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
@@ -211,7 +208,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.client.LocationTrusted {
 		o.client.FollowRedirects = true
 	}
-	if o.options, err = o.scheme.options(e.stdin); err != nil {
+	if o.options, err = o.scheme.Options(e.stdin); err != nil {
 		return nil, err
 	}
 	if err := o.out.parse(&o.client); err != nil {
@@ -331,7 +328,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 				schemes = append(schemes, strings.ToLower(raw[:i]))
 			}
 		}
-		for _, w := range o.scheme.unused(schemes) {
+		for _, w := range cli.Unused(o.scheme.fs, schemes) {
 			warnf(e.stderr, "%s", w)
 		}
 	}
@@ -415,7 +412,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		if cl.HasUser && !cl.HasPassword && anyHTTP(firstURLs(o)) {
 			// -u USER for http: the password is asked for before the
 			// request, as curl does (ftp asks when the server does).
-			if pw, ok := readSecret(e, f, "Enter host password for user '"+fetch.SanitizeLine(cl.User, 64)+"': "); ok {
+			if pw, ok := cli.ReadSecret(e.stderr, f, "Enter host password for user '"+fetch.SanitizeLine(cl.User, 64)+"': "); ok {
 				cl.Password, cl.HasPassword = pw, true
 			}
 		}

@@ -95,10 +95,7 @@ type mirrorOpts struct {
 }
 
 func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("urlget mirror", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {}
-	fs.SortFlags = false
+	fs := cli.NewFlagSet("urlget mirror", e.stderr)
 	atLeast1 := func(n int) bool { return n >= 1 }
 	o.opt.Parallel, o.opt.MaxDepth, o.opt.MaxFiles, o.retry, o.maxDelete = mirror.DefaultParallel, mirror.DefaultMaxDepth, mirror.DefaultMaxFiles, mirror.DefaultRetries, -1
 	fs.VarP(cli.Int(&o.opt.Parallel, "at least 1", atLeast1), "parallel", "P", "use `N` connections")
@@ -253,7 +250,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	_, statErr := os.Stat(opt.Dir)
 	sum, err := mirror.Run(ctx, opt)
 	c.clearLine()
-	if a := askUser(e, err); opt.Client != nil && a != nil {
+	if a := cli.Ask(e.stdin, e.stderr, err); opt.Client != nil && a != nil {
 		// The server wants a password for the user: asked on the
 		// terminal (a run that read nothing left nothing behind), and
 		// given to a copy of the Client for the next run.

@@ -147,11 +147,11 @@ func (c *fetchCmd) transfer(ctx context.Context, j download.Job) (context.Contex
 	return fetch.WithTrace(ctx, &tr), m.Ended
 }
 
-// ask is askUser, one question at a time when transfers run at once.
+// ask is cli.Ask, one question at a time when transfers run at once.
 func (c *fetchCmd) ask(err error) fetch.Options {
 	if c.par != nil {
 		c.par.askMu.Lock()
 		defer c.par.askMu.Unlock()
 	}
-	return askUser(c.e, err)
+	return cli.Ask(c.e.stdin, c.e.stderr, err)
 }

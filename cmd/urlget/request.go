@@ -142,8 +142,7 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 func joinLines(l []string) string { return strings.Join(l, "\n") }
 
 // expandHeaderFiles replaces each -H @FILE by the file's lines.
-func expandHeaderFiles(opts fetch.Options, stdin io.Reader) error {
-	key := optionKey("header")
+func expandHeaderFiles(opts fetch.Options, key string, stdin io.Reader) error {
 	if !opts.Has(key) {
 		return nil
 	}
@@ -178,7 +177,7 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])
 	}
 	if o.options != nil {
-		return expandHeaderFiles(o.options, stdin)
+		return expandHeaderFiles(o.options, o.scheme.Key("header"), stdin)
 	}
 	return nil
 }

@@ -79,10 +79,7 @@ type serveOpts struct {
 }
 
 func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("urlget serve", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {}
-	fs.SortFlags = false
+	fs := cli.NewFlagSet("urlget serve", e.stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(serve.DefaultPort), "listen on `ADDR` (host:port; another host than loopback needs --allow-from)")
 	fs.StringArrayVar(&o.allowFrom, "allow-from", nil, "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")

@@ -108,10 +108,7 @@ type urlFlags struct {
 
 // newURLFlags is urlget url's flag set (its help and completion read it).
 func newURLFlags(e env) (*pflag.FlagSet, *urlFlags) {
-	fs := pflag.NewFlagSet("urlget url", pflag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {} // errors are reported on one line below
-	fs.SortFlags = false
+	fs := cli.NewFlagSet("urlget url", e.stderr)
 	f := &urlFlags{}
 	f.base = fs.String("base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
 	f.normalize = fs.Bool("normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")

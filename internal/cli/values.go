@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -145,6 +146,18 @@ type textsValue struct {
 func (v textsValue) String() string     { return strings.Join(*v.p, ",") }
 func (v textsValue) Type() string       { return v.arg }
 func (v textsValue) Set(s string) error { *v.p = append(*v.p, s); return nil }
+
+// NewFlagSet is a FlagSet for the command name whose parse errors the
+// command reports itself (Error): pflag prints no usage, and help lists
+// the flags in the order they are defined. pflag's rare messages go to
+// stderr.
+func NewFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	return fs
+}
 
 // Name is how a message names a flag: "-d/--data", or "--search".
 func Name(f *pflag.Flag) string {
