@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // The connection and TLS flags: curl's --resolve, --connect-to, -4/-6,
@@ -29,16 +30,6 @@ type connOpts struct {
 	ciphers            string
 }
 
-// tlsMinFlag is one --tlsv1.x flag: it sets the minimum version.
-type tlsMinFlag struct {
-	dst     *string
-	version string
-}
-
-func (f *tlsMinFlag) String() string   { return "" }
-func (f *tlsMinFlag) Type() string     { return "bool" }
-func (f *tlsMinFlag) Set(string) error { *f.dst = f.version; return nil }
-
 // addConnFlags defines them; --interface is cl's field.
 func addConnFlags(fs *pflag.FlagSet, o *connOpts, cl *fetch.Client) {
 	fs.StringArrayVar(&o.resolve, "resolve", nil, "connect to `[+]HOST:PORT:ADDR[,ADDR]...` without asking DNS (HOST \"*\": any host); repeatable")
@@ -52,7 +43,8 @@ func addConnFlags(fs *pflag.FlagSet, o *connOpts, cl *fetch.Client) {
 	fs.StringVar(&o.certType, "cert-type", "", "the --cert file's `TYPE`: PEM (the only one supported)")
 	fs.StringVar(&o.pinned, "pinnedpubkey", "", "accept only a server key with one of `HASHES` (sha256//BASE64[;sha256//...]) or the key in a PEM/DER file (exit 90 otherwise)")
 	for _, v := range []string{"1.0", "1.1", "1.2", "1.3"} {
-		fs.VarPF(&tlsMinFlag{&o.tlsMin, v}, "tlsv"+v, "", "use TLS "+v+" or later").NoOptDefVal = "true"
+		set := func(string) error { o.tlsMin = v; return nil }
+		fs.VarPF(cli.Func("bool", set), "tlsv"+v, "", "use TLS "+v+" or later").NoOptDefVal = "true"
 	}
 	fs.StringVar(&o.tlsMax, "tls-max", "", "use TLS `VERSION` or earlier (1.0, 1.1, 1.2, 1.3, default)")
 	fs.StringVar(&o.ciphers, "ciphers", "", "allow only the TLS 1.2 cipher suites in `LIST` (OpenSSL or IANA names, \":\"-separated)")

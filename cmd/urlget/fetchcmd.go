@@ -33,35 +33,6 @@ const (
 	fetchExitInterrupted = 130 // SIGINT or SIGTERM: 128+SIGINT, as a shell reports it
 )
 
-// outFlag is the pflag.Value behind -o and -O: both append to one list so
-// that the Nth -o or -O belongs to the Nth URL, as in curl.
-type outFlag struct {
-	specs  *[]download.Target
-	remote bool
-}
-
-func (v *outFlag) String() string { return "" }
-func (v *outFlag) Type() string {
-	if v.remote {
-		return "bool"
-	}
-	return "string"
-}
-func (v *outFlag) Set(s string) error {
-	if v.remote {
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return err
-		}
-		if b {
-			*v.specs = append(*v.specs, download.Target{Remote: true})
-		}
-		return nil
-	}
-	*v.specs = append(*v.specs, download.Target{Name: s})
-	return nil
-}
-
 // fetchOpts holds the parsed command line. A flag that sets a field of the
 // Client or the Downloader is bound to that field (client, dl); the
 // others are here as given, or in the groups of the files that define
@@ -100,8 +71,19 @@ type fetchOpts struct {
 func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs := cli.NewFlagSet("urlget", e.stderr)
 
-	fs.VarP(&outFlag{specs: &o.outputs}, "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
-	fs.VarPF(&outFlag{specs: &o.outputs, remote: true}, "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
+	// -o and -O append to one list, so that the Nth of them belongs to the
+	// Nth URL, as in curl.
+	fs.VarP(cli.Func("string", func(s string) error {
+		o.outputs = append(o.outputs, download.Target{Name: s})
+		return nil
+	}), "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
+	fs.VarPF(cli.Func("bool", func(s string) error {
+		b, err := strconv.ParseBool(s)
+		if b {
+			o.outputs = append(o.outputs, download.Target{Remote: true})
+		}
+		return err
+	}), "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
 	fs.StringVar(&o.dl.OutputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
 	fs.BoolVar(&o.dl.CreateDirs, "create-dirs", false, "create the directories an output file needs")

@@ -18,7 +18,7 @@ const jsonLinesFlag = "json-lines"
 // addJSONFlag defines curl's --json DATA: the body goes through the data
 // flags' list (fetch.ReadData), so that it is read, joined and sent as -d's is.
 func addJSONFlag(fs *pflag.FlagSet, r *reqOpts) {
-	fs.Var(&dataFlag{&r.data, fetch.DataJSON, "DATA"}, "json", "HTTP POST JSON `DATA` (@FILE, @-: read as it is; several are joined as they are), with Content-Type and Accept: application/json (for listings as JSON lines: --"+jsonLinesFlag+")")
+	fs.Var(dataFlag(&r.data, fetch.DataJSON, "DATA"), "json", "HTTP POST JSON `DATA` (@FILE, @-: read as it is; several are joined as they are), with Content-Type and Accept: application/json (for listings as JSON lines: --"+jsonLinesFlag+")")
 	cli.SetTopics(fs, "json", fetch.SchemesWith(fetch.SpeaksHTTP)...)
 }
 

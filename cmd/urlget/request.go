@@ -15,19 +15,13 @@ import (
 )
 
 // dataFlag is the pflag.Value behind the data flags (-d, --data-binary,
-// --data-raw, --data-urlencode): all append to one list, in command-line
-// order.
-type dataFlag struct {
-	list *[]fetch.DataArg
-	kind fetch.DataKind
-	arg  string
-}
-
-func (v *dataFlag) String() string { return "" }
-func (v *dataFlag) Type() string   { return v.arg }
-func (v *dataFlag) Set(s string) error {
-	*v.list = append(*v.list, fetch.DataArg{Kind: v.kind, Value: s})
-	return nil
+// --data-raw, --data-urlencode, --json): all append to one list, in
+// command-line order.
+func dataFlag(list *[]fetch.DataArg, kind fetch.DataKind, arg string) pflag.Value {
+	return cli.Func(arg, func(s string) error {
+		*list = append(*list, fetch.DataArg{Kind: kind, Value: s})
+		return nil
+	})
 }
 
 // reqOpts are curl's request-shaping flags that the CLI carries out itself
@@ -49,15 +43,15 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	ann := func(name string, schemes ...string) { cli.SetTopics(fs, name, schemes...) }
 	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
 	dataSchemes := append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)
-	fs.VarP(&dataFlag{&r.data, fetch.DataPlain, "DATA"}, "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
+	fs.VarP(dataFlag(&r.data, fetch.DataPlain, "DATA"), "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
 	ann("data", dataSchemes...)
-	fs.Var(&dataFlag{&r.data, fetch.DataBinary, "DATA"}, "data-binary", "HTTP POST data, @FILE as it is")
+	fs.Var(dataFlag(&r.data, fetch.DataBinary, "DATA"), "data-binary", "HTTP POST data, @FILE as it is")
 	ann("data-binary", httpOnly...)
-	fs.Var(&dataFlag{&r.data, fetch.DataRaw, "DATA"}, "data-raw", "HTTP POST data, no @ reading")
+	fs.Var(dataFlag(&r.data, fetch.DataRaw, "DATA"), "data-raw", "HTTP POST data, no @ reading")
 	ann("data-raw", httpOnly...)
-	fs.Var(&dataFlag{&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"}, "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
+	fs.Var(dataFlag(&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"), "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	ann("data-urlencode", httpOnly...)
-	fs.Var(&dataFlag{&r.urlQuery, fetch.DataURLQuery, "DATA"}, "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
+	fs.Var(dataFlag(&r.urlQuery, fetch.DataURLQuery, "DATA"), "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
 	ann("get", httpOnly...)
 	fs.VarP(cli.Texts(&r.form, "NAME=VALUE"), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")

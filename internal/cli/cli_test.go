@@ -75,6 +75,18 @@ func TestValues(t *testing.T) {
 			t.Errorf("%q: %v, want %s", c.args, err, c.want)
 		}
 	}
+	// Func: each value to the function, in order; "bool" for a switch.
+	var got []string
+	fs = NewFlagSet("toy", io.Discard)
+	add := func(s string) error { got = append(got, s); return nil }
+	fs.VarP(Func("FILE", add), "out", "o", "write to FILE")
+	fs.VarPF(Func("bool", add), "remote", "O", "remote").NoOptDefVal = "true"
+	if err := fs.Parse([]string{"-o", "a", "-O", "-o", "b"}); err != nil || strings.Join(got, ",") != "a,true,b" {
+		t.Errorf("Func: %q %v", got, err)
+	}
+	if Placeholder(fs.Lookup("out")) != "FILE" || Placeholder(fs.Lookup("remote")) != "" {
+		t.Error("Func's placeholders")
+	}
 	// The Value's own error stays in the chain.
 	fs, _ = newToy()
 	fs.Var(valueFunc(func(string) error { return errSentinel }), "typed", "")

@@ -159,6 +159,20 @@ func NewFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
+// Func is a flag Value that calls fn with each value given; arg is its
+// Type (the placeholder; "bool", with the Flag's NoOptDefVal "true", for
+// a flag given without a value).
+func Func(arg string, fn func(string) error) pflag.Value { return funcValue{arg, fn} }
+
+type funcValue struct {
+	arg string
+	fn  func(string) error
+}
+
+func (v funcValue) String() string     { return "" }
+func (v funcValue) Type() string       { return v.arg }
+func (v funcValue) Set(s string) error { return v.fn(s) }
+
 // Name is how a message names a flag: "-d/--data", or "--search".
 func Name(f *pflag.Flag) string {
 	if f.Shorthand != "" {
