@@ -172,15 +172,10 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", at)
 		}
 	}
-	if strings.HasPrefix(o.writeOut, "@") {
-		var b []byte
-		if name := o.writeOut[1:]; name == "-" {
-			b, err = io.ReadAll(e.stdin)
-		} else {
-			b, err = os.ReadFile(name)
-		}
+	if name, ok := strings.CutPrefix(o.writeOut, "@"); ok {
+		b, err := readNamed(name, e.stdin)
 		if err != nil {
-			return nil, fmt.Errorf("-w/--write-out: %v", err)
+			return nil, fmt.Errorf("-w/--write-out %s: %v", o.writeOut, fetch.PathCause(err))
 		}
 		o.writeOut = string(b)
 	}

@@ -44,6 +44,7 @@ func TestNoGoWording(t *testing.T) {
 			{"mirror -P x gopher://h/ d", `urlget: mirror: -P/--parallel: want a whole number, not "x" (try 'urlget mirror --help')`},
 			{"serve --max-total q", `urlget: serve: --max-total: want a whole number, not "q" (try 'urlget serve --help')`},
 			{"url --strict=x a", `urlget: url: --strict: want true or false, not "x" (try 'urlget url --help')`},
+			{"-w @/nonexistent/f http://h/", `urlget: -w/--write-out @/nonexistent/f: no such file or directory (try 'urlget --help')`},
 		} {
 			var out, errb bytes.Buffer
 			code := run(env{args: strings.Fields(c.args), stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
