@@ -125,6 +125,8 @@ package mirror
 import (
 	"context"
 	"errors"
+	"maps"
+	"os"
 	"strings"
 	"time"
 
@@ -256,6 +258,12 @@ type Options struct {
 	// Event, when set, is called for every item as it is done. Calls may
 	// come from several goroutines at once.
 	Event func(Event)
+	// Ask, when set, is asked for what the server said it needs when the
+	// run failed for it (a *fetch.InputNeededError: a password for the
+	// user, at login, before anything was read); the run is made once
+	// more with the answers added to a copy of the Client's Options.
+	// urlget mirror asks on the terminal. Nil answers: no second run.
+	Ask func(error) fetch.Options
 }
 
 // Progress is a snapshot of a running mirror.
@@ -360,7 +368,30 @@ func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
 // ErrTimeout) when it was cancelled; another error for a local problem
 // (the directory cannot be written, it is a mirror of another URL, another
 // run holds it).
+//
+// A run that fails or is cancelled before anything was mirrored removes
+// the directory Dir when it made it and it is empty.
 func Run(ctx context.Context, opt Options) (Summary, error) {
+	_, statErr := os.Stat(opt.Dir)
+	sum, err := run(ctx, opt)
+	var ine *fetch.InputNeededError
+	if errors.As(err, &ine) && opt.Ask != nil && opt.Client != nil {
+		if a := opt.Ask(err); a != nil {
+			cl := *opt.Client
+			cl.Options = fetch.Options{}
+			maps.Copy(cl.Options, opt.Client.Options)
+			maps.Copy(cl.Options, a)
+			opt.Client = &cl
+			sum, err = run(ctx, opt)
+		}
+	}
+	if err != nil && !errors.Is(err, ErrIncomplete) && !opt.Reverse && os.IsNotExist(statErr) && sum.New == 0 && sum.Changed == 0 {
+		os.Remove(opt.Dir) // removes only an empty directory
+	}
+	return sum, err
+}
+
+func run(ctx context.Context, opt Options) (Summary, error) {
 	u, err := urlparse.Parse(opt.URL)
 	if err != nil {
 		return Summary{URL: opt.URL, Dir: opt.Dir, Reverse: opt.Reverse}, &fetch.Error{Kind: fetch.ErrMalformed, URL: opt.URL, Err: err}

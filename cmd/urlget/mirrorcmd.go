@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"strings"
@@ -247,26 +246,13 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 		opt.Progress = c.progress
 	}
 	opt.Event = c.event
-	_, statErr := os.Stat(opt.Dir)
+	opt.Ask = func(err error) fetch.Options {
+		c.clearLine()
+		return cli.Ask(e.stdin, e.stderr, err)
+	}
 	sum, err := mirror.Run(ctx, opt)
 	c.clearLine()
-	if a := cli.Ask(e.stdin, e.stderr, err); opt.Client != nil && a != nil {
-		// The server wants a password for the user: asked on the
-		// terminal (a run that read nothing left nothing behind), and
-		// given to a copy of the Client for the next run.
-		cl := *opt.Client
-		cl.Options = fetch.Options{}
-		maps.Copy(cl.Options, opt.Client.Options)
-		maps.Copy(cl.Options, a)
-		opt.Client = &cl
-		sum, err = mirror.Run(ctx, opt)
-		c.clearLine()
-	}
-	code := c.finish(ctx, sum, err)
-	if code != 0 && code != mirrorExitIncomplete && os.IsNotExist(statErr) && sum.New == 0 && sum.Changed == 0 {
-		os.Remove(opt.Dir) // made by this run, which mirrored nothing: removed when empty
-	}
-	return code
+	return c.finish(ctx, sum, err)
 }
 
 // event prints one line per item with -v (and --dry-run), failures always;
