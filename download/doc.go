@@ -16,9 +16,10 @@
 //     appended to only once the server has confirmed the offset;
 //   - Remote targets (curl's -O): the file is named after the URL, and a
 //     name that could leave the directory is refused;
-//   - time and ETag conditions, byte ranges, head requests (the header
-//     text curl -I prints), the response header before the body (-i), a
-//     header dump (-D) and --etag-save, extended attributes (--xattr);
+//   - time and ETag conditions (TimeCondition reads curl's -z argument),
+//     byte ranges, head requests (the header text curl -I prints), the
+//     response header before the body (-i), a header dump (-D) and
+//     --etag-save, extended attributes (--xattr);
 //   - the request body: form data, JSON, multipart forms, an upload file,
 //     search words for the schemes that take them.
 //

@@ -2,12 +2,16 @@ package fetch
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,6 +107,23 @@ func (c *CookieJar) Load(r io.Reader) error {
 		c.store(k)
 	}
 	return sc.Err()
+}
+
+// LoadFile loads the Netscape cookie file name (Load). An error is an
+// *fs.PathError naming the file ("cannot read cookie file NAME: line 3:
+// ..."; PathCause gives the reason alone); for a missing file it is one
+// errors.Is(err, fs.ErrNotExist) recognises, which a program may take
+// for an empty jar, as curl does a -b file that -c has not written yet.
+func (c *CookieJar) LoadFile(name string) error {
+	f, err := os.Open(name)
+	if err == nil {
+		err = c.Load(f)
+		f.Close()
+	}
+	if err != nil {
+		return &fs.PathError{Op: "cannot read cookie file", Path: name, Err: PathCause(err)}
+	}
+	return nil
 }
 
 // store puts a recorded cookie into the jar.
@@ -208,6 +229,73 @@ func (c *CookieJar) Save(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// SaveFile writes the jar (Save) to the file name so that no one ever
+// finds it half written: into a new temporary file beside it (mode 0600,
+// or that of the file replaced), renamed over name once written and
+// closed. On failure the temporary file is removed and a file already
+// under name is left as it was; two saves at once each rename a whole
+// file of their own, and the last one stays. The directory must be
+// writable, even when name is: a file replaced in place could be left
+// half written. A symbolic link is followed (the file it points to is
+// replaced); a name that is no regular file (a device such as
+// /dev/stdout, a named pipe) is written to directly. An error is an
+// *fs.PathError naming the file ("cannot write cookie file NAME: ...";
+// PathCause gives the reason alone).
+func (c *CookieJar) SaveFile(name string) error {
+	fail := func(err error) error {
+		var le *os.LinkError
+		if errors.As(err, &le) {
+			err = le.Err
+		}
+		return &fs.PathError{Op: "cannot write cookie file", Path: name, Err: PathCause(err)}
+	}
+	target := name
+	if t, err := filepath.EvalSymlinks(name); err == nil {
+		target = t
+	}
+	mode := fs.FileMode(0o600)
+	if fi, err := os.Stat(target); err == nil {
+		switch {
+		case fi.IsDir():
+			return fail(errors.New("is a directory"))
+		case !fi.Mode().IsRegular():
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
+			if err != nil {
+				return fail(err)
+			}
+			err = c.Save(f)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fail(err)
+			}
+			return nil
+		}
+		mode |= fi.Mode().Perm()
+	}
+	dir := filepath.Dir(target)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return fail(fmt.Errorf("cannot create a file in %s: %w", dir, PathCause(err)))
+	}
+	err = c.Save(f)
+	if err == nil && mode != 0o600 {
+		err = f.Chmod(mode)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), target)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fail(err)
+	}
+	return nil
 }
 
 func upperBool(b bool) string {

@@ -2,9 +2,18 @@ package fetch_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,5 +98,237 @@ func TestCookieNewSession(t *testing.T) {
 		if got := strings.Join(names, " "); got != want || strings.Contains(saved.String(), "\tsession\t") == ns {
 			t.Errorf("NewSession %v: sends %q, want %q; saves\n%s", ns, got, want, saved.String())
 		}
+	}
+}
+
+// cookieFileJar is a jar with cookies of each kind a file holds: host and
+// domain, secure, HttpOnly, a session one and one with an expiry.
+func cookieFileJar(value string) *fetch.CookieJar {
+	c := fetch.NewCookieJar()
+	u := &url.URL{Scheme: "https", Host: "www.example.net", Path: "/a/b"}
+	c.SetCookies(u, []*http.Cookie{
+		{Name: "host", Value: value},
+		{Name: "dom", Value: "d", Domain: "example.net", Path: "/", Secure: true, HttpOnly: true},
+		{Name: "lasting", Value: "l", Expires: time.Now().Add(time.Hour).Truncate(time.Second)},
+	})
+	return c
+}
+
+func savedText(t *testing.T, c *fetch.CookieJar) string {
+	t.Helper()
+	var b strings.Builder
+	if err := c.Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// dirNames lists dir, to see that no temporary file is left in it.
+func dirNames(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// TestCookieJarFiles: SaveFile and LoadFile (curl's -c FILE and -b FILE)
+// round trip, replace a file whole keeping its mode, follow a link, write
+// a device in place, and fail naming the file: a missing one recognised
+// as fs.ErrNotExist, the reason alone given by PathCause.
+func TestCookieJarFiles(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "jar.txt")
+	c := cookieFileJar("v1")
+	if err := c.SaveFile(name); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(name); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("saved file: %v %v, want mode 0600", fi, err)
+	}
+	back := fetch.NewCookieJar()
+	if err := back.LoadFile(name); err != nil {
+		t.Fatal(err)
+	}
+	want := savedText(t, c)
+	if got := savedText(t, back); got != want || strings.Count(got, "\n") != 6 {
+		t.Errorf("loaded back, saves\n%s\nwant\n%s", got, want)
+	}
+	u, _ := url.Parse("https://www.example.net/a/x")
+	var sent []string
+	for _, k := range back.Cookies(u) {
+		sent = append(sent, k.Name+"="+k.Value)
+	}
+	if got := strings.Join(sent, " "); got != "host=v1 lasting=l dom=d" {
+		t.Errorf("loaded back, sends %q", got)
+	}
+
+	// A file already there is replaced whole, its mode kept.
+	os.Chmod(name, 0o640)
+	c2 := cookieFileJar("v2")
+	if err := c2.SaveFile(name); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != savedText(t, c2) {
+		t.Errorf("saved over a file:\n%s", b)
+	}
+	if fi, _ := os.Stat(name); fi.Mode().Perm() != 0o640 {
+		t.Errorf("replaced file has mode %v, want 0640", fi.Mode())
+	}
+
+	// A link is followed: the file it points to is replaced, the link stays.
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink("jar.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SaveFile(link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != want {
+		t.Errorf("saved through a link, the file holds:\n%s", b)
+	}
+	// A named pipe (or a device, as /dev/stdout) is written to, not replaced.
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenFile(pipe, os.O_RDWR, 0) // a reader, so that SaveFile's open does not wait
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := c.SaveFile(pipe); err != nil {
+		t.Errorf("save to a pipe: %v", err)
+	}
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(r, got); err != nil || string(got) != want {
+		t.Errorf("read from the pipe %q (%v)", got, err)
+	}
+	if fi, err := os.Lstat(pipe); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("the pipe is now %v (%v)", fi, err)
+	}
+	if got := dirNames(t, dir); got != "jar.txt link.txt pipe" {
+		t.Errorf("directory holds %q", got)
+	}
+
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("# Netscape HTTP Cookie File\nexample.net\tFALSE\t/\n"), 0o600)
+	for _, tc := range []struct {
+		name, err, cause string
+		missing          bool
+	}{
+		{filepath.Join(dir, "none.txt"), "cannot read cookie file " + dir + "/none.txt: no such file or directory", "no such file or directory", true},
+		{bad, "cannot read cookie file " + bad + ": line 2: want 7 tab-separated fields, not 3", "line 2: want 7 tab-separated fields, not 3", false},
+		{dir, "cannot read cookie file " + dir + ": is a directory", "is a directory", false},
+	} {
+		err := fetch.NewCookieJar().LoadFile(tc.name)
+		if err == nil || err.Error() != tc.err || fetch.PathCause(err).Error() != tc.cause || errors.Is(err, fs.ErrNotExist) != tc.missing {
+			t.Errorf("LoadFile(%s): %v (cause %v), want %q, missing %v", tc.name, err, fetch.PathCause(err), tc.err, tc.missing)
+		}
+	}
+	for _, tc := range []struct{ name, err string }{
+		{dir, "cannot write cookie file " + dir + ": is a directory"},
+		{filepath.Join(dir, "no", "jar.txt"), "cannot write cookie file " + dir + "/no/jar.txt: cannot create a file in " + dir + "/no: no such file or directory"},
+	} {
+		if err := c.SaveFile(tc.name); err == nil || err.Error() != tc.err {
+			t.Errorf("SaveFile(%s): %v, want %q", tc.name, err, tc.err)
+		}
+	}
+	if got := dirNames(t, dir); got != "bad.txt jar.txt link.txt pipe" {
+		t.Errorf("directory holds %q", got)
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o700)
+		os.WriteFile(filepath.Join(ro, "jar.txt"), []byte("old\n"), 0o600)
+		os.Chmod(ro, 0o500)
+		defer os.Chmod(ro, 0o700)
+		err := c.SaveFile(filepath.Join(ro, "jar.txt"))
+		if want := "cannot write cookie file " + ro + "/jar.txt: cannot create a file in " + ro + ": permission denied"; err == nil || err.Error() != want {
+			t.Errorf("save in a read-only directory: %v, want %q", err, want)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ro, "jar.txt")); string(b) != "old\n" {
+			t.Errorf("the file in a read-only directory now holds %q", b)
+		}
+		if got := dirNames(t, ro); got != "jar.txt" {
+			t.Errorf("the read-only directory holds %q", got)
+		}
+	}
+}
+
+// TestCookieJarSaveFails: a save that fails while writing (here the file
+// size limit, RLIMIT_FSIZE, in a child process) leaves the old file as it
+// was and no temporary file beside it.
+func TestCookieJarSaveFails(t *testing.T) {
+	if dir := os.Getenv("URLGET_COOKIE_SAVE_CHILD"); dir != "" {
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 16, Max: 16}); err != nil {
+			t.Fatal(err)
+		}
+		err := cookieFileJar("v").SaveFile(filepath.Join(dir, "jar.txt"))
+		os.Stdout.WriteString("SaveFile: " + fmt.Sprint(err) + "\n")
+		return
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "jar.txt")
+	old := "# Netscape HTTP Cookie File\nexample.net\tFALSE\t/\tFALSE\t0\told\tv\n"
+	if err := os.WriteFile(name, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCookieJarSaveFails$", "-test.v")
+	cmd.Env = append(os.Environ(), "URLGET_COOKIE_SAVE_CHILD="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if want := "SaveFile: cannot write cookie file " + name + ": file too large\n"; !strings.Contains(string(out), want) {
+		t.Errorf("child says\n%s\nwant %q", out, want)
+	}
+	if b, _ := os.ReadFile(name); string(b) != old {
+		t.Errorf("the old file now holds %q", b)
+	}
+	if got := dirNames(t, dir); got != "jar.txt" {
+		t.Errorf("a failed save left %q", got)
+	}
+}
+
+// TestCookieJarSavesAtOnce: saves running at once each replace the file
+// whole (no temporary name shared), and leave nothing beside it.
+func TestCookieJarSavesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "jar.txt")
+	jars := []*fetch.CookieJar{cookieFileJar("first"), cookieFileJar("second")}
+	texts := map[string]bool{savedText(t, jars[0]): true, savedText(t, jars[1]): true}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*20)
+	for _, c := range jars {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				errs <- c.SaveFile(name)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(name); !texts[string(b)] {
+		t.Errorf("after saves at once the file holds\n%s", b)
+	}
+	if got := dirNames(t, dir); got != "jar.txt" {
+		t.Errorf("saves at once left %q", got)
 	}
 }

@@ -61,35 +61,24 @@ func (o *outOpts) parse(cl *fetch.Client) error {
 	return nil
 }
 
-// timeCondition reads -z as curl does: a date (fetch.ParseDate), else the
-// modification time of the file of that name; "-" before it asks for
-// If-Unmodified-Since, "+" (curl's explicit If-Modified-Since) and "="
-// (curl's Last-Modified request field, which servers do not read) for
-// If-Modified-Since. Neither a date nor a file: a warning, and no
-// condition.
+// timeCondition is -z (download.TimeCondition): the condition in the
+// Downloader, or a warning and none when the argument is neither a date
+// nor a file.
 func (o *outOpts) timeCondition(e env, quiet bool) {
 	if o.timeCond == "" {
 		return
 	}
-	s, dst := o.timeCond, &o.dl.IfModifiedSince
-	switch s[0] {
-	case '-':
-		s, dst = s[1:], &o.dl.IfUnmodifiedSince
-	case '+', '=':
-		s = s[1:]
-	}
-	t, err := fetch.ParseDate(s)
-	if err != nil {
-		fi, serr := os.Stat(s)
-		if serr != nil {
-			if !quiet {
-				warnf(e.stderr, "-z/--time-cond: %q is neither a date nor a file: no time condition", s)
-			}
-			return
+	t, unmodified, err := download.TimeCondition(o.timeCond)
+	switch {
+	case err != nil:
+		if !quiet {
+			warnf(e.stderr, "-z/--time-cond: %v: no time condition", err)
 		}
-		t = fi.ModTime()
+	case unmodified:
+		o.dl.IfUnmodifiedSince = t
+	default:
+		o.dl.IfModifiedSince = t
 	}
-	*dst = t
 }
 
 // redirectStderr is --stderr: e with its stderr replaced, and what closes
