@@ -43,8 +43,7 @@ func addConnFlags(fs *pflag.FlagSet, o *connOpts, cl *fetch.Client) {
 	fs.StringVar(&o.certType, "cert-type", "", "the --cert file's `TYPE`: PEM (the only one supported)")
 	fs.StringVar(&o.pinned, "pinnedpubkey", "", "accept only a server key with one of `HASHES` (sha256//BASE64[;sha256//...]) or the key in a PEM/DER file (exit 90 otherwise)")
 	for _, v := range []string{"1.0", "1.1", "1.2", "1.3"} {
-		set := func(string) error { o.tlsMin = v; return nil }
-		fs.VarPF(cli.Func("bool", set), "tlsv"+v, "", "use TLS "+v+" or later").NoOptDefVal = "true"
+		cli.Switch(fs, "tlsv"+v, "", "use TLS "+v+" or later", func() { o.tlsMin = v })
 	}
 	fs.StringVar(&o.tlsMax, "tls-max", "", "use TLS `VERSION` or earlier (1.0, 1.1, 1.2, 1.3, default)")
 	fs.StringVar(&o.ciphers, "ciphers", "", "allow only the TLS 1.2 cipher suites in `LIST` (OpenSSL or IANA names, \":\"-separated)")

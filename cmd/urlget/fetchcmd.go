@@ -43,14 +43,10 @@ type fetchOpts struct {
 	outputs        []download.Target
 	remoteNameAll  bool
 	globOff        bool // -g: URLs are not globs
+	maxRedirs      int
 	silent         bool
 	showError      bool
 	verbose        bool
-	maxRedirs      int
-	post30x        [3]bool // --post301, --post302, --post303
-	limitRate      int64   // --limit-rate: bytes/s; 0 none
-	user           string
-	proxy          string
 	progressBar    bool
 	noMeter        bool // --no-progress-meter
 	writeOut       string
@@ -77,13 +73,9 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 		o.outputs = append(o.outputs, download.Target{Name: s})
 		return nil
 	}), "output", "o", "write the next URL to `FILE` instead of stdout (\"-\": stdout); once per URL, in order; #1, #2, ...: a glob's values")
-	fs.VarPF(cli.Func("bool", func(s string) error {
-		b, err := strconv.ParseBool(s)
-		if b {
-			o.outputs = append(o.outputs, download.Target{Remote: true})
-		}
-		return err
-	}), "remote-name", "O", "write the next URL to a file named after its last path segment").NoOptDefVal = "true"
+	cli.Switch(fs, "remote-name", "O", "write the next URL to a file named after its last path segment", func() {
+		o.outputs = append(o.outputs, download.Target{Remote: true})
+	})
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
 	fs.StringVar(&o.dl.OutputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
 	fs.BoolVar(&o.dl.CreateDirs, "create-dirs", false, "create the directories an output file needs")
@@ -95,8 +87,9 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https and ftp only)")
 	o.maxRedirs = 50
 	fs.Var(cli.Int(&o.maxRedirs, "a count >= 0 or -1", func(n int) bool { return n >= -1 }), "max-redirs", "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
-	for i, status := range []string{"301", "302", "303"} {
-		fs.BoolVar(&o.post30x[i], "post"+status, false, "with -L, send the body again with its method after a "+status+" (default: a GET without the body; a 307 or 308 always sends it again)")
+	for _, status := range []int{301, 302, 303} {
+		keep := func() { o.client.KeepPost = append(o.client.KeepPost, status) }
+		cli.Switch(fs, "post"+strconv.Itoa(status), "", "with -L, send the body again with its method after a "+strconv.Itoa(status)+" (default: a GET without the body; a 307 or 308 always sends it again)", keep)
 	}
 	fs.Var(cli.Int(&o.dl.Retry.Retries, "a count >= 0", func(n int) bool { return n >= 0 }), "retry", "retry a transient failure (timeout, connection failure but a refused one, partial, HTTP 408/429/5xx) up to `N` times")
 	fs.Var(cli.Seconds(&o.dl.Retry.Delay), "retry-delay", "wait `SECONDS` between retries (default: 1 s, doubling; a server's Retry-After wins)")
@@ -105,13 +98,13 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.dl.Retry.Refused, "retry-connrefused", false, "with --retry, retry a refused connection too")
 	fs.VarP(cli.Size(&o.client.LowSpeedLimit, false), "speed-limit", "Y", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
 	fs.VarP(cli.Seconds(&o.client.LowSpeedTime), "speed-time", "y", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
-	fs.Var(cli.Size(&o.limitRate, true), "limit-rate", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
+	fs.Var(rateFlag(&o.client), "limit-rate", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
 	fs.Var(cli.Seconds(&o.client.MaxTime), "max-time", "give each transfer at most `SECONDS` (exit 28)")
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
-	fs.StringVarP(&o.user, "user", "u", "", "credentials `USER[:PASSWORD]`, overriding the URL's")
+	fs.VarP(userFlag(&o.client), "user", "u", "credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
 	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
-	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
+	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
@@ -207,28 +200,41 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	return o, nil
 }
 
-// setClientFlags puts on cl what the flags both commands share say: -u
-// USER[:PASSWORD], -x PROXY, --limit-rate (0: none), and the user agent
-// urlget's unless -A gave one.
-func setClientFlags(cl *fetch.Client, user, proxy string, rate int64) error {
+// The flags the fetch and mirror commands share, bound to the Client's
+// fields: -u USER[:PASSWORD], -x PROXY and --limit-rate SPEED.
+
+func userFlag(cl *fetch.Client) pflag.Value {
+	return cli.Func("string", func(s string) error {
+		if s != "" {
+			cl.HasUser = true
+			cl.User, cl.Password, cl.HasPassword = strings.Cut(s, ":")
+		}
+		return nil
+	})
+}
+
+func proxyFlag(cl *fetch.Client) pflag.Value {
+	return cli.Func("string", func(s string) (err error) {
+		cl.Proxy, err = fetch.ParseProxy(s)
+		return err
+	})
+}
+
+func rateFlag(cl *fetch.Client) pflag.Value {
+	var n int64
+	speed := cli.Size(&n, true)
+	return cli.Func(speed.Type(), func(s string) error {
+		err := speed.Set(s)
+		cl.LimitRate = fetch.NewLimiter(n)
+		return err
+	})
+}
+
+// defaultUserAgent makes urlget's the user agent unless -A gave one.
+func defaultUserAgent(cl *fetch.Client) {
 	if cl.UserAgent == "" {
 		cl.UserAgent = "urlget/" + version
 	}
-	if user != "" {
-		cl.HasUser = true
-		cl.User, cl.Password, cl.HasPassword = strings.Cut(user, ":")
-	}
-	if proxy != "" {
-		p, err := fetch.ParseProxy(proxy)
-		if err != nil {
-			return fmt.Errorf("-x/--proxy: %v", err)
-		}
-		cl.Proxy = p
-	}
-	if rate > 0 {
-		cl.LimitRate = fetch.NewLimiter(rate)
-	}
-	return nil
 }
 
 // fetchCmd runs one invocation of the fetch command.
@@ -355,8 +361,6 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 // newFetchCmd builds the Client from the options.
 func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	cl := &o.client
-	cl.MaxRedirects = maxRedirects(o.maxRedirs)
-	cl.KeepPost = keepPost(o.post30x)
 	cl.MaxDecompressed = cl.MaxFileSize
 	cl.Options = o.options
 	if o.par.on {
@@ -373,9 +377,13 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
 	}
-	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
-		return nil, err
+	switch cl.MaxRedirects = o.maxRedirs; o.maxRedirs { // curl's -1 (no limit) and 0 (none) in the Client's terms
+	case -1:
+		cl.MaxRedirects = math.MaxInt
+	case 0:
+		cl.MaxRedirects = fetch.NoRedirects
 	}
+	defaultUserAgent(cl)
 	if o.verbose {
 		cl.Verbose = e.stderr
 	}
@@ -440,29 +448,6 @@ func anyHTTP(urls []string) bool {
 	return false
 }
 
-// keepPost is Client.KeepPost for --post301, --post302 and --post303.
-func keepPost(post [3]bool) []int {
-	var keep []int
-	for i, on := range post {
-		if on {
-			keep = append(keep, 301+i)
-		}
-	}
-	return keep
-}
-
-// maxRedirects is Client.MaxRedirects for --max-redirs N: curl's -1 (no
-// limit) and 0 (none) in the Client's terms.
-func maxRedirects(n int) int {
-	switch n {
-	case -1:
-		return math.MaxInt
-	case 0:
-		return fetch.NoRedirects
-	}
-	return n
-}
-
 // run fetches every URL in turn (with -Z at once: runParallel); the exit
 // status is the last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
@@ -470,9 +455,9 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		return c.runParallel(ctx)
 	}
 	status := 0
-	for j := range c.jobs() {
-		if j.err != nil {
-			return c.globFailed(j.err)
+	for j, err := range c.jobs() {
+		if err != nil {
+			return c.globFailed(err)
 		}
 		r := c.one(ctx, j)
 		if ctx.Err() != nil {
@@ -530,7 +515,7 @@ func (c *fetchCmd) outSpecFor(i int) download.Target {
 }
 
 // one fetches the URL of a job: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, j fetchJob) *download.Result {
+func (c *fetchCmd) one(ctx context.Context, j download.Job) *download.Result {
 	c.warnData(j.URL)
 	r := c.dl.Do(ctx, j.URL, j.Target)
 	r.Num = j.Num

@@ -15,44 +15,10 @@ import (
 // mirror's, or a loop's.
 const globLimit = 100_000_000
 
-// fetchJob is one URL to fetch: num is its argument's index on the command
-// line (curl's urlnum, shared by every URL of a glob), spec its output, its
-// -o name's #N filled in. err, when set, is the argument's malformed glob:
-// nothing more is fetched (curl stops there too).
-type fetchJob struct {
-	download.Job
-	err error
-}
-
-// jobs gives the URLs of the command line in curl's order: each argument
-// as a glob (unless -g), streamed, its -o template filled for each URL.
-// The Nth -o/-O belongs to the Nth argument, glob or not, as in curl.
-func (c *fetchCmd) jobs() iter.Seq[fetchJob] {
-	return func(yield func(fetchJob) bool) {
-		for i, arg := range c.o.urls {
-			spec := c.outSpecFor(i)
-			if c.o.globOff {
-				if !yield(fetchJob{Job: download.Job{Num: i, URL: arg, Target: spec}}) {
-					return
-				}
-				continue
-			}
-			g, err := urlglob.Parse(arg, globLimit)
-			if err != nil {
-				yield(fetchJob{Job: download.Job{Num: i, URL: arg}, err: err})
-				return
-			}
-			for m := range g.All() {
-				s := spec
-				if !s.Remote && !s.Implicit && s.Name != "-" {
-					s.Name = m.Expand(s.Name)
-				}
-				if !yield(fetchJob{Job: download.Job{Num: i, URL: m.URL, Target: s}}) {
-					return
-				}
-			}
-		}
-	}
+// jobs gives the URLs of the command line in curl's order, each argument
+// a glob (unless -g), streamed, its -o template filled for each URL.
+func (c *fetchCmd) jobs() iter.Seq2[download.Job, error] {
+	return download.Jobs(c.o.urls, c.outSpecFor, c.o.globOff, globLimit)
 }
 
 // globFailed reports a malformed glob as curl does, the glob and a caret

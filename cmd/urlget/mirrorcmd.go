@@ -86,10 +86,8 @@ type mirrorOpts struct {
 	jsonOut        bool
 	quiet, verbose bool
 	trace          bool
-	user, proxy    string
 	ftpEmail       string
 	help           bool
-	limitRate      int64
 	client         fetch.Client // the Client's fields the flags set
 }
 
@@ -112,7 +110,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.Var(cli.Seconds(&o.opt.RetryWait), "retry-delay", "wait `SECONDS` before the first retry, doubling after (default 1)")
 	fs.Var(cli.Seconds(&o.opt.Timeout), "timeout", "give up on a request when the server is silent for `SECONDS` (default 60)")
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
-	fs.Var(cli.Size(&o.limitRate, true), "limit-rate", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
+	fs.Var(rateFlag(&o.client), "limit-rate", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
 	fs.BoolVar(&o.opt.SpanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
 	fs.BoolVar(&o.opt.RewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.opt.IgnoreRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
@@ -124,12 +122,12 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
 	fs.BoolVar(&o.trace, "trace", false, "show the protocol exchange on stderr (passwords masked)")
-	fs.StringVarP(&o.user, "user", "u", "", "FTP or HTTP credentials `USER[:PASSWORD]`, overriding the URL's")
+	fs.VarP(userFlag(&o.client), "user", "u", "FTP or HTTP credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take FTP or HTTP credentials from ~/.netrc")
 	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
 	fs.StringVar(&o.ftpEmail, "ftp-email", "", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
-	fs.StringVarP(&o.proxy, "proxy", "x", "", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
+	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
@@ -163,12 +161,10 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	return o, nil
 }
 
-// mirrorOptions turns the command line into mirror.Options.
-func (o *mirrorOpts) options(e env) (mirror.Options, error) {
+// options turns the command line into mirror.Options.
+func (o *mirrorOpts) options(e env) mirror.Options {
 	cl := &o.client
-	if err := setClientFlags(cl, o.user, o.proxy, o.limitRate); err != nil {
-		return mirror.Options{}, err
-	}
+	defaultUserAgent(cl)
 	if o.ftpEmail != "" {
 		cl.Options = map[string]string{"ftp-email": o.ftpEmail}
 	}
@@ -188,7 +184,7 @@ func (o *mirrorOpts) options(e env) (mirror.Options, error) {
 	case o.maxDelete > 0:
 		opt.DeleteLimit = o.maxDelete
 	}
-	return opt, nil
+	return opt
 }
 
 // mirrorCmd is one run of the mirror command.
@@ -227,10 +223,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 		fmt.Fprintf(e.stdout, mirrorUsage, strings.TrimRight(newMirrorFlags(e, &mirrorOpts{}).FlagUsages(), "\n"))
 		return 0
 	}
-	opt, err := o.options(e)
-	if err != nil {
-		return fail(e, mirrorExitUsage, "mirror: %v (try 'urlget mirror --help')", err)
-	}
+	opt := o.options(e)
 	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal, out: &fetch.SyncWriter{W: e.stderr}, width: func() int {
 		if f, ok := e.stderr.(*os.File); ok {
 			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {

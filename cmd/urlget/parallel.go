@@ -81,12 +81,12 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 	var globErr error
 	var interrupted []*download.Result
 	jobs := func(yield func(download.Job) bool) {
-		for j := range c.jobs() {
-			if j.err != nil {
-				globErr = j.err
+		for j, err := range c.jobs() {
+			if err != nil {
+				globErr = err
 				return
 			}
-			if !yield(j.Job) {
+			if !yield(j) {
 				return
 			}
 		}

@@ -138,7 +138,7 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	if !fs.Changed("grace") {
 		grace = 10 * time.Second
 	}
-	setClientFlags(cl, "", "", 0)
+	defaultUserAgent(cl)
 	if o.verbose {
 		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
 	}

@@ -23,7 +23,7 @@ func TestTransferControlFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.client.LowSpeedLimit != 3072 || o.client.LowSpeedTime != 2500*time.Millisecond || o.limitRate != 1<<20 ||
+	if o.client.LowSpeedLimit != 3072 || o.client.LowSpeedTime != 2500*time.Millisecond || o.client.LimitRate.Rate() != 1<<20 ||
 		o.dl.Retry.MaxTime != 7*time.Second || !o.dl.Retry.AllErrors || !o.dl.Retry.Refused {
 		t.Errorf("parsed %+v", o)
 	}

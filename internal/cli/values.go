@@ -173,6 +173,18 @@ func (v funcValue) String() string     { return "" }
 func (v funcValue) Type() string       { return v.arg }
 func (v funcValue) Set(s string) error { return v.fn(s) }
 
+// Switch defines a flag given without a value that calls on each time it
+// is given (with a value, each time that value is true).
+func Switch(fs *pflag.FlagSet, name, short, usage string, on func()) {
+	fs.VarPF(Func("bool", func(s string) error {
+		b, err := strconv.ParseBool(s)
+		if b {
+			on()
+		}
+		return err
+	}), name, short, usage).NoOptDefVal = "true"
+}
+
 // Name is how a message names a flag: "-d/--data", or "--search".
 func Name(f *pflag.Flag) string {
 	if f.Shorthand != "" {
