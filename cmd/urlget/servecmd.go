@@ -69,7 +69,6 @@ when the address cannot be listened on.
 // serveOpts holds the serve command line.
 type serveOpts struct {
 	listen    string
-	allowFrom []string
 	opt       serve.Options // the fields the flags set
 	client    fetch.Client  // likewise
 	grace     time.Duration
@@ -81,7 +80,20 @@ type serveOpts struct {
 func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs := cli.NewFlagSet("urlget serve", e.stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:"+strconv.Itoa(serve.DefaultPort), "listen on `ADDR` (host:port; another host than loopback needs --allow-from)")
-	fs.StringArrayVar(&o.allowFrom, "allow-from", nil, "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
+	fs.Var(cli.Func("string", func(list string) error {
+		for _, s := range strings.Split(list, ",") {
+			s = strings.TrimSpace(s)
+			p, err := netip.ParsePrefix(s)
+			if a, aerr := netip.ParseAddr(s); aerr == nil {
+				p, err = netip.PrefixFrom(a, a.BitLen()), nil
+			}
+			if err != nil {
+				return fmt.Errorf("want an address or CIDR block (192.168.1.0/24), not %q", s)
+			}
+			o.opt.AllowFrom = append(o.opt.AllowFrom, p.Masked())
+		}
+		return nil
+	}), "allow-from", "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
 	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
 	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
@@ -181,24 +193,10 @@ func (o *serveOpts) options(e env) (serve.Options, func(), error) {
 	if err != nil {
 		return opt, none, fmt.Errorf("--listen: want host:port, not %q", o.listen)
 	}
-	opt.AllowFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	for _, list := range o.allowFrom {
-		for _, s := range strings.Split(list, ",") {
-			s = strings.TrimSpace(s)
-			p, err := netip.ParsePrefix(s)
-			if err != nil {
-				a, aerr := netip.ParseAddr(s)
-				if aerr != nil {
-					return opt, none, fmt.Errorf("--allow-from: want an address or CIDR block (192.168.1.0/24), not %q", s)
-				}
-				p = netip.PrefixFrom(a, a.BitLen())
-			}
-			opt.AllowFrom = append(opt.AllowFrom, p.Masked())
-		}
-	}
-	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && !strings.EqualFold(host, "localhost") && len(o.allowFrom) == 0 {
+	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && !strings.EqualFold(host, "localhost") && len(opt.AllowFrom) == 0 {
 		return opt, none, fmt.Errorf("--listen %s may serve other machines: say which clients may come with --allow-from CIDR", o.listen)
 	}
+	opt.AllowFrom = append([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}, opt.AllowFrom...)
 	switch o.accessLog {
 	case "":
 	case "-":
