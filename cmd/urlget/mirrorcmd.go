@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/cli"
@@ -192,10 +191,8 @@ type mirrorCmd struct {
 	e          env
 	o          *mirrorOpts
 	isTerminal func(io.Writer) bool
-	width      func() int
-	out        *fetch.SyncWriter // stderr
+	out        *cli.StatusLine // stderr, with the progress line
 	mu         sync.Mutex
-	drawn      bool // a progress line is on the screen
 	// held is the latest failure, printed when the next event comes or
 	// at the end, unless the run's own error says the same.
 	held, heldLine string
@@ -224,14 +221,8 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 		return 0
 	}
 	opt := o.options(e)
-	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal, out: &fetch.SyncWriter{W: e.stderr}, width: func() int {
-		if f, ok := e.stderr.(*os.File); ok {
-			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
-				return w
-			}
-		}
-		return 80
-	}}
+	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal,
+		out: &cli.StatusLine{W: e.stderr, Width: func() int { return cli.TerminalWidth(e.stderr) }}}
 	if setup != nil {
 		setup(c, &opt)
 	}
@@ -240,11 +231,11 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	}
 	opt.Event = c.event
 	opt.Ask = func(err error) fetch.Options {
-		c.clearLine()
+		c.out.Clear()
 		return cli.Ask(e.stdin, e.stderr, err)
 	}
 	sum, err := mirror.Run(ctx, opt)
-	c.clearLine()
+	c.out.Clear()
 	return c.finish(ctx, sum, err)
 }
 
@@ -262,8 +253,7 @@ func (c *mirrorCmd) event(ev mirror.Event) {
 		c.held, c.heldLine = ev.Err.Error(), fetch.Sanitize(line)
 		return
 	}
-	c.clearLocked()
-	fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(line))
+	c.out.Print("urlget: " + fetch.Sanitize(line) + "\n")
 }
 
 // flushHeldLocked prints the failure held back, if any.
@@ -271,36 +261,12 @@ func (c *mirrorCmd) flushHeldLocked() {
 	if c.heldLine == "" {
 		return
 	}
-	c.clearLocked()
-	fmt.Fprintf(c.out, "urlget: %s\n", c.heldLine)
+	c.out.Print("urlget: " + c.heldLine + "\n")
 	c.held, c.heldLine = "", ""
 }
 
-// progress draws the run's progress line on the terminal, cut to its
-// width.
-func (c *mirrorCmd) progress(p mirror.Progress) {
-	line := fetch.Sanitize(p.Line())
-	if w := c.width() - 1; len([]rune(line)) > w {
-		line = string([]rune(line)[:w])
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	fmt.Fprintf(c.out, "\r\x1b[K%s", line)
-	c.drawn = true
-}
-
-func (c *mirrorCmd) clearLocked() {
-	if c.drawn {
-		io.WriteString(c.out, "\r\x1b[K")
-		c.drawn = false
-	}
-}
-
-func (c *mirrorCmd) clearLine() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clearLocked()
-}
+// progress draws the run's progress line on the terminal.
+func (c *mirrorCmd) progress(p mirror.Progress) { c.out.Draw(fetch.Sanitize(p.Line())) }
 
 // finish prints the summary (only for a run that went through: not for one
 // refused, failed or interrupted, which get one line saying so) and
@@ -318,23 +284,23 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 		fmt.Fprintf(c.e.stdout, "%s\n", b)
 	}
 	if !c.o.quiet && sum.URL != "" && completed {
-		fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(sum.String()))
+		c.out.Print("urlget: " + fetch.Sanitize(sum.String()) + "\n")
 	}
 	var fe *fetch.Error
 	switch {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil:
-		fmt.Fprintf(c.out, "urlget: mirror interrupted: run it again to resume\n")
+		c.out.Print("urlget: mirror interrupted: run it again to resume\n")
 		return mirrorExitInterrupt
 	case errors.Is(err, mirror.ErrIncomplete):
-		fmt.Fprintf(c.out, "urlget: %s\n", fetch.Sanitize(err.Error()))
+		c.out.Print("urlget: " + fetch.Sanitize(err.Error()) + "\n")
 		return mirrorExitIncomplete
 	case errors.As(err, &fe):
 		code := fe.Kind.ExitCode()
-		fmt.Fprintf(c.out, "urlget: (%d) %s\n", code, fetch.OneLine(err.Error()))
+		c.out.Print(fmt.Sprintf("urlget: (%d) %s\n", code, fetch.OneLine(err.Error())))
 		return code
 	}
-	fmt.Fprintf(c.out, "urlget: %s\n", fetch.OneLine(err.Error()))
+	c.out.Print("urlget: " + fetch.OneLine(err.Error()) + "\n")
 	return mirrorExitLocal
 }

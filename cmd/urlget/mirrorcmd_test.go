@@ -198,7 +198,7 @@ func TestMirrorProgressOnTerminal(t *testing.T) {
 	code := runMirrorWith(context.Background(), env{args: []string{s.URL("1"), t.TempDir()}, stdout: &out, stderr: &errb},
 		func(c *mirrorCmd, o *mirror.Options) {
 			c.isTerminal = func(io.Writer) bool { return true }
-			c.width = func() int { return 60 }
+			c.out.Width = func() int { return 60 }
 		})
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb.String())

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/mirror"
 )
 
@@ -15,7 +15,7 @@ import (
 // an ETA (issue 25); -v says why each file was or was not fetched.
 func TestMirrorProgressAndReasons(t *testing.T) {
 	var buf bytes.Buffer
-	c := &mirrorCmd{o: &mirrorOpts{verbose: true}, out: &fetch.SyncWriter{W: &buf}, width: func() int { return 200 }}
+	c := &mirrorCmd{o: &mirrorOpts{verbose: true}, out: &cli.StatusLine{W: &buf, Width: func() int { return 200 }}}
 	c.progress(mirror.Progress{FilesDone: 3, FilesKnown: 10, Dirs: 2, Bytes: 3 << 20, Rate: 1 << 20,
 		Elapsed: 3 * time.Second, ToFetch: 8 << 20, Fetched: 2 << 20})
 	line := buf.String()

@@ -227,7 +227,7 @@ func TestParallel(t *testing.T) {
 	}
 	// An error message is not written over the line.
 	r = runCLIWith(t, srv, term, "-Z", "test://h/f1", "-o", "a", "test://h/missing", "-o", "b")
-	if !strings.Contains(r.stderr, "\nurlget: (") && !strings.Contains(r.stderr, "\rurlget: (") && !strings.HasPrefix(r.stderr, "urlget: (") {
+	if !strings.Contains(r.stderr, "\nurlget: (") && !strings.Contains(r.stderr, "\r\x1b[Kurlget: (") && !strings.HasPrefix(r.stderr, "urlget: (") {
 		t.Errorf("error among the meter: %q", r.stderr)
 	}
 }

@@ -106,7 +106,7 @@ func clock(d time.Duration) string {
 // received of the sizes known, sent, and the speed. Its methods do nothing
 // on a nil MultiMeter (none drawn).
 type MultiMeter struct {
-	w    io.Writer
+	line *StatusLine
 	now  func() time.Time
 	tick *time.Ticker
 	quit chan struct{}
@@ -119,13 +119,12 @@ type MultiMeter struct {
 
 	mu     sync.Mutex
 	start  time.Time
-	drawn  bool
 	paused bool
 	closed bool
 }
 
 func NewMultiMeter(w io.Writer) *MultiMeter {
-	m := &MultiMeter{w: w, now: time.Now, quit: make(chan struct{}), done: make(chan struct{})}
+	m := &MultiMeter{line: &StatusLine{W: w}, now: time.Now, quit: make(chan struct{}), done: make(chan struct{})}
 	m.start = m.now()
 	m.tick = time.NewTicker(MeterEvery)
 	go func() {
@@ -137,7 +136,7 @@ func NewMultiMeter(w io.Writer) *MultiMeter {
 			case <-m.tick.C:
 				m.mu.Lock()
 				if !m.paused && !m.closed {
-					m.draw()
+					m.line.Draw(m.text(80))
 				}
 				m.mu.Unlock()
 			}
@@ -191,10 +190,7 @@ func (m *MultiMeter) Pause() {
 	}
 	m.mu.Lock()
 	m.paused = true
-	if m.drawn {
-		redraw(m.w, strings.Repeat(" ", 79)+"\r")
-		m.drawn = false
-	}
+	m.line.Clear()
 	m.mu.Unlock()
 }
 
@@ -222,18 +218,13 @@ func (m *MultiMeter) Stop() {
 	m.tick.Stop()
 	close(m.quit)
 	<-m.done
-	redraw(m.w, m.line(80)+"\n")
+	m.line.End(m.text(80))
 }
 
-func (m *MultiMeter) draw() {
-	m.drawn = true
-	redraw(m.w, m.line(80))
-}
-
-// line renders the summary in width columns: "3 done, 47 going", the bytes
+// text renders the summary in width columns: "3 done, 47 going", the bytes
 // received (of the total, with a percentage, when every transfer begun
 // announced its size), the speed and the time so far.
-func (m *MultiMeter) line(width int) string {
+func (m *MultiMeter) text(width int) string {
 	elapsed := m.now().Sub(m.start)
 	started, ended := m.nStarted.Load(), m.nEnded.Load()
 	got, want := m.received.Load(), m.expected.Load()

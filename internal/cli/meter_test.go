@@ -28,11 +28,25 @@ func TestMultiMeterLine(t *testing.T) {
 		p := m.Progress()
 		p(n/2, n)
 	}
-	if s := m.line(80); !strings.HasPrefix(s, "2 done, 3 going  1.0 MiB / 2.0 MiB  50.0%  512.0 KiB/s  0:00:02") || len(s) != 79 {
+	if s := m.text(80); !strings.HasPrefix(s, "2 done, 3 going  1.0 MiB / 2.0 MiB  50.0%  512.0 KiB/s  0:00:02") || len(s) != 79 {
 		t.Errorf("line %q", s)
 	}
 	m.Progress()(10, -1) // a size not known: no total, no percentage
-	if s := m.line(80); strings.Contains(s, "%") || strings.Contains(s, " / ") {
+	if s := m.text(80); strings.Contains(s, "%") || strings.Contains(s, " / ") {
 		t.Errorf("line with a size unknown %q", s)
+	}
+}
+
+func TestStatusLine(t *testing.T) {
+	var b strings.Builder
+	s := &StatusLine{W: &b, Width: func() int { return 6 }}
+	s.Print("before\n") // nothing drawn: nothing to clear
+	s.Draw("1234567890")
+	s.Draw("ab")
+	s.Print("message\n")
+	s.Clear() // cleared already
+	s.End("done")
+	if want := "before\n\r\x1b[K12345\r\x1b[Kab\r\x1b[Kmessage\n\r\x1b[Kdone\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
