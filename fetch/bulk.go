@@ -14,19 +14,24 @@ import (
 const BulkReadSize = 256 << 10
 
 // ReadToEnd tunes c for a connection that is read until the server closes
-// it (an ftp data connection, a gopher item without a length): the reader
-// is woken only once BulkReadSize bytes are waiting, or the connection
-// ends, instead of for every segment that arrives. That cuts the wake-ups
-// of a large transfer about fourfold (on Linux, SO_RCVLOWAT; elsewhere it
-// does nothing). Never use it where a reply ends before the connection
-// does: a short reply would then wait for the read deadline (LowWater is
-// for those).
+// it (an ftp data connection): the reader is woken only once BulkReadSize
+// bytes are waiting, or the connection ends, instead of for every segment
+// that arrives. That cuts the wake-ups of a large transfer about fourfold
+// (on Linux, SO_RCVLOWAT; elsewhere it does nothing). Never use it where a
+// reply ends before the connection does: a short reply would then wait for
+// the read deadline (LowWater is for those).
 //
 // Over TLS it does nothing either: there the end is a close_notify record,
 // which a server may send while it keeps the connection open until ours
 // comes back (stunnel and socat in front of an inetd-style server do), and
 // a reader held back until BulkReadSize bytes or the close would never be
 // woken for those few bytes.
+//
+// The reader's wake-ups saved can cost a server on the same machine more:
+// until the mark is reached the kernel acks each segment at once, on the
+// CPU that delivered it, the server's (over loopback the sender's CPU does
+// the receiver's TCP work). Where the server writes in small pieces and is
+// the slow stage (gopher servers), a reader woken as bytes come is faster.
 //
 // It returns c's LowWater (nil where it does nothing), with the mark
 // raised and the receive buffer set (NewLowWater). Read c through its

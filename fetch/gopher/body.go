@@ -86,11 +86,10 @@ func ioError(ctx context.Context, err error, doing string) error {
 type body struct {
 	r    io.Reader
 	c    *conn
-	bulk *fetch.LowWater // an item read to its end (fetch.ReadToEnd); nil: plain reads
 	once sync.Once
 }
 
-func (b *body) Read(p []byte) (int, error) { return b.bulk.Read(b.r, p, fetch.BulkReadSize) }
+func (b *body) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 // Straight is the connection itself (fetch.StraightBody) when the body is
 // the rest of it as received (an item read to its end, a raw reply) and

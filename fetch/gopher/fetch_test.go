@@ -895,11 +895,10 @@ func (r *runtimeStats) read() {
 
 // An item read to its end (type 9) from a slow server: each piece the
 // server sends reaches the reader while the server waits for it to be
-// read, rather than the reader waiting for fetch.BulkReadSize bytes to
-// gather (the raised low-water mark of fetch.ReadToEnd, dropped by its
-// watch). Without the watch the first Read waits for the close, and the
-// server gives up after a bound long enough never to be reached when it
-// works.
+// read, rather than the reader waiting for bytes to gather (as a raised
+// low-water mark without fetch.LowWater's watch would: the first Read
+// would wait for the close, and the server gives up after a bound long
+// enough never to be reached when it works).
 func TestSlowItemComesAsItArrives(t *testing.T) {
 	data := fetchtest.Pattern(5 * 1000)
 	paced := fetchtest.NewPaced(data, 5, 1000)
