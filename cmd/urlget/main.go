@@ -2,11 +2,14 @@
 //
 //	urlget [options] URL...        fetch each URL to stdout (or -o/-O files)
 //	urlget url [options] URL...    parse, resolve, normalize URLs (no network)
-//	urlget mirror URL DIR          mirror an ftp or gopher archive
+//	urlget mirror URL DIR          mirror an ftp, http or gopher archive
+//	urlget serve [options]         a web gateway to every scheme
 //	urlget help [SCHEME]           options, grouped by scheme, and examples
 //
 // The command holds what only a command has: flags, the config file,
-// help, the manual and completions, the terminal and progress. It turns
+// help, the manual and completions, the terminal and progress, the
+// generic part of each in internal/cli (flag values, help layout,
+// completion scripts, curl's config syntax, meters). It turns
 // flags into a fetch.Client and a download.Downloader, whose Do makes each
 // URL's transfer (one fetch.Request; output files and their ".part"
 // handling), and renders -w from its download.Result. It knows the
