@@ -213,9 +213,16 @@ func userFlag(cl *fetch.Client) pflag.Value {
 	})
 }
 
+// proxyFlag is -x: "" leaves the proxy as it was (the environment's).
 func proxyFlag(cl *fetch.Client) pflag.Value {
-	return cli.Func("string", func(s string) (err error) {
-		cl.Proxy, err = fetch.ParseProxy(s)
+	return cli.Func("string", func(s string) error {
+		if s == "" {
+			return nil
+		}
+		p, err := fetch.ParseProxy(s)
+		if err == nil {
+			cl.Proxy = p
+		}
 		return err
 	})
 }
@@ -224,9 +231,11 @@ func rateFlag(cl *fetch.Client) pflag.Value {
 	var n int64
 	speed := cli.Size(&n, true)
 	return cli.Func(speed.Type(), func(s string) error {
-		err := speed.Set(s)
+		if err := speed.Set(s); err != nil {
+			return err
+		}
 		cl.LimitRate = fetch.NewLimiter(n)
-		return err
+		return nil
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"syscall"
@@ -179,5 +180,34 @@ func TestMirrorLimitRate(t *testing.T) {
 	}
 	if code, _, stderr := runMirrorTest(t, "--limit-rate", "0", "ftp://"+f.Addr+"/pub/", t.TempDir()); code != 2 {
 		t.Errorf("--limit-rate 0: exit %d: %s", code, stderr)
+	}
+}
+
+// The Client's flags shared with urlget mirror: -x "" leaves the proxy
+// alone, as before they were bound to the Client; -u without a password;
+// -x, -u and --limit-rate reach the mirror's Client as the fetch's.
+func TestClientFlags(t *testing.T) {
+	for _, args := range [][]string{{"-x", "", "-u", "kim", "--limit-rate", "2k", "http://x/"}, {"mirror", "-x", "", "-u", "kim", "--limit-rate", "2k", "ftp://x/", "d"}} {
+		var cl *fetch.Client
+		if args[0] == "mirror" {
+			o, err := parseMirrorArgs(env{stderr: io.Discard}, args[1:])
+			if err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			cl = o.options(env{stderr: io.Discard}).Client
+		} else {
+			o, err := parseFetchArgs(env{stderr: io.Discard}, args)
+			if err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			cl = &o.client
+		}
+		if cl.Proxy != nil || !cl.HasUser || cl.User != "kim" || cl.HasPassword || cl.LimitRate.Rate() != 2048 {
+			t.Errorf("%q: proxy %v, user %v %q %v, rate %v", args, cl.Proxy, cl.HasUser, cl.User, cl.HasPassword, cl.LimitRate)
+		}
+	}
+	o, err := parseFetchArgs(env{stderr: io.Discard}, []string{"-x", "socks5h://p:1080", "-u", "a:b:c", "http://x/"})
+	if err != nil || o.client.Proxy == nil || o.client.Proxy.Host != "p" || o.client.User != "a" || o.client.Password != "b:c" {
+		t.Errorf("-x socks5h://p:1080 -u a:b:c: %v %+v", err, o.client)
 	}
 }
