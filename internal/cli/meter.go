@@ -26,8 +26,11 @@ type Meter struct {
 	now   func() time.Time
 }
 
+// MeterEvery is how often a meter is redrawn at most.
 const MeterEvery = 200 * time.Millisecond
 
+// NewMeter is a Meter on w of a transfer of total bytes (-1: unknown),
+// curl's bar with bar set.
 func NewMeter(w io.Writer, bar bool, total int64) *Meter {
 	m := &Meter{w: w, bar: bar, total: total, now: time.Now}
 	m.start = m.now()
@@ -123,6 +126,7 @@ type MultiMeter struct {
 	closed bool
 }
 
+// NewMultiMeter starts a MultiMeter drawn on w; Stop ends it.
 func NewMultiMeter(w io.Writer) *MultiMeter {
 	m := &MultiMeter{line: &StatusLine{W: w}, now: time.Now, quit: make(chan struct{}), done: make(chan struct{})}
 	m.start = m.now()
