@@ -24,6 +24,8 @@
 #   bench_start_gophernicus ROOT        gophernicus (under socat) serving ROOT; sets BENCH_URL
 #   bench_peak_reset PID, bench_peak_kib PID   a running server's peak RSS
 #   bench_cpu_s PID                     a running server's CPU seconds so far
+#   bench_server_cpu PID                each later run also counts PID's CPU (perf stat)
+#   bench_server_cpu_report NAME...     its median a run for each NAME
 #   bench_parallel NAME N URL TEMPLATE...  N copies of a client at once
 #   bench_load NAME PROXY TARGET ACCEPT  bench/load: requests/s and latency through a proxy
 #   bench_load_report NAME..., bench_min_ratio A B MIN, bench_kib_limit WHAT KIB MAX
@@ -186,6 +188,7 @@ bench_versus_curl() {
 	echo
 	bench_ratio urlget curl "$MAX_RATIO"
 	bench_ratio_info urlget curl
+	bench_server_cpu_report curl urlget
 	bench_rss_limit urlget "$MAX_RSS_KIB"
 	bench_status
 }
@@ -284,9 +287,11 @@ bench_run_to() {
 	[ "$out" = /dev/null ] || rm -f "$out"
 	bench_expand "$out" "$url" "$@"
 	local tf=$BENCH_TMP/$name.time st=0 t0 t1
+	bench_server_cpu_start
 	t0=$(date +%s%N)
 	"$BENCH_TIME" -f '%M %U %S' -o "$tf" "${BENCH_CMD[@]}" >/dev/null 2>"$BENCH_TMP/$name.stderr" || st=$?
 	t1=$(date +%s%N)
+	bench_server_cpu_stop "$name"
 	local rss user sys
 	read -r rss user sys < <(tail -n 1 "$tf")
 	awk -v a="$t0" -v b="$t1" -v r="${rss:-0}" -v u="${user:-0}" -v s="${sys:-0}" -v x="$st" \
@@ -601,6 +606,54 @@ bench_peak_kib() {
 # used so far.
 bench_cpu_s() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# bench_server_cpu PID: from now on each bench_run also counts the CPU time
+# (perf stat's task-clock) of the server PID and of the processes it forks
+# meanwhile (an ftp server's sessions), appending seconds to
+# $BENCH_TMP/NAME.srv; bench_server_cpu_report prints the medians. On
+# loopback the receiver's TCP work runs on the sender's CPU as well, so
+# how a client reads shows in the server's CPU. Without perf (Debian:
+# linux-perf) it says so and counts nothing.
+bench_server_cpu() {
+	if command -v perf >/dev/null && perf stat -e task-clock -p "$1" -o /dev/null -- sleep 0.01 2>/dev/null; then
+		BENCH_SERVER_CPU_PID=$1
+	else
+		bench_note "bench: perf stat cannot count pid $1: no server CPU figures"
+	fi
+}
+
+# bench_server_cpu_start, bench_server_cpu_stop NAME: around one timed run
+# (bench_run_to), when bench_server_cpu is on. perf gets 0.2 s to attach
+# before the run, and the server 0.1 s after it to finish its session
+# (the sleeps are outside the timing).
+bench_server_cpu_start() {
+	[ -n "${BENCH_SERVER_CPU_PID:-}" ] || return 0
+	perf stat -x, -e task-clock -p "$BENCH_SERVER_CPU_PID" -o "$BENCH_TMP/perf.out" &
+	BENCH_PERF_PID=$!
+	sleep 0.2
+}
+
+bench_server_cpu_stop() {
+	[ -n "${BENCH_PERF_PID:-}" ] || return 0
+	sleep 0.1
+	kill -INT "$BENCH_PERF_PID" 2>/dev/null || true
+	wait "$BENCH_PERF_PID" 2>/dev/null || true
+	BENCH_PERF_PID=
+	awk -F, '$3 == "task-clock" { printf "%.4f\n", $1 / 1000 }' "$BENCH_TMP/perf.out" >>"$BENCH_TMP/$1.srv"
+}
+
+# bench_server_cpu_report NAME...: the server's median CPU seconds a run
+# for each NAME, and their range (nothing when bench_server_cpu is off).
+bench_server_cpu_report() {
+	[ -n "${BENCH_SERVER_CPU_PID:-}" ] || return 0
+	local name line=""
+	for name in "$@"; do
+		[ -s "$BENCH_TMP/$name.srv" ] || continue
+		line+=$(printf ' %s %s (%s-%s);' "$name" "$(bench_median <"$BENCH_TMP/$name.srv")" \
+			"$(sort -g "$BENCH_TMP/$name.srv" | head -n 1)" "$(sort -g "$BENCH_TMP/$name.srv" | tail -n 1)")
+	done
+	echo "server CPU s a run (median, range):${line%;}"
 }
 
 # bench_parallel NAME N URL TEMPLATE...: N copies of the client at once,
