@@ -57,7 +57,9 @@ else # the .deb scripts/test unpacked
 fi
 echo "== FTP: RETR $url ($SIZE_MIB MiB, random bytes, passive, TYPE I), $ROUNDS rounds"
 echo "   $FTPD ${version:-?}; $(curl --version | head -n 1 | cut -d' ' -f1-2); urlget: ${URLGET[*]}"
-echo "   $(uname -sr)"
+# The sender's congestion control changes the figures (bench/README.md):
+# BBR paces the server's socket with timers on loopback, CUBIC does not.
+echo "   $(uname -sr); default TCP congestion control $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || echo ?)"
 bench_load_note
 
 bench_versus_curl "$src" "$url"
