@@ -136,14 +136,16 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 // first of $XDG_CONFIG_HOME/.urlgetrc and $HOME/.urlgetrc that exists.
 func defaultConfig() string {
 	for _, dir := range []string{os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME")} {
-		if p := filepath.Join(dir, ".urlgetrc"); dir != "" && fileExists(p) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, ".urlgetrc")
+		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
 	return ""
 }
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // parseFetchArgs parses the command line into o.
 func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
@@ -275,7 +277,7 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
 	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
-	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig())
+	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig)
 	if err != nil {
 		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
 	}

@@ -183,13 +183,19 @@ func TestConfig(t *testing.T) {
 	fs, _ := newToy()
 	fs.VarP(Texts(new([]string), "FILE"), "config", "K", "read FILE")
 	file := "# comment\nwait = 2\n-o \"a b\"\nverbose\nurl = http://x/\n"
-	args, err := ExpandConfig([]string{"-K", "-", "--count", "-K"}, strings.NewReader(file), fs, "")
+	none := func() string { return "" }
+	args, err := ExpandConfig([]string{"-K", "-", "--count", "-K"}, strings.NewReader(file), fs, none)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "--wait=2 --out=a b --verbose --url=http://x/ --count -K"
 	if got := strings.Join(args, " "); got != want {
 		t.Errorf("got %q, want %q (a flag's value that looks like -K stays)", got, want)
+	}
+	asked := false
+	def := func() string { asked = true; return "" }
+	if _, err := ExpandConfig([]string{"-q", "--count", "1"}, strings.NewReader(""), fs, def); err != nil || asked {
+		t.Errorf("-q first: %v, default file looked for: %v", err, asked)
 	}
 	if _, err := ReadConfig("-", strings.NewReader("nope 1\n"), fs); err == nil || err.Error() != "- line 1: unknown option --nope" {
 		t.Errorf("unknown option: %v", err)

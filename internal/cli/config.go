@@ -22,14 +22,15 @@ import (
 const maxConfigDepth = 8
 
 // ExpandConfig gives the command line with the options of the config
-// file named def first (none when def is "" or the first argument is
-// -q/--disable, as curl's ~/.curlrc) and every -K FILE replaced by the
-// options FILE holds ("-": stdin). fs tells which flags take a value.
-func ExpandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet, def string) ([]string, error) {
+// file def names first (none when it names none, "", or the first
+// argument is -q/--disable, as curl's ~/.curlrc; def is not called then)
+// and every -K FILE replaced by the options FILE holds ("-": stdin). fs
+// tells which flags take a value.
+func ExpandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet, def func() string) ([]string, error) {
 	var out []string
 	if len(args) > 0 && (args[0] == "-q" || args[0] == "--disable") {
 		args = args[1:]
-	} else if def != "" {
+	} else if def := def(); def != "" {
 		toks, err := readConfig(def, stdin, fs, 0)
 		if err != nil {
 			return nil, err
