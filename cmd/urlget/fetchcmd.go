@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
@@ -399,7 +398,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 		cl.Verbose = e.stderr
 	}
 	cl.Warnings = warnWriter{e.stderr}
-	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := cli.Terminal(e.stdin); ok {
 		// A person can answer what a fetcher asks (fetch.InputNeededError).
 		if cl.Options == nil {
 			cl.Options = fetch.Options{}

@@ -23,7 +23,7 @@ import (
 	"io"
 	"os"
 
-	"golang.org/x/term"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -73,6 +73,6 @@ func fail(e env, code int, format string, a ...any) int {
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	_, ok := cli.Terminal(w)
+	return ok
 }

@@ -22,14 +22,14 @@ func ReadSecret(stderr io.Writer, f *os.File, prompt string) (string, bool) {
 	return string(b), err == nil
 }
 
-// Ask answers, on the terminal stdin (prompts on stderr), what a fetcher said it needs
-// (*fetch.InputNeededError): search words, a password, a confirmation, the
+// Ask answers, on the terminal stdin (prompts on stderr), what a fetcher
+// said it needs (*fetch.InputNeededError): search words, a password, a confirmation, the
 // answers to a form. It returns the options to retry with, or nil when
 // there is nothing to ask or no terminal to ask on.
 func Ask(stdin io.Reader, stderr io.Writer, err error) map[string]string {
 	var ine *fetch.InputNeededError
-	f, ok := stdin.(*os.File)
-	if !errors.As(err, &ine) || !ok || !term.IsTerminal(int(f.Fd())) {
+	f, ok := Terminal(stdin)
+	if !errors.As(err, &ine) || !ok {
 		return nil
 	}
 	in := bufio.NewReader(f)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +49,18 @@ func TestStatusLine(t *testing.T) {
 	s.End("done")
 	if want := "before\n\r\x1b[K12345\r\x1b[Kab\r\x1b[Kmessage\n\r\x1b[Kdone\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+func TestTerminalNot(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, v := range []any{f, &strings.Builder{}, nil} {
+		if _, ok := Terminal(v); ok {
+			t.Errorf("%T is a terminal", v)
+		}
 	}
 }

@@ -56,6 +56,13 @@ func (s *StatusLine) Print(text string) {
 	io.WriteString(s.W, text)
 }
 
+// Terminal is v (a standard stream) as the terminal it is; false when it
+// is no terminal.
+func Terminal(v any) (*os.File, bool) {
+	f, ok := v.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
+}
+
 // TerminalWidth is the width of the terminal w: 80 when w is none, or one
 // narrower than 21 columns.
 func TerminalWidth(w io.Writer) int {
