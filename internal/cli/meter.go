@@ -16,7 +16,7 @@ import (
 // left), or with bar (curl's -#) a bar of '#' characters. The caller
 // decides whether to draw at all (stderr a terminal, output not).
 type Meter struct {
-	w     io.Writer
+	out   *StatusLine
 	bar   bool
 	total int64 // -1 when unknown
 	start time.Time
@@ -32,7 +32,7 @@ const MeterEvery = 200 * time.Millisecond
 // NewMeter is a Meter on w of a transfer of total bytes (-1: unknown),
 // curl's bar with bar set.
 func NewMeter(w io.Writer, bar bool, total int64) *Meter {
-	m := &Meter{w: w, bar: bar, total: total, now: time.Now}
+	m := &Meter{out: &StatusLine{W: w}, bar: bar, total: total, now: time.Now}
 	m.start = m.now()
 	return m
 }
@@ -47,18 +47,12 @@ func (m *Meter) Update(done int64) {
 }
 
 // Finish draws the final state and ends the line.
-func (m *Meter) Finish() {
-	m.draw()
-	io.WriteString(m.w, "\n")
-}
+func (m *Meter) Finish() { m.out.End(m.line(80)) }
 
 func (m *Meter) draw() {
 	m.drawn = true
-	redraw(m.w, m.line(80))
+	m.out.Draw(m.line(80))
 }
-
-// redraw writes line over the line drawn before on w (a terminal).
-func redraw(w io.Writer, line string) { io.WriteString(w, "\r"+line) }
 
 // line renders the meter in width columns.
 func (m *Meter) line(width int) string {
