@@ -59,6 +59,9 @@ type engine struct {
 	current    map[int]string    // worker -> local path in transfer
 	capHit     bool
 	fatal      error // the URL itself could not be read
+	// rootFailed is the URL's own failure, its Event held back: it is
+	// normally the run's error (end).
+	rootFailed *Event
 }
 
 // newPolicy checks opt and u and gives the engine's policy: the filters,
@@ -480,16 +483,35 @@ func (e *engine) descend(rec Record, rel string, depth int) bool {
 }
 
 // failList records a directory or menu that could not be read; the URL's
-// own (depth 0) is the run's error.
+// own (depth 0) is the run's error, its Event held back (end).
 func (e *engine) failList(rec Record, depth int, err error) {
-	if depth == 0 {
-		e.mu.Lock()
-		if e.fatal == nil {
-			e.fatal = err
-		}
-		e.mu.Unlock()
+	e.mu.Lock()
+	root := depth == 0 && e.fatal == nil
+	if root {
+		e.fatal = err
 	}
-	e.fail(rec, err)
+	e.mu.Unlock()
+	ev := e.failed(rec, err)
+	if !root {
+		e.emit(ev)
+		return
+	}
+	e.mu.Lock()
+	e.rootFailed = &ev
+	e.mu.Unlock()
+}
+
+// end ends a run with err: the URL's own failure is an Event only when
+// err is not it (a Go program prints the Events and the error, as the
+// command does, and says it once).
+func (e *engine) end(sum Summary, err error) (Summary, error) {
+	e.mu.Lock()
+	ev := e.rootFailed
+	e.mu.Unlock()
+	if ev != nil && !errors.Is(err, ev.Err) {
+		e.emit(*ev)
+	}
+	return sum, err
 }
 
 // retrying runs do until it succeeds, the run ends, or the retry policy
@@ -521,9 +543,12 @@ func (e *engine) renamed(old *Record, to string) bool {
 	return true
 }
 
-// fail records a failed item. A full disk (or quota) ends the run with
-// ErrWrite (23): nothing more can be stored.
-func (e *engine) fail(r Record, err error) {
+// fail records a failed item and reports it.
+func (e *engine) fail(r Record, err error) { e.emit(e.failed(r, err)) }
+
+// failed records a failed item; its Event. A full disk (or quota) ends
+// the run with ErrWrite (23): nothing more can be stored.
+func (e *engine) failed(r Record, err error) Event {
 	e.nFailed.Add(1)
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		e.mu.Lock()
@@ -547,7 +572,7 @@ func (e *engine) fail(r Record, err error) {
 	if !e.opt.DryRun {
 		e.man.put(r)
 	}
-	e.emit(Event{Kind: EventFailed, URL: r.URL, Path: r.Path, Err: err})
+	return Event{Kind: EventFailed, URL: r.URL, Path: r.Path, Err: err}
 }
 
 // skip records an item deliberately not mirrored.

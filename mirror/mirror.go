@@ -256,7 +256,9 @@ type Options struct {
 	Progress         func(Progress)
 	ProgressInterval time.Duration
 	// Event, when set, is called for every item as it is done. Calls may
-	// come from several goroutines at once.
+	// come from several goroutines at once. The failure of the URL itself
+	// (its directory or menu could not be read) is not one when it is the
+	// error Run returns.
 	Event func(Event)
 	// Ask, when set, is asked for what the server said it needs when the
 	// run failed for it (a *fetch.InputNeededError: a password for the
@@ -407,7 +409,7 @@ func run(ctx context.Context, opt Options) (Summary, error) {
 		return Summary{URL: fetch.Redacted(&u), Dir: opt.Dir}, err
 	}
 	defer e.close()
-	return e.run()
+	return e.end(e.run())
 }
 
 // verifyWhy is why Verify fetches a file again.

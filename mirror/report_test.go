@@ -1,9 +1,15 @@
 package mirror
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 func TestSummaryString(t *testing.T) {
@@ -83,5 +89,45 @@ func TestProgressLine(t *testing.T) {
 		if got := tc.p.Line(); got != tc.want {
 			t.Errorf("%+v:\n got %q\nwant %q", tc.p, got, tc.want)
 		}
+	}
+}
+
+// The URL's own failure (its directory or menu cannot be read) is the
+// error Run returns, not an Event too: a program that prints the Events
+// and the error says it once. When the run ends with another error, it
+// is an Event.
+func TestRootFailureOnce(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	for _, url := range []string{"ftp://" + closed + "/pub/", "http://" + closed + "/", "gopher://" + closed + "/1"} {
+		var mu sync.Mutex
+		var failed []Event
+		_, err := Run(context.Background(), Options{URL: url, Dir: t.TempDir(), Retries: -1, Event: func(ev Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ev.Kind == EventFailed {
+				failed = append(failed, ev)
+			}
+		}})
+		if fetch.KindOf(err) != fetch.ErrConnect || len(failed) != 0 {
+			t.Errorf("%s: %v; failure events %v", url, err, failed)
+		}
+	}
+
+	cause := errors.New("550 No such directory")
+	var got []Event
+	e := &engine{opt: Options{Event: func(ev Event) { got = append(got, ev) }}}
+	e.rootFailed = &Event{Kind: EventFailed, URL: "ftp://h/pub/", Err: cause}
+	e.end(Summary{}, fmt.Errorf("listing: %w", cause))
+	if len(got) != 0 {
+		t.Errorf("the run's error is the failure: reported as %v too", got)
+	}
+	e.end(Summary{}, errors.New("mirror interrupted"))
+	if len(got) != 1 || got[0].Err != cause {
+		t.Errorf("another error ends the run: events %v", got)
 	}
 }

@@ -114,7 +114,7 @@ func runReverse(ctx context.Context, opt Options, u *urlparse.URL) (Summary, err
 		}
 	}
 	sum = e.summary()
-	return sum, e.outcome(sum, walkErr)
+	return e.end(sum, e.outcome(sum, walkErr))
 }
 
 func (r *reverse) run() error {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -192,10 +191,6 @@ type mirrorCmd struct {
 	o          *mirrorOpts
 	isTerminal func(io.Writer) bool
 	out        *cli.StatusLine // stderr, with the progress line
-	mu         sync.Mutex
-	// held is the latest failure, printed when the next event comes or
-	// at the end, unless the run's own error says the same.
-	held, heldLine string
 }
 
 // runMirror is the mirror command: urlget mirror [options] URL DIR.
@@ -239,30 +234,11 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	return c.finish(ctx, sum, err)
 }
 
-// event prints one line per item with -v (and --dry-run), failures always;
-// a failure is held back until the next line or the end (see finish).
+// event prints one line per item with -v (and --dry-run), failures always.
 func (c *mirrorCmd) event(ev mirror.Event) {
-	line := ev.Line(c.o.verbose)
-	if line == "" {
-		return
+	if line := ev.Line(c.o.verbose); line != "" {
+		c.out.Print("urlget: " + fetch.Sanitize(line) + "\n")
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.flushHeldLocked()
-	if ev.Kind == mirror.EventFailed {
-		c.held, c.heldLine = ev.Err.Error(), fetch.Sanitize(line)
-		return
-	}
-	c.out.Print("urlget: " + fetch.Sanitize(line) + "\n")
-}
-
-// flushHeldLocked prints the failure held back, if any.
-func (c *mirrorCmd) flushHeldLocked() {
-	if c.heldLine == "" {
-		return
-	}
-	c.out.Print("urlget: " + c.heldLine + "\n")
-	c.held, c.heldLine = "", ""
 }
 
 // progress draws the run's progress line on the terminal.
@@ -273,12 +249,6 @@ func (c *mirrorCmd) progress(p mirror.Progress) { c.out.Draw(fetch.Sanitize(p.Li
 // chooses the exit status.
 func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) int {
 	completed := ctx.Err() == nil && (err == nil || errors.Is(err, mirror.ErrIncomplete))
-	c.mu.Lock()
-	if !completed && err != nil && c.held == err.Error() {
-		c.held, c.heldLine = "", "" // the run's error says it
-	}
-	c.flushHeldLocked()
-	c.mu.Unlock()
 	if c.o.jsonOut && completed {
 		b, _ := json.MarshalIndent(sum, "", "  ")
 		fmt.Fprintf(c.e.stdout, "%s\n", b)
