@@ -74,37 +74,32 @@ login refused, 78 not found, ...).
 `
 
 // mirrorOpts holds the mirror command line: the flags that are
-// mirror.Options fields are bound to opt, the rest (the Client's, the
-// output's, and the numbers whose meaning differs from the fields': see
-// options) are here.
+// mirror.Options fields are bound to opt (--retry and --max-delete count
+// as curl and wget do: see parseMirrorArgs), the Client's to client.
 type mirrorOpts struct {
 	opt            mirror.Options
-	retry          int
-	maxDelete      int
 	jsonOut        bool
 	quiet, verbose bool
-	trace          bool
-	ftpEmail       string
 	help           bool
-	client         fetch.Client // the Client's fields the flags set
+	client         fetch.Client
 }
 
 func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs := cli.NewFlagSet("urlget mirror", e.stderr)
 	atLeast1 := func(n int) bool { return n >= 1 }
-	o.opt.Parallel, o.opt.MaxDepth, o.opt.MaxFiles, o.retry, o.maxDelete = mirror.DefaultParallel, mirror.DefaultMaxDepth, mirror.DefaultMaxFiles, mirror.DefaultRetries, -1
+	o.opt.Parallel, o.opt.MaxDepth, o.opt.MaxFiles, o.opt.Retries, o.opt.DeleteLimit = mirror.DefaultParallel, mirror.DefaultMaxDepth, mirror.DefaultMaxFiles, mirror.DefaultRetries, -1
 	fs.VarP(cli.Int(&o.opt.Parallel, "at least 1", atLeast1), "parallel", "P", "use `N` connections")
 	fs.Var(cli.Int(&o.opt.PerHost, "at least 1", func(n int) bool { return n >= 0 }), "per-host", "at most `N` connections to one host (default: --parallel)")
 	fs.BoolVarP(&o.opt.Reverse, "reverse", "R", false, "upload: urlget mirror -R DIR ftp://HOST/PATH/ (lftp's mirror -R)")
 	fs.BoolVar(&o.opt.Delete, "delete", false, "delete local files that are gone from the server (only files the manifest records)")
-	fs.Var(cli.Int(&o.maxDelete, "a count >= 0", func(n int) bool { return n >= -1 }), "max-delete", "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
+	fs.Var(cli.Int(&o.opt.DeleteLimit, "a count >= 0", func(n int) bool { return n >= -1 }), "max-delete", "with --delete, delete nothing when more than `N` files are gone (0: never delete; -1: no limit)")
 	fs.BoolVar(&o.opt.DryRun, "dry-run", false, "read listings and menus, print what would be fetched and deleted, write nothing")
 	fs.StringArrayVar(&o.opt.Include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	fs.StringArrayVar(&o.opt.Exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
 	fs.Var(cli.Int(&o.opt.MaxDepth, "at least 1, or -1 for no limit", func(n int) bool { return n != 0 }), "max-depth", "go at most `N` directory or menu levels below URL (-1: no limit)")
 	fs.Var(cli.Int(&o.opt.MaxFiles, "at least 1, or -1 for no limit", func(n int) bool { return n != 0 }), "max-files", "stop after `N` files (-1: no limit)")
 	fs.Var(cli.Size(&o.opt.MaxBytes, false), "max-bytes", "stop after downloading `SIZE` bytes (suffix k, M, G; default: no limit)")
-	fs.Var(cli.Int(&o.retry, "a count >= 0", func(n int) bool { return n >= 0 }), "retry", "retry a transient failure up to `N` times, with backoff")
+	fs.Var(cli.Int(&o.opt.Retries, "a count >= 0", func(n int) bool { return n >= 0 }), "retry", "retry a transient failure up to `N` times, with backoff")
 	fs.Var(cli.Seconds(&o.opt.RetryWait), "retry-delay", "wait `SECONDS` before the first retry, doubling after (default 1)")
 	fs.Var(cli.Seconds(&o.opt.Timeout), "timeout", "give up on a request when the server is silent for `SECONDS` (default 60)")
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
@@ -119,11 +114,16 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress display and no summary line (failures are still reported)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print one line per file fetched, deleted, failed or skipped")
-	fs.BoolVar(&o.trace, "trace", false, "show the protocol exchange on stderr (passwords masked)")
+	cli.Switch(fs, "trace", "", "show the protocol exchange on stderr (passwords masked)", func() { o.client.Verbose = &fetch.SyncWriter{W: e.stderr} })
 	fs.VarP(userFlag(&o.client), "user", "u", "FTP or HTTP credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take FTP or HTTP credentials from ~/.netrc")
 	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
-	fs.StringVar(&o.ftpEmail, "ftp-email", "", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
+	fs.Var(cli.Func("string", func(s string) error {
+		if s != "" {
+			o.client.Options = fetch.Options{"ftp-email": s}
+		}
+		return nil
+	}), "ftp-email", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
@@ -156,32 +156,25 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	if o.client.NetrcFile != "" {
 		o.client.Netrc = true
 	}
+	// --retry 0 is no retry, --max-delete 0 no deletion and -1 no limit,
+	// where the fields' zero is the mirror's default and no limit.
+	if o.opt.Retries == 0 {
+		o.opt.Retries = -1
+	}
+	switch o.opt.DeleteLimit {
+	case 0:
+		o.opt.DeleteLimit = -1
+	case -1:
+		o.opt.DeleteLimit = 0
+	}
 	return o, nil
 }
 
-// options turns the command line into mirror.Options.
-func (o *mirrorOpts) options(e env) mirror.Options {
-	cl := &o.client
-	defaultUserAgent(cl)
-	if o.ftpEmail != "" {
-		cl.Options = map[string]string{"ftp-email": o.ftpEmail}
-	}
-	if o.trace {
-		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
-	}
-	// --retry 0 is no retry and --max-delete -1 no limit (curl's and
-	// wget's numbers), where the fields' zero is the mirror's default.
+// options is the command line's mirror.Options.
+func (o *mirrorOpts) options(env) mirror.Options {
+	defaultUserAgent(&o.client)
 	opt := o.opt
-	opt.Client, opt.Retries = cl, o.retry
-	if o.retry == 0 {
-		opt.Retries = -1
-	}
-	switch {
-	case o.maxDelete == 0:
-		opt.DeleteLimit = -1
-	case o.maxDelete > 0:
-		opt.DeleteLimit = o.maxDelete
-	}
+	opt.Client = &o.client
 	return opt
 }
 
@@ -221,7 +214,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 	if setup != nil {
 		setup(c, &opt)
 	}
-	if !o.quiet && !o.trace && c.isTerminal(e.stderr) {
+	if !o.quiet && o.client.Verbose == nil && c.isTerminal(e.stderr) {
 		opt.Progress = c.progress
 	}
 	opt.Event = c.event

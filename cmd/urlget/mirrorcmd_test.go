@@ -92,6 +92,33 @@ func TestMirrorUsage(t *testing.T) {
 	}
 }
 
+// --retry and --max-delete count as curl and wget do (0: none; -1: no
+// limit) and land in the mirror.Options fields, whose zero is the
+// default; --ftp-email and --trace in the Client.
+func TestMirrorFlagFields(t *testing.T) {
+	for _, tc := range []struct {
+		args                 []string
+		retries, deleteLimit int
+	}{
+		{nil, mirror.DefaultRetries, 0},
+		{[]string{"--retry", "0", "--max-delete", "0"}, -1, -1},
+		{[]string{"--retry", "5", "--max-delete", "-1"}, 5, 0},
+		{[]string{"--max-delete", "7"}, mirror.DefaultRetries, 7},
+	} {
+		o, err := parseMirrorArgs(env{stderr: io.Discard}, append(tc.args, "ftp://h/", "d"))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if opt := o.options(env{}); opt.Retries != tc.retries || opt.DeleteLimit != tc.deleteLimit {
+			t.Errorf("%q: Retries %d, DeleteLimit %d; want %d, %d", tc.args, opt.Retries, opt.DeleteLimit, tc.retries, tc.deleteLimit)
+		}
+	}
+	o, err := parseMirrorArgs(env{stderr: io.Discard}, []string{"--trace", "--ftp-email", "me@here", "ftp://h/", "d"})
+	if cl := o.options(env{}).Client; err != nil || cl.Verbose == nil || cl.Options["ftp-email"] != "me@here" {
+		t.Errorf("--trace --ftp-email: %v, %+v", err, cl)
+	}
+}
+
 func TestMirrorCommand(t *testing.T) {
 	s, site := mirrorSite(t, 5, 0)
 	dir := filepath.Join(t.TempDir(), "m")
