@@ -92,57 +92,48 @@ its byte offset, and the good ones are still printed; 23 when writing the
 output failed; 26 when reading stdin failed.
 `
 
-// urlCmd holds the options of one urlget url run.
+// urlCmd holds the options of one urlget url run, bound to its flags.
 type urlCmd struct {
-	base      *urlparse.Ref
-	normalize bool
-	json      bool
-	strict    bool
+	baseArg                                string // --base as given
+	base                                   *urlparse.Ref
+	normalize, json, strict, extract, help bool
 }
 
-// urlFlags are the options of urlget url.
-type urlFlags struct {
-	base                                   *string
-	normalize, strict, json, extract, help *bool
-}
-
-// newURLFlags is urlget url's flag set (its help and completion read it).
-func newURLFlags(e env) (*pflag.FlagSet, *urlFlags) {
+// newURLFlags is urlget url's flag set (its help and completion read it)
+// and the command its flags set.
+func newURLFlags(e env) (*pflag.FlagSet, *urlCmd) {
 	fs := cli.NewFlagSet("urlget url", e.stderr)
-	f := &urlFlags{}
-	f.base = fs.String("base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
-	f.normalize = fs.Bool("normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")
-	f.strict = fs.Bool("strict", false, "a URL that breaks its scheme's syntax is an error (exit\nstatus 3), not a warning")
-	f.json = fs.Bool("json", false, "print one JSON object per URL (see below)")
-	f.extract = fs.Bool("extract", false, "read text on stdin and take the URLs found in it\n(<URL:...> and <...> wrappers, and bare URLs of the\nschemes urlget knows; only URLs that parse are taken)")
-	f.help = fs.BoolP("help", "h", false, "print this help")
-	return fs, f
+	c := &urlCmd{}
+	fs.StringVar(&c.baseArg, "base", "", "resolve each URL against the absolute URL `BASE` (RFC 3986 §5.2)")
+	fs.BoolVar(&c.normalize, "normalize", false, "normalize each URL, after --base (RFC 3986 §6.2.2, §6.2.3)")
+	fs.BoolVar(&c.strict, "strict", false, "a URL that breaks its scheme's syntax is an error (exit\nstatus 3), not a warning")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object per URL (see below)")
+	fs.BoolVar(&c.extract, "extract", false, "read text on stdin and take the URLs found in it\n(<URL:...> and <...> wrappers, and bare URLs of the\nschemes urlget knows; only URLs that parse are taken)")
+	fs.BoolVarP(&c.help, "help", "h", false, "print this help")
+	return fs, c
 }
 
 // runURL is urlget url: the command-line face of urlparse.
 func runURL(e env) int {
-	fs, f := newURLFlags(e)
-	base, normalize, strict, asJSON, extract, help := f.base, f.normalize, f.strict, f.json, f.extract, f.help
+	fs, c := newURLFlags(e)
 	if err := fs.Parse(e.args); err != nil {
 		return fail(e, urlExitUsage, "url: %v (try 'urlget url --help')", cli.Error(err))
 	}
-	if *help {
+	if c.help {
 		fmt.Fprintf(e.stdout, urlUsage, strings.TrimRight(fs.FlagUsages(), "\n"))
 		return 0
 	}
 	args := fs.Args()
 	switch {
-	case *extract && len(args) > 0:
+	case c.extract && len(args) > 0:
 		return fail(e, urlExitUsage, "url: --extract reads stdin and takes no URL arguments (try 'urlget url --help')")
-	case !*extract && len(args) == 0:
+	case !c.extract && len(args) == 0:
 		return fail(e, urlExitUsage, "url: no URL given (try 'urlget url --help')")
 	}
-
-	c := urlCmd{normalize: *normalize, json: *asJSON, strict: *strict}
 	if fs.Changed("base") {
-		b, err := urlparse.ParseIRIRef(*base)
+		b, err := urlparse.ParseIRIRef(c.baseArg)
 		if err == nil && !b.IsAbsolute() {
-			_, err = urlparse.ParseAbsolute(*base) // says why it needs a scheme
+			_, err = urlparse.ParseAbsolute(c.baseArg) // says why it needs a scheme
 		}
 		if err != nil {
 			return fail(e, urlExitMalformed, "url: --base: %v", err)
@@ -167,7 +158,7 @@ func runURL(e env) int {
 		}
 		return true
 	}
-	if *extract {
+	if c.extract {
 		text, err := io.ReadAll(e.stdin)
 		if err != nil {
 			return fail(e, urlExitRead, "url: reading stdin: %v", err)
