@@ -23,7 +23,7 @@
 // # Safety
 //
 // A gateway fetches what its clients name, so it is careful by default:
-// only clients in Options.AllowFrom are served (default: loopback); for a
+// only clients on this machine and in Options.AllowFrom are served; for a
 // client that is not on this machine, targets whose address is loopback,
 // private, link-local, multicast or unspecified are refused unless
 // Options.AllowPrivate, checked on the address actually dialled (so a name
@@ -85,8 +85,8 @@ const (
 // Options shape a Handler. The zero Options serve loopback clients only,
 // with the default limits.
 type Options struct {
-	// AllowFrom are the client addresses served; others get 403. Empty:
-	// loopback only (127.0.0.0/8, ::1).
+	// AllowFrom are the client addresses served besides this machine's
+	// (loopback: 127.0.0.0/8, ::1), which always are; others get 403.
 	AllowFrom []netip.Prefix
 	// AllowPrivate lets clients that are not on this machine reach
 	// loopback, private, link-local, multicast and unspecified addresses.
@@ -163,9 +163,6 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
-	}
-	if len(o.AllowFrom) == 0 {
-		o.AllowFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	}
 	if o.AllowFile != "" {
 		dir, err := checkDir(o.AllowFile)
@@ -303,8 +300,12 @@ type query struct {
 	head       bool
 }
 
-// allowed reports whether a client at ip may use the gateway.
+// allowed reports whether a client at ip may use the gateway: one on
+// this machine, or in AllowFrom.
 func (h *Handler) allowed(ip netip.Addr) bool {
+	if ip.IsLoopback() {
+		return true
+	}
 	for _, p := range h.opt.AllowFrom {
 		if p.Contains(ip) {
 			return true

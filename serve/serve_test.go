@@ -302,6 +302,10 @@ func TestPrivateRefused(t *testing.T) {
 	if w := remote(hp, "203.0.113.9:4000", "/gopher://internal.test:"+port+"/1/"); w.Code != 200 {
 		t.Errorf("AllowPrivate: %d %s", w.Code, w.Body.String())
 	}
+	// This machine is served beside AllowFrom without being named in it.
+	if w := remote(hp, "127.0.0.1:4000", "/gopher://internal.test:"+port+"/1/"); w.Code != 200 {
+		t.Errorf("AllowFrom without loopback, from this machine: %d %s", w.Code, w.Body.String())
+	}
 }
 
 // A name that resolves to a public address first and to 127.0.0.1 next

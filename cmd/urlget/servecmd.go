@@ -196,7 +196,6 @@ func (o *serveOpts) options(e env) (serve.Options, func(), error) {
 	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && !strings.EqualFold(host, "localhost") && len(opt.AllowFrom) == 0 {
 		return opt, none, fmt.Errorf("--listen %s may serve other machines: say which clients may come with --allow-from CIDR", o.listen)
 	}
-	opt.AllowFrom = append([]netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}, opt.AllowFrom...)
 	switch o.accessLog {
 	case "":
 	case "-":
