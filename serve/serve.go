@@ -39,19 +39,25 @@
 // all. Concurrency is bounded per client, per upstream host and in total,
 // every request and its reply by Options.Timeout.
 //
-// A Go program serves the gateway as a server's Handler:
+// A Go program serves the gateway on a listener until ctx is done (Serve
+// sets the time limits of a server open to the network, and stops
+// gracefully):
 //
 //	h, err := serve.New(&fetch.Client{}, serve.Options{})
 //	if err != nil { ... }
-//	http.ListenAndServe("127.0.0.1:7070", h)
+//	ln, err := net.Listen("tcp", "127.0.0.1:7070")
+//	if err != nil { ... }
+//	err = h.Serve(ctx, ln, serve.DefaultGrace)
 //
-// It must see request targets as sent: behind an http.ServeMux, which
-// cleans "/gopher://host/" to "/gopher:/host/" and answers absolute-form
-// requests itself, it cannot work.
+// or as the Handler of its own http.Server. It must see request targets
+// as sent: behind an http.ServeMux, which cleans "/gopher://host/" to
+// "/gopher:/host/" and answers absolute-form requests itself, it cannot
+// work.
 package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -81,6 +87,14 @@ const (
 	DefaultMaxTotal     = 256
 	DefaultTimeout      = 10 * time.Minute
 )
+
+// DefaultGrace is the time the urlget serve command lets requests run on
+// once it is told to stop (Serve's grace).
+const DefaultGrace = 10 * time.Second
+
+// ErrCut is wrapped by the error Serve returns when it cut requests that
+// were still running at the end of the grace period.
+var ErrCut = errors.New("cut")
 
 // Options shape a Handler. The zero Options serve loopback clients only,
 // with the default limits.
@@ -175,6 +189,32 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	h.local = h.client(c, true)
 	h.remote = h.client(c, o.AllowPrivate)
 	return h, nil
+}
+
+// Serve answers requests on ln until ctx is done, with the time limits of
+// a server open to the network (a request's header within 30 s, an idle
+// client connection closed after 2 minutes). Then it stops accepting,
+// lets the requests in flight run on for grace (0: none), cuts those still
+// running, and ends the upstream connections kept. It returns nil after
+// such a stop, an error wrapping ErrCut when it cut requests, or the error
+// that ended the serving before (ln failed).
+func (h *Handler) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	defer h.CloseIdleConnections()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("requests still running after %s: %w", grace, ErrCut)
+	}
+	return nil
 }
 
 // CloseIdleConnections ends the upstream connections kept between requests.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -251,6 +252,57 @@ func TestSlowUpstreamCut(t *testing.T) {
 	res, body := get(t, srv, "/gopher://"+g.Addr+"/1/", "")
 	if res.StatusCode != http.StatusGatewayTimeout {
 		t.Fatalf("status %d: %s", res.StatusCode, body)
+	}
+}
+
+// Serve stops when its context is done: at once when no request runs;
+// a request still running after the grace period is cut (ErrCut).
+func TestServeStop(t *testing.T) {
+	g := gophertest.Start(t, gophertest.NoClose([]byte("0partial\t/p\th\t70\r\n")))
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(grace time.Duration) (string, context.CancelFunc, chan error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- h.Serve(ctx, ln, grace) }()
+		return ln.Addr().String(), cancel, done
+	}
+	_, cancel, done := start(time.Minute)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("idle: %v", err)
+	}
+
+	addr, cancel, done := start(200 * time.Millisecond)
+	defer cancel()
+	res, err := (&http.Client{Transport: &http.Transport{}}).Get("http://" + addr + "/gopher://" + g.Addr + "/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	br := bufio.NewReader(res.Body)
+	for line := ""; !strings.Contains(line, ">partial</a>"); {
+		if line, err = br.ReadString('\n'); err != nil {
+			t.Fatalf("before the stop: %v", err)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrCut) || !strings.Contains(err.Error(), "after 200ms") {
+			t.Errorf("a request in flight: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not stop")
+	}
+	if _, err := io.ReadAll(br); err == nil {
+		t.Errorf("the request in flight ended cleanly; want it cut")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -143,12 +142,12 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 		return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", err)
 	}
 	defer cleanup()
-	cl, grace := &o.client, o.grace
+	cl := &o.client
 	if !fs.Changed("connect-timeout") {
 		cl.ConnectTimeout = 30 * time.Second
 	}
 	if !fs.Changed("grace") {
-		grace = 10 * time.Second
+		o.grace = serve.DefaultGrace
 	}
 	defaultUserAgent(cl)
 	if o.verbose {
@@ -162,25 +161,16 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	if err != nil {
 		return fail(e, serveExitListen, "serve: cannot listen on %s: %v", o.listen, fetch.NetCause(err))
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(e.stderr, "urlget serve: listening on http://%s/\n", ln.Addr())
 	if listening != nil {
 		listening(ln.Addr().String())
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
+	switch err := h.Serve(ctx, ln, o.grace); {
+	case errors.Is(err, serve.ErrCut):
+		fmt.Fprintf(e.stderr, "urlget serve: %v\n", err)
+	case err != nil:
 		return fail(e, serveExitListen, "serve: %v", fetch.NetCause(err))
-	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		fmt.Fprintf(e.stderr, "urlget serve: requests still running after %s: cut\n", grace)
-		srv.Close()
-	}
-	h.CloseIdleConnections()
 	return 0
 }
 
