@@ -243,3 +243,18 @@ func TestDoAsk(t *testing.T) {
 		t.Errorf("%v: %q, asked %q, questions %q", r.Err, out.String(), asked, questions)
 	}
 }
+
+// Data given to a URL that takes none (a gopher document) is not sent, and
+// Do says so through Warn before the fetch; a search URL takes it.
+func TestDoWarnsOfDataNotSent(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var said []string
+	d := &Downloader{Client: &fetch.Client{}, Body: Body{Data: []byte("words"), HasData: true},
+		Warn: func(msg string) { said = append(said, msg) }}
+	d.Do(context.Background(), "gopher://127.0.0.1:1/0/doc", Target{Name: "out"})
+	d.Do(context.Background(), "gopher://127.0.0.1:1/7/search", Target{Name: "out"})
+	want := "-d/--data: gopher://127.0.0.1:1/0/doc is not a gopher search (type 7): the data is not sent"
+	if len(said) != 1 || said[0] != want {
+		t.Errorf("warnings %q, want [%q]", said, want)
+	}
+}

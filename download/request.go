@@ -31,10 +31,10 @@ type Body struct {
 	Upload string
 }
 
-// DataWarning is the warning for Data given to a URL it means nothing for
-// ("" when it means something): Do sends no Data there, and a program
-// says so before.
-func (b *Body) DataWarning(u *urlparse.URL) string {
+// dataWarning is the warning for Data given to a URL it means nothing for
+// ("" when it means something): Do sends no Data there, and says so (Warn)
+// before.
+func (b *Body) dataWarning(u *urlparse.URL) string {
 	if !b.HasData || isHTTP(u.Scheme) {
 		return ""
 	}

@@ -123,10 +123,8 @@ func (c *fetchCmd) runParallel(ctx context.Context) int {
 	return status
 }
 
-// transfer readies one transfer of a -Z run (Parallel's each): the -d
-// warning, and the transfer's part of the summary line (its Trace).
+// transfer readies one transfer of a -Z run (Parallel's each): its part of the summary line (its Trace).
 func (c *fetchCmd) transfer(ctx context.Context, j download.Job) (context.Context, func()) {
-	c.warnData(j.URL)
 	m := c.par.meter
 	if m == nil {
 		return ctx, nil
