@@ -51,13 +51,14 @@ type fetchOpts struct {
 	help          bool
 	version       bool
 	urls          []string
-	scheme        schemeOpts    // the scheme flags (schemeflags.go)
-	req           reqOpts       // the request flags (request.go)
-	conn          connOpts      // the connection and TLS flags (connflags.go)
-	out           outOpts       // the output flags (outflags.go)
-	par           parOpts       // -Z and its companions (parallel.go)
-	auth          authOpts      // the HTTP authentication flags (authflags.go)
-	options       fetch.Options // Request.Options they ask for
+	scheme        schemeOpts     // the scheme flags (schemeflags.go)
+	req           reqOpts        // the request flags (request.go)
+	conn          connOpts       // the connection and TLS flags (connflags.go)
+	out           outOpts        // the output flags (outflags.go)
+	par           parOpts        // -Z and its companions (parallel.go)
+	auth          authOpts       // the HTTP authentication flags (authflags.go)
+	options       fetch.Options  // Request.Options they ask for
+	fs            *pflag.FlagSet // the flags, as parsed
 }
 
 // newFetchFlags defines every flag of the fetch command on a new FlagSet.
@@ -156,6 +157,7 @@ func defaultConfig() string {
 func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	o := &fetchOpts{}
 	fs := newFetchFlags(e, o)
+	o.fs = fs
 	if err := fs.Parse(args); err != nil {
 		return nil, cli.Error(err)
 	}
@@ -455,29 +457,52 @@ func anyHTTP(urls []string) bool {
 	return false
 }
 
-// run fetches every URL in turn (with -Z at once: runParallel); the exit
-// status is the last failure's.
+// run fetches every URL in turn, or with -Z at once (runParallel). Each
+// result is told as its transfer ends (report); the exit status is the
+// last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
-	if c.o.par.on {
-		return c.runParallel(ctx)
-	}
 	status := 0
-	for j, err := range c.jobs() {
-		if err != nil {
-			return c.globFailed(err)
+	var globErr error
+	var interrupted []*download.Result
+	jobs := func(yield func(download.Job) bool) {
+		for j, err := range c.jobs() {
+			if err != nil {
+				globErr = err
+				return
+			}
+			if !yield(j) {
+				return
+			}
 		}
-		r := c.one(ctx, j)
+	}
+	done := func(r *download.Result) bool {
 		if ctx.Err() != nil {
-			// Interrupted: clean up done, report nothing more.
-			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
+			interrupted = append(interrupted, r)
+			return false
+		}
+		return c.report(r, &status)
+	}
+	if c.o.par.on {
+		c.runParallel(ctx, jobs, done)
+	} else {
+		for j := range jobs {
+			if !done(c.one(ctx, j)) {
+				break
+			}
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		// Interrupted: clean up done, report nothing more.
+		if !c.o.silent || c.o.showError {
+			fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
+			for _, r := range interrupted {
 				c.reportKept(r)
 			}
-			return fetchExitInterrupted
 		}
-		if !c.report(r, &status) {
-			return status
-		}
+		return fetchExitInterrupted
+	case globErr != nil:
+		return c.globFailed(globErr)
 	}
 	return status
 }
