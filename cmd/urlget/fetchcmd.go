@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -296,9 +295,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	case o.req.man || o.req.completion != "":
 		return runDocs(e, o)
 	case o.version:
-		schemes := fetch.Schemes()
-		slices.Sort(schemes)
-		fmt.Fprintf(e.stdout, "urlget %s\nSchemes: %s\n", version, strings.Join(schemes, " "))
+		fmt.Fprintf(e.stdout, "urlget %s\nSchemes: %s\n", version, strings.Join(knownHelpSchemes(), " "))
 		return 0
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
