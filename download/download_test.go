@@ -303,3 +303,19 @@ func TestBodyRead(t *testing.T) {
 		t.Errorf("-T with -G -d (the data in the query): %v", err)
 	}
 }
+
+// ReadETag: the file's first line, `""` for an empty file, exit 26 for
+// one that cannot be read.
+func TestReadETag(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]string{"\"v1\"\r\nnext\n": `"v1"`, "": `""`, "\n": `""`} {
+		name := filepath.Join(dir, "etag")
+		os.WriteFile(name, []byte(content), 0o644)
+		if got, err := ReadETag(name); err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", content, got, err, want)
+		}
+	}
+	if _, err := ReadETag(filepath.Join(dir, "none")); fetch.ExitCode(err) != 26 {
+		t.Errorf("missing file: %v, want exit 26", err)
+	}
+}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -132,16 +130,9 @@ func (o *outOpts) start(e env, quiet bool, urls []string) (env, func(), error) {
 		}
 	}
 	if o.etagCompare != "" {
-		// curl takes the file's first line; a file that cannot be read
-		// is an error (26), an empty one sends "If-None-Match: \"\"".
-		b, err := os.ReadFile(o.etagCompare)
-		if err != nil {
+		if o.dl.IfNoneMatch, err = download.ReadETag(o.etagCompare); err != nil {
 			closeStderr()
-			return e, nil, fetch.NewError(fetch.ErrRead, "--etag-compare: cannot read "+o.etagCompare, fetch.PathCause(err))
-		}
-		line, _, _ := bytes.Cut(b, []byte("\n"))
-		if o.dl.IfNoneMatch = strings.TrimRight(string(line), "\r"); o.dl.IfNoneMatch == "" {
-			o.dl.IfNoneMatch = `""`
+			return e, nil, err
 		}
 	}
 	closeHeaders, err := o.openHeaders(e)
