@@ -312,13 +312,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		o.dl.Headers = syncWriter(o.dl.Headers) // -D: one file for every transfer
 	}
 	if !o.silent {
-		schemes := make([]string, 0, len(o.urls))
-		for _, raw := range o.urls {
-			if i := strings.IndexByte(raw, ':'); i > 0 {
-				schemes = append(schemes, strings.ToLower(raw[:i]))
-			}
-		}
-		for _, w := range cli.Unused(o.scheme.fs, schemes) {
+		for _, w := range cli.Unused(o.fs, o.urls) {
 			warnf(e.stderr, "%s", w)
 		}
 	}
