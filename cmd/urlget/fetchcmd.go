@@ -477,7 +477,7 @@ func (c *fetchCmd) run(ctx context.Context) int {
 		c.runParallel(ctx, jobs, done)
 	} else {
 		for j := range jobs {
-			if !done(c.one(ctx, j)) {
+			if !done(c.dl.DoJob(ctx, j)) {
 				break
 			}
 		}
@@ -535,13 +535,6 @@ func (c *fetchCmd) outSpecFor(i int) download.Target {
 		return download.Target{Remote: true}
 	}
 	return download.Stdout
-}
-
-// one fetches the URL of a job: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, j download.Job) *download.Result {
-	r := c.dl.Do(ctx, j.URL, j.Target)
-	r.Num = j.Num
-	return r
 }
 
 // reportKept says, in one line, where the bytes of a failed transfer are
