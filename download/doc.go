@@ -16,7 +16,8 @@
 //     appended to only once the server has confirmed the offset;
 //   - Remote targets (curl's -O): the file is named after the URL, and a
 //     name that could leave the directory is refused;
-//   - time and ETag conditions (TimeCondition reads curl's -z argument),
+//   - time and ETag conditions (TimeCondition reads curl's -z argument,
+//     ReadETag its --etag-compare file),
 //     byte ranges, head requests (the header text curl -I prints), the
 //     response header before the body (-i), a header dump (-D) and
 //     --etag-save, extended attributes (--xattr);

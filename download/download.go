@@ -170,6 +170,9 @@ func (d *Downloader) Do(ctx context.Context, raw string, t Target) *Result {
 		r.Err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.Scheme = u.Scheme
+		if w := d.Body.dataWarning(&u); w != "" {
+			d.warn(w)
+		}
 		if nu, err := d.prepareURL(&u, r); err != nil {
 			r.Err = err
 		} else {

@@ -243,3 +243,79 @@ func TestDoAsk(t *testing.T) {
 		t.Errorf("%v: %q, asked %q, questions %q", r.Err, out.String(), asked, questions)
 	}
 }
+
+// Data given to a URL that takes none (a gopher document) is not sent, and
+// Do says so through Warn before the fetch; a search URL takes it.
+func TestDoWarnsOfDataNotSent(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var said []string
+	d := &Downloader{Client: &fetch.Client{}, Body: Body{Data: []byte("words"), HasData: true},
+		Warn: func(msg string) { said = append(said, msg) }}
+	d.Do(context.Background(), "gopher://127.0.0.1:1/0/doc", Target{Name: "out"})
+	d.Do(context.Background(), "gopher://127.0.0.1:1/7/search", Target{Name: "out"})
+	want := "-d/--data: gopher://127.0.0.1:1/0/doc is not a gopher search (type 7): the data is not sent"
+	if len(said) != 1 || said[0] != want {
+		t.Errorf("warnings %q, want [%q]", said, want)
+	}
+}
+
+// Body.Read reads curl's body arguments: data joined with "&", @FILE
+// read through read, --url-query apart, and the combinations curl refuses.
+func TestBodyRead(t *testing.T) {
+	files := map[string]string{"f": "from\r\nfile"}
+	read := func(name string) ([]byte, error) {
+		if s, ok := files[name]; ok {
+			return []byte(s), nil
+		}
+		return nil, os.ErrNotExist
+	}
+	arg := func(k fetch.DataKind, v string) fetch.DataArg { return fetch.DataArg{Kind: k, Value: v} }
+	var b Body
+	if err := b.Read([]fetch.DataArg{arg(fetch.DataPlain, "a=1"), arg(fetch.DataPlain, "@f")}, []fetch.DataArg{arg(fetch.DataURLQuery, "q=x y")}, nil, read); err != nil {
+		t.Fatal(err)
+	}
+	if string(b.Data) != "a=1&fromfile" || !b.HasData || b.JSON || string(b.Query) != "q=x+y" || b.Form != nil {
+		t.Errorf("read %+v", b)
+	}
+	b = Body{}
+	if err := b.Read([]fetch.DataArg{arg(fetch.DataJSON, `{"a":1}`)}, []fetch.DataArg{arg(fetch.DataURLQuery, "")}, nil, read); err != nil || !b.JSON || b.Query != nil {
+		t.Errorf("--json, --url-query \"\": %+v %v", b, err)
+	}
+	for _, c := range []struct {
+		body Body
+		data []fetch.DataArg
+		form []string
+		want string
+	}{
+		{Body{}, []fetch.DataArg{arg(fetch.DataPlain, "@missing")}, nil, "missing"},
+		{Body{}, []fetch.DataArg{arg(fetch.DataPlain, "a")}, []string{"n=v"}, "-F/--form and -d/--data: give one or the other"},
+		{Body{Get: true}, nil, []string{"n=v"}, "-G/--get and -F/--form: a form cannot go in a query string"},
+		{Body{Upload: "u"}, nil, []string{"n=v"}, "-T/--upload-file and -F/--form: give one body only"},
+		{Body{Upload: "u"}, []fetch.DataArg{arg(fetch.DataPlain, "a")}, nil, "-T/--upload-file and -d/--data: give one body only"},
+	} {
+		err := c.body.Read(c.data, nil, c.form, read)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v %q %q: %v, want %q", c.body, c.data, c.form, err, c.want)
+		}
+	}
+	b = Body{Upload: "u", Get: true}
+	if err := b.Read([]fetch.DataArg{arg(fetch.DataPlain, "a")}, nil, nil, read); err != nil {
+		t.Errorf("-T with -G -d (the data in the query): %v", err)
+	}
+}
+
+// ReadETag: the file's first line, `""` for an empty file, exit 26 for
+// one that cannot be read.
+func TestReadETag(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]string{"\"v1\"\r\nnext\n": `"v1"`, "": `""`, "\n": `""`} {
+		name := filepath.Join(dir, "etag")
+		os.WriteFile(name, []byte(content), 0o644)
+		if got, err := ReadETag(name); err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", content, got, err, want)
+		}
+	}
+	if _, err := ReadETag(filepath.Join(dir, "none")); fetch.ExitCode(err) != 26 {
+		t.Errorf("missing file: %v, want exit 26", err)
+	}
+}

@@ -1,8 +1,10 @@
 package download
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/urlget/urlget/fetch"
@@ -100,6 +102,22 @@ func (d *Downloader) saveETag(res *fetch.Meta) error {
 		return fetch.NewError(fetch.ErrWrite, "--etag-save: cannot write "+d.ETagSave, fetch.PathCause(err))
 	}
 	return nil
+}
+
+// ReadETag reads the ETag in the file name (curl's --etag-compare, as
+// ETagSave writes it) for IfNoneMatch: its first line, or `""` when that
+// is empty, so that a condition is still sent. A file that cannot be read
+// is ErrRead (curl's 26).
+func ReadETag(name string) (string, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", fetch.NewError(fetch.ErrRead, "--etag-compare: cannot read "+name, fetch.PathCause(err))
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	if etag := strings.TrimRight(string(line), "\r"); etag != "" {
+		return etag, nil
+	}
+	return `""`, nil
 }
 
 // setXattr is Xattr: the URL as given, credentials taken out, and the

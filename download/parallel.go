@@ -17,6 +17,14 @@ type Job struct {
 	Target Target
 }
 
+// DoJob is Do for a Job: its URL into its Target, the Result numbered as
+// the Job.
+func (d *Downloader) DoJob(ctx context.Context, j Job) *Result {
+	r := d.Do(ctx, j.URL, j.Target)
+	r.Num = j.Num
+	return r
+}
+
 // ParallelBufferSize is the copy buffer of each transfer Parallel runs:
 // smaller than BufferSize, so that many transfers at once keep memory
 // small (50 at once: 6.4 MiB of buffers).
@@ -64,8 +72,6 @@ func (d *Downloader) Parallel(ctx context.Context, n int, jobs iter.Seq[Job], ea
 				defer end()
 			}
 		}
-		r := t.Do(ctx, j.URL, j.Target)
-		r.Num = j.Num
-		return r
+		return t.DoJob(ctx, j)
 	}, done)
 }

@@ -31,10 +31,54 @@ type Body struct {
 	Upload string
 }
 
-// DataWarning is the warning for Data given to a URL it means nothing for
-// ("" when it means something): Do sends no Data there, and a program
-// says so before.
-func (b *Body) DataWarning(u *urlparse.URL) string {
+// Read fills b from curl's body arguments as given: data (-d,
+// --data-binary, --data-raw, --data-urlencode, --json, in command-line
+// order; fetch.ReadData), query (--url-query) and form (-F; its files are
+// opened for each attempt), read names the files "@FILE" arguments name.
+// It refuses what curl refuses together: -F with -d, -F with -G, and -T
+// with either body.
+func (b *Body) Read(data, query []fetch.DataArg, form []string, read func(name string) ([]byte, error)) error {
+	b.JSON = fetch.IsJSON(data)
+	if len(query) > 0 {
+		q, err := fetch.ReadData(query, read)
+		if err != nil {
+			return err
+		}
+		if len(q) > 0 {
+			// --url-query "" alone adds nothing, as in curl.
+			b.Query = q
+		}
+	}
+	if len(data) > 0 {
+		d, err := fetch.ReadData(data, read)
+		if err != nil {
+			return err
+		}
+		b.Data, b.HasData = d, true
+	}
+	if len(form) > 0 {
+		switch {
+		case b.HasData:
+			return fmt.Errorf("-F/--form and -d/--data: give one or the other")
+		case b.Get:
+			return fmt.Errorf("-G/--get and -F/--form: a form cannot go in a query string")
+		}
+		f, err := fetch.ParseForm(form)
+		if err != nil {
+			return fmt.Errorf("-F/--form %v", err)
+		}
+		b.Form = f
+	}
+	if b.Upload != "" && (b.HasData || b.Form != nil) && !b.Get {
+		return fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[b.HasData])
+	}
+	return nil
+}
+
+// dataWarning is the warning for Data given to a URL it means nothing for
+// ("" when it means something): Do sends no Data there, and says so (Warn)
+// before.
+func (b *Body) dataWarning(u *urlparse.URL) string {
 	if !b.HasData || isHTTP(u.Scheme) {
 		return ""
 	}

@@ -13,59 +13,68 @@ import (
 )
 
 // The connection and TLS flags: curl's --resolve, --connect-to, -4/-6,
-// --interface, --local-port, --cert, --key, --cert-type, --pinnedpubkey,
-// --tlsv1.x, --tls-max and --ciphers. Each sets a fetch.Client field (or
-// its TLS config); the library does the work.
+// --interface, --local-port, --cacert, --capath, --cert, --key,
+// --cert-type, --pinnedpubkey, --tlsv1.x, --tls-max and --ciphers. Each
+// sets a fetch.Client field (or its TLS config), parsed by the library as
+// it is given; what needs two flags at once is done by apply.
 
-// connOpts holds them as given.
+// connOpts holds the flags that are read together.
 type connOpts struct {
-	resolve, connectTo []string
-	ipv4, ipv6         bool
-	localPort          string
-	cert, key          string
-	certType           string
-	pinned             string
-	tlsMin             string // "1.0" … "1.3" from the last --tlsv1.x
-	tlsMax             string
-	ciphers            string
+	ipv4, ipv6     bool
+	cacert, capath string
+	cert, key      string
+	certType       string
+	tls            tls.Config // --tlsv1.x, --tls-max, --ciphers
 }
 
-// addConnFlags defines them; --interface is cl's field.
+// addConnFlags defines them on fs (--cacert and --capath are defined
+// beside -k).
 func addConnFlags(fs *pflag.FlagSet, o *connOpts, cl *fetch.Client) {
-	fs.StringArrayVar(&o.resolve, "resolve", nil, "connect to `[+]HOST:PORT:ADDR[,ADDR]...` without asking DNS (HOST \"*\": any host); repeatable")
-	fs.StringArrayVar(&o.connectTo, "connect-to", nil, "connect to HOST2:PORT2 for `HOST1:PORT1:HOST2:PORT2` (each may be empty: any, or unchanged); TLS and the request still name HOST1; repeatable")
+	fs.Var(cli.Func("string", func(s string) error {
+		r, err := fetch.ParseResolve(s)
+		if err == nil {
+			cl.Resolve = append(cl.Resolve, r)
+		}
+		return err
+	}), "resolve", "connect to `[+]HOST:PORT:ADDR[,ADDR]...` without asking DNS (HOST \"*\": any host); repeatable")
+	fs.Var(cli.Func("string", func(s string) error {
+		r, err := fetch.ParseConnectTo(s)
+		if err == nil {
+			cl.ConnectTo = append(cl.ConnectTo, r)
+		}
+		return err
+	}), "connect-to", "connect to HOST2:PORT2 for `HOST1:PORT1:HOST2:PORT2` (each may be empty: any, or unchanged); TLS and the request still name HOST1; repeatable")
 	fs.BoolVarP(&o.ipv4, "ipv4", "4", false, "use IPv4 addresses only")
 	fs.BoolVarP(&o.ipv6, "ipv6", "6", false, "use IPv6 addresses only")
 	fs.StringVar(&cl.Interface, "interface", "", "connect from `NAME`: an interface, an address or a host name (if!NAME, host!NAME: only that kind)")
-	fs.StringVar(&o.localPort, "local-port", "", "connect from a local port in `N[-M]`")
+	fs.Var(cli.Func("string", func(s string) (err error) {
+		cl.LocalPorts, err = fetch.ParsePortRange(s)
+		return err
+	}), "local-port", "connect from a local port in `N[-M]`")
 	fs.StringVarP(&o.cert, "cert", "E", "", "present the client certificate in `FILE[:PASSWORD]` (PEM; the key too unless --key; \\: for a colon in FILE)")
 	fs.StringVar(&o.key, "key", "", "the client certificate's private key is in `FILE` (PEM)")
 	fs.StringVar(&o.certType, "cert-type", "", "the --cert file's `TYPE`: PEM (the only one supported)")
-	fs.StringVar(&o.pinned, "pinnedpubkey", "", "accept only a server key with one of `HASHES` (sha256//BASE64[;sha256//...]) or the key in a PEM/DER file (exit 90 otherwise)")
+	fs.Var(cli.Func("string", func(s string) (err error) {
+		cl.PinnedPubKeys, err = fetch.ParsePinnedPubKey(s)
+		return err
+	}), "pinnedpubkey", "accept only a server key with one of `HASHES` (sha256//BASE64[;sha256//...]) or the key in a PEM/DER file (exit 90 otherwise)")
 	for _, v := range []string{"1.0", "1.1", "1.2", "1.3"} {
-		cli.Switch(fs, "tlsv"+v, "", "use TLS "+v+" or later", func() { o.tlsMin = v })
+		cli.Switch(fs, "tlsv"+v, "", "use TLS "+v+" or later", func() { o.tls.MinVersion, _ = fetch.ParseTLSVersion(v) })
 	}
-	fs.StringVar(&o.tlsMax, "tls-max", "", "use TLS `VERSION` or earlier (1.0, 1.1, 1.2, 1.3, default)")
-	fs.StringVar(&o.ciphers, "ciphers", "", "allow only the TLS 1.2 cipher suites in `LIST` (OpenSSL or IANA names, \":\"-separated)")
+	fs.Var(cli.Func("string", func(s string) (err error) {
+		o.tls.MaxVersion, err = fetch.ParseTLSVersion(s)
+		return err
+	}), "tls-max", "use TLS `VERSION` or earlier (1.0, 1.1, 1.2, 1.3, default)")
+	fs.Var(cli.Func("string", func(s string) (err error) {
+		o.tls.CipherSuites, err = fetch.CipherSuites(s)
+		return err
+	}), "ciphers", "allow only the TLS 1.2 cipher suites in `LIST` (OpenSSL or IANA names, \":\"-separated)")
 }
 
-// apply sets the Client's fields. A bad value is an error with curl's exit
-// code (connExit), or a usage error.
+// apply sets the Client's fields that need more than one flag, or a file
+// read. A bad value is an error with curl's exit code (connExit), or a
+// usage error.
 func (o *connOpts) apply(cl *fetch.Client) error {
-	for _, s := range o.resolve {
-		r, err := fetch.ParseResolve(s)
-		if err != nil {
-			return err
-		}
-		cl.Resolve = append(cl.Resolve, r)
-	}
-	for _, s := range o.connectTo {
-		r, err := fetch.ParseConnectTo(s)
-		if err != nil {
-			return err
-		}
-		cl.ConnectTo = append(cl.ConnectTo, r)
-	}
 	switch {
 	case o.ipv4 && o.ipv6:
 		return errors.New("-4/--ipv4 and -6/--ipv6 exclude each other")
@@ -74,27 +83,14 @@ func (o *connOpts) apply(cl *fetch.Client) error {
 	case o.ipv6:
 		cl.IPVersion = 6
 	}
-	if o.localPort != "" {
-		r, err := fetch.ParsePortRange(o.localPort)
+	t := &o.tls
+	if o.cacert != "" || o.capath != "" {
+		pool, err := fetch.RootCAs(o.cacert, o.capath)
 		if err != nil {
 			return err
 		}
-		cl.LocalPorts = r
+		t.RootCAs = pool
 	}
-	if o.pinned != "" {
-		pins, err := fetch.ParsePinnedPubKey(o.pinned)
-		if err != nil {
-			return err
-		}
-		cl.PinnedPubKeys = pins
-	}
-	if o.cert == "" && o.key == "" && o.tlsMin == "" && o.tlsMax == "" && o.ciphers == "" {
-		return nil
-	}
-	if cl.TLS == nil {
-		cl.TLS = &tls.Config{}
-	}
-	t := cl.TLS
 	if o.key != "" && o.cert == "" {
 		return errors.New("--key: give the certificate with --cert")
 	}
@@ -111,25 +107,12 @@ func (o *connOpts) apply(cl *fetch.Client) error {
 		// does; Go's Certificates would send nothing when they do not fit.
 		t.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c, nil }
 	}
-	if o.tlsMin != "" {
-		t.MinVersion, _ = fetch.ParseTLSVersion(o.tlsMin)
-	}
-	if o.tlsMax != "" {
-		v, err := fetch.ParseTLSVersion(o.tlsMax)
-		if err != nil {
-			return fmt.Errorf("--tls-max: %v", err)
-		}
-		t.MaxVersion = v
-	}
 	if t.MaxVersion != 0 && t.MinVersion > t.MaxVersion {
-		return fetch.NewError(fetch.ErrCipher, fmt.Sprintf("--tlsv%s is above --tls-max %s", o.tlsMin, o.tlsMax), nil)
+		name := func(v uint16) string { return strings.TrimPrefix(tls.VersionName(v), "TLS ") }
+		return fetch.NewError(fetch.ErrCipher, fmt.Sprintf("--tlsv%s is above --tls-max %s", name(t.MinVersion), name(t.MaxVersion)), nil)
 	}
-	if o.ciphers != "" {
-		ids, err := fetch.CipherSuites(o.ciphers)
-		if err != nil {
-			return err
-		}
-		t.CipherSuites = ids
+	if t.RootCAs != nil || t.GetClientCertificate != nil || t.MinVersion != 0 || t.MaxVersion != 0 || t.CipherSuites != nil {
+		cl.TLS = t
 	}
 	return nil
 }

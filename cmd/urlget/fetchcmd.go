@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,29 +35,29 @@ const (
 // others are here as given, or in the groups of the files that define
 // them.
 type fetchOpts struct {
-	client         fetch.Client        // the Client's fields the flags set
-	dl             download.Downloader // the Downloader's fields the flags set
-	outputs        []download.Target
-	remoteNameAll  bool
-	globOff        bool // -g: URLs are not globs
-	maxRedirs      int
-	silent         bool
-	showError      bool
-	verbose        bool
-	progressBar    bool
-	noMeter        bool // --no-progress-meter
-	writeOut       string
-	cacert, capath string // --cacert FILE, --capath DIR
-	help           bool
-	version        bool
-	urls           []string
-	scheme         schemeOpts    // the scheme flags (schemeflags.go)
-	req            reqOpts       // the request flags (request.go)
-	conn           connOpts      // the connection and TLS flags (connflags.go)
-	out            outOpts       // the output flags (outflags.go)
-	par            parOpts       // -Z and its companions (parallel.go)
-	auth           authOpts      // the HTTP authentication flags (authflags.go)
-	options        fetch.Options // Request.Options they ask for
+	client        fetch.Client        // the Client's fields the flags set
+	dl            download.Downloader // the Downloader's fields the flags set
+	outputs       []download.Target
+	remoteNameAll bool
+	globOff       bool // -g: URLs are not globs
+	maxRedirs     int
+	silent        bool
+	showError     bool
+	verbose       bool
+	progressBar   bool
+	noMeter       bool // --no-progress-meter
+	writeOut      string
+	help          bool
+	version       bool
+	urls          []string
+	scheme        schemeOpts     // the scheme flags (schemeflags.go)
+	req           reqOpts        // the request flags (request.go)
+	conn          connOpts       // the connection and TLS flags (connflags.go)
+	out           outOpts        // the output flags (outflags.go)
+	par           parOpts        // -Z and its companions (parallel.go)
+	auth          authOpts       // the HTTP authentication flags (authflags.go)
+	options       fetch.Options  // Request.Options they ask for
+	fs            *pflag.FlagSet // the flags, as parsed
 }
 
 // newFetchFlags defines every flag of the fetch command on a new FlagSet.
@@ -79,7 +77,15 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVar(&o.dl.OutputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
 	fs.BoolVar(&o.dl.CreateDirs, "create-dirs", false, "create the directories an output file needs")
 	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take URLs as they are: no {a,b} and [1-9] globs (#N in -o then stays)")
-	fs.StringP("continue-at", "C", "", "resume at byte `OFFSET`, or \"-\": at the size of the -o/-O file")
+	fs.VarP(cli.Func("string", func(at string) (err error) {
+		o.dl.Resume, o.dl.ResumeFrom = true, download.ResumeAtEnd
+		if at != "-" {
+			if o.dl.ResumeFrom, err = strconv.ParseInt(at, 10, 64); err != nil || o.dl.ResumeFrom < 0 {
+				return fmt.Errorf("want \"-\" or a byte offset, not %q", at)
+			}
+		}
+		return nil
+	}), "continue-at", "C", "resume at byte `OFFSET`, or \"-\": at the size of the -o/-O file")
 	fs.BoolVarP(&o.dl.RemoteTime, "remote-time", "R", false, "give output files the remote modification time")
 	fs.BoolVarP(&o.dl.Head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
 	fs.BoolVarP(&o.client.Fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
@@ -108,8 +114,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
-	fs.StringVar(&o.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
-	fs.StringVar(&o.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
+	fs.StringVar(&o.conn.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
+	fs.StringVar(&o.conn.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
 	fs.BoolVar(&o.client.Compressed, "compressed", false, "ask for a compressed body and decode it")
 	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress meter, no error messages")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")
@@ -150,6 +156,7 @@ func defaultConfig() string {
 func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	o := &fetchOpts{}
 	fs := newFetchFlags(e, o)
+	o.fs = fs
 	if err := fs.Parse(args); err != nil {
 		return nil, cli.Error(err)
 	}
@@ -158,14 +165,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		return o, nil
 	}
 	var err error
-	if o.dl.Resume = fs.Changed("continue-at"); o.dl.Resume {
-		at, _ := fs.GetString("continue-at")
-		if at == "-" {
-			o.dl.ResumeFrom = download.ResumeAtEnd
-		} else if o.dl.ResumeFrom, err = strconv.ParseInt(at, 10, 64); err != nil || o.dl.ResumeFrom < 0 {
-			return nil, fmt.Errorf("-C/--continue-at: want \"-\" or a byte offset, not %q", at)
-		}
-	}
 	if name, ok := strings.CutPrefix(o.writeOut, "@"); ok {
 		b, err := readNamed(name, e.stdin)
 		if err != nil {
@@ -182,8 +181,8 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.options, err = o.scheme.Options(e.stdin); err != nil {
 		return nil, err
 	}
-	if err := o.out.parse(&o.client); err != nil {
-		return nil, err
+	if o.client.Fail && o.client.FailWithBody {
+		return nil, errors.New("-f/--fail and --fail-with-body exclude each other")
 	}
 	if err := checkJSONArgs(o.req.data); err != nil {
 		return nil, err
@@ -278,17 +277,17 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
 	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig)
 	if err != nil {
-		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+		return usageFailed(e, err)
 	}
 	if groups := splitNext(args, flags); groups != nil {
 		return runGroups(e, groups, setup) // -:/--next: next.go
 	}
 	o, err := parseFetchArgs(e, args)
+	if errors.Is(err, pflag.ErrHelp) {
+		return runHelp(e, "")
+	}
 	if err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return runHelp(e, "")
-		}
-		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+		return usageFailed(e, err)
 	}
 	switch {
 	case o.help:
@@ -296,9 +295,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	case o.req.man || o.req.completion != "":
 		return runDocs(e, o)
 	case o.version:
-		schemes := fetch.Schemes()
-		slices.Sort(schemes)
-		fmt.Fprintf(e.stdout, "urlget %s\nSchemes: %s\n", version, strings.Join(schemes, " "))
+		fmt.Fprintf(e.stdout, "urlget %s\nSchemes: %s\n", version, strings.Join(knownHelpSchemes(), " "))
 		return 0
 	case len(o.urls) == 0:
 		return fail(e, fetchExitUsage, "no URL given (try 'urlget --help')")
@@ -315,13 +312,7 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		o.dl.Headers = syncWriter(o.dl.Headers) // -D: one file for every transfer
 	}
 	if !o.silent {
-		schemes := make([]string, 0, len(o.urls))
-		for _, raw := range o.urls {
-			if i := strings.IndexByte(raw, ':'); i > 0 {
-				schemes = append(schemes, strings.ToLower(raw[:i]))
-			}
-		}
-		for _, w := range cli.Unused(o.scheme.fs, schemes) {
+		for _, w := range cli.Unused(o.fs, o.urls) {
 			warnf(e.stderr, "%s", w)
 		}
 	}
@@ -329,16 +320,13 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		warnf(e.stderr, "%d -o/-O for %d %s: the extra ones are unused", n, len(o.urls), plural(len(o.urls), "URL", "URLs"))
 	}
 	c, err := newFetchCmd(e, o)
-	if code, ok := connExit(err); ok {
-		return fail(e, code, "(%d) %v", code, err)
-	}
 	if err != nil {
-		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+		return usageFailed(e, err)
 	}
 	c.client.Replies = o.dl.Headers // -D: ftp's replies
 	body, err := c.prepareRequest()
 	if err != nil {
-		return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+		return usageFailed(e, err)
 	}
 	if setup != nil {
 		setup(c)
@@ -368,6 +356,15 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 	return c.finishRequest(c.run(ctx))
 }
 
+// usageFailed reports an error in the options: curl's exit code for the
+// flags that have one of their own (connExit), else a usage error.
+func usageFailed(e env, err error) int {
+	if code, ok := connExit(err); ok {
+		return fail(e, code, "(%d) %v", code, err)
+	}
+	return fail(e, fetchExitUsage, "%v (try 'urlget --help')", err)
+}
+
 // newFetchCmd builds the Client from the options.
 func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	cl := &o.client
@@ -376,13 +373,6 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	if o.par.on {
 		// Each running transfer's connection is kept for the next.
 		cl.IdlePerHost = o.par.limit()
-	}
-	if o.cacert != "" || o.capath != "" {
-		pool, err := fetch.RootCAs(o.cacert, o.capath)
-		if err != nil {
-			return nil, err
-		}
-		cl.TLS = &tls.Config{RootCAs: pool}
 	}
 	if err := o.conn.apply(cl); err != nil {
 		return nil, err
@@ -431,8 +421,8 @@ func (c *fetchCmd) downloader(body download.Body) download.Downloader {
 	d := o.dl
 	d.Client, d.Retry, d.Stdout, d.Stdin, d.Body = c.client, c.retryPolicy(), c.e.stdout, c.e.stdin, body
 	d.Format, d.IsTerminal, d.Ask = c.listFormat(), c.isTerminal, c.ask
-	d.Warn = func(msg string) { warnf(c.e.stderr, "%s", msg) }
 	if !o.silent {
+		d.Warn = func(msg string) { warnf(c.e.stderr, "%s", msg) }
 		d.Retrying = func(err error, wait time.Duration, left int) {
 			warnf(c.e.stderr, "problem: %s. Will retry in %s. %d %s left.",
 				fetch.OneLine(err.Error()), secondsString(wait), left, plural(left, "retry", "retries"))
@@ -458,29 +448,52 @@ func anyHTTP(urls []string) bool {
 	return false
 }
 
-// run fetches every URL in turn (with -Z at once: runParallel); the exit
-// status is the last failure's.
+// run fetches every URL in turn, or with -Z at once (runParallel). Each
+// result is told as its transfer ends (report); the exit status is the
+// last failure's.
 func (c *fetchCmd) run(ctx context.Context) int {
-	if c.o.par.on {
-		return c.runParallel(ctx)
-	}
 	status := 0
-	for j, err := range c.jobs() {
-		if err != nil {
-			return c.globFailed(err)
+	var globErr error
+	var interrupted []*download.Result
+	jobs := func(yield func(download.Job) bool) {
+		for j, err := range c.jobs() {
+			if err != nil {
+				globErr = err
+				return
+			}
+			if !yield(j) {
+				return
+			}
 		}
-		r := c.one(ctx, j)
+	}
+	done := func(r *download.Result) bool {
 		if ctx.Err() != nil {
-			// Interrupted: clean up done, report nothing more.
-			if !c.o.silent || c.o.showError {
-				fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
+			interrupted = append(interrupted, r)
+			return false
+		}
+		return c.report(r, &status)
+	}
+	if c.o.par.on {
+		c.runParallel(ctx, jobs, done)
+	} else {
+		for j := range jobs {
+			if !done(c.dl.DoJob(ctx, j)) {
+				break
+			}
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		// Interrupted: clean up done, report nothing more.
+		if !c.o.silent || c.o.showError {
+			fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
+			for _, r := range interrupted {
 				c.reportKept(r)
 			}
-			return fetchExitInterrupted
 		}
-		if !c.report(r, &status) {
-			return status
-		}
+		return fetchExitInterrupted
+	case globErr != nil:
+		return c.globFailed(globErr)
 	}
 	return status
 }
@@ -522,25 +535,6 @@ func (c *fetchCmd) outSpecFor(i int) download.Target {
 		return download.Target{Remote: true}
 	}
 	return download.Stdout
-}
-
-// one fetches the URL of a job: a fetch, or with -T an upload.
-func (c *fetchCmd) one(ctx context.Context, j download.Job) *download.Result {
-	c.warnData(j.URL)
-	r := c.dl.Do(ctx, j.URL, j.Target)
-	r.Num = j.Num
-	return r
-}
-
-// warnData warns about -d given to a URL that does not take it.
-func (c *fetchCmd) warnData(raw string) {
-	if c.dl.Body.HasData && !c.o.silent {
-		if u, err := parseFetchURL(raw); err == nil {
-			if w := c.dl.Body.DataWarning(&u); w != "" {
-				warnf(c.e.stderr, "%s", w)
-			}
-		}
-	}
 }
 
 // reportKept says, in one line, where the bytes of a failed transfer are

@@ -2,7 +2,7 @@ package main
 
 import (
 	"io"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -47,29 +47,20 @@ func splitNext(args []string, fs *pflag.FlagSet) [][]string {
 	return append(groups, args[start:])
 }
 
-// globalFlags are the options of all the groups that hold for every
-// group, as command-line arguments.
-func globalFlags(opts []*fetchOpts) []string {
+// globalFlags are the flags that hold for every group, wherever they are
+// given.
+var globalFlags = []string{"silent", "show-error", "verbose", "progress-bar", "no-progress-meter", "parallel", "parallel-max", "parallel-immediate"}
+
+// globalArgs are the global flags given in the groups, in order (a later
+// value wins), as command-line arguments.
+func globalArgs(opts []*fetchOpts) []string {
 	var g []string
-	add := func(flag string, on func(o *fetchOpts) bool) {
-		for _, o := range opts {
-			if on(o) {
-				g = append(g, flag)
-				return
-			}
-		}
-	}
-	add("--silent", func(o *fetchOpts) bool { return o.silent })
-	add("--show-error", func(o *fetchOpts) bool { return o.showError })
-	add("--verbose", func(o *fetchOpts) bool { return o.verbose })
-	add("--progress-bar", func(o *fetchOpts) bool { return o.progressBar })
-	add("--no-progress-meter", func(o *fetchOpts) bool { return o.noMeter })
-	add("--parallel", func(o *fetchOpts) bool { return o.par.on })
-	add("--parallel-immediate", func(o *fetchOpts) bool { return o.par.immediate })
 	for _, o := range opts {
-		if o.par.max != parallelDefault {
-			g = append(g, "--parallel-max="+strconv.Itoa(o.par.max))
-		}
+		o.fs.Visit(func(f *pflag.Flag) {
+			if slices.Contains(globalFlags, f.Name) {
+				g = append(g, "--"+f.Name+"="+f.Value.String())
+			}
+		})
 	}
 	return g
 }
@@ -85,7 +76,7 @@ func runGroups(e env, groups [][]string, setup func(*fetchCmd)) int {
 		}
 		opts[i] = o
 	}
-	global := globalFlags(opts)
+	global := globalArgs(opts)
 	status := 0
 	for i, g := range groups {
 		if len(opts[i].urls) == 0 && i < len(groups)-1 {

@@ -2,16 +2,15 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/download"
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // The output flags of curl: -r/--range, -D/--dump-header,
@@ -22,7 +21,6 @@ import (
 // outOpts holds those that are no field of the Downloader or the Client as
 // given; what they turn into goes into the Downloader, dl.
 type outOpts struct {
-	rangeSpec   string
 	dumpHeader  string
 	stderr      string
 	noBuffer    bool
@@ -35,7 +33,10 @@ type outOpts struct {
 // --fail-with-body cl's.
 func addOutFlags(fs *pflag.FlagSet, o *outOpts, d *download.Downloader, cl *fetch.Client) {
 	o.dl = d
-	fs.StringVarP(&o.rangeSpec, "range", "r", "", "fetch only the bytes in `RANGE`: START-END, START-, -LAST (http: several, comma-separated; http, ftp, file and wais)")
+	fs.VarP(cli.Func("string", func(s string) (err error) {
+		d.Range, err = fetch.ParseRange(s)
+		return err
+	}), "range", "r", "fetch only the bytes in `RANGE`: START-END, START-, -LAST (http: several, comma-separated; http, ftp, file and wais)")
 	fs.StringVarP(&o.dumpHeader, "dump-header", "D", "", "write the response headers (of redirects too; ftp: the server's replies) to `FILE` (\"-\": stdout)")
 	fs.BoolVar(&cl.FailWithBody, "fail-with-body", false, "like -f, exit 22 on an HTTP status >= 400, but write the body")
 	fs.StringVar(&o.stderr, "stderr", "", "write what goes to stderr to `FILE` instead (\"-\": stdout)")
@@ -44,21 +45,6 @@ func addOutFlags(fs *pflag.FlagSet, o *outOpts, d *download.Downloader, cl *fetc
 	fs.StringVarP(&o.timeCond, "time-cond", "z", "", "fetch only if modified after `TIME` (a date, or a file's time; -TIME: only if not modified after)")
 	fs.StringVar(&d.ETagSave, "etag-save", "", "write the response's ETag to `FILE`")
 	fs.StringVar(&o.etagCompare, "etag-compare", "", "fetch only if the ETag differs from the one in `FILE` (If-None-Match)")
-}
-
-// parse checks the values that need no I/O beyond reading the files named.
-func (o *outOpts) parse(cl *fetch.Client) error {
-	if o.rangeSpec != "" {
-		r, err := fetch.ParseRange(o.rangeSpec)
-		if err != nil {
-			return fmt.Errorf("-r/--range: %v", err)
-		}
-		o.dl.Range = r
-	}
-	if cl.Fail && cl.FailWithBody {
-		return errors.New("-f/--fail and --fail-with-body exclude each other")
-	}
-	return nil
 }
 
 // timeCondition is -z (download.TimeCondition): the condition in the
@@ -144,16 +130,9 @@ func (o *outOpts) start(e env, quiet bool, urls []string) (env, func(), error) {
 		}
 	}
 	if o.etagCompare != "" {
-		// curl takes the file's first line; a file that cannot be read
-		// is an error (26), an empty one sends "If-None-Match: \"\"".
-		b, err := os.ReadFile(o.etagCompare)
-		if err != nil {
+		if o.dl.IfNoneMatch, err = download.ReadETag(o.etagCompare); err != nil {
 			closeStderr()
-			return e, nil, fetch.NewError(fetch.ErrRead, "--etag-compare: cannot read "+o.etagCompare, fetch.PathCause(err))
-		}
-		line, _, _ := bytes.Cut(b, []byte("\n"))
-		if o.dl.IfNoneMatch = strings.TrimRight(string(line), "\r"); o.dl.IfNoneMatch == "" {
-			o.dl.IfNoneMatch = `""`
+			return e, nil, err
 		}
 	}
 	closeHeaders, err := o.openHeaders(e)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"sync"
 
@@ -70,63 +71,29 @@ func syncWriter(w io.Writer) io.Writer {
 	return &fetch.SyncWriter{W: w}
 }
 
-// runParallel is run for -Z.
-func (c *fetchCmd) runParallel(ctx context.Context) int {
+// runParallel is run's -Z: the jobs at once, each result given to done.
+func (c *fetchCmd) runParallel(ctx context.Context, jobs iter.Seq[download.Job], done func(*download.Result) bool) {
 	c.par = &parState{}
 	if c.progress {
 		c.par.meter = cli.NewMultiMeter(c.e.stderr)
 		defer c.par.meter.Stop()
-	}
-	status := 0
-	var globErr error
-	var interrupted []*download.Result
-	jobs := func(yield func(download.Job) bool) {
-		for j, err := range c.jobs() {
-			if err != nil {
-				globErr = err
-				return
-			}
-			if !yield(j) {
-				return
-			}
-		}
 	}
 	// No meter of a transfer's own (the run's summary line is drawn
 	// instead), and no terminal lent to a session.
 	d := c.dl
 	d.Meter, d.Sending, d.Session = nil, nil, nil
 	d.Parallel(ctx, c.o.par.limit(), jobs, c.transfer, func(r *download.Result) bool {
-		if ctx.Err() != nil {
-			interrupted = append(interrupted, r)
-			return false
-		}
 		if r.Err != nil || c.wo != nil {
 			// A line will be written: not over the summary.
 			c.par.meter.Pause()
 			defer c.par.meter.Resume()
 		}
-		return c.report(r, &status)
+		return done(r)
 	})
-	c.par.meter.Stop()
-	switch {
-	case ctx.Err() != nil:
-		if !c.o.silent || c.o.showError {
-			fmt.Fprintf(c.e.stderr, "urlget: interrupted\n")
-			for _, r := range interrupted {
-				c.reportKept(r)
-			}
-		}
-		return fetchExitInterrupted
-	case globErr != nil:
-		return c.globFailed(globErr)
-	}
-	return status
 }
 
-// transfer readies one transfer of a -Z run (Parallel's each): the -d
-// warning, and the transfer's part of the summary line (its Trace).
+// transfer readies one transfer of a -Z run (Parallel's each): its part of the summary line (its Trace).
 func (c *fetchCmd) transfer(ctx context.Context, j download.Job) (context.Context, func()) {
-	c.warnData(j.URL)
 	m := c.par.meter
 	if m == nil {
 		return ctx, nil

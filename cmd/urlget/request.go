@@ -79,58 +79,19 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 }
 
 // prepareRequest reads the request flags once, before any URL: the body
-// (the data read, the form parsed: its files are opened per attempt), the
-// cookie jar.
+// (download.Body.Read), the cookie jar.
 func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	r := &c.o.req
 	body := c.o.dl.Body // -T, -G
-	body.JSON = fetch.IsJSON(r.data)
-	read := func(name string) ([]byte, error) {
+	err := body.Read(r.data, r.urlQuery, r.form, func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
 		return b, fetch.PathCause(err)
+	})
+	if err == nil && (len(r.cookies) > 0 || r.cookieJar != "") {
+		c.jar, err = newCookieJar(r.cookies, c.o.auth.junkSession)
+		c.client.Jar = c.jar
 	}
-	if len(r.urlQuery) > 0 {
-		q, err := fetch.ReadData(r.urlQuery, read)
-		if err != nil {
-			return body, err
-		}
-		if len(q) > 0 {
-			// --url-query "" alone adds nothing, as in curl.
-			body.Query = q
-		}
-	}
-	if len(r.data) > 0 {
-		d, err := fetch.ReadData(r.data, read)
-		if err != nil {
-			return body, err
-		}
-		body.Data, body.HasData = d, true
-	}
-	if len(r.form) > 0 {
-		if body.HasData {
-			return body, fmt.Errorf("-F/--form and -d/--data: give one or the other")
-		}
-		f, err := fetch.ParseForm(r.form)
-		if err != nil {
-			return body, fmt.Errorf("-F/--form %v", err)
-		}
-		body.Form = f
-	}
-	if body.Get && len(r.form) > 0 {
-		return body, fmt.Errorf("-G/--get and -F/--form: a form cannot go in a query string")
-	}
-	if body.Upload != "" && (body.HasData || body.Form != nil) && !body.Get {
-		return body, fmt.Errorf("-T/--upload-file and %s: give one body only", map[bool]string{true: "-d/--data", false: "-F/--form"}[body.HasData])
-	}
-	if len(r.cookies) > 0 || r.cookieJar != "" {
-		j, err := newCookieJar(r.cookies, c.o.auth.junkSession)
-		if err != nil {
-			return body, err
-		}
-		c.jar = j
-		c.client.Jar = j
-	}
-	return body, nil
+	return body, err
 }
 
 func joinLines(l []string) string { return strings.Join(l, "\n") }

@@ -12,12 +12,11 @@ import (
 // --json-lines.
 type schemeOpts struct {
 	*cli.OptionFlags
-	fs   *pflag.FlagSet // all the flags (for cli.Unused)
-	json bool           // --json-lines
+	json bool // --json-lines
 }
 
 func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
-	s.OptionFlags, s.fs = cli.AddOptionFlags(fs, fetch.RegisteredOptions()), fs
+	s.OptionFlags = cli.AddOptionFlags(fs, fetch.RegisteredOptions())
 	fs.BoolVar(&s.json, jsonLinesFlag, false, "print menus, listings and search results as JSON objects, one per line (JSON Lines)")
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -92,6 +93,11 @@ func TestValues(t *testing.T) {
 	fs.Var(valueFunc(func(string) error { return errSentinel }), "typed", "")
 	if err := Error(fs.Parse([]string{"--typed", "x"})); !errors.Is(err, errSentinel) {
 		t.Errorf("typed: %v does not wrap the Value's error", err)
+	}
+	// An error that names its flag already is not named twice.
+	fs.Var(valueFunc(func(s string) error { return fmt.Errorf("--named %q: bad", s) }), "named", "")
+	if err := Error(fs.Parse([]string{"--named", "x"})); err == nil || err.Error() != `--named "x": bad` {
+		t.Errorf("named: %v", err)
 	}
 }
 

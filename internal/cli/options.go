@@ -121,10 +121,16 @@ func (s *OptionFlags) Options(stdin io.Reader) (fetch.Options, error) {
 	return m, nil
 }
 
-// Unused names the flags given on fs that mean nothing for any of topics
-// (flags with topics of their own: SetTopics), one warning line each.
-func Unused(fs *pflag.FlagSet, topics []string) []string {
-	var out []string
+// Unused names the flags given on fs that mean nothing for the schemes of
+// any of urls (flags whose topics are schemes: SetTopics), one warning
+// line each.
+func Unused(fs *pflag.FlagSet, urls []string) []string {
+	var topics, out []string
+	for _, raw := range urls {
+		if i := strings.IndexByte(raw, ':'); i > 0 {
+			topics = append(topics, strings.ToLower(raw[:i]))
+		}
+	}
 	fs.VisitAll(func(f *pflag.Flag) {
 		apply := Topics(f)
 		if len(apply) == 0 || !f.Changed {

@@ -23,7 +23,7 @@ func TestOptionFlags(t *testing.T) {
 			return nil, nil, err
 		}
 		opts, err := o.Options(strings.NewReader(stdin))
-		return opts, Unused(fs, []string{"toy"}), err
+		return opts, Unused(fs, []string{"TOY://host/"}), err
 	}
 	opts, unused, err := parse("", "--toy-passive", "--no-passive", "--toy-depth", "5", "--toy-wait", "0.5", "-Q", "A", "-Q", "B", "--toy-mode", "b")
 	if err != nil {

@@ -197,8 +197,10 @@ func Name(f *pflag.Flag) string {
 // is "-r/--retry: want a whole number, not "x"" (the Value's own error
 // after the flag's name; pflag's own Values' strconv errors replaced),
 // with the Value's error still in the chain (errors.As finds a typed
-// one). Other errors are pflag's, which say what they mean already
-// ("unknown flag: --x", "flag needs an argument: --x").
+// one). A Value's error that names its flag already ("--resolve "x":
+// ...", from a parser written for the flag) is left as it is. Other
+// errors are pflag's, which say what they mean already ("unknown flag:
+// --x", "flag needs an argument: --x").
 func Error(err error) error {
 	var iv *pflag.InvalidValueError
 	if !errors.As(err, &iv) {
@@ -214,6 +216,9 @@ func Error(err error) error {
 			what = "a number"
 		}
 		cause = fmt.Errorf("want %s, not %q", what, iv.GetValue())
+	}
+	if strings.HasPrefix(cause.Error(), "--"+iv.GetFlag().Name) {
+		return cause
 	}
 	return &flagError{Name(iv.GetFlag()), cause}
 }
