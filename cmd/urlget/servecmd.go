@@ -102,9 +102,8 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs.Var(cli.Int(&o.opt.MaxPerHost, "at least 1", atLeast1), "max-per-host", "at most `N` requests at once to one upstream host and port")
 	fs.Var(cli.Int(&o.opt.MaxTotal, "at least 1", atLeast1), "max-total", "at most `N` requests at once in all")
 	fs.Var(cli.Seconds(&o.opt.Timeout), "timeout", "give each request at most `SECONDS`, transfer included (default "+strconv.Itoa(int(serve.DefaultTimeout/time.Second))+")")
-	o.client.ConnectTimeout, o.grace = 30*time.Second, serve.DefaultGrace
-	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each upstream connection attempt at most `SECONDS`")
-	fs.Var(cli.Seconds(&o.grace), "grace", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them")
+	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each upstream connection attempt at most `SECONDS` (default 30)")
+	fs.Var(cli.Seconds(&o.grace), "grace", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")
 	fs.StringVar(&o.accessLog, "access-log", "-", "write the access log (Common Log Format) to `FILE` (appended; -: standard output; empty: none)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show every upstream protocol exchange on standard error (passwords masked)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers, nntps: do not verify upstream TLS certificates")
@@ -144,6 +143,12 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	}
 	defer cleanup()
 	cl := &o.client
+	if !fs.Changed("connect-timeout") {
+		cl.ConnectTimeout = 30 * time.Second
+	}
+	if !fs.Changed("grace") {
+		o.grace = serve.DefaultGrace
+	}
 	defaultUserAgent(cl)
 	if o.verbose {
 		cl.Verbose = &fetch.SyncWriter{W: e.stderr}

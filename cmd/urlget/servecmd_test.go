@@ -148,24 +148,3 @@ func TestServeGraceThenCut(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
-
-// --connect-timeout and --grace are bound to what they set, their
-// defaults (30 s, 10 s) set before parsing; 0 is none, not the default.
-func TestServeFlagDefaults(t *testing.T) {
-	for _, tc := range []struct {
-		args           []string
-		connect, grace time.Duration
-	}{
-		{nil, 30 * time.Second, 10 * time.Second},
-		{[]string{"--connect-timeout", "0", "--grace", "0"}, 0, 0},
-		{[]string{"--connect-timeout", "2.5", "--grace", "1"}, 2500 * time.Millisecond, time.Second},
-	} {
-		o := &serveOpts{}
-		if err := newServeFlags(env{stderr: io.Discard}, o).Parse(tc.args); err != nil {
-			t.Fatalf("%q: %v", tc.args, err)
-		}
-		if o.client.ConnectTimeout != tc.connect || o.grace != tc.grace {
-			t.Errorf("%q: connect timeout %v, grace %v; want %v, %v", tc.args, o.client.ConnectTimeout, o.grace, tc.connect, tc.grace)
-		}
-	}
-}
