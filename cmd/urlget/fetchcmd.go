@@ -55,7 +55,6 @@ type fetchOpts struct {
 	conn          connOpts       // the connection and TLS flags (connflags.go)
 	out           outOpts        // the output flags (outflags.go)
 	par           parOpts        // -Z and its companions (parallel.go)
-	auth          authOpts       // the HTTP authentication flags (authflags.go)
 	options       fetch.Options  // Request.Options they ask for
 	fs            *pflag.FlagSet // the flags, as parsed
 }
@@ -130,7 +129,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
 	addOutFlags(fs, &o.out, &o.dl, &o.client)
-	addAuthFlags(fs, &o.auth, &o.client)
+	addAuthFlags(fs, &o.req, &o.client)
 	addParallelFlags(fs, &o.par)
 	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)

@@ -27,15 +27,16 @@ func dataFlag(list *[]fetch.DataArg, kind fetch.DataKind, arg string) pflag.Valu
 // reqOpts are curl's request-shaping flags that the CLI carries out itself
 // (the fetcher options -H, -X, -e are declared by fetch/http).
 type reqOpts struct {
-	data       []fetch.DataArg
-	urlQuery   []fetch.DataArg // --url-query
-	form       []string        // -F
-	cookies    []string        // -b
-	cookieJar  string          // -c
-	config     []string        // -K: already read (config.go); kept for help
-	urls       []string        // --url, before the other URLs
-	man        bool            // --man
-	completion string          // --completion SHELL
+	data        []fetch.DataArg
+	urlQuery    []fetch.DataArg // --url-query
+	form        []string        // -F
+	cookies     []string        // -b
+	cookieJar   string          // -c
+	junkSession bool            // -j (authflags.go)
+	config      []string        // -K: already read (config.go); kept for help
+	urls        []string        // --url, before the other URLs
+	man         bool            // --man
+	completion  string          // --completion SHELL
 }
 
 // addRequestFlags defines the request flags on fs; -G, -i are d's.
@@ -88,7 +89,7 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 		return b, fetch.PathCause(err)
 	})
 	if err == nil && (len(r.cookies) > 0 || r.cookieJar != "") {
-		c.jar, err = newCookieJar(r.cookies, c.o.auth.junkSession)
+		c.jar, err = newCookieJar(r.cookies, r.junkSession)
 		c.client.Jar = c.jar
 	}
 	return body, err
