@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -266,6 +265,10 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		off, since = 0, time.Time{}
 	}
 	req := &fetch.Request{URL: u, Head: d.Head, Offset: off, Since: since, Options: x.asked}
+	if d.RemoteTime || d.Resume {
+		// ftp asks MDTM only when the modification time is wanted.
+		req.Options = req.Options.With(fetch.OptModTime, "1")
+	}
 	if err := d.shapeRequest(req); err != nil {
 		return err
 	}
@@ -296,11 +299,7 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
 		// A file to write: the composed message is written instead of
 		// sent (fetch.OptDryRun).
-		req.Options = maps.Clone(req.Options)
-		if req.Options == nil {
-			req.Options = fetch.Options{}
-		}
-		req.Options[fetch.OptDryRun] = "1"
+		req.Options = req.Options.With(fetch.OptDryRun, "1")
 	}
 	if cl.Verbose != nil && off > 0 {
 		fmt.Fprintf(cl.Verbose, "* Resuming transfer from byte position %d\n", off)

@@ -319,3 +319,24 @@ func TestReadETag(t *testing.T) {
 		t.Errorf("missing file: %v, want exit 26", err)
 	}
 }
+
+// RemoteTime and Resume ask the fetcher for the modification time
+// (fetch.OptModTime: ftp's MDTM costs a command); a plain fetch does not.
+func TestDoAsksModTimeWhenWanted(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var asked []bool
+	ftp := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		asked = append(asked, req.Options.Has(fetch.OptModTime))
+		return &fetch.Resource{Meta: fetch.Meta{Size: 2}, Body: io.NopCloser(strings.NewReader("ok"))}, nil
+	})
+	cl := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"ftp": ftp})}
+	for _, d := range []*Downloader{{Client: cl}, {Client: cl, RemoteTime: true}, {Client: cl, Resume: true}} {
+		if r := d.Do(context.Background(), "ftp://h/f", Target{Name: "out"}); r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		os.Remove("out")
+	}
+	if fmt.Sprint(asked) != "[false true true]" {
+		t.Errorf("modtime asked %v, want [false true true]", asked)
+	}
+}

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,6 +106,17 @@ func firstScheme(o Option) string {
 // are the one parser of each kind of value; their errors are *Error of
 // kind ErrMalformed naming the key, for a fetcher to return as they are.
 type Options map[string]string
+
+// With is a copy of o with key set to value; o is not changed (a nil o
+// gives a new Options).
+func (o Options) With(key, value string) Options {
+	c := maps.Clone(o)
+	if c == nil {
+		c = Options{}
+	}
+	c[key] = value
+	return c
+}
 
 // Has reports whether key is set (to any value, "" included).
 func (o Options) Has(key string) bool {

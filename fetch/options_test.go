@@ -11,6 +11,17 @@ import (
 	"time"
 )
 
+func TestOptionsWith(t *testing.T) {
+	o := Options{"a": "1"}
+	w := o.With("b", "2")
+	if len(o) != 1 || w.String("a") != "1" || w.String("b") != "2" || len(w) != 2 {
+		t.Errorf("With: %v from %v", w, o)
+	}
+	if n := Options(nil).With("k", "v"); n.String("k") != "v" {
+		t.Errorf("nil With: %v", n)
+	}
+}
+
 func TestOptionsAccessors(t *testing.T) {
 	o := Options{"b1": "YES", "b0": "off", "bx": "maybe", "i": "-42", "ix": "4x", "d": "2.5", "dg": "150ms", "dn": "-1", "ss": "a\nb", "e": ""}
 	for key, want := range map[string]bool{"b1": true, "b0": false, "missing": false, "e": false} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"sort"
@@ -99,11 +98,7 @@ func newPolicy(opt Options, u *urlparse.URL) (*engine, error) {
 		client = *opt.Client
 	}
 	// A copy is the server's bytes: network text keeps its CRLF line ends.
-	client.Options = maps.Clone(client.Options)
-	if client.Options == nil {
-		client.Options = fetch.Options{}
-	}
-	client.Options[fetch.OptCRLF] = "1"
+	client.Options = client.Options.With(fetch.OptCRLF, "1")
 	e.client = &client
 	e.parallel = orDefault(opt.Parallel, DefaultParallel)
 	e.perHost = opt.PerHost

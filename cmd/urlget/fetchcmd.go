@@ -189,13 +189,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := checkRequestArgs(o, e.stdin); err != nil {
 		return nil, err
 	}
-	if o.dl.RemoteTime || o.dl.Resume {
-		// ftp asks MDTM only when the modification time is wanted.
-		if o.options == nil {
-			o.options = fetch.Options{}
-		}
-		o.options[fetch.OptModTime] = "1"
-	}
 	return o, nil
 }
 
@@ -389,10 +382,7 @@ func newFetchCmd(e env, o *fetchOpts) (*fetchCmd, error) {
 	cl.Warnings = warnWriter{e.stderr}
 	if f, ok := cli.Terminal(e.stdin); ok {
 		// A person can answer what a fetcher asks (fetch.InputNeededError).
-		if cl.Options == nil {
-			cl.Options = fetch.Options{}
-		}
-		cl.Options[fetch.OptInteractive] = "1"
+		cl.Options = cl.Options.With(fetch.OptInteractive, "1")
 		if cl.HasUser && !cl.HasPassword && anyHTTP(firstURLs(o)) {
 			// -u USER for http: the password is asked for before the
 			// request, as curl does (ftp asks when the server does).
