@@ -107,7 +107,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
 	fs.VarP(userFlag(&o.client), "user", "u", "credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
-	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take credentials from `FILE` (implies --netrc)")
+	fs.Var(netrcFileFlag(&o.client), "netrc-file", "take credentials from `FILE` (implies --netrc)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
@@ -171,9 +171,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 		}
 		o.writeOut = string(b)
 	}
-	if o.client.NetrcFile != "" {
-		o.client.Netrc = true
-	}
 	if o.client.LocationTrusted {
 		o.client.FollowRedirects = true
 	}
@@ -193,7 +190,8 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 }
 
 // The flags the fetch and mirror commands share, bound to the Client's
-// fields: -u USER[:PASSWORD], -x PROXY and --limit-rate SPEED.
+// fields: -u USER[:PASSWORD], --netrc-file FILE (which implies --netrc),
+// -x PROXY and --limit-rate SPEED.
 
 func userFlag(cl *fetch.Client) pflag.Value {
 	return cli.Func("string", func(s string) error {
@@ -201,6 +199,14 @@ func userFlag(cl *fetch.Client) pflag.Value {
 			cl.HasUser = true
 			cl.User, cl.Password, cl.HasPassword = strings.Cut(s, ":")
 		}
+		return nil
+	})
+}
+
+func netrcFileFlag(cl *fetch.Client) pflag.Value {
+	return cli.Func("string", func(s string) error {
+		cl.NetrcFile = s
+		cl.Netrc = cl.Netrc || s != ""
 		return nil
 	})
 }

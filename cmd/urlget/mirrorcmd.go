@@ -117,7 +117,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	cli.Switch(fs, "trace", "", "show the protocol exchange on stderr (passwords masked)", func() { o.client.Verbose = &fetch.SyncWriter{W: e.stderr} })
 	fs.VarP(userFlag(&o.client), "user", "u", "FTP or HTTP credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take FTP or HTTP credentials from ~/.netrc")
-	fs.StringVar(&o.client.NetrcFile, "netrc-file", "", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
+	fs.Var(netrcFileFlag(&o.client), "netrc-file", "take FTP or HTTP credentials from `FILE` (implies --netrc)")
 	fs.Var(cli.Func("string", func(s string) error {
 		if s != "" {
 			o.client.Options = fetch.Options{"ftp-email": s}
@@ -152,9 +152,6 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 				return nil, fmt.Errorf("--%s is for downloads: not with -R", f)
 			}
 		}
-	}
-	if o.client.NetrcFile != "" {
-		o.client.Netrc = true
 	}
 	// --retry 0 is no retry, --max-delete 0 no deletion and -1 no limit,
 	// where the fields' zero is the mirror's default and no limit.
