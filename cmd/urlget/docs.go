@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -10,8 +9,6 @@ import (
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/cli"
 )
-
-var roff = cli.Roff
 
 // The manual page (--man, docs/urlget.1) and the completion scripts
 // (--completion SHELL, docs/completion/) are generated from the fetch
@@ -40,77 +37,39 @@ func runDocs(e env, o *fetchOpts) int {
 
 // writeMan writes the manual page.
 func writeMan(w io.Writer, fs *pflag.FlagSet) {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
-	p(`.TH URLGET 1 "" urlget "User Commands"`)
-	p(".SH NAME")
-	p(`urlget \- fetch any URL that RFC 1738 defines, and more`)
-	p(".SH SYNOPSIS")
-	p(".B urlget")
-	p(`[\fIoptions\fR] \fIURL\fR...`)
-	p(".br")
-	p(".B urlget url")
-	p(`[\fIoptions\fR] \fIURL\fR...`)
-	p(".br")
-	p(".B urlget mirror")
-	p(`[\fIoptions\fR] \fIURL\fR \fIDIR\fR`)
-	p(".br")
-	p(".B urlget serve")
-	p(`[\fIoptions\fR]`)
-	p(".br")
-	p(".B urlget help")
-	p(`[\fISCHEME\fR|url|mirror|serve]`)
-	p(".SH DESCRIPTION")
-	_, body, _ := strings.Cut(helpHead, "\n\n")
-	p("%s", roff(strings.TrimSpace(body)))
-	p(".PP")
-	p("%s", roff("urlget url parses, resolves and normalizes URLs without touching the network; urlget mirror copies an ftp or gopher archive into a directory and keeps it in step (see urlget mirror --help); urlget serve shows every scheme to web browsers and HTTP proxy clients (see urlget serve --help)."))
-	flag := func(f *pflag.Flag) { cli.WriteManFlag(w, f) }
-	p(".SH OPTIONS")
-	for _, s := range cli.Sections(fs) {
-		p(".SS %s", roff(s.Title()))
-		for _, f := range s.Flags {
-			flag(f)
-		}
+	_, description, _ := strings.Cut(helpHead, "\n\n")
+	m := &cli.Manual{
+		Program: "urlget", Summary: "fetch any URL that RFC 1738 defines, and more",
+		Synopsis: [][2]string{
+			{"urlget", `[\fIoptions\fR] \fIURL\fR...`},
+			{"urlget url", `[\fIoptions\fR] \fIURL\fR...`},
+			{"urlget mirror", `[\fIoptions\fR] \fIURL\fR \fIDIR\fR`},
+			{"urlget serve", `[\fIoptions\fR]`},
+			{"urlget help", `[\fISCHEME\fR|url|mirror|serve]`},
+		},
+		Description: []string{strings.TrimSpace(description), "urlget url parses, resolves and normalizes URLs without touching the network; urlget mirror copies an ftp or gopher archive into a directory and keeps it in step (see urlget mirror --help); urlget serve shows every scheme to web browsers and HTTP proxy clients (see urlget serve --help)."},
+		Main:        fs,
+		Commands: []cli.ManCommand{
+			{Title: "MIRROR OPTIONS", Intro: "urlget mirror [options] URL DIR copies an ftp or gopher archive into DIR and keeps it in step. Its options:", Flags: newMirrorFlags(env{stderr: io.Discard}, &mirrorOpts{})},
+			{Title: "SERVE OPTIONS", Intro: "urlget serve [options] is a web gateway to every scheme urlget fetches: a page with an address field for browsers, and an RFC 1630 proxy for HTTP clients (see urlget serve --help). Its options:", Flags: newServeFlags(env{stderr: io.Discard}, &serveOpts{})},
+		},
+		Trailer: []cli.ManSection{
+			{Title: "CONFIG FILE", Text: `Options are read from $XDG_CONFIG_HOME/.urlgetrc, else ~/.urlgetrc, before the command line (not when -q is the first option), and from every -K FILE at its place on the command line. The syntax is curl's: one option a line, its long name with or without the dashes, its value after spaces, "=" or ":", in double quotes when it holds spaces (\\, \", \t, \n, \r, \v escaped there); "url = URL" names a URL; lines starting with # are comments.`},
+			{Title: "ENVIRONMENT", Items: manEnvironment},
+			{Title: "EXIT STATUS", Text: strings.TrimSpace(helpTail)},
+			{Title: "SEE ALSO", Raw: `\fBcurl\fR(1), \fBlftp\fR(1), \fBlynx\fR(1)`},
+		},
 	}
-	p(`.SH "MIRROR OPTIONS"`)
-	p("%s", roff("urlget mirror [options] URL DIR copies an ftp or gopher archive into DIR and keeps it in step. Its options:"))
-	newMirrorFlags(env{stderr: io.Discard}, &mirrorOpts{}).VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden {
-			flag(f)
-		}
-	})
-	p(`.SH "SERVE OPTIONS"`)
-	p("%s", roff("urlget serve [options] is a web gateway to every scheme urlget fetches: a page with an address field for browsers, and an RFC 1630 proxy for HTTP clients (see urlget serve --help). Its options:"))
-	newServeFlags(env{stderr: io.Discard}, &serveOpts{}).VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden {
-			flag(f)
-		}
-	})
-	p(".SH EXAMPLES")
 	for _, sc := range knownHelpSchemes() {
-		ex := fetch.Examples(sc)
-		if len(ex) == 0 {
-			continue
+		ex := cli.ManExamples{Topic: sc}
+		for _, e := range fetch.Examples(sc) {
+			ex.Items = append(ex.Items, [2]string{e.Args, e.Help})
 		}
-		p(".SS %s", roff(sc))
-		for _, e := range ex {
-			p(".TP")
-			p(`\fBurlget %s\fR`, roff(e.Args))
-			p("%s", roff(e.Help))
+		if ex.Items != nil {
+			m.Examples = append(m.Examples, ex)
 		}
 	}
-	p(`.SH "CONFIG FILE"`)
-	p("%s", roff(`Options are read from $XDG_CONFIG_HOME/.urlgetrc, else ~/.urlgetrc, before the command line (not when -q is the first option), and from every -K FILE at its place on the command line. The syntax is curl's: one option a line, its long name with or without the dashes, its value after spaces, "=" or ":", in double quotes when it holds spaces (\\, \", \t, \n, \r, \v escaped there); "url = URL" names a URL; lines starting with # are comments.`))
-	p(".SH ENVIRONMENT")
-	for _, v := range manEnvironment {
-		p(".TP")
-		p(`\fB%s\fR`, roff(v[0]))
-		p("%s", roff(v[1]))
-	}
-	p(`.SH "EXIT STATUS"`)
-	p("%s", roff(strings.TrimSpace(helpTail)))
-	p(`.SH "SEE ALSO"`)
-	p(`\fBcurl\fR(1), \fBlftp\fR(1), \fBlynx\fR(1)`)
+	m.Write(w)
 }
 
 // manEnvironment is the manual page's ENVIRONMENT section: each variable

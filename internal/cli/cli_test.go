@@ -210,3 +210,41 @@ func TestConfig(t *testing.T) {
 		t.Error("TakesValue")
 	}
 }
+
+// A Manual is laid out as man-pages(7) has it: titles with a space
+// quoted, synopsis forms apart (.br), paragraphs (.PP), flag sections,
+// other commands' flags, examples by topic and the trailer's three kinds
+// of section, plain text escaped.
+func TestManual(t *testing.T) {
+	fs, _ := newToy()
+	sub := NewFlagSet("toy sub", io.Discard)
+	sub.Bool("deep", false, "go-deep")
+	var b strings.Builder
+	(&Manual{
+		Program: "toy", Summary: "a toy-program",
+		Synopsis:    [][2]string{{"toy", `\fIURL\fR`}, {"toy sub", "[x]"}},
+		Description: []string{"one-", ".two"},
+		Main:        fs,
+		Commands:    []ManCommand{{Title: "SUB OPTIONS", Intro: "sub-options:", Flags: sub}},
+		Examples:    []ManExamples{{Topic: "ftp", Items: [][2]string{{"-v ftp://h/", "verbose"}}}},
+		Trailer: []ManSection{
+			{Title: "ENVIRONMENT", Items: [][2]string{{"TOY_HOME", "the-home"}}},
+			{Title: "EXIT STATUS", Text: "0-1"},
+			{Title: "SEE ALSO", Raw: `\fBcurl\fR(1)`},
+		},
+	}).Write(&b)
+	got := b.String()
+	for _, want := range []string{
+		".TH TOY 1 \"\" toy \"User Commands\"\n.SH NAME\ntoy \\- a toy\\-program\n.SH SYNOPSIS\n.B toy\n\\fIURL\\fR\n.br\n.B toy sub\n[x]\n",
+		".SH DESCRIPTION\none\\-\n.PP\n\\&.two\n.SH OPTIONS\n.SS ",
+		".SH \"SUB OPTIONS\"\nsub\\-options:\n.TP\n\\fB\\-\\-deep\\fR\ngo\\-deep\n.SH EXAMPLES\n.SS ftp\n.TP\n\\fBtoy \\-v ftp://h/\\fR\nverbose\n",
+		".SH ENVIRONMENT\n.TP\n\\fBTOY_HOME\\fR\nthe\\-home\n.SH \"EXIT STATUS\"\n0\\-1\n.SH \"SEE ALSO\"\n\\fBcurl\\fR(1)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("manual lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "\\fB\\-\\-wait\\fR") {
+		t.Errorf("manual lacks the main flags:\n%s", got)
+	}
+}
