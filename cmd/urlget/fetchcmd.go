@@ -281,9 +281,6 @@ func runFetchWith(e env, setup func(*fetchCmd)) int {
 		return runGroups(e, groups, setup) // -:/--next: next.go
 	}
 	o, err := parseFetchArgs(e, args)
-	if errors.Is(err, pflag.ErrHelp) {
-		return runHelp(e, "")
-	}
 	if err != nil {
 		return usageFailed(e, err)
 	}

@@ -195,11 +195,7 @@ func runMirror(e env) int {
 func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Options)) int {
 	o, err := parseMirrorArgs(e, e.args)
 	if err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			o = &mirrorOpts{help: true}
-		} else {
-			return fail(e, mirrorExitUsage, "mirror: %v (try 'urlget mirror --help')", err)
-		}
+		return fail(e, mirrorExitUsage, "mirror: %v (try 'urlget mirror --help')", err)
 	}
 	if o.help {
 		fmt.Fprintf(e.stdout, mirrorUsage, strings.TrimRight(newMirrorFlags(e, &mirrorOpts{}).FlagUsages(), "\n"))

@@ -124,10 +124,7 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 	o := &serveOpts{}
 	fs := newServeFlags(e, o)
 	if err := fs.Parse(e.args); err != nil {
-		if !errors.Is(err, pflag.ErrHelp) {
-			return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", cli.Error(err))
-		}
-		o.help = true
+		return fail(e, serveExitUsage, "serve: %v (try 'urlget serve --help')", cli.Error(err))
 	}
 	if o.help {
 		p := serve.DefaultPort
