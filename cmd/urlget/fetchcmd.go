@@ -129,10 +129,17 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
 	addOutFlags(fs, &o.out, &o.dl, &o.client)
-	addAuthFlags(fs, &o.req, &o.client)
+	// curl's HTTP authentication and request-path flags, the Client's (-j
+	// the cookie jar's).
+	fs.BoolVar(&o.client.Digest, "digest", false, "send the -u credentials by HTTP Digest (RFC 7616), answering the server's 401 challenge")
+	fs.StringVar(&o.client.Bearer, "oauth2-bearer", "", "send the OAuth 2.0 `TOKEN` (\"Authorization: Bearer TOKEN\") instead of -u credentials")
+	fs.BoolVar(&o.client.LocationTrusted, "location-trusted", false, "-L, and send credentials and -H Authorization/Cookie lines to the hosts redirected to as well")
+	fs.BoolVarP(&o.req.junkSession, "junk-session-cookies", "j", false, "with -b FILE: leave out the file's session cookies (no expiry), as a new session")
+	fs.BoolVar(&o.client.PathAsIs, "path-as-is", false, "send the URL path as it is: no removal of its /./ and /../ segments")
 	addParallelFlags(fs, &o.par)
 	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
+	setHTTPTopics(fs)
 	return fs
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/urlget/urlget/fetch"
-	"github.com/urlget/urlget/internal/cli"
 )
 
 // jsonLinesFlag is the flag that prints menus, listings and search results
@@ -19,7 +18,6 @@ const jsonLinesFlag = "json-lines"
 // flags' list (fetch.ReadData), so that it is read, joined and sent as -d's is.
 func addJSONFlag(fs *pflag.FlagSet, r *reqOpts) {
 	fs.Var(dataFlag(&r.data, fetch.DataJSON, "DATA"), "json", "HTTP POST JSON `DATA` (@FILE, @-: read as it is; several are joined as they are), with Content-Type and Accept: application/json (for listings as JSON lines: --"+jsonLinesFlag+")")
-	cli.SetTopics(fs, "json", fetch.SchemesWith(fetch.SpeaksHTTP)...)
 }
 
 // checkJSONArgs refuses the old listing form of --json: "--json URL", or

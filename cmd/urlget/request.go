@@ -39,36 +39,39 @@ type reqOpts struct {
 	completion  string          // --completion SHELL
 }
 
-// addRequestFlags defines the request flags on fs; -G, -i are d's.
+// addRequestFlags defines the request flags on fs; -G, -i are d's. Most
+// are for HTTP only (httpFlags).
 func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
-	ann := func(name string, schemes ...string) { cli.SetTopics(fs, name, schemes...) }
-	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
-	dataSchemes := append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)
 	fs.VarP(dataFlag(&r.data, fetch.DataPlain, "DATA"), "data", "d", "HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words")
-	ann("data", dataSchemes...)
 	fs.Var(dataFlag(&r.data, fetch.DataBinary, "DATA"), "data-binary", "HTTP POST data, @FILE as it is")
-	ann("data-binary", httpOnly...)
 	fs.Var(dataFlag(&r.data, fetch.DataRaw, "DATA"), "data-raw", "HTTP POST data, no @ reading")
-	ann("data-raw", httpOnly...)
 	fs.Var(dataFlag(&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"), "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
-	ann("data-urlencode", httpOnly...)
 	fs.Var(dataFlag(&r.urlQuery, fetch.DataURLQuery, "DATA"), "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
-	ann("get", httpOnly...)
 	fs.VarP(cli.Texts(&r.form, "NAME=VALUE"), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
-	ann("form", httpOnly...)
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
-	ann("include", httpOnly...)
 	fs.VarP(cli.Texts(&r.cookies, "NAME=VALUE|FILE"), "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
-	ann("cookie", httpOnly...)
 	fs.VarP(cli.Text(&r.cookieJar, "FILE"), "cookie-jar", "c", "write every cookie to FILE (Netscape format) at the end")
-	ann("cookie-jar", httpOnly...)
 	fs.VarP(cli.Texts(&r.config, "FILE"), "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
 	fs.Var(cli.Texts(&r.urls, "URL"), "url", "fetch URL (as an argument would; for config files: url = URL)")
 	fs.BoolVar(&r.man, "man", false, "print the manual page (roff; man -l - reads it)")
 	fs.Var(cli.Text(&r.completion, "SHELL"), "completion", "print the completion script for SHELL: bash, zsh or fish")
 	cli.SetValues(fs, "completion", "bash", "zsh", "fish")
+}
+
+// httpFlags are the flags for HTTP only: their help section is http's
+// and https's. -d is the search schemes' too.
+var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "include", "cookie", "cookie-jar",
+	"digest", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
+
+// setHTTPTopics gives the HTTP flags their topics.
+func setHTTPTopics(fs *pflag.FlagSet) {
+	httpOnly := fetch.SchemesWith(fetch.SpeaksHTTP)
+	for _, name := range httpFlags {
+		cli.SetTopics(fs, name, httpOnly...)
+	}
+	cli.SetTopics(fs, "data", append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)...)
 }
 
 // readNamed reads a file named with "@" whole, "-" for stdin.
