@@ -72,7 +72,6 @@ type serveOpts struct {
 	client    fetch.Client  // likewise
 	grace     time.Duration
 	accessLog string
-	verbose   bool
 	help      bool
 }
 
@@ -105,7 +104,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each upstream connection attempt at most `SECONDS` (default 30)")
 	fs.Var(cli.Seconds(&o.grace), "grace", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")
 	fs.StringVar(&o.accessLog, "access-log", "-", "write the access log (Common Log Format) to `FILE` (appended; -: standard output; empty: none)")
-	fs.BoolVarP(&o.verbose, "verbose", "v", false, "show every upstream protocol exchange on standard error (passwords masked)")
+	cli.Switch(fs, "verbose", "v", "show every upstream protocol exchange on standard error (passwords masked)", func() { o.client.Verbose = &fetch.SyncWriter{W: e.stderr} })
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers, nntps: do not verify upstream TLS certificates")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` upstream as the user agent")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
@@ -147,9 +146,6 @@ func runServeWith(ctx context.Context, e env, listening func(addr string)) int {
 		o.grace = serve.DefaultGrace
 	}
 	defaultUserAgent(cl)
-	if o.verbose {
-		cl.Verbose = &fetch.SyncWriter{W: e.stderr}
-	}
 	h, err := serve.New(cl, opt)
 	if err != nil {
 		return fail(e, serveExitUsage, "%v", err)
