@@ -32,8 +32,8 @@ type reqOpts struct {
 	form        []string        // -F
 	cookies     []string        // -b
 	cookieJar   string          // -c
-	junkSession bool            // -j (authflags.go)
-	config      []string        // -K: already read (config.go); kept for help
+	junkSession bool            // -j
+	config      []string        // -K: already read (cli.ExpandConfig); kept for help
 	urls        []string        // --url, before the other URLs
 	man         bool            // --man
 	completion  string          // --completion SHELL
