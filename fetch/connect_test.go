@@ -7,17 +7,13 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 func TestConnectAndHandshakeErrors(t *testing.T) {
 	var d fetch.Dialer // nil: a net.Dialer
 	// A port nobody listens on: connection refused.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testserver.FreeAddr(t) // nothing listens there
 	if _, err := fetch.Connect(context.Background(), d, closed, "x: connecting to"); fetch.KindOf(err) != fetch.ErrConnect {
 		t.Errorf("refused: %v (kind %v), want ErrConnect", err, fetch.KindOf(err))
 	}
@@ -28,7 +24,7 @@ func TestConnectAndHandshakeErrors(t *testing.T) {
 	}
 
 	// A server that answers the TLS hello with plain text.
-	ln, err = net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

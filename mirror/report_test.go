@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 func TestSummaryString(t *testing.T) {
@@ -97,12 +97,7 @@ func TestProgressLine(t *testing.T) {
 // and the error says it once. When the run ends with another error, it
 // is an Event.
 func TestRootFailureOnce(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testserver.FreeAddr(t) // nothing listens there
 	for _, url := range []string{"ftp://" + closed + "/pub/", "http://" + closed + "/", "gopher://" + closed + "/1"} {
 		var mu sync.Mutex
 		var failed []Event

@@ -25,6 +25,7 @@ import (
 	"github.com/urlget/urlget/fetch"
 	_ "github.com/urlget/urlget/fetch/all"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 // stubResolver answers names from a table, never from DNS; a name with
@@ -501,7 +502,7 @@ func TestAccessLog(t *testing.T) {
 	}
 	w := remote(h, "127.0.0.1:5000", "/gopher://"+g.Addr+"/1/%22x")
 	remote(h, "127.0.0.1:5000", "/gopher://"+g.Addr+"/1/\"x")
-	remote(h, "127.0.0.1:5000", "/ftp://me:secret@"+closedAddr(t)+"/")
+	remote(h, "127.0.0.1:5000", "/ftp://me:secret@"+testserver.FreeAddr(t)+"/")
 	line, rest, _ := strings.Cut(log.String(), "\n")
 	second, third, _ := strings.Cut(rest, "\n")
 	want := `127.0.0.1 - - [`
@@ -660,17 +661,6 @@ func TestOtherSites(t *testing.T) {
 	if n := g.Accepted(); n != 4 {
 		t.Errorf("the server was reached %d times, want 4", n)
 	}
-}
-
-// closedAddr is an address of this machine where nothing listens.
-func closedAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := ln.Addr().String()
-	ln.Close()
-	return a
 }
 
 // A gopher search item is a form; the words come back as a menu.

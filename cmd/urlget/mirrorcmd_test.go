@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/mirror"
 )
 
@@ -184,12 +184,7 @@ func TestMirrorCommand(t *testing.T) {
 }
 
 func TestMirrorExitCodes(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testserver.FreeAddr(t) // nothing listens there
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		url  string

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/mirror"
 )
 
@@ -17,12 +17,7 @@ import (
 // the right exit code, no summary, and no empty DIR left behind; an
 // interrupted one prints no summary either.
 func TestMirrorFailsInOneLine(t *testing.T) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testserver.FreeAddr(t) // nothing listens there
 	for _, tc := range []struct {
 		url  string
 		code int

@@ -14,6 +14,7 @@ import (
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/fetch/mailto/smtptest"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 // TestNoGoWording: the messages of a --max-time, a name that does not
@@ -70,12 +71,7 @@ func TestNoGoWording(t *testing.T) {
 		if os.Geteuid() != 0 {
 			t.Skip("rlogin binds a reserved port: root only")
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close() // nothing listens there now
+		addr := testserver.FreeAddr(t) // nothing listens there
 		var out, errb bytes.Buffer
 		code := run(env{args: []string{"-sS", "rlogin://joe@" + addr + "/"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
 		if want := "urlget: (7) rlogin: could not connect to " + addr + ": connection refused\n"; code != 7 || errb.String() != want {

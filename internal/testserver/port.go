@@ -48,7 +48,8 @@ func FreePort(t testing.TB) int {
 	return port
 }
 
-// FreeAddr returns "127.0.0.1:PORT" with a port from FreePort.
+// FreeAddr returns "127.0.0.1:PORT" with a port from FreePort: an address
+// to start a server on, or one where nothing listens (connection refused).
 func FreeAddr(t testing.TB) string {
 	t.Helper()
 	return fmt.Sprintf("127.0.0.1:%d", FreePort(t))
