@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/fuzzcheck"
 )
 
@@ -124,18 +125,7 @@ func savedText(t *testing.T, c *fetch.CookieJar) string {
 }
 
 // dirNames lists dir, to see that no temporary file is left in it.
-func dirNames(t *testing.T, dir string) string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return strings.Join(names, " ")
-}
+func dirNames(t *testing.T, dir string) string { return strings.Join(fetchtest.DirNames(t, dir), " ") }
 
 // TestCookieJarFiles: SaveFile and LoadFile (curl's -c FILE and -b FILE)
 // round trip, replace a file whole keeping its mode, follow a link, write

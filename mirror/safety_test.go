@@ -14,6 +14,8 @@ import (
 
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/urlparse"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
 )
 
 // hostileNames are names a server might send to escape the mirror's
@@ -38,14 +40,7 @@ var hostileNames = []struct{ name, local string }{
 // outsideUntouched checks that base holds only the entries it held before.
 func outsideUntouched(t *testing.T, base string, want ...string) {
 	t.Helper()
-	ents, err := os.ReadDir(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
+	got := fetchtest.DirNames(t, base)
 	sort.Strings(want)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("outside the mirror: %q, want only %q", got, want)

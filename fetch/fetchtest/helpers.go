@@ -66,6 +66,21 @@ func ReadFile(t testing.TB, name string) string {
 	return string(b)
 }
 
+// DirNames lists the names in dir, sorted: what a test looks at to see
+// that nothing was left or made there.
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 // ClearProxyEnv keeps the environment's proxies out of a test: it unsets
 // all_proxy, no_proxy and the <scheme>_proxy of every scheme (registered,
 // or one the tests name), in lower and upper case, until the test ends.
