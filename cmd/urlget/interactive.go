@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/telnet"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // The interactive sessions (telnet, rlogin, tn3270): the command owns the
@@ -18,7 +18,7 @@ import (
 // that lends it to the sessions (Client.Terminal), a copy of c.client:
 // session chooses it when a session is to have the terminal.
 func (c *fetchCmd) lendTerminal() {
-	if in, ok := c.e.stdin.(*os.File); ok && telnet.IsTerminal(in) {
+	if in, ok := cli.Terminal(c.e.stdin); ok {
 		c.tty = telnet.NewConsole(in, c.e.stdout, c.e.stderr)
 		lent := *c.client
 		lent.Terminal = c.tty
