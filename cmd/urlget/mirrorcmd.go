@@ -168,7 +168,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 }
 
 // options is the command line's mirror.Options.
-func (o *mirrorOpts) options(env) mirror.Options {
+func (o *mirrorOpts) options() mirror.Options {
 	defaultUserAgent(&o.client)
 	opt := o.opt
 	opt.Client = &o.client
@@ -201,7 +201,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 		fmt.Fprintf(e.stdout, mirrorUsage, strings.TrimRight(newMirrorFlags(e, &mirrorOpts{}).FlagUsages(), "\n"))
 		return 0
 	}
-	opt := o.options(e)
+	opt := o.options()
 	c := &mirrorCmd{e: e, o: o, isTerminal: isTerminal,
 		out: &cli.StatusLine{W: e.stderr, Width: func() int { return cli.TerminalWidth(e.stderr) }}}
 	if setup != nil {

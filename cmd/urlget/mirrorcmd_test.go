@@ -109,12 +109,12 @@ func TestMirrorFlagFields(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.args, err)
 		}
-		if opt := o.options(env{}); opt.Retries != tc.retries || opt.DeleteLimit != tc.deleteLimit {
+		if opt := o.options(); opt.Retries != tc.retries || opt.DeleteLimit != tc.deleteLimit {
 			t.Errorf("%q: Retries %d, DeleteLimit %d; want %d, %d", tc.args, opt.Retries, opt.DeleteLimit, tc.retries, tc.deleteLimit)
 		}
 	}
 	o, err := parseMirrorArgs(env{stderr: io.Discard}, []string{"--trace", "--ftp-email", "me@here", "ftp://h/", "d"})
-	if cl := o.options(env{}).Client; err != nil || cl.Verbose == nil || cl.Options["ftp-email"] != "me@here" {
+	if cl := o.options().Client; err != nil || cl.Verbose == nil || cl.Options["ftp-email"] != "me@here" {
 		t.Errorf("--trace --ftp-email: %v, %+v", err, cl)
 	}
 }

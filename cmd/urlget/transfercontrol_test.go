@@ -194,7 +194,7 @@ func TestClientFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%q: %v", args, err)
 			}
-			cl = o.options(env{stderr: io.Discard}).Client
+			cl = o.options().Client
 		} else {
 			o, err := parseFetchArgs(env{stderr: io.Discard}, args)
 			if err != nil {
