@@ -167,11 +167,24 @@ func prepare(cfg *fetch.Config, req *fetch.Request, scheme string) (*params, err
 // break out of the data it is sent as: IAC (0xFF), CR, LF or NUL (curl's
 // CVE-2023-27533).
 func checkCredential(what, s string) error {
-	if i := strings.IndexAny(s, "\xff\r\n\x00"); i >= 0 {
+	if i := indexCredentialByte(s); i >= 0 {
 		return &fetch.Error{Kind: fetch.ErrMalformed,
 			Msg: "the " + what + " holds byte 0x" + strconv.FormatUint(uint64(s[i]), 16) + " (IAC, CR, LF and NUL are refused in telnet and rlogin credentials)"}
 	}
 	return nil
+}
+
+// indexCredentialByte is the index of the first IAC (0xff), CR, LF or NUL
+// byte of s, -1 when it has none. A byte search, not strings.IndexAny: 0xff
+// is no UTF-8 character, and IndexAny would take it for any invalid byte.
+func indexCredentialByte(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case 0xff, '\r', '\n', 0:
+			return i
+		}
+	}
+	return -1
 }
 
 // termType is the terminal type to send: $TERM when it is a plain name,
