@@ -262,8 +262,8 @@ func readArticle(r io.Reader, group string, now time.Time) (*article, error) {
 		return nil, badArticle("its Newsgroups field (" + quote(ng) + ") does not name " + group + ", the group of the URL")
 	}
 	if id, ok := fields["message-id"]; ok {
-		inner, ok := strings.CutPrefix(id, "<")
-		if inner, ok = strings.CutSuffix(inner, ">"); !ok || checkMessageID(inner) != nil {
+		inner, opened := strings.CutPrefix(id, "<")
+		if inner, closed := strings.CutSuffix(inner, ">"); !opened || !closed || checkMessageID(inner) != nil {
 			return nil, badArticle("its Message-ID " + quote(id) + " is not <id@domain> (RFC 5536 §3.1.3)")
 		}
 		a.msgID = id

@@ -110,6 +110,7 @@ func TestPostRefusedBeforeConnecting(t *testing.T) {
 		{"other group", "Newsgroups: comp.lang.go\n" + ok + "\n", "does not name misc.test"},
 		{"two From", ok + "From: b@example.org\n\n", "two From"},
 		{"bad Message-ID", ok + "Message-ID: no-brackets@example.org\n\n", "Message-ID"},
+		{"Message-ID without its <", ok + "Message-ID: half@example.org>\n\n", "Message-ID"},
 		{"Message-ID with space", ok + "Message-ID: <a b@example.org>\n\n", "Message-ID"},
 		{"header too long", ok + "X-Long: " + strings.Repeat("x", MaxPostHeader) + "\n\nbody\n", "over 65536 bytes"},
 		{"no empty line", ok + strings.Repeat("X-Many: field\n", MaxPostHeader/14+1), "over 65536 bytes"},
