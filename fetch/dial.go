@@ -121,14 +121,6 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 	return &Error{Kind: ErrConnect, Msg: msg, Err: NetCause(err)}
 }
 
-func hostOf(addr string) string {
-	h, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr
-	}
-	return h
-}
-
 // dialDirect connects to addr (after ConnectTo) without a SOCKS proxy:
 // the host resolved by a ResolveRule when one matches, from the local
 // address and ports asked for, over the IP version asked for.

@@ -61,11 +61,13 @@ func LoadClientCert(certFile, keyFile, password string) (tls.Certificate, error)
 			return fail("key "+name+": an encrypted PKCS#8 key is not supported: decrypt it (openssl pkey) or use the legacy encrypted PEM form", nil)
 		case strings.HasSuffix(b.Type, "PRIVATE KEY"):
 			//lint:ignore SA1019 the legacy form is the one curl users hold.
-			if x509.IsEncryptedPEMBlock(b) { //nolint:staticcheck
+			//lint:ignore SA1019 curl reads keys in the legacy encrypted PEM form (RFC 1423, "Proc-Type: 4,ENCRYPTED"), and so must --cert FILE:PASSWORD
+			if x509.IsEncryptedPEMBlock(b) {
 				if password == "" {
 					return fail("key "+name+" is encrypted: give its password (--cert FILE:PASSWORD)", nil)
 				}
-				der, err := x509.DecryptPEMBlock(b, []byte(password)) //nolint:staticcheck
+				//lint:ignore SA1019 as above: the legacy form is the one curl users hold
+				der, err := x509.DecryptPEMBlock(b, []byte(password))
 				if err != nil {
 					return fail("key "+name+": wrong password", nil)
 				}

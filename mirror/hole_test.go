@@ -203,14 +203,3 @@ func sameTree(t testing.TB, got, want map[string]string) {
 }
 
 var _ = fetch.ErrOther
-
-type syncW struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncW) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}

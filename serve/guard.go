@@ -5,7 +5,6 @@ import (
 	"maps"
 	"net"
 	"net/netip"
-	"strconv"
 	"syscall"
 
 	"github.com/urlget/urlget/fetch"
@@ -156,17 +155,4 @@ var blocked = func(ip netip.Addr) bool {
 	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
 		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() ||
 		ip.IsUnspecified() || thisNetwork.Contains(ip) || sharedSpace.Contains(ip) || ip == broadcast
-}
-
-// portOf is the port of "host:port", -1 when it has none.
-func portOf(addr string) int {
-	_, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return -1
-	}
-	n, err := strconv.Atoi(p)
-	if err != nil {
-		return -1
-	}
-	return n
 }

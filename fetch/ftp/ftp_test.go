@@ -81,8 +81,6 @@ func get(t *testing.T, c *fetch.Client, url string) (*fetch.Resource, []byte, er
 	return fetchtest.Read(c.Open(ctx(t), url))
 }
 
-func lines(s string) []string { return strings.Split(s, "\n") }
-
 func sameLines(t *testing.T, what string, got, want []string) {
 	t.Helper()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

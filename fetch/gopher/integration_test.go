@@ -23,8 +23,6 @@ import (
 	"github.com/urlget/urlget/internal/testserver"
 )
 
-func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
-
 // renderURL fetches a menu and renders it.
 func renderURL(t *testing.T, c *fetch.Client, url string, mode gopher.Mode) string {
 	t.Helper()

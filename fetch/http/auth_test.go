@@ -131,12 +131,12 @@ func TestDigestStaleAndBody(t *testing.T) {
 	c := &fetch.Client{Digest: true, User: "u", Password: "p", HasUser: true, HasPassword: true}
 
 	staleLeft = 2
-	res, got, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/s")})
+	_, got, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/s")})
 	if authz, _ := log.take(); err != nil || string(got) != "ok\n" || len(authz) != 4 {
 		t.Errorf("stale twice: %q %v, %d requests (want 4: none, answer, 2 answers to stale)", got, err, len(authz))
 	}
 	staleLeft = 100
-	res, _, err = get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/s")})
+	res, _, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/s")})
 	if authz, _ := log.take(); err != nil || res.Status != 401 || len(authz) != 5 {
 		t.Errorf("always stale: status %d %v, %d requests (want 401 after 5)", res.Status, err, len(authz))
 	}
@@ -154,14 +154,14 @@ func TestDigestStaleAndBody(t *testing.T) {
 	req = &fetch.Request{URL: parse(t, srv.URL+"/post"), Body: strings.NewReader(body), BodySize: int64(len(body)),
 		GetBody: func() (io.Reader, error) { return strings.NewReader(body), nil }}
 	_, got, err = get(t, c, req)
-	authz, bodies = log.take()
+	_, bodies = log.take()
 	if err != nil || string(got) != "ok\n" || len(bodies) != 3 || bodies[1] != body || bodies[2] != body {
 		t.Errorf("POST, stale: %q %v; bodies %q; want the probe, the body twice", got, err, bodies)
 	}
 	staleLeft = 1
 	req = &fetch.Request{URL: parse(t, srv.URL+"/post"), Body: strings.NewReader(body), BodySize: int64(len(body))}
 	res, _, err = get(t, c, req)
-	authz, bodies = log.take()
+	_, bodies = log.take()
 	if err != nil || res.Status != 401 || len(bodies) != 2 {
 		t.Errorf("POST from a pipe, stale: status %d %v; bodies %q; want the stale 401 after 2 requests", res.Status, err, bodies)
 	}

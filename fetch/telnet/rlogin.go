@@ -159,7 +159,6 @@ type rloginSession struct {
 	window     bool // the server asked for window sizes (0x80)
 
 	pendingCR bool // script mode: CR LF becomes LF
-	cr        []byte
 }
 
 func (s *rloginSession) logf(format string, a ...any) {

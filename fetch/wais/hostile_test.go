@@ -20,8 +20,8 @@ import (
 const slack = 5 * time.Second
 
 // fetchWithin fetches url (reading the body) with a deadline and returns
-// the error and how long it took.
-func fetchWithin(t *testing.T, c *fetch.Client, url string, d time.Duration) (error, time.Duration) {
+// how long it took and the error.
+func fetchWithin(t *testing.T, c *fetch.Client, url string, d time.Duration) (time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
@@ -31,7 +31,7 @@ func fetchWithin(t *testing.T, c *fetch.Client, url string, d time.Duration) (er
 		_, err = io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 	}
-	return err, time.Since(start)
+	return time.Since(start), err
 }
 
 // TestHostile: each misbehaving server ends the fetch with a typed error,
@@ -63,7 +63,7 @@ func TestHostile(t *testing.T) {
 			url = "wais://" + s.Addr() + tc.doc[len("wais://")+len(good.Addr()):]
 		}
 		const deadline = 700 * time.Millisecond
-		err, took := fetchWithin(t, c, url, deadline)
+		took, err := fetchWithin(t, c, url, deadline)
 		if k := fetch.KindOf(err); k != tc.kind {
 			t.Errorf("mode %d, %s: %v (kind %d), want kind %d", tc.mode, url, err, k, tc.kind)
 		}
@@ -83,7 +83,7 @@ func TestEndless(t *testing.T) {
 	// The size cap.
 	c := client(wais.Fetcher{}, nil)
 	c.MaxFileSize = 5 << 20
-	if err, _ := fetchWithin(t, c, url, 20*time.Second); fetch.KindOf(err) != fetch.ErrTooLarge {
+	if _, err := fetchWithin(t, c, url, 20*time.Second); fetch.KindOf(err) != fetch.ErrTooLarge {
 		t.Errorf("endless document with a 5 MiB cap: %v", err)
 	}
 
@@ -126,7 +126,7 @@ func TestEndless(t *testing.T) {
 	}
 
 	// The deadline.
-	err, took := fetchWithin(t, client(wais.Fetcher{}, nil), url, 300*time.Millisecond)
+	took, err := fetchWithin(t, client(wais.Fetcher{}, nil), url, 300*time.Millisecond)
 	if fetch.KindOf(err) != fetch.ErrTimeout || took > 300*time.Millisecond+slack {
 		t.Errorf("endless document with a deadline: %v after %v", err, took)
 	}

@@ -21,7 +21,7 @@ func dataServer(t *testing.T, data []byte) string {
 	return fetchtest.NewServer(t, func(c net.Conn) { c.Write(data) }).Addr
 }
 
-func readAllFrom(t *testing.T, addr string) ([]byte, error, time.Duration) {
+func readAllFrom(t *testing.T, addr string) ([]byte, time.Duration, error) {
 	t.Helper()
 	start := time.Now()
 	c, err := net.Dial("tcp", addr)
@@ -31,7 +31,7 @@ func readAllFrom(t *testing.T, addr string) ([]byte, error, time.Duration) {
 	defer c.Close()
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	b, err := io.ReadAll(c)
-	return b, err, time.Since(start)
+	return b, time.Since(start), err
 }
 
 func TestFaultProxyFaults(t *testing.T) {
@@ -45,7 +45,7 @@ func TestFaultProxyFaults(t *testing.T) {
 	again := ResetPlan(7, 3, 1000, 500000)
 	p := StartFaultProxy(t, target, plan)
 	for i := range 4 {
-		got, err, _ := readAllFrom(t, p.Addr())
+		got, _, err := readAllFrom(t, p.Addr())
 		if want := again(i); want.Reset {
 			// A prefix, then the reset (what the client had not read yet
 			// may be lost with it, as on a real network).
@@ -64,12 +64,12 @@ func TestFaultProxyFaults(t *testing.T) {
 	}
 
 	half := StartFaultProxy(t, target, Always(Fault{After: 4096, HalfClose: true}))
-	if got, err, _ := readAllFrom(t, half.Addr()); len(got) != 4096 || err != nil {
+	if got, _, err := readAllFrom(t, half.Addr()); len(got) != 4096 || err != nil {
 		t.Errorf("half-close: %d bytes, %v; want 4096 then the end", len(got), err)
 	}
 
 	stall := StartFaultProxy(t, target, Always(Fault{After: 100, Stall: 300 * time.Millisecond}))
-	if got, err, d := readAllFrom(t, stall.Addr()); !bytes.Equal(got, data) || err != nil || d < 300*time.Millisecond {
+	if got, d, err := readAllFrom(t, stall.Addr()); !bytes.Equal(got, data) || err != nil || d < 300*time.Millisecond {
 		t.Errorf("stall: %d bytes, %v, in %v", len(got), err, d)
 	}
 	forever := StartFaultProxy(t, target, Always(Fault{After: 100, Stall: StallForever}))
@@ -84,7 +84,7 @@ func TestFaultProxyFaults(t *testing.T) {
 
 	small := dataServer(t, data[:1000])
 	trickle := StartFaultProxy(t, small, Always(Fault{After: 500, Trickle: 100, TrickleEvery: 50 * time.Millisecond}))
-	if got, err, d := readAllFrom(t, trickle.Addr()); !bytes.Equal(got, data[:1000]) || err != nil || d < 200*time.Millisecond {
+	if got, d, err := readAllFrom(t, trickle.Addr()); !bytes.Equal(got, data[:1000]) || err != nil || d < 200*time.Millisecond {
 		t.Errorf("trickle: %d bytes, %v, in %v", len(got), err, d)
 	}
 }
@@ -101,7 +101,7 @@ func TestFaultProxyRestart(t *testing.T) {
 		}
 	})
 	for i, want := range []string{"first server", "second server"} {
-		if got, err, _ := readAllFrom(t, p.Addr()); string(got) != want || err != nil {
+		if got, _, err := readAllFrom(t, p.Addr()); string(got) != want || err != nil {
 			t.Errorf("conn %d: %q, %v", i, got, err)
 		}
 	}
@@ -152,7 +152,7 @@ func TestFaultProxyFTPData(t *testing.T) {
 		if port == 0 || port == dp {
 			t.Fatalf("%s reply %q not rewritten", cmd, reply)
 		}
-		got, err, _ := readAllFrom(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		got, _, err := readAllFrom(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if i == 0 && (len(got) != 5000 || !errors.Is(err, syscall.ECONNRESET)) {
 			t.Errorf("first data connection: %d bytes, %v; want 5000 then a reset", len(got), err)
 		}

@@ -250,7 +250,6 @@ type Session struct {
 	rest     int64
 	pasv     net.Listener
 	active   string // address from PORT/EPRT
-	renameOK bool
 }
 
 // Conn is the control connection.

@@ -288,10 +288,7 @@ func (c *conn) data() ([]byte, bool) {
 		if l == ".\r\n" {
 			return b.Bytes(), true
 		}
-		if strings.HasPrefix(l, ".") {
-			l = l[1:]
-		}
-		b.WriteString(l)
+		b.WriteString(strings.TrimPrefix(l, "."))
 	}
 }
 
