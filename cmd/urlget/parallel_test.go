@@ -175,11 +175,24 @@ func TestParallel(t *testing.T) {
 		files[fmt.Sprintf("/f%d", i)] = &fakeFile{data: bytes.Repeat([]byte{byte('a' + i)}, 50000)}
 	}
 	srv := newFakeSrv(files)
+	// The first four transfers wait at the server until all four are
+	// there, so that four at once is reached whatever the scheduler does;
+	// every open counts what is open beside it.
+	var opened atomic.Int32
+	four := make(chan struct{})
 	srv.onOpen = func() {
 		c := now.Add(1)
 		for p := peak.Load(); c > p && !peak.CompareAndSwap(p, c); p = peak.Load() {
 		}
-		time.Sleep(50 * time.Millisecond)
+		switch o := opened.Add(1); {
+		case o == 4:
+			close(four)
+		case o < 4:
+			select {
+			case <-four:
+			case <-time.After(30 * time.Second): // four never came: peak says so below
+			}
+		}
 		now.Add(-1)
 	}
 	if r := runCLI(t, srv, "-Z", "--parallel-max", "4", "test://h/f[0-11]", "-o", "o#1"); r.code != 0 || r.stderr != "" {
@@ -211,7 +224,7 @@ func TestParallel(t *testing.T) {
 
 	term := func(c *fetchCmd) { c.isTerminal = func(w io.Writer) bool { return w == c.e.stderr } }
 	// The transfers end one by one after the line is first drawn.
-	var opened atomic.Int32
+	opened.Store(0)
 	srv.onOpen = func() { time.Sleep(250*time.Millisecond + time.Duration(opened.Add(1))*20*time.Millisecond) }
 	r := runCLIWith(t, srv, term, "-Z", "test://h/f[0-11]", "-o", "m#1")
 	if !strings.Contains(r.stderr, "12 done, 0 going") || !strings.Contains(r.stderr, "100.0%") || !strings.HasSuffix(r.stderr, "\n") {

@@ -44,11 +44,14 @@ func TestCloseCancels(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	time.Sleep(50 * time.Millisecond)
+	// The cancel is a datagram: look for it until the server has had it,
+	// or for long enough that it is surely lost.
 	cancelled := false
-	for _, p := range s.Packets() {
-		if h, _, err := ardp.Parse(p); err == nil && h.Option == ardp.OptCancel && h.CID == r.CID() {
-			cancelled = true
+	for deadline := time.Now().Add(5 * time.Second); !cancelled && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, p := range s.Packets() {
+			if h, _, err := ardp.Parse(p); err == nil && h.Option == ardp.OptCancel && h.CID == r.CID() {
+				cancelled = true
+			}
 		}
 	}
 	if !cancelled {
