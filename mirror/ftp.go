@@ -141,6 +141,7 @@ type ftpConn struct {
 	mdtm    bool
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
+	noSIZE  bool // SIZE refused as unknown (500-502): not sent again
 	listArg string // "-a" until the server refuses it
 	// ahead is a passive request already sent (sendAhead) whose replies
 	// passiveIn reads: for the directory aheadDir, with a CWD first
@@ -506,12 +507,10 @@ func (c *ftpConn) probeNLST(entries []ftpEntry) ([]ftpEntry, error) {
 				return nil, err
 			}
 			fe := &batch[i]
-			if r.Code() == 213 {
-				if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil {
-					fe.Type, fe.Size = fetch.EntryFile, n
-					fe.key = "size=" + strconv.FormatInt(n, 10) + ";"
-					continue
-				}
+			if n, ok := ftp.ParseSize(r); ok {
+				fe.Type, fe.Size = fetch.EntryFile, n
+				fe.key = "size=" + strconv.FormatInt(n, 10) + ";"
+				continue
 			}
 			fe.Type = fetch.EntryDir
 		}
@@ -1119,19 +1118,24 @@ func (e *engine) keepPart(t *tmpFile, of string) {
 }
 
 // prelude is what was sent before a RETR: CWD (when the connection was
-// elsewhere), MDTM (when the listing gave no exact time) and EPSV/PASV.
+// elsewhere), MDTM (when the listing gave no exact time), SIZE (what the
+// data are checked against, with the listing's size and the 150 reply's)
+// and EPSV/PASV.
 type prelude struct {
 	t    *task
 	j    *ftpFileJob
 	cwd  bool
 	mdtm bool
+	size bool
 	// mdtmReply is the reply to MDTM, once read (for the WARC file)
 	mdtmReply *ftp.Reply
+	// stated is the size SIZE gave, -1 for none.
+	stated int64
 }
 
 func (c *ftpConn) sendPrelude(t *task) (*prelude, error) {
 	j := t.job.(*ftpFileJob)
-	p := &prelude{t: t, j: j}
+	p := &prelude{t: t, j: j, stated: -1}
 	var cmds []ftp.Command
 	if c.cwd != j.dir {
 		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: j.dir})
@@ -1141,6 +1145,10 @@ func (c *ftpConn) sendPrelude(t *task) (*prelude, error) {
 	if !j.exact && c.mdtm {
 		cmds = append(cmds, ftp.Command{Verb: "MDTM", Arg: j.name})
 		p.mdtm = true
+	}
+	if !c.noSIZE {
+		cmds = append(cmds, ftp.Command{Verb: "SIZE", Arg: j.name})
+		p.size = true
 	}
 	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
 	if err := c.Send(cmds...); err != nil {
@@ -1175,6 +1183,17 @@ func (c *ftpConn) readPrelude(p *prelude) (string, time.Time, error) {
 			mtime, _ = ftp.ParseMDTM(strings.TrimSpace(r.Text()))
 		case r.Code() >= 500 && r.Code() <= 502:
 			c.mdtm = false
+		}
+	}
+	if p.size {
+		r, err := c.ReadReply()
+		if err != nil {
+			return "", mtime, err
+		}
+		if n, ok := ftp.ParseSize(r); ok {
+			p.stated = n
+		} else if r.Code() >= 500 && r.Code() <= 502 {
+			c.noSIZE = true
 		}
 	}
 	r, err := c.ReadReply() // EPSV's (or PASV's)
@@ -1292,6 +1311,16 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if j.exact {
 		version = j.mtime
 	}
+	// The size the data are checked against: SIZE's, newer than the
+	// listing's (a file that changed since it was listed is fetched as
+	// it is now), else the listing's.
+	sizeBy := "the listing"
+	if p.stated >= 0 {
+		if j.rec.Size >= 0 && p.stated != j.rec.Size {
+			j.why += fmt.Sprintf("; SIZE %d, listed with %d: changed since listed", p.stated, j.rec.Size)
+		}
+		j.rec.Size, sizeBy = p.stated, "SIZE"
+	}
 	tmp, offset, lerr := e.ftpLocal(j, version)
 	if lerr != nil {
 		// Fetched all the same (and the data dropped), so that the
@@ -1313,6 +1342,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		return nil, err
 	}
 	defer xfer.Close()
+	xfer.Expect(j.rec.Size, sizeBy)
 	if tmp != nil {
 		defer e.keepPart(tmp, j.rec.Path)
 	}
@@ -1347,6 +1377,12 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		return next, cerr // the run stops
 	}
 	fr, err := xfer.Finish()
+	if err != nil && errors.Is(err, ftp.ErrWrongSize) && cerr == nil {
+		// Cut short (or long) while the server's final reply says it
+		// went well: the file failed, the connection is in step. Its
+		// bytes stay in the partial file for the retry to continue.
+		return refused(err)
+	}
 	if err != nil {
 		return next, err
 	}

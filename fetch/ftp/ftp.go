@@ -513,11 +513,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
 		}
-		switch {
-		case r.code == 213:
-			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
-				size = n
-			}
+		switch n, ok := ParseSize(r); {
+		case ok:
+			size = n
 		case r.code == 550 && p.typ == 'i':
 			missing = true
 		}

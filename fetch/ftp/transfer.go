@@ -8,6 +8,7 @@ import (
 	"net"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -183,6 +184,19 @@ func (t *Transfer) Expect(size int64, by string) {
 	if size >= 0 {
 		t.sizes = append(t.sizes, statedSize{size, by})
 	}
+}
+
+// ParseSize is the size a reply to SIZE gives (213 N); false for any
+// other reply.
+func ParseSize(r *Reply) (int64, bool) {
+	if r == nil || r.code != 213 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // openingBytes is the size at the end of a 150 reply: "Opening BINARY
