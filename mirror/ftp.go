@@ -355,19 +355,30 @@ func mlsFacts(line string) map[string]string {
 // list reads the directory j.path on c: CWD there, then MLSD (when the
 // server offers it), LIST, or NLST — whichever the server takes.
 func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error) {
+	entries, self, _, err = c.look(j, false)
+	return entries, self, err
+}
+
+// look is list, and why the listing is not to be believed on one look
+// ("" when it is): it is empty (a data connection cut before its first
+// byte looks the same, while the server's 226 went through), or its last
+// line has no line end (cut in the middle). With other, the listing
+// command is the other one the server has: LIST where MLSD came first.
+func (c *ftpConn) look(j *ftpDirJob, other bool) (entries []ftpEntry, self, doubt string, err error) {
 	verb := "LIST"
-	if c.mlsd && !c.noMLSD {
+	if c.mlsd && !c.noMLSD && !other {
 		verb = "MLSD"
 	}
 	for tries := 0; tries < 4; tries++ {
 		data, r, err := c.transfer(j.path, verb, c.listArgFor(verb), maxListing)
 		if err != nil {
 			if replyCode(err) == 0 || r == nil {
-				return nil, "", err
+				return nil, "", "", err
 			}
 			switch code := r.Code(); {
 			case code == 450 || code == 550 && verb == "NLST":
-				return nil, "", nil // "no files found": empty
+				// "No files found": empty.
+				return nil, "", verb + " said " + strconv.Quote(r.String()), nil
 			case verb == "MLSD" && code >= 500 && code <= 504:
 				c.noMLSD, verb = true, "LIST"
 				continue
@@ -378,7 +389,13 @@ func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error
 				verb = "NLST"
 				continue
 			}
-			return nil, "", err
+			return nil, "", "", err
+		}
+		switch {
+		case len(data) == 0:
+			doubt = verb + " sent nothing"
+		case data[len(data)-1] != '\n':
+			doubt = verb + "'s last line has no line end (cut short?)"
 		}
 		entries, self = parseListing(data, verb)
 		if verb == "NLST" {
@@ -387,9 +404,9 @@ func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error
 		if verb == "MLSD" && err == nil {
 			err = c.linkTargets(j, entries)
 		}
-		return entries, self, err
+		return entries, self, doubt, err
 	}
-	return nil, "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: the server takes no listing command"}
+	return nil, "", "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: the server takes no listing command"}
 }
 
 // linkTargets fills in the targets of symbolic links that MLSD listed
@@ -614,7 +631,23 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		s.mu.Unlock()
 	}
 	e.setCurrent(w, j.local+"/")
-	entries, self, err := c.list(j)
+	entries, self, doubt, err := c.look(j, false)
+	if err == nil && doubt != "" {
+		// Not believed on one look: listed again on a new connection
+		// (a data connection cut by a NAT or a firewall's FTP helper
+		// leaves the next ones alone), with the server's other listing
+		// command where it has one, before the directory is taken as it
+		// looks (empty: its files gone). The worker keeps the new
+		// connection.
+		e.dropConn(s, w)
+		if c, err = e.ftpConnFor(s, w); err == nil {
+			entries, self, _, err = c.look(j, true)
+			if err == nil && len(entries) > 0 {
+				e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on a new connection: %d %s",
+					j.local, doubt, len(entries), plural(int64(len(entries)), "entry", "entries")))
+			}
+		}
+	}
 	e.setCurrent(w, "")
 	if err != nil {
 		if connBroken(err) {

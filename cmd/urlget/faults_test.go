@@ -512,3 +512,55 @@ func TestStallTrickleHalfCloseNginx(t *testing.T) {
 	}
 	sameFile(t, "half-close, then --retry", out, data)
 }
+
+// TestCutFTPDataVsftpd: a data connection closed cleanly after none or
+// some of the file's bytes while vsftpd's 226 goes through (testserver's
+// Cut, as a NAT or a firewall's FTP helper may) is exit 18, the bytes
+// kept in FILE.part, FILE not made; -C - completes it. The cut is seen
+// with SIZE, and with SIZE refused (cmds_denied) by the 150 reply's
+// "(N bytes)" alone, as curl reads it.
+func TestCutFTPDataVsftpd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	data := bigData(4)[:33983]
+	for _, tc := range []struct {
+		name  string
+		conf  []string
+		after int64
+	}{
+		{"SIZE, cut before the first byte", nil, 0},
+		{"no SIZE, cut before the first byte", []string{"cmds_denied=SIZE"}, 0},
+		{"no SIZE, cut after 10000 bytes", []string{"cmds_denied=SIZE"}, 10000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testserver.StartFTPConf(t, testserver.Vsftpd, tc.conf...)
+			if err := os.WriteFile(filepath.Join(s.Anon, "pub", "cut.bin"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := testserver.StartFTPFaultProxy(t, s.Addr, nil, func(n int) testserver.Fault {
+				if n == 0 {
+					return testserver.Fault{After: tc.after, Cut: true}
+				}
+				return testserver.Fault{}
+			})
+			url := "ftp://" + p.Addr() + "/pub/cut.bin"
+			out := filepath.Join(t.TempDir(), "cut.bin")
+			r := runQuiet(t, "-sS", "-o", out, url)
+			if r.code != 18 || p.Struck() != 1 {
+				t.Fatalf("exit %d (%d cuts), want 18: %s", r.code, p.Struck(), r.stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s exists after a cut transfer", out)
+			}
+			part, err := os.ReadFile(out + ".part")
+			if tc.after > 0 && (err != nil || !bytes.Equal(part, data[:tc.after])) {
+				t.Errorf("%s.part has %d bytes (%v), want the %d before the cut", out, len(part), err, tc.after)
+			}
+			if r = runQuiet(t, "-sS", "-C", "-", "-o", out, url); r.code != 0 {
+				t.Fatalf("-C -: exit %d: %s", r.code, r.stderr)
+			}
+			sameFile(t, "-C - after the cut", out, data)
+		})
+	}
+}
