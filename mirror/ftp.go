@@ -56,6 +56,9 @@ type ftpDirJob struct {
 	parent string
 	node   *dirNode
 	entry  Record // what the parent's listing said of it
+	// doubt is why its first listing was not believed, when it was
+	// listed once already: the next look (on another connection) decides.
+	doubt string
 }
 
 // dirNode links a directory to its ancestors for cycle detection.
@@ -141,7 +144,7 @@ type ftpConn struct {
 	mdtm    bool
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
-	noSIZE  bool // SIZE refused as unknown (500-502): not sent again
+	noSIZE  bool   // SIZE refused as unknown (500-502): not sent again
 	listArg string // "-a" until the server refuses it
 	// ahead is a passive request already sent (sendAhead) whose replies
 	// passiveIn reads: for the directory aheadDir, with a CWD first
@@ -282,7 +285,7 @@ func (e *engine) ftpTask(s *ftpState, w int, t *task) bool {
 	}
 	switch j := t.job.(type) {
 	case *ftpDirJob:
-		e.ftpList(s, w, c, t, j)
+		return e.ftpList(s, w, c, t, j)
 	case *ftpFileJob:
 		e.ftpFiles(s, w, c, t)
 	}
@@ -622,8 +625,9 @@ func (c *ftpConn) aheadCommands(dir string) []ftp.Command {
 	return append(cmds, ftp.Command{Verb: c.PassiveCommand()})
 }
 
-// ftpList lists one directory and queues what is in it.
-func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) {
+// ftpList lists one directory and queues what is in it. It returns false
+// when the worker is to stop (as ftpTask).
+func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) bool {
 	if j.path == "" {
 		j.path = serverPath(c.home, j.segs)
 		s.mu.Lock()
@@ -631,21 +635,37 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		s.mu.Unlock()
 	}
 	e.setCurrent(w, j.local+"/")
-	entries, self, doubt, err := c.look(j, false)
-	if err == nil && doubt != "" {
-		// Not believed on one look: listed again on a new connection
-		// (a data connection cut by a NAT or a firewall's FTP helper
-		// leaves the next ones alone), with the server's other listing
-		// command where it has one, before the directory is taken as it
-		// looks (empty: its files gone). The worker keeps the new
-		// connection.
-		e.dropConn(s, w)
-		if c, err = e.ftpConnFor(s, w); err == nil {
-			entries, self, _, err = c.look(j, true)
-			if err == nil && len(entries) > 0 {
-				e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on a new connection: %d %s",
-					j.local, doubt, len(entries), plural(int64(len(entries)), "entry", "entries")))
+	// A listing is not believed on one look when it is empty or cut in a
+	// line: it is listed again on another connection (a data connection
+	// cut by a NAT or a firewall's FTP helper leaves the next ones
+	// alone), with the server's other listing command where it has one,
+	// before the directory is taken as it looks (empty: its files gone).
+	// The worker's connection is replaced by a new one for that; when
+	// the server refuses one, the directory goes back to the queue for
+	// another worker's connection to look.
+	doubt := j.doubt
+	var entries []ftpEntry
+	var self string
+	var err error
+	if doubt == "" {
+		entries, self, doubt, err = c.look(j, false)
+		if err == nil && doubt != "" {
+			e.dropConn(s, w)
+			if c, err = e.ftpConnFor(s, w); err != nil {
+				j.doubt = doubt
+				if is421(err) && s.live.Load() > 0 {
+					e.setCurrent(w, "")
+					e.sched.requeue(t)
+					return false
+				}
 			}
+		}
+	}
+	if err == nil && doubt != "" {
+		entries, self, _, err = c.look(j, true)
+		if err == nil && len(entries) > 0 {
+			e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on another connection: %d %s",
+				j.local, doubt, len(entries), plural(int64(len(entries)), "entry", "entries")))
 		}
 	}
 	e.setCurrent(w, "")
@@ -654,7 +674,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			e.dropConn(s, w)
 		}
 		e.retryOrFail(t, err)
-		return
+		return true
 	}
 	defer e.sched.done(t)
 	if self != "" {
@@ -676,7 +696,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		// An empty remote directory is made too, as lftp and wget do.
 		if err := e.makeDir(j.local); err != nil {
 			e.fail(rec, err)
-			return
+			return true
 		}
 		e.man.put(rec)
 	}
@@ -689,19 +709,20 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		if a.fp == fp {
 			e.skip(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1},
 				"a cycle: the directory lists the same as its ancestor "+a.url)
-			return
+			return true
 		}
 	}
 	var checks []mdtmCheck
 	for _, fe := range entries {
 		if e.ctx.Err() != nil {
-			return
+			return true
 		}
 		if ck, ok := e.ftpEntry(s, j, fe); ok {
 			checks = append(checks, ck)
 		}
 	}
 	e.ftpCheckMDTM(s, w, c, j, checks)
+	return true
 }
 
 // joinServer appends a name to a server path as it is (names are not
