@@ -448,6 +448,46 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
+// An ftp mirror on a file system out of inodes, at each point of the run
+// in turn (a file's partial file, the manifest's compaction): exit 23,
+// never 1, and every file under its final name whole.
+func TestDiskFullInodesFTPMirror(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	for i := range 3 {
+		p := filepath.Join(s.Anon, "few", fmt.Sprintf("f%d", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("data\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 7 inodes are enough for the tmpfs root, DIR, the manifest, its
+	// lock and the three files; fewer run out somewhere.
+	for n := 2; n <= 7; n++ {
+		dir := t.TempDir()
+		if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=1m,nr_inodes=%d", n)); err != nil {
+			if os.Geteuid() != 0 && !testserver.InCI() {
+				t.Skipf("mounting a tmpfs needs root: %v", err)
+			}
+			t.Fatalf("mount tmpfs: %v", err)
+		}
+		t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+		code, _, stderr := runMirrorTest(t, s.URL+"/few/", filepath.Join(dir, "m"))
+		if want := map[bool]int{true: 0, false: 23}[n == 7]; code != want {
+			t.Errorf("nr_inodes=%d: exit %d, want %d: %s", n, code, want, stderr)
+		}
+		for i := range 3 {
+			if b, err := os.ReadFile(filepath.Join(dir, "m", fmt.Sprintf("f%d", i))); err == nil && string(b) != "data\n" {
+				t.Errorf("nr_inodes=%d: f%d holds %q", n, i, b)
+			}
+		}
+	}
+}
+
 // Stalls, trickles and half-closes in front of nginx: -Y/-y end a stalled
 // transfer with 28 (FILE.part kept), and --retry gets past it; a trickle
 // above the speed limit is left alone; a half-close mid-body is a partial
