@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/owner"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -112,10 +113,10 @@ func (d *Downloader) newOutput(u *urlparse.URL, t Target) (*output, error) {
 			// A file the user cannot write is not replaced (curl opens it
 			// and fails: 23), and one that is another's is written in
 			// place, keeping its owner, not renamed over.
-			if err := writable(o.path); err != nil {
+			if err := owner.CanWrite(os.OpenFile, o.path); err != nil {
 				return nil, fetch.NewError(fetch.ErrWrite, "cannot write "+o.path+" (left as it is)", err)
 			}
-			o.perm, o.replaces, o.inPlace = fi.Mode().Perm(), true, othersFile(fi)
+			o.perm, o.replaces, o.inPlace = fi.Mode().Perm(), true, owner.Others(fi)
 		case fi.Mode()&fs.ModeSymlink == 0:
 			o.direct = true
 		}

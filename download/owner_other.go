@@ -1,9 +1,0 @@
-//go:build !unix
-
-package download
-
-import "io/fs"
-
-func writable(string) error { return nil }
-
-func othersFile(fs.FileInfo) bool { return false }
