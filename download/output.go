@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/owner"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -59,6 +60,7 @@ type output struct {
 	started   bool
 	modTime   time.Time // the resource's, for RemoteTime
 	untouched bool      // not modified (a condition): nothing to write
+	inPlace   bool      // path is another user's or group's: NAME.part is copied into it, not renamed over it
 	files     *Files    // shared with transfers run at once; nil otherwise
 }
 
@@ -108,7 +110,13 @@ func (d *Downloader) newOutput(u *urlparse.URL, t Target) (*output, error) {
 		case fi.IsDir():
 			return nil, fetch.NewError(fetch.ErrWrite, "output file "+name+" is a directory", nil)
 		case fi.Mode().IsRegular():
-			o.perm, o.replaces = fi.Mode().Perm(), true
+			// A file the user cannot write is not replaced (curl opens it
+			// and fails: 23), and one that is another's is written in
+			// place, keeping its owner, not renamed over.
+			if err := owner.CanWrite(os.OpenFile, o.path); err != nil {
+				return nil, fetch.NewError(fetch.ErrWrite, "cannot write "+o.path+" (left as it is)", err)
+			}
+			o.perm, o.replaces, o.inPlace = fi.Mode().Perm(), true, owner.Others(fi)
 		case fi.Mode()&fs.ModeSymlink == 0:
 			o.direct = true
 		}
@@ -401,6 +409,12 @@ func (o *output) commit() error {
 		o.removeTemp()
 		return writeError(err)
 	}
+	if o.tmp != "" && o.inPlace {
+		if err := copyInto(o.path, o.tmp); err != nil {
+			return fetch.NewError(fetch.ErrWrite, "cannot write "+o.path+" (the transfer is kept in "+o.tmp+")", err)
+		}
+		o.removeTemp()
+	}
 	if o.tmp != "" {
 		unlock := o.files.lockDir(o.path) // NAME.part is beside NAME
 		err := os.Rename(o.tmp, o.path)
@@ -413,6 +427,26 @@ func (o *output) commit() error {
 	}
 	o.setTime()
 	return nil
+}
+
+// copyInto writes the bytes of the file src over those of the existing
+// file dst, in place (its owner, group and mode stay), as curl writes an
+// output file.
+func copyInto(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // setTime gives the file the resource's modification time, with

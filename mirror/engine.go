@@ -231,7 +231,10 @@ func (e *engine) run() (Summary, error) {
 			e.man.release()
 			e.fs.removeFile(ManifestName)
 		} else if err := e.man.compact(); err != nil && walkErr == nil {
-			return sum, fmt.Errorf("mirror: writing the manifest: %w", err)
+			if e.fatal != nil && fetch.KindOf(e.fatal) == fetch.ErrWrite {
+				return sum, e.fatal // the disk is full: that says it all
+			}
+			return sum, &fetch.Error{Kind: fetch.ErrWrite, URL: e.rootURL, Msg: "mirror: writing the manifest", Err: err}
 		}
 	}
 	return sum, e.outcome(sum, walkErr)

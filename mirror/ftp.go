@@ -56,6 +56,9 @@ type ftpDirJob struct {
 	parent string
 	node   *dirNode
 	entry  Record // what the parent's listing said of it
+	// doubt is why its first listing was not believed, when it was
+	// listed once already: the next look (on another connection) decides.
+	doubt string
 }
 
 // dirNode links a directory to its ancestors for cycle detection.
@@ -141,6 +144,7 @@ type ftpConn struct {
 	mdtm    bool
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
+	noSIZE  bool   // SIZE refused as unknown (500-502): not sent again
 	listArg string // "-a" until the server refuses it
 	// ahead is a passive request already sent (sendAhead) whose replies
 	// passiveIn reads: for the directory aheadDir, with a CWD first
@@ -281,7 +285,7 @@ func (e *engine) ftpTask(s *ftpState, w int, t *task) bool {
 	}
 	switch j := t.job.(type) {
 	case *ftpDirJob:
-		e.ftpList(s, w, c, t, j)
+		return e.ftpList(s, w, c, t, j)
 	case *ftpFileJob:
 		e.ftpFiles(s, w, c, t)
 	}
@@ -354,19 +358,30 @@ func mlsFacts(line string) map[string]string {
 // list reads the directory j.path on c: CWD there, then MLSD (when the
 // server offers it), LIST, or NLST — whichever the server takes.
 func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error) {
+	entries, self, _, err = c.look(j, false)
+	return entries, self, err
+}
+
+// look is list, and why the listing is not to be believed on one look
+// ("" when it is): it is empty (a data connection cut before its first
+// byte looks the same, while the server's 226 went through), or its last
+// line has no line end (cut in the middle). With other, the listing
+// command is the other one the server has: LIST where MLSD came first.
+func (c *ftpConn) look(j *ftpDirJob, other bool) (entries []ftpEntry, self, doubt string, err error) {
 	verb := "LIST"
-	if c.mlsd && !c.noMLSD {
+	if c.mlsd && !c.noMLSD && !other {
 		verb = "MLSD"
 	}
 	for tries := 0; tries < 4; tries++ {
 		data, r, err := c.transfer(j.path, verb, c.listArgFor(verb), maxListing)
 		if err != nil {
 			if replyCode(err) == 0 || r == nil {
-				return nil, "", err
+				return nil, "", "", err
 			}
 			switch code := r.Code(); {
 			case code == 450 || code == 550 && verb == "NLST":
-				return nil, "", nil // "no files found": empty
+				// "No files found": empty.
+				return nil, "", verb + " said " + strconv.Quote(r.String()), nil
 			case verb == "MLSD" && code >= 500 && code <= 504:
 				c.noMLSD, verb = true, "LIST"
 				continue
@@ -377,7 +392,13 @@ func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error
 				verb = "NLST"
 				continue
 			}
-			return nil, "", err
+			return nil, "", "", err
+		}
+		switch {
+		case len(data) == 0:
+			doubt = verb + " sent nothing"
+		case data[len(data)-1] != '\n':
+			doubt = verb + "'s last line has no line end (cut short?)"
 		}
 		entries, self = parseListing(data, verb)
 		if verb == "NLST" {
@@ -386,9 +407,9 @@ func (c *ftpConn) list(j *ftpDirJob) (entries []ftpEntry, self string, err error
 		if verb == "MLSD" && err == nil {
 			err = c.linkTargets(j, entries)
 		}
-		return entries, self, err
+		return entries, self, doubt, err
 	}
-	return nil, "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: the server takes no listing command"}
+	return nil, "", "", &fetch.Error{Kind: fetch.ErrProtocol, Msg: "ftp: the server takes no listing command"}
 }
 
 // linkTargets fills in the targets of symbolic links that MLSD listed
@@ -506,12 +527,10 @@ func (c *ftpConn) probeNLST(entries []ftpEntry) ([]ftpEntry, error) {
 				return nil, err
 			}
 			fe := &batch[i]
-			if r.Code() == 213 {
-				if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil {
-					fe.Type, fe.Size = fetch.EntryFile, n
-					fe.key = "size=" + strconv.FormatInt(n, 10) + ";"
-					continue
-				}
+			if n, ok := ftp.ParseSize(r); ok {
+				fe.Type, fe.Size = fetch.EntryFile, n
+				fe.key = "size=" + strconv.FormatInt(n, 10) + ";"
+				continue
 			}
 			fe.Type = fetch.EntryDir
 		}
@@ -606,8 +625,9 @@ func (c *ftpConn) aheadCommands(dir string) []ftp.Command {
 	return append(cmds, ftp.Command{Verb: c.PassiveCommand()})
 }
 
-// ftpList lists one directory and queues what is in it.
-func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) {
+// ftpList lists one directory and queues what is in it. It returns false
+// when the worker is to stop (as ftpTask).
+func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) bool {
 	if j.path == "" {
 		j.path = serverPath(c.home, j.segs)
 		s.mu.Lock()
@@ -615,14 +635,46 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		s.mu.Unlock()
 	}
 	e.setCurrent(w, j.local+"/")
-	entries, self, err := c.list(j)
+	// A listing is not believed on one look when it is empty or cut in a
+	// line: it is listed again on another connection (a data connection
+	// cut by a NAT or a firewall's FTP helper leaves the next ones
+	// alone), with the server's other listing command where it has one,
+	// before the directory is taken as it looks (empty: its files gone).
+	// The worker's connection is replaced by a new one for that; when
+	// the server refuses one, the directory goes back to the queue for
+	// another worker's connection to look.
+	doubt := j.doubt
+	var entries []ftpEntry
+	var self string
+	var err error
+	if doubt == "" {
+		entries, self, doubt, err = c.look(j, false)
+		if err == nil && doubt != "" {
+			e.dropConn(s, w)
+			if c, err = e.ftpConnFor(s, w); err != nil {
+				j.doubt = doubt
+				if is421(err) && s.live.Load() > 0 {
+					e.setCurrent(w, "")
+					e.sched.requeue(t)
+					return false
+				}
+			}
+		}
+	}
+	if err == nil && doubt != "" {
+		entries, self, _, err = c.look(j, true)
+		if err == nil && len(entries) > 0 {
+			e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on another connection: %d %s",
+				j.local, doubt, len(entries), plural(int64(len(entries)), "entry", "entries")))
+		}
+	}
 	e.setCurrent(w, "")
 	if err != nil {
 		if connBroken(err) {
 			e.dropConn(s, w)
 		}
 		e.retryOrFail(t, err)
-		return
+		return true
 	}
 	defer e.sched.done(t)
 	if self != "" {
@@ -644,7 +696,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		// An empty remote directory is made too, as lftp and wget do.
 		if err := e.makeDir(j.local); err != nil {
 			e.fail(rec, err)
-			return
+			return true
 		}
 		e.man.put(rec)
 	}
@@ -657,19 +709,20 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		if a.fp == fp {
 			e.skip(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1},
 				"a cycle: the directory lists the same as its ancestor "+a.url)
-			return
+			return true
 		}
 	}
 	var checks []mdtmCheck
 	for _, fe := range entries {
 		if e.ctx.Err() != nil {
-			return
+			return true
 		}
 		if ck, ok := e.ftpEntry(s, j, fe); ok {
 			checks = append(checks, ck)
 		}
 	}
 	e.ftpCheckMDTM(s, w, c, j, checks)
+	return true
 }
 
 // joinServer appends a name to a server path as it is (names are not
@@ -1119,19 +1172,24 @@ func (e *engine) keepPart(t *tmpFile, of string) {
 }
 
 // prelude is what was sent before a RETR: CWD (when the connection was
-// elsewhere), MDTM (when the listing gave no exact time) and EPSV/PASV.
+// elsewhere), MDTM (when the listing gave no exact time), SIZE (what the
+// data are checked against, with the listing's size and the 150 reply's)
+// and EPSV/PASV.
 type prelude struct {
 	t    *task
 	j    *ftpFileJob
 	cwd  bool
 	mdtm bool
+	size bool
 	// mdtmReply is the reply to MDTM, once read (for the WARC file)
 	mdtmReply *ftp.Reply
+	// stated is the size SIZE gave, -1 for none.
+	stated int64
 }
 
 func (c *ftpConn) sendPrelude(t *task) (*prelude, error) {
 	j := t.job.(*ftpFileJob)
-	p := &prelude{t: t, j: j}
+	p := &prelude{t: t, j: j, stated: -1}
 	var cmds []ftp.Command
 	if c.cwd != j.dir {
 		cmds = append(cmds, ftp.Command{Verb: "CWD", Arg: j.dir})
@@ -1141,6 +1199,10 @@ func (c *ftpConn) sendPrelude(t *task) (*prelude, error) {
 	if !j.exact && c.mdtm {
 		cmds = append(cmds, ftp.Command{Verb: "MDTM", Arg: j.name})
 		p.mdtm = true
+	}
+	if !c.noSIZE {
+		cmds = append(cmds, ftp.Command{Verb: "SIZE", Arg: j.name})
+		p.size = true
 	}
 	cmds = append(cmds, ftp.Command{Verb: c.PassiveCommand()})
 	if err := c.Send(cmds...); err != nil {
@@ -1175,6 +1237,17 @@ func (c *ftpConn) readPrelude(p *prelude) (string, time.Time, error) {
 			mtime, _ = ftp.ParseMDTM(strings.TrimSpace(r.Text()))
 		case r.Code() >= 500 && r.Code() <= 502:
 			c.mdtm = false
+		}
+	}
+	if p.size {
+		r, err := c.ReadReply()
+		if err != nil {
+			return "", mtime, err
+		}
+		if n, ok := ftp.ParseSize(r); ok {
+			p.stated = n
+		} else if r.Code() >= 500 && r.Code() <= 502 {
+			c.noSIZE = true
 		}
 	}
 	r, err := c.ReadReply() // EPSV's (or PASV's)
@@ -1292,6 +1365,16 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if j.exact {
 		version = j.mtime
 	}
+	// The size the data are checked against: SIZE's, newer than the
+	// listing's (a file that changed since it was listed is fetched as
+	// it is now), else the listing's.
+	sizeBy := "the listing"
+	if p.stated >= 0 {
+		if j.rec.Size >= 0 && p.stated != j.rec.Size {
+			j.why += fmt.Sprintf("; SIZE %d, listed with %d: changed since listed", p.stated, j.rec.Size)
+		}
+		j.rec.Size, sizeBy = p.stated, "SIZE"
+	}
 	tmp, offset, lerr := e.ftpLocal(j, version)
 	if lerr != nil {
 		// Fetched all the same (and the data dropped), so that the
@@ -1313,6 +1396,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		return nil, err
 	}
 	defer xfer.Close()
+	xfer.Expect(j.rec.Size, sizeBy)
 	if tmp != nil {
 		defer e.keepPart(tmp, j.rec.Path)
 	}
@@ -1347,6 +1431,12 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 		return next, cerr // the run stops
 	}
 	fr, err := xfer.Finish()
+	if err != nil && errors.Is(err, ftp.ErrWrongSize) && cerr == nil {
+		// Cut short (or long) while the server's final reply says it
+		// went well: the file failed, the connection is in step. Its
+		// bytes stay in the partial file for the retry to continue.
+		return refused(err)
+	}
 	if err != nil {
 		return next, err
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/urlget/urlget/internal/owner"
 )
 
 // tmpPrefix starts the names of files being written. A server's name never
@@ -233,12 +235,53 @@ func (t *tmpFile) commit(rel string, mtime time.Time) error {
 		t.discard()
 		return err
 	}
-	if fi, err := t.l.root.Lstat(rel); err == nil && fi.IsDir() {
+	fi, err := t.l.root.Lstat(rel)
+	switch {
+	case err == nil && fi.IsDir():
 		t.discard()
 		return &fs.PathError{Op: "rename", Path: rel, Err: errors.New("a directory is in the way")}
+	case err == nil && fi.Mode().IsRegular():
+		// A copy this process may not write is left as it is; one that is
+		// another's is written in place, keeping its owner (internal/owner).
+		if werr := owner.CanWrite(t.l.root.OpenFile, rel); werr != nil {
+			t.keep = false // whole: nothing to continue
+			t.discard()
+			return fmt.Errorf("%s is not writable: left as it is (%w)", rel, werr)
+		}
+		if owner.Others(fi) {
+			return t.copyInto(rel, mtime)
+		}
 	}
 	if err := t.l.root.Rename(t.rel, rel); err != nil {
 		t.discard()
+		return err
+	}
+	t.done = true
+	if !mtime.IsZero() {
+		return t.l.chtimes(rel, mtime)
+	}
+	return nil
+}
+
+// copyInto is commit for a file that is another user's or group's: the
+// temporary file's bytes are written over it in place.
+func (t *tmpFile) copyInto(rel string, mtime time.Time) error {
+	in, err := t.l.root.Open(t.rel)
+	if err != nil {
+		t.discard()
+		return err
+	}
+	defer in.Close()
+	out, err := t.l.root.OpenFile(rel, os.O_WRONLY|os.O_TRUNC, 0)
+	if err == nil {
+		_, err = io.Copy(out, in)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}
+	t.keep = false
+	t.discard()
+	if err != nil {
 		return err
 	}
 	t.done = true

@@ -448,6 +448,46 @@ func TestDiskFull(t *testing.T) {
 	}
 }
 
+// An ftp mirror on a file system out of inodes, at each point of the run
+// in turn (a file's partial file, the manifest's compaction): exit 23,
+// never 1, and every file under its final name whole.
+func TestDiskFullInodesFTPMirror(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	for i := range 3 {
+		p := filepath.Join(s.Anon, "few", fmt.Sprintf("f%d", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("data\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 7 inodes are enough for the tmpfs root, DIR, the manifest, its
+	// lock and the three files; fewer run out somewhere.
+	for n := 2; n <= 7; n++ {
+		dir := t.TempDir()
+		if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=1m,nr_inodes=%d", n)); err != nil {
+			if os.Geteuid() != 0 && !testserver.InCI() {
+				t.Skipf("mounting a tmpfs needs root: %v", err)
+			}
+			t.Fatalf("mount tmpfs: %v", err)
+		}
+		t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+		code, _, stderr := runMirrorTest(t, s.URL+"/few/", filepath.Join(dir, "m"))
+		if want := map[bool]int{true: 0, false: 23}[n == 7]; code != want {
+			t.Errorf("nr_inodes=%d: exit %d, want %d: %s", n, code, want, stderr)
+		}
+		for i := range 3 {
+			if b, err := os.ReadFile(filepath.Join(dir, "m", fmt.Sprintf("f%d", i))); err == nil && string(b) != "data\n" {
+				t.Errorf("nr_inodes=%d: f%d holds %q", n, i, b)
+			}
+		}
+	}
+}
+
 // Stalls, trickles and half-closes in front of nginx: -Y/-y end a stalled
 // transfer with 28 (FILE.part kept), and --retry gets past it; a trickle
 // above the speed limit is left alone; a half-close mid-body is a partial
@@ -511,4 +551,56 @@ func TestStallTrickleHalfCloseNginx(t *testing.T) {
 		t.Errorf("half-close, then --retry: exit %d: %s", r.code, r.stderr)
 	}
 	sameFile(t, "half-close, then --retry", out, data)
+}
+
+// TestCutFTPDataVsftpd: a data connection closed cleanly after none or
+// some of the file's bytes while vsftpd's 226 goes through (testserver's
+// Cut, as a NAT or a firewall's FTP helper may) is exit 18, the bytes
+// kept in FILE.part, FILE not made; -C - completes it. The cut is seen
+// with SIZE, and with SIZE refused (cmds_denied) by the 150 reply's
+// "(N bytes)" alone, as curl reads it.
+func TestCutFTPDataVsftpd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers")
+	}
+	data := bigData(4)[:33983]
+	for _, tc := range []struct {
+		name  string
+		conf  []string
+		after int64
+	}{
+		{"SIZE, cut before the first byte", nil, 0},
+		{"no SIZE, cut before the first byte", []string{"cmds_denied=SIZE"}, 0},
+		{"no SIZE, cut after 10000 bytes", []string{"cmds_denied=SIZE"}, 10000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testserver.StartFTPConf(t, testserver.Vsftpd, tc.conf...)
+			if err := os.WriteFile(filepath.Join(s.Anon, "pub", "cut.bin"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := testserver.StartFTPFaultProxy(t, s.Addr, nil, func(n int) testserver.Fault {
+				if n == 0 {
+					return testserver.Fault{After: tc.after, Cut: true}
+				}
+				return testserver.Fault{}
+			})
+			url := "ftp://" + p.Addr() + "/pub/cut.bin"
+			out := filepath.Join(t.TempDir(), "cut.bin")
+			r := runQuiet(t, "-sS", "-o", out, url)
+			if r.code != 18 || p.Struck() != 1 {
+				t.Fatalf("exit %d (%d cuts), want 18: %s", r.code, p.Struck(), r.stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s exists after a cut transfer", out)
+			}
+			part, err := os.ReadFile(out + ".part")
+			if tc.after > 0 && (err != nil || !bytes.Equal(part, data[:tc.after])) {
+				t.Errorf("%s.part has %d bytes (%v), want the %d before the cut", out, len(part), err, tc.after)
+			}
+			if r = runQuiet(t, "-sS", "-C", "-", "-o", out, url); r.code != 0 {
+				t.Fatalf("-C -: exit %d: %s", r.code, r.stderr)
+			}
+			sameFile(t, "-C - after the cut", out, data)
+		})
+	}
 }

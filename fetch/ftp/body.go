@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -12,8 +11,9 @@ import (
 
 // dataBody streams a RETR, LIST, NLST or MLSD reply from the data
 // connection. It reports io.EOF only once the data connection has ended,
-// the server's final reply (226/250) has arrived and, when SIZE announced
-// one, the whole size has arrived; anything short of that is ErrPartial.
+// the server's final reply (226/250) has arrived and the data are every
+// size the server stated (SIZE, the 150 reply: Transfer.Expect); anything
+// else is ErrPartial.
 type dataBody struct {
 	f     *Fetcher
 	c     *pconn
@@ -21,9 +21,7 @@ type dataBody struct {
 	data  *Transfer
 	r     io.Reader // data, or an ASCII converter around it
 	ascii bool
-	want  int64 // bytes expected on the wire, -1 when unknown
-	n     int64 // bytes read from the data connection
-	final bool  // the final reply came instead of a 1xx: none to wait for
+	final bool // the final reply came instead of a 1xx: none to wait for
 	what  string
 	// stop: the body ends after limit bytes though the file may go on
 	// (a Range): then the transfer is aborted (Transfer.Abort).
@@ -59,24 +57,11 @@ func (b *dataBody) Read(p []byte) (int, error) {
 // come after them is refused with ABOR.
 func (b *dataBody) stopAt(n int64) {
 	b.limit, b.stop = n, true
-	var src io.Reader = io.LimitReader(countingReader{r: b.data, b: b}, n)
+	var src io.Reader = io.LimitReader(b.data, n)
 	b.r = src
 	if b.ascii {
 		b.r = fetch.LFReader(src)
 	}
-}
-
-// countingReader counts the bytes read from the data connection (before
-// any ASCII conversion), which is what SIZE is compared with.
-type countingReader struct {
-	r io.Reader
-	b *dataBody
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.b.n += int64(n)
-	return n, err
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
@@ -127,13 +112,13 @@ func (b *dataBody) Straight() io.Reader {
 	return fetch.StraightConn(b.data.data)
 }
 
-// Took counts bytes read from the data connection past the body, as
-// countingReader does.
-func (b *dataBody) Took(n int64) { b.n += n }
+// Took counts bytes read from the data connection past the body, as the
+// Transfer counts its reads (what the sizes stated are compared with).
+func (b *dataBody) Took(n int64) { b.data.took(n) }
 
 // wireBytes is Resource.WireBytes: the bytes of the data connection,
 // before any conversion of line ends.
-func (b *dataBody) wireBytes() int64 { return b.n }
+func (b *dataBody) wireBytes() int64 { return b.data.n }
 
 // end handles the end of the data stream: EOF means read the final reply.
 func (b *dataBody) end(err error) {
@@ -143,7 +128,7 @@ func (b *dataBody) end(err error) {
 		b.err = dataError(b.ctx, b.what, err)
 		return
 	}
-	if b.stop && b.n == b.limit {
+	if b.stop && b.data.n == b.limit {
 		b.c.raw.SetReadDeadline(time.Now().Add(b.f.finalTimeout()))
 		_, aerr := b.data.Abort()
 		b.c.raw.SetReadDeadline(time.Time{})
@@ -181,9 +166,8 @@ func (b *dataBody) end(err error) {
 		b.data.Close()
 		b.inStep = true
 	}
-	if b.want >= 0 && b.n < b.want {
-		b.err = &fetch.Error{Kind: fetch.ErrPartial,
-			Msg: fmt.Sprintf("ftp: %s: transfer closed with %d bytes remaining to read", b.what, b.want-b.n)}
+	if err := b.data.checkSize(); err != nil {
+		b.err = err
 		return
 	}
 	if err := b.f.quote(b.ctx, b.c, b.post, quoteAfter); err != nil {

@@ -89,9 +89,11 @@
 //
 // The body streams from the data connection. It ends with io.EOF only when
 // the data connection has closed, the final reply (226/250) has come, and
-// — when SIZE was known — every byte arrived; otherwise ErrPartial (18):
-// a short transfer, 426/451 as the final reply, or no final reply within
-// FinalReplyTimeout. The context governs everything: a done context closes
+// the bytes are every size the server stated — SIZE, and the 150 reply's
+// "(N bytes)" for a binary transfer from the start (Transfer.Expect):
+// otherwise ErrPartial (18): a short or long transfer (a data connection
+// cut by a NAT or a firewall while the server's 226 went through),
+// 426/451 as the final reply, or no final reply within FinalReplyTimeout. The context governs everything: a done context closes
 // the connections under a blocked Read (ErrTimeout/ErrAborted through the
 // Client).
 //

@@ -513,11 +513,9 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		if err != nil {
 			return nil, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
 		}
-		switch {
-		case r.code == 213:
-			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
-				size = n
-			}
+		switch n, ok := ParseSize(r); {
+		case ok:
+			size = n
 		case r.code == 550 && p.typ == 'i':
 			missing = true
 		}
@@ -587,7 +585,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		}
 		return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: r.code})
 	}
-	b := f.newBody(ctx, c, t, r, p.typ == 'a', want, "RETR")
+	switch {
+	case stop && want >= 0:
+		t.Expect(offset+want, "the range")
+	case want >= 0:
+		t.Expect(size, "SIZE")
+	}
+	b := f.newBody(ctx, c, t, r, p.typ == 'a', "RETR")
 	if stop {
 		b.stopAt(limit)
 	}
@@ -602,12 +606,11 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	return b.res, nil
 }
 
-func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, ascii bool, want int64, what string) *dataBody {
-	b := &dataBody{f: f, c: c, ctx: ctx, data: t, ascii: ascii, want: want, final: r.Positive(), what: what}
-	var src = countingReader{r: t, b: b}
-	b.r = src
+func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, ascii bool, what string) *dataBody {
+	b := &dataBody{f: f, c: c, ctx: ctx, data: t, ascii: ascii, final: r.Positive(), what: what}
+	b.r = t
 	if ascii {
-		b.r = fetch.LFReader(src)
+		b.r = fetch.LFReader(t)
 	}
 	return b
 }
@@ -667,7 +670,7 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 	}
 	// A listing is text in NVT-ASCII: its lines end in LF here, as
 	// curl and lftp print them (fetch.TextReader).
-	b := f.newBody(ctx, c, t, r, false, -1, verb)
+	b := f.newBody(ctx, c, t, r, false, verb)
 	b.post = o.quote
 	b.r = fetch.TextReader(b.r, req.Options)
 	res.Body, b.res, res.WireBytes = b, res, b.wireBytes

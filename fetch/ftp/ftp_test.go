@@ -352,6 +352,19 @@ func TestShortTransfers(t *testing.T) {
 		{"426 after half", ftptest.ShortData("binary.bin", binary, len(binary)/2, "426 Connection closed; transfer aborted"), 0},
 		{"426 after all", ftptest.ShortData("binary.bin", binary, len(binary), "426 Connection closed; transfer aborted"), 0},
 		{"no final reply", ftptest.ShortData("binary.bin", binary, len(binary), ""), 300 * time.Millisecond},
+		// A cut the server's 226 did not see, found by the 150 reply's
+		// size where SIZE is refused (curl: 18), and more data than SIZE
+		// said.
+		{"226 after half, no SIZE, the 150 reply's size", ftptest.Chain(ftptest.Reply("SIZE", "502 SIZE not implemented"),
+			ftptest.ShortDataSaying("binary.bin", binary, len(binary)/2,
+				fmt.Sprintf("Opening BINARY mode data connection for binary.bin (%d bytes).", len(binary)), "226 Transfer complete")), 0},
+		{"226 after none, no SIZE, the 150 reply's size", ftptest.Chain(ftptest.Reply("SIZE", "550 Could not get file size."),
+			ftptest.ShortDataSaying("binary.bin", binary, 0,
+				fmt.Sprintf("Opening BINARY mode data connection for binary.bin (%d bytes).", len(binary)), "226 Transfer complete")), 0},
+		{"more than SIZE said", ftptest.Reply("SIZE", "213 1000"), 0},
+		{"more than the 150 reply said", ftptest.Chain(ftptest.Reply("SIZE", "502 no"),
+			ftptest.ShortDataSaying("binary.bin", binary, len(binary),
+				"Opening BINARY mode data connection for binary.bin (1000 bytes).", "226 Transfer complete")), 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

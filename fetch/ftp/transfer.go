@@ -2,9 +2,13 @@ package ftp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -43,6 +47,8 @@ type Transfer struct {
 	what    string // how errors name the transfer
 	offset  int64  // the REST offset in force
 	first   *Reply // Start's reply
+	n       int64  // bytes of data read (Read, and took for bytes read past it)
+	sizes   []statedSize
 	started bool
 	done    bool
 	closed  bool // closeData ran
@@ -158,6 +164,80 @@ func (t *Transfer) tune() {
 	}
 }
 
+// statedSize is a size of the whole file the server stated, and where.
+type statedSize struct {
+	size int64
+	by   string // "SIZE", "the listing", "the 150 reply"
+}
+
+// ErrWrongSize is in the error of a transfer whose data were not the size
+// the server had stated (Expect, the 150 reply): a cut data connection
+// that the server's final reply did not see, or a file that changed.
+var ErrWrongSize = errors.New("the data are not the size the server stated")
+
+// Expect tells the transfer the size of the whole file as the server
+// stated it before the transfer (by: "SIZE", "the listing"): its data
+// must be the bytes from Offset to that size, which Finish checks. A RETR
+// in TYPE I from the start checks the 150 reply's "(N bytes)" on its own
+// (vsftpd, ProFTPD and wu-ftpd write it; curl reads it).
+func (t *Transfer) Expect(size int64, by string) {
+	if size >= 0 {
+		t.sizes = append(t.sizes, statedSize{size, by})
+	}
+}
+
+// ParseSize is the size a reply to SIZE gives (213 N); false for any
+// other reply.
+func ParseSize(r *Reply) (int64, bool) {
+	if r == nil || r.code != 213 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// openingBytes is the size at the end of a 150 reply: "Opening BINARY
+// mode data connection for f (33983 bytes)."
+var openingBytes = regexp.MustCompile(`\((\d{1,19}) bytes\)\.?\s*$`)
+
+// noteOpening takes the size from a RETR's 150 reply. It counts the file
+// as stored: only a binary transfer from the start (no REST: servers
+// differ on whether they count from the offset) is checked against it.
+func (t *Transfer) noteOpening(r *Reply) {
+	if t.verb != "RETR" || !r.Preliminary() || t.c.typ != 'i' || t.offset != 0 || len(r.lines) == 0 {
+		return
+	}
+	if m := openingBytes.FindStringSubmatch(r.lines[len(r.lines)-1]); m != nil {
+		if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+			t.Expect(n, "the 150 reply")
+		}
+	}
+}
+
+// took counts n bytes of data read past Read (straight from the data
+// connection).
+func (t *Transfer) took(n int64) { t.n += n }
+
+// checkSize is ErrPartial (with ErrWrongSize) when the data read are not
+// every size the server stated: short or long.
+func (t *Transfer) checkSize() error {
+	for _, s := range t.sizes {
+		want := s.size - t.offset
+		if t.n == want {
+			continue
+		}
+		msg := fmt.Sprintf("ftp: %s: transfer closed with %d bytes remaining to read (%s: %d bytes)", t.what, want-t.n, s.by, s.size)
+		if t.n > want {
+			msg = fmt.Sprintf("ftp: %s: %d bytes more than the server stated (%s: %d bytes)", t.what, t.n-want, s.by, s.size)
+		}
+		return &fetch.Error{Kind: fetch.ErrPartial, Msg: msg, Err: ErrWrongSize}
+	}
+	return nil
+}
+
 // Offset is the offset the data start at: Retr's, or 0 when RetrOrRestart
 // met a refused REST.
 func (t *Transfer) Offset() int64 { return t.offset }
@@ -188,6 +268,7 @@ func (t *Transfer) start() (*Reply, error) {
 		return nil, err
 	}
 	t.first = r
+	t.noteOpening(r)
 	if !r.Preliminary() && !r.Positive() {
 		t.closeData()
 		t.done = true
@@ -227,6 +308,7 @@ func (t *Transfer) Read(p []byte) (int, error) {
 		t.data.SetReadDeadline(time.Now().Add(t.c.timeout))
 	}
 	n, err := t.bulk.Read(t.data, p, fetch.BulkReadSize)
+	t.n += int64(n)
 	if err != nil && err != io.EOF {
 		return n, dataError(t.ctx, t.what, err)
 	}
@@ -258,11 +340,19 @@ func (t *Transfer) Write(p []byte) (int, error) {
 // Finish closes the data connection and returns the server's final reply
 // (Start's, when that was final already). Some servers (ProFTPD) send it
 // only once the client closed the data connection. For Stor, a data
-// connection that fails to close is ErrUpload.
+// connection that fails to close is ErrUpload. When the final reply is
+// positive but the data read were not the size the server stated
+// (Expect, the 150 reply), the error is ErrPartial with ErrWrongSize,
+// and the Conn is in step: only the file failed.
 func (t *Transfer) Finish() (*Reply, error) {
 	r, err := t.finish()
 	if err != nil {
 		return nil, t.c.ioError(t.verb, err)
+	}
+	if r.Positive() {
+		if err := t.checkSize(); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }

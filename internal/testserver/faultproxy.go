@@ -22,7 +22,8 @@ import (
 // client's bytes always go to the server unharmed.
 //
 // Faults: a reset (the client's connection closed with RST, the server's
-// too), a stall (the server's bytes held back for a while, or for good), a
+// too), a cut (the client's connection closed cleanly, the rest of the
+// server's data dropped), a stall (the server's bytes held back for a while, or for good), a
 // trickle (a few bytes at a time), a half-close (the client is sent FIN
 // while the connection stays open). The target may be changed at any time
 // (SetTarget), and a function set with OnConnect runs before each connection is passed on: a
@@ -61,6 +62,14 @@ type Fault struct {
 	// rest of the server's data is dropped, the connection stays open until
 	// the client closes it.
 	HalfClose bool
+	// Cut ends the connection to the client cleanly (FIN) once After bytes
+	// have passed, as a NAT or a firewall's FTP helper may: the rest of
+	// the server's data is read to its end and dropped first, so that the
+	// server saw a whole transfer (an FTP server sends its 226 on the
+	// control connection) while the client got only After bytes. For a
+	// server that ends its data (an FTP data connection, a response that
+	// closes its connection).
+	Cut bool
 	// Stall holds the server's data back for this long once After bytes
 	// have passed (then it flows again); StallForever holds it until the
 	// client gives up.
@@ -81,7 +90,9 @@ const resetGrace = 20 * time.Millisecond
 const StallForever = time.Duration(-1)
 
 // None reports whether f does nothing.
-func (f Fault) None() bool { return !f.Reset && !f.HalfClose && f.Stall == 0 && f.Trickle == 0 }
+func (f Fault) None() bool {
+	return !f.Reset && !f.HalfClose && !f.Cut && f.Stall == 0 && f.Trickle == 0
+}
 
 // ResetPlan gives the first k connections a reset at a random point, at
 // least min and at most max bytes into the server's data, from a seeded
@@ -239,6 +250,13 @@ func (p *FaultProxy) pumpFault(client, server net.Conn, from io.Reader, f Fault,
 				}
 				client.Close()
 				server.Close()
+				return
+			case f.Cut:
+				io.Copy(io.Discard, from)
+				if tc, ok := client.(*net.TCPConn); ok {
+					tc.CloseWrite()
+				}
+				p.sleep(StallForever, gone)
 				return
 			case f.HalfClose:
 				if tc, ok := client.(*net.TCPConn); ok {

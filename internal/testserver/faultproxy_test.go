@@ -164,3 +164,28 @@ func TestFaultProxyFTPData(t *testing.T) {
 		t.Errorf("data connections %d", p.DataConns())
 	}
 }
+
+// A cut passes After bytes, then ends the client's connection cleanly
+// (EOF, no error) once the server has sent all of its data: the server
+// sees a whole transfer.
+func TestFaultProxyCut(t *testing.T) {
+	data := fetchtest.Pattern(300000)
+	wrote := make(chan error, 4)
+	target := fetchtest.NewServer(t, func(c net.Conn) {
+		_, err := c.Write(data)
+		wrote <- err
+	}).Addr
+	for _, after := range []int64{0, 5000} {
+		p := StartFaultProxy(t, target, Always(Fault{After: after, Cut: true}))
+		got, err, _ := readAllFrom(t, p.Addr())
+		if int64(len(got)) != after || !bytes.Equal(got, data[:len(got)]) || err != nil {
+			t.Errorf("cut after %d: %d bytes, %v; want %d then the end", after, len(got), err, after)
+		}
+		if werr := <-wrote; werr != nil {
+			t.Errorf("cut after %d: the server's write failed: %v", after, werr)
+		}
+		if p.Struck() != 1 {
+			t.Errorf("cut after %d: struck %d", after, p.Struck())
+		}
+	}
+}

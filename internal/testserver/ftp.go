@@ -66,6 +66,8 @@ type FTPServer struct {
 	Log     string
 	XferLog string
 	Process *Process
+	// Extra lines end the server's config (vsftpd only: StartFTPConf).
+	Extra []string
 }
 
 // FTPCacheDir holds the unpacked pure-ftpd and ProFTPD (opt/) and their
@@ -96,10 +98,20 @@ func FTPBinary(kind FTPKind) string {
 // the test does not run as root.
 func StartFTP(t testing.TB, kind FTPKind) *FTPServer {
 	t.Helper()
+	return StartFTPConf(t, kind)
+}
+
+// StartFTPConf is StartFTP with lines added to the server's config, as
+// "cmds_denied=SIZE" for a vsftpd without SIZE (vsftpd only).
+func StartFTPConf(t testing.TB, kind FTPKind, extra ...string) *FTPServer {
+	t.Helper()
 	Require(t, FTPBinary(kind))
 	RequireRoot(t, string(kind)+" needs root (chroot, local logins, mount namespaces)")
+	if len(extra) > 0 && kind != Vsftpd {
+		t.Fatalf("testserver: config lines for %s are not supported", kind)
+	}
 	dir := t.TempDir()
-	s, err := LaunchFTP(kind, dir)
+	s, err := launchFTP(kind, dir, extra)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +121,9 @@ func StartFTP(t testing.TB, kind FTPKind) *FTPServer {
 
 // LaunchFTP starts an FTP server outside a test, with dir for its config,
 // logs and fixtures; the caller must call Stop.
-func LaunchFTP(kind FTPKind, dir string) (*FTPServer, error) {
+func LaunchFTP(kind FTPKind, dir string) (*FTPServer, error) { return launchFTP(kind, dir, nil) }
+
+func launchFTP(kind FTPKind, dir string, extra []string) (*FTPServer, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -134,7 +148,7 @@ func LaunchFTP(kind FTPKind, dir string) (*FTPServer, error) {
 			}
 		}
 	}
-	s := &FTPServer{Kind: kind, Dir: dir, Host: "127.0.0.1",
+	s := &FTPServer{Kind: kind, Dir: dir, Host: "127.0.0.1", Extra: extra,
 		Anon: filepath.Join(dir, "anon"), Home: filepath.Join(dir, "home"),
 		Log: filepath.Join(dir, string(kind)+".log"), XferLog: filepath.Join(dir, "xfer.log")}
 	if err := FTPFixtures(s.Anon, s.Home); err != nil {
@@ -222,8 +236,7 @@ func (s *FTPServer) VsftpdConf() string {
 		"xferlog_file=" + s.XferLog,
 		"syslog_enable=NO",
 		"ftpd_banner=urlget test vsftpd",
-		"",
-	}, "\n")
+	}, "\n") + "\n" + strings.Join(append(s.Extra, ""), "\n")
 }
 
 func (s *FTPServer) vsftpdCmd(bin string) (*exec.Cmd, string, error) {

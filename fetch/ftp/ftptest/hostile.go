@@ -116,11 +116,17 @@ func NeverConnect() Hook {
 // the first n bytes of data, closes the data connection, and replies final
 // ("" sends no final reply and holds the control connection).
 func ShortData(name string, data []byte, n int, final string) Hook {
+	return ShortDataSaying(name, data, n, "Opening data connection", final)
+}
+
+// ShortDataSaying is ShortData with opening as the 150 reply's text
+// ("Opening BINARY mode data connection for f (N bytes)." as vsftpd's).
+func ShortDataSaying(name string, data []byte, n int, opening, final string) Hook {
 	return func(s *Session, v, arg string) bool {
 		if v != "RETR" || arg != name {
 			return false
 		}
-		s.Reply(150, "Opening data connection")
+		s.Reply(150, opening)
 		dc, err := s.OpenData()
 		if err != nil {
 			s.Reply(425, "no data connection")
