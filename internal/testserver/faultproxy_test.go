@@ -177,7 +177,7 @@ func TestFaultProxyCut(t *testing.T) {
 	}).Addr
 	for _, after := range []int64{0, 5000} {
 		p := StartFaultProxy(t, target, Always(Fault{After: after, Cut: true}))
-		got, err, _ := readAllFrom(t, p.Addr())
+		got, _, err := readAllFrom(t, p.Addr())
 		if int64(len(got)) != after || !bytes.Equal(got, data[:len(got)]) || err != nil {
 			t.Errorf("cut after %d: %d bytes, %v; want %d then the end", after, len(got), err, after)
 		}
