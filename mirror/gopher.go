@@ -30,7 +30,12 @@ const (
 
 // gopherState is the crawl's shared state.
 type gopherState struct {
-	raw     *fetch.Client // for menus: replies byte for byte
+	raw *fetch.Client // for menus: replies byte for byte
+	// base is the names (selectorNames) of the start selector's
+	// directory on the mirrored host: what lies below it is mirrored,
+	// stored relative to it (nil with Parents: the whole host, stored by
+	// its full selectors).
+	base    []string
 	mu      sync.Mutex
 	visited map[string]bool
 	robots  map[string]*robotsOnce // by host:port
@@ -101,14 +106,59 @@ func ownerKey(raw string) string {
 	return docKey(u.Host, port, u.Gopher.Selector)
 }
 
-// localSegs is where an item of host:port goes: the selector's path for
-// the mirrored host, under "@host:port" for others.
-func (e *engine) localSegs(host string, port int, sel string) []string {
-	segs := SelectorPath(sel)
-	if !strings.EqualFold(host, e.u.Host) || port != e.u.PortOrDefault() {
-		segs = append([]string{hostComponent(host, port)}, segs...)
+// startHost reports whether host:port is the mirrored URL's.
+func (e *engine) startHost(host string, port int) bool {
+	return strings.EqualFold(host, e.u.Host) && port == e.u.PortOrDefault()
+}
+
+// below reports whether the selector sel of host:port lies below the start
+// selector's directory (g.base): its names begin with the base's, and
+// none is "." or ".." (which a server may resolve to above it; below the
+// root nothing is above). Items of other hosts are not bounded (SpanHosts decides
+// whether they are followed, as wget's --no-parent bounds only the start
+// host). The rule is the http mirror's: nothing above the start directory.
+func (g *gopherState) below(e *engine, host string, port int, sel string) bool {
+	if !e.startHost(host, port) {
+		return true
 	}
-	return segs
+	names := selectorNames(sel)
+	if len(g.base) == 0 {
+		return true
+	} else if len(names) < len(g.base) {
+		return false
+	}
+	for i, n := range names {
+		if n == "." || n == ".." || i < len(g.base) && n != g.base[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// relNames is the names of sel below the start selector's directory (for
+// an item of the start host below it), or host:port and every name (for
+// another host's).
+func (g *gopherState) relNames(e *engine, host string, port int, sel string) []string {
+	names := selectorNames(sel)
+	if !e.startHost(host, port) {
+		return append([]string{hostKey(host, port)}, names...)
+	}
+	return names[min(len(g.base), len(names)):]
+}
+
+// localSegs is where an item of host:port goes: its selector's path below
+// the start selector's directory for the mirrored host (as the ftp and
+// http mirrors store what is below their URL), its whole selector's path
+// under "@host:port" for others.
+func (g *gopherState) localSegs(e *engine, host string, port int, sel string) []string {
+	if !e.startHost(host, port) {
+		return append([]string{hostComponent(host, port)}, SelectorPath(sel)...)
+	}
+	names := g.relNames(e, host, port, sel)
+	for i, n := range names {
+		names[i] = encodeGopherSegment(n)
+	}
+	return names
 }
 
 func (e *engine) runGopher() error {
@@ -137,11 +187,17 @@ func (e *engine) runGopher() error {
 	}
 	port := e.u.PortOrDefault()
 	host := e.u.Host
+	if !e.opt.Parents {
+		g.base = selectorNames(gu.Selector)
+		if typ != gopher.TypeMenu && len(g.base) > 0 {
+			g.base = g.base[:len(g.base)-1] // a document: its directory
+		}
+	}
 	if !e.opt.IgnoreRobots {
 		e.robotsFor(g, e.u.Scheme, host, port)
 	}
 	if typ == gopher.TypeMenu {
-		segs := SelectorPath(gu.Selector)
+		segs := g.localSegs(e, host, port, gu.Selector)
 		job := &gopherMenuJob{url: e.rootURL, scheme: e.u.Scheme, host: host, port: port,
 			selector: gu.Selector, segs: segs}
 		job.dir = e.paths.claimDir(ownerKey(e.rootURL), segs)
@@ -150,7 +206,7 @@ func (e *engine) runGopher() error {
 		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
 	} else {
 		it := gopher.Item{Type: typ, Selector: gu.Selector, Host: host, Port: port, Display: path.Base(gu.Selector)}
-		if !e.queueDoc(it, nil, e.rootURL, "", "", time.Time{}) {
+		if !e.queueDoc(g, it, nil, e.rootURL, "", "", time.Time{}) {
 			return e.fatal
 		}
 	}
@@ -425,16 +481,17 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		e.record(rec)
 		return
 	}
-	sameHost := strings.EqualFold(it.Host, e.u.Host) && it.Port == e.u.PortOrDefault()
-	if !sameHost && !e.opt.SpanHosts {
+	if !e.startHost(it.Host, it.Port) && !e.opt.SpanHosts {
 		rec.Type = TypeExternal
 		e.record(rec)
 		return
 	}
-	rel := strings.TrimPrefix(it.Selector, "/")
-	if !sameHost {
-		rel = hostKey(it.Host, it.Port) + "/" + rel
+	if !g.below(e, it.Host, it.Port, it.Selector) {
+		rec.Type, rec.Error = TypeExternal, "above the start menu: not followed (--parents follows it)"
+		e.record(rec)
+		return
 	}
+	rel := path.Join(g.relNames(e, it.Host, it.Port, it.Selector)...)
 	if it.Type == gopher.TypeMenu {
 		key := menuKey(it.Host, it.Port, it.Selector)
 		g.mu.Lock()
@@ -452,7 +509,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 			e.skip(rec, "disallowed by robots.txt")
 			return
 		}
-		segs := e.localSegs(it.Host, it.Port, it.Selector)
+		segs := g.localSegs(e, it.Host, it.Port, it.Selector)
 		job := &gopherMenuJob{url: url, scheme: scheme, host: it.Host, port: it.Port, selector: it.Selector,
 			depth: j.depth + 1, parent: j.url, rel: rel, segs: segs}
 		job.dir = e.paths.claimDir(ownerKey(url), segs)
@@ -487,19 +544,19 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 	if !mtime.IsZero() {
 		key += "|mod:" + mtime.Format("20060102150405")
 	}
-	e.queueDoc(it, attrs, url, j.url, key, mtime)
+	e.queueDoc(g, it, attrs, url, j.url, key, mtime)
 }
 
 // queueDoc decides whether a document is fetched (new, changed, its copy
 // missing) or unchanged, and queues it. It returns false when it could
 // not (a limit).
-func (e *engine) queueDoc(it gopher.Item, attrs *gopher.Attributes, url, parent, key string, mtime time.Time) bool {
+func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attributes, url, parent, key string, mtime time.Time) bool {
 	rec := Record{URL: url, Type: TypeFile, ItemType: string([]byte{it.Type}), Size: -1, Parent: parent, Key: key}
 	if !e.claimFileSlot() {
 		e.markSeen(url)
 		return false
 	}
-	segs := e.localSegs(it.Host, it.Port, it.Selector)
+	segs := g.localSegs(e, it.Host, it.Port, it.Selector)
 	if len(segs) == 0 || len(segs) == 1 && strings.HasPrefix(segs[0], "@") {
 		segs = append(segs, "@empty")
 	}

@@ -33,7 +33,7 @@ const (
 	TypeSearch   = "search"   // a gopher type 7 item: not followed
 	TypeSession  = "session"  // a gopher type 8 or T item (telnet, tn3270): not followed
 	TypeCSO      = "cso"      // a gopher type 2 item: not followed
-	TypeExternal = "external" // an item on another host (without --span-hosts): not followed
+	TypeExternal = "external" // an item on another host (without --span-hosts), or above the start selector (without --parents): not followed
 	TypeOther    = "other"    // anything else that is listed but not mirrored
 )
 

@@ -83,6 +83,11 @@ func TestSelectorPath(t *testing.T) {
 		{"/../../etc", []string{"%2E.", "%2E.", "etc"}},
 		{"/a/gophermap", []string{"a", "%67ophermap"}},
 		{"/@h:70/x", []string{"%40h:70", "x"}},
+		// gophernicus's escapes are decoded: one name, however spelt.
+		{"/pub/dir#040with#040spaces/", []string{"pub", "dir with spaces"}},
+		{"/pub/100#045.txt", []string{"pub", "100%.txt"}},
+		{"/a#043b/c#057d/#056#056", []string{"a#b", "c%2Fd", "%2E."}},
+		{"/#400/#12/#8", []string{"#400", "#12", "#8"}},
 	} {
 		if got := SelectorPath(tc.sel); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("SelectorPath(%q) = %q, want %q", tc.sel, got, tc.want)

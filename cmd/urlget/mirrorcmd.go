@@ -105,6 +105,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
 	fs.Var(rateFlag(&o.client), "limit-rate", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
 	fs.BoolVar(&o.opt.SpanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
+	fs.BoolVar(&o.opt.Parents, "parents", false, "gopher: also follow items above the start selector (\"..\", links elsewhere on the host): the whole host, saved by full selector")
 	fs.BoolVar(&o.opt.RewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.opt.IgnoreRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.opt.Refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
@@ -147,7 +148,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	o.opt.URL, o.opt.Dir = fs.Arg(0), fs.Arg(1)
 	if o.opt.Reverse {
 		o.opt.Dir, o.opt.URL = fs.Arg(0), fs.Arg(1) // lftp's order: from, to
-		for _, f := range []string{"warc", "checksum", "verify", "span-hosts", "rewrite-menus", "no-robots"} {
+		for _, f := range []string{"warc", "checksum", "verify", "span-hosts", "parents", "rewrite-menus", "no-robots"} {
 			if fs.Changed(f) {
 				return nil, fmt.Errorf("--%s is for downloads: not with -R", f)
 			}

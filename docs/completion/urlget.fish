@@ -171,6 +171,7 @@ complete -c urlget -n '__fish_seen_subcommand_from mirror' -l timeout -x -d 'giv
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l connect-timeout -x -d 'give each connection attempt at most SECONDS'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l limit-rate -x -d 'read at most SPEED bytes a second in all, every connection together (suffix k, M, G)'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l span-hosts -d 'gopher: follow items to other hosts and ports (saved under DIR/@host:port/)'
+complete -c urlget -n '__fish_seen_subcommand_from mirror' -l parents -d 'gopher: also follow items above the start selector ("..", links elsewhere on the host): the whole host, saved by full selector'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l rewrite-menus -d 'gopher: write a gophermap beside each menu, pointing at the local files'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l no-robots -d 'gopher: do not fetch or obey robots.txt'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l refetch -d 'fetch every file again (files whose content did not change are left alone)'
