@@ -67,8 +67,9 @@ type gopherDocJob struct {
 	rec    Record
 	old    Record
 	hasOld bool
-	mtime  time.Time
-	why    string // why it is fetched (-v)
+	mtime  time.Time // the Gopher+ Mod-Date, zero when none
+	facts  docFacts  // what the menu and the attributes stated of it
+	why    string    // why it is fetched (-v)
 	item   gopher.Item
 	attrs  *gopher.Attributes // its Gopher+ attributes, when the menu's "$" gave them
 }
@@ -206,7 +207,7 @@ func (e *engine) runGopher() error {
 		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
 	} else {
 		it := gopher.Item{Type: typ, Selector: gu.Selector, Host: host, Port: port, Display: path.Base(gu.Selector)}
-		if !e.queueDoc(g, it, nil, e.rootURL, "", "", time.Time{}) {
+		if !e.queueDoc(g, it, nil, e.rootURL, "", "", docFacts{hi: -1}) {
 			return e.fatal
 		}
 	}
@@ -532,25 +533,32 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		e.skip(rec, "disallowed by robots.txt")
 		return
 	}
-	var mtime time.Time
 	var attrs *gopher.Attributes
 	if mods != nil && same {
 		attrs = mods[it.Selector]
 	}
+	facts := menuDocFacts(it.Display)
+	if scriptOutput(it.Selector) {
+		facts.lo, facts.hi, facts.sizeText = 0, -1, ""
+	}
 	if attrs != nil {
-		mtime, _ = attrs.ModDate()
+		facts.mod, _ = attrs.ModDate()
+		if lo, hi, text, ok := viewBounds(attrs); ok && !facts.stated() {
+			facts.lo, facts.hi, facts.sizeText = lo, hi, text
+		}
 	}
 	key = "line:" + it.Raw
-	if !mtime.IsZero() {
-		key += "|mod:" + mtime.Format("20060102150405")
+	if !facts.mod.IsZero() {
+		key += "|mod:" + facts.mod.Format("20060102150405")
 	}
-	e.queueDoc(g, it, attrs, url, j.url, key, mtime)
+	e.queueDoc(g, it, attrs, url, j.url, key, facts)
 }
 
 // queueDoc decides whether a document is fetched (new, changed, its copy
 // missing) or unchanged, and queues it. It returns false when it could
 // not (a limit).
-func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attributes, url, parent, key string, mtime time.Time) bool {
+func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attributes, url, parent, key string, facts docFacts) bool {
+	mtime := facts.mod
 	rec := Record{URL: url, Type: TypeFile, ItemType: string([]byte{it.Type}), Size: -1, Parent: parent, Key: key}
 	if !e.claimFileSlot() {
 		e.markSeen(url)
@@ -566,6 +574,8 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 	}
 	if !mtime.IsZero() {
 		rec.MTime, rec.MTimeSource = stamp(mtime), "gopher+"
+	} else if !facts.date.IsZero() {
+		rec.MTime, rec.MTimeSource = stamp(facts.date), "menu"
 	}
 	e.markSeen(url)
 	old, had := e.man.get(url)
@@ -575,8 +585,15 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 	// Only a Gopher+ date can prove a document unchanged: with --checksum,
 	// one without is fetched again and compared (sameBytes).
 	checkBytes := e.opt.Checksum && mtime.IsZero()
+	// Nor can a date that was still current when the copy was fetched
+	// (racy), a copy whose size is not what the server states, or, with
+	// Verify, one whose length nothing stated.
+	isRacy := had && racy(old)
+	badSize := had && !facts.fits(old.Size)
+	unconfirmed := had && e.opt.Verify && old.Unconfirmed
 	if had && old.Status == StatusOK && old.Key == key && key != "" && old.Path == rec.Path && !e.opt.Refetch &&
-		!checkBytes && e.fs.intact(old.Path, old.Size) && (!e.opt.Verify || e.fs.hashIs(old.Path, old.SHA256)) {
+		!checkBytes && !isRacy && !badSize && !unconfirmed &&
+		e.fs.intact(old.Path, old.Size) && (!e.opt.Verify || e.fs.hashIs(old.Path, old.SHA256)) {
 		e.nUnchanged.Add(1)
 		if old.Parent != parent && parent != "" {
 			old.Parent = parent
@@ -599,13 +616,19 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 		why = "--checksum: no Gopher+ date: fetched to compare"
 	case had && old.Key != key:
 		why = "the menu line or Gopher+ date changed"
+	case had && old.Status == StatusOK && badSize:
+		why = "the copy's size is not what the server states: " + facts.sizeErr(old.Size)
+	case had && old.Status == StatusOK && isRacy:
+		why = "racy: its date (" + old.MTime + ", " + old.MTimeSource + ", the server's time zone unknown) was maybe still current when it was fetched: a change since would not show"
+	case had && old.Status == StatusOK && unconfirmed && e.fs.intact(old.Path, old.Size) && e.fs.hashIs(old.Path, old.SHA256):
+		why = "--verify: no server stated its length: fetched again to compare"
 	case had && e.opt.Verify && old.Status == StatusOK:
 		why = verifyWhy
 	case had:
 		why = "the copy is missing or not mirrored yet"
 	}
 	e.sched.push(&task{host: hostKey(it.Host, it.Port), job: &gopherDocJob{url: url, typ: it.Type, rec: rec, old: old,
-		hasOld: had && old.Status == StatusOK, mtime: mtime, why: why, item: it, attrs: attrs}})
+		hasOld: had && old.Status == StatusOK, mtime: mtime, facts: facts, why: why, item: it, attrs: attrs}})
 	return true
 }
 
@@ -640,9 +663,15 @@ func (e *engine) fetchDoc(j *gopherDocJob) error {
 
 func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob) error {
 	u, err := urlparse.Parse(j.url)
+	if err == nil && j.item.Plus == '+' {
+		// A Gopher+ item is asked for with "+": the reply states its
+		// exact length ("+N"; fewer bytes are ErrPartial).
+		u, err = urlparse.Parse(urlparse.GopherPlusURL(u.Scheme, j.item.Host, j.item.Port, j.typ, j.item.Selector, "", "+"))
+	}
 	if err != nil {
 		return &fetch.Error{Kind: fetch.ErrMalformed, URL: j.url, Err: err}
 	}
+	started := time.Now()
 	res, err := e.client.Do(ctx, &fetch.Request{URL: &u})
 	if err != nil {
 		return err
@@ -661,10 +690,21 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 		}
 		return err
 	}
+	if res.Size >= 0 && tmp.n != res.Size {
+		return &fetch.Error{Kind: fetch.ErrPartial, URL: j.url, Msg: fmt.Sprintf("gopher: %d bytes arrived, the Gopher+ reply states %d", tmp.n, res.Size)}
+	}
+	if !j.facts.fits(tmp.n) {
+		// A server restart, a cut connection: the close ended the
+		// document early. Never recorded ok; retried.
+		return &fetch.Error{Kind: fetch.ErrPartial, URL: j.url, Msg: "gopher: " + j.facts.sizeErr(tmp.n)}
+	}
 	rec := j.rec
 	rec.Size = tmp.n
 	rec.SHA256 = tmp.sum()
-	rec.Fetched = stamp(time.Now())
+	// When the fetch began: a change after it, within the recorded
+	// date's precision, makes the copy racy.
+	rec.Fetched = stamp(started)
+	rec.Unconfirmed = res.Size < 0
 	rec.Status = StatusOK
 	if err := e.archiveResource(rec.URL, gopherType(j.typ, j.rec.Path), tmp, gopherFields(j.typ, j.item.Selector, j.item.Raw, j.attrs)); err != nil {
 		return asLocal(err)

@@ -63,8 +63,14 @@ type Record struct {
 	// UTC), "list" (an ls-style LIST line: minutes, the server's time
 	// zone unknown), "list-noyear" (the same without a year, which was
 	// guessed), "gopher+" (a Gopher+ Mod-Date, server local time),
-	// "http" (Last-Modified, to the second).
+	// "menu" (the date in a gophernicus menu line: minutes, server local
+	// time), "http" (Last-Modified, to the second).
 	MTimeSource string `json:"mtime_source,omitempty"`
+	// Unconfirmed says that no server stated the length of the copy (a
+	// gopher document without a Gopher+ "+N" length: only the closed
+	// connection ended it), so that it may be cut short: Verify fetches
+	// it again and compares.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 	// Key is what the listing said of the item (size and time, or the
 	// menu line): the item is fetched again when it changes.
 	Key    string `json:"key,omitempty"`

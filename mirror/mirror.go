@@ -110,7 +110,16 @@
 // seen); a file is fetched again when its listing entry changed (size or
 // time; for gopher the menu line or the Gopher+ Mod-Date), when the server
 // does not answer 304 to the conditions recorded (http), or when its local
-// copy is missing or has the wrong size.
+// copy is missing or has the wrong size. A gopher document is also fetched
+// again when its recorded date (gophernicus's menu minute, the Gopher+
+// Mod-Date) could still have been current when it was fetched ("racy":
+// the server's time zone unknown, any is allowed), and when its copy's
+// size is not what the server states (the Gopher+ "+N" length, exact; the
+// +VIEWS size or gophernicus's "50.0 MB", approximate); a document that
+// arrives shorter than the stated size allows is a failure, never recorded
+// ok (longer is not: gophernicus sends texts with CRLF). One
+// whose exact length nothing stated is recorded Unconfirmed, and Verify
+// fetches it again and compares.
 //
 // # Safety
 //
@@ -236,7 +245,9 @@ type Options struct {
 	Checksum bool
 	// Verify hashes every local copy that is judged unchanged again and
 	// fetches it anew when its SHA-256 is not the one recorded at fetch
-	// time (bit rot, a hand edit).
+	// time (bit rot, a hand edit); it also fetches again, to compare,
+	// every gopher document recorded Unconfirmed (no server stated its
+	// length).
 	Verify bool
 
 	// WARC, when set, is a file to which every response the run fetches

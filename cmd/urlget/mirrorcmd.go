@@ -109,7 +109,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.opt.RewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.opt.IgnoreRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.opt.Refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
-	fs.BoolVar(&o.opt.Verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
+	fs.BoolVar(&o.opt.Verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit); gopher: also fetch again and compare every copy whose length no server stated")
 	fs.BoolVar(&o.opt.Checksum, "checksum", false, "compare files that look unchanged by SHA-256: ftp the server's (HASH, XSHA256), else by fetching them; http by fetching them")
 	fs.StringVar(&o.opt.WARC, "warc", "", "also write every response fetched to `FILE` as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")

@@ -175,7 +175,7 @@ complete -c urlget -n '__fish_seen_subcommand_from mirror' -l parents -d 'gopher
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l rewrite-menus -d 'gopher: write a gophermap beside each menu, pointing at the local files'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l no-robots -d 'gopher: do not fetch or obey robots.txt'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l refetch -d 'fetch every file again (files whose content did not change are left alone)'
-complete -c urlget -n '__fish_seen_subcommand_from mirror' -l verify -d 'hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)'
+complete -c urlget -n '__fish_seen_subcommand_from mirror' -l verify -d 'hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit); gopher: also fetch again and compare every copy whose length no server stated'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l checksum -d 'compare files that look unchanged by SHA-256: ftp the server\'s (HASH, XSHA256), else by fetching them; http by fetching them'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l warc -r -F -d 'also write every response fetched to FILE as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)'
 complete -c urlget -n '__fish_seen_subcommand_from mirror' -l json -d 'print the summary as JSON on stdout'
