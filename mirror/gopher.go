@@ -30,7 +30,12 @@ const (
 
 // gopherState is the crawl's shared state.
 type gopherState struct {
-	raw     *fetch.Client // for menus: replies byte for byte
+	raw *fetch.Client // for menus: replies byte for byte
+	// base is the names (selectorNames) of the start selector's
+	// directory on the mirrored host: what lies below it is mirrored,
+	// stored relative to it (nil with Parents: the whole host, stored by
+	// its full selectors).
+	base    []string
 	mu      sync.Mutex
 	visited map[string]bool
 	robots  map[string]*robotsOnce // by host:port
@@ -62,8 +67,9 @@ type gopherDocJob struct {
 	rec    Record
 	old    Record
 	hasOld bool
-	mtime  time.Time
-	why    string // why it is fetched (-v)
+	mtime  time.Time // the Gopher+ Mod-Date, zero when none
+	facts  docFacts  // what the menu and the attributes stated of it
+	why    string    // why it is fetched (-v)
 	item   gopher.Item
 	attrs  *gopher.Attributes // its Gopher+ attributes, when the menu's "$" gave them
 }
@@ -101,14 +107,59 @@ func ownerKey(raw string) string {
 	return docKey(u.Host, port, u.Gopher.Selector)
 }
 
-// localSegs is where an item of host:port goes: the selector's path for
-// the mirrored host, under "@host:port" for others.
-func (e *engine) localSegs(host string, port int, sel string) []string {
-	segs := SelectorPath(sel)
-	if !strings.EqualFold(host, e.u.Host) || port != e.u.PortOrDefault() {
-		segs = append([]string{hostComponent(host, port)}, segs...)
+// startHost reports whether host:port is the mirrored URL's.
+func (e *engine) startHost(host string, port int) bool {
+	return strings.EqualFold(host, e.u.Host) && port == e.u.PortOrDefault()
+}
+
+// below reports whether the selector sel of host:port lies below the start
+// selector's directory (g.base): its names begin with the base's, and
+// none is "." or ".." (which a server may resolve to above it; below the
+// root nothing is above). Items of other hosts are not bounded (SpanHosts decides
+// whether they are followed, as wget's --no-parent bounds only the start
+// host). The rule is the http mirror's: nothing above the start directory.
+func (g *gopherState) below(e *engine, host string, port int, sel string) bool {
+	if !e.startHost(host, port) {
+		return true
 	}
-	return segs
+	names := selectorNames(sel)
+	if len(g.base) == 0 {
+		return true
+	} else if len(names) < len(g.base) {
+		return false
+	}
+	for i, n := range names {
+		if n == "." || n == ".." || i < len(g.base) && n != g.base[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// relNames is the names of sel below the start selector's directory (for
+// an item of the start host below it), or host:port and every name (for
+// another host's).
+func (g *gopherState) relNames(e *engine, host string, port int, sel string) []string {
+	names := selectorNames(sel)
+	if !e.startHost(host, port) {
+		return append([]string{hostKey(host, port)}, names...)
+	}
+	return names[min(len(g.base), len(names)):]
+}
+
+// localSegs is where an item of host:port goes: its selector's path below
+// the start selector's directory for the mirrored host (as the ftp and
+// http mirrors store what is below their URL), its whole selector's path
+// under "@host:port" for others.
+func (g *gopherState) localSegs(e *engine, host string, port int, sel string) []string {
+	if !e.startHost(host, port) {
+		return append([]string{hostComponent(host, port)}, SelectorPath(sel)...)
+	}
+	names := g.relNames(e, host, port, sel)
+	for i, n := range names {
+		names[i] = encodeGopherSegment(n)
+	}
+	return names
 }
 
 func (e *engine) runGopher() error {
@@ -137,11 +188,17 @@ func (e *engine) runGopher() error {
 	}
 	port := e.u.PortOrDefault()
 	host := e.u.Host
+	if !e.opt.Parents {
+		g.base = selectorNames(gu.Selector)
+		if typ != gopher.TypeMenu && len(g.base) > 0 {
+			g.base = g.base[:len(g.base)-1] // a document: its directory
+		}
+	}
 	if !e.opt.IgnoreRobots {
 		e.robotsFor(g, e.u.Scheme, host, port)
 	}
 	if typ == gopher.TypeMenu {
-		segs := SelectorPath(gu.Selector)
+		segs := g.localSegs(e, host, port, gu.Selector)
 		job := &gopherMenuJob{url: e.rootURL, scheme: e.u.Scheme, host: host, port: port,
 			selector: gu.Selector, segs: segs}
 		job.dir = e.paths.claimDir(ownerKey(e.rootURL), segs)
@@ -150,7 +207,7 @@ func (e *engine) runGopher() error {
 		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
 	} else {
 		it := gopher.Item{Type: typ, Selector: gu.Selector, Host: host, Port: port, Display: path.Base(gu.Selector)}
-		if !e.queueDoc(it, nil, e.rootURL, "", "", time.Time{}) {
+		if !e.queueDoc(g, it, nil, e.rootURL, "", "", docFacts{hi: -1}) {
 			return e.fatal
 		}
 	}
@@ -425,16 +482,17 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		e.record(rec)
 		return
 	}
-	sameHost := strings.EqualFold(it.Host, e.u.Host) && it.Port == e.u.PortOrDefault()
-	if !sameHost && !e.opt.SpanHosts {
+	if !e.startHost(it.Host, it.Port) && !e.opt.SpanHosts {
 		rec.Type = TypeExternal
 		e.record(rec)
 		return
 	}
-	rel := strings.TrimPrefix(it.Selector, "/")
-	if !sameHost {
-		rel = hostKey(it.Host, it.Port) + "/" + rel
+	if !g.below(e, it.Host, it.Port, it.Selector) {
+		rec.Type, rec.Error = TypeExternal, "above the start menu: not followed (--parents follows it)"
+		e.record(rec)
+		return
 	}
+	rel := path.Join(g.relNames(e, it.Host, it.Port, it.Selector)...)
 	if it.Type == gopher.TypeMenu {
 		key := menuKey(it.Host, it.Port, it.Selector)
 		g.mu.Lock()
@@ -452,7 +510,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 			e.skip(rec, "disallowed by robots.txt")
 			return
 		}
-		segs := e.localSegs(it.Host, it.Port, it.Selector)
+		segs := g.localSegs(e, it.Host, it.Port, it.Selector)
 		job := &gopherMenuJob{url: url, scheme: scheme, host: it.Host, port: it.Port, selector: it.Selector,
 			depth: j.depth + 1, parent: j.url, rel: rel, segs: segs}
 		job.dir = e.paths.claimDir(ownerKey(url), segs)
@@ -475,31 +533,38 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		e.skip(rec, "disallowed by robots.txt")
 		return
 	}
-	var mtime time.Time
 	var attrs *gopher.Attributes
 	if mods != nil && same {
 		attrs = mods[it.Selector]
 	}
+	facts := menuDocFacts(it.Display)
+	if scriptOutput(it.Selector) {
+		facts.lo, facts.hi, facts.sizeText = 0, -1, ""
+	}
 	if attrs != nil {
-		mtime, _ = attrs.ModDate()
+		facts.mod, _ = attrs.ModDate()
+		if lo, hi, text, ok := viewBounds(attrs); ok && !facts.stated() {
+			facts.lo, facts.hi, facts.sizeText = lo, hi, text
+		}
 	}
 	key = "line:" + it.Raw
-	if !mtime.IsZero() {
-		key += "|mod:" + mtime.Format("20060102150405")
+	if !facts.mod.IsZero() {
+		key += "|mod:" + facts.mod.Format("20060102150405")
 	}
-	e.queueDoc(it, attrs, url, j.url, key, mtime)
+	e.queueDoc(g, it, attrs, url, j.url, key, facts)
 }
 
 // queueDoc decides whether a document is fetched (new, changed, its copy
 // missing) or unchanged, and queues it. It returns false when it could
 // not (a limit).
-func (e *engine) queueDoc(it gopher.Item, attrs *gopher.Attributes, url, parent, key string, mtime time.Time) bool {
+func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attributes, url, parent, key string, facts docFacts) bool {
+	mtime := facts.mod
 	rec := Record{URL: url, Type: TypeFile, ItemType: string([]byte{it.Type}), Size: -1, Parent: parent, Key: key}
 	if !e.claimFileSlot() {
 		e.markSeen(url)
 		return false
 	}
-	segs := e.localSegs(it.Host, it.Port, it.Selector)
+	segs := g.localSegs(e, it.Host, it.Port, it.Selector)
 	if len(segs) == 0 || len(segs) == 1 && strings.HasPrefix(segs[0], "@") {
 		segs = append(segs, "@empty")
 	}
@@ -509,6 +574,8 @@ func (e *engine) queueDoc(it gopher.Item, attrs *gopher.Attributes, url, parent,
 	}
 	if !mtime.IsZero() {
 		rec.MTime, rec.MTimeSource = stamp(mtime), "gopher+"
+	} else if !facts.date.IsZero() {
+		rec.MTime, rec.MTimeSource = stamp(facts.date), "menu"
 	}
 	e.markSeen(url)
 	old, had := e.man.get(url)
@@ -518,8 +585,15 @@ func (e *engine) queueDoc(it gopher.Item, attrs *gopher.Attributes, url, parent,
 	// Only a Gopher+ date can prove a document unchanged: with --checksum,
 	// one without is fetched again and compared (sameBytes).
 	checkBytes := e.opt.Checksum && mtime.IsZero()
+	// Nor can a date that was still current when the copy was fetched
+	// (racy), a copy whose size is not what the server states, or, with
+	// Verify, one whose length nothing stated.
+	isRacy := had && racy(old)
+	badSize := had && !facts.fits(old.Size)
+	unconfirmed := had && e.opt.Verify && old.Unconfirmed
 	if had && old.Status == StatusOK && old.Key == key && key != "" && old.Path == rec.Path && !e.opt.Refetch &&
-		!checkBytes && e.fs.intact(old.Path, old.Size) && (!e.opt.Verify || e.fs.hashIs(old.Path, old.SHA256)) {
+		!checkBytes && !isRacy && !badSize && !unconfirmed &&
+		e.fs.intact(old.Path, old.Size) && (!e.opt.Verify || e.fs.hashIs(old.Path, old.SHA256)) {
 		e.nUnchanged.Add(1)
 		if old.Parent != parent && parent != "" {
 			old.Parent = parent
@@ -542,13 +616,19 @@ func (e *engine) queueDoc(it gopher.Item, attrs *gopher.Attributes, url, parent,
 		why = "--checksum: no Gopher+ date: fetched to compare"
 	case had && old.Key != key:
 		why = "the menu line or Gopher+ date changed"
+	case had && old.Status == StatusOK && badSize:
+		why = "the copy's size is not what the server states: " + facts.sizeErr(old.Size)
+	case had && old.Status == StatusOK && isRacy:
+		why = "racy: its date (" + old.MTime + ", " + old.MTimeSource + ", the server's time zone unknown) was maybe still current when it was fetched: a change since would not show"
+	case had && old.Status == StatusOK && unconfirmed && e.fs.intact(old.Path, old.Size) && e.fs.hashIs(old.Path, old.SHA256):
+		why = "--verify: no server stated its length: fetched again to compare"
 	case had && e.opt.Verify && old.Status == StatusOK:
 		why = verifyWhy
 	case had:
 		why = "the copy is missing or not mirrored yet"
 	}
 	e.sched.push(&task{host: hostKey(it.Host, it.Port), job: &gopherDocJob{url: url, typ: it.Type, rec: rec, old: old,
-		hasOld: had && old.Status == StatusOK, mtime: mtime, why: why, item: it, attrs: attrs}})
+		hasOld: had && old.Status == StatusOK, mtime: mtime, facts: facts, why: why, item: it, attrs: attrs}})
 	return true
 }
 
@@ -583,9 +663,15 @@ func (e *engine) fetchDoc(j *gopherDocJob) error {
 
 func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob) error {
 	u, err := urlparse.Parse(j.url)
+	if err == nil && j.item.Plus == '+' {
+		// A Gopher+ item is asked for with "+": the reply states its
+		// exact length ("+N"; fewer bytes are ErrPartial).
+		u, err = urlparse.Parse(urlparse.GopherPlusURL(u.Scheme, j.item.Host, j.item.Port, j.typ, j.item.Selector, "", "+"))
+	}
 	if err != nil {
 		return &fetch.Error{Kind: fetch.ErrMalformed, URL: j.url, Err: err}
 	}
+	started := time.Now()
 	res, err := e.client.Do(ctx, &fetch.Request{URL: &u})
 	if err != nil {
 		return err
@@ -604,10 +690,21 @@ func (e *engine) fetchDocBody(ctx context.Context, touch func(), j *gopherDocJob
 		}
 		return err
 	}
+	if res.Size >= 0 && tmp.n != res.Size {
+		return &fetch.Error{Kind: fetch.ErrPartial, URL: j.url, Msg: fmt.Sprintf("gopher: %d bytes arrived, the Gopher+ reply states %d", tmp.n, res.Size)}
+	}
+	if !j.facts.fits(tmp.n) {
+		// A server restart, a cut connection: the close ended the
+		// document early. Never recorded ok; retried.
+		return &fetch.Error{Kind: fetch.ErrPartial, URL: j.url, Msg: "gopher: " + j.facts.sizeErr(tmp.n)}
+	}
 	rec := j.rec
 	rec.Size = tmp.n
 	rec.SHA256 = tmp.sum()
-	rec.Fetched = stamp(time.Now())
+	// When the fetch began: a change after it, within the recorded
+	// date's precision, makes the copy racy.
+	rec.Fetched = stamp(started)
+	rec.Unconfirmed = res.Size < 0
 	rec.Status = StatusOK
 	if err := e.archiveResource(rec.URL, gopherType(j.typ, j.rec.Path), tmp, gopherFields(j.typ, j.item.Selector, j.item.Raw, j.attrs)); err != nil {
 		return asLocal(err)

@@ -33,7 +33,7 @@ const (
 	TypeSearch   = "search"   // a gopher type 7 item: not followed
 	TypeSession  = "session"  // a gopher type 8 or T item (telnet, tn3270): not followed
 	TypeCSO      = "cso"      // a gopher type 2 item: not followed
-	TypeExternal = "external" // an item on another host (without --span-hosts): not followed
+	TypeExternal = "external" // an item on another host (without --span-hosts), or above the start selector (without --parents): not followed
 	TypeOther    = "other"    // anything else that is listed but not mirrored
 )
 
@@ -63,8 +63,14 @@ type Record struct {
 	// UTC), "list" (an ls-style LIST line: minutes, the server's time
 	// zone unknown), "list-noyear" (the same without a year, which was
 	// guessed), "gopher+" (a Gopher+ Mod-Date, server local time),
-	// "http" (Last-Modified, to the second).
+	// "menu" (the date in a gophernicus menu line: minutes, server local
+	// time), "http" (Last-Modified, to the second).
 	MTimeSource string `json:"mtime_source,omitempty"`
+	// Unconfirmed says that no server stated the length of the copy (a
+	// gopher document without a Gopher+ "+N" length: only the closed
+	// connection ended it), so that it may be cut short: Verify fetches
+	// it again and compares.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 	// Key is what the listing said of the item (size and time, or the
 	// menu line): the item is fetched again when it changes.
 	Key    string `json:"key,omitempty"`

@@ -57,10 +57,17 @@
 // # Gopher
 //
 // Menus are crawled from the URL, on the same host and port (unless
-// SpanHosts), breadth first. Every menu is saved byte for byte as it was
-// received (DIR/<selector path>/.gopher-menu), every document under a path
-// derived from its selector (DIR/<selector path>), binary items byte for
-// byte. Search (7), CSO (2), telnet (8, T), mirror (+) and "h" URL: items
+// SpanHosts), breadth first, never above the start selector's directory
+// (unless Parents): an item whose selector does not begin with the start
+// menu's names (a ".." item, a link elsewhere on the host) is recorded,
+// not followed, as the http mirror never leaves its start directory. Every
+// menu is saved byte for byte as it was received (DIR/<path>/.gopher-menu),
+// every document under a path derived from its selector below the start
+// selector (DIR/<path>; with Parents the full selector), binary items byte
+// for byte. The path is the selector's names, each decoded where
+// gophernicus escaped a byte as "#" and three octal digits ("#040" is a
+// space), then made safe with EncodeName: gophernicus names a directory
+// both ways, and it is one local directory. Search (7), CSO (2), telnet (8, T), mirror (+) and "h" URL: items
 // are recorded, not followed; info lines stay in the saved menus. With
 // RewriteMenus a "gophermap" beside each saved menu points its items at the
 // local files, so that DIR can be served by gophernicus or pygopherd (or
@@ -103,7 +110,16 @@
 // seen); a file is fetched again when its listing entry changed (size or
 // time; for gopher the menu line or the Gopher+ Mod-Date), when the server
 // does not answer 304 to the conditions recorded (http), or when its local
-// copy is missing or has the wrong size.
+// copy is missing or has the wrong size. A gopher document is also fetched
+// again when its recorded date (gophernicus's menu minute, the Gopher+
+// Mod-Date) could still have been current when it was fetched ("racy":
+// the server's time zone unknown, any is allowed), and when its copy's
+// size is not what the server states (the Gopher+ "+N" length, exact; the
+// +VIEWS size or gophernicus's "50.0 MB", approximate); a document that
+// arrives shorter than the stated size allows is a failure, never recorded
+// ok (longer is not: gophernicus sends texts with CRLF). One
+// whose exact length nothing stated is recorded Unconfirmed, and Verify
+// fetches it again and compares.
 //
 // # Safety
 //
@@ -208,6 +224,12 @@ type Options struct {
 
 	// SpanHosts follows gopher items to other hosts and ports.
 	SpanHosts bool
+	// Parents follows gopher items of the URL's host that lie outside
+	// the start selector's directory (wget's --no-parent inverted): the
+	// whole host reachable from the URL is mirrored, each item stored by
+	// its full selector. Without it only what lies below the start
+	// selector is, stored relative to it.
+	Parents bool
 	// RewriteMenus writes a browsable "gophermap" beside each saved menu.
 	RewriteMenus bool
 	// IgnoreRobots does not fetch or obey the gopher robots.txt.
@@ -223,7 +245,9 @@ type Options struct {
 	Checksum bool
 	// Verify hashes every local copy that is judged unchanged again and
 	// fetches it anew when its SHA-256 is not the one recorded at fetch
-	// time (bit rot, a hand edit).
+	// time (bit rot, a hand edit); it also fetches again, to compare,
+	// every gopher document recorded Unconfirmed (no server stated its
+	// length).
 	Verify bool
 
 	// WARC, when set, is a file to which every response the run fetches

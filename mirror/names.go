@@ -139,19 +139,55 @@ func encodeGopherSegment(s string) string {
 }
 
 // SelectorPath maps a gopher selector to local path components: the
-// selector is split at "/", empty segments are dropped, and each segment is
-// encoded (EncodeName; "gophermap" is reserved too). "", "/" and "//" give
-// no components (the root).
+// selector's names (selectorNames: split at "/", gophernicus's "#ooo"
+// escapes decoded), each encoded (EncodeName; "gophermap" is reserved
+// too). "", "/" and "//" give no components (the root).
 func SelectorPath(selector string) []string {
+	names := selectorNames(selector)
+	for i, s := range names {
+		names[i] = encodeGopherSegment(s)
+	}
+	return names
+}
+
+// selectorNames splits a gopher selector at "/" into the names of its
+// segments, empty segments dropped, each decoded as gophernicus encodes
+// it: "#" and three octal digits is that byte ("#040" a space, "#043" a
+// "#" itself, which gophernicus always escapes). gophernicus names one
+// directory both ways — "/pub/dir#040x/" in its parent's menu, "/pub/dir
+// x/…" in the items of its own — so that only decoded are the two one
+// local directory. On another server a selector with such a "#" gets the
+// decoded local name all the same (the manifest's URL and name keep the
+// selector as it was).
+func selectorNames(selector string) []string {
 	var out []string
 	for _, s := range strings.Split(selector, "/") {
-		if s == "" {
-			continue
+		if s != "" {
+			out = append(out, decodeOctalEscapes(s))
 		}
-		out = append(out, encodeGopherSegment(s))
 	}
 	return out
 }
+
+// decodeOctalEscapes replaces every "#ooo" (three octal digits, at most
+// 377) in s with the byte it stands for.
+func decodeOctalEscapes(s string) string {
+	if !strings.Contains(s, "#") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) && s[i+1] <= '3' {
+			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 
 // hostComponent is the local directory of another gopher host's items
 // (with --span-hosts): "@host:port". A leading "@" never comes from

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 )
@@ -83,6 +84,11 @@ func TestSelectorPath(t *testing.T) {
 		{"/../../etc", []string{"%2E.", "%2E.", "etc"}},
 		{"/a/gophermap", []string{"a", "%67ophermap"}},
 		{"/@h:70/x", []string{"%40h:70", "x"}},
+		// gophernicus's escapes are decoded: one name, however spelt.
+		{"/pub/dir#040with#040spaces/", []string{"pub", "dir with spaces"}},
+		{"/pub/100#045.txt", []string{"pub", "100%.txt"}},
+		{"/a#043b/c#057d/#056#056", []string{"a#b", "c%2Fd", "%2E."}},
+		{"/#400/#12/#8", []string{"#400", "#12", "#8"}},
 	} {
 		if got := SelectorPath(tc.sel); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("SelectorPath(%q) = %q, want %q", tc.sel, got, tc.want)
@@ -290,5 +296,51 @@ func TestFTPFallbacks(t *testing.T) {
 	}
 	if verbs[0] != "EPSV" || !strings.Contains(strings.Join(verbs, " "), "NLST") {
 		t.Errorf("commands: %q", verbs)
+	}
+}
+
+func TestGopherDocFacts(t *testing.T) {
+	for _, tc := range []struct {
+		display  string
+		date     string
+		lo, hi   int64
+		sizeText string
+	}{
+		{"doc.txt                               2026-Dec-06 19:54     0.0 KB", "2026-12-06T19:54:00Z", 0, 52, "0.0 KB"},
+		{"big.bin                               2026-Dec-06 19:54    50.0 MB", "2026-12-06T19:54:00Z", 52376370, 52481229, "50.0 MB"},
+		{"f1076                                 2026-Dec-06 19:57     1.1 KB", "2026-12-06T19:57:00Z", 1074, 1178, "1.1 KB"},
+		{"c                                     2026-Dec-06 19:54   --------", "2026-12-06T19:54:00Z", 0, -1, ""},
+		{"Hello", "", 0, -1, ""},
+		{"a file of 50.0 MB", "", 0, -1, ""},
+	} {
+		f := menuDocFacts(tc.display)
+		date := ""
+		if !f.date.IsZero() {
+			date = f.date.Format(time.RFC3339)
+		}
+		if date != tc.date || f.lo != tc.lo || f.hi != tc.hi || f.sizeText != tc.sizeText {
+			t.Errorf("menuDocFacts(%q) = %s %d..%d %q, want %s %d..%d %q", tc.display, date, f.lo, f.hi, f.sizeText, tc.date, tc.lo, tc.hi, tc.sizeText)
+		}
+	}
+	f := menuDocFacts("x  2026-Dec-06 19:54    50.0 MB")
+	if f.fits(30098346) || !f.fits(52428800) {
+		t.Errorf("50.0 MB: fits(30098346) %v, fits(52428800) %v", f.fits(30098346), f.fits(52428800))
+	}
+	fetched := time.Date(2026, 12, 6, 20, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		mtime, src string
+		want       bool
+	}{
+		{"2026-12-06T19:59:00Z", "menu", true},  // the minute of the fetch (UTC)
+		{"2026-12-06T08:00:00Z", "menu", true},  // could be UTC-12's 20:00
+		{"2026-12-06T07:57:00Z", "menu", false}, // over before the fetch in every zone
+		{"2026-12-06T07:58:59Z", "gopher+", false},
+		{"2026-12-06T07:59:00Z", "gopher+", true},
+		{"2026-12-06T19:59:00Z", "http", false}, // not gopher's
+	} {
+		r := Record{MTime: tc.mtime, MTimeSource: tc.src, Fetched: fetched.Format(time.RFC3339Nano)}
+		if got := racy(r); got != tc.want {
+			t.Errorf("racy(%s %s, fetched %s) = %v, want %v", tc.mtime, tc.src, fetched, got, tc.want)
+		}
 	}
 }

@@ -105,10 +105,11 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
 	fs.Var(rateFlag(&o.client), "limit-rate", "read at most `SPEED` bytes a second in all, every connection together (suffix k, M, G)")
 	fs.BoolVar(&o.opt.SpanHosts, "span-hosts", false, "gopher: follow items to other hosts and ports (saved under DIR/@host:port/)")
+	fs.BoolVar(&o.opt.Parents, "parents", false, "gopher: also follow items above the start selector (\"..\", links elsewhere on the host): the whole host, saved by full selector")
 	fs.BoolVar(&o.opt.RewriteMenus, "rewrite-menus", false, "gopher: write a gophermap beside each menu, pointing at the local files")
 	fs.BoolVar(&o.opt.IgnoreRobots, "no-robots", false, "gopher: do not fetch or obey robots.txt")
 	fs.BoolVar(&o.opt.Refetch, "refetch", false, "fetch every file again (files whose content did not change are left alone)")
-	fs.BoolVar(&o.opt.Verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit)")
+	fs.BoolVar(&o.opt.Verify, "verify", false, "hash every local copy that looks current and fetch it again when it is not what was fetched (bit rot, a hand edit); gopher: also fetch again and compare every copy whose length no server stated")
 	fs.BoolVar(&o.opt.Checksum, "checksum", false, "compare files that look unchanged by SHA-256: ftp the server's (HASH, XSHA256), else by fetching them; http by fetching them")
 	fs.StringVar(&o.opt.WARC, "warc", "", "also write every response fetched to `FILE` as WARC 1.1 records (gzip per record unless FILE ends in .warc; appended to)")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the summary as JSON on stdout")
@@ -147,7 +148,7 @@ func parseMirrorArgs(e env, args []string) (*mirrorOpts, error) {
 	o.opt.URL, o.opt.Dir = fs.Arg(0), fs.Arg(1)
 	if o.opt.Reverse {
 		o.opt.Dir, o.opt.URL = fs.Arg(0), fs.Arg(1) // lftp's order: from, to
-		for _, f := range []string{"warc", "checksum", "verify", "span-hosts", "rewrite-menus", "no-robots"} {
+		for _, f := range []string{"warc", "checksum", "verify", "span-hosts", "parents", "rewrite-menus", "no-robots"} {
 			if fs.Changed(f) {
 				return nil, fmt.Errorf("--%s is for downloads: not with -R", f)
 			}

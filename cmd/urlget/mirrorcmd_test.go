@@ -113,6 +113,9 @@ func TestMirrorFlagFields(t *testing.T) {
 			t.Errorf("%q: Retries %d, DeleteLimit %d; want %d, %d", tc.args, opt.Retries, opt.DeleteLimit, tc.retries, tc.deleteLimit)
 		}
 	}
+	if o, err := parseMirrorArgs(env{stderr: io.Discard}, []string{"--parents", "gopher://h/1/pub/", "d"}); err != nil || !o.options().Parents {
+		t.Errorf("--parents: %v, Parents not set", err)
+	}
 	o, err := parseMirrorArgs(env{stderr: io.Discard}, []string{"--trace", "--ftp-email", "me@here", "ftp://h/", "d"})
 	if cl := o.options().Client; err != nil || cl.Verbose == nil || cl.Options["ftp-email"] != "me@here" {
 		t.Errorf("--trace --ftp-email: %v, %+v", err, cl)

@@ -111,6 +111,7 @@ func TestMirrorReverseUsage(t *testing.T) {
 	}{
 		{[]string{"-R", "--warc", "x.warc", dir, "ftp://127.0.0.1:1/x/"}, 2, "--warc is for downloads"},
 		{[]string{"-R", "--checksum", dir, "ftp://127.0.0.1:1/x/"}, 2, "--checksum is for downloads"},
+		{[]string{"-R", "--parents", dir, "ftp://127.0.0.1:1/x/"}, 2, "--parents is for downloads"},
 		{[]string{"-R", "ftp://127.0.0.1:1/x/", dir}, 3, "malformed URL"},  // the order reversed: DIR is no URL
 		{[]string{"-R", dir, "http://127.0.0.1:1/x/"}, 1, "only ftp URLs"}, // uploads go to ftp only
 	} {
