@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -29,7 +30,7 @@ func cutFiles(t *testing.T, dir string, n int) map[string]string {
 		b := make([]byte, 33983)
 		rand.NewChaCha8([32]byte{37, byte(i)}).Read(b)
 		name := fmt.Sprintf("file%04d.txt", i)
-		writeFile(t, filepath.Join(dir, name), string(b), t1)
+		fetchtest.WriteFile(t, filepath.Join(dir, name), string(b), t1)
 		out[name] = string(b)
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -23,7 +24,7 @@ func boundRoot(t *testing.T) string {
 		"pub/a/b/dir with spaces/file name.txt": "spaces\n",
 		"pub/a/b/100%.txt":                      "percent\n",
 	} {
-		writeFile(t, filepath.Join(root, filepath.FromSlash(name)), data, t1)
+		fetchtest.WriteFile(t, filepath.Join(root, filepath.FromSlash(name)), data, t1)
 	}
 	openUp(t, root)
 	return root

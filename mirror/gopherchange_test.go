@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -52,8 +53,8 @@ func TestRealGopherRacy(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "racy.txt")
 	now := time.Now().Truncate(time.Second)
-	writeFile(t, p, "seven!\n", now)
-	writeFile(t, filepath.Join(root, "old.txt"), "old\n", t1)
+	fetchtest.WriteFile(t, p, "seven!\n", now)
+	fetchtest.WriteFile(t, filepath.Join(root, "old.txt"), "old\n", t1)
 	openUp(t, root)
 	s := testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
 	dir := t.TempDir()
@@ -62,7 +63,7 @@ func TestRealGopherRacy(t *testing.T) {
 	if rec.MTimeSource != "menu" || rec.MTime == "" || !rec.Unconfirmed {
 		t.Errorf("record %+v: want the menu's date and unconfirmed", rec)
 	}
-	writeFile(t, p, "twenty-six bytes of text\n", now)
+	fetchtest.WriteFile(t, p, "twenty-six bytes of text\n", now)
 	os.Chmod(p, 0o644)
 	w := &whys{path: "racy.txt"}
 	old := &whys{path: "old.txt"}
@@ -86,12 +87,12 @@ func TestRealGopherRacy(t *testing.T) {
 func TestRealGopherVerifyUnconfirmed(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, "doc.txt")
-	writeFile(t, p, "seven!\n", t1)
+	fetchtest.WriteFile(t, p, "seven!\n", t1)
 	openUp(t, root)
 	s := testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
 	dir := t.TempDir()
 	mirrorOK(t, Options{URL: s.URL("1/"), Dir: dir})
-	writeFile(t, p, "twenty-six bytes of text\n", t1)
+	fetchtest.WriteFile(t, p, "twenty-six bytes of text\n", t1)
 	os.Chmod(p, 0o644)
 	if sum := mirrorOK(t, Options{URL: s.URL("1/"), Dir: dir}); sum.Changed != 0 {
 		t.Errorf("without --verify: %+v (nothing can tell)", countsOf(sum))
@@ -180,7 +181,7 @@ func TestRealGopherServerRestart(t *testing.T) {
 	for i := range big {
 		big[i] = byte(i * 7)
 	}
-	writeFile(t, filepath.Join(root, "big.bin"), string(big), t1)
+	fetchtest.WriteFile(t, filepath.Join(root, "big.bin"), string(big), t1)
 	openUp(t, root)
 	s := testserver.StartGophernicus(t, testserver.GopherConfig{Root: root})
 	d := &killingDialer{after: 8 << 20, kill: func() {

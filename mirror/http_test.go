@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -33,7 +34,7 @@ func httpTree(t *testing.T, extra string) (root string, ng *testserver.NginxServ
 		strings.Repeat("L", 80): "a name longer than nginx shows\n",
 	}
 	for rel, data := range files {
-		writeFile(t, filepath.Join(root, rel), data, t1)
+		fetchtest.WriteFile(t, filepath.Join(root, rel), data, t1)
 	}
 	if err := os.Mkdir(filepath.Join(root, "empty"), 0o755); err != nil {
 		t.Fatal(err)
@@ -133,13 +134,13 @@ func TestHTTPMirrorNginx(t *testing.T) {
 
 	// 3. A change of the same size a second later (another ETag and
 	// Last-Modified) is fetched; a file removed on the server is deleted.
-	writeFile(t, filepath.Join(root, "hello.txt"), "HELLO, HTTP\n", t1.Add(time.Second))
+	fetchtest.WriteFile(t, filepath.Join(root, "hello.txt"), "HELLO, HTTP\n", t1.Add(time.Second))
 	os.Remove(filepath.Join(root, "sub", "deep.txt"))
 	// A directory that is now a file, a file that is now a directory.
 	must(t, os.RemoveAll(filepath.Join(root, "sub", "sub2")))
-	writeFile(t, filepath.Join(root, "sub", "sub2"), "sub2 is a file\n", t1)
+	fetchtest.WriteFile(t, filepath.Join(root, "sub", "sub2"), "sub2 is a file\n", t1)
 	must(t, os.Remove(filepath.Join(root, "100%.txt")))
-	writeFile(t, filepath.Join(root, "100%.txt", "in.txt"), "100%.txt is a directory\n", t1)
+	fetchtest.WriteFile(t, filepath.Join(root, "100%.txt", "in.txt"), "100%.txt is a directory\n", t1)
 	sum = mirrorOK(t, Options{URL: url, Dir: dir, Delete: true})
 	if sum.Changed != 1 || sum.New != 2 || sum.Deleted != 1 || sum.Unchanged != int64(len(want))-4 {
 		t.Errorf("third run: %+v, want 1 changed, 2 new, 1 deleted", countsOf(sum))
@@ -154,7 +155,7 @@ func TestHTTPMirrorResumesWithRange(t *testing.T) {
 	root, ng, log := httpTree(t, "location /big/ { limit_rate 1m; }")
 	big := make([]byte, 2<<20)
 	rand.Read(big)
-	writeFile(t, filepath.Join(root, "big", "big.bin"), string(big), t1)
+	fetchtest.WriteFile(t, filepath.Join(root, "big", "big.bin"), string(big), t1)
 	dir := t.TempDir()
 	url := ng.URL + "/big/"
 	ctx, cancel := context.WithCancel(context.Background())
@@ -251,7 +252,7 @@ func TestHTTPMirrorPythonIndex(t *testing.T) {
 	py := testserver.Require(t, "/usr/bin/python3")
 	root := t.TempDir()
 	for rel, data := range map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", "dir/sp ace.txt": "space\n", "x%y.txt": "pct\n"} {
-		writeFile(t, filepath.Join(root, rel), data, t1)
+		fetchtest.WriteFile(t, filepath.Join(root, rel), data, t1)
 	}
 	p := testserver.StartOnFreePort(t, testserver.Options{Name: "python3 -m http.server"}, func(port int) (*exec.Cmd, string, error) {
 		return exec.Command(py, "-m", "http.server", strconv.Itoa(port), "--bind", "127.0.0.1", "--directory", root),

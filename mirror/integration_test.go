@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -68,7 +69,7 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 	// More files (for the interrupted run), a symbolic link loop, and
 	// names that need encoding.
 	for i := 0; i < 24; i++ {
-		writeFile(t, filepath.Join(pub, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
 	}
 	if err := os.Symlink(".", filepath.Join(pub, "loop")); err != nil {
 		t.Fatal(err)
@@ -82,10 +83,10 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 	if s.Kind != testserver.PureFTPd {
 		// pure-ftpd lists dot files but refuses them (553), and leaves
 		// names with control bytes out of its listings.
-		writeFile(t, filepath.Join(pub, "odd", ".hidden"), "hidden\n", t1)
-		writeFile(t, filepath.Join(pub, "odd", "ctl\x01name"), "ctl\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "odd", ".hidden"), "hidden\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "odd", "ctl\x01name"), "ctl\n", t1)
 	}
-	writeFile(t, filepath.Join(pub, "odd", "per%cent"), "pct\n", t1)
+	fetchtest.WriteFile(t, filepath.Join(pub, "odd", "per%cent"), "pct\n", t1)
 
 	want := map[string]string{}
 	filepath.Walk(pub, func(p string, fi os.FileInfo, err error) error {
@@ -170,7 +171,7 @@ func testRealFTP(t *testing.T, s *testserver.FTPServer) {
 
 	// 3. A changed file is fetched again; 4. a deleted one is removed with
 	// --delete.
-	writeFile(t, filepath.Join(pub, "hello.txt"), "hello, changed\n", t3)
+	fetchtest.WriteFile(t, filepath.Join(pub, "hello.txt"), "hello, changed\n", t3)
 	if err := os.Remove(filepath.Join(pub, "semi;colon.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestRealSameMinuteChange(t *testing.T) {
 		// A recent time (LIST shows hours and minutes), seconds apart
 		// within one minute.
 		t0 := time.Now().Add(-time.Hour).Truncate(time.Minute).Add(10 * time.Second)
-		writeFile(t, p, "v1-aaaa\n", t0)
+		fetchtest.WriteFile(t, p, "v1-aaaa\n", t0)
 		dir := t.TempDir()
 		var whys []string
 		var mu sync.Mutex
@@ -244,7 +245,7 @@ func TestRealSameMinuteChange(t *testing.T) {
 		if last.ToFetch <= 0 || last.Fetched != last.ToFetch {
 			t.Errorf("last progress: %d of %d bytes", last.Fetched, last.ToFetch)
 		}
-		writeFile(t, p, "v2-bbbb\n", t0.Add(20*time.Second))
+		fetchtest.WriteFile(t, p, "v2-bbbb\n", t0.Add(20*time.Second))
 		sum := mirrorOK(t, opt)
 		if sum.Changed != 1 {
 			t.Errorf("second run: %+v, want 1 changed", countsOf(sum))
@@ -261,7 +262,7 @@ func TestRealSameMinuteChange(t *testing.T) {
 		// second) is caught all the same: none of the three servers
 		// gives a SHA-256 (HASH, XSHA256), so the files are fetched
 		// and compared; those with the same bytes are left alone.
-		writeFile(t, p, "v3-cccc\n", t0.Add(20*time.Second))
+		fetchtest.WriteFile(t, p, "v3-cccc\n", t0.Add(20*time.Second))
 		before := inodes(t, dir)
 		copt := opt
 		copt.Event, copt.Checksum = nil, true
@@ -310,7 +311,7 @@ func TestRealResumeREST(t *testing.T) {
 	s := testserver.StartFTP(t, testserver.Vsftpd)
 	big := make([]byte, 64<<20)
 	rand.NewChaCha8([32]byte{25}).Read(big)
-	writeFile(t, filepath.Join(s.Anon, "pub", "big.bin"), string(big), t1)
+	fetchtest.WriteFile(t, filepath.Join(s.Anon, "pub", "big.bin"), string(big), t1)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -376,7 +377,7 @@ func TestRealGopherChange(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			root := t.TempDir()
 			for i := 0; i < 10; i++ {
-				writeFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+				fetchtest.WriteFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
 			}
 			openUp(t, root)
 			var s *testserver.GopherServer
@@ -396,15 +397,15 @@ func TestRealGopherChange(t *testing.T) {
 func testGopherChange(t *testing.T, s *testserver.GopherServer, root, url string) {
 	dir := t.TempDir()
 	p := filepath.Join(root, "many", "m07.txt")
-	writeFile(t, p, "many 7\n", t1)
+	fetchtest.WriteFile(t, p, "many 7\n", t1)
 	mirrorOK(t, Options{URL: url, Dir: dir})
 	if s.Kind == "pygopherd" {
-		writeFile(t, p, "MANY 7\n", t1.Add(time.Second))
+		fetchtest.WriteFile(t, p, "MANY 7\n", t1.Add(time.Second))
 		if sum := mirrorOK(t, Options{URL: url, Dir: dir}); sum.Changed != 1 {
 			t.Errorf("pygopherd, a new Mod-Date: %+v, want 1 changed", countsOf(sum))
 		}
 	}
-	writeFile(t, p, "many 7\n", t1) // back: same size, same time
+	fetchtest.WriteFile(t, p, "many 7\n", t1) // back: same size, same time
 	before := inodes(t, dir)
 	var whys []string
 	var mu sync.Mutex
@@ -424,7 +425,7 @@ func testGopherChange(t *testing.T, s *testserver.GopherServer, root, url string
 	}
 	if s.Kind == "gophernicus" {
 		sameInodes(t, before, inodes(t, dir))
-		writeFile(t, p, "MANY 7\n", t1)
+		fetchtest.WriteFile(t, p, "MANY 7\n", t1)
 		if sum := mirrorOK(t, Options{URL: url, Dir: dir}); sum.Changed != 0 {
 			t.Errorf("gophernicus, no --checksum: %+v (nothing can tell)", countsOf(sum))
 		}
@@ -447,19 +448,6 @@ func encodeRel(rel string) string {
 		parts[i] = EncodeName(p)
 	}
 	return strings.Join(parts, "/")
-}
-
-func writeFile(t *testing.T, p, data string, mtime time.Time) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // rawGopher reads what a gopher server sends for a selector, byte for
@@ -488,11 +476,11 @@ func TestRealGopherServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := 0; i < 20; i++ {
-				writeFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
+				fetchtest.WriteFile(t, filepath.Join(root, "many", fmt.Sprintf("m%02d.txt", i)), fmt.Sprintf("many %d\n", i), t1)
 			}
 			// A menu that links to itself and to the root.
-			writeFile(t, filepath.Join(root, "loop", "gophermap"), "iA loop\n1Myself\t/loop\n1Root\t/\n0Hello\t/hello.txt\n", t1)
-			writeFile(t, filepath.Join(root, "robots.txt"), "User-agent: *\nDisallow: /cgi-bin\n", t1)
+			fetchtest.WriteFile(t, filepath.Join(root, "loop", "gophermap"), "iA loop\n1Myself\t/loop\n1Root\t/\n0Hello\t/hello.txt\n", t1)
+			fetchtest.WriteFile(t, filepath.Join(root, "robots.txt"), "User-agent: *\nDisallow: /cgi-bin\n", t1)
 			openUp(t, root)
 			var s *testserver.GopherServer
 			if kind == "gophernicus" {
@@ -597,7 +585,7 @@ func testRealGopher(t *testing.T, s *testserver.GopherServer, root string) {
 
 	// 3. A changed document (new content, new time) is fetched again; 4.
 	// a deleted one is removed with --delete.
-	writeFile(t, filepath.Join(root, "docs", "one.txt"), "one, changed\n", t3)
+	fetchtest.WriteFile(t, filepath.Join(root, "docs", "one.txt"), "one, changed\n", t3)
 	os.Chmod(filepath.Join(root, "docs", "one.txt"), 0o644)
 	if err := os.Remove(filepath.Join(root, "docs", "two.txt")); err != nil {
 		t.Fatal(err)

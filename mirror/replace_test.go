@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -18,17 +19,17 @@ import (
 func TestRealKindChanges(t *testing.T) {
 	testserver.OnEachFTP(t, func(t *testing.T, s *testserver.FTPServer) {
 		pub := filepath.Join(s.Anon, "pub", "kinds")
-		writeFile(t, filepath.Join(pub, "target.txt"), "the target\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "target.txt"), "the target\n", t1)
 		// "ln" is a link to a file, "ln2" a link to a directory,
 		// "f" a file, "d" and "mine" directories with files.
-		writeFile(t, filepath.Join(pub, "sub", "s.txt"), "in sub\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "sub", "s.txt"), "in sub\n", t1)
 		must(t, os.Symlink("target.txt", filepath.Join(pub, "ln")))
 		must(t, os.Symlink("sub", filepath.Join(pub, "ln2")))
-		writeFile(t, filepath.Join(pub, "f"), "a file\n", t1)
-		writeFile(t, filepath.Join(pub, "d", "in-d.txt"), "in d\n", t1)
-		writeFile(t, filepath.Join(pub, "d", "deeper", "x.txt"), "deeper\n", t1)
-		writeFile(t, filepath.Join(pub, "e", "in-e.txt"), "in e\n", t1)
-		writeFile(t, filepath.Join(pub, "mine", "m.txt"), "m\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "f"), "a file\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "d", "in-d.txt"), "in d\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "d", "deeper", "x.txt"), "deeper\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "e", "in-e.txt"), "in e\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "mine", "m.txt"), "m\n", t1)
 		url := s.URL + "/pub/kinds/"
 		dir := t.TempDir()
 		mirrorOK(t, Options{URL: url, Dir: dir})
@@ -38,21 +39,21 @@ func TestRealKindChanges(t *testing.T) {
 			}
 		}
 		// Something of the user's in a mirrored directory.
-		writeFile(t, filepath.Join(dir, "mine", "users-own.txt"), "keep me\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(dir, "mine", "users-own.txt"), "keep me\n", t1)
 
 		// The server changes the kinds.
 		must(t, os.Remove(filepath.Join(pub, "ln")))
 		must(t, os.Remove(filepath.Join(pub, "ln2")))
 		must(t, os.Remove(filepath.Join(pub, "f")))
-		writeFile(t, filepath.Join(pub, "ln", "now-a-dir.txt"), "ln is a directory\n", t1)
-		writeFile(t, filepath.Join(pub, "ln2", "too.txt"), "ln2 too\n", t1)
-		writeFile(t, filepath.Join(pub, "f", "in-f.txt"), "f is a directory\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "ln", "now-a-dir.txt"), "ln is a directory\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "ln2", "too.txt"), "ln2 too\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "f", "in-f.txt"), "f is a directory\n", t1)
 		must(t, os.RemoveAll(filepath.Join(pub, "d")))
-		writeFile(t, filepath.Join(pub, "d"), "d is a file\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "d"), "d is a file\n", t1)
 		must(t, os.RemoveAll(filepath.Join(pub, "e")))
 		must(t, os.Symlink("target.txt", filepath.Join(pub, "e")))
 		must(t, os.RemoveAll(filepath.Join(pub, "mine")))
-		writeFile(t, filepath.Join(pub, "mine"), "mine is a file\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(pub, "mine"), "mine is a file\n", t1)
 
 		sum, err := Run(context.Background(), Options{URL: url, Dir: dir})
 		var ie *IncompleteError

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -44,7 +45,7 @@ func testRealReverse(t *testing.T, s *testserver.FTPServer) {
 		"sub/deeper/empty.file": "",
 	}
 	for rel, data := range files {
-		writeFile(t, filepath.Join(src, rel), data, t1)
+		fetchtest.WriteFile(t, filepath.Join(src, rel), data, t1)
 	}
 	if err := os.MkdirAll(filepath.Join(src, "emptydir"), 0o755); err != nil {
 		t.Fatal(err)
@@ -105,8 +106,8 @@ func testRealReverse(t *testing.T, s *testserver.FTPServer) {
 
 	// 4. A file changed by size, one by time alone (same size): each is
 	// uploaded again, nothing else; a dry run first changes nothing.
-	writeFile(t, filepath.Join(src, "a.txt"), "alpha, longer\n", t1)
-	writeFile(t, filepath.Join(src, "sub/b.txt"), "BETA\n", t1.Add(time.Hour))
+	fetchtest.WriteFile(t, filepath.Join(src, "a.txt"), "alpha, longer\n", t1)
+	fetchtest.WriteFile(t, filepath.Join(src, "sub/b.txt"), "BETA\n", t1.Add(time.Hour))
 	dry := opt
 	dry.DryRun = true
 	var would []string
@@ -138,7 +139,7 @@ func testRealReverse(t *testing.T, s *testserver.FTPServer) {
 	// directory with its contents); an excluded name is never deleted.
 	os.Remove(filepath.Join(src, "per%cent.txt"))
 	os.RemoveAll(filepath.Join(src, "sub/deeper"))
-	writeFile(t, filepath.Join(remote, "keep.log"), "not ours\n", t1)
+	fetchtest.WriteFile(t, filepath.Join(remote, "keep.log"), "not ours\n", t1)
 	os.Chown(filepath.Join(remote, "keep.log"), owner, -1)
 	sum = mirrorOK(t, opt)
 	if sum.Gone != 3 || sum.Deleted != 0 {
@@ -181,7 +182,7 @@ func TestRealReverseResume(t *testing.T) {
 	s := testserver.StartFTP(t, testserver.Vsftpd)
 	src := t.TempDir()
 	data := strings.Repeat("resumable upload ", 40_000)
-	writeFile(t, filepath.Join(src, "f.bin"), data, t1)
+	fetchtest.WriteFile(t, filepath.Join(src, "f.bin"), data, t1)
 	remote := filepath.Join(s.Home, "upload", "r")
 	os.MkdirAll(remote, 0o755)
 	owner := ftpUID(t)
@@ -190,7 +191,7 @@ func TestRealReverseResume(t *testing.T) {
 	part := filepath.Join(remote, upTempName(j))
 	stale := filepath.Join(remote, upTempName(&upJob{rel: "f.bin", size: 5, mtime: t1}))
 	for p, b := range map[string]string{part: data[:100_000], stale: "stale"} {
-		writeFile(t, p, b, t1)
+		fetchtest.WriteFile(t, p, b, t1)
 		os.Chown(p, owner, -1)
 	}
 	logBefore, _ := s.Commands()

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/mirror/internal/warc"
 )
@@ -170,8 +171,8 @@ func TestWARC(t *testing.T) {
 		root, ng, _ := httpTree(t, "location = /moved.txt { return 301 /hello.txt; }\nlocation = /denied.txt { return 403; }")
 		// Links to a redirect and to a refusal: their replies are
 		// recorded too.
-		writeFile(t, filepath.Join(root, "moved.txt"), "x", t1)
-		writeFile(t, filepath.Join(root, "denied.txt"), "x", t1)
+		fetchtest.WriteFile(t, filepath.Join(root, "moved.txt"), "x", t1)
+		fetchtest.WriteFile(t, filepath.Join(root, "denied.txt"), "x", t1)
 		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
 		if _, err := Run(context.Background(), Options{URL: ng.URL + "/", Dir: dir, WARC: w, Retries: -1}); !errors.Is(err, ErrIncomplete) {
 			t.Fatalf("first run: %v, want incomplete (denied.txt)", err)
@@ -248,7 +249,7 @@ func TestWARC(t *testing.T) {
 	// Mod-Date) are in its metadata record.
 	t.Run("gopher+", func(t *testing.T) {
 		root := t.TempDir()
-		writeFile(t, filepath.Join(root, "doc.txt"), "a Gopher+ document\n", t1)
+		fetchtest.WriteFile(t, filepath.Join(root, "doc.txt"), "a Gopher+ document\n", t1)
 		openUp(t, root)
 		s := testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
 		dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -130,7 +131,7 @@ func TestMirrorFileOwnerAndMode(t *testing.T) {
 	bin, dir, _, _, run := asTestUser(t)
 	src := filepath.Join(s.Anon, "pub", "own")
 	for _, n := range []string{"ro.txt", "rw.txt"} {
-		writeMirrorTestFile(t, filepath.Join(src, n), "old\n", time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))
+		fetchtest.WriteFile(t, filepath.Join(src, n), "old\n", time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))
 	}
 	mdir := filepath.Join(dir, "m")
 	os.Mkdir(mdir, 0o777)
@@ -144,7 +145,7 @@ func TestMirrorFileOwnerAndMode(t *testing.T) {
 		os.Chmod(p, mode)
 	}
 	for _, n := range []string{"ro.txt", "rw.txt"} {
-		writeMirrorTestFile(t, filepath.Join(src, n), "new!\n", time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+		fetchtest.WriteFile(t, filepath.Join(src, n), "new!\n", time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 	}
 	code, out := run(bin, "mirror", "-q", s.URL+"/pub/own/", mdir)
 	if code != 4 || !strings.Contains(out, "ro.txt") {
@@ -161,18 +162,5 @@ func TestMirrorFileOwnerAndMode(t *testing.T) {
 	}
 	if u, g, m := owner(t, rw); u != 0 || g != 0 || m != 0o666 {
 		t.Errorf("root's 0666 copy: owner %d:%d, mode %o; want 0:0 0666", u, g, m)
-	}
-}
-
-func writeMirrorTestFile(t *testing.T, p, data string, mtime time.Time) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p, mtime, mtime); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 )
@@ -111,4 +113,19 @@ func Given(fs map[string]fetch.Fetcher) map[string]func(fetch.Config) fetch.Fetc
 		}
 	}
 	return m
+}
+
+// WriteFile writes data to the file p, making its directories, and gives
+// it the modification time mtime: a local copy as an earlier run left it.
+func WriteFile(t testing.TB, p, data string, mtime time.Time) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
 }
