@@ -222,6 +222,11 @@ type Meta struct {
 	// fields curl shows as a file's headers (Content-Length,
 	// Accept-ranges, Last-Modified); nil when the protocol has none.
 	Header Header
+	// Head is an HTTP/1.x response head as received: the status line,
+	// the field lines and the empty line, with the line ends (CRLF or
+	// bare LF) and folding the server sent, for curl's -i and -D, which
+	// echo it so; nil for HTTP/2 and every other protocol.
+	Head []byte
 	// Request is the HTTP request as the fetcher wrote it on the
 	// connection, for an archive (a WARC request record): request line,
 	// header fields and body as framed, credentials included; inside TLS,

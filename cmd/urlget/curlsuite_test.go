@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// Behaviours measured by curl's own test suite (issue #40), each beside
+// curl on the in-tree recorder.
+
+// TestHeadEchoedAsReceivedBesideCurl: -i and -D write a reply's head as
+// the server sent it, bare LF line ends and folded lines included, as
+// curl does; they are not rewritten with CRLF.
+func TestHeadEchoedAsReceivedBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	const head = "HTTP/1.1 200 OK\nContent-Type: text/plain\r\nX-Folded: a\n  b\nContent-Length: 3\nConnection: close\n\n"
+	rec.answer = func([]byte) string { return head + "ok\n" }
+	url := "http://" + rec.addr + "/lf"
+	_, _, cout, uout := sendBesideCurl(t, curl, rec, []string{"-s", "-i", url}, "")
+	if uout != head+"ok\n" || uout != cout {
+		t.Errorf("-i wrote\n%q\nwant (curl)\n%q", uout, cout)
+	}
+	dir := t.TempDir()
+	cfile, ufile := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	if err := exec.Command(curl, "-s", "-D", cfile, "-o", os.DevNull, url).Run(); err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	if r, _, _ := runOut(t, "-s", "-D", ufile, "-o", os.DevNull, url); r != 0 {
+		t.Fatalf("urlget exit %d", r)
+	}
+	c, _ := os.ReadFile(cfile)
+	u, _ := os.ReadFile(ufile)
+	if string(u) != head || string(u) != string(c) {
+		t.Errorf("-D wrote\n%q\nwant (curl)\n%q", u, c)
+	}
+}
+
+// TestProxyConnectionBesideCurl: a request sent to an HTTP proxy (an http
+// URL, or another scheme for the proxy to fetch) carries
+// "Proxy-Connection: Keep-Alive", as curl 7.88's does; -H can remove it.
+func TestProxyConnectionBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := "http://" + rec.addr
+	for _, args := range [][]string{
+		{"-x", proxy, "http://origin.invalid/page"},
+		{"-x", proxy, "ftp://origin.invalid/file.txt"},
+		{"-x", proxy, "-H", "Proxy-Connection:", "http://origin.invalid/page"},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u {
+			t.Errorf("%q: requests differ:\nurlget %q\ncurl   %q", args, u, c)
+		}
+		if has := strings.Contains(string(ureqs[0]), "\r\nProxy-Connection: Keep-Alive\r\n"); has != (len(args) == 3) {
+			t.Errorf("%q: Proxy-Connection sent: %v", args, has)
+		}
+	}
+}
