@@ -65,3 +65,25 @@ func TestProxyConnectionBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestNegatedBooleansBesideCurl: every boolean flag has curl's --no-NAME
+// (and --NAME for a flag named no-NAME), which turns it off again, as
+// later on the command line; help does not list them.
+func TestNegatedBooleansBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/n"
+	for _, args := range [][]string{
+		{"-i", "--no-include", url},
+		{"--include", "--no-include", "--no-buffer", "--buffer", "--no-progress-meter", "--progress-meter", "-s", url},
+		{"-L", "--no-location", "-s", "http://" + rec.addr + "/to/302"},
+	} {
+		_, _, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if uout != cout {
+			t.Errorf("%q: urlget wrote %q, curl %q", args, uout, cout)
+		}
+	}
+	if code, out, _ := runOut(t, "--help"); code != 0 || strings.Contains(out, "--no-include") || strings.Contains(out, "--no-location") {
+		t.Errorf("--help: exit %d, lists the negations", code)
+	}
+}

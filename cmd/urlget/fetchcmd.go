@@ -140,6 +140,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
 	setHTTPTopics(fs)
+	cli.AddNegations(fs) // last: every boolean above gets its --no-NAME
 	return fs
 }
 
