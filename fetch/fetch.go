@@ -91,6 +91,10 @@ type Request struct {
 	// schemes ignore both. See Client.Bearer and Client.Digest.
 	Bearer string
 	Digest bool
+	// AnyAuth (Client.AnyAuth) sends the first request without the
+	// credentials and answers the 401 challenge with Digest when the
+	// server offers it, else with Basic.
+	AnyAuth bool
 	// OtherOrigin says a redirect has led the request to another origin
 	// (scheme, host, port) than the first URL's, one not trusted with the
 	// caller's credentials (Client.LocationTrusted): the Client has

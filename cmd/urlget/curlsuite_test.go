@@ -87,3 +87,68 @@ func TestNegatedBooleansBesideCurl(t *testing.T) {
 		t.Errorf("--help: exit %d, lists the negations", code)
 	}
 }
+
+// TestAuthOptionsBesideCurl: -U gives the proxy its credentials, --basic
+// undoes --digest, --netrc-optional takes a missing --netrc-file for an
+// empty one, and --disallow-username-in-url refuses a URL with a user
+// name before anything is sent (exit 67): each as curl.
+func TestAuthOptionsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	missing := filepath.Join(t.TempDir(), "no-netrc")
+	for _, args := range [][]string{
+		{"-x", base, "-U", "pu:pp", "http://origin.invalid/page"},
+		{"-x", "http://xu:xp@" + rec.addr, "-U", "pu:pp", "http://origin.invalid/page"},
+		{"--digest", "--basic", "-u", "a:b", base + "/b"},
+		{"--netrc-optional", "--netrc-file", missing, base + "/n"},
+	} {
+		creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u || cout != uout {
+			t.Errorf("%q: requests differ:\nurlget %q\ncurl   %q", args, u, c)
+		}
+	}
+	args := []string{"-s", "--disallow-username-in-url", "http://user@" + rec.addr + "/u"}
+	ccode := 0
+	if err := exec.Command(curl, args...).Run(); err != nil {
+		ccode = err.(*exec.ExitError).ExitCode()
+	}
+	ucode, _, _ := runOut(t, args...)
+	if ucode != 67 || ucode != ccode || len(rec.take()) != 0 {
+		t.Errorf("--disallow-username-in-url: urlget exit %d, curl %d, want 67 and no request", ucode, ccode)
+	}
+}
+
+// TestAnyAuthBesideCurl: --anyauth (and --digest with --basic) sends the
+// first request without credentials and answers a Digest challenge with
+// Digest, a Basic-only one with Basic, as curl does.
+func TestAnyAuthBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	digest := digestAnswer()
+	rec.answer = func(raw []byte) string {
+		if !strings.Contains(string(raw), " /basic ") {
+			return digest(raw)
+		}
+		if strings.Contains(string(raw), "\r\nAuthorization: Basic ") {
+			return ""
+		}
+		return "HTTP/1.1 401 No\r\nWWW-Authenticate: Basic realm=\"r\"\r\nContent-Length: 0\r\n\r\n"
+	}
+	u := []string{"-s", "-u", digestUser + ":" + digestPass}
+	for _, args := range [][]string{
+		{"--anyauth", "http://" + rec.addr + "/basic"},
+		{"--anyauth", "http://" + rec.addr + "/digest/md5"},
+		{"--digest", "--basic", "http://" + rec.addr + "/basic"},
+		{"--basic", "--digest", "http://" + rec.addr + "/digest/sha256"},
+	} {
+		creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, append(u, args...), "")
+		compareRequests(t, creqs, ureqs)
+		if len(ureqs) != 2 || uout != cout {
+			t.Errorf("%q: urlget sent %d requests, wrote %q (curl %q)", args, len(ureqs), uout, cout)
+		}
+	}
+}

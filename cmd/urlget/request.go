@@ -33,6 +33,7 @@ type reqOpts struct {
 	cookies     []string        // -b
 	cookieJar   string          // -c
 	junkSession bool            // -j
+	basic       bool            // --basic
 	config      []string        // -K: already read (cli.ExpandConfig); kept for help
 	urls        []string        // --url, before the other URLs
 	man         bool            // --man

@@ -118,7 +118,7 @@ const defaultProxyPort = 1080
 // (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
-	if req.Digest && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
+	if (req.Digest || req.AnyAuth) && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
 		return f.openDigest(ctx, req)
 	}
 	return f.open(ctx, req, "")
@@ -209,7 +209,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Bearer token refused: it holds a CR, LF or NUL"}
 			}
 			h.Set("Authorization", "Bearer "+req.Bearer)
-		case (req.User != "" || req.HasPassword) && !req.Digest:
+		case (req.User != "" || req.HasPassword) && !req.Digest && !req.AnyAuth:
 			hreq.SetBasicAuth(req.User, req.Password)
 		}
 	} else {
