@@ -95,6 +95,14 @@ type Client struct {
 	// Request.OtherOrigin.
 	LocationTrusted bool
 
+	// Protocols, when not nil, are the only schemes fetched (curl's
+	// --proto), a redirect's target included; RedirectProtocols, when not
+	// nil, the only schemes a redirect is followed to (--proto-redir),
+	// among the RedirectTarget ones. A scheme left out is ErrUnsupported
+	// before anything is sent.
+	Protocols         []string
+	RedirectProtocols []string
+
 	// PathAsIs (curl's --path-as-is) sends an http or https URL's path as
 	// it is. By default the Client removes its "." and ".." segments first
 	// (RFC 3986 §5.2.4), as curl does: "/a/../b" asks for "/b", and
@@ -395,6 +403,9 @@ func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) 
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := c.dedot(req.URL)
+	if c.Protocols != nil && !slices.Contains(c.Protocols, first.Scheme) {
+		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(first), Msg: first.Scheme + ": not among the allowed protocols (--proto)"}
+	}
 	cred, err := c.credentials(first, req.Options)
 	if err != nil {
 		return nil, err
@@ -441,6 +452,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				if !HasCaps(next.Scheme, RedirectTarget) {
 					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
 						Msg: "redirect to a " + next.Scheme + ": URL refused: only " + nameList(RedirectTarget) + " redirects are followed"}
+				}
+				if c.RedirectProtocols != nil && !slices.Contains(c.RedirectProtocols, next.Scheme) ||
+					c.Protocols != nil && !slices.Contains(c.Protocols, next.Scheme) {
+					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
+						Msg: "redirect to a " + next.Scheme + ": URL refused: not among the allowed protocols (--proto, --proto-redir)"}
 				}
 				if c.Verbose != nil {
 					Logf(c.Verbose, "* Following redirect (%d) to %s", res.Status, Redacted(next))

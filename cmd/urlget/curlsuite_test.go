@@ -152,3 +152,39 @@ func TestAnyAuthBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestProtoBesideCurl: --proto and --proto-redir leave out schemes before
+// anything is sent to them (exit 1), the installer idiom `--proto =https
+// --tlsv1.2 -sSf URL` included; --proto-default gives a URL without a
+// scheme the one named: each as curl.
+func TestProtoBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	for _, tc := range []struct {
+		args    []string
+		code, n int // exit status, requests each sends
+	}{
+		{[]string{"--proto", "=https", "--tlsv1.2", "-sSf", base + "/x"}, 1, 0},
+		{[]string{"--proto", "-all,+http", "-s", base + "/x"}, 0, 1},
+		{[]string{"--proto", "-http", "-s", base + "/x"}, 1, 0},
+		{[]string{"--proto", "all,-https", "-s", base + "/x"}, 0, 1},
+		{[]string{"-L", "--proto-redir", "=https", "-s", base + "/to/302"}, 1, 1},
+		{[]string{"-L", "--proto-redir", "-all,http", "-s", base + "/to/302"}, 0, 2},
+		{[]string{"-L", "--proto", "=http", "-s", base + "/to/302"}, 0, 2},
+		{[]string{"--proto", "=ftp", "--proto-default", "ftp", "-s", testserver.FreeAddr(t) + "/x"}, 7, 0}, // guessed http: exit 1
+		{[]string{"--proto-default", "http", "-s", rec.addr + "/x"}, 0, 1},
+	} {
+		ccode := 0
+		if err := exec.Command(curl, tc.args...).Run(); err != nil {
+			ccode = err.(*exec.ExitError).ExitCode()
+		}
+		creqs := rec.take()
+		ucode, _, uerr := runOut(t, tc.args...)
+		ureqs := rec.take()
+		if ucode != tc.code || ccode != tc.code || len(creqs) != tc.n || len(ureqs) != tc.n {
+			t.Errorf("%q: urlget exit %d with %d requests (%s), curl %d with %d; want %d with %d",
+				tc.args, ucode, len(ureqs), strings.TrimSpace(uerr), ccode, len(creqs), tc.code, tc.n)
+		}
+	}
+}

@@ -137,6 +137,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
+	addProtoFlags(fs, &o.client, &o.req.protoDefault)
 	addOutFlags(fs, &o.out, &o.dl, &o.client)
 	// curl's HTTP authentication and request-path flags, the Client's (-j
 	// the cookie jar's).
@@ -178,7 +179,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, cli.Error(err)
 	}
-	o.urls = append(o.req.urls, fs.Args()...)
+	o.urls = withDefaultScheme(append(o.req.urls, fs.Args()...), o.req.protoDefault)
 	if o.help || o.version {
 		return o, nil
 	}
