@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -186,5 +187,44 @@ func TestProtoBesideCurl(t *testing.T) {
 			t.Errorf("%q: urlget exit %d with %d requests (%s), curl %d with %d; want %d with %d",
 				tc.args, ucode, len(ureqs), strings.TrimSpace(uerr), ccode, len(creqs), tc.code, tc.n)
 		}
+	}
+}
+
+// exitBesideCurl runs curl, then urlget, with args, and gives each one's
+// exit status.
+func exitBesideCurl(t *testing.T, curl string, args ...string) (ucode, ccode int, uerr string) {
+	t.Helper()
+	cmd := exec.Command(curl, args...)
+	cmd.Dir = t.TempDir()
+	if err := cmd.Run(); err != nil {
+		ccode = err.(*exec.ExitError).ExitCode()
+	}
+	ucode, _, uerr = runOut(t, args...)
+	return ucode, ccode, uerr
+}
+
+// TestWrongResultsBesideCurl: exit statuses curl's suite found wrong
+// (issue #40): an empty reply is 52, a -F file that does not open 26
+// (before anything is sent).
+func TestWrongResultsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	empty := fetchtest.CloseEarly(t, "\r\n\r\n", nil)
+	rec := newRecorder(t)
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-s", "http://" + empty.Addr + "/"}, 52},
+		{[]string{"-s", "-F", "f=@" + missing, "http://" + rec.addr + "/form"}, 26},
+		{[]string{"-s", "-F", "f=<" + missing, "http://" + rec.addr + "/form"}, 26},
+	} {
+		ucode, ccode, uerr := exitBesideCurl(t, curl, tc.args...)
+		if ucode != tc.code || ccode != tc.code {
+			t.Errorf("%q: urlget exit %d (%s), curl %d; want %d", tc.args, ucode, strings.TrimSpace(uerr), ccode, tc.code)
+		}
+	}
+	if n := len(rec.take()); n != 0 {
+		t.Errorf("%d requests sent with a -F file missing", n)
 	}
 }

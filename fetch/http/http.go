@@ -556,8 +556,10 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	}
 	var op *net.OpError
 	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection without a reply", Err: err}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection in the middle of its reply's head", Err: err}
+	case errors.Is(err, io.EOF):
+		return &fetch.Error{Kind: fetch.ErrGotNothing, Msg: "the server closed the connection without a reply", Err: err}
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
 	case strings.Contains(err.Error(), "server response headers exceeded"):
