@@ -228,3 +228,22 @@ func TestWrongResultsBesideCurl(t *testing.T) {
 		t.Errorf("%d requests sent with a -F file missing", n)
 	}
 }
+
+// TestFileQueryBesideCurl: a file URL's query is ignored, as curl ignores
+// it; an escaped %3F stays in the name.
+func TestFileQueryBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("plain\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b?c.txt"), []byte("asked\n"), 0o644)
+	for _, u := range []string{"file://" + dir + "/a.txt?x=1", "file://" + dir + "/b%3Fc.txt?y", "file://" + dir + "/b%3Fc.txt"} {
+		cout, err := exec.Command(curl, "-s", u).Output()
+		if err != nil {
+			t.Fatalf("curl %s: %v", u, err)
+		}
+		code, uout, uerr := runOut(t, "-s", u)
+		if code != 0 || uout != string(cout) {
+			t.Errorf("%s: urlget exit %d %q (%s), curl %q", u, code, uout, uerr, cout)
+		}
+	}
+}
