@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,6 +245,49 @@ func TestFileQueryBesideCurl(t *testing.T) {
 		code, uout, uerr := runOut(t, "-s", u)
 		if code != 0 || uout != string(cout) {
 			t.Errorf("%s: urlget exit %d %q (%s), curl %q", u, code, uout, uerr, cout)
+		}
+	}
+}
+
+// TestSecureCookieOverHTTPBesideCurl: a Secure cookie set over plain http
+// is not kept (written to -c) unless the host is this machine by name, as
+// curl's rule has it; the other cookies are.
+func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.answer = func([]byte) string {
+		return "HTTP/1.1 200 OK\r\nSet-Cookie: s=1; Secure\r\nSet-Cookie: p=2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	}
+	cookieLines := func(path string) []string {
+		b, _ := os.ReadFile(path)
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && (!strings.HasPrefix(l, "#") || strings.HasPrefix(l, "#HttpOnly_")) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args []string
+		want int // cookies kept
+	}{
+		{[]string{"-x", "http://" + rec.addr, "http://shop.example/"}, 1},
+		{[]string{"http://" + rec.addr + "/"}, 2}, // 127.0.0.1: a secure context
+	} {
+		dir := t.TempDir()
+		cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+		if err := exec.Command(curl, append([]string{"-s", "-c", cjar}, tc.args...)...).Run(); err != nil {
+			t.Fatalf("curl: %v", err)
+		}
+		if code, _, uerr := runOut(t, append([]string{"-s", "-c", ujar}, tc.args...)...); code != 0 {
+			t.Fatalf("urlget exit %d: %s", code, uerr)
+		}
+		c, u := cookieLines(cjar), cookieLines(ujar)
+		slices.Sort(c) // curl writes the newest first
+		slices.Sort(u)
+		if len(u) != tc.want || strings.Join(c, "\n") != strings.Join(u, "\n") {
+			t.Errorf("%q: urlget kept\n%q\ncurl\n%q", tc.args, u, c)
 		}
 	}
 }
