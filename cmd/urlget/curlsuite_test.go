@@ -291,3 +291,15 @@ func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownHTTPVersionBesideCurl: a reply in a version not spoken
+// (HTTP/1.2) is exit 1, as curl's.
+func TestUnknownHTTPVersionBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.answer = func([]byte) string { return "HTTP/1.2 200 OK\r\nContent-Length: 1\r\n\r\nx" }
+	ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "http://"+rec.addr+"/v12")
+	if ucode != 1 || ccode != 1 {
+		t.Errorf("urlget exit %d (%s), curl %d; want 1", ucode, strings.TrimSpace(uerr), ccode)
+	}
+}

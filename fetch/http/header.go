@@ -154,6 +154,10 @@ func (r *recording) head(code int) (*wireHead, error) {
 		case h.code != code:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol,
 				Msg: fmt.Sprintf("response head read as status %d, by net/http as %d", h.code, code)}
+		case h.proto != "HTTP/1.1" && h.proto != "HTTP/1.0":
+			// net/http takes any HTTP/1.x; curl refuses the versions it
+			// does not speak (exit 1).
+			return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "the reply's HTTP version " + fetch.SanitizeLine(h.proto, 20) + " is not spoken"}
 		}
 		return h, nil
 	}
