@@ -22,7 +22,7 @@ func TestHeadEchoedAsReceivedBesideCurl(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	rec := newRecorder(t)
 	const head = "HTTP/1.1 200 OK\nContent-Type: text/plain\r\nX-Folded: a\n  b\nContent-Length: 3\nConnection: close\n\n"
-	rec.answer = func([]byte) string { return head + "ok\n" }
+	rec.setAnswer(func([]byte) string { return head + "ok\n" })
 	url := "http://" + rec.addr + "/lf"
 	_, _, cout, uout := sendBesideCurl(t, curl, rec, []string{"-s", "-i", url}, "")
 	if uout != head+"ok\n" || uout != cout {
@@ -131,7 +131,7 @@ func TestAnyAuthBesideCurl(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	rec := newRecorder(t)
 	digest := digestAnswer()
-	rec.answer = func(raw []byte) string {
+	rec.setAnswer(func(raw []byte) string {
 		if !strings.Contains(string(raw), " /basic ") {
 			return digest(raw)
 		}
@@ -139,7 +139,7 @@ func TestAnyAuthBesideCurl(t *testing.T) {
 			return ""
 		}
 		return "HTTP/1.1 401 No\r\nWWW-Authenticate: Basic realm=\"r\"\r\nContent-Length: 0\r\n\r\n"
-	}
+	})
 	u := []string{"-s", "-u", digestUser + ":" + digestPass}
 	for _, args := range [][]string{
 		{"--anyauth", "http://" + rec.addr + "/basic"},
@@ -255,9 +255,9 @@ func TestFileQueryBesideCurl(t *testing.T) {
 func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	rec := newRecorder(t)
-	rec.answer = func([]byte) string {
+	rec.setAnswer(func([]byte) string {
 		return "HTTP/1.1 200 OK\r\nSet-Cookie: s=1; Secure\r\nSet-Cookie: p=2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-	}
+	})
 	cookieLines := func(path string) []string {
 		b, _ := os.ReadFile(path)
 		var out []string
@@ -297,9 +297,17 @@ func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 func TestUnknownHTTPVersionBesideCurl(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	rec := newRecorder(t)
-	rec.answer = func([]byte) string { return "HTTP/1.2 200 OK\r\nContent-Length: 1\r\n\r\nx" }
+	rec.setAnswer(func([]byte) string { return "HTTP/1.2 200 OK\r\nContent-Length: 1\r\n\r\nx" })
 	ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "http://"+rec.addr+"/v12")
 	if ucode != 1 || ccode != 1 {
 		t.Errorf("urlget exit %d (%s), curl %d; want 1", ucode, strings.TrimSpace(uerr), ccode)
 	}
+}
+
+// setAnswer sets the recorder's answer, under its lock: its connections
+// read it from goroutines of their own.
+func (r *recorder) setAnswer(answer func(raw []byte) string) {
+	r.mu.Lock()
+	r.answer = answer
+	r.mu.Unlock()
 }
