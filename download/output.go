@@ -494,13 +494,18 @@ func (o *output) removeTemp() {
 
 // HeadText is what curl -I prints for a resource (Downloader.Head): for an HTTP response (a
 // gateway's reply included) the header block of every reply, those of the
-// redirects followed first, as received (like curl -I); for every other
-// scheme the metadata as header lines. Lines end with CRLF, as curl prints
-// them.
+// redirects followed first, as received (like curl -I): an HTTP/1.x head
+// byte for byte (Meta.Head, bare LF line ends kept), an HTTP/2 one as
+// lines ended by CRLF; for every other scheme the metadata as header
+// lines ended by CRLF, as curl prints them.
 func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
 		for _, m := range res.Replies() {
+			if m.Head != nil {
+				b.Write(m.Head)
+				continue
+			}
 			fmt.Fprintf(&b, "%s %03d", m.Proto, m.Status)
 			if m.Reason != "" || m.Proto == "HTTP/2" { // curl's HTTP/2 status line: "HTTP/2 200 "
 				b.WriteString(" " + m.Reason)

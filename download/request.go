@@ -199,11 +199,11 @@ func (d *Downloader) sending(r io.Reader, size int64) io.Reader {
 // openForm opens the Form body, its files as an Upload is opened.
 func (d *Downloader) openForm() (io.Reader, int64, error) {
 	b, n, err := d.Body.Form.Open(func(name string) (io.Reader, int64, error) {
-		r, n, err := openUpload(name, d.Stdin)
-		return r, n, fetch.PathCause(err)
+		return openUpload(name, name, d.Stdin)
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("-F/--form %v", err)
+		// curl's exit 26: a local file could not be read.
+		return nil, 0, &fetch.Error{Kind: fetch.ErrRead, Msg: "-F/--form " + err.Error()}
 	}
 	return b, n, nil
 }
@@ -217,14 +217,14 @@ func (d *Downloader) uploadBody(req *fetch.Request, opts fetch.Options) error {
 	if name == "" || fetch.HasCaps(req.URL.Scheme, fetch.Session) {
 		return nil // a session's input is stdin
 	}
-	b, n, err := openUpload(name, d.Stdin)
+	b, n, err := openUpload("-T/--upload-file "+name, name, d.Stdin)
 	if err != nil {
 		return err
 	}
 	req.Body, req.BodySize = d.sending(b, n), n
 	if name != "-" {
 		req.GetBody = func() (io.Reader, error) {
-			b, n, err := openUpload(name, d.Stdin)
+			b, n, err := openUpload("-T/--upload-file "+name, name, d.Stdin)
 			return d.sending(b, n), err
 		}
 	}
@@ -240,18 +240,18 @@ func (d *Downloader) uploadBody(req *fetch.Request, opts fetch.Options) error {
 // openUpload opens a file to send: name, or "-" for stdin (size -1:
 // unknown). A file is closed at its end, on an error, or when the reader
 // is closed; an error is a *fetch.Error (ErrRead, curl's 26).
-func openUpload(name string, stdin io.Reader) (io.Reader, int64, error) {
+func openUpload(what, name string, stdin io.Reader) (io.Reader, int64, error) {
 	if name == "-" {
 		return stdin, -1, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
+		return nil, 0, fetch.NewError(fetch.ErrRead, what, fetch.PathCause(err))
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, fetch.NewError(fetch.ErrRead, "-T/--upload-file "+name, fetch.PathCause(err))
+		return nil, 0, fetch.NewError(fetch.ErrRead, what, fetch.PathCause(err))
 	}
 	return closingReader{f}, st.Size(), nil
 }

@@ -7,8 +7,8 @@ import (
 
 // DefaultAddress is the user's mail address as far as a program can tell:
 // the login name ($USER, else the system's, else "urlget") at the host name
-// (else "localhost"). ftp sends it as the anonymous password; mailto uses
-// it as the sender when none is given.
+// (else "localhost"). mailto uses it as the sender when none is given (ftp
+// does not: its anonymous password is a fixed address, ftp.DefaultEmail).
 func DefaultAddress() string {
 	name := os.Getenv("USER")
 	if name == "" {

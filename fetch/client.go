@@ -49,6 +49,12 @@ type Client struct {
 	// applies to Proxy as well as to proxies from the environment.
 	Proxy   *urlparse.URL
 	NoProxy string
+	// ProxyUser and ProxyPassword (curl's -U/--proxy-user), when
+	// HasProxyUser, are the credentials of every proxy whose URL has no
+	// userinfo of its own.
+	ProxyUser     string
+	ProxyPassword string
+	HasProxyUser  bool
 
 	// User and Password (-u) override URL userinfo. With Netrc set,
 	// credentials for hosts without them come from NetrcFile (default
@@ -60,6 +66,12 @@ type Client struct {
 	HasPassword bool
 	Netrc       bool
 	NetrcFile   string
+	// NetrcOptional (curl's --netrc-optional) makes a missing NetrcFile
+	// an empty one, as a missing ~/.netrc always is.
+	NetrcOptional bool
+	// NoURLUser (curl's --disallow-username-in-url) refuses a URL with
+	// userinfo: ErrLoginDenied before anything is sent.
+	NoURLUser bool
 
 	// Bearer is an OAuth 2.0 Bearer token (RFC 6750, curl's
 	// --oauth2-bearer): http and https send "Authorization: Bearer
@@ -70,6 +82,11 @@ type Client struct {
 	// curl's --digest) instead of Basic: the first request goes without
 	// them, and the server's 401 challenge is answered (Request.Digest).
 	Digest bool
+	// AnyAuth (curl's --anyauth, or --digest with --basic) lets the
+	// server choose: the first request goes without the credentials and
+	// its 401 challenge is answered by Digest when offered, else by Basic
+	// (Request.AnyAuth).
+	AnyAuth bool
 	// LocationTrusted (curl's --location-trusted) sends the credentials
 	// (User and Password, the URL's or netrc's, Bearer) and the caller's
 	// own Authorization and Cookie header lines to every host a redirect
@@ -77,6 +94,14 @@ type Client struct {
 	// (scheme, host and port); a request elsewhere is marked
 	// Request.OtherOrigin.
 	LocationTrusted bool
+
+	// Protocols, when not nil, are the only schemes fetched (curl's
+	// --proto), a redirect's target included; RedirectProtocols, when not
+	// nil, the only schemes a redirect is followed to (--proto-redir),
+	// among the RedirectTarget ones. A scheme left out is ErrUnsupported
+	// before anything is sent.
+	Protocols         []string
+	RedirectProtocols []string
 
 	// PathAsIs (curl's --path-as-is) sends an http or https URL's path as
 	// it is. By default the Client removes its "." and ".." segments first
@@ -378,6 +403,9 @@ func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) 
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := c.dedot(req.URL)
+	if c.Protocols != nil && !slices.Contains(c.Protocols, first.Scheme) {
+		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(first), Msg: first.Scheme + ": not among the allowed protocols (--proto)"}
+	}
 	cred, err := c.credentials(first, req.Options)
 	if err != nil {
 		return nil, err
@@ -396,7 +424,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		r := *req
 		r.URL = cur
 		r.User, r.Password, r.HasPassword = "", "", false
-		r.Bearer, r.Digest, r.OtherOrigin = "", c.Digest, false
+		r.Bearer, r.Digest, r.AnyAuth, r.OtherOrigin = "", c.Digest, c.AnyAuth, false
 		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
 			r.Bearer = c.Bearer
@@ -424,6 +452,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				if !HasCaps(next.Scheme, RedirectTarget) {
 					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
 						Msg: "redirect to a " + next.Scheme + ": URL refused: only " + nameList(RedirectTarget) + " redirects are followed"}
+				}
+				if c.RedirectProtocols != nil && !slices.Contains(c.RedirectProtocols, next.Scheme) ||
+					c.Protocols != nil && !slices.Contains(c.Protocols, next.Scheme) {
+					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
+						Msg: "redirect to a " + next.Scheme + ": URL refused: not among the allowed protocols (--proto, --proto-redir)"}
 				}
 				if c.Verbose != nil {
 					Logf(c.Verbose, "* Following redirect (%d) to %s", res.Status, Redacted(next))
@@ -859,6 +892,9 @@ func (c *Client) tlsConfig() *tls.Config {
 // userinfo (with the password from netrc when the URL names only a user that
 // netrc knows), then netrc by host.
 func (c *Client) credentials(u *urlparse.URL, opts Options) (cred, error) {
+	if c.NoURLUser && u.HasUserinfo {
+		return cred{}, &Error{Kind: ErrLoginDenied, URL: Redacted(u), Msg: "the URL holds a user name (--disallow-username-in-url)"}
+	}
 	cr, err := c.userinfo(u)
 	if pw, ok := mergeOptions(c.Options, opts)[OptPassword]; ok && cr.set {
 		// The answer to an InputNeededError for OptPassword.
@@ -901,7 +937,7 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 }
 
 // netrc reads the Client's netrc file. A missing default ~/.netrc is an
-// empty one; a missing NetrcFile is an error.
+// empty one; a missing NetrcFile is an error unless NetrcOptional.
 func (c *Client) netrc() (*Netrc, error) {
 	path := c.NetrcFile
 	explicit := path != ""
@@ -914,7 +950,7 @@ func (c *Client) netrc() (*Netrc, error) {
 	}
 	n, err := ReadNetrc(path)
 	if err != nil {
-		if !explicit && isNotExist(err) {
+		if (!explicit || c.NetrcOptional) && isNotExist(err) {
 			return &Netrc{}, nil
 		}
 		return nil, &Error{Kind: ErrRead, Msg: "netrc", Err: err}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,8 +144,15 @@ func (c *CookieJar) store(k keptCookie) {
 	c.mu.Unlock()
 }
 
-// SetCookies stores the cookies of a reply from u (http.CookieJar).
+// SetCookies stores the cookies of a reply from u (http.CookieJar). A
+// Secure cookie from an origin that is no secure context is dropped, as
+// curl drops it (RFC 6265bis §5.6 step 14: a network attacker on plain
+// http could otherwise plant cookies that https requests send); curl's
+// secure contexts are https and the loopback names.
 func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
+	if !secureContext(u) {
+		cookies = slices.DeleteFunc(slices.Clone(cookies), func(hc *http.Cookie) bool { return hc.Secure })
+	}
 	c.jar.SetCookies(u, cookies)
 	now := c.now()
 	c.mu.Lock()
@@ -303,4 +311,14 @@ func upperBool(b bool) string {
 		return "TRUE"
 	}
 	return "FALSE"
+}
+
+// secureContext is curl's: https, or a host that is this machine by name
+// (localhost, 127.0.0.1, ::1).
+func secureContext(u *url.URL) bool {
+	switch u.Hostname() {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return u.Scheme == "https"
 }

@@ -176,7 +176,7 @@
 //	   3  ErrMalformed         malformed URL; CR, LF or NUL in a decoded field; file URL naming another host
 //	   6  ErrResolve           host name did not resolve
 //	   7  ErrConnect           could not connect (or through the proxy)
-//	   8  ErrProtocol          the server's reply made no sense (no reply, endless or oversized header or reply lines, bad gzip, bad Location)
+//	   8  ErrProtocol          the server's reply made no sense (endless or oversized header or reply lines, bad gzip, bad Location)
 //	   9  ErrAccessDenied      access to the resource denied
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
@@ -194,6 +194,7 @@
 //	  45  ErrInterface         the local address or port asked for (Interface, LocalPorts) could not be used
 //	  47  ErrTooManyRedirects  more redirects than MaxRedirects
 //	  49  ErrOptionSyntax      an option's value could not be parsed (ParseResolve, ParseConnectTo)
+//	  52  ErrGotNothing        an HTTP server closed the connection without a byte of reply
 //	  55  ErrSendFailed        the server refused the data sent, or the connection broke while the request was sent
 //	  56  ErrRecv              the connection broke (reset) before the reply was complete
 //	  58  ErrClientCert        the client certificate or key could not be read or used

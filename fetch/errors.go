@@ -49,6 +49,7 @@ const (
 	ErrPinnedKey                    // the server's public key is not the one pinned (90)
 	ErrOptionSyntax                 // an option's value could not be parsed (--resolve, --connect-to) (49)
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
+	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 )
 
 var exitCodes = map[Kind]int{
@@ -59,6 +60,7 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
+	ErrGotNothing: 52,
 }
 
 // ExitCode is the process exit code for errors of this kind.

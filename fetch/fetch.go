@@ -91,6 +91,10 @@ type Request struct {
 	// schemes ignore both. See Client.Bearer and Client.Digest.
 	Bearer string
 	Digest bool
+	// AnyAuth (Client.AnyAuth) sends the first request without the
+	// credentials and answers the 401 challenge with Digest when the
+	// server offers it, else with Basic.
+	AnyAuth bool
 	// OtherOrigin says a redirect has led the request to another origin
 	// (scheme, host, port) than the first URL's, one not trusted with the
 	// caller's credentials (Client.LocationTrusted): the Client has
@@ -222,6 +226,11 @@ type Meta struct {
 	// fields curl shows as a file's headers (Content-Length,
 	// Accept-ranges, Last-Modified); nil when the protocol has none.
 	Header Header
+	// Head is an HTTP/1.x response head as received: the status line,
+	// the field lines and the empty line, with the line ends (CRLF or
+	// bare LF) and folding the server sent, for curl's -i and -D, which
+	// echo it so; nil for HTTP/2 and every other protocol.
+	Head []byte
 	// Request is the HTTP request as the fetcher wrote it on the
 	// connection, for an archive (a WARC request record): request line,
 	// header fields and body as framed, credentials included; inside TLS,

@@ -21,8 +21,21 @@ const defaultProxyPort = 1080
 // http and https (the latter with CONNECT), and acts as a gateway for ftp,
 // gopher, gophers, news, nntp, nntps, wais and prospero URLs, which the
 // Client then sends to it as "GET <URL> HTTP/1.1" (RFC 1630); telnet does
-// not go through an HTTP proxy.
+// not go through an HTTP proxy. With Client.HasProxyUser a proxy URL
+// without userinfo carries ProxyUser and ProxyPassword as its userinfo
+// (the proxy URL's own win, as in curl).
 func (c *Client) ProxyFor(u *urlparse.URL) (*urlparse.URL, error) {
+	p, err := c.proxyFor(u)
+	if p != nil && c.HasProxyUser && !p.HasUserinfo {
+		withUser := *p
+		withUser.User, withUser.Password = c.ProxyUser, c.ProxyPassword
+		withUser.HasUserinfo, withUser.HasPassword = true, true
+		p = &withUser
+	}
+	return p, err
+}
+
+func (c *Client) proxyFor(u *urlparse.URL) (*urlparse.URL, error) {
 	if !proxiable(u.Scheme) {
 		return nil, nil
 	}

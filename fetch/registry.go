@@ -296,15 +296,8 @@ func GuessScheme(raw string) string {
 // refuses ("http:/host", "news:") is that scheme's error, never a host
 // named after the scheme.
 func GuessURL(raw string) (urlparse.URL, error) {
-	known := func(s string) bool {
-		_, ok := LookupScheme(s)
-		return ok
-	}
-	u, err := urlparse.ParseIRI(raw)
-	if err == nil && (strings.Contains(raw, "://") || known(u.Scheme)) {
-		return u, nil
-	}
-	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && known(strings.ToLower(name)) {
+	u, guess, err := parseOrGuess(raw)
+	if !guess {
 		return u, err
 	}
 	g, gerr := urlparse.ParseIRI(GuessScheme(raw) + "://" + raw)
@@ -315,6 +308,30 @@ func GuessURL(raw string) (urlparse.URL, error) {
 		return u, nil // no guess fits: let the scheme be refused
 	}
 	return u, err
+}
+
+// SchemeLess reports whether raw is a URL written without its scheme, one
+// GuessURL gives a guessed scheme ("ftp.example.org/pub/", "h:8080/x").
+func SchemeLess(raw string) bool {
+	_, guess, _ := parseOrGuess(raw)
+	return guess
+}
+
+// parseOrGuess parses raw; guess says it names no registered scheme and
+// is to be taken as host[:port][/path].
+func parseOrGuess(raw string) (u urlparse.URL, guess bool, err error) {
+	known := func(s string) bool {
+		_, ok := LookupScheme(s)
+		return ok
+	}
+	u, err = urlparse.ParseIRI(raw)
+	if err == nil && (strings.Contains(raw, "://") || known(u.Scheme)) {
+		return u, false, nil
+	}
+	if name, _, ok := strings.Cut(raw, ":"); strings.Contains(raw, "://") || ok && known(strings.ToLower(name)) {
+		return u, false, err
+	}
+	return u, true, err
 }
 
 // A Namer is a Fetcher that knows a better local file name for a URL than

@@ -108,7 +108,16 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(userFlag(&o.client), "user", "u", "credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
 	fs.Var(netrcFileFlag(&o.client), "netrc-file", "take credentials from `FILE` (implies --netrc)")
+	cli.Switch(fs, "netrc-optional", "", "--netrc, a missing --netrc-file being an empty one", func() {
+		o.client.Netrc, o.client.NetrcOptional = true, true
+	})
+	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
+	fs.VarP(cli.Func("string", func(s string) error {
+		o.client.HasProxyUser = true
+		o.client.ProxyUser, o.client.ProxyPassword, _ = strings.Cut(s, ":")
+		return nil
+	}), "proxy-user", "U", "send `USER[:PASSWORD]` to the proxy, in place of the proxy URL's")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
@@ -128,10 +137,13 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
+	addProtoFlags(fs, &o.client, &o.req.protoDefault)
 	addOutFlags(fs, &o.out, &o.dl, &o.client)
 	// curl's HTTP authentication and request-path flags, the Client's (-j
 	// the cookie jar's).
 	fs.BoolVar(&o.client.Digest, "digest", false, "send the -u credentials by HTTP Digest (RFC 7616), answering the server's 401 challenge")
+	fs.BoolVar(&o.req.basic, "basic", false, "send the -u credentials by HTTP Basic (the default; with --digest: as --anyauth)")
+	fs.BoolVar(&o.client.AnyAuth, "anyauth", false, "send the -u credentials as the server's 401 asks: Digest when offered, else Basic (the first request goes without them)")
 	fs.StringVar(&o.client.Bearer, "oauth2-bearer", "", "send the OAuth 2.0 `TOKEN` (\"Authorization: Bearer TOKEN\") instead of -u credentials")
 	fs.BoolVar(&o.client.LocationTrusted, "location-trusted", false, "-L, and send credentials and -H Authorization/Cookie lines to the hosts redirected to as well")
 	fs.BoolVarP(&o.req.junkSession, "junk-session-cookies", "j", false, "with -b FILE: leave out the file's session cookies (no expiry), as a new session")
@@ -140,6 +152,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	addNextFlag(fs)
 	addJSONFlag(fs, &o.req)
 	setHTTPTopics(fs)
+	cli.AddNegations(fs) // last: every boolean above gets its --no-NAME
 	return fs
 }
 
@@ -166,7 +179,7 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, cli.Error(err)
 	}
-	o.urls = append(o.req.urls, fs.Args()...)
+	o.urls = withDefaultScheme(append(o.req.urls, fs.Args()...), o.req.protoDefault)
 	if o.help || o.version {
 		return o, nil
 	}
@@ -180,6 +193,9 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	}
 	if o.client.LocationTrusted {
 		o.client.FollowRedirects = true
+	}
+	if o.client.Digest && o.req.basic {
+		o.client.AnyAuth = true // curl: either scheme, the server's choice
 	}
 	if o.options, err = o.scheme.Options(e.stdin); err != nil {
 		return nil, err

@@ -124,7 +124,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 			o.client.Options = fetch.Options{"ftp-email": s}
 		}
 		return nil
-	}), "ftp-email", "send `ADDR` as the anonymous FTP password (default $USER@hostname)")
+	}), "ftp-email", "send `ADDR` as the anonymous FTP password (default ftp@example.com)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")

@@ -27,16 +27,18 @@ func dataFlag(list *[]fetch.DataArg, kind fetch.DataKind, arg string) pflag.Valu
 // reqOpts are curl's request-shaping flags that the CLI carries out itself
 // (the fetcher options -H, -X, -e are declared by fetch/http).
 type reqOpts struct {
-	data        []fetch.DataArg
-	urlQuery    []fetch.DataArg // --url-query
-	form        []string        // -F
-	cookies     []string        // -b
-	cookieJar   string          // -c
-	junkSession bool            // -j
-	config      []string        // -K: already read (cli.ExpandConfig); kept for help
-	urls        []string        // --url, before the other URLs
-	man         bool            // --man
-	completion  string          // --completion SHELL
+	data         []fetch.DataArg
+	urlQuery     []fetch.DataArg // --url-query
+	form         []string        // -F
+	cookies      []string        // -b
+	cookieJar    string          // -c
+	junkSession  bool            // -j
+	basic        bool            // --basic
+	protoDefault string          // --proto-default
+	config       []string        // -K: already read (cli.ExpandConfig); kept for help
+	urls         []string        // --url, before the other URLs
+	man          bool            // --man
+	completion   string          // --completion SHELL
 }
 
 // addRequestFlags defines the request flags on fs; -G, -i are d's. Most

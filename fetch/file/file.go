@@ -93,6 +93,12 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 		return nil, err
 	}
 	p := u.File.Path
+	if u.HasQuery {
+		// curl ignores a file URL's query: the name ends at the first
+		// "?" (an escaped %3F stays in it). urlparse keeps "?" in
+		// File.Path, RFC 1738's letter; Path is the part before it.
+		p = u.Path
+	}
 	if p == "" {
 		p = "/"
 	}

@@ -8,7 +8,7 @@
 // Login: the URL's user and password, which the Client replaces with -u or
 // fills from netrc (Request.User, Password, HasPassword). Without a user,
 // USER anonymous and, unless a password was given, the e-mail address as
-// PASS (option ftp-email, default DefaultEmail: $USER@hostname). A server
+// PASS (option ftp-email, default DefaultEmail: ftp@example.com). A server
 // that logs in on USER (230) gets no PASS; 332 is answered with ACCT
 // (ftp-account). A user without a password whose server asks for one (331)
 // stops the login before PASS with a *PasswordNeededError inside a
@@ -185,7 +185,7 @@
 //	ftp-eprt        "0": PORT only                           --disable-eprt
 //	ftp-list-only   "1": NLST for directory URLs             -l/--list-only
 //	ftp-mlsd        "1": MLSD for directory URLs when FEAT offers it  --ftp-mlsd, --json-lines listings
-//	ftp-email       anonymous password (default $USER@host)  --ftp-email
+//	ftp-email       anonymous password (ftp@example.com)   --ftp-email
 //	ftp-account     ACCT argument when the server asks (332)  --ftp-account
 //	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")
 //	modtime         "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z

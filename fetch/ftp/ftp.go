@@ -103,7 +103,7 @@ func init() {
 			{Key: OptListOnly, Flag: "list-only", Short: "l", Kind: fetch.Bool, Schemes: ftp, Help: "list directories with NLST (names only)"},
 			{Key: OptMLSD, Kind: fetch.Bool, Schemes: ftp, Help: "list directories with MLSD where the server has it"},
 			{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
-			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: "$USER@hostname", Schemes: ftp, Help: "the anonymous password"},
+			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: DefaultEmail, Schemes: ftp, Help: "the anonymous password"},
 			{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
 			{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
 				Help: "ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server's bytes)"},
@@ -171,7 +171,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	}
 	o.email = m[OptEmail]
 	if o.email == "" {
-		o.email = DefaultEmail()
+		o.email = DefaultEmail
 	}
 	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port, OptQuote: m[OptQuote]} {
 		if k == OptQuote {
@@ -187,10 +187,11 @@ func parseOptions(m fetch.Options) (*options, error) {
 	return o, nil
 }
 
-// DefaultEmail is the anonymous password when ftp-email is not set:
-// $USER@hostname (RFC 1738 §3.2.1: "the end user's email address"), with
-// the user from the system when $USER is empty.
-func DefaultEmail() string { return fetch.DefaultAddress() }
+// DefaultEmail is the anonymous password when ftp-email is not set: a
+// fixed address that names no one, curl's. RFC 1738 §3.2.1 suggests "the
+// end user's email address", but that tells every server the user's login
+// and machine name; servers only check that an address has an "@".
+const DefaultEmail = "ftp@example.com"
 
 // plan is what one URL asks the server for.
 type plan struct {

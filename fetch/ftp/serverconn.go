@@ -171,7 +171,7 @@ func dataHost(raw net.Conn, urlHost string) (host string, ip net.IP, socks bool)
 //
 // Credentials: Request.User and Request.Password (the Client puts there the
 // URL's userinfo, -u, or netrc); without a user, "anonymous" with
-// ftp-email (default $USER@hostname) as the password. A user without a
+// ftp-email (default DefaultEmail, ftp@example.com) as the password. A user without a
 // password whose server asks for one (331) ends the login with a
 // *PasswordNeededError (Kind ErrLoginDenied) and no PASS sent: the caller
 // asks the person and tries again with the password.

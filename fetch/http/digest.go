@@ -32,7 +32,8 @@ const maxStale = 3
 // unless it says stale=true, when the new nonce is answered (a body sent
 // a second time comes from Request.GetBody; without it, that 401 is the
 // result). A probe answered 2xx is sent again with its body, without
-// credentials. Any other reply is the result.
+// credentials. Any other reply is the result. With Request.AnyAuth a 401
+// that offers no Digest but Basic is answered once with Basic.
 func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	first := req
 	if req.Body != nil {
@@ -75,6 +76,10 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	}
 	for stale := 0; ok && res.Status == 401; stale++ {
 		ch, found := digestChallenge(res.Header)
+		if !found && req.AnyAuth && stale == 0 && offersBasic(res.Header) {
+			res, ok, err = next(res, basic(req.User, req.Password))
+			break
+		}
 		if !found || stale > 0 && !ch.stale || stale > maxStale {
 			break
 		}
@@ -285,4 +290,15 @@ func noExpect(opts fetch.Options) fetch.Options {
 	o := maps.Clone(opts)
 	o[OptBodyHeader] = strings.Join(kept, "\n")
 	return o
+}
+
+// offersBasic reports whether a 401 offers the Basic scheme (RFC 7617).
+func offersBasic(h fetch.Header) bool {
+	for _, v := range h.Values("WWW-Authenticate") {
+		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if strings.EqualFold(scheme, "Basic") {
+			return true
+		}
+	}
+	return false
 }

@@ -12,7 +12,7 @@ import (
 
 // FuzzParseHead: a response head that parses has an HTTP/ protocol, a
 // three-digit status, fields whose names hold no ":" and whose values are
-// trimmed, and the rest is what follows it; written again it parses to the
+// trimmed, the rest is what follows it and raw the bytes before; written again it parses to the
 // same head; its verbose log is sanitized; and the work is bounded by the
 // input, however the server folds its lines.
 func FuzzParseHead(f *testing.F) {
@@ -35,7 +35,7 @@ func FuzzParseHead(f *testing.F) {
 			return
 		}
 		if !strings.HasPrefix(h.proto, "HTTP/") || strings.ContainsAny(h.proto, " \n") || h.code < 0 || h.code > 999 ||
-			strings.Contains(h.reason, "\n") || !bytes.HasSuffix(b, rest) {
+			strings.Contains(h.reason, "\n") || !bytes.HasSuffix(b, rest) || string(h.raw)+string(rest) != string(b) {
 			t.Fatalf("%q: head %+v, rest %q", b, h, rest)
 		}
 		for _, fl := range h.header {
@@ -44,7 +44,14 @@ func FuzzParseHead(f *testing.F) {
 				t.Fatalf("%q: field %q: %q", b, fl.Name, fl.Value)
 			}
 		}
-		again, _, ok := parseHead(appendHead(nil, h))
+		written := appendHead(nil, h)
+		again, _, ok := parseHead(written)
+		if ok && !bytes.Equal(again.raw, written) {
+			t.Fatalf("%q: raw %q, want the whole head", written, again.raw)
+		}
+		if ok {
+			again.raw = h.raw
+		}
 		if !ok || !reflect.DeepEqual(again, h) {
 			t.Fatalf("%q: head %+v written again parses as %+v (%v)", b, h, again, ok)
 		}

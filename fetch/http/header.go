@@ -128,6 +128,7 @@ type wireHead struct {
 	code   int
 	reason string
 	header fetch.Header
+	raw    []byte // the head's bytes as received (HTTP/1.x; nil for HTTP/2)
 }
 
 // head stops the recording and returns the final response head among the
@@ -153,6 +154,10 @@ func (r *recording) head(code int) (*wireHead, error) {
 		case h.code != code:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol,
 				Msg: fmt.Sprintf("response head read as status %d, by net/http as %d", h.code, code)}
+		case h.proto != "HTTP/1.1" && h.proto != "HTTP/1.0":
+			// net/http takes any HTTP/1.x; curl refuses the versions it
+			// does not speak (exit 1).
+			return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "the reply's HTTP version " + fetch.SanitizeLine(h.proto, 20) + " is not spoken"}
 		}
 		return h, nil
 	}
@@ -160,11 +165,12 @@ func (r *recording) head(code int) (*wireHead, error) {
 
 // parseHead parses the response head at the start of b (status line,
 // field lines, empty line; LF or CRLF line ends) and returns what follows
-// it. A line starting with a space or a tab continues the previous field's
+// it, keeping the head's bytes (raw). A line starting with a space or a tab continues the previous field's
 // value (obsolete folding, RFC 9112 §5.2), joined with one space; the
 // value grows in place, so that a field folded over many lines costs no
 // more than the lines.
 func parseHead(b []byte) (h *wireHead, rest []byte, ok bool) {
+	whole := b
 	line := func() (string, bool) {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -201,6 +207,7 @@ func parseHead(b []byte) (h *wireHead, rest []byte, ok bool) {
 		}
 		if l == "" {
 			endFold()
+			h.raw = bytes.Clone(whole[:len(whole)-len(b)])
 			return h, b, true
 		}
 		if l[0] == ' ' || l[0] == '\t' {

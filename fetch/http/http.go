@@ -56,7 +56,9 @@
 // as absolute-form requests and https URLs through a CONNECT tunnel; any
 // other scheme is sent to the proxy as "GET <URL> HTTP/1.1", the URL's
 // credentials in its userinfo, and the proxy's reply is the result. The
-// proxy URL's userinfo becomes Proxy-Authorization.
+// proxy URL's userinfo becomes Proxy-Authorization. A request sent to the
+// proxy itself (not through a tunnel) carries "Proxy-Connection:
+// Keep-Alive", as curl's does.
 //
 // With Config.Verbose set, the request and response headers are written
 // prefixed "> " and "< " (the response's as received), with Authorization
@@ -116,7 +118,7 @@ const defaultProxyPort = 1080
 // (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
-	if req.Digest && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
+	if (req.Digest || req.AnyAuth) && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
 		return f.openDigest(ctx, req)
 	}
 	return f.open(ctx, req, "")
@@ -193,6 +195,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			if u.Scheme == "http" {
 				pu := netURL(proxy)
 				tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
+				h.Set("Proxy-Connection", "Keep-Alive") // curl's, to a proxy it sends the URL to
 				verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
 			} else {
 				d.tunnel = proxy
@@ -206,19 +209,23 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Bearer token refused: it holds a CR, LF or NUL"}
 			}
 			h.Set("Authorization", "Bearer "+req.Bearer)
-		case (req.User != "" || req.HasPassword) && !req.Digest:
+		case (req.User != "" || req.HasPassword) && !req.Digest && !req.AnyAuth:
 			hreq.SetBasicAuth(req.User, req.Password)
 		}
 	} else {
 		abs := absolute(u, req, false)
 		hreq.URL = &url.URL{Scheme: proxy.Scheme, Host: proxyHost(proxy), Opaque: abs}
 		hreq.Host = authority(u)
+		if p := u.PortOrDefault(); u.RawPort == "" && p > 0 && u.Host != "" {
+			hreq.Host += ":" + strconv.Itoa(p) // curl names the port of a scheme that is not HTTP's
+		}
 		if hreq.Host == "" {
 			hreq.Host = hreq.URL.Host
 		}
 		if proxy.HasUserinfo {
 			h.Set("Proxy-Authorization", basic(proxy.User, proxy.Password))
 		}
+		h.Set("Proxy-Connection", "Keep-Alive")
 		verboseTarget = absolute(u, req, true)
 	}
 	h.Set("User-Agent", f.Config.UserAgent)
@@ -333,7 +340,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 // result turns a response into a Resource.
 func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode bool, maxDecoded int64) (*fetch.Resource, error) {
 	m := fetch.Meta{Size: -1, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
-		Proto: head.proto, Reason: head.reason, Header: head.header}
+		Proto: head.proto, Reason: head.reason, Header: head.header, Head: head.raw}
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		m.ModTime = t
 	}
@@ -549,8 +556,10 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	}
 	var op *net.OpError
 	switch {
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection without a reply", Err: err}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the server closed the connection in the middle of its reply's head", Err: err}
+	case errors.Is(err, io.EOF):
+		return &fetch.Error{Kind: fetch.ErrGotNothing, Msg: "the server closed the connection without a reply", Err: err}
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
 	case strings.Contains(err.Error(), "server response headers exceeded"):

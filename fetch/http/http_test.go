@@ -387,8 +387,8 @@ func TestTLSErrors(t *testing.T) {
 func TestServerClosesWithoutReply(t *testing.T) {
 	s := fetchtest.CloseEarly(t, "\r\n\r\n", nil)
 	_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/")})
-	if fetch.KindOf(err) != fetch.ErrProtocol {
-		t.Errorf("no reply: %v (kind %d), want ErrProtocol", err, fetch.KindOf(err))
+	if fetch.KindOf(err) != fetch.ErrGotNothing || fetch.ExitCode(err) != 52 {
+		t.Errorf("no reply: %v (kind %d), want ErrGotNothing, curl's 52", err, fetch.KindOf(err))
 	}
 }
 

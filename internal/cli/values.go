@@ -230,3 +230,41 @@ type flagError struct {
 
 func (e *flagError) Error() string { return e.flag + ": " + e.err.Error() }
 func (e *flagError) Unwrap() error { return e.err }
+
+// AddNegations gives every boolean flag of fs curl's negation: --no-NAME
+// sets --NAME false, and a flag named no-NAME is turned off by --NAME
+// (curl's --buffer for --no-buffer), unless fs has a flag of that name.
+// They are hidden: help, the manual and the completions show the flags
+// themselves. A Switch is no boolean of this kind: it acts when given.
+func AddNegations(fs *pflag.FlagSet) {
+	var negs []*pflag.Flag
+	fs.VisitAll(func(f *pflag.Flag) {
+		if _, isSwitch := f.Value.(funcValue); isSwitch || f.Value.Type() != "bool" {
+			return
+		}
+		name := "no-" + f.Name
+		if rest, ok := strings.CutPrefix(f.Name, "no-"); ok {
+			name = rest
+		}
+		if fs.Lookup(name) != nil {
+			return
+		}
+		target := f
+		negs = append(negs, &pflag.Flag{Name: name, NoOptDefVal: "true", Hidden: true,
+			Usage: "turn " + "--" + f.Name + " off",
+			Value: Func("bool", func(s string) error {
+				b, err := strconv.ParseBool(s)
+				if err != nil {
+					return err
+				}
+				if err := target.Value.Set(strconv.FormatBool(!b)); err != nil {
+					return err
+				}
+				target.Changed = true
+				return nil
+			})})
+	})
+	for _, f := range negs {
+		fs.AddFlag(f)
+	}
+}

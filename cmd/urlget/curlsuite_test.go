@@ -1,0 +1,313 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// Behaviours measured by curl's own test suite (issue #40), each beside
+// curl on the in-tree recorder.
+
+// TestHeadEchoedAsReceivedBesideCurl: -i and -D write a reply's head as
+// the server sent it, bare LF line ends and folded lines included, as
+// curl does; they are not rewritten with CRLF.
+func TestHeadEchoedAsReceivedBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	const head = "HTTP/1.1 200 OK\nContent-Type: text/plain\r\nX-Folded: a\n  b\nContent-Length: 3\nConnection: close\n\n"
+	rec.setAnswer(func([]byte) string { return head + "ok\n" })
+	url := "http://" + rec.addr + "/lf"
+	_, _, cout, uout := sendBesideCurl(t, curl, rec, []string{"-s", "-i", url}, "")
+	if uout != head+"ok\n" || uout != cout {
+		t.Errorf("-i wrote\n%q\nwant (curl)\n%q", uout, cout)
+	}
+	dir := t.TempDir()
+	cfile, ufile := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	if err := exec.Command(curl, "-s", "-D", cfile, "-o", os.DevNull, url).Run(); err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	if r, _, _ := runOut(t, "-s", "-D", ufile, "-o", os.DevNull, url); r != 0 {
+		t.Fatalf("urlget exit %d", r)
+	}
+	c, _ := os.ReadFile(cfile)
+	u, _ := os.ReadFile(ufile)
+	if string(u) != head || string(u) != string(c) {
+		t.Errorf("-D wrote\n%q\nwant (curl)\n%q", u, c)
+	}
+}
+
+// TestProxyConnectionBesideCurl: a request sent to an HTTP proxy (an http
+// URL, or another scheme for the proxy to fetch) carries
+// "Proxy-Connection: Keep-Alive", as curl 7.88's does; -H can remove it.
+func TestProxyConnectionBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := "http://" + rec.addr
+	for _, args := range [][]string{
+		{"-x", proxy, "http://origin.invalid/page"},
+		{"-x", proxy, "ftp://origin.invalid/file.txt"},
+		{"-x", proxy, "-H", "Proxy-Connection:", "http://origin.invalid/page"},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u {
+			t.Errorf("%q: requests differ:\nurlget %q\ncurl   %q", args, u, c)
+		}
+		if has := strings.Contains(string(ureqs[0]), "\r\nProxy-Connection: Keep-Alive\r\n"); has != (len(args) == 3) {
+			t.Errorf("%q: Proxy-Connection sent: %v", args, has)
+		}
+	}
+}
+
+// TestNegatedBooleansBesideCurl: every boolean flag has curl's --no-NAME
+// (and --NAME for a flag named no-NAME), which turns it off again, as
+// later on the command line; help does not list them.
+func TestNegatedBooleansBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/n"
+	for _, args := range [][]string{
+		{"-i", "--no-include", url},
+		{"--include", "--no-include", "--no-buffer", "--buffer", "--no-progress-meter", "--progress-meter", "-s", url},
+		{"-L", "--no-location", "-s", "http://" + rec.addr + "/to/302"},
+	} {
+		_, _, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if uout != cout {
+			t.Errorf("%q: urlget wrote %q, curl %q", args, uout, cout)
+		}
+	}
+	if code, out, _ := runOut(t, "--help"); code != 0 || strings.Contains(out, "--no-include") || strings.Contains(out, "--no-location") {
+		t.Errorf("--help: exit %d, lists the negations", code)
+	}
+}
+
+// TestAuthOptionsBesideCurl: -U gives the proxy its credentials, --basic
+// undoes --digest, --netrc-optional takes a missing --netrc-file for an
+// empty one, and --disallow-username-in-url refuses a URL with a user
+// name before anything is sent (exit 67): each as curl.
+func TestAuthOptionsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	missing := filepath.Join(t.TempDir(), "no-netrc")
+	for _, args := range [][]string{
+		{"-x", base, "-U", "pu:pp", "http://origin.invalid/page"},
+		{"-x", "http://xu:xp@" + rec.addr, "-U", "pu:pp", "http://origin.invalid/page"},
+		{"--digest", "--basic", "-u", "a:b", base + "/b"},
+		{"--netrc-optional", "--netrc-file", missing, base + "/n"},
+	} {
+		creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u || cout != uout {
+			t.Errorf("%q: requests differ:\nurlget %q\ncurl   %q", args, u, c)
+		}
+	}
+	args := []string{"-s", "--disallow-username-in-url", "http://user@" + rec.addr + "/u"}
+	ccode := 0
+	if err := exec.Command(curl, args...).Run(); err != nil {
+		ccode = err.(*exec.ExitError).ExitCode()
+	}
+	ucode, _, _ := runOut(t, args...)
+	if ucode != 67 || ucode != ccode || len(rec.take()) != 0 {
+		t.Errorf("--disallow-username-in-url: urlget exit %d, curl %d, want 67 and no request", ucode, ccode)
+	}
+}
+
+// TestAnyAuthBesideCurl: --anyauth (and --digest with --basic) sends the
+// first request without credentials and answers a Digest challenge with
+// Digest, a Basic-only one with Basic, as curl does.
+func TestAnyAuthBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	digest := digestAnswer()
+	rec.setAnswer(func(raw []byte) string {
+		if !strings.Contains(string(raw), " /basic ") {
+			return digest(raw)
+		}
+		if strings.Contains(string(raw), "\r\nAuthorization: Basic ") {
+			return ""
+		}
+		return "HTTP/1.1 401 No\r\nWWW-Authenticate: Basic realm=\"r\"\r\nContent-Length: 0\r\n\r\n"
+	})
+	u := []string{"-s", "-u", digestUser + ":" + digestPass}
+	for _, args := range [][]string{
+		{"--anyauth", "http://" + rec.addr + "/basic"},
+		{"--anyauth", "http://" + rec.addr + "/digest/md5"},
+		{"--digest", "--basic", "http://" + rec.addr + "/basic"},
+		{"--basic", "--digest", "http://" + rec.addr + "/digest/sha256"},
+	} {
+		creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, append(u, args...), "")
+		compareRequests(t, creqs, ureqs)
+		if len(ureqs) != 2 || uout != cout {
+			t.Errorf("%q: urlget sent %d requests, wrote %q (curl %q)", args, len(ureqs), uout, cout)
+		}
+	}
+}
+
+// TestProtoBesideCurl: --proto and --proto-redir leave out schemes before
+// anything is sent to them (exit 1), the installer idiom `--proto =https
+// --tlsv1.2 -sSf URL` included; --proto-default gives a URL without a
+// scheme the one named: each as curl.
+func TestProtoBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	base := "http://" + rec.addr
+	for _, tc := range []struct {
+		args    []string
+		code, n int // exit status, requests each sends
+	}{
+		{[]string{"--proto", "=https", "--tlsv1.2", "-sSf", base + "/x"}, 1, 0},
+		{[]string{"--proto", "-all,+http", "-s", base + "/x"}, 0, 1},
+		{[]string{"--proto", "-http", "-s", base + "/x"}, 1, 0},
+		{[]string{"--proto", "all,-https", "-s", base + "/x"}, 0, 1},
+		{[]string{"-L", "--proto-redir", "=https", "-s", base + "/to/302"}, 1, 1},
+		{[]string{"-L", "--proto-redir", "-all,http", "-s", base + "/to/302"}, 0, 2},
+		{[]string{"-L", "--proto", "=http", "-s", base + "/to/302"}, 0, 2},
+		{[]string{"--proto", "=ftp", "--proto-default", "ftp", "-s", testserver.FreeAddr(t) + "/x"}, 7, 0}, // guessed http: exit 1
+		{[]string{"--proto-default", "http", "-s", rec.addr + "/x"}, 0, 1},
+	} {
+		ccode := 0
+		if err := exec.Command(curl, tc.args...).Run(); err != nil {
+			ccode = err.(*exec.ExitError).ExitCode()
+		}
+		creqs := rec.take()
+		ucode, _, uerr := runOut(t, tc.args...)
+		ureqs := rec.take()
+		if ucode != tc.code || ccode != tc.code || len(creqs) != tc.n || len(ureqs) != tc.n {
+			t.Errorf("%q: urlget exit %d with %d requests (%s), curl %d with %d; want %d with %d",
+				tc.args, ucode, len(ureqs), strings.TrimSpace(uerr), ccode, len(creqs), tc.code, tc.n)
+		}
+	}
+}
+
+// exitBesideCurl runs curl, then urlget, with args, and gives each one's
+// exit status.
+func exitBesideCurl(t *testing.T, curl string, args ...string) (ucode, ccode int, uerr string) {
+	t.Helper()
+	cmd := exec.Command(curl, args...)
+	cmd.Dir = t.TempDir()
+	if err := cmd.Run(); err != nil {
+		ccode = err.(*exec.ExitError).ExitCode()
+	}
+	ucode, _, uerr = runOut(t, args...)
+	return ucode, ccode, uerr
+}
+
+// TestWrongResultsBesideCurl: exit statuses curl's suite found wrong
+// (issue #40): an empty reply is 52, a -F file that does not open 26
+// (before anything is sent).
+func TestWrongResultsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	empty := fetchtest.CloseEarly(t, "\r\n\r\n", nil)
+	rec := newRecorder(t)
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-s", "http://" + empty.Addr + "/"}, 52},
+		{[]string{"-s", "-F", "f=@" + missing, "http://" + rec.addr + "/form"}, 26},
+		{[]string{"-s", "-F", "f=<" + missing, "http://" + rec.addr + "/form"}, 26},
+	} {
+		ucode, ccode, uerr := exitBesideCurl(t, curl, tc.args...)
+		if ucode != tc.code || ccode != tc.code {
+			t.Errorf("%q: urlget exit %d (%s), curl %d; want %d", tc.args, ucode, strings.TrimSpace(uerr), ccode, tc.code)
+		}
+	}
+	if n := len(rec.take()); n != 0 {
+		t.Errorf("%d requests sent with a -F file missing", n)
+	}
+}
+
+// TestFileQueryBesideCurl: a file URL's query is ignored, as curl ignores
+// it; an escaped %3F stays in the name.
+func TestFileQueryBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("plain\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b?c.txt"), []byte("asked\n"), 0o644)
+	for _, u := range []string{"file://" + dir + "/a.txt?x=1", "file://" + dir + "/b%3Fc.txt?y", "file://" + dir + "/b%3Fc.txt"} {
+		cout, err := exec.Command(curl, "-s", u).Output()
+		if err != nil {
+			t.Fatalf("curl %s: %v", u, err)
+		}
+		code, uout, uerr := runOut(t, "-s", u)
+		if code != 0 || uout != string(cout) {
+			t.Errorf("%s: urlget exit %d %q (%s), curl %q", u, code, uout, uerr, cout)
+		}
+	}
+}
+
+// TestSecureCookieOverHTTPBesideCurl: a Secure cookie set over plain http
+// is not kept (written to -c) unless the host is this machine by name, as
+// curl's rule has it; the other cookies are.
+func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func([]byte) string {
+		return "HTTP/1.1 200 OK\r\nSet-Cookie: s=1; Secure\r\nSet-Cookie: p=2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	})
+	cookieLines := func(path string) []string {
+		b, _ := os.ReadFile(path)
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && (!strings.HasPrefix(l, "#") || strings.HasPrefix(l, "#HttpOnly_")) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		args []string
+		want int // cookies kept
+	}{
+		{[]string{"-x", "http://" + rec.addr, "http://shop.example/"}, 1},
+		{[]string{"http://" + rec.addr + "/"}, 2}, // 127.0.0.1: a secure context
+	} {
+		dir := t.TempDir()
+		cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+		if err := exec.Command(curl, append([]string{"-s", "-c", cjar}, tc.args...)...).Run(); err != nil {
+			t.Fatalf("curl: %v", err)
+		}
+		if code, _, uerr := runOut(t, append([]string{"-s", "-c", ujar}, tc.args...)...); code != 0 {
+			t.Fatalf("urlget exit %d: %s", code, uerr)
+		}
+		c, u := cookieLines(cjar), cookieLines(ujar)
+		slices.Sort(c) // curl writes the newest first
+		slices.Sort(u)
+		if len(u) != tc.want || strings.Join(c, "\n") != strings.Join(u, "\n") {
+			t.Errorf("%q: urlget kept\n%q\ncurl\n%q", tc.args, u, c)
+		}
+	}
+}
+
+// TestUnknownHTTPVersionBesideCurl: a reply in a version not spoken
+// (HTTP/1.2) is exit 1, as curl's.
+func TestUnknownHTTPVersionBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func([]byte) string { return "HTTP/1.2 200 OK\r\nContent-Length: 1\r\n\r\nx" })
+	ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "http://"+rec.addr+"/v12")
+	if ucode != 1 || ccode != 1 {
+		t.Errorf("urlget exit %d (%s), curl %d; want 1", ucode, strings.TrimSpace(uerr), ccode)
+	}
+}
+
+// setAnswer sets the recorder's answer, under its lock: its connections
+// read it from goroutines of their own.
+func (r *recorder) setAnswer(answer func(raw []byte) string) {
+	r.mu.Lock()
+	r.answer = answer
+	r.mu.Unlock()
+}
