@@ -32,7 +32,8 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 	if res.Location != "" && status/100 == 3 {
 		loc := res.Location
 		if !q.proxy {
-			loc = "/" + pathOf(loc)
+			m, _ := h.mountOf(r)
+			loc = m.path(loc)
 		}
 		hdr.Set("Location", loc)
 	}
@@ -277,22 +278,25 @@ func (h *Handler) logAccess(r *http.Request, w *logWriter, start time.Time) {
 		host = r.RemoteAddr
 	}
 	line := fmt.Sprintf("%s - - [%s] \"%s %s %s\" %d %d\n", host, start.Format("02/Jan/2006:15:04:05 -0700"),
-		logEscape(r.Method), logEscape(logTarget(r.RequestURI)), logEscape(r.Proto), w.status, w.bytes)
+		logEscape(r.Method), logEscape(h.logTarget(r)), logEscape(r.Proto), w.status, w.bytes)
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
 	io.WriteString(h.opt.AccessLog, line)
 }
 
-// logTarget is a request target for the log: a URL's password (an ftp
-// login given in the URL) masked, the answers to a form left out.
-func logTarget(uri string) string {
-	if strings.HasPrefix(uri, askPath+"?") {
-		// The answers to a form may hold a password (AskP).
-		return askPath + "?…"
-	}
+// logTarget is a request's target for the log: a URL's password (an ftp
+// login given in the URL) masked, the answers to a form left out, however
+// the Handler is mounted.
+func (h *Handler) logTarget(r *http.Request) string {
+	uri := r.RequestURI
 	prefix, t := "", uri
-	if strings.HasPrefix(t, "/") {
-		prefix, t = "/", t[1:]
+	if strings.HasPrefix(uri, "/") {
+		m, p := h.mountOf(r)
+		if p == askPath {
+			// The answers to a form may hold a password (AskP).
+			return m.base + askPath + "?…"
+		}
+		prefix, t = m.base+"/", frontTarget(targetPath(r, p))
 	}
 	if u, err := urlparse.Parse(t); err == nil && u.HasPassword {
 		return prefix + u.Redacted()
