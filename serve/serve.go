@@ -93,6 +93,10 @@ const (
 	DefaultTimeout      = 10 * time.Minute
 )
 
+// DefaultCharset is the charset of text documents that declare none and
+// are not UTF-8, when Options.Charset does not say.
+const DefaultCharset = "ISO-8859-1"
+
 // DefaultGrace is the time the urlget serve command lets requests run on
 // once it is told to stop (Serve's grace).
 const DefaultGrace = 10 * time.Second
@@ -134,6 +138,12 @@ type Options struct {
 	// AccessLog, when set, receives one line per request in Common Log
 	// Format.
 	AccessLog io.Writer
+
+	// Charset is the charset said of a text document that declares
+	// none and whose first bytes are not UTF-8 (those that are get
+	// charset=utf-8): the 8-bit charset of the servers the gateway is for.
+	// "": DefaultCharset.
+	Charset string
 
 	// Base is the path the Handler is mounted at when it is not the
 	// whole server's: "/" for the pattern "/" of an http.ServeMux, "/gw/"
@@ -194,6 +204,12 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
+	if o.Charset == "" {
+		o.Charset = DefaultCharset
+	}
+	if !validCharset(o.Charset) {
+		return nil, fmt.Errorf("serve: charset %q: want a charset name (ISO-8859-1, windows-1252, KOI8-R…)", o.Charset)
+	}
 	if o.Base != "" && !strings.HasPrefix(o.Base, "/") {
 		return nil, fmt.Errorf("serve: Base %q: want a path starting with /", o.Base)
 	}
@@ -208,6 +224,18 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	h.local = h.client(c, true)
 	h.remote = h.client(c, o.AllowPrivate)
 	return h, nil
+}
+
+// validCharset reports whether name can be a charset's name (RFC 2978:
+// letters, digits and a few marks).
+func validCharset(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'+-^_`{}~.", c) >= 0) {
+			return false
+		}
+	}
+	return name != "" && len(name) <= 40
 }
 
 // Serve answers requests on ln until ctx is done, with the time limits of

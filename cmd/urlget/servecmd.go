@@ -94,6 +94,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	}), "allow-from", "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
 	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
+	fs.StringVar(&o.opt.Charset, "charset", serve.DefaultCharset, "say text documents that declare no charset and are not UTF-8 are in `CHARSET`")
 	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
 	atLeast1 := func(n int) bool { return n >= 1 }
 	o.opt.MaxPerClient, o.opt.MaxPerHost, o.opt.MaxTotal = serve.DefaultMaxPerClient, serve.DefaultMaxPerHost, serve.DefaultMaxTotal
