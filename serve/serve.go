@@ -115,6 +115,13 @@ type Options struct {
 	// loopback, private, link-local, multicast and unspecified addresses.
 	// A client on this machine (loopback) always may.
 	AllowPrivate bool
+	// AllowCredentials lets the clients' ftp logins reach servers when
+	// the gateway serves other machines too (AllowFrom): a 401 challenge
+	// for a server that wants a password, the answer, a proxy client's
+	// Authorization or Proxy-Authorization. A gateway serving this machine
+	// alone always carries them. A URL's own userinfo is carried either
+	// way.
+	AllowCredentials bool
 	// AllowFile is the directory whose files and subdirectories file URLs
 	// may show; "" refuses file URLs.
 	AllowFile string
@@ -177,6 +184,7 @@ type Handler struct {
 	local, remote *fetch.Client
 	lim           *limits
 	logMu         sync.Mutex
+	logins        logins
 }
 
 // New returns the gateway fetching with a copy of c: c itself is not
@@ -567,7 +575,9 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	// the request much past Timeout (the margin lets an error reply for
 	// the timeout itself go out).
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opt.Timeout + writeMargin))
-	req := &fetch.Request{URL: &u, Head: q.head, Options: fetch.Options{}}
+	opts := fetch.Options{}
+	u = h.login(r, q, u, upstream, opts)
+	req := &fetch.Request{URL: &u, Head: q.head, Options: opts}
 	if !q.html {
 		req.Options[fetch.OptRaw] = "true"
 	}
@@ -609,7 +619,9 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		return
 	}
 	if err != nil {
-		h.failErr(w, r, q, err)
+		if !h.challenge(w, r, q, &u, upstream, err) {
+			h.failErr(w, r, q, err)
+		}
 		return
 	}
 	defer res.Body.Close()

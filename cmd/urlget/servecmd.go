@@ -93,6 +93,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 		return nil
 	}), "allow-from", "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
+	fs.BoolVar(&o.opt.AllowCredentials, "allow-credentials", false, "carry clients' ftp logins (a 401 challenge's answer, Authorization) to servers although clients of other machines are served (--allow-from)")
 	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
 	fs.StringVar(&o.opt.Charset, "charset", serve.DefaultCharset, "say text documents that declare no charset and are not UTF-8 are in `CHARSET`")
 	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")
