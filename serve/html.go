@@ -353,7 +353,7 @@ func parentOf(s fetch.Scheme, u string) string {
 // itemLabels mark gopher item types in a menu.
 var itemLabels = map[byte]string{
 	'0': "TXT", '1': "DIR", '2': "CSO", '3': "ERR", '4': "HQX", '5': "DOS", '6': "UUE",
-	'7': "ASK", '8': "TEL", '9': "BIN", '+': "MIR", 'g': "GIF", 'I': "IMG", 'T': "327",
+	'7': "IDX", '8': "TEL", '9': "BIN", '+': "MIR", 'g': "GIF", 'I': "IMG", 'T': "327",
 	'h': "WWW", 's': "SND", 'd': "DOC", 'p': "PNG", ';': "MOV", 'r': "RTF", 'P': "PDF", 'c': "CAL", 'M': "MIM",
 }
 
@@ -384,7 +384,10 @@ func (p *page) menuItem(e fetch.Entry) {
 		p.text(e.Name)
 		p.raw("</span>")
 	case '7':
-		p.raw(`<span class="t">[ASK]</span> `)
+		// "IDX", an index-search (RFC 1436): not "ASK", a Gopher+ form.
+		p.raw(`<span class="t">[`)
+		p.text(label)
+		p.raw("]</span> ")
 		p.text(e.Name)
 		p.raw(" ")
 		p.searchForm(e.URL, e.Name, "")

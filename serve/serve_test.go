@@ -674,6 +674,11 @@ func TestGopherSearch(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(body, `name="u" value="gopher://`+g.Addr+`/7/find"`) || len(g.Requests()) != 0 {
 		t.Errorf("search item: %d, %d requests\n%s", res.StatusCode, len(g.Requests()), body)
 	}
+	menu := &gophertest.Site{Items: map[string]*gophertest.Item{"": {Type: '1', Menu: []string{"7Find\t/find"}}}}
+	gm := gophertest.Start(t, menu)
+	if _, body := get(t, srv, "/gopher://"+gm.Addr+"/1", ""); !strings.Contains(body, `<span class="t">[IDX]</span> Find`) || strings.Contains(body, "ASK") {
+		t.Errorf("a search item is labelled as something else than an index-search:\n%s", body)
+	}
 	_, body = get(t, srv, "/.search?u="+url.QueryEscape("gopher://"+g.Addr+"/7/find")+"&q="+url.QueryEscape("apple <pie>"), "")
 	if !strings.Contains(body, "You asked for &lt;apple &lt;pie&gt;&gt;") || !strings.Contains(body, `<input name="q" size="30" value="apple &lt;pie&gt;"`) {
 		t.Errorf("search result:\n%s", body)

@@ -48,8 +48,11 @@ dialled) unless --allow-private; file: URLs only below --allow-file DIR;
 mailto, telnet, rlogin and tn3270 are shown as links, never carried out;
 pages run no script (Content-Security-Policy); the web front answers only
 to IP addresses, localhost and --allow-host names (no DNS rebinding of the
-gateway itself), and refuses what another site's page asks for. One line per request in
-Common Log Format goes to standard output (--access-log).
+gateway itself), and refuses what another site's page asks for; ftp logins
+(the answer to a 401 the gateway sends for a server that wants a password, a
+proxy client's Authorization) reach only the server they were given for, and
+only for this machine's clients unless --allow-credentials. One line per
+request in Common Log Format goes to standard output (--access-log).
 
 Options:
 %s
