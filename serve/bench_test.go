@@ -108,8 +108,9 @@ func BenchmarkRenderMenu(b *testing.B) {
 	})
 }
 
-// BenchmarkDocument fetches a 16 MiB gopher binary through the gateway (a
-// proxy client) and directly, for the cost of carrying a document.
+// BenchmarkDocument fetches a 16 MiB gopher binary and text (whose
+// charset the gateway looks for) through the gateway (a proxy client) and
+// directly, for the cost of carrying a document.
 func BenchmarkDocument(b *testing.B) {
 	data := fetchtest.Pattern(16 << 20)
 	g := gophertest.Start(b, gophertest.Bytes(data))
@@ -123,11 +124,16 @@ func BenchmarkDocument(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	target := "gopher://" + g.Addr + "/9/file"
 	for _, c := range []struct {
-		name string
-		cl   *fetch.Client
-	}{{"gateway", &fetch.Client{Proxy: &proxy}}, {"direct", &fetch.Client{NoProxy: "*"}}} {
+		name, target string
+		cl           *fetch.Client
+	}{
+		{"binary/gateway", "/9/file", &fetch.Client{Proxy: &proxy}},
+		{"binary/direct", "/9/file", &fetch.Client{NoProxy: "*"}},
+		{"text/gateway", "/0/file", &fetch.Client{Proxy: &proxy, Options: fetch.Options{fetch.OptRaw: "true"}}},
+		{"text/direct", "/0/file", &fetch.Client{NoProxy: "*", Options: fetch.Options{fetch.OptRaw: "true"}}},
+	} {
+		target := "gopher://" + g.Addr + c.target
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {

@@ -44,6 +44,7 @@ type page struct {
 	q      *query
 	search string // the search forms' action
 	front  bool   // links go through the web front ("/URL"), not as absolute URLs (proxy clients)
+	m      mount  // where the web front is
 	// links caches linkKind by scheme for the page's links.
 	links map[string]int
 }
@@ -51,7 +52,8 @@ type page struct {
 // page sets the header fields of an HTML page and returns it, ready to
 // start once the status is written.
 func (h *Handler) page(w http.ResponseWriter, r *http.Request, q *query, title string) *page {
-	p := &page{w: w, title: title, q: q, search: searchPath, front: q == nil || !q.proxy}
+	m, _ := h.mountOf(r)
+	p := &page{w: w, title: title, q: q, search: m.base + searchPath, front: q == nil || !q.proxy, m: m}
 	formTo := "'self'"
 	if !p.front {
 		// A proxy client's page has the target's origin: its forms name
@@ -78,7 +80,9 @@ func (p *page) start() {
 	p.text(p.title)
 	p.raw("</title><style>" + style + "</style></head><body>\n")
 	if p.front {
-		p.raw(`<form class="addr" method="get" action="/"><input name="u" size="80" value="`)
+		p.raw(`<form class="addr" method="get" action="`)
+		p.text(p.m.base + "/")
+		p.raw(`"><input name="u" size="80" value="`)
 		if p.q != nil {
 			p.text(p.q.target)
 		}
@@ -105,8 +109,11 @@ func (p *page) link(u, label string) {
 		p.text(label)
 		return
 	case throughFront:
-		p.raw(`<a href="/`)
-		writePath(p.w, u)
+		p.raw(`<a href="`)
+		// The front's path escaped for a quoted attribute value, without
+		// building either string: the links of a long listing cost no
+		// allocation.
+		p.m.writePath(p.w, u, &pathAttrReplace)
 	default:
 		p.raw(`<a href="`)
 		p.text(u)
@@ -346,7 +353,7 @@ func parentOf(s fetch.Scheme, u string) string {
 // itemLabels mark gopher item types in a menu.
 var itemLabels = map[byte]string{
 	'0': "TXT", '1': "DIR", '2': "CSO", '3': "ERR", '4': "HQX", '5': "DOS", '6': "UUE",
-	'7': "ASK", '8': "TEL", '9': "BIN", '+': "MIR", 'g': "GIF", 'I': "IMG", 'T': "327",
+	'7': "IDX", '8': "TEL", '9': "BIN", '+': "MIR", 'g': "GIF", 'I': "IMG", 'T': "327",
 	'h': "WWW", 's': "SND", 'd': "DOC", 'p': "PNG", ';': "MOV", 'r': "RTF", 'P': "PDF", 'c': "CAL", 'M': "MIM",
 }
 
@@ -377,7 +384,10 @@ func (p *page) menuItem(e fetch.Entry) {
 		p.text(e.Name)
 		p.raw("</span>")
 	case '7':
-		p.raw(`<span class="t">[ASK]</span> `)
+		// "IDX", an index-search (RFC 1436): not "ASK", a Gopher+ form.
+		p.raw(`<span class="t">[`)
+		p.text(label)
+		p.raw("]</span> ")
 		p.text(e.Name)
 		p.raw(" ")
 		p.searchForm(e.URL, e.Name, "")
@@ -498,20 +508,11 @@ func (p *page) date(t time.Time) {
 // values: & < > " ' as references, control bytes other than tab as U+FFFD.
 func writeEscaped(w io.Writer, s string) { writeReplaced(w, s, &htmlReplace) }
 
-// writePath writes the web front's path for u (pathOf) escaped for a
-// quoted attribute value, without building either string: the links of a
-// long listing cost no allocation.
-func writePath(w io.Writer, u string) { writeReplaced(w, u, &pathAttrReplace) }
-
 // writeReplaced writes s to w with every byte c for which rep[c] is not
 // empty replaced by rep[c], in runs between them, building no string.
 func writeReplaced(w io.Writer, s string, rep *[256]string) {
-	sw, ok := w.(io.StringWriter)
-	if !ok {
-		bw := bufio.NewWriter(w)
-		defer bw.Flush()
-		sw = bw
-	}
+	sw, done := stringWriter(w)
+	defer done()
 	last := 0
 	for i := 0; i < len(s); i++ {
 		r := rep[s[i]]
@@ -525,6 +526,22 @@ func writeReplaced(w io.Writer, s string, rep *[256]string) {
 	sw.WriteString(s[last:])
 }
 
+// stringWriter is w as an io.StringWriter, through a buffer when it is
+// not one; done flushes that buffer.
+func stringWriter(w io.Writer) (sw textWriter, done func()) {
+	if sw, ok := w.(textWriter); ok {
+		return sw, func() {}
+	}
+	bw := bufio.NewWriter(w)
+	return bw, func() { bw.Flush() }
+}
+
+// textWriter takes bytes and strings.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
 // htmlReplace is writeEscaped's replacements.
 var htmlReplace = func() (t [256]string) {
 	t['&'], t['<'], t['>'], t['"'], t['\''] = "&amp;", "&lt;", "&gt;", "&#34;", "&#39;"
@@ -536,7 +553,7 @@ var htmlReplace = func() (t [256]string) {
 	return t
 }()
 
-// pathAttrReplace is writePath's: pathReplace's percent-encoding, then &
+// pathAttrReplace is the links' (mount.writePath): pathReplace's percent-encoding, then &
 // and ' as references for the attribute value (the other bytes special
 // in HTML are percent-encoded already).
 var pathAttrReplace = func() (t [256]string) {

@@ -118,7 +118,7 @@ func TestFrontPages(t *testing.T) {
 	urls, _ := servers(t)
 	_, srv := gateway(t, Options{})
 	for _, u := range urls {
-		res, body := get(t, srv, "/"+pathOf(u), "text/html")
+		res, body := get(t, srv, mount{}.path(u), "text/html")
 		if res.StatusCode != 200 {
 			t.Errorf("%s: %d %s", u, res.StatusCode, body)
 			continue

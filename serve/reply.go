@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/urlparse"
@@ -32,7 +33,8 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 	if res.Location != "" && status/100 == 3 {
 		loc := res.Location
 		if !q.proxy {
-			loc = "/" + pathOf(loc)
+			m, _ := h.mountOf(r)
+			loc = m.path(loc)
 		}
 		hdr.Set("Location", loc)
 	}
@@ -49,11 +51,21 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 			return
 		}
 	}
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	var head []byte
+	var herr error
+	ct := contentType(res)
+	if !q.head && needsCharset(ct) {
+		head, herr = sniff(res.Body, *buf)
+		ct = h.withCharset(ct, head, herr != nil, false)
+	}
 	hdr.Set("Content-Security-Policy", docCSP)
-	hdr.Set("Content-Type", contentType(res))
+	hdr.Set("Content-Type", ct)
 	if !res.ModTime.IsZero() {
 		hdr.Set("Last-Modified", res.ModTime.UTC().Format(http.TimeFormat))
 	}
+	acceptRanges(hdr, res)
 	if res.IsHTTP() {
 		for _, k := range []string{"ETag", "Cache-Control", "Expires", "Content-Language", "Content-Encoding"} {
 			if v := res.Header.Get(k); v != "" {
@@ -74,7 +86,7 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 	if q.head {
 		return
 	}
-	if _, err := copyBody(w, res.Body); err != nil {
+	if _, err := sendBody(w, head, herr, res.Body, *buf); err != nil {
 		cut(w)
 	}
 }
@@ -85,13 +97,100 @@ func (h *Handler) reply(w *logWriter, r *http.Request, q *query, u *urlparse.URL
 // each), so that the memory of many transfers at once stays small.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// copyBody copies a document's body to the client: straight from the
-// upstream connection where it can (fetch.CopyBody: splice), else through
-// a pooled buffer.
-func copyBody(w io.Writer, body io.Reader) (int64, error) {
-	buf := copyBuffers.Get().(*[]byte)
-	defer copyBuffers.Put(buf)
-	return fetch.CopyBody(w, body, *buf)
+// sendBody sends a document's body to the client: head, the bytes sniff
+// read already (herr its error: io.EOF when they are the whole body),
+// then the rest straight from the upstream connection where it can
+// (fetch.CopyBody: splice), else through buf.
+func sendBody(w io.Writer, head []byte, herr error, body io.Reader, buf []byte) (int64, error) {
+	n, err := w.Write(head)
+	if err != nil {
+		return int64(n), err
+	}
+	switch herr {
+	case nil:
+	case io.EOF:
+		return int64(n), nil
+	default:
+		return int64(n), herr
+	}
+	m, err := fetch.CopyBody(w, body, buf)
+	return int64(n) + m, err
+}
+
+// sniffLen is how much of a text document is read before its header is
+// sent, to tell its charset: its first chunk, never more.
+const sniffLen = 1024
+
+// sniff reads the first bytes of a document, up to sniffLen, into buf. Its
+// error is io.EOF when they are the whole document, nil when there may be
+// more, or the reading's.
+func sniff(body io.Reader, buf []byte) ([]byte, error) {
+	n, err := io.ReadAtLeast(body, buf[:sniffLen], sniffLen)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return buf[:n], err
+}
+
+// needsCharset reports whether a document of the media type ct is text
+// without a charset said: text/*, no charset parameter.
+func needsCharset(ct string) bool {
+	t, params, _ := strings.Cut(ct, ";")
+	if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(t)), "text/") {
+		return false
+	}
+	return !strings.Contains(strings.ToLower(params), "charset=")
+}
+
+// withCharset is the media type ct of a text document with the charset
+// its first bytes head show: UTF-8 when they are valid UTF-8 (whole says
+// they are the whole document: no character cut at their end; mid that
+// they start inside it, perhaps inside a character), else Options.Charset.
+// An HTML or XML document that is not UTF-8 is left without one: it may
+// say its charset itself (<meta charset>, <?xml encoding?>), which a
+// charset in the header would override.
+func (h *Handler) withCharset(ct string, head []byte, whole, mid bool) string {
+	if mid {
+		for i := 0; i < 3 && len(head) > 0 && !utf8.RuneStart(head[0]); i++ {
+			head = head[1:]
+		}
+	}
+	if !whole {
+		// A character cut at the end of the chunk is not an error.
+		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax+1; i-- {
+			if utf8.RuneStart(head[i]) {
+				if !utf8.FullRune(head[i:]) {
+					head = head[:i]
+				}
+				break
+			}
+		}
+	}
+	if utf8.Valid(head) {
+		return ct + "; charset=utf-8"
+	}
+	t, _, _ := strings.Cut(strings.ToLower(ct), ";")
+	if t = strings.TrimSpace(t); t == "text/html" || t == "text/xml" || strings.HasSuffix(t, "+xml") {
+		return ct
+	}
+	return ct + "; charset=" + h.opt.Charset
+}
+
+// acceptRanges says that the gateway carries out a Range request for res
+// (Accept-Ranges: bytes): an http server's own Accept-Ranges; for another
+// scheme, when the scheme resumes (fetch.Ranges) and the length is known
+// (a 206 needs it).
+func acceptRanges(hdr http.Header, res *fetch.Resource) {
+	if res.IsHTTP() {
+		if v := res.Header.Get("Accept-Ranges"); v != "" {
+			hdr.Set("Accept-Ranges", v)
+		}
+		return
+	}
+	scheme, _ := schemeOf(res.EffectiveURL)
+	if s, ok := fetch.LookupScheme(scheme); ok && s.Caps.Has(fetch.Ranges) && res.Size >= 0 {
+		hdr.Set("Accept-Ranges", "bytes")
+	}
 }
 
 // partial answers a Range request the upstream resumed (206): res starts at
@@ -109,15 +208,26 @@ func (h *Handler) partial(w *logWriter, q *query, res *fetch.Resource, rng byteR
 		end = rng.last
 	}
 	n := end - rng.first + 1
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	body := io.LimitReader(res.Body, n)
+	var head []byte
+	var herr error
+	ct := contentType(res)
+	if needsCharset(ct) {
+		head, herr = sniff(body, *buf)
+		ct = h.withCharset(ct, head, herr != nil && rng.first+int64(len(head)) >= total, true)
+	}
 	hdr.Set("Content-Security-Policy", docCSP)
-	hdr.Set("Content-Type", contentType(res))
+	hdr.Set("Content-Type", ct)
 	if !res.ModTime.IsZero() {
 		hdr.Set("Last-Modified", res.ModTime.UTC().Format(http.TimeFormat))
 	}
+	acceptRanges(hdr, res)
 	hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", rng.first, end, total))
 	hdr.Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(http.StatusPartialContent)
-	if m, err := copyBody(w, io.LimitReader(res.Body, n)); err != nil || m < n {
+	if m, err := sendBody(w, head, herr, body, *buf); err != nil || m < n {
 		cut(w)
 	}
 }
@@ -175,6 +285,9 @@ func contentType(res *fetch.Resource) string {
 			name = u.FTP.Name
 		}
 		if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+			// The type only: Go's table says charset=utf-8 for text,
+			// which the name does not tell (withCharset looks).
+			t, _, _ = strings.Cut(t, ";")
 			return t
 		}
 	}
@@ -277,22 +390,25 @@ func (h *Handler) logAccess(r *http.Request, w *logWriter, start time.Time) {
 		host = r.RemoteAddr
 	}
 	line := fmt.Sprintf("%s - - [%s] \"%s %s %s\" %d %d\n", host, start.Format("02/Jan/2006:15:04:05 -0700"),
-		logEscape(r.Method), logEscape(logTarget(r.RequestURI)), logEscape(r.Proto), w.status, w.bytes)
+		logEscape(r.Method), logEscape(h.logTarget(r)), logEscape(r.Proto), w.status, w.bytes)
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
 	io.WriteString(h.opt.AccessLog, line)
 }
 
-// logTarget is a request target for the log: a URL's password (an ftp
-// login given in the URL) masked, the answers to a form left out.
-func logTarget(uri string) string {
-	if strings.HasPrefix(uri, askPath+"?") {
-		// The answers to a form may hold a password (AskP).
-		return askPath + "?…"
-	}
+// logTarget is a request's target for the log: a URL's password (an ftp
+// login given in the URL) masked, the answers to a form left out, however
+// the Handler is mounted.
+func (h *Handler) logTarget(r *http.Request) string {
+	uri := r.RequestURI
 	prefix, t := "", uri
-	if strings.HasPrefix(t, "/") {
-		prefix, t = "/", t[1:]
+	if strings.HasPrefix(uri, "/") {
+		m, p := h.mountOf(r)
+		if p == askPath {
+			// The answers to a form may hold a password (AskP).
+			return m.base + askPath + "?…"
+		}
+		prefix, t = m.base+"/", frontTarget(targetPath(r, p))
 	}
 	if u, err := urlparse.Parse(t); err == nil && u.HasPassword {
 		return prefix + u.Redacted()

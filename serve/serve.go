@@ -49,10 +49,15 @@
 //	if err != nil { ... }
 //	err = h.Serve(ctx, ln, serve.DefaultGrace)
 //
-// or as the Handler of its own http.Server. It must see request targets
-// as sent: behind an http.ServeMux, which cleans "/gopher://host/" to
-// "/gopher:/host/" and answers absolute-form requests itself, it cannot
-// work.
+// or as the Handler of its own http.Server, or mounted in a program's
+// router: at "/" of an http.ServeMux, or below a prefix, with or without
+// http.StripPrefix (see Options.Base and the Examples). An http.ServeMux
+// cleans the paths it routes ("/gopher://host/" becomes "/gopher:/host/",
+// after a redirect): the Handler takes such a path back as the URL it was
+// ("gopher://host/"), and a mounted Handler writes its links so that no
+// cleaning changes them ("/gw/gopher%3A%2F/host/1/sel", the URL decoded
+// once). The proxy gateway needs the Handler at the root of its server:
+// an absolute-form request has no path of the mount's.
 package serve
 
 import (
@@ -88,6 +93,10 @@ const (
 	DefaultTimeout      = 10 * time.Minute
 )
 
+// DefaultCharset is the charset of text documents that declare none and
+// are not UTF-8, when Options.Charset does not say.
+const DefaultCharset = "ISO-8859-1"
+
 // DefaultGrace is the time the urlget serve command lets requests run on
 // once it is told to stop (Serve's grace).
 const DefaultGrace = 10 * time.Second
@@ -106,6 +115,13 @@ type Options struct {
 	// loopback, private, link-local, multicast and unspecified addresses.
 	// A client on this machine (loopback) always may.
 	AllowPrivate bool
+	// AllowCredentials lets the clients' ftp logins reach servers when
+	// the gateway serves other machines too (AllowFrom): a 401 challenge
+	// for a server that wants a password, the answer, a proxy client's
+	// Authorization or Proxy-Authorization. A gateway serving this machine
+	// alone always carries them. A URL's own userinfo is carried either
+	// way.
+	AllowCredentials bool
 	// AllowFile is the directory whose files and subdirectories file URLs
 	// may show; "" refuses file URLs.
 	AllowFile string
@@ -130,6 +146,23 @@ type Options struct {
 	// Format.
 	AccessLog io.Writer
 
+	// Charset is the charset said of a text document that declares
+	// none and whose first bytes are not UTF-8 (those that are get
+	// charset=utf-8): the 8-bit charset of the servers the gateway is for.
+	// "": DefaultCharset.
+	Charset string
+
+	// Base is the path the Handler is mounted at when it is not the
+	// whole server's: "/" for the pattern "/" of an http.ServeMux, "/gw/"
+	// for "/gw/", whether or not http.StripPrefix takes it off first.
+	// Set, the pages' links, forms and redirects stay below it, written so
+	// that a router that cleans paths leaves them as they are (an
+	// http.ServeMux turns "//" into "/"). Under http.StripPrefix the
+	// prefix is found without it, from what StripPrefix left of the
+	// request's path. "": the Handler is the server's (New checks that
+	// Base starts with "/").
+	Base string
+
 	// Resolver, when set, resolves the host names of targets instead of
 	// the system's resolver (net.DefaultResolver): tests give a stub, a
 	// program its own DNS. Every address it returns is checked as it is
@@ -151,6 +184,7 @@ type Handler struct {
 	local, remote *fetch.Client
 	lim           *limits
 	logMu         sync.Mutex
+	logins        logins
 }
 
 // New returns the gateway fetching with a copy of c: c itself is not
@@ -178,6 +212,15 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
+	if o.Charset == "" {
+		o.Charset = DefaultCharset
+	}
+	if !validCharset(o.Charset) {
+		return nil, fmt.Errorf("serve: charset %q: want a charset name (ISO-8859-1, windows-1252, KOI8-R…)", o.Charset)
+	}
+	if o.Base != "" && !strings.HasPrefix(o.Base, "/") {
+		return nil, fmt.Errorf("serve: Base %q: want a path starting with /", o.Base)
+	}
 	if o.AllowFile != "" {
 		dir, err := checkDir(o.AllowFile)
 		if err != nil {
@@ -189,6 +232,18 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	h.local = h.client(c, true)
 	h.remote = h.client(c, o.AllowPrivate)
 	return h, nil
+}
+
+// validCharset reports whether name can be a charset's name (RFC 2978:
+// letters, digits and a few marks).
+func validCharset(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'+-^_`{}~.", c) >= 0) {
+			return false
+		}
+	}
+	return name != "" && len(name) <= 40
 }
 
 // Serve answers requests on ln until ctx is done, with the time limits of
@@ -261,15 +316,16 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, nil, http.StatusMisdirectedRequest, "the gateway does not answer to the name "+r.Host+" (see --allow-host)")
 		return
 	}
+	m, path := h.mountOf(r)
 	switch {
 	case !strings.HasPrefix(r.RequestURI, "/"):
 		// RFC 1630: "GET gopher://host/1/ HTTP/1.1" to a gateway.
 		q.target, q.proxy = r.RequestURI, true
 		q.html = acceptsHTML(r.Header.Get("Accept"))
-	case r.URL.Path == "/" && r.URL.RawQuery == "":
+	case path == "/" && r.URL.RawQuery == "":
 		h.front(w, r)
 		return
-	case r.URL.Path == "/":
+	case path == "/":
 		// The front page's form: /?u=URL.
 		u := strings.TrimSpace(r.URL.Query().Get("u"))
 		if u == "" {
@@ -282,22 +338,22 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			u = g.String()
 		}
 		// Not http.Redirect: it would clean "//" out of the path.
-		w.Header().Set("Location", "/"+pathOf(u))
+		w.Header().Set("Location", m.path(u))
 		w.WriteHeader(http.StatusSeeOther)
 		return
-	case r.URL.Path == askPath:
+	case path == askPath:
 		// A Gopher+ +ASK form: the item's URL and the answers.
 		v := r.URL.Query()
 		q.target, q.answers, q.html = v.Get("u"), v["a"], true
 		if q.answers == nil {
 			q.answers = []string{}
 		}
-	case r.URL.Path == searchPath:
+	case path == searchPath:
 		// A search form (gopher type 7, WAIS): the item's URL and the words.
 		v := r.URL.Query()
 		q.target, q.search, q.html = v.Get("u"), v.Get("q"), true
 	default:
-		q.target, q.html = frontTarget(r.RequestURI[1:]), true
+		q.target, q.html = frontTarget(targetPath(r, path)), true
 	}
 	h.fetch(w, r, q)
 }
@@ -307,9 +363,12 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 const writeMargin = 10 * time.Second
 
 // frontTarget is the URL a web-front path names: the path itself
-// (/gopher://host/1/sel), or, when the whole URL was percent-encoded into
-// it (/gopher%3A%2F%2Fhost%2F1%2Fsel, as a form or a script may send it),
-// that URL decoded once.
+// (/gopher://host/1/sel), or, when the URL's colon was percent-encoded
+// (/gopher%3A%2F%2Fhost%2F1%2Fsel, as a form or a script may send it, and
+// a mounted Handler's links are written: mount.path), that URL decoded
+// once. A path a router cleaned ("gopher:/host/1/sel": http.ServeMux
+// makes one "/" of the "//") is the URL with its "//" back, for the
+// schemes whose URLs name a host (those with a port).
 func frontTarget(p string) string {
 	i := strings.IndexAny(p, ":/%")
 	if i > 0 && strings.HasPrefix(strings.ToUpper(p[i:]), "%3A") {
@@ -317,7 +376,95 @@ func frontTarget(p string) string {
 			return d
 		}
 	}
+	if i > 0 && p[i] == ':' && strings.HasPrefix(p[i+1:], "/") && !strings.HasPrefix(p[i+1:], "//") {
+		if s, ok := fetch.LookupScheme(strings.ToLower(p[:i])); ok && s.Port != 0 {
+			return p[:i+1] + "/" + p[i+1:]
+		}
+	}
 	return p
+}
+
+// targetPath is the web front's request target below the mount: path
+// (the escaped path below it) without its "/", and the query.
+func targetPath(r *http.Request, path string) string {
+	t := path[1:]
+	if r.URL.RawQuery != "" || r.URL.ForceQuery {
+		t += "?" + r.URL.RawQuery
+	}
+	return t
+}
+
+// mount is where the Handler sits in its server's paths.
+type mount struct {
+	base string // the prefix of its paths, "" at the root ("/gw": /gw/URL)
+	// safe: its links must survive a router's cleaning (mount.path).
+	safe bool
+}
+
+// mountOf is where r found the Handler, and r's escaped path below it
+// (starting with "/"): Options.Base taken off the path, or the prefix
+// http.StripPrefix took off, which is the part of the request target
+// the URL's path no longer holds.
+func (h *Handler) mountOf(r *http.Request) (mount, string) {
+	p := r.URL.EscapedPath()
+	sent, _, _ := strings.Cut(r.RequestURI, "?")
+	base := strings.TrimSuffix(h.opt.Base, "/")
+	m := mount{base: base, safe: h.opt.Base != ""}
+	switch {
+	case len(sent) > len(p) && strings.HasSuffix(sent, p) && strings.HasPrefix(sent, "/"):
+		m = mount{base: strings.TrimSuffix(sent[:len(sent)-len(p)], "/"), safe: true}
+		p = "/" + strings.TrimPrefix(p, "/")
+	case base != "" && (p == base || strings.HasPrefix(p, base+"/")):
+		p = "/" + strings.TrimPrefix(p[len(base):], "/")
+	case p == "":
+		p = "/"
+	}
+	return m, p
+}
+
+// path is the web front's path for a URL: base, "/", the URL with the
+// bytes that cannot stand in a request target percent-encoded (pathOf).
+// For a mounted Handler the URL's colon is "%3A", so that the path is the
+// URL decoded once (frontTarget), its "%" "%25" and a "/" before a "/" or
+// a "." "%2F": a router that cleans paths (dot segments, "//") finds
+// nothing to clean.
+func (m mount) path(u string) string {
+	var b strings.Builder
+	m.writePath(&b, u, &pathReplace)
+	return b.String()
+}
+
+// writePath writes m.path(u) with the replacements rep (pathReplace, or
+// pathAttrReplace in an attribute), building no string.
+func (m mount) writePath(iw io.Writer, u string, rep *[256]string) {
+	w, done := stringWriter(iw)
+	defer done()
+	w.WriteString(m.base)
+	w.WriteString("/")
+	i := strings.IndexByte(u, ':')
+	if !m.safe || i <= 0 {
+		writeReplaced(w, u, rep)
+		return
+	}
+	w.WriteString(u[:i])
+	w.WriteString("%3A")
+	rest, last := u[i+1:], 0
+	for j := 0; j < len(rest); j++ {
+		c := rest[j]
+		r := rep[c]
+		switch {
+		case c == '%':
+			r = "%25"
+		case c == '/' && j+1 < len(rest) && (rest[j+1] == '/' || rest[j+1] == '.'):
+			r = "%2F"
+		case r == "":
+			continue
+		}
+		w.WriteString(rest[last:j])
+		w.WriteString(r)
+		last = j + 1
+	}
+	w.WriteString(rest[last:])
 }
 
 // searchPath is where the search forms send their words.
@@ -428,7 +575,9 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	// the request much past Timeout (the margin lets an error reply for
 	// the timeout itself go out).
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(h.opt.Timeout + writeMargin))
-	req := &fetch.Request{URL: &u, Head: q.head, Options: fetch.Options{}}
+	opts := fetch.Options{}
+	u = h.login(r, q, u, upstream, opts)
+	req := &fetch.Request{URL: &u, Head: q.head, Options: opts}
 	if !q.html {
 		req.Options[fetch.OptRaw] = "true"
 	}
@@ -470,7 +619,9 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		return
 	}
 	if err != nil {
-		h.failErr(w, r, q, err)
+		if !h.challenge(w, r, q, &u, upstream, err) {
+			h.failErr(w, r, q, err)
+		}
 		return
 	}
 	defer res.Body.Close()
@@ -479,14 +630,6 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		return
 	}
 	h.reply(w, r, q, &u, res)
-}
-
-// pathOf is the web front's path for a URL as typed: the URL with the
-// bytes that cannot stand in a request target percent-encoded.
-func pathOf(u string) string {
-	var b strings.Builder
-	writeReplaced(&b, u, &pathReplace)
-	return b.String()
 }
 
 // pathReplace percent-encodes the bytes the web front's path for a URL

@@ -509,7 +509,7 @@ func TestAccessLog(t *testing.T) {
 	if !strings.HasPrefix(line, want) || !strings.HasSuffix(line, `] "GET /gopher://`+g.Addr+`/1/%22x HTTP/1.1" 200 `+strconv.Itoa(w.Body.Len())) {
 		t.Errorf("log line %q", line)
 	}
-	if !strings.Contains(second, `"GET /gopher://`+g.Addr+`/1/\x22x HTTP/1.1" 400 `) {
+	if !strings.Contains(second, `"GET /gopher://`+g.Addr+`/1/\x22x HTTP/1.1" 200 `) {
 		t.Errorf("log line %q", second)
 	}
 	if !strings.Contains(third, `"GET /ftp://me:****@127.0.0.1:`) || strings.Contains(log.String(), "secret") {
@@ -673,6 +673,11 @@ func TestGopherSearch(t *testing.T) {
 	res, body := get(t, srv, "/gopher://"+g.Addr+"/7/find", "")
 	if res.StatusCode != 200 || !strings.Contains(body, `name="u" value="gopher://`+g.Addr+`/7/find"`) || len(g.Requests()) != 0 {
 		t.Errorf("search item: %d, %d requests\n%s", res.StatusCode, len(g.Requests()), body)
+	}
+	menu := &gophertest.Site{Items: map[string]*gophertest.Item{"": {Type: '1', Menu: []string{"7Find\t/find"}}}}
+	gm := gophertest.Start(t, menu)
+	if _, body := get(t, srv, "/gopher://"+gm.Addr+"/1", ""); !strings.Contains(body, `<span class="t">[IDX]</span> Find`) || strings.Contains(body, "ASK") {
+		t.Errorf("a search item is labelled as something else than an index-search:\n%s", body)
 	}
 	_, body = get(t, srv, "/.search?u="+url.QueryEscape("gopher://"+g.Addr+"/7/find")+"&q="+url.QueryEscape("apple <pie>"), "")
 	if !strings.Contains(body, "You asked for &lt;apple &lt;pie&gt;&gt;") || !strings.Contains(body, `<input name="q" size="30" value="apple &lt;pie&gt;"`) {

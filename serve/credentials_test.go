@@ -1,0 +1,125 @@
+package serve
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// ask sends a request for target to h as a client at addr: in origin form
+// (/URL) or, proxy, in absolute form; header fields as given.
+func ask(h *Handler, addr, target string, proxy bool, fields ...string) *httptest.ResponseRecorder {
+	path := "/" + target
+	if proxy {
+		path = target
+	}
+	r := httptest.NewRequest("GET", path, nil)
+	r.RemoteAddr, r.Host = addr, "127.0.0.1:7070"
+	for i := 0; i+1 < len(fields); i += 2 {
+		r.Header.Set(fields[i], fields[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func basic(user, pass string) string {
+	r, _ := http.NewRequest("GET", "/", nil)
+	r.SetBasicAuth(user, pass)
+	return r.Header.Get("Authorization")
+}
+
+// vsftpd's local user through the gateway: a URL naming the user gets a
+// 401 Basic challenge for that server; the browser's answer logs in for
+// it, and only for it (the same answer sent for another server is not
+// used there); a wrong password is asked again. A proxy client's
+// Authorization, Proxy-Authorization or URL userinfo logs in. None of it
+// reaches the access log.
+func TestFTPLogin(t *testing.T) {
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	other := testserver.StartFTP(t, testserver.Vsftpd)
+	var log bytes.Buffer
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AccessLog: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const me = "127.0.0.1:5000"
+	private := ftp.URL + "/private.txt"
+	withUser := "ftp://" + testserver.FTPUser + "@" + ftp.Addr + "/private.txt"
+	want := string(testserver.FTPHomeFiles["private.txt"])
+	good := basic(testserver.FTPUser, testserver.FTPPassword)
+
+	w := ask(h, me, withUser, false)
+	if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") != `Basic realm="ftp://`+ftp.Addr+`", charset="UTF-8"` {
+		t.Fatalf("no password: %d %q\n%s", w.Code, w.Header().Get("WWW-Authenticate"), w.Body.String())
+	}
+	// The answer sent for another server first: not used there.
+	if w := ask(h, me, other.URL+"/private.txt", false, "Authorization", good); w.Code != http.StatusNotFound {
+		t.Errorf("the answer sent for another server: %d %s", w.Code, w.Body.String())
+	}
+	if w := ask(h, me, withUser, false, "Authorization", good); w.Code != 200 || w.Body.String() != want {
+		t.Errorf("the answer: %d %q", w.Code, w.Body.String())
+	}
+	// Bound to that server now: used for its other URLs, not for another's.
+	if w := ask(h, me, private, false, "Authorization", good); w.Code != 200 || w.Body.String() != want {
+		t.Errorf("the answer again, URL without the user: %d %q", w.Code, w.Body.String())
+	}
+	ask(h, me, "ftp://"+testserver.FTPUser+"@"+other.Addr+"/private.txt", false)
+	if w := ask(h, "127.0.0.2:5000", withUser, false, "Authorization", good); w.Code != http.StatusUnauthorized {
+		t.Errorf("the answer from another client: %d", w.Code)
+	}
+	// A wrong answer, not bound: ignored and asked for; then used, and
+	// refused.
+	for i := range 2 {
+		if w := ask(h, me, withUser, false, "Authorization", basic(testserver.FTPUser, "wrong")); w.Code != http.StatusUnauthorized {
+			t.Errorf("wrong password (%d): %d %s", i, w.Code, w.Body.String())
+		}
+	}
+
+	for _, c := range []struct {
+		name   string
+		target string
+		fields []string
+	}{
+		{"Authorization", private, []string{"Accept", "*/*", "Authorization", good}},
+		{"Proxy-Authorization", private, []string{"Accept", "*/*", "Proxy-Authorization", good}},
+		{"userinfo", "ftp://" + testserver.FTPUser + ":" + testserver.FTPPassword + "@" + ftp.Addr + "/private.txt", []string{"Accept", "*/*"}},
+	} {
+		if w := ask(h, me, c.target, true, c.fields...); w.Code != 200 || w.Body.String() != want {
+			t.Errorf("proxy client, %s: %d %q", c.name, w.Code, w.Body.String())
+		}
+	}
+	if strings.Contains(log.String(), testserver.FTPPassword) {
+		t.Errorf("the access log holds the password:\n%s", log.String())
+	}
+}
+
+// A gateway serving other machines carries no logins unless
+// AllowCredentials: a server's refusal is a 403, an Authorization is
+// ignored.
+func TestFTPLoginRemote(t *testing.T) {
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	withUser := "ftp://" + testserver.FTPUser + "@" + ftp.Addr + "/private.txt"
+	good := basic(testserver.FTPUser, testserver.FTPPassword)
+	for _, allow := range []bool{false, true} {
+		h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AllowPrivate: true, AllowCredentials: allow,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := ask(h, "203.0.113.9:4000", withUser, false)
+		if want := map[bool]int{false: http.StatusForbidden, true: http.StatusUnauthorized}[allow]; w.Code != want {
+			t.Errorf("AllowCredentials %v, no password: %d, want %d", allow, w.Code, want)
+		}
+		w = ask(h, "203.0.113.9:4000", ftp.URL+"/private.txt", true, "Accept", "*/*", "Authorization", good)
+		if got := w.Code == 200; got != allow {
+			t.Errorf("AllowCredentials %v, a proxy client's Authorization: %d", allow, w.Code)
+		}
+	}
+}
