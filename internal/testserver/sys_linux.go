@@ -71,11 +71,13 @@ func killGroup(pgid int) {
 // some process's descriptors are unreadable.
 func ownsListener(pid, pgid, port int) (owned, known bool) {
 	inodes := map[string]bool{}
+	read := false
 	for _, f := range []string{"tcp", "tcp6"} {
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
 		if err != nil {
 			continue
 		}
+		read = true
 		lines := strings.Split(string(data), "\n")
 		for _, line := range lines[1:] {
 			fields := strings.Fields(line)
@@ -91,6 +93,11 @@ func ownsListener(pid, pgid, port int) (owned, known bool) {
 				inodes["socket:["+fields[9]+"]"] = true
 			}
 		}
+	}
+	if !read {
+		// The process is gone (reaped before its exit was noticed): it
+		// owns nothing, and that is known.
+		return false, true
 	}
 	if len(inodes) == 0 {
 		return false, false
