@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -160,8 +158,8 @@ func (f *Fetcher) resumeUpload(ctx context.Context, c *pconn, offset int64, p *p
 		if err != nil {
 			return false, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
 		}
-		switch n, perr := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); {
-		case r.code == 213 && perr == nil && n >= 0:
+		switch n, ok := ParseSize(r); {
+		case ok:
 			offset = n
 		case r.code == 550:
 			offset = 0 // no file there yet
