@@ -26,6 +26,11 @@
 // keeps the wire's CRLF); a resume offset counts those bytes. Nothing is ever
 // buffered whole.
 //
+// A group listing's Meta.Header holds the GROUP reply's numbers (fields
+// Count: the server's estimate of the articles, Low and High: the lowest
+// and highest article numbers), so that a program can show "articles
+// 53–152 of 152" and page back with Options["nntp-last"]; -i shows them.
+//
 // Listings are text, one tab-separated line per item, "\n"-terminated:
 //
 //	article:  NUMBER  DATE  AUTHOR  SUBJECT  URL
@@ -82,6 +87,11 @@ const (
 	// OptMaxArticles is how many of a group's newest articles a group
 	// listing shows (--max-articles); default DefaultMaxArticles, "0" for all.
 	OptMaxArticles = "nntp-max-articles"
+	// OptLast is the highest article number a group listing shows: with
+	// OptMaxArticles the N articles up to it, not the newest N (an older
+	// page, as urlget serve's group pages link to). Programs set it; the
+	// CLI has no flag for it.
+	OptLast = "nntp-last"
 	// OptDescribe, "1", adds group descriptions (LIST NEWSGROUPS) to group
 	// listings (--describe).
 	OptDescribe = "nntp-describe"
@@ -160,6 +170,7 @@ type target struct {
 	list     bool
 	scheme   string // for the URLs in listings: nntp or nntps
 	maxArts  int64
+	last     int64 // OptLast; 0: the newest
 	describe bool
 	body     bool
 	head     bool
@@ -290,6 +301,16 @@ func resolve(req *fetch.Request) (*target, error) {
 			return nil, malformed("max-articles must be 0 (all) or more, not " + strconv.FormatInt(n, 10))
 		}
 		t.maxArts = n
+	}
+	if req.Options.Has(OptLast) {
+		n, err := req.Options.Int(OptLast, 0)
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 {
+			return nil, malformed("the last article of a listing must be 1 or more, not " + strconv.FormatInt(n, 10))
+		}
+		t.last = n
 	}
 	for _, b := range []struct {
 		key string

@@ -983,3 +983,45 @@ func TestParseDate(t *testing.T) {
 
 // lf is what urlget gives for network text: lines ending in LF.
 func lf(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")) }
+
+// An older page of a group: OptLast bounds the range from above, in every
+// mode (OVER, XOVER, HEAD one by one), and the listing's Meta.Header holds
+// the GROUP reply's numbers for the page's "N–M of COUNT".
+func TestGroupListingLast(t *testing.T) {
+	for _, mode := range []string{"OVER", "HEAD"} {
+		t.Run(mode, func(t *testing.T) {
+			s := newServer(t, func(s *nntptest.Server) { s.NoOver, s.NoXover = mode != "OVER", mode == "HEAD" })
+			res, b, err := get(t, request(t, s, "news:local.test", OptMaxArticles, "2", OptLast, "4"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nums []string
+			for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+				n, _, _ := strings.Cut(l, "\t")
+				nums = append(nums, n)
+			}
+			if strings.Join(nums, ",") != "4" { // 3 is gone
+				t.Errorf("articles %q, want 4 alone:\n%s", nums, b)
+			}
+			count, low, high, ok := GroupNumbers(&res.Meta)
+			if !ok || count != 4 || low != 1 || high != 5 {
+				t.Errorf("GroupNumbers %d %d %d %v, want 4 1 5 (header %+v)", count, low, high, ok, res.Header)
+			}
+			cmd := map[string]string{"OVER": "OVER 3-4", "HEAD": "HEAD 3"}[mode]
+			if lines := waitLines(s); !containsLine(lines, cmd) || containsLine(lines, "HEAD 5") {
+				t.Errorf("commands %q, want %s and nothing past 4", lines, cmd)
+			}
+		})
+	}
+	s := newServer(t, nil)
+	if _, b, err := get(t, request(t, s, "news:local.test", OptLast, "1", OptMaxArticles, "10")); err != nil || !strings.HasPrefix(string(b), "1\t") || strings.Count(string(b), "\n") != 1 {
+		t.Errorf("last 1: %q %v", b, err)
+	}
+	if _, _, err := get(t, request(t, s, "news:local.test", OptLast, "0")); fetch.KindOf(err) != fetch.ErrMalformed {
+		t.Errorf("last 0: %v, want malformed", err)
+	}
+	res, _, err := get(t, request(t, s, "news:*"))
+	if _, _, _, ok := GroupNumbers(&res.Meta); err != nil || ok {
+		t.Errorf("a group list has GROUP numbers: %+v %v", res.Header, err)
+	}
+}

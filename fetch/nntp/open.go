@@ -155,14 +155,45 @@ func openGroup(c *conn, req *fetch.Request, t *target) (*fetch.Resource, error) 
 	if err != nil {
 		return nil, err
 	}
-	if req.Head || g.count == 0 || g.high < g.low || g.high == 0 {
+	res, err := openRange(c, req, t, g)
+	if res != nil {
+		res.Header = g.header()
+	}
+	return res, err
+}
+
+// header is a GROUP reply as a listing's Meta.Header.
+func (g groupInfo) header() fetch.Header {
+	return fetch.Header{{Name: "Count", Value: strconv.FormatInt(g.count, 10)},
+		{Name: "Low", Value: strconv.FormatInt(g.low, 10)}, {Name: "High", Value: strconv.FormatInt(g.high, 10)}}
+}
+
+// GroupNumbers reads the GROUP reply's numbers from a group listing's
+// Meta (see the package documentation); ok is false for any other result.
+func GroupNumbers(m *fetch.Meta) (count, low, high int64, ok bool) {
+	var errs [3]error
+	count, errs[0] = strconv.ParseInt(m.Header.Get("Count"), 10, 64)
+	low, errs[1] = strconv.ParseInt(m.Header.Get("Low"), 10, 64)
+	high, errs[2] = strconv.ParseInt(m.Header.Get("High"), 10, 64)
+	return count, low, high, errs[0] == nil && errs[1] == nil && errs[2] == nil
+}
+
+// openRange lists the articles of the selected group g that the request
+// asks for: the newest t.maxArts up to t.last (the group's highest when
+// 0).
+func openRange(c *conn, req *fetch.Request, t *target, g groupInfo) (*fetch.Resource, error) {
+	high := g.high
+	if t.last > 0 {
+		high = min(high, t.last)
+	}
+	if req.Head || g.count == 0 || g.high < g.low || high == 0 || high < g.low {
 		return emptyListing(c, 211), nil
 	}
 	first := g.low
-	if t.maxArts > 0 && g.high-t.maxArts+1 > first {
-		first = g.high - t.maxArts + 1
+	if t.maxArts > 0 && high-t.maxArts+1 > first {
+		first = high - t.maxArts + 1
 	}
-	rng := strconv.FormatInt(first, 10) + "-" + strconv.FormatInt(g.high, 10)
+	rng := strconv.FormatInt(first, 10) + "-" + strconv.FormatInt(high, 10)
 	base := t.scheme + "://" + t.hostPort() + "/" + escapeSegment(t.group) + "/"
 
 	// OVER (RFC 3977), then XOVER (RFC 2980) for older servers.
@@ -189,7 +220,7 @@ func openGroup(c *conn, req *fetch.Request, t *target) (*fetch.Resource, error) 
 	// No overview: HEAD each article of the range.
 	cur, done := first, false
 	next := func() ([]byte, error) {
-		for cur <= g.high {
+		for cur <= high {
 			n := cur
 			cur++
 			out, err := headLine(c, n, base)
