@@ -17,8 +17,8 @@ const maxHeaderLine = 16 << 10
 
 // article writes a news article as HTML: its header fields in a table,
 // Message-IDs (Message-ID, References, In-Reply-To) and groups
-// (Newsgroups, Followup-To) as links into the gateway, then the body as
-// preformatted text, streamed line by line.
+// (Newsgroups, Followup-To) as links into the gateway, then, set apart
+// below them, the body as preformatted text, streamed line by line.
 func (h *Handler) article(w *logWriter, r *http.Request, q *query, u *urlparse.URL, res *fetch.Resource, status int) {
 	// Articles and groups are asked of the server the article came from
 	// when its URL names one; else of the news server news: URLs reach.
@@ -64,7 +64,9 @@ func (h *Handler) article(w *logWriter, r *http.Request, q *query, u *urlparse.U
 			field = line
 		}
 		flush()
-		p.raw("</table>\n<pre>")
+		// The body below the header, set apart from it (a rule and a
+		// margin: pre has none), as the text it is.
+		p.raw("</table>\n<pre class=\"body\">")
 		for {
 			line, err := readLine(br, maxHeaderLine)
 			if line != "" || err == nil {

@@ -21,7 +21,8 @@ const style = `body{font-family:sans-serif;margin:1em 2em;max-width:70em}` +
 	`form.addr input[name=u]{width:60%}pre{font-family:monospace;margin:0}` +
 	`.menu form{display:inline;margin:0}.t{color:#666}.error{color:#a00}` +
 	`table{border-collapse:collapse}td,th{padding:.1em .8em;text-align:left;vertical-align:top}` +
-	`td.n{text-align:right}tr:nth-child(even){background:#f4f4f4}.hdr th{white-space:nowrap}`
+	`td.n{text-align:right}tr:nth-child(even){background:#f4f4f4}.hdr th{white-space:nowrap}` +
+	`pre.body{margin-top:1em;padding-top:1em;border-top:1px solid #999;white-space:pre-wrap}.nav{margin:.5em 0}`
 
 var styleSrc = func() string {
 	sum := sha256.Sum256([]byte(style))
@@ -47,25 +48,28 @@ type page struct {
 	m      mount  // where the web front is
 	// links caches linkKind by scheme for the page's links.
 	links map[string]int
+	own   string   // the gateway's own paths start so: the mount, or http://ADDR for a proxy client
+	news  newsPage // a news listing being written
 }
 
 // page sets the header fields of an HTML page and returns it, ready to
 // start once the status is written.
 func (h *Handler) page(w http.ResponseWriter, r *http.Request, q *query, title string) *page {
 	m, _ := h.mountOf(r)
-	p := &page{w: w, title: title, q: q, search: m.base + searchPath, front: q == nil || !q.proxy, m: m}
+	p := &page{w: w, title: title, q: q, own: m.base, front: q == nil || !q.proxy, m: m}
 	formTo := "'self'"
 	if !p.front {
 		// A proxy client's page has the target's origin: its forms name
 		// the gateway by its address.
 		if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-			p.search = "http://" + a.String() + searchPath
+			p.own = "http://" + a.String()
 			formTo = "http://" + a.String()
 		}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", pageCSP(formTo))
 	w.Header().Set("Cache-Control", "no-store")
+	p.search = p.own + searchPath
 	return p
 }
 
@@ -299,9 +303,10 @@ func (h *Handler) listing(w *logWriter, r *http.Request, q *query, res *fetch.Re
 			rows = p.menuItem
 			defer p.raw("</pre>\n")
 		case fetch.LayoutArticles:
-			p.raw("<table><tr><th>#</th><th>Subject / group</th><th>From</th><th>Date</th></tr>\n")
+			p.groupNav(q, res, h.opt.NewsPage)
 			rows = p.newsRow
-			defer p.raw("</table>\n")
+			defer p.groupNav(q, res, h.opt.NewsPage)
+			defer p.newsEnd()
 		case fetch.LayoutHits:
 			p.raw("<table><tr><th>Score</th><th>Document</th><th>Size</th></tr>\n")
 			rows = p.hitRow
@@ -434,39 +439,6 @@ func (p *page) fileRow(e fetch.Entry) {
 	p.date(e.ModTime)
 	p.raw("</td><td>")
 	p.text(e.Type.String())
-	p.raw("</td></tr>\n")
-}
-
-// newsRow writes one article of a group's overview, or one group of a
-// group list.
-func (p *page) newsRow(e fetch.Entry) {
-	if e.Unparsed {
-		p.unparsed(e.Raw, 4)
-		return
-	}
-	if e.Type == fetch.EntryDir {
-		p.raw("<tr><td></td><td>")
-		p.link(e.URL, e.Name)
-		if e.Title != "" {
-			p.raw(` <span class="t">`)
-			p.text(e.Title)
-			p.raw("</span>")
-		}
-		p.raw("</td><td></td><td></td></tr>\n")
-		return
-	}
-	p.raw(`<tr><td class="n">`)
-	p.text(e.Name)
-	p.raw("</td><td>")
-	title := e.Title
-	if title == "" {
-		title = "(no subject)"
-	}
-	p.link(e.URL, title)
-	p.raw("</td><td>")
-	p.text(e.Author)
-	p.raw("</td><td>")
-	p.date(e.ModTime)
 	p.raw("</td></tr>\n")
 }
 

@@ -159,7 +159,7 @@ func TestNewsPages(t *testing.T) {
 	for _, want := range []string{
 		`<tr><th>Message-ID</th><td><a href="/nntp://` + n.Addr + `/%3Cknown-1@example.net%3E">&lt;known-1@example.net&gt;</a></td></tr>`,
 		`<tr><th>Newsgroups</th><td><a href="/nntp://` + n.Addr + `/local.test">local.test</a></td></tr>`,
-		"<pre>Hello, news.\nSecond line.\n</pre>",
+		"<pre class=\"body\">Hello, news.\nSecond line.\n</pre>",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("article page lacks %s:\n%s", want, body)
@@ -171,7 +171,7 @@ func TestNewsPages(t *testing.T) {
 	}
 	// The Message-ID link leads to the same article.
 	_, byID := get(t, srv, "/nntp://"+n.Addr+"/%3Cknown-1@example.net%3E", "")
-	if !strings.Contains(byID, "<pre>Hello, news.\nSecond line.\n</pre>") {
+	if !strings.Contains(byID, "<pre class=\"body\">Hello, news.\nSecond line.\n</pre>") {
 		t.Errorf("article by Message-ID:\n%s", byID)
 	}
 }

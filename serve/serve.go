@@ -163,6 +163,10 @@ type Options struct {
 	// Base starts with "/").
 	Base string
 
+	// NewsPage is how many articles a news group's page shows; the page
+	// links to the older and newer ones. 0: DefaultNewsPage.
+	NewsPage int
+
 	// Resolver, when set, resolves the host names of targets instead of
 	// the system's resolver (net.DefaultResolver): tests give a stub, a
 	// program its own DNS. Every address it returns is checked as it is
@@ -208,6 +212,9 @@ func New(c *fetch.Client, o Options) (*Handler, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.NewsPage <= 0 {
+		o.NewsPage = DefaultNewsPage
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
@@ -348,6 +355,16 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		if q.answers == nil {
 			q.answers = []string{}
 		}
+	case path == pagePath:
+		// A group page's older or newer articles: the group's URL and
+		// the last article number.
+		v := r.URL.Query()
+		n, err := strconv.ParseInt(v.Get("last"), 10, 64)
+		if err != nil || n < 1 {
+			h.fail(w, r, nil, http.StatusBadRequest, "last: want an article number")
+			return
+		}
+		q.target, q.last, q.html = v.Get("u"), n, true
 	case path == searchPath:
 		// A search form (gopher type 7, WAIS): the item's URL and the words.
 		v := r.URL.Query()
@@ -483,8 +500,11 @@ type query struct {
 	// (a WAIS database, a gopher type 7 item): its page starts with a
 	// search form.
 	searchable string
-	local      bool // the client is on this machine
-	head       bool
+	// last is the highest article a group page shows (pagePath); 0: the
+	// newest.
+	last  int64
+	local bool // the client is on this machine
+	head  bool
 }
 
 // allowed reports whether a client at ip may use the gateway: one on
@@ -580,6 +600,8 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	req := &fetch.Request{URL: &u, Head: q.head, Options: opts}
 	if !q.html {
 		req.Options[fetch.OptRaw] = "true"
+	} else {
+		h.newsOptions(q, opts)
 	}
 	if q.search != "" {
 		req.Options[fetch.OptSearch] = q.search
