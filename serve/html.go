@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // style is the pages' one style sheet; the Content-Security-Policy allows
@@ -337,10 +338,17 @@ func (f flusher) Write(b []byte) (int, error) {
 }
 
 // parentOf is the directory above a listing's URL u of scheme s, "" when
-// there is none or the scheme's paths are not directories (fetch.DirPaths).
+// there is none or the scheme's paths are not directories (fetch.DirPaths,
+// Scheme.HasParent).
 func parentOf(s fetch.Scheme, u string) string {
 	if !s.Caps.Has(fetch.DirPaths) {
 		return ""
+	}
+	if s.HasParent != nil {
+		pu, err := urlparse.Parse(u)
+		if err != nil || !s.HasParent(&pu) {
+			return ""
+		}
 	}
 	i := strings.Index(u, "://")
 	if i < 0 {
@@ -418,8 +426,14 @@ func (p *page) menuItem(e fetch.Entry) {
 
 // fileRow writes one entry of a directory listing.
 func (p *page) fileRow(e fetch.Entry) {
-	if e.Unparsed {
+	switch {
+	case e.Unparsed:
 		p.unparsed(e.Raw, 4)
+		return
+	case e.ItemType == 'i':
+		// A gopher menu's text line in a directory (a Prospero gopher
+		// gateway's): text, as in a menu.
+		p.unparsed(e.Name, 4)
 		return
 	}
 	name := e.Name
@@ -457,7 +471,8 @@ func (p *page) hitRow(e fetch.Entry) {
 	p.raw("</td></tr>\n")
 }
 
-// unparsed writes a table row holding a line that did not parse, as text.
+// unparsed writes a table row holding a line as text: one that did not
+// parse, or a text line among files.
 func (p *page) unparsed(raw string, cols int) {
 	p.raw(`<tr><td colspan="` + strconv.Itoa(cols) + `"><pre class="t">`)
 	p.text(raw)

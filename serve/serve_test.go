@@ -194,7 +194,13 @@ func TestParentOf(t *testing.T) {
 		{"ftp", "ftp://h/pub/", "ftp://h/"},
 		{"ftp", "ftp://h/", ""},
 		{"file", "file:///tmp/a/", "file:///tmp/"},
-		{"prospero", "prospero://h/a/b", "prospero://h/a/"},
+		{"prospero", "prospero://h//pub/docs", "prospero://h//pub/"},
+		{"prospero", "prospero://h//pub/docs/", "prospero://h//pub/"},
+		{"prospero", "prospero://h//pub", ""},
+		// A gateway's names are no paths: their parents crash dirsrv.
+		{"prospero", "prospero://h/GOPHER-GW/127.0.0.1(70)/1/", ""},
+		{"prospero", "prospero://h/GOPHER-GW/127.0.0.1(70)/1/a/b", ""},
+		{"prospero", "prospero://h/ARCHIE/HOST/ftp.example/pub", ""},
 		{"gopher", "gopher://h/1/pub/a/", ""},
 		{"wais", "wais://h/db/a", ""},
 	} {

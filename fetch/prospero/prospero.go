@@ -39,7 +39,7 @@ const maxReply = 1 << 20
 func init() {
 	s := []string{"prospero"}
 	fetch.Register(fetch.Scheme{Name: "prospero", New: New,
-		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists | fetch.DirPaths,
+		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists | fetch.DirPaths, HasParent: HasParent,
 		Options: []fetch.Option{
 			{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
 				Help: "print the URL(s) the name resolves to instead of fetching it"},
@@ -51,6 +51,17 @@ func init() {
 			{Args: "--prospero-resolve prospero://archie.example.org/pub/README", Help: "print the URL(s) the name resolves to instead"},
 			{Args: "prospero://archie.example.org/pub/", Help: "list a virtual directory"},
 		}})
+}
+
+// HasParent reports whether the directory u names has a parent to list:
+// an hsoname that is a path of the server's own tree ("/pub/docs" has
+// "/pub"); not a name of one of its databases or gateways (ARCHIE/…,
+// GOPHER-GW/host(port)/1/selector, WAIS-GW/…), whose parts are no
+// directories: the ISI dirsrv fails an assertion and exits on the parent
+// of a GOPHER-GW menu.
+func HasParent(u *urlparse.URL) bool {
+	hso := strings.TrimRight(u.Prospero.HSOName, "/")
+	return strings.HasPrefix(hso, "/") && strings.LastIndexByte(hso, '/') > 0
 }
 
 // Fetcher resolves prospero URLs. The zero value is ready to use.
@@ -287,11 +298,15 @@ type method struct {
 }
 
 // resolve picks the first access method urlget supports, in the server's
-// order.
+// order, except that an AFTP method comes before PROSPERO-CONTENTS (see
+// aftpFirst).
 func (t *target) resolve(ctx context.Context, req *fetch.Request, r *Reply, values [][]string, resolve, telnet bool) (*fetch.Resource, error) {
 	var ms []method
 	for _, v := range values {
 		ms = append(ms, t.mapMethod(v, telnet))
+	}
+	if !resolve {
+		ms = aftpFirst(ms)
 	}
 	if resolve {
 		var b strings.Builder
@@ -329,6 +344,28 @@ func (t *target) resolve(ctx context.Context, req *fetch.Request, r *Reply, valu
 	}
 	return nil, &fetch.Error{Kind: fetch.ErrUnsupported,
 		Msg: "prospero: no access method urlget can use (" + strings.Join(names, ", ") + ")"}
+}
+
+// aftpFirst moves a usable AFTP method before PROSPERO-CONTENTS: an
+// object the server knows by anonymous FTP (an AFTP/… name, a gopher
+// gateway's ftp: item) is fetched from its FTP server, as ISI's vget
+// follows the object's access method. Asked for the CONTENTS of such an
+// object, the stock dirsrv (P53.17May94b) crashes in read_contents and
+// answers nothing more, to anyone.
+func aftpFirst(ms []method) []method {
+	contents := -1
+	for i, m := range ms {
+		switch {
+		case m.name == "PROSPERO-CONTENTS" && contents < 0:
+			contents = i
+		case m.name == "AFTP" && m.url != "" && m.note == "" && contents >= 0:
+			out := append([]method{}, ms[:contents]...)
+			out = append(out, m)
+			out = append(out, ms[contents:i]...)
+			return append(out, ms[i+1:]...)
+		}
+	}
+	return ms
 }
 
 func textResource(s string) *fetch.Resource {
@@ -656,6 +693,9 @@ func (t *target) list(ctx context.Context, req *fetch.Request, resolve bool) (*f
 // objects, the access-method URL for EXTERNAL ones.
 func (t *target) entry(l *Link) fetch.Entry {
 	e := fetch.Entry{Name: l.Name, Size: sizeOf(l.Attrs), Type: fetch.EntryFile}
+	if isInfo(l) {
+		return fetch.Entry{Name: l.Name, Size: -1, Type: fetch.EntryOther, ItemType: 'i'}
+	}
 	switch {
 	case strings.Contains(l.Target, "DIRECTORY") || isDir(l.Attrs):
 		e.Type = fetch.EntryDir
@@ -690,7 +730,17 @@ func (t *target) entry(l *Link) fetch.Entry {
 	return e
 }
 
+// isInfo reports whether a LINK is a gopher menu's text line as the ISI
+// gopher gateway (GOPHER-GW) gives one: target, host and hsoname "NULL"
+// (OBJECT-INTERPRETATION VOID), a name that is the text, nothing to fetch.
+func isInfo(l *Link) bool {
+	return l.Target == "NULL" && l.Host == "NULL" && l.HSOName == "NULL"
+}
+
 var entryTypeNames = map[fetch.EntryType]string{fetch.EntryFile: "file", fetch.EntryDir: "dir", fetch.EntryLink: "link"}
+
+// infoType is a text line's type in a listing line.
+const infoType = "info"
 
 // formatEntry writes one listing line: type, size ("-" when unknown),
 // modification time ("-"), the name (sanitized), a TAB, and the URL.
@@ -702,7 +752,11 @@ func formatEntry(e fetch.Entry) string {
 	if !e.ModTime.IsZero() {
 		mod = e.ModTime.UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("%-4s %12s %-20s %s\t%s\n", entryTypeNames[e.Type], size, mod, fetch.Sanitize(e.Name), e.URL)
+	typ := entryTypeNames[e.Type]
+	if e.ItemType == 'i' {
+		typ = infoType
+	}
+	return fmt.Sprintf("%-4s %12s %-20s %s\t%s\n", typ, size, mod, fetch.Sanitize(e.Name), e.URL)
 }
 
 // ParseEntry reads a line of a prospero directory listing (the Body of a
@@ -711,11 +765,14 @@ func ParseEntry(line []byte) fetch.Entry {
 	e := fetch.Entry{Raw: string(line), Size: -1}
 	left, url, ok := strings.Cut(string(line), "\t")
 	f := strings.Fields(left)
-	if !ok || len(f) < 4 {
+	if !ok || len(f) < 4 && (len(f) < 3 || f[0] != infoType) {
 		e.Unparsed = true
 		return e
 	}
 	switch f[0] {
+	case infoType:
+		e.Type, e.ItemType = fetch.EntryOther, 'i'
+
 	case "file":
 		e.Type = fetch.EntryFile
 	case "dir":
@@ -733,7 +790,11 @@ func ParseEntry(line []byte) fetch.Entry {
 	rest := left
 	for i := 0; i < 3; i++ {
 		rest = strings.TrimLeft(rest, " ")
-		rest = rest[strings.IndexByte(rest, ' ')+1:]
+		if j := strings.IndexByte(rest, ' '); j >= 0 {
+			rest = rest[j+1:]
+		} else {
+			rest = ""
+		}
 	}
 	e.Name = strings.TrimLeft(rest, " ")
 	e.URL = url

@@ -10,7 +10,15 @@
 // The ARDP side does what the ISI server does: replies cut at 1,250 bytes,
 // a window of 16 packets with "please ACK" on the last one, resends from
 // the done queue on an ACK or a duplicate request, ACKs of multi-packet
-// requests when idle, wait and queue-position replies. Hostile modes make it
+// requests when idle, wait and queue-position replies. It fails as the stock
+// server does: asked for the CONTENTS of an object it knows by AFTP, or
+// given a GOPHER-GW name that is not host(port)/type/selector (the parent
+// of a gateway menu's name), it stops answering anything (Crashed says
+// why) — dirsrv crashes or fails an assertion and exits, and a client
+// hears nothing more. Patched answers such CONTENTS, as the fixed server
+// does. GOPHER-GW names are served from Objects too, outside Root, a
+// menu's entries given as LINK lines (Object.Links), its text lines the
+// NULL links the gateway makes of them. Hostile modes make it
 // lie (a total of 65,535 packets, packets past the total, endless waits,
 // redirect loops, forged packets). Relay is a lossy datagram relay to put
 // between a client and the server.
@@ -20,6 +28,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +65,19 @@ type Object struct {
 	Forward string
 	// Failure answers every request about it with FAILURE and this code.
 	Failure string
+	// Links, for a directory, are its LINK lines as given (and any
+	// ATTRIBUTE lines after them), in place of the objects below it: a
+	// gopher gateway's menu ("LINK L NULL '' NULL NULL NULL NULL 0" is a
+	// text line, empty).
+	Links []string
 }
+
+// GopherGW is the prefix of the ISI gopher gateway's names:
+// GOPHER-GW/host(port)/type/selector.
+const GopherGW = "GOPHER-GW"
+
+// gopherName is a well-formed gateway name: a menu (1) or a search (7).
+var gopherName = regexp.MustCompile(`^GOPHER-GW/[^(/]+\([0-9]+\)/[17]/`)
 
 // Hostile modes.
 type Hostile uint
@@ -96,6 +117,10 @@ type Server struct {
 	// RedirectTo, when valid, answers every request with an ARDP redirect
 	// (option 4) to this address.
 	RedirectTo netip.AddrPort
+	// Patched answers GET-OBJECT-INFO CONTENTS of an object with an AFTP
+	// access method (from Contents), as the fixed server does; the stock
+	// one crashes.
+	Patched bool
 
 	conn  *net.UDPConn
 	host  string
@@ -107,6 +132,8 @@ type Server struct {
 	done  chan struct{}
 	wg    sync.WaitGroup
 	spoof *net.UDPConn
+	// crashed is why the server stopped answering ("": it answers).
+	crashed string
 }
 
 type txn struct {
@@ -170,6 +197,14 @@ func (s *Server) Set(hsoname string, o *Object) {
 
 // Host is the server as its LINKs name it: "127.0.0.1(PORT)".
 func (s *Server) Host() string { return s.host }
+
+// Crashed is why the server stopped answering, as the stock dirsrv stops
+// (see the package documentation); "" while it answers.
+func (s *Server) Crashed() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashed
+}
 
 // Close stops the server.
 func (s *Server) Close() {
@@ -235,7 +270,9 @@ func (s *Server) serve() {
 		}
 		s.mu.Lock()
 		s.pkts = append(s.pkts, append([]byte(nil), buf[:n]...))
-		s.packet(peer, buf[:n])
+		if s.crashed == "" {
+			s.packet(peer, buf[:n])
+		}
 		s.mu.Unlock()
 	}
 }
@@ -346,6 +383,9 @@ func (s *Server) answer(x *txn) {
 	}
 	s.msgs = append(s.msgs, string(msg))
 	reply := s.handle(msg)
+	if s.crashed != "" {
+		return
+	}
 	x.reply = ardp.Split(reply)
 	if s.Hostile&Spoof != 0 {
 		forged := []byte("FAILURE NOT-FOUND forged\n")
@@ -449,8 +489,24 @@ func (s *Server) handle(msg []byte) []byte {
 	return []byte(out.String())
 }
 
+// crash stops the server, as dirsrv's crash or failed assertion does.
+func (s *Server) crash(why string) { s.crashed = why }
+
+// served reports whether hso is a name the server answers for (its
+// tree, the gopher gateway's); a malformed gateway name crashes it.
+func (s *Server) served(hso string) bool {
+	if strings.HasPrefix(hso, GopherGW) {
+		if !gopherName.MatchString(hso) {
+			s.crash("assertion failed on the gopher gateway name " + strconv.Quote(hso))
+			return false
+		}
+		return true
+	}
+	return hso == s.Root || strings.HasPrefix(hso, s.Root+"/")
+}
+
 func (s *Server) lookup(out *strings.Builder, hso string) *Object {
-	if hso != s.Root && !strings.HasPrefix(hso, s.Root+"/") {
+	if !s.served(hso) {
 		out.WriteString("FAILURE NOT-AUTHORIZED\n")
 		return nil
 	}
@@ -495,6 +551,11 @@ func (s *Server) objectInfo(out *strings.Builder, attrs, hso, version string) {
 			out.WriteString("FAILURE NOT-FOUND\n")
 			return
 		}
+		if !s.Patched && hasAFTP(o) {
+			// read_contents() calls qsprintf_stcopyr without its buffer.
+			s.crash("CONTENTS of an AFTP object (read_contents)")
+			return
+		}
 		// The data as one token: quoted as %'s writes it.
 		line := "ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA " + prospero.Quote(string(data)) + "\n"
 		if s.Hostile&Truncated != 0 {
@@ -506,7 +567,23 @@ func (s *Server) objectInfo(out *strings.Builder, attrs, hso, version string) {
 	s.objectAttrs(out, o, data, attrs == "ACCESS-METHOD")
 }
 
+// hasAFTP reports whether o lists an AFTP access method.
+func hasAFTP(o *Object) bool {
+	for _, m := range o.Methods {
+		if len(m) > 0 && m[0] == "AFTP" {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) objectAttrs(out *strings.Builder, o *Object, data []byte, methodsOnly bool) {
+	if o.Dir && o.Links != nil {
+		// A gateway's directory is a pseudo-object: no native file, no
+		// attributes of its own.
+		out.WriteString("NONE-FOUND\n")
+		return
+	}
 	if o.Dir && methodsOnly {
 		out.WriteString("NONE-FOUND\n")
 		return
@@ -542,8 +619,10 @@ func (s *Server) objectAttrs(out *strings.Builder, o *Object, data []byte, metho
 
 func (s *Server) list(out *strings.Builder, dir string, comps []string) {
 	o := s.Objects[dir]
-	if dir != s.Root && !strings.HasPrefix(dir, s.Root+"/") {
-		out.WriteString("FAILURE NOT-AUTHORIZED\n")
+	if !s.served(dir) {
+		if s.crashed == "" {
+			out.WriteString("FAILURE NOT-AUTHORIZED\n")
+		}
 		return
 	}
 	if o != nil && o.Forward != "" {
@@ -552,6 +631,12 @@ func (s *Server) list(out *strings.Builder, dir string, comps []string) {
 	}
 	if o == nil || !o.Dir {
 		out.WriteString("FAILURE NOT-A-DIRECTORY\n")
+		return
+	}
+	if o.Links != nil {
+		for _, l := range o.Links {
+			out.WriteString(l + "\n")
+		}
 		return
 	}
 	var names []string
