@@ -21,7 +21,11 @@
 // # Resolution
 //
 // The object's ACCESS-METHOD attributes are tried in the server's order,
-// the first that urlget can use wins:
+// the first that urlget can use wins, except that a usable AFTP method
+// comes before PROSPERO-CONTENTS: an object the server knows by anonymous
+// FTP is fetched from the FTP server, as ISI's vget follows the object's
+// access method (the stock dirsrv, P53.17May94b, crashes when asked for
+// the CONTENTS of such an object):
 //
 //	PROSPERO-CONTENTS  GET-OBJECT-INFO CONTENTS: the data token of the reply,
 //	                   unquoted as its packets arrive (not held in memory)
@@ -41,7 +45,9 @@
 // COMPONENTS, given as a listing (Meta.Dir; Resource.Listing is
 // ParseEntry): one line a link, "type size mtime name<TAB>URL", the URL a
 // prospero:// URL for Prospero links and the access-method URL for
-// EXTERNAL ones. With Options["prospero-resolve"] the body is the
+// EXTERNAL ones; a gopher gateway's text line (a link to NULL) is of type
+// "info", its text the name, with no URL (Entry.ItemType 'i'). Only a
+// name of the server's own tree has a parent directory (HasParent). With Options["prospero-resolve"] the body is the
 // resolved URL(s), one a line, instead.
 //
 // # The next hop goes through the Client
