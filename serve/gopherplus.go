@@ -147,7 +147,9 @@ func (p *page) askForm(u string, qs []gopher.Question) {
 			}
 			p.raw("<label>")
 			p.text(q.Prompt)
-			p.raw(` <input type="` + kind + `" name="a" size="40" value="`)
+			p.raw(` <input type="`)
+			p.text(kind)
+			p.raw(`" name="a" size="40" value="`)
 			p.text(q.Default)
 			p.raw(`"></label>`)
 		}

@@ -99,7 +99,9 @@ func (p *page) start() {
 }
 
 func (p *page) para(class, s string) {
-	p.raw(`<p class="` + class + `">`)
+	p.raw(`<p class="`)
+	p.text(class)
+	p.raw(`">`)
 	p.text(s)
 	p.raw("</p>\n")
 }
