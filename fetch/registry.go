@@ -38,12 +38,12 @@ type Scheme struct {
 	// HostPrefix makes a URL written without a scheme one of this scheme
 	// when its host starts so ("ftp."): see GuessScheme.
 	HostPrefix string
-	// HasParent, for a DirPaths scheme whose names are paths only in
-	// part, tells whether the directory u names has one above it (a
-	// Prospero server's own names do, its gateways' do not: the parent
-	// of GOPHER-GW/host(port)/1/ is no name it can answer); nil: every
-	// URL of the scheme with a path segment has one.
-	HasParent func(u *urlparse.URL) bool
+	// Parent, for a DirPaths scheme whose names are paths only in part,
+	// is the URL of the directory above the one u names, "" when there is
+	// none (a Prospero server's own names have one, its gateways' do not:
+	// the parent of GOPHER-GW/host(port)/1/ is no name it can answer);
+	// nil: the URL one path segment up.
+	Parent func(u *urlparse.URL) string
 	// Layout is how the scheme's listings read (menus, articles, search
 	// hits, files), for a program that shows them laid out, as urlget
 	// serve's HTML does; the zero value is LayoutFiles.

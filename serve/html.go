@@ -340,17 +340,18 @@ func (f flusher) Write(b []byte) (int, error) {
 }
 
 // parentOf is the directory above a listing's URL u of scheme s, "" when
-// there is none or the scheme's paths are not directories (fetch.DirPaths,
-// Scheme.HasParent).
+// there is none or the scheme's paths are not directories (fetch.DirPaths;
+// Scheme.Parent when the scheme says).
 func parentOf(s fetch.Scheme, u string) string {
 	if !s.Caps.Has(fetch.DirPaths) {
 		return ""
 	}
-	if s.HasParent != nil {
+	if s.Parent != nil {
 		pu, err := urlparse.Parse(u)
-		if err != nil || !s.HasParent(&pu) {
+		if err != nil {
 			return ""
 		}
+		return s.Parent(&pu)
 	}
 	i := strings.Index(u, "://")
 	if i < 0 {

@@ -26,7 +26,7 @@ func TestProsperoPages(t *testing.T) {
 	_, srv := gateway(t, Options{})
 
 	_, body := get(t, srv, "/prospero://"+addr+"/"+root+"/pub", "")
-	if !strings.Contains(body, `<a href="/prospero://`+addr+`/`+root+`/">↑ parent directory</a>`) || !strings.Contains(body, ">a.txt</a>") {
+	if !strings.Contains(body, `<a href="/prospero://`+addr+`/`+root+`">↑ parent directory</a>`) || !strings.Contains(body, ">a.txt</a>") {
 		t.Errorf("the native directory's page:\n%s", body)
 	}
 	_, body = get(t, srv, "/prospero://"+addr+"/"+menu, "")

@@ -194,8 +194,8 @@ func TestParentOf(t *testing.T) {
 		{"ftp", "ftp://h/pub/", "ftp://h/"},
 		{"ftp", "ftp://h/", ""},
 		{"file", "file:///tmp/a/", "file:///tmp/"},
-		{"prospero", "prospero://h//pub/docs", "prospero://h//pub/"},
-		{"prospero", "prospero://h//pub/docs/", "prospero://h//pub/"},
+		{"prospero", "prospero://h//pub/docs", "prospero://h//pub"},
+		{"prospero", "prospero://h:1526//pub/docs/", "prospero://h:1526//pub"},
 		{"prospero", "prospero://h//pub", ""},
 		// A gateway's names are no paths: their parents crash dirsrv.
 		{"prospero", "prospero://h/GOPHER-GW/127.0.0.1(70)/1/", ""},

@@ -47,7 +47,7 @@
 // prospero:// URL for Prospero links and the access-method URL for
 // EXTERNAL ones; a gopher gateway's text line (a link to NULL) is of type
 // "info", its text the name, with no URL (Entry.ItemType 'i'). Only a
-// name of the server's own tree has a parent directory (HasParent). With Options["prospero-resolve"] the body is the
+// name of the server's own tree has a parent directory (Parent). With Options["prospero-resolve"] the body is the
 // resolved URL(s), one a line, instead.
 //
 // # The next hop goes through the Client

@@ -39,7 +39,7 @@ const maxReply = 1 << 20
 func init() {
 	s := []string{"prospero"}
 	fetch.Register(fetch.Scheme{Name: "prospero", New: New,
-		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists | fetch.DirPaths, HasParent: HasParent,
+		Caps: fetch.ReferralTarget | fetch.Gateway | fetch.Lists | fetch.DirPaths, Parent: Parent,
 		Options: []fetch.Option{
 			{Key: OptResolve, Kind: fetch.Bool, Schemes: s,
 				Help: "print the URL(s) the name resolves to instead of fetching it"},
@@ -53,15 +53,19 @@ func init() {
 		}})
 }
 
-// HasParent reports whether the directory u names has a parent to list:
-// an hsoname that is a path of the server's own tree ("/pub/docs" has
-// "/pub"); not a name of one of its databases or gateways (ARCHIE/…,
+// Parent is the directory above the one u names, as a prospero URL, when
+// its hsoname is a path of the server's own tree ("/pub/docs": "/pub");
+// "" for a name of one of its databases or gateways (ARCHIE/…,
 // GOPHER-GW/host(port)/1/selector, WAIS-GW/…), whose parts are no
 // directories: the ISI dirsrv fails an assertion and exits on the parent
 // of a GOPHER-GW menu.
-func HasParent(u *urlparse.URL) bool {
+func Parent(u *urlparse.URL) string {
 	hso := strings.TrimRight(u.Prospero.HSOName, "/")
-	return strings.HasPrefix(hso, "/") && strings.LastIndexByte(hso, '/') > 0
+	i := strings.LastIndexByte(hso, '/')
+	if !strings.HasPrefix(hso, "/") || i <= 0 {
+		return ""
+	}
+	return urlparse.ProsperoURL(u.Host, u.Port, hso[:i], nil)
 }
 
 // Fetcher resolves prospero URLs. The zero value is ready to use.
