@@ -3,11 +3,14 @@ package serve
 import (
 	"fmt"
 	"html"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -132,4 +135,40 @@ func TestNewsINN(t *testing.T) {
 		t.Errorf("the article's body does not follow its header table:\n%s", body)
 	}
 	checkPage(t, body, "a")
+}
+
+// Mounted below /gw/ of an http.ServeMux, a group page's older and newer
+// links stay below the mount and reach the Handler uncleaned.
+func TestNewsPagingMounted(t *testing.T) {
+	n := (&nntptest.Server{Groups: bigGroup(152)}).Start(t)
+	for _, c := range []struct {
+		name string
+		opt  Options
+		mnt  func(mux *http.ServeMux, h *Handler)
+	}{
+		{"StripPrefix", Options{}, func(mux *http.ServeMux, h *Handler) { mux.Handle("/gw/", http.StripPrefix("/gw", h)) }},
+		{"Base", Options{Base: "/gw/"}, func(mux *http.ServeMux, h *Handler) { mux.Handle("/gw/", h) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opt.Resolver = newStub(nil)
+			h, err := New(&fetch.Client{NoProxy: "*"}, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mux := http.NewServeMux()
+			c.mnt(mux, h)
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			cl := noCleaning(srv)
+			_, body := getWith(t, cl, srv.URL+"/gw/nntp%3A%2F%2F"+n.Addr+"/local.big")
+			older := hrefOf(t, body, "← older")
+			if !strings.HasPrefix(older, "/gw/.articles?") {
+				t.Fatalf("older link %q:\n%.2000s", older, body)
+			}
+			res, body := getWith(t, cl, srv.URL+older)
+			if res.StatusCode != 200 || !strings.Contains(body, "articles 1–52 of 152") {
+				t.Errorf("%s: %d\n%.2000s", older, res.StatusCode, body)
+			}
+		})
+	}
 }
