@@ -9,7 +9,10 @@
 //     percent-encoded where it must be) fetches URL and shows gopher menus,
 //     ftp and file directory listings, news group lists and articles, WAIS
 //     results and Prospero directories as HTML whose links stay in the
-//     gateway, rendered entry by entry as the listing arrives; documents
+//     gateway, rendered entry by entry as the listing arrives (a news
+//     group Options.NewsPage articles at a time, linking to the older and
+//     newer ones; the group list with each group's count, status and
+//     description); documents
 //     stream through with their Content-Type, Content-Length and
 //     Last-Modified, HEAD, and Range carried out as the protocol's resume
 //     (Request.Offset);
