@@ -281,3 +281,68 @@ func TestSocks5FlagsBesideCurl(t *testing.T) {
 	}
 	rec.take()
 }
+
+// TestProxyTunnelBesideCurl: with -p every connection goes through the
+// proxy's CONNECT tunnel — an http request (sent in origin form, as to the
+// server itself), an ftp control and data connection — where without it
+// the proxy is sent the request.
+func TestProxyTunnelBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := fetchtest.NewProxy(t, nil)
+	url := "http://" + rec.addr + "/tunnelled?q=1"
+	seen := 0
+	for _, client := range []string{"curl", "urlget"} {
+		args := []string{"-s", "-p", "-x", "http://" + proxy.Addr, "-o", os.DevNull, url}
+		code := 0
+		if client == "curl" {
+			if err := exec.Command(curl, args...).Run(); err != nil {
+				code = err.(*exec.ExitError).ExitCode()
+			}
+		} else {
+			code, _, _ = runOut(t, args...)
+		}
+		reqs := proxy.Requests()[seen:]
+		seen += len(reqs)
+		got := rec.take()
+		if code != 0 || len(reqs) != 1 || reqs[0].Line != "CONNECT "+rec.addr+" HTTP/1.1" {
+			t.Errorf("%s -p: exit %d, the proxy was asked %q", client, code, reqs)
+		}
+		if len(got) != 1 || !strings.HasPrefix(string(got[0]), "GET /tunnelled?q=1 HTTP/1.1\r\n") || strings.Contains(string(got[0]), "Proxy-Connection") {
+			t.Errorf("%s -p: the server got %q, want an origin-form GET", client, got)
+		}
+	}
+
+	refusing := fetchtest.CloseEarly(t, "\r\n\r\n", []byte("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"))
+	ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "-S", "-p", "-x", "http://"+refusing.Addr, url)
+	if ucode != 56 || ccode != 56 || !strings.Contains(uerr, "403 Forbidden") {
+		t.Errorf("a refused tunnel: urlget exit %d (%s), curl %d; want 56", ucode, strings.TrimSpace(uerr), ccode)
+	}
+
+	ftp := newFTPServer(t)
+	furl := "ftp://" + ftp.Addr + "/pub/hello.bin"
+	seen = len(proxy.Requests())
+	for _, client := range []string{"curl", "urlget"} {
+		args := []string{"-s", "-p", "-x", "http://" + proxy.Addr, furl}
+		var out []byte
+		code := 0
+		if client == "curl" {
+			var err error
+			if out, err = exec.Command(curl, args...).Output(); err != nil {
+				code = err.(*exec.ExitError).ExitCode()
+			}
+		} else {
+			var s string
+			code, s, _ = runOut(t, args...)
+			out = []byte(s)
+		}
+		reqs := proxy.Requests()[seen:]
+		seen += len(reqs)
+		if code != 0 || string(out) != "hello\r\nworld\n" {
+			t.Errorf("%s -p ftp: exit %d, got %q", client, code, out)
+		}
+		if len(reqs) != 2 || reqs[0].Line != "CONNECT "+ftp.Addr+" HTTP/1.1" || !strings.HasPrefix(reqs[1].Line, "CONNECT 127.0.0.1:") {
+			t.Errorf("%s -p ftp: the proxy was asked %q, want the control then the data connection", client, reqs)
+		}
+	}
+}

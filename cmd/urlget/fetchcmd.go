@@ -120,6 +120,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	})
 	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
+	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
 	fs.Var(socksFlag(&o.client, "socks5"), "socks5", "use the SOCKS5 proxy `HOST[:PORT]`, resolving names here (as -x socks5://HOST[:PORT])")
 	fs.Var(socksFlag(&o.client, "socks5h"), "socks5-hostname", "use the SOCKS5 proxy `HOST[:PORT]`, which resolves names (as -x socks5h://HOST[:PORT])")
 	fs.VarP(cli.Func("string", func(s string) error {

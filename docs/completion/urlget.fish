@@ -37,6 +37,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l netr
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l netrc-optional -d '--netrc, a missing --netrc-file being an empty one'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l disallow-username-in-url -d 'refuse a URL holding a user name (exit 67)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'x' -l proxy -x -d 'use the proxy URL ([scheme://]host[:port]) for every scheme'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'p' -l proxytunnel -d 'reach every URL through the -x HTTP proxy\'s CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l socks5 -x -d 'use the SOCKS5 proxy HOST[:PORT], resolving names here (as -x socks5://HOST[:PORT])'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l socks5-hostname -x -d 'use the SOCKS5 proxy HOST[:PORT], which resolves names (as -x socks5h://HOST[:PORT])'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'U' -l proxy-user -x -d 'send USER[:PASSWORD] to the proxy, in place of the proxy URL\'s'
