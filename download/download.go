@@ -86,6 +86,12 @@ type Downloader struct {
 	// Files, shared by the Downloaders of transfers run at once, makes
 	// two transfers to one file wait for each other; nil: none do.
 	Files *Files
+	// Clobber says whether a file written replaces an existing file of
+	// its name (see Clobber). RemoveOnError deletes what a failed
+	// transfer wrote (curl's --remove-on-error) instead of keeping it in
+	// NAME.part for a resume.
+	Clobber       Clobber
+	RemoveOnError bool
 	// Timer, when set, records each attempt's events in Result.Timing;
 	// the context given to Do must carry its Context.
 	Timer *fetch.Timer
@@ -122,10 +128,30 @@ type Target struct {
 	Name string
 	// Remote names the file after the URL (curl's -O): RemoteName.
 	Remote bool
+	// HeaderName, with Remote, names the file as an HTTP reply's
+	// Content-Disposition does (curl's -J), when it gives a file name that
+	// CheckRemoteName accepts (its directory part dropped); else Remote's
+	// name stays. Such a file never replaces one (ClobberDefault).
+	HeaderName bool
 	// Implicit: stdout because no file was asked for, so binary data is
 	// refused for a terminal (see Downloader.IsTerminal).
 	Implicit bool
 }
+
+// Clobber is whether an output file replaces an existing one.
+type Clobber int
+
+const (
+	// ClobberDefault replaces an existing file, but for a Target's
+	// HeaderName, as ClobberNever.
+	ClobberDefault Clobber = iota
+	// ClobberNever (curl's --no-clobber) never replaces a file: the
+	// transfer goes to the first free name of NAME.1 to NAME.100, and
+	// fails (ErrWrite) when all are taken.
+	ClobberNever
+	// ClobberAlways (--clobber) replaces a HeaderName's file too.
+	ClobberAlways
+)
 
 // Stdout is the Target of data asked for nowhere: stdout.
 var Stdout = Target{Name: "-", Implicit: true}
@@ -240,6 +266,7 @@ func (d *Downloader) transfer(ctx context.Context, u *urlparse.URL, r *Result, t
 		if err := out.commit(); err != nil {
 			r.Err = err
 		}
+		r.Filename = out.path // a name not clobbered
 		d.setXattr(out, r)
 	} else {
 		r.Kept, r.KeptSize = out.abort()
@@ -359,6 +386,18 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// A part, not a resume: a retry asks for the range again and
 		// skips what an earlier attempt wrote.
 		got, asked = 0, out.written
+	}
+	if out.headerName && !out.started {
+		name, err := nameFromReply(&res.Meta)
+		if err != nil {
+			return err
+		}
+		if name != "" {
+			if err := out.place(name); err != nil {
+				return err
+			}
+			r.Filename = out.path
+		}
 	}
 	skip, err := out.start(got, asked)
 	if err != nil {

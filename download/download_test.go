@@ -284,18 +284,18 @@ func TestBodyRead(t *testing.T) {
 	for _, c := range []struct {
 		body Body
 		data []fetch.DataArg
-		form []string
+		form []fetch.FormArg
 		want string
 	}{
 		{Body{}, []fetch.DataArg{arg(fetch.DataPlain, "@missing")}, nil, "missing"},
-		{Body{}, []fetch.DataArg{arg(fetch.DataPlain, "a")}, []string{"n=v"}, "-F/--form and -d/--data: give one or the other"},
-		{Body{Get: true}, nil, []string{"n=v"}, "-G/--get and -F/--form: a form cannot go in a query string"},
-		{Body{Upload: "u"}, nil, []string{"n=v"}, "-T/--upload-file and -F/--form: give one body only"},
+		{Body{}, []fetch.DataArg{arg(fetch.DataPlain, "a")}, []fetch.FormArg{{Text: "n=v"}}, "-F/--form and -d/--data: give one or the other"},
+		{Body{Get: true}, nil, []fetch.FormArg{{Text: "n=v"}}, "-G/--get and -F/--form: a form cannot go in a query string"},
+		{Body{Upload: "u"}, nil, []fetch.FormArg{{Text: "n=v"}}, "-T/--upload-file and -F/--form: give one body only"},
 		{Body{Upload: "u"}, []fetch.DataArg{arg(fetch.DataPlain, "a")}, nil, "-T/--upload-file and -d/--data: give one body only"},
 	} {
 		err := c.body.Read(c.data, nil, c.form, read)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v %q %q: %v, want %q", c.body, c.data, c.form, err, c.want)
+			t.Errorf("%+v %q %v: %v, want %q", c.body, c.data, c.form, err, c.want)
 		}
 	}
 	b = Body{Upload: "u", Get: true}

@@ -2,11 +2,14 @@ package download
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -62,15 +65,24 @@ type output struct {
 	untouched bool      // not modified (a condition): nothing to write
 	inPlace   bool      // path is another user's or group's: NAME.part is copied into it, not renamed over it
 	files     *Files    // shared with transfers run at once; nil otherwise
+	d         *Downloader
+
+	headerName    bool // Target.HeaderName: the reply may rename path before it is started
+	noClobber     bool // an existing path is not replaced (see Clobber)
+	numbered      bool // with noClobber, NAME.1 ... NAME.100 are tried (ClobberNever)
+	removeOnError bool // abort removes what was written
 }
 
 // newOutput resolves where a URL goes; it creates nothing yet, except the
 // directories CreateDirs asks for.
 func (d *Downloader) newOutput(u *urlparse.URL, t Target) (*output, error) {
-	o := &output{stdout: d.Stdout, remoteTime: d.RemoteTime, files: d.Files}
+	o := &output{stdout: d.Stdout, remoteTime: d.RemoteTime, files: d.Files, d: d,
+		headerName: t.Remote && t.HeaderName, removeOnError: d.RemoveOnError}
 	if d.Resume {
 		o.resumeFrom = d.ResumeFrom
 	}
+	o.noClobber = d.Clobber == ClobberNever || d.Clobber == ClobberDefault && o.headerName
+	o.numbered = d.Clobber == ClobberNever
 	name := t.Name
 	if t.Remote {
 		n, err := RemoteName(u)
@@ -87,41 +99,81 @@ func (d *Downloader) newOutput(u *urlparse.URL, t Target) (*output, error) {
 	if name == "" {
 		return nil, fetch.NewError(fetch.ErrWrite, "empty output file name", nil)
 	}
+	return o, o.place(name)
+}
+
+// place makes name (in OutputDir when relative) the output's file, as it
+// stands now: an existing one to replace, or to write in place.
+func (o *output) place(name string) error {
+	d := o.d
 	if d.OutputDir != "" && !filepath.IsAbs(name) {
 		name = filepath.Join(d.OutputDir, name)
 	}
 	if d.CreateDirs {
 		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
-			return nil, fetch.NewError(fetch.ErrWrite, "cannot create the directory for "+name, err)
+			return fetch.NewError(fetch.ErrWrite, "cannot create the directory for "+name, err)
 		}
 	}
-	o.path = name
-	if fi, err := os.Lstat(name); err == nil {
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			if t, err := filepath.EvalSymlinks(name); err == nil {
-				o.path = t
-				fi, err = os.Stat(t)
-				if err != nil {
-					return nil, fetch.NewError(fetch.ErrWrite, "cannot use output file "+name, err)
-				}
-			}
-		}
-		switch {
-		case fi.IsDir():
-			return nil, fetch.NewError(fetch.ErrWrite, "output file "+name+" is a directory", nil)
-		case fi.Mode().IsRegular():
-			// A file the user cannot write is not replaced (curl opens it
-			// and fails: 23), and one that is another's is written in
-			// place, keeping its owner, not renamed over.
-			if err := owner.CanWrite(os.OpenFile, o.path); err != nil {
-				return nil, fetch.NewError(fetch.ErrWrite, "cannot write "+o.path+" (left as it is)", err)
-			}
-			o.perm, o.replaces, o.inPlace = fi.Mode().Perm(), true, owner.Others(fi)
-		case fi.Mode()&fs.ModeSymlink == 0:
-			o.direct = true
+	o.path, o.perm, o.replaces, o.inPlace, o.direct = name, 0, false, false, false
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return nil
+	}
+	if o.noClobber {
+		// Refused before anything is fetched when no name is free; commit
+		// still takes the first free one, whoever makes one meanwhile.
+		if _, err := o.freeName(); err != nil {
+			return err
 		}
 	}
-	return o, nil
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if t, err := filepath.EvalSymlinks(name); err == nil {
+			o.path = t
+			fi, err = os.Stat(t)
+			if err != nil {
+				return fetch.NewError(fetch.ErrWrite, "cannot use output file "+name, err)
+			}
+		}
+	}
+	switch {
+	case fi.IsDir() && !o.noClobber:
+		return fetch.NewError(fetch.ErrWrite, "output file "+name+" is a directory", nil)
+	case fi.Mode().IsRegular() && o.noClobber, fi.IsDir():
+		// Not replaced: commit finds a free name beside it.
+	case fi.Mode().IsRegular():
+		// A file the user cannot write is not replaced (curl opens it
+		// and fails: 23), and one that is another's is written in
+		// place, keeping its owner, not renamed over.
+		if err := owner.CanWrite(os.OpenFile, o.path); err != nil {
+			return fetch.NewError(fetch.ErrWrite, "cannot write "+o.path+" (left as it is)", err)
+		}
+		o.perm, o.replaces, o.inPlace = fi.Mode().Perm(), true, owner.Others(fi)
+	case fi.Mode()&fs.ModeSymlink == 0:
+		o.direct = true
+	}
+	return nil
+}
+
+// nameFromReply is HeaderName: the file name m's Content-Disposition
+// gives, its directory part dropped, "" when it gives none. A name that
+// CheckRemoteName refuses (an empty one too) is an error, as in curl.
+func nameFromReply(m *fetch.Meta) (string, error) {
+	v := m.Header.Get("Content-Disposition")
+	if v == "" {
+		return "", nil
+	}
+	_, params, err := mime.ParseMediaType(v)
+	name, ok := params["filename"]
+	if err != nil || !ok {
+		return "", nil
+	}
+	if i := strings.LastIndexAny(name, "/\\"); i >= 0 {
+		name = name[i+1:]
+	}
+	if err := CheckRemoteName(name); err != nil {
+		return "", fetch.NewError(fetch.ErrWrite, fmt.Sprintf("-J: refusing file name %q from the reply's Content-Disposition", name), nil)
+	}
+	return name, nil
 }
 
 // RemoteName is the file name a Remote Target takes (curl's -O): the name
@@ -415,6 +467,9 @@ func (o *output) commit() error {
 		}
 		o.removeTemp()
 	}
+	if o.tmp != "" && o.noClobber {
+		return o.commitBeside()
+	}
 	if o.tmp != "" {
 		unlock := o.files.lockDir(o.path) // NAME.part is beside NAME
 		err := os.Rename(o.tmp, o.path)
@@ -427,6 +482,62 @@ func (o *output) commit() error {
 	}
 	o.setTime()
 	return nil
+}
+
+// maxClobberSuffix is the last NAME.N that ClobberNever tries, as curl.
+const maxClobberSuffix = 100
+
+// names are the names an output that replaces nothing may take: NAME,
+// and when numbered NAME.1 ... NAME.100.
+func (o *output) names() []string {
+	names := []string{o.path}
+	for n := 1; o.numbered && n <= maxClobberSuffix; n++ {
+		names = append(names, o.path+"."+strconv.Itoa(n))
+	}
+	return names
+}
+
+// freeName is the first of names that does not exist, or the error that
+// says none is free.
+func (o *output) freeName() (string, error) {
+	for _, name := range o.names() {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name, nil
+		}
+	}
+	return "", o.takenError()
+}
+
+func (o *output) takenError() *fetch.Error {
+	if !o.numbered {
+		return fetch.NewError(fetch.ErrWrite, o.path+" exists: not replaced (--clobber replaces it)", nil)
+	}
+	return fetch.NewError(fetch.ErrWrite, fmt.Sprintf("%s and %s.1 to %s.%d exist: not replaced", o.path, o.path, o.path, maxClobberSuffix), nil)
+}
+
+// commitBeside is commit for an output that replaces nothing: NAME.part
+// is linked to the first of names that does not exist (a link never
+// replaces a file, whoever makes one meanwhile), and path becomes that
+// name. When none is free the transfer stays in NAME.part.
+func (o *output) commitBeside() error {
+	unlock := o.files.lockDir(o.path)
+	defer unlock()
+	for _, name := range o.names() {
+		err := os.Link(o.tmp, name)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fetch.NewError(fetch.ErrWrite, "cannot create "+name+" (the transfer is kept in "+o.tmp+")", err)
+		}
+		os.Remove(o.tmp)
+		o.tmp, o.path = "", name
+		o.setTime()
+		return nil
+	}
+	err := o.takenError()
+	err.Msg += " (the transfer is kept in " + o.tmp + ")"
+	return err
 }
 
 // copyInto writes the bytes of the file src over those of the existing
@@ -467,6 +578,14 @@ func (o *output) abort() (kept string, size int64) {
 	if o.f != nil {
 		o.f.Close()
 		o.f = nil
+	}
+	if o.removeOnError {
+		// Asked for: nothing of the transfer stays, not even for a resume.
+		if o.appending && o.written > 0 {
+			os.Truncate(o.path, o.base)
+		}
+		o.removeTemp()
+		return "", 0
 	}
 	if o.appending && o.written > 0 {
 		o.setTime()

@@ -37,7 +37,7 @@ type Body struct {
 // opened for each attempt), read names the files "@FILE" arguments name.
 // It refuses what curl refuses together: -F with -d, -F with -G, and -T
 // with either body.
-func (b *Body) Read(data, query []fetch.DataArg, form []string, read func(name string) ([]byte, error)) error {
+func (b *Body) Read(data, query []fetch.DataArg, form []fetch.FormArg, read func(name string) ([]byte, error)) error {
 	b.JSON = fetch.IsJSON(data)
 	if len(query) > 0 {
 		q, err := fetch.ReadData(query, read)

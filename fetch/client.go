@@ -55,6 +55,13 @@ type Client struct {
 	ProxyUser     string
 	ProxyPassword string
 	HasProxyUser  bool
+	// ProxyTunnel (curl's -p) sends every connection through an HTTP
+	// proxy's CONNECT tunnel (RFC 9110 §9.3.6), whatever the scheme — an
+	// http request too, and an FTP data connection — instead of handing
+	// the proxy the request (an absolute-form request, a gateway request
+	// for another scheme). The target is then spoken to as without a
+	// proxy; only the proxy learns where to.
+	ProxyTunnel bool
 
 	// User and Password (-u) override URL userinfo. With Netrc set,
 	// credentials for hosts without them come from NetrcFile (default
@@ -267,7 +274,7 @@ type builtFetchers struct {
 	m     map[builtKey]Fetcher
 }
 
-type builtKey struct{ scheme, socks string }
+type builtKey struct{ scheme, via string }
 
 // builtMu guards the first use of every Client (Client.built).
 var builtMu sync.Mutex
@@ -593,15 +600,15 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	var socks *urlparse.URL
+	var via *urlparse.URL // a proxy the Dialer goes through
 	name := u.Scheme
 	gateway := false
 	r.Proxy = nil
 	if proxy != nil {
-		switch proxy.Scheme {
-		case "socks5", "socks5h":
-			socks = proxy
-		case "http", "https":
+		switch {
+		case proxy.Scheme == "socks5" || proxy.Scheme == "socks5h" || c.ProxyTunnel:
+			via = proxy
+		default:
 			switch {
 			case HasCaps(u.Scheme, SpeaksHTTP):
 				r.Proxy = proxy
@@ -611,7 +618,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			}
 		}
 	}
-	f := c.fetcher(name, socks)
+	f := c.fetcher(name, via)
 	if f == nil {
 		msg := "unsupported URL scheme " + strconv.Quote(u.Scheme)
 		if gateway {
@@ -661,12 +668,12 @@ func CheckURL(u *urlparse.URL) error {
 }
 
 // Config is the configuration the Client builds its Fetchers from: a
-// Dialer with the connect timeout and the SOCKS proxy socks (nil: none),
+// Dialer with the connect timeout and the proxy via (newDialer; nil: none),
 // TLS (Insecure applied), and its UserAgent, Jar, Verbose, Warnings,
 // Terminal, Compressed, MaxDecompressed, IdlePerHost and MaxPerHost.
-func (c *Client) config(socks *urlparse.URL) Config {
+func (c *Client) config(via *urlparse.URL) Config {
 	return Config{
-		Dialer:          c.newDialer(socks),
+		Dialer:          c.newDialer(via),
 		ConnectTimeout:  c.ConnectTimeout,
 		TLS:             c.tlsConfig(),
 		UserAgent:       cmp.Or(c.UserAgent, DefaultUserAgent),
@@ -711,16 +718,16 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	}
 	r := &Request{URL: u, Options: c.Options}
 	cred.apply(r)
-	var socks *urlparse.URL
+	var via *urlparse.URL
 	if proxy != nil {
-		switch proxy.Scheme {
-		case "socks5", "socks5h":
-			socks = proxy
+		switch {
+		case proxy.Scheme == "socks5" || proxy.Scheme == "socks5h" || c.ProxyTunnel:
+			via = proxy
 		default:
 			r.Proxy = proxy
 		}
 	}
-	return r, c.config(socks), nil
+	return r, c.config(via), nil
 }
 
 // maxRedirectDrain is how much of a reply's own body is read before it is
@@ -830,10 +837,11 @@ func (c *Client) CloseIdleConnections() {
 	}
 }
 
-// fetcher returns the Fetcher for scheme with the SOCKS proxy socks (nil:
-// none), built from the Client's Config on first use by Client.Fetchers or
-// else the registry's Scheme.New; nil when there is neither.
-func (c *Client) fetcher(scheme string, socks *urlparse.URL) Fetcher {
+// fetcher returns the Fetcher for scheme whose Dialer goes through the
+// proxy via (a SOCKS proxy, or an HTTP proxy's tunnel; nil: none), built
+// from the Client's Config on first use by Client.Fetchers or else the
+// registry's Scheme.New; nil when there is neither.
+func (c *Client) fetcher(scheme string, via *urlparse.URL) Fetcher {
 	build, ok := c.Fetchers[scheme]
 	if !ok {
 		sc, _ := LookupScheme(scheme)
@@ -843,8 +851,8 @@ func (c *Client) fetcher(scheme string, socks *urlparse.URL) Fetcher {
 		return nil
 	}
 	key := builtKey{scheme: scheme}
-	if socks != nil {
-		key.socks = socks.String()
+	if via != nil {
+		key.via = via.String()
 	}
 	builtMu.Lock()
 	if c.built == nil || c.built.owner != c {
@@ -856,7 +864,7 @@ func (c *Client) fetcher(scheme string, socks *urlparse.URL) Fetcher {
 	defer b.mu.Unlock()
 	f, ok := b.m[key]
 	if !ok {
-		f = build(c.config(socks))
+		f = build(c.config(via))
 		b.m[key] = f
 	}
 	return f

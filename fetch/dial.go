@@ -1,7 +1,9 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -20,24 +22,41 @@ import (
 
 // dialer is the Dialer the Client hands to fetchers: the base dialer
 // (Client.Dialer or a net.Dialer) with the connect timeout, an optional
-// SOCKS5 proxy, typed errors, and connections that close when the context
-// they were dialled with is done.
+// SOCKS5 proxy or HTTP proxy tunnel, typed errors, and connections that
+// close when the context they were dialled with is done.
 type dialer struct {
 	base    Dialer
 	timeout time.Duration
 	socks   *urlparse.URL // socks5:// or socks5h://, or nil
-	route   *route        // --resolve, --connect-to, -4/-6, --interface, --local-port; nil: none
+	// tunnel is an http:// or https:// proxy whose CONNECT tunnel carries
+	// every connection (Client.ProxyTunnel), or nil; tunnelTLS,
+	// userAgent and verbose are what DialTunnel is given.
+	tunnel    *urlparse.URL
+	tunnelTLS *tls.Config
+	userAgent string
+	verbose   io.Writer
+	route     *route // --resolve, --connect-to, -4/-6, --interface, --local-port; nil: none
 	// data: a secondary connection, to an address a server gave (DataDialer):
 	// ConnectTo does not apply.
 	data bool
 }
 
-func (c *Client) newDialer(socks *urlparse.URL) Dialer {
+// newDialer is the Dialer of the Client's fetchers, through via: a SOCKS
+// proxy, or an HTTP proxy's tunnel (nil: none).
+func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	base := c.Dialer
 	if base == nil {
 		base = &net.Dialer{}
 	}
-	return &dialer{base: base, timeout: c.ConnectTimeout, socks: socks, route: c.route()}
+	d := &dialer{base: base, timeout: c.ConnectTimeout, route: c.route()}
+	switch {
+	case via == nil:
+	case via.Scheme == "http" || via.Scheme == "https":
+		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.tlsConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
+	default:
+		d.socks = via
+	}
+	return d
 }
 
 // DataDialer is the Dialer for a protocol's secondary connections, to an
@@ -74,16 +93,26 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		dctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
 	}
-	if d.socks != nil && !strings.HasPrefix(network, "tcp") {
+	if via := cmp.Or(d.socks, d.tunnel); via != nil && !strings.HasPrefix(network, "tcp") {
 		return nil, &Error{Kind: ErrUnsupported,
-			Msg: "a SOCKS proxy cannot carry " + network + " (" + Redacted(d.socks) + "): use --noproxy for this host"}
+			Msg: "a proxy cannot carry " + network + " (" + Redacted(via) + "): use --noproxy for this host"}
 	}
 	var conn net.Conn
 	var err error
 	addr = d.target(addr)
-	if d.socks != nil {
+	switch {
+	case d.tunnel != nil:
+		// The proxy is reached as any host is, ConnectTo applying to the
+		// target only (as for SOCKS); the proxy resolves the target.
+		direct := *d
+		direct.tunnel, direct.data = nil, true
+		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose)
+		if err == nil {
+			conn = tunnelConn{conn}
+		}
+	case d.socks != nil:
 		conn, err = d.dialSOCKS(dctx, network, addr)
-	} else {
+	default:
 		conn, err = d.dialDirect(dctx, network, addr)
 	}
 	if err != nil {

@@ -39,7 +39,7 @@ const (
 	ErrNotFound                     // remote file not found (78)
 	ErrSendFailed                   // sending failed: the server refused the data (a mail message or recipient), or the connection broke while the request was sent (55)
 	ErrNotConfigured                // nothing is set up to carry out the request: no mail server or sendmail (2, curl's failed init)
-	ErrRecv                         // the connection broke before the reply was complete (56)
+	ErrRecv                         // the connection broke before the reply was complete, or a proxy refused a CONNECT tunnel (56)
 	ErrCertificate                  // the server's certificate could not be verified (60)
 	ErrCACert                       // the CA certificates (--cacert, --capath) could not be read (77)
 	ErrRewind                       // a body must be sent again (a 307 or 308 redirect) but cannot be: it was read from a pipe (65)

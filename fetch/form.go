@@ -27,22 +27,33 @@ type formPart struct {
 	ctype    string
 }
 
+// FormArg is one of curl's form arguments: Text as given to -F, or with
+// String to --form-string, whose VALUE is a text taken as it is (a
+// leading "@" or "<" and a ";type=" in it mean nothing).
+type FormArg struct {
+	Text   string
+	String bool
+}
+
 // ParseForm reads curl's -F arguments, one part each: NAME=VALUE (a
 // text; ";type=T" after it gives its Content-Type), NAME=@FILE (a file,
 // sent as a file: ";type=T" and ";filename=N" after it, the type guessed
 // from the name's extension otherwise) and NAME=<FILE (a file's text).
 // FILE "-" is standard input. An error names the argument.
-func ParseForm(args []string) (*Form, error) {
+func ParseForm(args []FormArg) (*Form, error) {
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	f := &Form{boundary: "------------------------" + hex.EncodeToString(rnd[:])}
-	for _, a := range args {
+	for _, arg := range args {
+		a := arg.Text
 		name, v, ok := strings.Cut(a, "=")
 		if !ok || name == "" {
 			return nil, fmt.Errorf("%q: want NAME=VALUE, NAME=@FILE or NAME=<FILE", a)
 		}
 		p := formPart{name: name}
 		switch {
+		case arg.String:
+			p.value = v
 		case strings.HasPrefix(v, "@"), strings.HasPrefix(v, "<"):
 			p.upload = v[0] == '@'
 			v = v[1:]

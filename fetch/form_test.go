@@ -15,7 +15,7 @@ func TestForm(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "a.txt")
 	os.WriteFile(f, []byte("file text"), 0o644)
-	form, err := fetch.ParseForm([]string{"v=1", "up=@" + f, "txt=<" + f, `q"uote=x;type=text/x`})
+	form, err := fetch.ParseForm([]fetch.FormArg{{Text: "v=1"}, {Text: "up=@" + f}, {Text: "txt=<" + f}, {Text: `q"uote=x;type=text/x`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestForm(t *testing.T) {
 	if string(b) != want || n != int64(len(b)) {
 		t.Errorf("form body (%d bytes, said %d):\n%q\nwant\n%q", len(b), n, b, want)
 	}
-	if _, err := fetch.ParseForm([]string{"novalue"}); err == nil {
+	if _, err := fetch.ParseForm([]fetch.FormArg{{Text: "novalue"}}); err == nil {
 		t.Error("-F novalue accepted")
 	}
 }

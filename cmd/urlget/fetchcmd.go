@@ -39,6 +39,9 @@ type fetchOpts struct {
 	dl            download.Downloader // the Downloader's fields the flags set
 	outputs       []download.Target
 	remoteNameAll bool
+	headerName    bool // -J: -O files named by Content-Disposition
+	noClobber     bool // --no-clobber (--clobber: false), when given
+	failEarly     bool
 	globOff       bool // -g: URLs are not globs
 	maxRedirs     int
 	silent        bool
@@ -73,6 +76,10 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 		o.outputs = append(o.outputs, download.Target{Remote: true})
 	})
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
+	fs.BoolVarP(&o.headerName, "remote-header-name", "J", false, "with -O, name the file as an HTTP reply's Content-Disposition does (its directory part dropped); such a file replaces none (see --no-clobber)")
+	fs.BoolVar(&o.noClobber, "no-clobber", false, "never replace an existing output file: write NAME.1, NAME.2, ... up to NAME.100 instead (exit 23 when all exist); --clobber replaces, a -J file too")
+	fs.BoolVar(&o.dl.RemoveOnError, "remove-on-error", false, "remove the output file of a failed transfer instead of keeping its bytes in NAME.part for a resume")
+	fs.BoolVar(&o.failEarly, "fail-early", false, "stop at the first transfer that fails, leaving the remaining URLs")
 	fs.StringVar(&o.dl.OutputDir, "output-dir", "", "put -o and -O files (relative names) in `DIR`")
 	fs.BoolVar(&o.dl.CreateDirs, "create-dirs", false, "create the directories an output file needs")
 	fs.BoolVarP(&o.globOff, "globoff", "g", false, "take URLs as they are: no {a,b} and [1-9] globs (#N in -o then stays)")
@@ -103,7 +110,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(cli.Size(&o.client.LowSpeedLimit, false), "speed-limit", "Y", "fail with exit 28 when under `BYTES` a second for --speed-time (default 1 when only -y is given)")
 	fs.VarP(cli.Seconds(&o.client.LowSpeedTime), "speed-time", "y", "fail with exit 28 after `SECONDS` under --speed-limit (default 30 when only -Y is given)")
 	fs.Var(rateFlag(&o.client), "limit-rate", "move at most `SPEED` bytes a second, uploads too (suffix k, M, G)")
-	fs.Var(cli.Seconds(&o.client.MaxTime), "max-time", "give each transfer at most `SECONDS` (exit 28)")
+	fs.VarP(cli.Seconds(&o.client.MaxTime), "max-time", "m", "give each transfer at most `SECONDS` (exit 28)")
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each connection attempt at most `SECONDS`")
 	fs.VarP(userFlag(&o.client), "user", "u", "credentials `USER[:PASSWORD]`, overriding the URL's")
 	fs.BoolVarP(&o.client.Netrc, "netrc", "n", false, "take credentials from ~/.netrc")
@@ -113,6 +120,9 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	})
 	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
+	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
+	fs.Var(socksFlag(&o.client, "socks5"), "socks5", "use the SOCKS5 proxy `HOST[:PORT]`, resolving names here (as -x socks5://HOST[:PORT])")
+	fs.Var(socksFlag(&o.client, "socks5h"), "socks5-hostname", "use the SOCKS5 proxy `HOST[:PORT]`, which resolves names (as -x socks5h://HOST[:PORT])")
 	fs.VarP(cli.Func("string", func(s string) error {
 		o.client.HasProxyUser = true
 		o.client.ProxyUser, o.client.ProxyPassword, _ = strings.Cut(s, ":")
@@ -194,6 +204,20 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.client.LocationTrusted {
 		o.client.FollowRedirects = true
 	}
+	if fs.Changed("no-clobber") {
+		o.dl.Clobber = download.ClobberAlways
+		if o.noClobber {
+			o.dl.Clobber = download.ClobberNever
+		}
+	}
+	if o.headerName {
+		if o.dl.Resume && o.dl.ResumeFrom == download.ResumeAtEnd {
+			return nil, errors.New("-J/--remote-header-name and -C - exclude each other: the file's name is not known before the reply")
+		}
+		for i := range o.outputs {
+			o.outputs[i].HeaderName = o.outputs[i].Remote
+		}
+	}
 	if o.client.Digest && o.req.basic {
 		o.client.AnyAuth = true // curl: either scheme, the server's choice
 	}
@@ -231,6 +255,18 @@ func netrcFileFlag(cl *fetch.Client) pflag.Value {
 		cl.NetrcFile = s
 		cl.Netrc = cl.Netrc || s != ""
 		return nil
+	})
+}
+
+// socksFlag is --socks5 and --socks5-hostname: -x with a SOCKS scheme
+// put before HOST[:PORT] (a URL given with a scheme of its own keeps it).
+func socksFlag(cl *fetch.Client, scheme string) pflag.Value {
+	set := proxyFlag(cl)
+	return cli.Func("string", func(s string) error {
+		if s != "" && !strings.Contains(s, "://") {
+			s = scheme + "://" + s
+		}
+		return set.Set(s)
 	})
 }
 
@@ -528,6 +564,12 @@ func (c *fetchCmd) report(r *download.Result, status *int) bool {
 			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.Code, fetch.OneLine(r.Err.Error()))
 			c.reportKept(r)
 		}
+		if c.o.failEarly {
+			if c.wo != nil {
+				c.wo.Render(c.e.stdout, c.e.stderr, r)
+			}
+			return false
+		}
 	}
 	if c.wo != nil {
 		c.wo.Render(c.e.stdout, c.e.stderr, r)
@@ -547,7 +589,7 @@ func (c *fetchCmd) outSpecFor(i int) download.Target {
 		return c.o.outputs[i]
 	}
 	if c.o.remoteNameAll {
-		return download.Target{Remote: true}
+		return download.Target{Remote: true, HeaderName: c.o.headerName}
 	}
 	return download.Stdout
 }

@@ -29,7 +29,7 @@ func dataFlag(list *[]fetch.DataArg, kind fetch.DataKind, arg string) pflag.Valu
 type reqOpts struct {
 	data         []fetch.DataArg
 	urlQuery     []fetch.DataArg // --url-query
-	form         []string        // -F
+	form         []fetch.FormArg // -F and --form-string
 	cookies      []string        // -b
 	cookieJar    string          // -c
 	junkSession  bool            // -j
@@ -50,7 +50,8 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.Var(dataFlag(&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"), "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	fs.Var(dataFlag(&r.urlQuery, fetch.DataURLQuery, "DATA"), "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
-	fs.VarP(cli.Texts(&r.form, "NAME=VALUE"), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	fs.VarP(formFlag(&r.form, false), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	fs.Var(formFlag(&r.form, true), "form-string", "a multipart/form-data text field `NAME=VALUE`, VALUE as it is (a leading @ or < and ;type= mean nothing)")
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
 	fs.VarP(cli.Texts(&r.cookies, "NAME=VALUE|FILE"), "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
 	fs.VarP(cli.Text(&r.cookieJar, "FILE"), "cookie-jar", "c", "write every cookie to FILE (Netscape format) at the end")
@@ -64,7 +65,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 
 // httpFlags are the flags for HTTP only: their help section is http's
 // and https's. -d is the search schemes' too.
-var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "include", "cookie", "cookie-jar",
+var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "form-string", "include", "cookie", "cookie-jar",
 	"digest", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
 
 // setHTTPTopics gives the HTTP flags their topics.
@@ -74,6 +75,15 @@ func setHTTPTopics(fs *pflag.FlagSet) {
 		cli.SetTopics(fs, name, httpOnly...)
 	}
 	cli.SetTopics(fs, "data", append(slices.Clip(httpOnly), fetch.SchemesWith(fetch.Search)...)...)
+}
+
+// formFlag is -F (literal false) and --form-string: one list, in
+// command-line order.
+func formFlag(form *[]fetch.FormArg, literal bool) pflag.Value {
+	return cli.Func("NAME=VALUE", func(s string) error {
+		*form = append(*form, fetch.FormArg{Text: s, String: literal})
+		return nil
+	})
 }
 
 // readNamed reads a file named with "@" whole, "-" for stdin.

@@ -1,14 +1,11 @@
 package http
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
-	nethttp "net/http"
-	"net/url"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/urlparse"
@@ -92,63 +89,9 @@ func (d *dialer) connect(ctx context.Context, addr string) (net.Conn, error) {
 	return nc, nil
 }
 
-// maxConnectReply bounds the proxy's reply to CONNECT.
-const maxConnectReply = 64 << 10
-
-// connectTunnel asks the proxy for a tunnel to addr (RFC 9110 §9.3.6) and
-// returns the connection once the proxy has answered 2xx.
+// connectTunnel asks the proxy for a tunnel to addr (fetch.DialTunnel).
 func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, error) {
-	p := d.tunnel
-	nc, err := d.connect(ctx, proxyHost(p))
-	if err != nil {
-		return nil, err
-	}
-	if p.Scheme == "https" {
-		tc, err := fetch.HandshakeTLS(ctx, d.cfg.TLS, nc, p.Host, "proxy")
-		if err != nil {
-			return nil, err
-		}
-		nc = tc
-	}
-	creq := &nethttp.Request{Method: "CONNECT", URL: &url.URL{Opaque: addr}, Host: addr, Header: nethttp.Header{}}
-	creq.Header.Set("User-Agent", d.cfg.UserAgent)
-	if p.HasUserinfo {
-		creq.Header.Set("Proxy-Authorization", basic(p.User, p.Password))
-	}
-	if d.v != nil {
-		fmt.Fprintf(d.v, "> CONNECT %s HTTP/1.1\n> Host: %s\n> User-Agent: %s\n", addr, addr, d.cfg.UserAgent)
-		if p.HasUserinfo {
-			fmt.Fprintf(d.v, "> Proxy-Authorization: Basic ****\n")
-		}
-	}
-	fail := func(e *fetch.Error) (net.Conn, error) {
-		nc.Close()
-		if ctx.Err() != nil {
-			return nil, fetch.ContextError(ctx)
-		}
-		return nil, e
-	}
-	if err := creq.Write(nc); err != nil {
-		return fail(&fetch.Error{Kind: fetch.ErrConnect, Msg: "sending CONNECT to the proxy", Err: err})
-	}
-	br := bufio.NewReader(io.LimitReader(nc, maxConnectReply))
-	resp, err := nethttp.ReadResponse(br, creq)
-	if err != nil {
-		return fail(&fetch.Error{Kind: fetch.ErrConnect, Msg: "reading the proxy's reply to CONNECT", Err: err})
-	}
-	resp.Body.Close()
-	if d.v != nil {
-		fmt.Fprintf(d.v, "< %s %s\n", resp.Proto, fetch.SanitizeLine(resp.Status, 200))
-	}
-	if resp.StatusCode/100 != 2 {
-		return fail(&fetch.Error{Kind: fetch.ErrConnect,
-			Msg: "the proxy refused the tunnel: " + fetch.SanitizeLine(resp.Status, 200)})
-	}
-	if br.Buffered() > 0 {
-		// A server that speaks before TLS is not the one asked for.
-		return fail(&fetch.Error{Kind: fetch.ErrProtocol, Msg: "the proxy sent data after its reply to CONNECT"})
-	}
-	return nc, nil
+	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v)
 }
 
 func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }

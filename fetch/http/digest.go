@@ -77,7 +77,7 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	for stale := 0; ok && res.Status == 401; stale++ {
 		ch, found := digestChallenge(res.Header)
 		if !found && req.AnyAuth && stale == 0 && offersBasic(res.Header) {
-			res, _, err = next(res, basic(req.User, req.Password))
+			res, _, err = next(res, fetch.BasicAuth(req.User, req.Password))
 			break
 		}
 		if !found || stale > 0 && !ch.stale || stale > maxStale {

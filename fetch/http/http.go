@@ -72,7 +72,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -109,9 +108,6 @@ func New(cfg fetch.Config) fetch.Fetcher {
 	f.pool = newPool(&f.Config)
 	return f
 }
-
-// defaultProxyPort is the port of a proxy URL without one, as in curl.
-const defaultProxyPort = 1080
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
 // the package documentation. With Request.Digest it may send two or three
@@ -214,7 +210,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		}
 	} else {
 		abs := absolute(u, req, false)
-		hreq.URL = &url.URL{Scheme: proxy.Scheme, Host: proxyHost(proxy), Opaque: abs}
+		hreq.URL = &url.URL{Scheme: proxy.Scheme, Host: fetch.ProxyAddr(proxy), Opaque: abs}
 		hreq.Host = authority(u)
 		if p := u.PortOrDefault(); u.RawPort == "" && p > 0 && u.Host != "" {
 			hreq.Host += ":" + strconv.Itoa(p) // curl names the port of a scheme that is not HTTP's
@@ -223,7 +219,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			hreq.Host = hreq.URL.Host
 		}
 		if proxy.HasUserinfo {
-			h.Set("Proxy-Authorization", basic(proxy.User, proxy.Password))
+			h.Set("Proxy-Authorization", fetch.BasicAuth(proxy.User, proxy.Password))
 		}
 		h.Set("Proxy-Connection", "Keep-Alive")
 		verboseTarget = absolute(u, req, true)
@@ -454,20 +450,8 @@ func authority(u *urlparse.URL) string {
 	return host
 }
 
-func proxyHost(p *urlparse.URL) string {
-	port := p.Port
-	if port < 0 {
-		port = defaultProxyPort
-	}
-	host := p.Host
-	if p.HostKind == urlparse.HostIPv6 {
-		host = "[" + host + "]"
-	}
-	return host + ":" + strconv.Itoa(port)
-}
-
 func netURL(p *urlparse.URL) *url.URL {
-	pu := &url.URL{Scheme: p.Scheme, Host: proxyHost(p)}
+	pu := &url.URL{Scheme: p.Scheme, Host: fetch.ProxyAddr(p)}
 	if p.HasUserinfo {
 		if p.HasPassword {
 			pu.User = url.UserPassword(p.User, p.Password)
@@ -498,10 +482,6 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 		}
 	}
 	return r.String()
-}
-
-func basic(user, pass string) string {
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }
 
 // requestHead formats the request head for the verbose log, credentials

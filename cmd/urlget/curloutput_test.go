@@ -1,0 +1,348 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// curl's output and transfer options that its test suite uses (issue
+// #40), each beside curl: -J, --no-clobber/--clobber, --remove-on-error,
+// --fail-early, --form-string, -m and --socks5.
+
+// filesIn lists dir's entries with their contents.
+func filesIn(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		m[e.Name()] = string(b)
+	}
+	return m
+}
+
+// runBoth runs curl then urlget with args, each with --output-dir a
+// directory of its own that setup fills first; it gives both exit codes
+// and the files each directory holds after.
+func runBoth(t *testing.T, curl string, setup func(dir string), args ...string) (ucode, ccode int, ufiles, cfiles map[string]string) {
+	t.Helper()
+	cdir, udir := t.TempDir(), t.TempDir()
+	if setup != nil {
+		setup(cdir)
+		setup(udir)
+	}
+	cmd := exec.Command(curl, append([]string{"-s", "--output-dir", cdir}, args...)...)
+	cmd.Dir = cdir
+	if err := cmd.Run(); err != nil {
+		ccode = err.(*exec.ExitError).ExitCode()
+	}
+	ucode, _, _ = runOut(t, append([]string{"-s", "--output-dir", udir}, args...)...)
+	return ucode, ccode, filesIn(t, udir), filesIn(t, cdir)
+}
+
+func write(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRemoteHeaderNameBesideCurl: -J names a -O file as the reply's
+// Content-Disposition does, its directory part dropped, and does not
+// replace a file of that name (exit 23; --no-clobber: NAME.1) unless
+// --clobber; without a file name there the URL's stays, and an empty one
+// is refused (23).
+func TestRemoteHeaderNameBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	reply := func(disp string) {
+		rec.setAnswer(func([]byte) string {
+			h := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n"
+			if disp != "" {
+				h += "Content-Disposition: " + disp + "\r\n"
+			}
+			return h + "\r\nbody\n"
+		})
+	}
+	url := "http://" + rec.addr + "/dir/fromurl.txt"
+	existing := func(dir string) { write(t, filepath.Join(dir, "served.txt"), "old\n") }
+	for _, tc := range []struct {
+		disp  string
+		setup func(string)
+		args  []string
+		code  int
+		want  map[string]string
+	}{
+		{`attachment; filename="served.txt"`, nil, []string{"-J", "-O", url}, 0, map[string]string{"served.txt": "body\n"}},
+		{`attachment; filename="../../up/served.txt"`, nil, []string{"-OJ", url}, 0, map[string]string{"served.txt": "body\n"}},
+		{`attachment; filename="served.txt"`, existing, []string{"-J", "-O", url}, 23, map[string]string{"served.txt": "old\n"}},
+		{`attachment; filename="served.txt"`, existing, []string{"-J", "--no-clobber", "-O", url}, 0, map[string]string{"served.txt": "old\n", "served.txt.1": "body\n"}},
+		{`attachment; filename="served.txt"`, existing, []string{"-J", "--clobber", "-O", url}, 0, map[string]string{"served.txt": "body\n"}},
+		{"", nil, []string{"-J", "-O", url}, 0, map[string]string{"fromurl.txt": "body\n"}},
+		{`inline`, nil, []string{"-J", "-O", url}, 0, map[string]string{"fromurl.txt": "body\n"}},
+		{`attachment; filename=""`, nil, []string{"--remote-header-name", "-O", url}, 23, map[string]string{}},
+	} {
+		reply(tc.disp)
+		ucode, ccode, ufiles, cfiles := runBoth(t, curl, tc.setup, tc.args...)
+		if ucode != tc.code || ccode != tc.code {
+			t.Errorf("%s %q: urlget exit %d, curl %d; want %d", tc.disp, tc.args, ucode, ccode, tc.code)
+		}
+		if !mapsEqual(ufiles, tc.want) || !mapsEqual(cfiles, tc.want) {
+			t.Errorf("%s %q: urlget wrote %q, curl %q; want %q", tc.disp, tc.args, ufiles, cfiles, tc.want)
+		}
+	}
+	if code, _, stderr := runOut(t, "-J", "-O", "-C", "-", url); code != 2 || !strings.Contains(stderr, "-C -") {
+		t.Errorf("-J -C -: exit %d %q, want a usage error", code, stderr)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNoClobberBesideCurl: --no-clobber writes NAME.1 (then NAME.2 …)
+// beside an existing -o file, leaving it as it is; with NAME.1 to
+// NAME.100 taken nothing is written (exit 23); a later --clobber undoes
+// it.
+func TestNoClobberBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func([]byte) string {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnew\n"
+	})
+	url := "http://" + rec.addr + "/f"
+	one := func(dir string) { write(t, filepath.Join(dir, "out"), "old\n") }
+	two := func(dir string) { one(dir); write(t, filepath.Join(dir, "out.1"), "old1\n") }
+	full := func(dir string) {
+		one(dir)
+		for i := 1; i <= 100; i++ {
+			write(t, filepath.Join(dir, "out."+strconv.Itoa(i)), "x")
+		}
+	}
+	for _, tc := range []struct {
+		setup func(string)
+		args  []string
+		code  int
+		want  map[string]string
+	}{
+		{one, []string{"--no-clobber", "-o", "out", url}, 0, map[string]string{"out": "old\n", "out.1": "new\n"}},
+		{two, []string{"--no-clobber", "-o", "out", url}, 0, map[string]string{"out": "old\n", "out.1": "old1\n", "out.2": "new\n"}},
+		{one, []string{"--no-clobber", "--clobber", "-o", "out", url}, 0, map[string]string{"out": "new\n"}},
+		{nil, []string{"--no-clobber", "-o", "out", url}, 0, map[string]string{"out": "new\n"}},
+	} {
+		ucode, ccode, ufiles, cfiles := runBoth(t, curl, tc.setup, tc.args...)
+		if ucode != tc.code || ccode != tc.code {
+			t.Errorf("%q: urlget exit %d, curl %d; want %d", tc.args, ucode, ccode, tc.code)
+		}
+		if !mapsEqual(ufiles, tc.want) || !mapsEqual(cfiles, tc.want) {
+			t.Errorf("%q: urlget left %q, curl %q; want %q", tc.args, ufiles, cfiles, tc.want)
+		}
+	}
+	ucode, ccode, ufiles, _ := runBoth(t, curl, full, "--no-clobber", "-o", "out", url)
+	if ucode != 23 || ccode != 23 {
+		t.Errorf("all 100 names taken: urlget exit %d, curl %d; want 23", ucode, ccode)
+	}
+	if len(ufiles) != 101 || ufiles["out"] != "old\n" || ufiles["out.100"] != "x" || ufiles["out.part"] != "" {
+		t.Errorf("all 100 names taken: urlget left %d files (out %q)", len(ufiles), ufiles["out"])
+	}
+}
+
+// TestRemoveOnErrorBesideCurl: a transfer cut short keeps its bytes for a
+// resume, but with --remove-on-error nothing of it stays, as with curl.
+func TestRemoveOnErrorBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	cut := fetchtest.CloseEarly(t, "\r\n\r\n", []byte("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789"))
+	url := "http://" + cut.Addr + "/cut"
+	ucode, ccode, ufiles, cfiles := runBoth(t, curl, nil, "--remove-on-error", "-o", "out", url)
+	if ucode != 18 || ccode != 18 {
+		t.Errorf("--remove-on-error: urlget exit %d, curl %d; want 18", ucode, ccode)
+	}
+	if len(ufiles) != 0 || len(cfiles) != 0 {
+		t.Errorf("--remove-on-error: urlget left %q, curl %q; want nothing", ufiles, cfiles)
+	}
+	ucode, _, ufiles, _ = runBoth(t, curl, nil, "-o", "out", url)
+	if ucode != 18 || ufiles["out.part"] != "0123456789" {
+		t.Errorf("without it: urlget exit %d, left %q; want 18 and out.part kept", ucode, ufiles)
+	}
+}
+
+// TestFailEarlyBesideCurl: --fail-early stops at the first transfer that
+// fails (its exit code is the status); without it the next URL is still
+// fetched. (Then curl's status is the last transfer's, urlget's the last
+// failure's: a difference README lists.)
+func TestFailEarlyBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + l.Addr().String() + "/"
+	l.Close()
+	ok := "http://" + rec.addr + "/second"
+	for _, tc := range []struct {
+		args []string
+		sent int // requests each client makes to the second URL
+	}{
+		{[]string{"--fail-early", refused, ok}, 0},
+		{[]string{refused, ok}, 1},
+		{[]string{"--fail-early", "--no-fail-early", refused, ok}, 1},
+	} {
+		ucode, ccode, _ := exitBesideCurl(t, curl, append([]string{"-s", "-o", os.DevNull, "-o", os.DevNull}, tc.args...)...)
+		reqs := rec.take()
+		if tc.sent == 0 && (ucode != 7 || ccode != 7) || ucode != 7 || len(reqs) != 2*tc.sent {
+			t.Errorf("%q: urlget exit %d, curl %d; %d requests to the second URL, want %d each", tc.args, ucode, ccode, len(reqs), tc.sent)
+		}
+	}
+}
+
+// TestFormStringBesideCurl: --form-string sends its value as it is ("@"
+// and "<" read no file, ";type=" is text), in order with -F's parts.
+func TestFormStringBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	args := []string{"-s", "-F", "a=1;type=text/x", "--form-string", "b=@/etc/passwd;type=x", "--form-string", "c=<nofile", "-F", "d=4", "http://" + rec.addr + "/form"}
+	creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, args, "")
+	if len(creqs) != 1 || len(ureqs) != 1 {
+		t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+	}
+	c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0])
+	if c != u {
+		t.Errorf("requests differ:\nurlget %q\ncurl   %q", u, c)
+	}
+	if strings.Contains(u, "root:") || !strings.Contains(u, "\r\n\r\n@/etc/passwd;type=x\r\n") {
+		t.Errorf("--form-string value not sent as it is: %q", u)
+	}
+}
+
+// TestMaxTimeShortBesideCurl: -m is --max-time: a server that never
+// answers ends the transfer with 28.
+func TestMaxTimeShortBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	silent := fetchtest.NewServer(t, func(c net.Conn) {
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var b [1]byte
+		for {
+			if _, err := c.Read(b[:]); err != nil {
+				return
+			}
+		}
+	})
+	ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "-S", "-m", "0.3", "http://"+silent.Addr+"/")
+	if ucode != 28 || ccode != 28 {
+		t.Errorf("-m 0.3: urlget exit %d (%s), curl %d; want 28", ucode, strings.TrimSpace(uerr), ccode)
+	}
+}
+
+// TestSocks5FlagsBesideCurl: --socks5 HOST:PORT is -x socks5://HOST:PORT
+// (the name resolved here: the proxy is asked for an address), and
+// --socks5-hostname asks the proxy for the name.
+func TestSocks5FlagsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	_, port, _ := net.SplitHostPort(rec.addr)
+	var asked atomic.Int32
+	proxy := fetchtest.NewSOCKS5(t, false, func(string) string { asked.Add(1); return rec.addr })
+	for _, tc := range []struct {
+		flag, url, want string
+	}{
+		{"--socks5", "http://127.0.0.1:" + port + "/a", "127.0.0.1:" + port},
+		{"--socks5-hostname", "http://origin.invalid:" + port + "/b", "origin.invalid:" + port},
+	} {
+		before := len(proxy.Asked())
+		ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "-S", "-o", os.DevNull, tc.flag, proxy.Addr, tc.url)
+		got := proxy.Asked()[before:]
+		if ucode != 0 || ccode != 0 || !slices.Equal(got, []string{tc.want, tc.want}) {
+			t.Errorf("%s: urlget exit %d (%s), curl %d; the proxy was asked for %q, want %q twice", tc.flag, ucode, strings.TrimSpace(uerr), ccode, got, tc.want)
+		}
+	}
+	rec.take()
+}
+
+// TestProxyTunnelBesideCurl: with -p every connection goes through the
+// proxy's CONNECT tunnel — an http request (sent in origin form, as to the
+// server itself), an ftp control and data connection — where without it
+// the proxy is sent the request.
+func TestProxyTunnelBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := fetchtest.NewProxy(t, nil)
+	url := "http://" + rec.addr + "/tunnelled?q=1"
+	seen := 0
+	for _, client := range []string{"curl", "urlget"} {
+		args := []string{"-s", "-p", "-x", "http://" + proxy.Addr, "-o", os.DevNull, url}
+		code := 0
+		if client == "curl" {
+			if err := exec.Command(curl, args...).Run(); err != nil {
+				code = err.(*exec.ExitError).ExitCode()
+			}
+		} else {
+			code, _, _ = runOut(t, args...)
+		}
+		reqs := proxy.Requests()[seen:]
+		seen += len(reqs)
+		got := rec.take()
+		if code != 0 || len(reqs) != 1 || reqs[0].Line != "CONNECT "+rec.addr+" HTTP/1.1" {
+			t.Errorf("%s -p: exit %d, the proxy was asked %q", client, code, reqs)
+		}
+		if len(got) != 1 || !strings.HasPrefix(string(got[0]), "GET /tunnelled?q=1 HTTP/1.1\r\n") || strings.Contains(string(got[0]), "Proxy-Connection") {
+			t.Errorf("%s -p: the server got %q, want an origin-form GET", client, got)
+		}
+	}
+
+	refusing := fetchtest.CloseEarly(t, "\r\n\r\n", []byte("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"))
+	ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "-S", "-p", "-x", "http://"+refusing.Addr, url)
+	if ucode != 56 || ccode != 56 || !strings.Contains(uerr, "403 Forbidden") {
+		t.Errorf("a refused tunnel: urlget exit %d (%s), curl %d; want 56", ucode, strings.TrimSpace(uerr), ccode)
+	}
+
+	ftp := newFTPServer(t)
+	furl := "ftp://" + ftp.Addr + "/pub/hello.bin"
+	seen = len(proxy.Requests())
+	for _, client := range []string{"curl", "urlget"} {
+		args := []string{"-s", "-p", "-x", "http://" + proxy.Addr, furl}
+		var out []byte
+		code := 0
+		if client == "curl" {
+			var err error
+			if out, err = exec.Command(curl, args...).Output(); err != nil {
+				code = err.(*exec.ExitError).ExitCode()
+			}
+		} else {
+			var s string
+			code, s, _ = runOut(t, args...)
+			out = []byte(s)
+		}
+		reqs := proxy.Requests()[seen:]
+		seen += len(reqs)
+		if code != 0 || string(out) != "hello\r\nworld\n" {
+			t.Errorf("%s -p ftp: exit %d, got %q", client, code, out)
+		}
+		if len(reqs) != 2 || reqs[0].Line != "CONNECT "+ftp.Addr+" HTTP/1.1" || !strings.HasPrefix(reqs[1].Line, "CONNECT 127.0.0.1:") {
+			t.Errorf("%s -p ftp: the proxy was asked %q, want the control then the data connection", client, reqs)
+		}
+	}
+}
