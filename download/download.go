@@ -136,6 +136,9 @@ type Target struct {
 	// Implicit: stdout because no file was asked for, so binary data is
 	// refused for a terminal (see Downloader.IsTerminal).
 	Implicit bool
+	// Upload, when set, is the file this URL is sent instead of Body's
+	// (curl's Nth -T for the Nth URL; "-": Stdin).
+	Upload string
 }
 
 // Clobber is whether an output file replaces an existing one.
@@ -185,6 +188,11 @@ var bufs = sync.Pool{New: func() any { b := make([]byte, BufferSize); return &b 
 // retrying transient failures; with Body.Upload it sends instead. The
 // Result tells how it went: Do itself never fails.
 func (d *Downloader) Do(ctx context.Context, raw string, t Target) *Result {
+	if t.Upload != "" && t.Upload != d.Body.Upload {
+		dd := *d
+		dd.Body.Upload = t.Upload
+		d = &dd
+	}
 	start := time.Now()
 	r := &Result{URL: raw, Effective: raw, Method: "GET"}
 	if d.Timer != nil {

@@ -346,3 +346,36 @@ func TestProxyTunnelBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadPerURLBesideCurl: the Nth -T is the Nth URL's, as -o is: with
+// one -T and two URLs the first is a PUT of the file, the second a GET;
+// two -T upload one file each.
+func TestUploadPerURLBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	write(t, a, "first\n")
+	write(t, b, "second\n")
+	base := "http://" + rec.addr
+	for _, tc := range []struct {
+		args []string
+		want []string // each request's line and body
+	}{
+		{[]string{"-T", a, base + "/one", base + "/two"}, []string{"PUT /one HTTP/1.1 first\n", "GET /two HTTP/1.1 "}},
+		{[]string{"-T", a, "-T", b, base + "/up/", base + "/two"}, []string{"PUT /up/a.txt HTTP/1.1 first\n", "PUT /two HTTP/1.1 second\n"}},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s", "-o", os.DevNull, "-o", os.DevNull}, tc.args...), "")
+		for who, reqs := range map[string][][]byte{"curl": creqs, "urlget": ureqs} {
+			var got []string
+			for _, r := range reqs {
+				head, body, _ := strings.Cut(string(r), "\r\n\r\n")
+				line, _, _ := strings.Cut(head, "\r\n")
+				got = append(got, line+" "+body)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s %q: sent %q, want %q", who, tc.args, got, tc.want)
+			}
+		}
+	}
+}

@@ -38,6 +38,7 @@ type fetchOpts struct {
 	client        fetch.Client        // the Client's fields the flags set
 	dl            download.Downloader // the Downloader's fields the flags set
 	outputs       []download.Target
+	uploads       []string // -T: the Nth for the Nth URL
 	remoteNameAll bool
 	headerName    bool // -J: -O files named by Content-Disposition
 	noClobber     bool // --no-clobber (--clobber: false), when given
@@ -143,7 +144,10 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.writeOut, "write-out", "w", "", "print `FORMAT` after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help; --help SCHEME: one scheme's options and examples")
 	fs.BoolVarP(&o.version, "version", "V", false, "print the version and the supported schemes")
-	fs.StringVarP(&o.dl.Body.Upload, "upload-file", "T", "", "upload `FILE` (\"-\": stdin) to each URL instead of fetching (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name)")
+	fs.VarP(cli.Func("string", func(s string) error {
+		o.uploads = append(o.uploads, s)
+		return nil
+	}), "upload-file", "T", "upload `FILE` (\"-\": stdin) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
@@ -585,13 +589,19 @@ func closedPipe(err error) bool {
 
 // outSpecFor is the output of URL number i (from 0).
 func (c *fetchCmd) outSpecFor(i int) download.Target {
-	if i < len(c.o.outputs) {
-		return c.o.outputs[i]
+	var t download.Target
+	switch {
+	case i < len(c.o.outputs):
+		t = c.o.outputs[i]
+	case c.o.remoteNameAll:
+		t = download.Target{Remote: true, HeaderName: c.o.headerName}
+	default:
+		t = download.Stdout
 	}
-	if c.o.remoteNameAll {
-		return download.Target{Remote: true, HeaderName: c.o.headerName}
+	if i < len(c.o.uploads) {
+		t.Upload = c.o.uploads[i]
 	}
-	return download.Stdout
+	return t
 }
 
 // reportKept says, in one line, where the bytes of a failed transfer are

@@ -98,11 +98,15 @@ func readNamed(name string, stdin io.Reader) ([]byte, error) {
 // (download.Body.Read), the cookie jar.
 func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	r := &c.o.req
-	body := c.o.dl.Body // -T, -G
+	body := c.o.dl.Body // -G
+	if len(c.o.uploads) > 0 {
+		body.Upload = c.o.uploads[0] // for Read's checks: each URL gets its own -T (Target.Upload)
+	}
 	err := body.Read(r.data, r.urlQuery, r.form, func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
 		return b, fetch.PathCause(err)
 	})
+	body.Upload = ""
 	if err == nil && (len(r.cookies) > 0 || r.cookieJar != "") {
 		c.jar, err = newCookieJar(r.cookies, r.junkSession)
 		c.client.Jar = c.jar
