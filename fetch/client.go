@@ -448,7 +448,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				res.Location = next.String()
 			}
 			if c.FollowRedirects && res.IsHTTP() && isRedirect(res.Status) {
-				DrainClose(res.Body)
+				if endsKnown(&res.Meta) {
+					DrainClose(res.Body)
+				} else {
+					res.Body.Close()
+				}
 				if nerr != nil {
 					return nil, nerr
 				}
@@ -736,6 +740,19 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 // connection to the same server), as net/http's Client does; a longer one
 // is not worth the wait.
 const maxRedirectDrain = 4 << 10
+
+// endsKnown reports whether a reply's body ends where the reply says
+// (Content-Length, chunked) on a connection the server keeps: only then
+// is a redirect's body worth reading before the next request. A body
+// that only the server's close would end is not read at all, as curl
+// follows at once there: the server may keep the connection open.
+func endsKnown(m *Meta) bool {
+	if strings.Contains(strings.ToLower(m.Header.Get("Connection")), "close") {
+		return false
+	}
+	_, hasLength := m.Header.Lookup("Content-Length")
+	return hasLength || strings.Contains(strings.ToLower(m.Header.Get("Transfer-Encoding")), "chunked")
+}
 
 // DrainClose reads what is left of a body not used (a redirect's, a 401
 // that a fetcher answers), up to a few KiB, and closes it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -377,5 +378,39 @@ func TestUploadPerURLBesideCurl(t *testing.T) {
 				t.Errorf("%s %q: sent %q, want %q", who, tc.args, got, tc.want)
 			}
 		}
+	}
+}
+
+// TestRedirectWithoutLengthBesideCurl: with -L a redirect whose body only
+// the server's close would end (Connection: close, no length) is followed
+// at once, as curl does, though the server keeps the connection open.
+func TestRedirectWithoutLengthBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	srv := fetchtest.NewServer(t, func(c net.Conn) {
+		defer c.Close()
+		buf := make([]byte, 4096)
+		n, _ := c.Read(buf)
+		if strings.HasPrefix(string(buf[:n]), "GET /next ") {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nnext\n")
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 301 Moved\r\nLocation: /next\r\nConnection: close\r\n\r\nmoved, but this connection stays open")
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+		}
+	})
+	url := "http://" + srv.Addr + "/first"
+	cmd := exec.Command(curl, "-s", "-L", "-m", "10", url)
+	cout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	code, uout, uerr := runOut(t, "-s", "-S", "-L", "-m", "10", url)
+	if code != 0 || uout != "next\n" || string(cout) != uout {
+		// Waiting for the body would end with -m's 28.
+		t.Errorf("urlget exit %d %q (%s), curl %q; want next", code, uout, strings.TrimSpace(uerr), cout)
 	}
 }
