@@ -50,6 +50,7 @@ const (
 	ErrOptionSyntax                 // an option's value could not be parsed (--resolve, --connect-to) (49)
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
+	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
 )
 
 var exitCodes = map[Kind]int{
@@ -60,7 +61,7 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
-	ErrGotNothing: 52,
+	ErrGotNothing: 52, ErrHeaderLine: 27,
 }
 
 // ExitCode is the process exit code for errors of this kind.

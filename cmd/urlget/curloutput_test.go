@@ -414,3 +414,35 @@ func TestRedirectWithoutLengthBesideCurl(t *testing.T) {
 		t.Errorf("urlget exit %d %q (%s), curl %q; want next", code, uout, strings.TrimSpace(uerr), cout)
 	}
 }
+
+// TestHeaderLimitsBesideCurl: a reply's header line over 100 KiB is
+// curl's 27, a head over 300 KiB its 56; below both it is read.
+func TestHeaderLimitsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/big"
+	for _, tc := range []struct {
+		name string
+		head string
+		code int
+	}{
+		{"a 99 KiB line", "X-Big: " + strings.Repeat("a", 99<<10) + "\r\n", 0},
+		{"a 101 KiB line", "X-Big: " + strings.Repeat("a", 101<<10) + "\r\n", 27},
+		{"120 lines of 1 KiB", strings.Repeat("X-H: "+strings.Repeat("b", 1<<10)+"\r\n", 120), 0},
+		{"310 lines of 1 KiB", strings.Repeat("X-H: "+strings.Repeat("b", 1<<10)+"\r\n", 310), 56},
+		{"a 101 KiB body line", "", 0},
+	} {
+		body := "ok\n"
+		if tc.head == "" {
+			body = strings.Repeat("c", 101<<10) + "\n"
+		}
+		rec.setAnswer(func([]byte) string {
+			return "HTTP/1.1 200 OK\r\n" + tc.head + "Content-Length: " + strconv.Itoa(len(body)) + "\r\nConnection: close\r\n\r\n" + body
+		})
+		ucode, ccode, uerr := exitBesideCurl(t, curl, "-s", "-S", "-o", os.DevNull, url)
+		if ucode != tc.code || ccode != tc.code {
+			t.Errorf("%s: urlget exit %d (%s), curl %d; want %d", tc.name, ucode, strings.TrimSpace(uerr), ccode, tc.code)
+		}
+	}
+	rec.take()
+}

@@ -14,10 +14,13 @@ import (
 )
 
 // maxHeaderBytes bounds a response head (the Transport's
-// MaxResponseHeaderBytes); maxRecorded bounds what a recorder keeps, room
-// for the interim (1xx) heads before it and the read-ahead after it.
+// MaxResponseHeaderBytes), maxHeaderLine one line of it, as curl 7.88
+// bounds them (300 KiB: ErrRecv, 100 KiB: ErrHeaderLine); maxRecorded
+// bounds what a recorder keeps, room for the interim (1xx) heads before it
+// and the read-ahead after it.
 const (
-	maxHeaderBytes = 1 << 20
+	maxHeaderBytes = 300 << 10
+	maxHeaderLine  = 100 << 10
 	maxRecorded    = maxHeaderBytes + 256<<10
 )
 
@@ -44,7 +47,14 @@ type recording struct {
 	mu   sync.Mutex
 	buf  []byte
 	over bool // bytes were dropped past maxRecorded
-	sent []byte
+	// line is the length of the head's line being read; afterHead says
+	// the final head has ended (the line lengths of a body are not
+	// looked at); lineOver that a line went over maxHeaderLine.
+	line      int
+	headStart int
+	afterHead bool
+	lineOver  bool
+	sent      []byte
 	// sentOver: the request was over maxRecorded; sent is dropped
 	sentOver bool
 }
@@ -89,8 +99,8 @@ func (r *recorder) Read(p []byte) (int, error) {
 		r.mu.Lock()
 		rec := r.cur // loaded after the read: the request of these bytes
 		r.mu.Unlock()
-		if rec != nil {
-			rec.add(p[:n])
+		if rec != nil && rec.add(p[:n]) {
+			return 0, &fetch.Error{Kind: fetch.ErrHeaderLine, Msg: fmt.Sprintf("a header line of the reply is over %d KiB", maxHeaderLine>>10)}
 		}
 	}
 	return n, err
@@ -105,21 +115,48 @@ func (r *recorder) start() *recording {
 	return rec
 }
 
-func (rec *recording) add(p []byte) {
+// add records p, and reports whether a line of the head is now over
+// maxHeaderLine.
+func (rec *recording) add(p []byte) bool {
 	if rec.done.Load() {
-		return
+		return false
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.done.Load() {
-		return
+		return false
 	}
 	room := maxRecorded - len(rec.buf)
 	if len(p) > room {
 		rec.over = true
 		p = p[:room]
 	}
+	start := len(rec.buf)
 	rec.buf = append(rec.buf, p...)
+	rec.measure(start)
+	return rec.lineOver
+}
+
+// measure follows the head's lines in buf from start: the length of the
+// one being read, and where the final (not 1xx) head ends.
+func (rec *recording) measure(start int) {
+	for i := start; i < len(rec.buf) && !rec.afterHead && !rec.lineOver; i++ {
+		if rec.buf[i] != '\n' {
+			rec.line++
+			rec.lineOver = rec.line > maxHeaderLine
+			continue
+		}
+		empty := rec.line == 0 || rec.line == 1 && rec.buf[i-1] == '\r'
+		rec.line = 0
+		if !empty {
+			continue
+		}
+		// A head has ended: an interim one (1xx) has another after it.
+		h := rec.buf[rec.headStart:]
+		interim := len(h) > 9 && bytes.HasPrefix(h, []byte("HTTP/")) && h[9] == '1'
+		rec.headStart = i + 1
+		rec.afterHead = !interim
+	}
 }
 
 // wireHead is a response head as received.

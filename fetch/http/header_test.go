@@ -112,8 +112,8 @@ func TestHeaderTooLarge(t *testing.T) {
 	s := rawHTTP(t, "HTTP/1.1 200 OK\r\nX-Big: "+strings.Repeat("a", 2<<20), "")
 	c := &fetch.Client{}
 	_, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/")})
-	if k := fetch.KindOf(err); k != fetch.ErrProtocol {
-		t.Errorf("a 2 MiB header: %v (kind %d), want ErrProtocol", err, k)
+	if k := fetch.KindOf(err); k != fetch.ErrHeaderLine {
+		t.Errorf("a 2 MiB header: %v (kind %d), want ErrHeaderLine (curl's 27)", err, k)
 	}
 }
 
@@ -156,12 +156,12 @@ func TestHeaderHTTPSAndProxies(t *testing.T) {
 			}
 		}
 	}
-	// A CONNECT refused is a connect error naming the proxy's answer.
+	// A CONNECT refused is ErrRecv (curl's 56) naming the proxy's answer.
 	c := &fetch.Client{TLS: tlsConf}
 	p, _ := fetch.ParseProxy("http://" + rawHTTP(t, "HTTP/1.1 407 Who Are You\r\nContent-Length: 0", "").Addr)
 	c.Proxy = p
 	_, _, err := get(t, c, &fetch.Request{URL: parse(t, srv.URL+"/s")})
-	if k := fetch.KindOf(err); k != fetch.ErrConnect || !strings.Contains(err.Error(), "407 Who Are You") {
+	if k := fetch.KindOf(err); k != fetch.ErrRecv || !strings.Contains(err.Error(), "407 Who Are You") {
 		t.Errorf("CONNECT refused: %v (kind %d)", err, k)
 	}
 }

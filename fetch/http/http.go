@@ -543,7 +543,8 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
 	case strings.Contains(err.Error(), "server response headers exceeded"):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("response head over %d bytes", maxHeaderBytes), Err: err}
+		// curl's 56 past its own bound, which is this one.
+		return &fetch.Error{Kind: fetch.ErrRecv, Msg: fmt.Sprintf("the reply's head is over %d KiB", maxHeaderBytes>>10)}
 	case viaProxy && !errors.As(err, &op):
 		return &fetch.Error{Kind: fetch.ErrConnect, Msg: "through the proxy", Err: err}
 	case errors.As(err, &op) && op.Op == "write", errors.Is(err, syscall.EPIPE):
