@@ -99,6 +99,12 @@ type Downloader struct {
 	// IsTerminal reports whether w is a terminal: a Target that is
 	// implicitly stdout refuses binary data for a terminal. Nil: never.
 	IsTerminal func(w io.Writer) bool
+	// Readable writes menus, listings and network text as Format presents
+	// them to files and pipes too. Without it only a terminal (stdout,
+	// IsTerminal) gets them so; a file or a pipe gets the resource as the
+	// server sent it (no Format; network text's CRLF line ends as LF, as
+	// curl writes an ASCII ftp transfer). FormatJSON is written anywhere.
+	Readable bool
 	// Ask answers a fetch.InputNeededError (search words, a password, a
 	// form); the request is made again once with the answers. Nil, or a
 	// nil answer: the error is the transfer's.
@@ -281,6 +287,11 @@ func (d *Downloader) transfer(ctx context.Context, u *urlparse.URL, r *Result, t
 	}
 }
 
+// toTerminal reports whether out is stdout and stdout a terminal.
+func (d *Downloader) toTerminal(out *output) bool {
+	return out.path == "" && d.IsTerminal != nil && d.IsTerminal(d.Stdout)
+}
+
 // attempt makes one try at a URL, appending to (or restarting) out.
 func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Result, retryStatus func(error) bool) (err error) {
 	d := x.d
@@ -331,6 +342,10 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		}
 	}
 	defer func() { err = endSession(err) }()
+	format := d.Format
+	if format == fetch.FormatText && !d.Readable && !d.toTerminal(out) {
+		format = 0
+	}
 	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
 		// A file to write: the composed message is written instead of
 		// sent (fetch.OptDryRun).
@@ -423,7 +438,7 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 			defer done()
 		}
 	}
-	body := res.Present(d.Format)
+	body := res.Present(format)
 	defer body.Close()
 	n, err := x.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	r.Size = n

@@ -475,7 +475,7 @@ func (c *fetchCmd) downloader(body download.Body) download.Downloader {
 	o := c.o
 	d := o.dl
 	d.Client, d.Retry, d.Stdout, d.Stdin, d.Body = c.client, c.retryPolicy(), c.e.stdout, c.e.stdin, body
-	d.Format, d.IsTerminal, d.Ask = c.listFormat(), c.isTerminal, c.ask
+	d.Format, d.IsTerminal, d.Ask, d.Readable = c.listFormat(), c.isTerminal, c.ask, c.o.scheme.readable
 	if !o.silent {
 		d.Warn = func(msg string) { warnf(c.e.stderr, "%s", msg) }
 		d.Retrying = func(err error, wait time.Duration, left int) {

@@ -9,15 +9,17 @@ import (
 
 // schemeOpts holds the scheme flags: one flag for each option the fetch
 // packages declare (fetch.RegisteredOptions, cli.OptionFlags), plus
-// --json-lines.
+// --json-lines and --readable.
 type schemeOpts struct {
 	*cli.OptionFlags
+	readable bool // --readable
 	json bool // --json-lines
 }
 
 func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
 	s.OptionFlags = cli.AddOptionFlags(fs, fetch.RegisteredOptions())
 	fs.BoolVar(&s.json, jsonLinesFlag, false, "print menus, listings and search results as JSON objects, one per line (JSON Lines)")
+	fs.BoolVar(&s.readable, "readable", false, "write menus, listings and search results in their readable form to files and pipes too (default: only to a terminal; a file or a pipe gets them as the server sent them, as curl writes them)")
 }
 
 // listFormat is how a listing is shown (fetch.Resource.Present): JSON

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -41,19 +42,32 @@ func rawGopher(t *testing.T, addr, selector string) []byte {
 	return b
 }
 
-// TestGopherMenusOnPygopherd checks the CLI's three menu presentations on a
-// real server: readable (the default), --raw (the server's bytes) and --json-lines.
+// TestGopherMenusOnPygopherd checks the CLI's menu presentations on a real
+// server: to a file or a pipe the server's bytes, as curl writes them (and
+// --raw), readable to a terminal or with --readable, and --json-lines.
 func TestGopherMenusOnPygopherd(t *testing.T) {
 	s := testserver.Pygopherd(t)
 	menuURL := "gopher://" + s.Addr + "/1/"
 	wire := rawGopher(t, s.Addr, "")
 
-	raw := runCLI(t, nil, "--raw", menuURL)
-	if raw.code != 0 || raw.stdout != string(wire) {
-		t.Fatalf("--raw: exit %d, stderr %q\ngot  %q\nwant %q", raw.code, raw.stderr, raw.stdout, wire)
+	for _, args := range [][]string{{"--raw", menuURL}, {menuURL}} {
+		raw := runCLI(t, nil, args...)
+		if raw.code != 0 || raw.stdout != string(wire) {
+			t.Fatalf("%q: exit %d, stderr %q\ngot  %q\nwant %q", args, raw.code, raw.stderr, raw.stdout, wire)
+		}
+	}
+	if curl, err := exec.LookPath("curl"); err == nil {
+		out, err := exec.Command(curl, "-s", menuURL).Output()
+		if err != nil || string(out) != string(wire) {
+			t.Errorf("curl wrote %q (%v), want the server's bytes %q", out, err, wire)
+		}
 	}
 
-	readable := runCLI(t, nil, menuURL)
+	onTerminal := runCLIWith(t, nil, func(c *fetchCmd) { c.isTerminal = func(w io.Writer) bool { return w == c.e.stdout } }, menuURL)
+	readable := runCLI(t, nil, "--readable", menuURL)
+	if onTerminal.stdout != readable.stdout {
+		t.Errorf("to a terminal:\n%q\nwant the readable form (--readable)\n%q", onTerminal.stdout, readable.stdout)
+	}
 	var want bytes.Buffer
 	u, _ := parseFetchURL(menuURL)
 	if err := gopher.RenderFrom(&want, bytes.NewReader(wire), gopher.Readable, &u); err != nil {

@@ -108,6 +108,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l wais
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l wais-chunk-size -x -d 'ask for a document BYTES at a time (0: as many as the server\'s buffer holds, halved while it sends empty replies; 10000: what waissearch and Lynx ask) (default 0)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l wais-pipeline -x -d 'keep N document requests in flight (1: one at a time; freeWAIS-sf closes the connection on a request sent ahead) (default 1)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l json-lines -d 'print menus, listings and search results as JSON objects, one per line (JSON Lines)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l readable -d 'write menus, listings and search results in their readable form to files and pipes too (default: only to a terminal; a file or a pipe gets them as the server sent them, as curl writes them)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'd' -l data -x -d 'HTTP POST data (@FILE: its contents, CR and LF dropped; several are joined with &); gopher search (type 7) or wais URLs take it as the search words'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l data-binary -x -d 'HTTP POST data, @FILE as it is'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l data-raw -x -d 'HTTP POST data, no @ reading'
