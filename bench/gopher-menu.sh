@@ -8,7 +8,8 @@
 # The menu is generated here and served by socat on 127.0.0.1 (the server
 # reads the selector line, then sends the file): the clients, not the
 # server, are measured. curl writes the menu as sent; urlget parses every
-# item and writes its readable listing (both to a file in the temp dir).
+# item and writes its readable listing (--readable; both to a file in the
+# temp dir).
 #
 # Targets: urlget's median wall time <= 2.0 x curl's raw fetch; urlget's
 # peak RSS < 20 MiB. Exit status: 0 all met, 1 a target missed, 2 a client
@@ -49,7 +50,7 @@ url=gopher://127.0.0.1:$port/1/
 
 out=$BENCH_TMP/out.txt
 CURL=(curl -s -o "$out" @URL@)
-URLGET=("$BENCH_BIN/urlget" -s -o "$out" @URL@)
+URLGET=("$BENCH_BIN/urlget" -s --readable -o "$out" @URL@)
 CHECK_CURL=(curl -s -o @OUT@ @URL@)
 
 echo "== gopher menu: $url ($ITEMS items, $(stat -c %s "$menu") bytes), $ROUNDS rounds"
@@ -60,7 +61,7 @@ bench_load_note
 # Checks: curl's file is the menu; urlget's has one line per item.
 bench_check curl "$menu" "$url" "${CHECK_CURL[@]}"
 rm -f "$out"
-if ! "$BENCH_BIN/urlget" -s -o "$out" "$url" 2>"$BENCH_TMP/urlget.stderr"; then
+if ! "$BENCH_BIN/urlget" -s --readable -o "$out" "$url" 2>"$BENCH_TMP/urlget.stderr"; then
 	bench_mark_failed urlget "exit status $?: $(head -n 3 "$BENCH_TMP/urlget.stderr" | tr '\n' ' ')"
 elif [ "$(wc -l <"$out")" -ne "$ITEMS" ]; then
 	bench_mark_failed urlget "$(wc -l <"$out") lines rendered, $ITEMS expected"
