@@ -311,3 +311,34 @@ func (r *recorder) setAnswer(answer func(raw []byte) string) {
 	r.answer = answer
 	r.mu.Unlock()
 }
+
+// TestHeaderOrderBesideCurl: a request's fields go out in curl 7.88's
+// order (Host, the credentials, Range, User-Agent, Accept, ..., Cookie,
+// the -H fields as given, the body's), byte for byte as curl sends them.
+func TestHeaderOrderBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/order"
+	for _, args := range [][]string{
+		{"-u", "user:pw", url},
+		{"-d", "a=1", url},
+		{"-H", "X-First: 1", "-d", "a=1", "-H", "X-Second: 2", "-u", "u:p", url},
+		{"-e", "http://from.example/", "-b", "c=1", "-r", "0-9", "-H", "Accept: text/plain", url},
+		{"-H", "User-Agent: given", "-H", "X-A: 1", url},
+		{"-H", "X-Long: " + strings.Repeat("v", 9000), "-u", "u:p", url}, // a head net/http writes in pieces
+		{"-z", "Sat, 01 Jan 2022 00:00:00 GMT", "-H", "X-B: 2", url},
+		{"-x", "http://" + rec.addr, "-U", "pu:pp", "-u", "u:p", "http://origin.invalid/p"},
+		{"-X", "PUT", "-H", "Content-Type: text/x", "-d", "body", url},
+	} {
+		full := append([]string{"-s", "-A", "ua/1"}, args...)
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, full, "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		c := boundaryRE.ReplaceAllString(string(creqs[0]), "BOUNDARY")
+		u := boundaryRE.ReplaceAllString(string(ureqs[0]), "BOUNDARY")
+		if c != u {
+			t.Errorf("%q: requests differ:\nurlget %q\ncurl   %q", args, u, c)
+		}
+	}
+}

@@ -57,6 +57,12 @@ type recording struct {
 	sent      []byte
 	// sentOver: the request was over maxRecorded; sent is dropped
 	sentOver bool
+	// order, when set, is the order the request head's fields go out in:
+	// the head is held (pending) until it is whole, then reordered
+	// (headOut) and written.
+	order   *fieldOrder
+	pending []byte
+	headOut bool
 }
 
 // Write records what the Transport writes, before it goes out: so the
@@ -65,10 +71,34 @@ func (r *recorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	rec := r.cur
 	r.mu.Unlock()
+	if rec != nil && rec.order != nil && !rec.headOut && len(p) > 0 {
+		return rec.writeHead(r.Conn, p)
+	}
 	if rec != nil && len(p) > 0 {
 		rec.addSent(p)
 	}
 	return r.Conn.Write(p)
+}
+
+// writeHead holds what the Transport writes until the request head is
+// whole (net/http flushes it whole before it waits for anything: a 100
+// Continue, the reply), then writes it in rec.order, and what followed it.
+func (rec *recording) writeHead(c net.Conn, p []byte) (int, error) {
+	rec.pending = append(rec.pending, p...)
+	end := bytes.Index(rec.pending, []byte("\r\n\r\n"))
+	if end < 0 {
+		if len(rec.pending) > maxRecorded {
+			return 0, &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "the request head is too long"}
+		}
+		return len(p), nil
+	}
+	out := append(rec.order.reorderHead(rec.pending[:end+4]), rec.pending[end+4:]...)
+	rec.pending, rec.headOut = nil, true
+	rec.addSent(out)
+	if _, err := c.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (rec *recording) addSent(p []byte) {
@@ -107,8 +137,8 @@ func (r *recorder) Read(p []byte) (int, error) {
 }
 
 // start begins the recording of the next request on the connection.
-func (r *recorder) start() *recording {
-	rec := &recording{}
+func (r *recorder) start(order *fieldOrder) *recording {
+	rec := &recording{order: order}
 	r.mu.Lock()
 	r.cur = rec
 	r.mu.Unlock()

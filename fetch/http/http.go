@@ -67,6 +67,7 @@ package http
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"compress/gzip"
 	"context"
@@ -266,10 +267,14 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		c   *recorder
 		rec *recording
 	)
+	var order *fieldOrder
+	if ht == nil { // HTTP/1.x: HTTP/2 has no order to keep
+		order = newFieldOrder(req.Options.Strings(OptHeader))
+	}
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start()
+			c, rec = r, r.start(order)
 			nc = r.Conn
 		}
 		// A kept connection, or one net/http dialled for another
@@ -280,7 +285,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo)
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, cmp.Or(order, newFieldOrder(nil)))
 		trace.WroteHeaders = func() {
 			if ht != nil && ht.speaksHTTP2() {
 				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)
@@ -486,16 +491,21 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 
 // requestHead formats the request head for the verbose log, credentials
 // masked.
-func requestHead(method, target string, r *nethttp.Request, proxyAuth bool) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "> %s %s HTTP/1.1\n> Host: %s\n", method, target, r.Host)
+func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, order *fieldOrder) []byte {
+	var lines [][]byte
 	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
 		for _, val := range r.Header[k] {
-			fmt.Fprintf(&b, "> %s: %s\n", k, maskHeader(k, val))
+			lines = append(lines, []byte(k+": "+maskHeader(k, val)))
 		}
 	}
 	if proxyAuth {
-		b.WriteString("> Proxy-Authorization: Basic ****\n")
+		lines = append(lines, []byte("Proxy-Authorization: Basic ****"))
+	}
+	order.sortLines(lines)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "> %s %s HTTP/1.1\n> Host: %s\n", method, target, r.Host)
+	for _, l := range lines {
+		fmt.Fprintf(&b, "> %s\n", l)
 	}
 	return b.Bytes()
 }
