@@ -328,6 +328,7 @@ func TestHeaderOrderBesideCurl(t *testing.T) {
 		{"-H", "X-Long: " + strings.Repeat("v", 9000), "-u", "u:p", url}, // a head net/http writes in pieces
 		{"-z", "Sat, 01 Jan 2022 00:00:00 GMT", "-H", "X-B: 2", url},
 		{"-x", "http://" + rec.addr, "-U", "pu:pp", "-u", "u:p", "http://origin.invalid/p"},
+		{"-x", "http://" + rec.addr, "-H", "Host: other.example", "http://origin.invalid/a%20b?q=1"},
 		{"-X", "PUT", "-H", "Content-Type: text/x", "-d", "body", url},
 	} {
 		full := append([]string{"-s", "-A", "ua/1"}, args...)

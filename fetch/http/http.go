@@ -261,6 +261,11 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	if err := shape(hreq, req, f.Config.Jar, jarURL); err != nil {
 		return nil, err
 	}
+	if direct && proxy != nil && u.Scheme == "http" && hreq.Host != hreq.URL.Host {
+		// A -H Host goes in the Host field only: the request line names
+		// the URL's host, as curl's does (net/http would put Host there).
+		hreq.URL.Opaque = "//" + hreq.URL.Host + hreq.URL.EscapedPath()
+	}
 	// The connection the request goes out on: its recording starts
 	// before the request is written.
 	var (
