@@ -333,9 +333,12 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 	}
 	actx, cl, endSession := ctx, d.Client, func(err error) error { return err }
 	if fetch.HasCaps(u.Scheme, fetch.Session) && !d.Head {
-		// A session's input is stdin; its terminal may be handed over.
-		req.Body, req.BodySize = d.Stdin, -1
-		if d.Session != nil && out.path == "" {
+		// A session's input is the -T file, else stdin, whose terminal
+		// may be handed over.
+		if req.Body == nil {
+			req.Body, req.BodySize = d.Stdin, -1
+		}
+		if d.Session != nil && out.path == "" && req.Body == d.Stdin {
 			if actx, cl, endSession, err = d.Session(ctx, req); err != nil {
 				return err
 			}

@@ -119,7 +119,7 @@ func (d *Downloader) prepareURL(u *urlparse.URL, r *Result) (*urlparse.URL, erro
 // withUploadName gives a URL ending in "/" the upload file's name, as curl
 // does (not for stdin).
 func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
-	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || u.FTP.Type != 0 {
+	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || u.FTP.Type != 0 || fetch.HasCaps(u.Scheme, fetch.Session) {
 		return u, nil
 	}
 	named, err := fetch.GuessURL(u.String() + urlparse.SegmentEscape(filepath.Base(file)))
@@ -210,11 +210,12 @@ func (d *Downloader) openForm() (io.Reader, int64, error) {
 
 // uploadBody attaches the Upload to a request: http and https get a PUT
 // (unless the Client's options give a method), a mail the text after its
-// URL's body=. The method and the Expect header go into opts, the
-// request's options as shapeRequest is making them.
+// URL's body=, a session (telnet) it as what is typed, as curl sends it.
+// The method and the Expect header go into opts, the request's options as
+// shapeRequest is making them.
 func (d *Downloader) uploadBody(req *fetch.Request, opts fetch.Options) error {
 	name := d.Body.Upload
-	if name == "" || fetch.HasCaps(req.URL.Scheme, fetch.Session) {
+	if name == "" || name == "-" && fetch.HasCaps(req.URL.Scheme, fetch.Session) {
 		return nil // a session's input is stdin
 	}
 	b, n, err := openUpload("-T/--upload-file "+name, name, d.Stdin)

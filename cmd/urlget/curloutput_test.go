@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/telnet/telnettest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -445,4 +446,32 @@ func TestHeaderLimitsBesideCurl(t *testing.T) {
 		}
 	}
 	rec.take()
+}
+
+// TestTelnetUploadBesideCurl: -T FILE to a telnet URL types the file's
+// lines into the session, as curl sends it; the URL gets no file name.
+func TestTelnetUploadBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	sh := &telnettest.Shell{}
+	s := telnettest.Start(t, sh.Handle)
+	script := filepath.Join(t.TempDir(), "script")
+	write(t, script, "echo typed\nexit\n")
+	url := s.URL("") // "telnet://HOST:PORT/"
+	for _, client := range []string{"curl", "urlget"} {
+		var out string
+		code := 0
+		if client == "curl" {
+			b, err := exec.Command(curl, "-s", "-m", "10", "-T", script, url).Output()
+			if err != nil {
+				code = err.(*exec.ExitError).ExitCode()
+			}
+			out = string(b)
+		} else {
+			code, out, _ = runOut(t, "-s", "-m", "10", "-T", script, url)
+		}
+		got := sh.Last().Lines
+		if code != 0 || len(got) < 2 || got[0] != "echo typed" || got[1] != "exit" || !strings.Contains(out, "typed") {
+			t.Errorf("%s -T: exit %d, the server read %q, output %q", client, code, got, out)
+		}
+	}
 }
