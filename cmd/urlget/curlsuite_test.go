@@ -343,3 +343,22 @@ func TestHeaderOrderBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestTargetBesideCurl: --request-target replaces the request
+// line's path and query, as curl's.
+func TestRequestTargetBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	for _, args := range [][]string{
+		{"-X", "OPTIONS", "--request-target", "*", "http://" + rec.addr + "/ignored?q=1"},
+		{"--request-target", "/other/path?x=y", "http://" + rec.addr + "/p"},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s", "-A", "ua/1"}, args...), "")
+		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) {
+			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
+		}
+	}
+	if code, _, _ := runOut(t, "-s", "--request-target", "a b", "http://"+rec.addr+"/"); code != 3 {
+		t.Errorf("a target with a space: exit %d, want 3", code)
+	}
+}

@@ -187,6 +187,16 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			hreq.URL.Path, hreq.URL.RawPath = "/", ""
 		}
 		hreq.Host = hreq.URL.Host
+		if t := req.Options.String(OptRequestTarget); t != "" {
+			switch {
+			case strings.ContainsAny(t, " \t\r\n\x00"):
+				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "request target refused: it holds a space, a tab, CR, LF or NUL"}
+			case strings.HasPrefix(t, "//"):
+				// net/http would send "http://…" for it.
+				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "request target refused: one starting with \"//\" cannot be sent"}
+			}
+			hreq.URL.Opaque, hreq.URL.RawQuery, hreq.URL.ForceQuery = t, "", false
+		}
 		verboseTarget = hreq.URL.RequestURI()
 		if proxy != nil {
 			if u.Scheme == "http" {

@@ -25,6 +25,10 @@ const (
 	OptMethod = fetch.OptMethod
 	// OptReferer is the Referer header (-e).
 	OptReferer = "http-referer"
+	// OptRequestTarget replaces the request line's target — the URL's
+	// path and query — by its value, as curl's --request-target ("*" for
+	// "OPTIONS * HTTP/1.1").
+	OptRequestTarget = "http-request-target"
 	// OptBodyHeader (fetch.OptBodyHeader) holds header lines that
 	// describe Request.Body (Content-Type, Expect), in OptHeader's form;
 	// they are sent only with a body, so not after a redirect turned the
@@ -52,6 +56,8 @@ func init() {
 				Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
 			{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
 				Help: "send URL as the Referer", Schemes: httpSchemes},
+			{Key: OptRequestTarget, Flag: "request-target", Kind: fetch.String, Arg: "TARGET",
+				Help: `send TARGET in the request line instead of the URL's path and query ("*": OPTIONS *)`, Schemes: httpSchemes},
 			{Key: OptVersion, Flag: "http1.1", Kind: fetch.Bool, Set: version11, Schemes: httpSchemes,
 				Help: "speak HTTP/1.1 (the default)"},
 			{Key: OptVersion, Flag: "http2", Kind: fetch.Bool, Set: version2, Schemes: httpSchemes,
