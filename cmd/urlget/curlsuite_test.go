@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -360,5 +361,23 @@ func TestRequestTargetBesideCurl(t *testing.T) {
 	}
 	if code, _, _ := runOut(t, "-s", "--request-target", "a b", "http://"+rec.addr+"/"); code != 3 {
 		t.Errorf("a target with a space: exit %d, want 3", code)
+	}
+}
+
+// TestHAProxyProtocolBesideCurl: --haproxy-protocol starts the connection
+// with a PROXY v1 line of its own addresses and ports, as curl's.
+func TestHAProxyProtocolBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	args := []string{"-s", "-A", "ua/1", "--haproxy-protocol", "http://" + rec.addr + "/h"}
+	creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, args, "")
+	_, port, _ := strings.Cut(rec.addr, ":")
+	srcPort := regexp.MustCompile(`^PROXY TCP4 127\.0\.0\.1 127\.0\.0\.1 [0-9]+ ` + port + "\r\n")
+	if len(creqs) != 1 || len(ureqs) != 1 {
+		t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+	}
+	c, u := string(creqs[0]), string(ureqs[0])
+	if !srcPort.MatchString(u) || srcPort.ReplaceAllString(c, "") != srcPort.ReplaceAllString(u, "") {
+		t.Errorf("urlget sent %q, curl %q", u, c)
 	}
 }

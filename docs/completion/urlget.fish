@@ -87,6 +87,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'H' -l header -x -d 'add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'X' -l request -x -d 'send METHOD instead of GET (POST with a body, PUT with -T)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'e' -l referer -x -d 'send URL as the Referer'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l haproxy-protocol -d 'start the connection with a PROXY protocol v1 line (HAProxy\'s), naming its own addresses and ports'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l request-target -x -d 'send TARGET in the request line instead of the URL\'s path and query ("*": OPTIONS *)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l http1.1 -d 'speak HTTP/1.1 (the default)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l http2 -d 'speak HTTP/2 with an https server that offers it (ALPN), else HTTP/1.1'

@@ -28,10 +28,11 @@ type dialer struct {
 	// connection when done. nil for the pool: the Transport's dial context
 	// is used, which outlives the request (a pooled connection must), and
 	// the Transport aborts a request's reads itself when its context ends.
-	ctx    context.Context
-	cfg    *fetch.Config
-	tunnel *urlparse.URL // the proxy to CONNECT through, or nil
-	v      io.Writer     // verbose log, or nil
+	ctx     context.Context
+	cfg     *fetch.Config
+	tunnel  *urlparse.URL // the proxy to CONNECT through, or nil
+	v       io.Writer     // verbose log, or nil
+	haproxy bool          // OptHAProxy: a PROXY line starts each connection
 }
 
 // context is the context to dial with: Open's, else the Transport's.
@@ -86,7 +87,31 @@ func (d *dialer) connect(ctx context.Context, addr string) (net.Conn, error) {
 	if d.v != nil {
 		fmt.Fprintf(d.v, "* Connected to %s\n", nc.RemoteAddr())
 	}
+	if d.haproxy {
+		if err := writeProxyLine(nc); err != nil {
+			nc.Close()
+			return nil, &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "sending the PROXY line", Err: err}
+		}
+	}
 	return nc, nil
+}
+
+// writeProxyLine writes the PROXY protocol v1 line of nc (HAProxy's
+// proxy-protocol.txt §2.1): its version, source and destination address
+// and port, as curl sends it.
+func writeProxyLine(nc net.Conn) error {
+	src, sok := nc.LocalAddr().(*net.TCPAddr)
+	dst, dok := nc.RemoteAddr().(*net.TCPAddr)
+	line := "PROXY UNKNOWN\r\n"
+	if sok && dok {
+		family := "TCP6"
+		if src.IP.To4() != nil && dst.IP.To4() != nil {
+			family = "TCP4"
+		}
+		line = fmt.Sprintf("PROXY %s %s %s %d %d\r\n", family, src.IP, dst.IP, src.Port, dst.Port)
+	}
+	_, err := io.WriteString(nc, line)
+	return err
 }
 
 // connectTunnel asks the proxy for a tunnel to addr (fetch.DialTunnel).

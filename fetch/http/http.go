@@ -144,7 +144,8 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	// a Transport of its own (its tunnel or proxy is the request's).
 	// A request for HTTP/2 has a connection of its own too (h2Transport).
 	h2 := wantsHTTP2(req, direct, proxy != nil)
-	pooled := f.pool != nil && proxy == nil && !h2
+	haproxy, _ := req.Options.Bool(OptHAProxy)
+	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy
 	var (
 		v  io.Writer
 		d  *dialer
@@ -169,7 +170,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			ht = newH2Transport(ctx, &f.Config, v)
 			rt = ht
 		} else {
-			d = &dialer{ctx: ctx, cfg: &f.Config, v: v}
+			d = &dialer{ctx: ctx, cfg: &f.Config, v: v, haproxy: haproxy}
 			tr = newTransport(d)
 			rt = tr
 		}

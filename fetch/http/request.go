@@ -29,6 +29,11 @@ const (
 	// path and query — by its value, as curl's --request-target ("*" for
 	// "OPTIONS * HTTP/1.1").
 	OptRequestTarget = "http-request-target"
+	// OptHAProxy, "1", starts each connection with a PROXY protocol v1
+	// line (HAProxy's: the connection's own addresses and ports), as
+	// curl's --haproxy-protocol; such a request has a connection of its
+	// own.
+	OptHAProxy = "http-haproxy-protocol"
 	// OptBodyHeader (fetch.OptBodyHeader) holds header lines that
 	// describe Request.Body (Content-Type, Expect), in OptHeader's form;
 	// they are sent only with a body, so not after a redirect turned the
@@ -56,6 +61,8 @@ func init() {
 				Help: "send METHOD instead of GET (POST with a body, PUT with -T)", Schemes: httpSchemes},
 			{Key: OptReferer, Flag: "referer", Short: "e", Kind: fetch.String, Arg: "URL",
 				Help: "send URL as the Referer", Schemes: httpSchemes},
+			{Key: OptHAProxy, Flag: "haproxy-protocol", Kind: fetch.Bool, Schemes: httpSchemes,
+				Help: "start the connection with a PROXY protocol v1 line (HAProxy's), naming its own addresses and ports"},
 			{Key: OptRequestTarget, Flag: "request-target", Kind: fetch.String, Arg: "TARGET",
 				Help: `send TARGET in the request line instead of the URL's path and query ("*": OPTIONS *)`, Schemes: httpSchemes},
 			{Key: OptVersion, Flag: "http1.1", Kind: fetch.Bool, Set: version11, Schemes: httpSchemes,
