@@ -610,7 +610,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	r.Proxy = nil
 	if proxy != nil {
 		switch {
-		case proxy.Scheme == "socks5" || proxy.Scheme == "socks5h" || c.ProxyTunnel:
+		case isSOCKS(proxy) || c.ProxyTunnel:
 			via = proxy
 		default:
 			switch {
@@ -725,7 +725,7 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	var via *urlparse.URL
 	if proxy != nil {
 		switch {
-		case proxy.Scheme == "socks5" || proxy.Scheme == "socks5h" || c.ProxyTunnel:
+		case isSOCKS(proxy) || c.ProxyTunnel:
 			via = proxy
 		default:
 			r.Proxy = proxy

@@ -502,9 +502,9 @@ func TestProxyFromEnv(t *testing.T) {
 		})
 	}
 	fetchtest.ClearProxyEnv(t)
-	t.Setenv("http_proxy", "socks4://old")
+	t.Setenv("http_proxy", "socks6://old")
 	if _, err := fetch.ProxyFromEnv(parse(t, "http://a.example/")); fetch.KindOf(err) != fetch.ErrUnsupported {
-		t.Errorf("socks4 proxy: %v, want ErrUnsupported", err)
+		t.Errorf("socks6 proxy: %v, want ErrUnsupported", err)
 	}
 }
 

@@ -238,9 +238,10 @@ func NetCause(err error) error {
 }
 
 // dialSOCKS connects through a SOCKS5 proxy (RFC 1928, with RFC 1929
-// username/password from the proxy URL's userinfo). socks5:// resolves the
-// host name here and sends the proxy an address; socks5h:// lets the proxy
-// resolve it, as curl does.
+// username/password from the proxy URL's userinfo), or a SOCKS4 one (the
+// URL's user as the user id; dialSOCKS4). socks5:// and socks4:// resolve
+// the host name here and send the proxy an address; socks5h:// and
+// socks4a:// let the proxy resolve it, as curl does.
 func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn, error) {
 	var auth *proxy.Auth
 	if d.socks.HasUserinfo {
@@ -251,14 +252,10 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 	// in curl.
 	direct := *d
 	direct.socks, direct.data = nil, true
-	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{dialerFunc(direct.dialDirect)})
-	if err != nil {
-		return nil, err
-	}
-	if d.socks.Scheme == "socks5" {
-		// socks5: the name is resolved here, by the rules any name is;
-		// socks5h hands the name to the proxy (Resolve then does not apply
-		// to it, as in curl).
+	if s := d.socks.Scheme; s == "socks5" || s == "socks4" {
+		// socks5 and socks4: the name is resolved here, by the rules any
+		// name is; socks5h and socks4a hand the name to the proxy (Resolve
+		// then does not apply to it, as in curl).
 		host, portStr, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
@@ -282,6 +279,14 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 		if len(ips) > 0 {
 			addr = net.JoinHostPort(ips[0].Unmap().String(), portStr)
 		}
+	}
+	if s := d.socks.Scheme; s == "socks4" || s == "socks4a" {
+		p := &addrProxy{addr: hostPort(d.socks, defaultProxyPort), user: d.socks.User, remoteNames: s == "socks4a"}
+		return dialSOCKS4(ctx, dialerFunc(direct.dialDirect), p, addr)
+	}
+	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{dialerFunc(direct.dialDirect)})
+	if err != nil {
+		return nil, err
 	}
 	return sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
 }

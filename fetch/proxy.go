@@ -118,7 +118,7 @@ func getenvEither(lower string) string {
 
 // ParseProxy parses a proxy as -x or a *_proxy variable gives it:
 // "[scheme://][user:password@]host[:port]", the scheme one of http, https,
-// socks5 and socks5h (http when absent). A bad URL is ErrMalformed; another
+// socks5, socks5h, socks4 and socks4a (http when absent). A bad URL is ErrMalformed; another
 // scheme is ErrUnsupported.
 func ParseProxy(s string) (*urlparse.URL, error) {
 	s = strings.TrimSpace(s)
@@ -137,10 +137,10 @@ func ParseProxy(s string) (*urlparse.URL, error) {
 
 func checkProxy(p *urlparse.URL) error {
 	switch p.Scheme {
-	case "http", "https", "socks5", "socks5h":
+	case "http", "https", "socks5", "socks5h", "socks4", "socks4a":
 	default:
 		return &Error{Kind: ErrUnsupported, URL: Redacted(p),
-			Msg: "proxy scheme " + p.Scheme + ": not supported (http, https, socks5, socks5h are)"}
+			Msg: "proxy scheme " + p.Scheme + ": not supported (http, https, socks5, socks5h, socks4, socks4a are)"}
 	}
 	if p.Host == "" {
 		return &Error{Kind: ErrMalformed, URL: Redacted(p), Msg: "proxy URL names no host"}

@@ -112,3 +112,9 @@ func (c *bufferedConn) Read(p []byte) (int, error) {
 // side ends, so a half-close would cut what the server still sends (an
 // FTP download's data).
 type tunnelConn struct{ net.Conn }
+
+// BoundAddr marks a connection whose peer is a proxy, as a SOCKS
+// connection's BoundAddr does (its value is unknown here: nil): an FTP
+// data connection then goes to the URL's host, through a tunnel of its
+// own, not to the proxy's address.
+func (tunnelConn) BoundAddr() net.Addr { return nil }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -474,4 +476,63 @@ func TestTelnetUploadBesideCurl(t *testing.T) {
 			t.Errorf("%s -T: exit %d, the server read %q, output %q", client, code, got, out)
 		}
 	}
+}
+
+// socks4Server is a SOCKS4/4a proxy for TestSocks4BesideCurl: it records
+// each request (the user id, and the address or the 4a name asked for) and
+// connects every one to target.
+func socks4Server(t *testing.T, target string, asked chan<- string) *fetchtest.Server {
+	return fetchtest.NewServer(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		head := make([]byte, 8)
+		if _, err := io.ReadFull(br, head); err != nil || head[0] != 4 || head[1] != 1 {
+			return
+		}
+		user, _ := br.ReadString(0)
+		dst := net.IP(head[4:8]).String()
+		if head[4] == 0 && head[5] == 0 && head[6] == 0 && head[7] != 0 {
+			dst, _ = br.ReadString(0)
+			dst = strings.TrimSuffix(dst, "\x00")
+		}
+		asked <- fmt.Sprintf("%s@%s:%d", strings.TrimSuffix(user, "\x00"), dst, int(head[2])<<8|int(head[3]))
+		up, err := net.Dial("tcp", target)
+		if err != nil {
+			c.Write([]byte{0, 91, 0, 0, 0, 0, 0, 0})
+			return
+		}
+		defer up.Close()
+		c.Write([]byte{0, 90, 0, 0, 0, 0, 0, 0})
+		go io.Copy(up, br)
+		io.Copy(c, up)
+	})
+}
+
+// TestSocks4BesideCurl: --socks4 resolves the name here and sends the
+// proxy an IPv4 address, --socks4a sends the name; the proxy URL's user
+// is the user id.
+func TestSocks4BesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	_, port, _ := net.SplitHostPort(rec.addr)
+	asked := make(chan string, 8)
+	proxy := socks4Server(t, rec.addr, asked)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--socks4", proxy.Addr, "http://127.0.0.1:" + port + "/a"}, "@127.0.0.1:" + port},
+		{[]string{"--socks4a", proxy.Addr, "http://origin.invalid:" + port + "/b"}, "@origin.invalid:" + port},
+		{[]string{"-x", "socks4a://joe@" + proxy.Addr, "http://origin.invalid:" + port + "/c"}, "joe@origin.invalid:" + port},
+	} {
+		ucode, ccode, uerr := exitBesideCurl(t, curl, append([]string{"-s", "-S", "-o", os.DevNull}, tc.args...)...)
+		var got []string
+		for len(asked) > 0 {
+			got = append(got, <-asked)
+		}
+		if ucode != 0 || ccode != 0 || !slices.Equal(got, []string{tc.want, tc.want}) {
+			t.Errorf("%q: urlget exit %d (%s), curl %d; the proxy was asked %q, want %q twice", tc.args, ucode, strings.TrimSpace(uerr), ccode, got, tc.want)
+		}
+	}
+	rec.take()
 }

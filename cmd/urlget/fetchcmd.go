@@ -124,6 +124,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
 	fs.Var(socksFlag(&o.client, "socks5"), "socks5", "use the SOCKS5 proxy `HOST[:PORT]`, resolving names here (as -x socks5://HOST[:PORT])")
 	fs.Var(socksFlag(&o.client, "socks5h"), "socks5-hostname", "use the SOCKS5 proxy `HOST[:PORT]`, which resolves names (as -x socks5h://HOST[:PORT])")
+	fs.Var(socksFlag(&o.client, "socks4"), "socks4", "use the SOCKS4 proxy `HOST[:PORT]`, resolving names here (as -x socks4://HOST[:PORT])")
+	fs.Var(socksFlag(&o.client, "socks4a"), "socks4a", "use the SOCKS4a proxy `HOST[:PORT]`, which resolves names (as -x socks4a://HOST[:PORT])")
 	fs.VarP(cli.Func("string", func(s string) error {
 		o.client.HasProxyUser = true
 		o.client.ProxyUser, o.client.ProxyPassword, _ = strings.Cut(s, ":")

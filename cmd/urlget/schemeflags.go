@@ -13,7 +13,7 @@ import (
 type schemeOpts struct {
 	*cli.OptionFlags
 	readable bool // --readable
-	json bool // --json-lines
+	json     bool // --json-lines
 }
 
 func addSchemeFlags(fs *pflag.FlagSet, s *schemeOpts) {
