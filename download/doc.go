@@ -13,7 +13,18 @@
 //     nothing half-written sits under it; a failed transfer keeps what it
 //     received in NAME.part (Result.Kept) for a later Resume to continue;
 //   - Resume (curl's -C): from the end of NAME.part, or of NAME itself,
-//     appended to only once the server has confirmed the offset;
+//     appended to only once the server has confirmed the offset. A
+//     NAME.part that urlget creates carries the extended attribute
+//     user.urlget.part ("SECONDS URL": the resource's modification time
+//     and URL, credentials left out), written as the file is created (a
+//     part left by a kill has it) and removed when it becomes NAME; only
+//     such a part is checked against the resource (If-Range, MDTM), since
+//     a file's modification time proves nothing about where its bytes
+//     came from. Any other part (one curl or a browser wrote, NAME
+//     itself) is resumed as curl resumes it: the plain offset, its bytes
+//     taken as they are. A local file larger than the resource is left as
+//     it is (ErrResume, curl's 36), and a transfer that must start again
+//     says why (Warn);
 //   - Remote targets (curl's -O): the file is named after the URL, and a
 //     name that could leave the directory is refused;
 //   - time and ETag conditions (TimeCondition reads curl's -z argument,

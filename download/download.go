@@ -49,13 +49,16 @@ type Downloader struct {
 	// with ResumeAtEnd from the end of NAME.part when there is one (a
 	// transfer that failed before), else of NAME. NAME is appended to
 	// only once the server confirms the offset; if it sends the whole
-	// resource instead, that goes through NAME.part. With an upload to a
+	// resource instead, that goes through NAME.part. Only a NAME.part
+	// that urlget marked as it created it is checked against the
+	// resource's modification time (If-Range); any other part is resumed
+	// as curl does, and a local file larger than the resource is left
+	// alone (ErrResume): see the package doc. With an upload to a
 	// scheme that resumes uploads, the upload resumes instead.
 	Resume     bool
 	ResumeFrom int64
 	// RemoteTime gives files the resource's modification time (-R); a
-	// resumed file always gets it, so that the next resume can prove its
-	// part is current.
+	// resumed file always gets it.
 	RemoteTime bool
 
 	// Head asks for the metadata only, written as HeadText (-I); Include
@@ -367,6 +370,13 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// of it.
 		return d.reply(fe.Reply, out, r, err)
 	}
+	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Kind == fetch.ErrResume && off > 0 && out.path != "" && !out.started {
+		// A resume refused before anything is written (an HTTP 416 with
+		// the resource's size): say what became of the file.
+		c := *fe
+		c.Msg += "; " + out.held() + " left as it is"
+		err = &c
+	}
 	if err != nil {
 		return err
 	}
@@ -412,6 +422,10 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// A part, not a resume: a retry asks for the range again and
 		// skips what an earlier attempt wrote.
 		got, asked = 0, out.written
+	} else if asked > 0 && got == 0 && !out.started && out.path != "" {
+		if err := d.restarting(req, &res.Meta, out, asked); err != nil {
+			return err
+		}
 	}
 	if out.headerName && !out.started {
 		name, err := nameFromReply(&res.Meta)
@@ -453,6 +467,24 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		return bodyThenFail{err} // the body is written: keep it
 	}
 	return err
+}
+
+// restarting is told that the server sends the whole resource m to a
+// resume of out at byte asked: a resource smaller than what is held, not
+// known to have changed since (req.Since), leaves it as it is (ErrResume,
+// curl's 36 for ftp); otherwise a warning says why the transfer starts
+// again.
+func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, asked int64) error {
+	changed := !req.Since.IsZero() && (m.IsHTTP() || m.ModTime.After(req.Since))
+	if !changed && m.Size >= 0 && m.Size < asked {
+		return fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
+	}
+	why := "the server does not resume it"
+	if changed {
+		why = "it changed since the part was fetched"
+	}
+	d.warn(fmt.Sprintf("cannot resume %s at byte %d: %s; fetching it whole", out.held(), asked, why))
+	return nil
 }
 
 // reply notes what a reply says, for the Result, Headers, ETagSave and

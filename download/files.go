@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/urlparse"
 )
 
 // Files is what the Downloaders of transfers run at once share (through
@@ -131,8 +132,7 @@ func (d *Downloader) setXattr(out *output, r *Result) {
 	if err != nil {
 		return
 	}
-	u.User, u.Password, u.RawUserinfo, u.HasUserinfo, u.HasPassword = "", "", "", false, false
-	attrs := [][2]string{{"user.xdg.origin.url", u.String()}}
+	attrs := [][2]string{{"user.xdg.origin.url", publicURL(u)}}
 	if r.ContentType != "" {
 		attrs = append([][2]string{{"user.mime_type", r.ContentType}}, attrs...)
 	}
@@ -142,6 +142,13 @@ func (d *Downloader) setXattr(out *output, r *Result) {
 			return
 		}
 	}
+}
+
+// publicURL is u as a file's extended attribute records it: without its
+// credentials.
+func publicURL(u urlparse.URL) string {
+	u.User, u.Password, u.RawUserinfo, u.HasUserinfo, u.HasPassword = "", "", "", false, false
+	return u.String()
 }
 
 func (d *Downloader) warn(msg string) {

@@ -34,9 +34,21 @@ import (
 // A transfer that fails or is interrupted after bytes arrived keeps them in
 // NAME.part (its modification time set to the resource's when known), and
 // Result.Kept names it; a rerun with Resume continues NAME.part from its
-// end, asking the server whether the resource changed since (If-Range, MDTM)
-// where the protocol can tell, and renames it to NAME when complete. A
-// NAME.part that is a symbolic link or not a regular file is refused.
+// end and renames it to NAME when complete. A NAME.part that is a symbolic
+// link or not a regular file is refused.
+//
+// Resume asks the server whether the resource changed since the part held
+// was fetched (If-Range, MDTM) only when urlget knows where the part came
+// from: a NAME.part it created carries the extended attribute
+// user.urlget.part, "SECONDS URL", the resource's modification time (Unix
+// seconds) and URL (without credentials) as the reply that started it gave
+// them; it is written as the file is created, so that a part left by a kill
+// has it too, and removed when the part becomes NAME. A part without it, or
+// of another URL (one curl, a browser or another program wrote; a file
+// system without extended attributes), is resumed as curl resumes: the
+// plain offset (Range, REST), the bytes it holds taken as they are; its
+// modification time proves nothing, so it is never sent as If-Range. NAME
+// itself is always resumed that way.
 //
 // Resume without a NAME.part resumes NAME itself, as curl does: NAME is opened
 // for appending only after the server has confirmed it sends the rest
@@ -44,7 +56,9 @@ import (
 // bytes appended so far at the end of NAME, and a rerun with Resume continues
 // from there; the bytes NAME held before are never touched. When the server
 // sends the whole resource instead (Meta.Offset 0), it goes through
-// NAME.part as above.
+// NAME.part as above, and a warning says why. A local file larger than the
+// resource is left as it is (ErrResume, curl's 36): an HTTP server answers
+// the offset 416 with the resource's size, an FTP server's SIZE is smaller.
 type output struct {
 	path       string      // final file; "" for stdout
 	stdout     io.Writer   // where stdout-bound data goes
@@ -53,6 +67,7 @@ type output struct {
 	replaces   bool        // path is an existing regular file
 	direct     bool        // path exists and is not a regular file: write it in place
 	remoteTime bool
+	origin     string // the URL, as a part's mark records it (markPart)
 
 	f         *os.File
 	tmp       string // the .part file, while writing one
@@ -77,7 +92,7 @@ type output struct {
 // directories CreateDirs asks for.
 func (d *Downloader) newOutput(u *urlparse.URL, t Target) (*output, error) {
 	o := &output{stdout: d.Stdout, remoteTime: d.RemoteTime, files: d.Files, d: d,
-		headerName: t.Remote && t.HeaderName, removeOnError: d.RemoveOnError}
+		headerName: t.Remote && t.HeaderName, removeOnError: d.RemoveOnError, origin: publicURL(*u)}
 	if d.Resume {
 		o.resumeFrom = d.ResumeFrom
 	}
@@ -247,13 +262,13 @@ func (o *output) want() (int64, time.Time, error) {
 	case o.resumeFrom == -1:
 		if fi, err := os.Lstat(partName(o.path)); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 			o.partFrom = fi.Size()
-			return fi.Size(), fi.ModTime(), nil
+			return fi.Size(), o.partSince(partName(o.path)), nil
 		}
 		fi, err := os.Stat(o.path)
 		if err != nil || !fi.Mode().IsRegular() {
 			return 0, time.Time{}, nil
 		}
-		return fi.Size(), fi.ModTime(), nil
+		return fi.Size(), time.Time{}, nil // whose bytes, nobody knows: curl's plain offset
 	case o.resumeFrom > 0:
 		return o.resumeFrom, time.Time{}, nil
 	}
@@ -313,6 +328,7 @@ func (o *output) start(got, asked int64) (skip int64, err error) {
 			return 0, writeError(err)
 		}
 		o.base, o.written = 0, 0
+		o.markPart()
 		return 0, nil
 	}
 	// The first answer for a file.
@@ -347,6 +363,15 @@ func (o *output) start(got, asked int64) (skip int64, err error) {
 	return 0, o.openTemp()
 }
 
+// held is the file a resume continues: NAME.part when there is one, else
+// NAME.
+func (o *output) held() string {
+	if o.partFrom > 0 {
+		return partName(o.path)
+	}
+	return o.path
+}
+
 // partName is where a file's body is written until it is complete.
 func partName(path string) string { return path + ".part" }
 
@@ -376,7 +401,40 @@ func (o *output) openTemp() error {
 		f.Chmod(o.perm)
 	}
 	o.f, o.tmp, o.base, o.written = f, part, 0, 0
+	o.markPart()
 	return nil
+}
+
+// partMark is the extended attribute of a NAME.part that urlget created:
+// see output.
+const partMark = "user.urlget.part"
+
+// markPart records, on the NAME.part now started from the resource's
+// first byte, the resource it comes from: its modification time (as the
+// reply gave it) and URL. Without a modification time a mark left by an
+// earlier transfer is removed.
+func (o *output) markPart() {
+	if o.modTime.IsZero() {
+		removeXattr(o.tmp, partMark)
+		return
+	}
+	setXattr(o.tmp, partMark, strconv.FormatInt(o.modTime.Unix(), 10)+" "+o.origin)
+}
+
+// partSince is the modification time of the resource that the part name
+// was fetched from, as its mark records it: zero when it has no mark, or
+// one of another URL.
+func (o *output) partSince(name string) time.Time {
+	v, err := getXattr(name, partMark)
+	if err != nil {
+		return time.Time{}
+	}
+	sec, url, _ := strings.Cut(v, " ")
+	n, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil || url != o.origin {
+		return time.Time{}
+	}
+	return time.Unix(n, 0)
 }
 
 // writer is where the body goes: the file itself (so that its ReadFrom is
@@ -460,6 +518,9 @@ func (o *output) commit() error {
 	if err := f.Close(); err != nil {
 		o.removeTemp()
 		return writeError(err)
+	}
+	if o.tmp != "" {
+		removeXattr(o.tmp, partMark) // NAME is complete: no part any more
 	}
 	if o.tmp != "" && o.inPlace {
 		if err := copyInto(o.path, o.tmp); err != nil {
@@ -561,9 +622,7 @@ func copyInto(dst, src string) error {
 }
 
 // setTime gives the file the resource's modification time, with
-// RemoteTime, and always when resuming: the next resume then sends it as
-// If-Range, which
-// an HTTP server honours only when it equals the resource's Last-Modified.
+// RemoteTime, and always when resuming.
 func (o *output) setTime() {
 	if (o.remoteTime || o.resumeFrom != 0) && !o.modTime.IsZero() && !o.direct && o.path != "" {
 		os.Chtimes(o.path, time.Time{}, o.modTime)

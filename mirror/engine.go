@@ -58,6 +58,7 @@ type engine struct {
 	current    map[int]string    // worker -> local path in transfer
 	capHit     bool
 	fatal      error // the URL itself could not be read
+	unwritable int64 // local copies left because they may not be written
 	// rootFailed is the URL's own failure, its Event held back: it is
 	// normally the run's error (end).
 	rootFailed *Event
@@ -263,7 +264,12 @@ func (e *engine) outcome(sum Summary, walkErr error) error {
 		if sum.Failed > 0 {
 			reasons = append([]string{fmt.Sprintf("%d %s failed", sum.Failed, plural(sum.Failed, "item", "items"))}, reasons...)
 		}
-		return &IncompleteError{Failed: sum.Failed, Reasons: reasons}
+		ie := &IncompleteError{Failed: sum.Failed, Reasons: reasons}
+		if n := e.unwritable; n > 0 {
+			return &fetch.Error{Kind: fetch.ErrWrite, URL: e.rootURL, Err: ie,
+				Msg: fmt.Sprintf("mirror: %d local %s may not be written, left as %s", n, plural(n, "copy", "copies"), plural(n, "it is", "they are"))}
+		}
+		return ie
 	}
 	return nil
 }
@@ -553,6 +559,11 @@ func (e *engine) failed(r Record, err error) Event {
 		if e.fatal == nil {
 			e.fatal = &fetch.Error{Kind: fetch.ErrWrite, URL: e.rootURL, Msg: "mirror: no space left for " + r.Path, Err: err}
 		}
+		e.mu.Unlock()
+	}
+	if errors.As(err, new(*unwritableError)) {
+		e.mu.Lock()
+		e.unwritable++
 		e.mu.Unlock()
 	}
 	msg := fetch.OneLine(err.Error())

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,13 +57,6 @@ type ftpDirJob struct {
 	// doubt is why its first listing was not believed, when it was
 	// listed once already: the next look (on another connection) decides.
 	doubt string
-}
-
-// dirNode links a directory to its ancestors for cycle detection.
-type dirNode struct {
-	parent *dirNode
-	fp     string // fingerprint of the listing
-	url    string
 }
 
 // ftpFileJob is a file to fetch.
@@ -703,14 +694,9 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	// Cycle check for servers without unique facts: a directory listed
 	// the same as one of its ancestors contains itself.
-	fp := fingerprint(entries)
-	j.node.fp = fp
-	for a := j.node.parent; a != nil; a = a.parent {
-		if a.fp == fp {
-			e.skip(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1},
-				"a cycle: the directory lists the same as its ancestor "+a.url)
-			return true
-		}
+	if a := j.node.sameAsAncestor(fingerprint(entries)); a != "" {
+		e.skip(Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1}, cycleWhy(a))
+		return true
 	}
 	var checks []mdtmCheck
 	for _, fe := range entries {
@@ -734,18 +720,14 @@ func joinServer(dir, name string) string {
 	return dir + "/" + name
 }
 
+// fingerprint is listingPrint of an ftp listing: each entry's type, name
+// and what the listing says of it (size, date, facts).
 func fingerprint(entries []ftpEntry) string {
 	keys := make([]string, 0, len(entries))
 	for _, fe := range entries {
 		keys = append(keys, fmt.Sprintf("%d\x00%s\x00%s", fe.Type, fe.Name, fe.key))
 	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return listingPrint(keys)
 }
 
 // mdtmCheck is a file whose listing entry could not prove it unchanged

@@ -35,6 +35,7 @@ type httpDirJob struct {
 	depth  int
 	parent string
 	entry  Record // what the parent's index said of it
+	node   *dirNode
 }
 
 // httpFileJob is a file to fetch, or to ask about.
@@ -55,6 +56,9 @@ type indexEntry struct {
 	name string // the name as the server has it (decoded)
 	dir  bool
 	size int64 // exact size when the index gives one in bytes, else -1
+	// facts is the text after the link (date, size, description), its
+	// spaces collapsed: what tells a listing from another (cycle.go).
+	facts string
 }
 
 // withSlash is u with "/" ending its path: a directory's URL. nginx and
@@ -87,7 +91,7 @@ func (e *engine) runHTTP() error {
 	// The copy builds its own fetchers, and keeps their connections
 	// (keep-alive) for the whole run: a goodbye at its end.
 	defer cl.CloseIdleConnections()
-	root := &httpDirJob{url: e.rootURL}
+	root := &httpDirJob{url: e.rootURL, node: &dirNode{url: e.rootURL}}
 	root.local = e.paths.claimDir(e.rootURL, nil)
 	e.markSeen(e.rootURL)
 	e.sched.push(&task{list: true, host: s.host, job: root})
@@ -116,6 +120,12 @@ func (e *engine) httpDir(s *httpState, w int, j *httpDirJob) {
 	}
 	if err != nil {
 		e.failList(rec, j.depth, err)
+		return
+	}
+	if a := j.node.sameAsAncestor(indexPrint(entries)); a != "" {
+		// A server that follows a link to an ancestor (nginx's
+		// autoindex): not followed, nothing made of it.
+		e.skip(rec, cycleWhy(a))
 		return
 	}
 	e.nDirs.Add(1)
@@ -221,6 +231,7 @@ func parseIndex(data []byte, base string) []indexEntry {
 			return
 		}
 		f := strings.Fields(text.String())
+		cur.facts = strings.Join(f, " ")
 		if len(f) > 0 && !cur.dir {
 			if n, err := strconv.ParseInt(f[len(f)-1], 10, 64); err == nil && n >= 0 {
 				cur.size = n
@@ -276,6 +287,16 @@ func parseIndex(data []byte, base string) []indexEntry {
 			}
 		}
 	}
+}
+
+// indexPrint is listingPrint of a directory index: each entry's name, kind
+// and facts.
+func indexPrint(entries []indexEntry) string {
+	keys := make([]string, 0, len(entries))
+	for _, ie := range entries {
+		keys = append(keys, fmt.Sprintf("%t\x00%s\x00%s", ie.dir, ie.name, ie.facts))
+	}
+	return listingPrint(keys)
 }
 
 // indexLink resolves href against the directory base (whose raw path is
@@ -339,7 +360,8 @@ func (e *engine) httpEntry(s *httpState, j *httpDirJob, ie indexEntry) {
 		if dup {
 			return
 		}
-		sub := &httpDirJob{url: rec.URL, rel: rel, depth: j.depth + 1, parent: j.url}
+		sub := &httpDirJob{url: rec.URL, rel: rel, depth: j.depth + 1, parent: j.url,
+			node: &dirNode{parent: j.node, url: rec.URL}}
 		e.displaced(strings.TrimSuffix(rec.URL, "/"), pathSegs(j.local, local))
 		sub.local = e.paths.claimDir(rec.URL, pathSegs(j.local, local))
 		rec.Path = sub.local

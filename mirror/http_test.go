@@ -148,6 +148,37 @@ func TestHTTPMirrorNginx(t *testing.T) {
 	sameTree(t, tree(t, dir), tree(t, root))
 }
 
+// Symbolic links to "." and to an ancestor in an nginx tree (autoindex
+// follows them, as vsftpd does) are cycles, told as the ftp mirror tells
+// them: sub/loop/ lists the same as sub/, sub/sub2/up/ (-> ..) the same as
+// sub/, so each is recorded skipped with the reason and not followed (the
+// walk went 41 levels deep before). The rest of the tree is the server's.
+func TestHTTPMirrorSymlinkLoop(t *testing.T) {
+	root, ng, _ := httpTree(t, "")
+	want := tree(t, root)
+	must(t, os.Symlink(".", filepath.Join(root, "sub", "loop")))
+	must(t, os.Symlink("..", filepath.Join(root, "sub", "sub2", "up")))
+	dir := t.TempDir()
+	url := ng.URL + "/"
+	// (MaxDepth only keeps a walk into the cycles short when it fails.)
+	sum := mirrorOK(t, Options{URL: url, Dir: dir, MaxDepth: 8})
+	if sum.Dirs != 4 || sum.Skipped != 2 || sum.Failed != 0 || sum.New != int64(len(want)) {
+		t.Errorf("%+v, want 4 directories, 2 skipped (the cycles), %d new", countsOf(sum), len(want))
+	}
+	recs := records(t, dir)
+	for _, u := range []string{"sub/loop/", "sub/sub2/up/"} {
+		if r := recs[url+u]; r.Status != StatusSkipped || r.Error != "a cycle: the directory lists the same as its ancestor "+url+"sub/" {
+			t.Errorf("%s: %+v, want skipped as a cycle of %ssub/", u, r, url)
+		}
+	}
+	for u := range recs {
+		if strings.Contains(u, "/loop/") && u != url+"sub/loop/" || strings.Contains(u, "/up/") && u != url+"sub/sub2/up/" {
+			t.Errorf("followed into the cycle: %s", u)
+		}
+	}
+	sameTree(t, tree(t, dir), want)
+}
+
 // A file cut short keeps its bytes under a partial name; the next run
 // continues it with Range (If-Range its Last-Modified), and the copy is
 // byte for byte the server's.
@@ -214,9 +245,9 @@ func TestParseIndex(t *testing.T) {
 <a href="a%20b.txt">a b.txt</a>                                        27-Nov-2026 01:00      12
 <a href="x%26y.txt">x&amp;y.txt</a>                                   27-Nov-2026 01:00       3
 </pre><hr></body></html>`, []indexEntry{
-			{url: base + "sub/", name: "sub", dir: true, size: -1},
-			{url: base + "a%20b.txt", name: "a b.txt", size: 12},
-			{url: base + "x%26y.txt", name: "x&y.txt", size: 3},
+			{url: base + "sub/", name: "sub", dir: true, size: -1, facts: "27-Nov-2026 01:00 -"},
+			{url: base + "a%20b.txt", name: "a b.txt", size: 12, facts: "27-Nov-2026 01:00 12"},
+			{url: base + "x%26y.txt", name: "x&y.txt", size: 3, facts: "27-Nov-2026 01:00 3"},
 		}},
 		{"apache", `<table><tr><th><a href="?C=N;O=D">Name</a></th></tr>
 <tr><td><a href="/">Parent Directory</a></td><td>&nbsp;</td><td align="right">  - </td></tr>
@@ -226,8 +257,8 @@ func TestParseIndex(t *testing.T) {
 <tr><td><a href="%2e%2e/">up</a></td></tr><tr><td><a href="..%2Fetc/">up</a></td></tr><tr><td><a href="a%2Fb">slash</a></td></tr>
 <tr><td><a href="../pub2/x">sibling</a></td></tr><tr><td><a href="//h/pub/y">scheme-relative</a></td></tr><tr><td><a href="x%0Ay">LF</a></td></tr>
 </table>`, []indexEntry{
-			{url: base + "big.iso", name: "big.iso", size: -1},
-			{url: base + "small.txt", name: "small.txt", size: 7},
+			{url: base + "big.iso", name: "big.iso", size: -1, facts: "2026-11-27 01:00 1.2G"},
+			{url: base + "small.txt", name: "small.txt", size: 7, facts: "2026-11-27 01:00 7"},
 			{url: base + "y", name: "y", size: -1},        // //h/pub/y is in the directory
 			{url: base + "x%0Ay", name: "x\ny", size: -1}, // a name with LF: fetched, saved as x%0Ay (EncodeName)
 		}},

@@ -246,7 +246,7 @@ func (t *tmpFile) commit(rel string, mtime time.Time) error {
 		if werr := owner.CanWrite(t.l.root.OpenFile, rel); werr != nil {
 			t.keep = false // whole: nothing to continue
 			t.discard()
-			return fmt.Errorf("%s is not writable: left as it is (%w)", rel, werr)
+			return &unwritableError{rel, werr}
 		}
 		if owner.Others(fi) {
 			return t.copyInto(rel, mtime)
@@ -262,6 +262,19 @@ func (t *tmpFile) commit(rel string, mtime time.Time) error {
 	}
 	return nil
 }
+
+// unwritableError is a local copy this process may not write, left as it
+// is: the run's error is then ErrWrite (curl's 23, as -o).
+type unwritableError struct {
+	rel string
+	err error
+}
+
+func (e *unwritableError) Error() string {
+	return e.rel + " is not writable: left as it is (" + e.err.Error() + ")"
+}
+
+func (e *unwritableError) Unwrap() error { return e.err }
 
 // copyInto is commit for a file that is another user's or group's: the
 // temporary file's bytes are written over it in place.

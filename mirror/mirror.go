@@ -389,7 +389,9 @@ func (e *IncompleteError) Unwrap() error { return ErrIncomplete }
 // Run mirrors opt.URL into opt.Dir. It returns the summary and, when not
 // everything was mirrored, an error: one wrapping ErrIncomplete (see
 // IncompleteError) when the run went through but some items failed or a
-// limit stopped it; a *fetch.Error when the URL itself could not be read
+// limit stopped it (a *fetch.Error of kind ErrWrite wrapping it when a
+// local copy could not be written: one this process may not write is left
+// as it is, and the run is curl's 23, as -o); a *fetch.Error when the URL itself could not be read
 // (its Kind gives the exit code), or the context's error (ErrAborted,
 // ErrTimeout) when it was cancelled; another error for a local problem
 // (the directory cannot be written, it is a mirror of another URL, another

@@ -96,7 +96,8 @@ func (e *engine) archive(res *fetch.Resource, u *urlparse.URL, body io.ReaderAt,
 	if body == nil {
 		body, n = strings.NewReader(""), 0
 	}
-	e.warcFailed(e.archiveHTTP(res, u, warc.Part{R: body, Size: n}))
+	_, err := e.archiveHTTP(res, u, warc.Part{R: body, Size: n})
+	e.warcFailed(err)
 }
 
 // maxSmallBody bounds the body of a reply that is no file (an error
@@ -119,11 +120,26 @@ func (e *engine) archiveSmall(res *fetch.Resource, u *urlparse.URL) {
 
 // archiveFile writes an HTTP response whose body is in tmp, from the
 // offset it was asked at (a 206's bytes only: the record is the exchange
-// as it was).
+// as it was). A file resumed so (its first bytes fetched by an earlier
+// run, which was cut before it could record them) is then written whole,
+// as the ftp mirror writes every file: a resource record of the complete
+// file, with a metadata record that refers to it and says how it was put
+// together, so that the WARC file holds a complete capture of it.
 func (e *engine) archiveFile(res *fetch.Resource, u *urlparse.URL, tmp *tmpFile) error {
-	return e.archiveTmp(tmp, func(f io.ReaderAt) error {
-		return e.archiveHTTP(res, u, warc.Part{R: f, Off: res.Offset, Size: tmp.n - res.Offset})
+	var id string
+	err := e.archiveTmp(tmp, func(f io.ReaderAt) (err error) {
+		id, err = e.archiveHTTP(res, u, warc.Part{R: f, Off: res.Offset, Size: tmp.n - res.Offset})
+		return err
 	})
+	if err != nil || res.Offset == 0 || id == "" {
+		return err
+	}
+	ct := res.ContentType
+	if ct == "" {
+		ct = typeByName(u.RawPath)
+	}
+	how := fmt.Sprintf("bytes 0-%d kept from an earlier run's partial copy, the rest from the %d response %s", res.Offset-1, res.Status, id)
+	return e.archiveResource(canonicalURL(u), ct, tmp, [][2]string{{"description", how}})
 }
 
 // archiveTmp hands the file tmp, opened for reading, to write (nothing
@@ -142,8 +158,8 @@ func (e *engine) archiveTmp(tmp *tmpFile, write func(f io.ReaderAt) error) error
 
 // archiveHTTP writes the exchange: the request as the fetcher wrote it
 // (when it recorded it) and the response, each naming the other in
-// WARC-Concurrent-To.
-func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) error {
+// WARC-Concurrent-To. It returns the response record's ID.
+func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Part) (string, error) {
 	now := time.Now()
 	head := httpHead(res, body.Size)
 	block := warc.Concat{{R: strings.NewReader(head), Size: int64(len(head))}, body}
@@ -159,11 +175,11 @@ func (e *engine) archiveHTTP(res *fetch.Resource, u *urlparse.URL, body warc.Par
 			Fields: [][2]string{{"WARC-Concurrent-To", r.ID}}, PayloadOffset: requestPayload(req),
 			Block: bytes.NewReader(req), BlockSize: int64(len(req))}
 		if err := e.warc.Write(q); err != nil {
-			return err
+			return "", err
 		}
 		r.Fields = append(r.Fields, [2]string{"WARC-Concurrent-To", q.ID})
 	}
-	return e.warc.Write(r)
+	return r.ID, e.warc.Write(r)
 }
 
 // requestPayload is where the body of an HTTP request starts (after the

@@ -66,7 +66,9 @@ walked; include patterns apply to files only.
 
 Exit status: 0 when everything was mirrored; 4 when the run went through
 but some items failed, a --max-* limit stopped it, or --max-delete refused
-the deletions (the summary says which); 2 for a usage error; 130 when
+the deletions (the summary says which); 23 when a local copy may not be
+written (left as it is, as -o leaves a file) or the disk is full; 2 for a
+usage error; 130 when
 interrupted; 1 when DIR cannot be used (not writable, locked by another
 run, a mirror of another URL); otherwise, when URL itself cannot be read,
 the fetch command's code for the error (6 resolve, 7 connect, 9 denied, 67
@@ -250,6 +252,11 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 	case ctx.Err() != nil:
 		c.out.Print("urlget: mirror interrupted: run it again to resume\n")
 		return mirrorExitInterrupt
+	case errors.Is(err, mirror.ErrIncomplete) && errors.As(err, &fe):
+		// Some local copy may not be written (left as it is): 23, as -o.
+		code := fe.Kind.ExitCode()
+		c.out.Print(fmt.Sprintf("urlget: (%d) %s\n", code, fetch.Sanitize(err.Error())))
+		return code
 	case errors.Is(err, mirror.ErrIncomplete):
 		c.out.Print("urlget: " + fetch.Sanitize(err.Error()) + "\n")
 		return mirrorExitIncomplete

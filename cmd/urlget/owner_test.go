@@ -124,8 +124,8 @@ func owner(t *testing.T, p string) (int, int, os.FileMode) {
 }
 
 // The mirror, as for -o: a copy the user may not write is left as it is
-// (the file fails, the run is exit 4), one that is another's is written
-// in place, keeping its owner.
+// (the file fails, the run is exit 23, as curl's -o; issue 37), one that
+// is another's is written in place, keeping its owner.
 func TestMirrorFileOwnerAndMode(t *testing.T) {
 	s := testserver.StartFTP(t, testserver.Vsftpd)
 	bin, dir, _, _, run := asTestUser(t)
@@ -148,8 +148,8 @@ func TestMirrorFileOwnerAndMode(t *testing.T) {
 		fetchtest.WriteFile(t, filepath.Join(src, n), "new!\n", time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
 	}
 	code, out := run(bin, "mirror", "-q", s.URL+"/pub/own/", mdir)
-	if code != 4 || !strings.Contains(out, "ro.txt") {
-		t.Errorf("second run: exit %d, want 4 (ro.txt failed): %s", code, out)
+	if code != 23 || !strings.Contains(out, "ro.txt") || !strings.Contains(out, "urlget: (23) mirror: 1 local copy may not be written, left as it is") {
+		t.Errorf("second run: exit %d, want 23 (ro.txt may not be written): %s", code, out)
 	}
 	if b, _ := os.ReadFile(ro); string(b) != "old\n" {
 		t.Errorf("root's 0444 copy replaced: %q", b)

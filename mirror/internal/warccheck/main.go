@@ -2,16 +2,19 @@
 // implementation independent of urlget's writer — under its strict
 // validation (syntax, the specification's rules, every block and payload
 // digest recomputed), and prints one line per file: the records' types,
-// or the first error (exit 1).
+// or the first error (exit 1). With -records it first prints a line for
+// each record read: its type, target URI and payload digest (checked),
+// separated by tabs, so that a test can tell which captures a file holds.
 //
 // It is a module of its own, so that urlget's go.mod does not carry
 // gowarc and its dependencies: mirror's TestWARC runs it (go run, offline)
 // when the module cache has them. By hand:
 //
-//	cd mirror/internal/warccheck && go run . FILE.warc.gz ...
+//	cd mirror/internal/warccheck && go run . [-records] FILE.warc.gz ...
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -20,9 +23,12 @@ import (
 	"github.com/nlnwa/gowarc/v3"
 )
 
+var records = flag.Bool("records", false, "print each record's type, target URI and payload digest")
+
 func main() {
+	flag.Parse()
 	bad := false
-	for _, name := range os.Args[1:] {
+	for _, name := range flag.Args() {
 		if err := check(name); err != nil {
 			fmt.Printf("%s: invalid: %v\n", name, err)
 			bad = true
@@ -49,6 +55,10 @@ func check(name string) error {
 			return fmt.Errorf("record %d: %v", n, rec.Validation)
 		}
 		types[rec.WarcRecord.Type().String()]++
+		if *records {
+			h := rec.WarcRecord.WarcHeader()
+			fmt.Printf("%s\t%s\t%s\n", rec.WarcRecord.Type(), h.Get(gowarc.WarcTargetURI), h.Get(gowarc.WarcPayloadDigest))
+		}
 		if err := rec.Close(); err != nil {
 			return err
 		}
