@@ -26,6 +26,9 @@ type Body struct {
 	// Query is added to every URL's query (--url-query); nil: none.
 	Query []byte
 	Form  *fetch.Form // -F; its files are opened for each attempt
+	// FormEscape escapes the Form's names with backslashes (curl's
+	// --form-escape; fetch.Form.Backslash).
+	FormEscape bool
 	// Upload is the file to send (-T); "-" is Downloader.Stdin, which
 	// cannot be sent again: a failed upload from it is not retried.
 	Upload string
@@ -67,6 +70,7 @@ func (b *Body) Read(data, query []fetch.DataArg, form []fetch.FormArg, read func
 		if err != nil {
 			return fmt.Errorf("-F/--form %v", err)
 		}
+		f.Backslash = b.FormEscape
 		b.Form = f
 	}
 	if b.Upload != "" && (b.HasData || b.Form != nil) && !b.Get {

@@ -14,6 +14,12 @@ import (
 // boundary, each part with its Content-Disposition (and filename= for a
 // file sent as a file) and Content-Type, files read as the body is sent.
 type Form struct {
+	// Backslash (curl's --form-escape) writes a quote and a backslash in a
+	// field or file name as \" and \\ (RFC 822's quoted-string), where by
+	// default a quote, CR and LF are percent-encoded as browsers do (HTML
+	// Living Standard's multipart/form-data encoding).
+	Backslash bool
+
 	boundary string
 	parts    []formPart
 }
@@ -139,9 +145,9 @@ func (f *Form) Open(open func(name string) (io.Reader, int64, error)) (io.Reader
 		n += int64(len(s))
 	}
 	for _, p := range f.parts {
-		head := "--" + f.boundary + "\r\nContent-Disposition: form-data; name=\"" + formQuote(p.name) + "\""
+		head := "--" + f.boundary + "\r\nContent-Disposition: form-data; name=\"" + f.quote(p.name) + "\""
 		if p.upload {
-			head += "; filename=\"" + formQuote(p.filename) + "\""
+			head += "; filename=\"" + f.quote(p.filename) + "\""
 		}
 		head += "\r\n"
 		if p.ctype != "" {
@@ -175,6 +181,15 @@ func (f *Form) Open(open func(name string) (io.Reader, int64, error)) (io.Reader
 	return io.MultiReader(rs...), n, nil
 }
 
-// formQuote escapes a double quote in a field name or file name as curl
-// does (%22).
-func formQuote(s string) string { return strings.ReplaceAll(s, `"`, "%22") }
+var (
+	percentQuote   = strings.NewReplacer(`"`, "%22", "\r", "%0D", "\n", "%0A")
+	backslashQuote = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+)
+
+// quote escapes a field name or file name as curl does (see Backslash).
+func (f *Form) quote(s string) string {
+	if f.Backslash {
+		return backslashQuote.Replace(s)
+	}
+	return percentQuote.Replace(s)
+}

@@ -536,3 +536,29 @@ func TestSocks4BesideCurl(t *testing.T) {
 	}
 	rec.take()
 }
+
+// TestFormEscapeBesideCurl: a quote in a -F name or file name is %22 (as
+// browsers write it), and with --form-escape \" (a backslash \\), as
+// curl 7.88 writes them.
+func TestFormEscapeBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, `a"b\c.txt`)
+	write(t, file, "x\n")
+	for _, esc := range [][]string{nil, {"--form-escape"}} {
+		args := append(append([]string{"-s"}, esc...), "-F", `q"u\ote=v`, "-F", "f=@"+file, "http://"+rec.addr+"/form")
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0])
+		want := `name="q%22u\ote"`
+		if esc != nil {
+			want = `name="q\"u\\ote"`
+		}
+		if c != u || !strings.Contains(u, want) {
+			t.Errorf("%q: requests differ or lack %s:\nurlget %q\ncurl   %q", args, want, u, c)
+		}
+	}
+}

@@ -51,6 +51,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.Var(dataFlag(&r.urlQuery, fetch.DataURLQuery, "DATA"), "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
 	fs.VarP(formFlag(&r.form, false), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	fs.BoolVar(&d.Body.FormEscape, "form-escape", false, "escape a quote and a backslash in a -F name or file name with a backslash (default: a quote, CR and LF percent-encoded, as browsers)")
 	fs.Var(formFlag(&r.form, true), "form-string", "a multipart/form-data text field `NAME=VALUE`, VALUE as it is (a leading @ or < and ;type= mean nothing)")
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
 	fs.VarP(cli.Texts(&r.cookies, "NAME=VALUE|FILE"), "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
@@ -65,7 +66,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 
 // httpFlags are the flags for HTTP only: their help section is http's
 // and https's. -d is the search schemes' too.
-var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "form-string", "include", "cookie", "cookie-jar",
+var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "form-string", "form-escape", "include", "cookie", "cookie-jar",
 	"digest", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
 
 // setHTTPTopics gives the HTTP flags their topics.
