@@ -155,16 +155,17 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 // address and ports asked for, over the IP version asked for.
 func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn, error) {
 	tr := ContextTrace(ctx)
-	if d.route == nil && tr == nil {
-		return d.base.DialContext(ctx, network, addr)
-	}
 	host, portStr, err := net.SplitHostPort(addr)
-	if err != nil {
+	if err != nil || d.route == nil && tr == nil && !isLocalhost(host) {
 		return d.base.DialContext(ctx, network, addr)
 	}
 	port, _ := strconv.Atoi(portStr)
 	network = d.route.network(network)
-	if addrs := d.route.rule(host, port); addrs != nil {
+	addrs := d.route.rule(host, port)
+	if addrs == nil && isLocalhost(host) {
+		addrs = loopback
+	}
+	if addrs != nil {
 		// -4 and -6 leave out a rule's addresses of the other version, as
 		// curl 7.88 does (its manual says otherwise).
 		addrs = d.route.filter(addrs)
@@ -175,7 +176,7 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 		return d.dialAddrs(ctx, network, addrs, port)
 	}
 	// Traced, a name is resolved here, so that the time it took is known.
-	addrs, err := d.route.lookup(ctx, network, host, port, tr != nil)
+	addrs, err = d.route.lookup(ctx, network, host, port, tr != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +187,16 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 		return d.base.DialContext(ctx, network, addr)
 	}
 	return d.dialAddrs(ctx, network, addrs, port)
+}
+
+// loopback is where "localhost" and every name under it are, without
+// asking DNS (RFC 6761 §6.3), as curl 7.78 and later resolve them.
+var loopback = []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}
+
+// isLocalhost reports whether host is "localhost" or a name under it.
+func isLocalhost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
 // dialAddrs tries addrs in order; the first error is the one returned.
@@ -262,6 +273,9 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 		}
 		port, _ := strconv.Atoi(portStr)
 		ips := d.route.rule(host, port)
+		if ips == nil && isLocalhost(host) {
+			ips = loopback[:1] // the proxy's own loopback would not be ours
+		}
 		if ips == nil && net.ParseIP(host) == nil {
 			fam := "ip"
 			if v := d.route.network("tcp"); v != "tcp" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -379,5 +380,21 @@ func TestHAProxyProtocolBesideCurl(t *testing.T) {
 	c, u := string(creqs[0]), string(ureqs[0])
 	if !srcPort.MatchString(u) || srcPort.ReplaceAllString(c, "") != srcPort.ReplaceAllString(u, "") {
 		t.Errorf("urlget sent %q, curl %q", u, c)
+	}
+}
+
+// TestLocalhostNamesBesideCurl: "localhost" and every name under it are
+// the loopback address without asking DNS (RFC 6761), as curl resolves
+// them: the request goes there, its Host field naming the name.
+func TestLocalhostNamesBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	_, port, _ := net.SplitHostPort(rec.addr)
+	for _, host := range []string{"curlmachine.localhost", "a.b.Localhost", "localhost"} {
+		url := "http://" + host + ":" + port + "/l"
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, []string{"-s", "-A", "ua/1", url}, "")
+		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) {
+			t.Errorf("%s: urlget sent %q, curl %q", host, ureqs, creqs)
+		}
 	}
 }
