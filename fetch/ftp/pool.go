@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -164,7 +165,8 @@ func (f *Fetcher) IdleConns() int {
 }
 
 // dial opens and logs in a new control connection for the pool (Dial's
-// connection, with what the pool notes of it).
+// connection, with what the pool notes of it), then asks where the login
+// put it (loggedIn).
 func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key poolKey, reusable bool) (*pconn, error) {
 	c, err := dial(ctx, &f.Config, req, o)
 	if err != nil {
@@ -173,5 +175,36 @@ func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key 
 	pc := &pconn{Conn: c, key: key, reusable: reusable}
 	pc.SetActive(o.port, f.acceptTimeout())
 	pc.watch(ctx)
+	if err := pc.loggedIn(ctx); err != nil {
+		pc.Close()
+		return nil, err
+	}
 	return pc, nil
+}
+
+// loggedIn sends what curl sends after every login: PWD, whose directory
+// the next URL on the connection returns to (RFC 1738 §3.2.5 leaves reuse
+// to the client; without a directory the connection is not reused), and
+// SYST when that directory is not an absolute Unix path (VMS, MVS, OS/400:
+// the reply is the hint for reading LIST output, SystemListFormat).
+func (c *pconn) loggedIn(ctx context.Context) error {
+	r, err := c.cmd("PWD", "", false)
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "PWD", err)
+	}
+	if r.code == 257 {
+		if h, ok := ParsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
+			c.home, c.homeKnown = h, true
+		}
+	}
+	if !c.homeKnown {
+		c.reusable = false
+		return nil
+	}
+	if !strings.HasPrefix(c.home, "/") {
+		if _, err := c.System(); err != nil {
+			return ioError(ctx, fetch.ErrProtocol, "SYST", err)
+		}
+	}
+	return nil
 }

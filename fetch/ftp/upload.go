@@ -63,8 +63,15 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	return cr.N, nil
 }
 
-// store carries out an upload on a connection in the right directory.
+// store carries out an upload on a connection in the right directory, in
+// curl's order: the data connection, TYPE, the "+" quoted commands, SIZE
+// for a resume at the end, STOR or APPE.
 func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
+	t, err := c.openTransfer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer t.closeUnused()
 	if err := c.Type(p.typ); err != nil {
 		return nil, err
 	}
@@ -84,7 +91,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	if up.append {
 		verb = "APPE"
 	}
-	t, r, err := f.transfer(ctx, c, verb, p.name, 0)
+	t, r, err := f.transfer(ctx, c, t, verb, p.name, 0)
 	if err != nil {
 		return nil, err
 	}
