@@ -1042,3 +1042,18 @@ func TestRangeThenWhole(t *testing.T) {
 		t.Errorf("%d sessions, want 2 (the whole file's kept for the next range)", n)
 	}
 }
+
+// TestDataNotHalfClosed: a download keeps its end of the data connection
+// open until the data have ended, as curl does: a server that takes the
+// client's half-close as the end of the transfer (curl's own test server,
+// sockfilt) still sends the whole file, passive or active.
+func TestDataNotHalfClosed(t *testing.T) {
+	for _, opts := range []map[string]string{nil, {"ftp-port": "-"}, {"ftp-epsv": "0"}} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) { s.Hook = ftptest.EOFEndsData() })
+		_, body, err := get(t, client(nil, opts), "ftp://"+s.Addr+"/etc/motd")
+		if err != nil || string(body) != "message of the day\n" {
+			t.Errorf("%v: %q, %v; want the whole file", opts, body, err)
+		}
+	}
+}

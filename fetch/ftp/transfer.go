@@ -36,23 +36,24 @@ import (
 // usable any more. Close ends the data connection without reading the
 // final reply, for a caller that gives up on the Conn.
 type Transfer struct {
-	c       *Conn
-	ctx     context.Context
-	dctx    context.Context // the data connection's: ctx, ended by closeData
-	data    net.Conn        // nil until an active connection is accepted, or when none came
-	bulk    *fetch.LowWater // data read to its end: tune (nil: plain reads)
-	ln      *dataConn       // active mode: listening until Start accepts
-	cancel  context.CancelFunc
-	verb    string
-	arg     string
-	what    string // how errors name the transfer
-	offset  int64  // the REST offset in force
-	first   *Reply // Start's reply
-	n       int64  // bytes of data read (Read, and took for bytes read past it)
-	sizes   []statedSize
-	started bool
-	done    bool
-	closed  bool // closeData ran
+	c         *Conn
+	ctx       context.Context
+	dctx      context.Context // the data connection's: ctx, ended by closeData
+	data      net.Conn        // nil until an active connection is accepted, or when none came
+	bulk      *fetch.LowWater // data read to its end: tune (nil: plain reads)
+	ln        *dataConn       // active mode: listening until Start accepts
+	cancel    context.CancelFunc
+	verb      string
+	arg       string
+	what      string // how errors name the transfer
+	offset    int64  // the REST offset in force
+	first     *Reply // Start's reply
+	n         int64  // bytes of data read (Read, and took for bytes read past it)
+	sizes     []statedSize
+	started   bool
+	done      bool
+	halfClose bool // tune shuts the write side of a download's data connection
+	closed    bool // closeData ran
 }
 
 // Retr asks for the file name (in the current directory) over a data
@@ -103,6 +104,7 @@ func (c *Conn) transfer(ctx context.Context, addr, verb, arg string, offset int6
 	} else {
 		t = c.newTransfer(ctx)
 	}
+	t.halfClose = true
 	if err := t.command(addr, verb, arg, offset, strict); err != nil {
 		return nil, err
 	}
@@ -183,9 +185,12 @@ func (t *Transfer) command(addr, verb, arg string, offset int64, strict bool) er
 
 // tune readies a data connection that is only read for bulk: a large
 // receive buffer, reads woken for large chunks (stream mode: the server
-// closes the data connection at the end), and the write side shut at once,
-// so that servers that wait for the client's end before their final reply
-// (vsftpd, ProFTPD: a lingering close) do not wait a round trip for it.
+// closes the data connection at the end), and, for Conn's Retr and List
+// (halfClose), the write side shut at once, so that servers that wait for
+// the client's end before their final reply (vsftpd, ProFTPD: a lingering
+// close) do not wait a round trip for it. The Fetcher's transfers keep it
+// open, as curl does: a server may take the client's end as the end of
+// the transfer and stop sending (curl's test server does).
 func (t *Transfer) tune() {
 	if t.verb == "STOR" || t.verb == "APPE" {
 		return
@@ -194,6 +199,9 @@ func (t *Transfer) tune() {
 		tc.SetReadBuffer(4 << 20) // TLS too, where ReadToEnd does nothing
 	}
 	t.bulk = fetch.ReadToEnd(t.data)
+	if !t.halfClose {
+		return
+	}
 	if cw, ok := t.data.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
