@@ -47,6 +47,11 @@ type recording struct {
 	sent []byte
 	// sentOver: the request was over maxRecorded; sent is dropped
 	sentOver bool
+	// order: the request head is still to be put in curl's order
+	// (curlOrder, with custom); pend holds it until its end has come.
+	order  bool
+	custom []string
+	pend   []byte
 }
 
 // Write records what the Transport writes, before it goes out: so the
@@ -55,10 +60,44 @@ func (r *recorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	rec := r.cur
 	r.mu.Unlock()
+	if rec != nil && rec.order && len(p) > 0 {
+		out := rec.reorder(p)
+		if out == nil {
+			return len(p), nil // the head goes out once it is whole
+		}
+		rec.addSent(out)
+		if _, err := r.Conn.Write(out); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	if rec != nil && len(p) > 0 {
 		rec.addSent(p)
 	}
 	return r.Conn.Write(p)
+}
+
+// reorder takes the bytes the Transport writes while the request head is
+// not whole yet: nil while it is not, then the head in curl's order and
+// what followed it. Bytes that are not an HTTP/1.x request (HTTP/2), or a
+// head past maxHeaderBytes, go out as they are.
+func (rec *recording) reorder(p []byte) []byte {
+	if len(rec.pend) == 0 && !isHTTP1Request(p) {
+		rec.order = false
+		return p
+	}
+	rec.pend = append(rec.pend, p...)
+	i := bytes.Index(rec.pend, []byte("\r\n\r\n"))
+	if i < 0 && len(rec.pend) <= maxHeaderBytes {
+		return nil
+	}
+	out := rec.pend
+	rec.order, rec.pend = false, nil
+	if i < 0 {
+		return out
+	}
+	head := curlOrder(out[:i+4], rec.custom)
+	return append(head, out[i+4:]...)
 }
 
 func (rec *recording) addSent(p []byte) {
@@ -96,9 +135,10 @@ func (r *recorder) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// start begins the recording of the next request on the connection.
-func (r *recorder) start() *recording {
-	rec := &recording{}
+// start begins the recording of the next request on the connection; its
+// head goes out in curl's order, custom naming the -H fields.
+func (r *recorder) start(custom []string) *recording {
+	rec := &recording{order: true, custom: custom}
 	r.mu.Lock()
 	r.cur = rec
 	r.mu.Unlock()

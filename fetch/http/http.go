@@ -265,7 +265,8 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		return nil, err
 	}
 	// The connection the request goes out on: its recording starts
-	// before the request is written.
+	// before the request is written, and puts its head in curl's order.
+	custom := customNames(req.Options.Strings(OptHeader))
 	var (
 		c   *recorder
 		rec *recording
@@ -273,7 +274,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start()
+			c, rec = r, r.start(custom)
 			nc = r.Conn
 		}
 		// A kept connection, or one net/http dialled for another
