@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -1056,4 +1057,32 @@ func TestDataNotHalfClosed(t *testing.T) {
 			t.Errorf("%v: %q, %v; want the whole file", opts, body, err)
 		}
 	}
+}
+
+// TestEPSVOddReply: EPSV answered with a reply that is neither 229 nor a
+// 4xx/5xx refusal (curl's test server says "314 bluah you f00l!") is
+// followed by PASV, as curl does (its tests 117, 118, 120); PASV answered
+// so is a refusal: the session ends with QUIT (curl's test 115).
+func TestEPSVOddReply(t *testing.T) {
+	odd := func(verbs ...string) ftptest.Hook {
+		return func(s *ftptest.Session, verb, _ string) bool {
+			if slices.Contains(verbs, verb) {
+				s.Reply(314, "bluah you f00l!")
+				return true
+			}
+			return false
+		}
+	}
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Hook = odd("EPSV") })
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("%q %v", body, err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) { s.Hook = odd("EPSV", "PASV") })
+	_, _, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrConnect)
+	sameLines(t, "commands", s2.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "QUIT"})
 }

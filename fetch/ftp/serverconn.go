@@ -397,7 +397,8 @@ func (c *Conn) PassiveCommand() string {
 
 // Passive reads the reply r to EPSV or PASV (sent with Cmd or Send) and
 // returns the address to open the data connection to. When EPSV was
-// refused it asks PASV (and does so from then on). The address in a PASV
+// refused (any 3xx to 5xx reply but 421) it asks PASV (and does so from
+// then on). The address in a PASV
 // reply is not used — the data connection goes to the address the control
 // connection reached — unless ftp-pasv-trust says so: a server naming
 // another host could otherwise turn the client against a third party (RFC
@@ -425,14 +426,16 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 			host = ip.String()
 		}
 		return net.JoinHostPort(host, strconv.Itoa(p)), nil
-	case verb == "EPSV" && r.code >= 400 && r.code != 421:
+	case verb == "EPSV" && r.code >= 300 && r.code != 421:
+		// Refused, or a reply that is no answer (curl's test server
+		// says 314): PASV, as curl does.
 		c.noEPSV = true
 		r2, err := c.Cmd("PASV", "")
 		if err != nil {
 			return "", err
 		}
 		return c.Passive(r2)
-	case r.code >= 400 && (verb == "EPSV" || verb == "PASV"):
+	case r.code >= 300 && (verb == "EPSV" || verb == "PASV"):
 		return "", RefusedError(verb, "", r)
 	}
 	return "", c.protocolError("unexpected reply " + strconv.Quote(r.String()) + " to " + verb + ": the replies are out of step with the commands")
