@@ -1086,3 +1086,22 @@ func TestEPSVOddReply(t *testing.T) {
 	fetchtest.WantKind(t, err, fetch.ErrConnect)
 	sameLines(t, "commands", s2.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "QUIT"})
 }
+
+// TestMalformedEPSVQuits: an EPSV reply whose port cannot be (1000000, as
+// curl's test 238 sends) fails the request with ErrProtocol, but the
+// replies are in step: the session ends with QUIT, as curl's.
+func TestMalformedEPSVQuits(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, _ string) bool {
+			if verb == "EPSV" {
+				s.Reply(229, "Entering Passiv Mode (|||1000000|)")
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrProtocol)
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "QUIT"})
+}

@@ -413,13 +413,13 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 	case verb == "EPSV" && r.code == 229:
 		p, ok := ParseEPSV(r.lines[0])
 		if !ok {
-			return "", c.protocolError("malformed EPSV reply " + strconv.Quote(printable(r.lines[0])))
+			return "", weirdPassive(r)
 		}
 		return net.JoinHostPort(c.peerHost, strconv.Itoa(p)), nil
 	case verb == "PASV" && r.code == 227:
 		ip, p, ok := ParsePASV(r.lines[0])
 		if !ok {
-			return "", c.protocolError("malformed PASV reply " + strconv.Quote(printable(r.lines[0])))
+			return "", weirdPassive(r)
 		}
 		host := c.peerHost
 		if c.pasvTrust {
@@ -439,6 +439,14 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 		return "", RefusedError(verb, "", r)
 	}
 	return "", c.protocolError("unexpected reply " + strconv.Quote(r.String()) + " to " + verb + ": the replies are out of step with the commands")
+}
+
+// weirdPassive is the error of an EPSV or PASV reply whose address cannot
+// be read (a port past 65535, no numbers): ErrProtocol, but the replies are
+// in step, so the connection is still usable (the session ends with QUIT,
+// as curl's does).
+func weirdPassive(r *Reply) error {
+	return replyError(fetch.ErrProtocol, "ftp: malformed "+r.verb+" reply "+strconv.Quote(printable(r.lines[0])), r.verb, r)
 }
 
 func (c *Conn) protocolError(msg string) error {
