@@ -115,7 +115,7 @@
 // never guessed); a refusal is ErrUpload (25). An upload with a
 // Request.Offset resumes (fetch.ResumesUpload): the body's first Offset
 // bytes are skipped and the rest sent with APPE; fetch.UploadAtEnd asks
-// SIZE first (550: from the start), and a remote file as long as a body of
+// SIZE first (550 or another refusal: from the start, STOR, as curl), and a remote file as long as a body of
 // known size is left alone.
 //
 // # Listings

@@ -1105,3 +1105,58 @@ func TestMalformedEPSVQuits(t *testing.T) {
 	fetchtest.WantKind(t, err, fetch.ErrProtocol)
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "QUIT"})
 }
+
+// TestLoginLenient: a greeting of 230 is a login already (no USER is
+// sent: curl's test 1219), and a 2xx reply to USER other than 230 logs in
+// too (curl's test 354: "200 fine, proceed without password").
+func TestLoginLenient(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Greet230 = true })
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("greeting 230: %q %v", body, err)
+	}
+	sameLines(t, "greeting 230", s.Lines(), []string{"PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, _ string) bool {
+			if verb == "USER" {
+				s.LogIn()
+				s.Reply(200, "fine, proceed without password")
+				return true
+			}
+			return false
+		}
+	})
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("USER 200: %q %v", body, err)
+	}
+	sameLines(t, "USER 200", s2.Lines(), []string{"USER anonymous", "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+}
+
+// TestUploadResumeSizeRefused: an upload to resume at the remote file's
+// end (fetch.UploadAtEnd, curl's -T -C -) whose SIZE is refused starts
+// over from the beginning with STOR, as curl's does (its test 235).
+func TestUploadResumeSizeRefused(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, _ string) bool {
+			if verb == "SIZE" {
+				s.Reply(500, "command not understood")
+				return true
+			}
+			return false
+		}
+	})
+	u, _ := urlparse.Parse("ftp://urlget:secret@" + s.Addr + "/upload/new.bin")
+	const full = "0123456789"
+	res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Offset: fetch.UploadAtEnd, Body: strings.NewReader(full), BodySize: int64(len(full))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got := string(s.File("/home/urlget/upload/new.bin")); got != full {
+		t.Errorf("stored %q, want %q", got, full)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE I", "SIZE new.bin", "STOR new.bin", "QUIT"})
+}

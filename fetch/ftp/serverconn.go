@@ -174,7 +174,9 @@ func dataHost(raw net.Conn, urlHost string) (host string, ip net.IP, socks bool)
 // ftp-email (default DefaultEmail, ftp@example.com) as the password. A user without a
 // password whose server asks for one (331) ends the login with a
 // *PasswordNeededError (Kind ErrLoginDenied) and no PASS sent: the caller
-// asks the person and tries again with the password.
+// asks the person and tries again with the password. A greeting of 230
+// needs no USER; any 2xx reply to USER, PASS or ACCT is logged in (curl's
+// reading: its test server says "200 fine, proceed without password").
 func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error {
 	for {
 		r, err := c.readReply()
@@ -183,6 +185,12 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 		}
 		if r.code == 120 { // service ready in nnn minutes: the 220 follows
 			continue
+		}
+		if r.code == 230 {
+			// Logged in already (a greeting that needs no USER): curl
+			// goes on without one, and so do we.
+			c.greeting = strings.Join(r.lines, "\n")
+			return nil
 		}
 		if r.code != 220 {
 			return replyError(fetch.ErrConnect, "ftp: the server refused the connection", "(greeting)", r)
@@ -219,8 +227,8 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 			return ioError(ctx, fetch.ErrProtocol, "ACCT", err)
 		}
 	}
-	if r.code == 230 || r.code == 202 {
-		return nil
+	if r.code/100 == 2 {
+		return nil // 230, 202 (RFC 959), or another 2xx: logged in, as curl takes it
 	}
 	return RefusedError(c.lastVerb, "", r)
 }
