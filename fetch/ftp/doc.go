@@ -61,7 +61,9 @@
 //
 // The Fetcher sends its commands in curl 7.88's order, the one curl's test
 // suite checks (tests/data/test100 ff.): after the login PWD (and SYST when
-// the directory PWD gives is not an absolute Unix path: VMS, MVS, OS/400),
+// the directory PWD gives is not an absolute Unix path: VMS, MVS, OS/400;
+// an OS/400 server is asked SITE NAMEFMT 1 for Unix-style names, and PWD
+// again),
 // then the "before" quoted commands and the CWDs, MDTM when asked, the data
 // connection (EPSV, PASV, or EPRT, PORT), TYPE, the "+" quoted commands,
 // SIZE (binary), REST, and RETR, STOR, APPE, LIST or NLST. A HEAD opens no

@@ -1160,3 +1160,33 @@ func TestUploadResumeSizeRefused(t *testing.T) {
 	}
 	sameLines(t, "commands", s.Lines(), []string{"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE I", "SIZE new.bin", "STOR new.bin", "QUIT"})
 }
+
+// TestOS400NameFormat: a PWD that is no Unix path is followed by SYST;
+// an OS/400 server is then asked for Unix-style names (SITE NAMEFMT 1)
+// and PWD again, as curl does (its test 1102), before the transfer.
+func TestOS400NameFormat(t *testing.T) {
+	s := newServer(t)
+	pwds := 0
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, arg string) bool {
+			switch {
+			case verb == "PWD" && pwds == 0:
+				pwds++
+				s.Reply(257, `"QGPL" is the current library`)
+			case verb == "PWD":
+				s.Reply(257, `"/" is the current directory`)
+			case verb == "SYST":
+				s.Reply(215, " OS/400 runs this server")
+			case verb == "SITE" && arg == "NAMEFMT 1":
+				s.Reply(250, "Name format set to 1")
+			default:
+				return false
+			}
+			return true
+		}
+	})
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("%q %v", body, err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "SYST", "SITE NAMEFMT 1", "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+}

@@ -186,12 +186,38 @@ func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key 
 // the next URL on the connection returns to (RFC 1738 §3.2.5 leaves reuse
 // to the client; without a directory the connection is not reused), and
 // SYST when that directory is not an absolute Unix path (VMS, MVS, OS/400:
-// the reply is the hint for reading LIST output, SystemListFormat).
+// the reply is the hint for reading LIST output, SystemListFormat). An
+// OS/400 server is then asked for Unix-style names (SITE NAMEFMT 1, in
+// which the URL's path is written) and PWD again, as curl does.
 func (c *pconn) loggedIn(ctx context.Context) error {
+	if err := c.pwd(ctx); err != nil || !c.homeKnown || strings.HasPrefix(c.home, "/") {
+		return err
+	}
+	syst, err := c.System()
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "SYST", err)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(syst), "OS/400") {
+		return nil
+	}
+	r, err := c.cmd("SITE", "NAMEFMT 1", true)
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "SITE NAMEFMT", err)
+	}
+	if !r.Positive() {
+		return nil // the names stay the server's: the URL's path may not work, but the login does
+	}
+	return c.pwd(ctx)
+}
+
+// pwd asks PWD and notes the directory (home) when the reply names one;
+// a connection whose directory is not known is not reused.
+func (c *pconn) pwd(ctx context.Context) error {
 	r, err := c.cmd("PWD", "", false)
 	if err != nil {
 		return ioError(ctx, fetch.ErrProtocol, "PWD", err)
 	}
+	c.home, c.homeKnown = "", false
 	if r.code == 257 {
 		if h, ok := ParsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
 			c.home, c.homeKnown = h, true
@@ -199,12 +225,6 @@ func (c *pconn) loggedIn(ctx context.Context) error {
 	}
 	if !c.homeKnown {
 		c.reusable = false
-		return nil
-	}
-	if !strings.HasPrefix(c.home, "/") {
-		if _, err := c.System(); err != nil {
-			return ioError(ctx, fetch.ErrProtocol, "SYST", err)
-		}
 	}
 	return nil
 }
