@@ -118,6 +118,13 @@ const defaultProxyPort = 1080
 // (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
+	if req.Body != nil && req.Offset != 0 && direct {
+		r, err := resumeUpload(req)
+		if err != nil {
+			return nil, err
+		}
+		req = r
+	}
 	if (req.Digest || req.AnyAuth) && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
 		return f.openDigest(ctx, req)
 	}
@@ -235,6 +242,8 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Range refused: it holds a CR, LF or NUL"}
 		}
 		h.Set("Range", "bytes="+req.Range.Spec) // as curl: HEAD too, several ranges as given
+	} else if cr := req.Options.String(optContentRange); cr != "" && req.Body != nil {
+		h.Set("Content-Range", cr)
 	} else if req.Offset > 0 && !req.Head {
 		h.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 		if !req.Since.IsZero() {
@@ -630,3 +639,42 @@ func gzipError(err error) error {
 }
 
 func (g *gunzip) Close() error { return g.raw.Close() }
+
+// optContentRange carries, from Open to open, the Content-Range of a
+// resumed upload (resumeUpload).
+const optContentRange = "http-upload-content-range"
+
+// resumeUpload is the request of an upload resumed at req.Offset (curl's
+// -T with -C N): the Body's first Offset bytes are skipped and the rest
+// is sent with "Content-Range: bytes N-LAST/TOTAL" (a Body of unknown size
+// without it); with UploadAtEnd (-C -: HTTP has no way to ask where the
+// remote copy ends) the whole Body goes, with "Content-Range: bytes
+// 0-LAST/TOTAL". curl sends them so (its tests 33, 1041); a Range field,
+// which asks for part of a reply, is no part of an upload.
+func resumeUpload(req *fetch.Request) (*fetch.Request, error) {
+	r := *req
+	r.Options = maps.Clone(req.Options)
+	if r.Options == nil {
+		r.Options = fetch.Options{}
+	}
+	off := req.Offset
+	if off == fetch.UploadAtEnd {
+		off = 0
+	} else if n, err := fetch.SkipBody(req.Body, off); err != nil {
+		if err == io.EOF {
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("cannot resume the upload at byte %d: the data to send have %d", off, n)}
+		}
+		return nil, &fetch.Error{Kind: fetch.ErrRead, Msg: "skipping the part of the upload already sent", Err: err}
+	}
+	r.Offset = 0
+	if req.BodySize >= 0 {
+		if req.BodySize < off {
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("cannot resume the upload at byte %d: the data to send have %d", off, req.BodySize)}
+		}
+		r.BodySize = req.BodySize - off
+		if req.BodySize > off {
+			r.Options[optContentRange] = fmt.Sprintf("bytes %d-%d/%d", off, req.BodySize-1, req.BodySize)
+		}
+	}
+	return &r, nil
+}

@@ -24,6 +24,7 @@ var curlRank = map[string]int{
 	"proxy-authorization": 1,
 	"authorization":       2,
 	"range":               3,
+	"content-range":       3, // a resumed upload's, in Range's place
 	"user-agent":          4,
 	"accept":              5,
 	"te":                  6,

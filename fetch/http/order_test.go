@@ -13,8 +13,8 @@ import (
 	fhttp "github.com/urlget/urlget/fetch/http"
 )
 
-// headServer answers every request with "ok" and sends each request head
-// it reads, as received, to the channel.
+// headServer answers every request with "ok" and sends each request it
+// reads (head and Content-Length body), as received, to the channel.
 func headServer(t *testing.T) (string, <-chan string) {
 	heads := make(chan string, 8)
 	s := fetchtest.NewServer(t, func(c net.Conn) {
@@ -34,8 +34,8 @@ func headServer(t *testing.T) (string, <-chan string) {
 				break
 			}
 		}
-		io.CopyN(io.Discard, br, int64(n))
-		heads <- head.String()
+		body, _ := io.ReadAll(io.LimitReader(br, int64(n)))
+		heads <- head.String() + string(body)
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
 	})
 	return s.Addr, heads
@@ -71,8 +71,35 @@ func TestCurlHeaderOrder(t *testing.T) {
 		"Alpha: 1\r\n" +
 		"Content-Length: 7\r\n" +
 		"Content-Type: application/x-www-form-urlencoded\r\n" +
-		"\r\n"
+		"\r\n" + body
 	if got := <-heads; got != want {
 		t.Errorf("request head:\n%s\nwant (curl's order):\n%s", got, want)
+	}
+}
+
+// TestUploadResumeContentRange: an upload resumed at byte N (curl's -T
+// with -C N) skips the body's first N bytes and sends the rest with
+// "Content-Range: bytes N-LAST/TOTAL" in Range's place, no Range field;
+// UploadAtEnd (-C -) sends the whole body as "bytes 0-LAST/TOTAL", as curl
+// 7.88 does (its tests 33 and 1041).
+func TestUploadResumeContentRange(t *testing.T) {
+	addr, heads := headServer(t)
+	c := &fetch.Client{UserAgent: "curl/7.88.1", Options: fetch.Options{fetch.OptMethod: "PUT"}}
+	const body = "0123456789"
+	for _, tc := range []struct {
+		offset int64
+		want   string
+	}{
+		{4, "Content-Range: bytes 4-9/10\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Length: 6\r\n\r\n456789"},
+		{fetch.UploadAtEnd, "Content-Range: bytes 0-9/10\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Length: 10\r\n\r\n0123456789"},
+	} {
+		req := &fetch.Request{URL: parse(t, "http://"+addr+"/up"), Body: strings.NewReader(body), BodySize: int64(len(body)), Offset: tc.offset}
+		if _, got, err := get(t, c, req); err != nil || string(got) != "ok" {
+			t.Fatalf("offset %d: %q %v", tc.offset, got, err)
+		}
+		want := "PUT /up HTTP/1.1\r\nHost: " + addr + "\r\n" + tc.want
+		if got := <-heads; got != want {
+			t.Errorf("offset %d: request\n%q\nwant\n%q", tc.offset, got, want)
+		}
 	}
 }
