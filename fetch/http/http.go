@@ -39,7 +39,10 @@
 // it chunked), else GET; OptReferer (-e) is the Referer; Config.Jar's
 // cookies are sent as one Cookie field and the reply's Set-Cookie fields
 // stored back; the OptHeader lines (-H) come last and may add, replace or
-// remove any field above.
+// remove any field above. An upload with a Request.Offset resumes
+// (fetch.ResumesUpload, resumeUpload): the rest of the Body with
+// "Content-Range: bytes N-LAST/TOTAL", no Range. The head goes out with
+// its fields in curl's order (curlOrder), whatever order net/http writes.
 //
 // Meta: Status is the HTTP status, Proto and Reason the rest of the status
 // line, Header the header fields in the order and case received (the
