@@ -266,8 +266,24 @@ func (c *conn) cmd(verb, arg string, hasArg bool) (*Reply, error) {
 // MaxReplyLine bytes a line (the rest of a longer line is dropped),
 // MaxReplyLines lines and MaxReplyBytes in all, so a hostile server cannot
 // make it grow without bound. A reply that does not start with a code is
-// ErrProtocol. With verbose set, each line is written there as "< line".
+// ErrProtocol. Empty lines before a reply are skipped, as curl skips them
+// (its test server ends a SIZE reply with a stray CRLF), up to
+// MaxReplyLines of them. With verbose set, each line is written there as
+// "< line".
 func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, err error) {
+	for range MaxReplyLines {
+		b, err := br.Peek(1)
+		if err != nil || b[0] != '\r' && b[0] != '\n' {
+			break
+		}
+		if b[0] == '\r' {
+			if b, err = br.Peek(2); err != nil || b[1] != '\n' {
+				break
+			}
+			br.Discard(1)
+		}
+		br.Discard(1)
+	}
 	var seen func(string)
 	if verbose != nil {
 		seen = func(s string) { fetch.Logf(verbose, "< %s", s) }

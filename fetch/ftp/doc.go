@@ -37,8 +37,9 @@
 //
 // The option ftp-type ("a" or "i") sets the type of URLs without a
 // typecode (curl's -B/--use-ascii is "a"; "i" is the default, as curl's). A
-// listing needs no TYPE on a new connection (ASCII is the default) and
-// gets TYPE A on a reused one that is in binary. In ASCII mode every CRLF
+// listing gets TYPE A unless the connection is known to be in ASCII
+// already (as curl: RFC 959 makes ASCII the default, but a server may not
+// start in it). In ASCII mode every CRLF
 // of the data becomes LF (RFC 959 §3.1.1.1: NVT-ASCII to the local
 // convention); Meta.Size is then -1, and a resume is fetched whole. A HEAD
 // (Request.Head) sends SIZE in ASCII mode too and reports the server's
@@ -55,6 +56,20 @@
 // ErrRetrFailed, except 450 ("No files found"), an empty listing. A reply
 // that is not a reply is ErrProtocol (8). Every server refusal wraps a
 // *ReplyError with the command, code and text.
+//
+// # The order of the commands
+//
+// The Fetcher sends its commands in curl 7.88's order, the one curl's test
+// suite checks (tests/data/test100 ff.): after the login PWD (and SYST when
+// the directory PWD gives is not an absolute Unix path: VMS, MVS, OS/400;
+// an OS/400 server is asked SITE NAMEFMT 1 for Unix-style names, and PWD
+// again),
+// then the "before" quoted commands and the CWDs, MDTM when asked, the data
+// connection (EPSV, PASV, or EPRT, PORT), TYPE, the "+" quoted commands,
+// SIZE (binary), REST, and RETR, STOR, APPE, LIST or NLST. A HEAD opens no
+// data connection: MDTM, TYPE, SIZE. Conn's own Retr, List and Stor open
+// the data connection just before their command instead (the mirror
+// pipelines it).
 //
 // # Data connections
 //
@@ -102,7 +117,7 @@
 // never guessed); a refusal is ErrUpload (25). An upload with a
 // Request.Offset resumes (fetch.ResumesUpload): the body's first Offset
 // bytes are skipped and the rest sent with APPE; fetch.UploadAtEnd asks
-// SIZE first (550: from the start), and a remote file as long as a body of
+// SIZE first (550 or another refusal: from the start, STOR, as curl), and a remote file as long as a body of
 // known size is left alone.
 //
 // # Listings
@@ -116,7 +131,8 @@
 // ("3月 2日") and AIX ("02 Mar") dates; DOS/IIS; EPLF; MLSx lines; VMS,
 // entries wrapped over two lines included; OS/2; NetWare; OS/400 (IBM i);
 // MVS datasets, partitioned-dataset members and JES jobs (with the ListMVS
-// hint, from SystemListFormat of a SYST reply, or their header line); and
+// hint, from SystemListFormat of the SYST reply asked after a login whose
+// PWD is not a Unix path, or their header line); and
 // z/OS "Enterprise Unix". The body is the server's listing as sent. A line
 // that cannot be parsed is an Entry with Unparsed set and Raw holding it,
 // never an error.
@@ -135,8 +151,8 @@
 // A Fetcher keeps logged-in control connections, per server address, user
 // and password, up to MaxIdlePerHost (default 2) for IdleTimeout (default
 // 30 s), and uses them for the next URLs (RFC 1738 §3.2.5 leaves this to
-// the client). On a connection that may be kept, the login directory is
-// noted with PWD before the first CWD; the next URL returns there with a
+// the client). The login directory is noted with PWD after the login (a
+// connection whose PWD fails is not kept); the next URL returns there with a
 // CWD to it — unless the connection is already in the directory the URL
 // names, or on the way to it, when only the missing CWDs are sent. TYPE and
 // EPSV support are remembered. A connection goes back to the pool only when

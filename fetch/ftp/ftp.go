@@ -364,7 +364,8 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 }
 
 // chdir sends the plan's CWDs. On a reused connection it first goes back
-// to the login directory (CWD to the directory PWD gave after login) —
+// to the login directory (CWD to the directory PWD gave after login,
+// loggedIn) —
 // unless the connection is already where the plan leads, or on the way.
 //
 // With mkdirs (ftp-create-dirs), a refused CWD is followed by MKD of the
@@ -389,22 +390,6 @@ func (f *Fetcher) chdir(ctx context.Context, c *pconn, cwd []cwdArg, mkdirs bool
 				return RefusedError("CWD", c.home, r)
 			}
 			c.path = nil
-		}
-	}
-	if len(cwd) > 0 && len(c.path) == 0 && c.reusable && !c.homeKnown {
-		// Note where login put us, to come back for the next URL
-		// (RFC 1738 §3.2.5 leaves reuse to the client).
-		r, err := c.cmd("PWD", "", false)
-		if err != nil {
-			return ioError(ctx, fetch.ErrProtocol, "PWD", err)
-		}
-		if r.code == 257 {
-			if h, ok := ParsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
-				c.home, c.homeKnown = h, true
-			}
-		}
-		if !c.homeKnown {
-			c.reusable = false
 		}
 	}
 	for _, a := range cwd {
@@ -458,12 +443,18 @@ func (f *Fetcher) run(ctx context.Context, c *pconn, req *fetch.Request, o *opti
 }
 
 // transfer sends a transfer command through the Conn's one data path
-// (Conn.transfer: passive, or active with ftp-port; REST before RETR, the
-// whole file when it is refused) and reads its first reply: 1xx, or 2xx
+// (passive, or active with ftp-port; REST before RETR, the whole file when
+// it is refused) on t, the data connection opened already (openTransfer),
+// or on a new one when t is nil, and reads its first reply: 1xx, or 2xx
 // when the server skipped the 1xx. A refusal is returned with its reply.
-func (f *Fetcher) transfer(ctx context.Context, c *pconn, verb, arg string, rest int64) (*Transfer, *Reply, error) {
-	t, err := c.transfer(ctx, "", verb, arg, rest, false)
-	if err != nil {
+func (f *Fetcher) transfer(ctx context.Context, c *pconn, t *Transfer, verb, arg string, rest int64) (*Transfer, *Reply, error) {
+	if t == nil {
+		var err error
+		if t, err = c.openTransfer(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := t.command("", verb, arg, rest, false); err != nil {
 		return nil, nil, err
 	}
 	t.what = verb
@@ -478,16 +469,11 @@ func (f *Fetcher) transfer(ctx context.Context, c *pconn, verb, arg string, rest
 	return t, r, nil
 }
 
-// retrieve fetches a file: TYPE, MDTM when needed (first, as curl), SIZE, REST, RETR.
+// retrieve fetches a file in curl's order: MDTM when needed (a time
+// condition that fails needs nothing more), then the data connection
+// (EPSV/PASV or EPRT/PORT), TYPE, the "+" quoted commands, SIZE (binary),
+// REST, RETR. A HEAD opens no data connection: MDTM, TYPE, SIZE.
 func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
-	if err := c.Type(p.typ); err != nil {
-		return nil, err
-	}
-	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
-		return nil, err
-	}
-	// MDTM comes first, as curl sends it: a time condition that fails
-	// needs nothing more.
 	var mtime time.Time
 	mdtm := 0 // MDTM's reply code, 0 when not asked
 	if req.Head || o.mdtm || req.Offset > 0 && !req.Since.IsZero() || !req.IfModifiedSince.IsZero() || !req.IfUnmodifiedSince.IsZero() {
@@ -502,6 +488,20 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	}
 	if !req.Head && req.Unchanged(mtime) {
 		return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true})
+	}
+	var t *Transfer
+	if !req.Head {
+		var err error
+		if t, err = c.openTransfer(ctx); err != nil {
+			return nil, err
+		}
+		defer t.closeUnused()
+	}
+	if err := c.Type(p.typ); err != nil {
+		return nil, err
+	}
+	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
+		return nil, err
 	}
 	size := int64(-1)
 	missing := false
@@ -556,7 +556,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 			return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Offset: offset, Status: 213})
 		}
 	}
-	t, r, err := f.transfer(ctx, c, "RETR", p.name, offset)
+	t, r, err := f.transfer(ctx, c, t, "RETR", p.name, offset)
 	if err != nil {
 		if res, ok, lerr := f.dirWithoutSlash(ctx, c, req, o, p, r); ok {
 			return res, lerr
@@ -617,15 +617,10 @@ func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, 
 }
 
 // list fetches a listing: NLST for ;type=d and ftp-list-only, MLSD with
-// ftp-mlsd when FEAT offers it, LIST otherwise.
+// ftp-mlsd when FEAT offers it, LIST otherwise. The order is curl's: the
+// data connection, TYPE A (unless the connection is known to be in
+// ASCII), the listing command.
 func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan) (*fetch.Resource, error) {
-	typ := p.typ
-	if typ == 0 && c.typ == 'i' {
-		typ = 'a' // listings travel in ASCII (RFC 959 §4.1.3)
-	}
-	if err := c.Type(typ); err != nil {
-		return nil, err
-	}
 	verb := p.verb
 	if verb == "LIST" && o.mlsd {
 		feat, err := c.Features()
@@ -639,22 +634,27 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 		}
 	}
 	res := &fetch.Resource{Meta: fetch.Meta{Size: -1, Dir: true}}
-	hint, err := listHint(c, verb)
-	if err != nil {
-		return nil, err
-	}
-	res.Listing = f.listing(req.URL, p, verb, hint)
+	res.Listing = f.listing(req.URL, p, verb, listHint(c, verb))
 	if req.Head {
 		return f.doneListing(ctx, c, o, res)
 	}
-	t, r, err := f.transfer(ctx, c, verb, p.listArg, 0)
+	t, err := c.openTransfer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer t.closeUnused()
+	typ := p.typ
+	if typ == 0 {
+		typ = 'a' // listings travel in ASCII (RFC 959 §4.1.3)
+	}
+	if err := c.Type(typ); err != nil {
+		return nil, err
+	}
+	t, r, err := f.transfer(ctx, c, t, verb, p.listArg, 0)
 	if err != nil && verb == "MLSD" && r != nil && r.code >= 500 && r.code <= 504 {
 		verb = "LIST"
-		if hint, err = listHint(c, verb); err != nil {
-			return nil, err
-		}
-		res.Listing = f.listing(req.URL, p, verb, hint)
-		t, r, err = f.transfer(ctx, c, verb, p.listArg, 0)
+		res.Listing = f.listing(req.URL, p, verb, listHint(c, verb))
+		t, r, err = f.transfer(ctx, c, nil, verb, p.listArg, 0)
 	}
 	if err != nil {
 		if r != nil && r.code == 450 {
@@ -679,16 +679,13 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 }
 
 // listHint is the format a LIST on c is expected in, from the server's SYST
-// reply (asked once per connection); ListAuto for other verbs.
-func listHint(c *pconn, verb string) (ListFormat, error) {
-	if verb != "LIST" {
-		return ListAuto, nil
+// reply when the login asked for it (see loggedIn); ListAuto for other verbs
+// and when SYST was not asked.
+func listHint(c *pconn, verb string) ListFormat {
+	if verb != "LIST" || !c.systDone {
+		return ListAuto
 	}
-	syst, err := c.System()
-	if err != nil {
-		return ListAuto, err
-	}
-	return SystemListFormat(syst), nil
+	return SystemListFormat(c.syst)
 }
 
 // listing returns the Resource.Listing for a listing command's output.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -92,38 +93,38 @@ func sameLines(t *testing.T, what string, got, want []string) {
 // every typecode, on a connection that is not kept (so no PWD, and QUIT at
 // the end).
 func TestCommandSequence(t *testing.T) {
-	login := []string{"USER anonymous", "PASS " + email}
+	login := []string{"USER anonymous", "PASS " + email, "PWD"}
 	tests := []struct {
 		path string
 		opts map[string]string
 		want []string
 		body string
 	}{
-		{"/pub/a/b/c/deep.bin", nil, []string{"CWD pub", "CWD a", "CWD b", "CWD c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin"}, "deep\n"},
+		{"/pub/a/b/c/deep.bin", nil, []string{"CWD pub", "CWD a", "CWD b", "CWD c", "EPSV", "TYPE I", "SIZE deep.bin", "RETR deep.bin"}, "deep\n"},
 		// RFC 1738 §3.2.2: "%2Fetc/motd" is CWD /etc, then RETR motd.
-		{"/%2Fetc/motd", nil, []string{"CWD /etc", "TYPE I", "SIZE motd", "EPSV", "RETR motd"}, "message of the day\n"},
+		{"/%2Fetc/motd", nil, []string{"CWD /etc", "EPSV", "TYPE I", "SIZE motd", "RETR motd"}, "message of the day\n"},
 		// "//etc/motd": a CWD with a null argument, then CWD etc.
-		{"//etc/motd", nil, []string{"CWD", "CWD etc", "TYPE I", "SIZE motd", "EPSV", "RETR motd"}, "message of the day\n"},
-		{"/readme", nil, []string{"TYPE I", "SIZE readme", "EPSV", "RETR readme"}, "readme\n"},
-		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "NLST"}, ""},
+		{"//etc/motd", nil, []string{"CWD", "CWD etc", "EPSV", "TYPE I", "SIZE motd", "RETR motd"}, "message of the day\n"},
+		{"/readme", nil, []string{"EPSV", "TYPE I", "SIZE readme", "RETR readme"}, "readme\n"},
+		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "TYPE A", "NLST"}, ""},
 		// A listing's lines end in LF, as curl and lftp print them;
 		// --raw keeps the wire's CRLF.
-		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "NLST hello.txt"}, "hello.txt\n"},
-		{"/pub/hello.txt;type=d", map[string]string{"raw": "1"}, []string{"CWD pub", "EPSV", "NLST hello.txt"}, "hello.txt\r\n"},
-		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
-		{"/pub/hello.txt;type=i", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
+		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "TYPE A", "NLST hello.txt"}, "hello.txt\n"},
+		{"/pub/hello.txt;type=d", map[string]string{"raw": "1"}, []string{"CWD pub", "EPSV", "TYPE A", "NLST hello.txt"}, "hello.txt\r\n"},
+		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "EPSV", "TYPE A", "RETR hello.txt"}, "hello\nworld\n"},
+		{"/pub/hello.txt;type=i", nil, []string{"CWD pub", "EPSV", "TYPE I", "SIZE hello.txt", "RETR hello.txt"}, "hello\r\nworld\n"},
 		// No typecode: binary whatever the name, as curl; ASCII with -B.
-		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
-		{"/pub/hello.txt", map[string]string{"ftp-type": "a"}, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, "hello\nworld\n"},
-		{"/pub/hello.txt", map[string]string{"ftp-type": "i"}, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, "hello\r\nworld\n"},
-		{"/pub/empty/", nil, []string{"CWD pub", "CWD empty", "SYST", "EPSV", "LIST"}, ""},
-		{"/pub/empty/", map[string]string{"ftp-list-only": "1"}, []string{"CWD pub", "CWD empty", "EPSV", "NLST"}, ""},
-		{"/", nil, []string{"SYST", "EPSV", "LIST"}, ""},
-		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "singlecwd"}, []string{"CWD pub/a/b/c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin"}, "deep\n"},
-		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.bin", "EPSV", "RETR pub/a/b/c/deep.bin"}, "deep\n"},
-		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"SYST", "EPSV", "LIST /pub/a"}, ""},
-		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, string(binary)},
-		{"/pub/binary.bin", map[string]string{ftp.OptMDTM: "1"}, []string{"CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "EPSV", "RETR binary.bin"}, string(binary)},
+		{"/pub/hello.txt", nil, []string{"CWD pub", "EPSV", "TYPE I", "SIZE hello.txt", "RETR hello.txt"}, "hello\r\nworld\n"},
+		{"/pub/hello.txt", map[string]string{"ftp-type": "a"}, []string{"CWD pub", "EPSV", "TYPE A", "RETR hello.txt"}, "hello\nworld\n"},
+		{"/pub/hello.txt", map[string]string{"ftp-type": "i"}, []string{"CWD pub", "EPSV", "TYPE I", "SIZE hello.txt", "RETR hello.txt"}, "hello\r\nworld\n"},
+		{"/pub/empty/", nil, []string{"CWD pub", "CWD empty", "EPSV", "TYPE A", "LIST"}, ""},
+		{"/pub/empty/", map[string]string{"ftp-list-only": "1"}, []string{"CWD pub", "CWD empty", "EPSV", "TYPE A", "NLST"}, ""},
+		{"/", nil, []string{"EPSV", "TYPE A", "LIST"}, ""},
+		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "singlecwd"}, []string{"CWD pub/a/b/c", "EPSV", "TYPE I", "SIZE deep.bin", "RETR deep.bin"}, "deep\n"},
+		{"/pub/a/b/c/deep.bin", map[string]string{"ftp-method": "nocwd"}, []string{"EPSV", "TYPE I", "SIZE pub/a/b/c/deep.bin", "RETR pub/a/b/c/deep.bin"}, "deep\n"},
+		{"/%2Fpub/a/", map[string]string{"ftp-method": "nocwd"}, []string{"EPSV", "TYPE A", "LIST /pub/a"}, ""},
+		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "PASV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, string(binary)},
+		{"/pub/binary.bin", map[string]string{ftp.OptMDTM: "1"}, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, string(binary)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path+fmt.Sprint(tc.opts), func(t *testing.T) {
@@ -161,7 +162,7 @@ func TestLoginUser(t *testing.T) {
 	if string(body) != "private\n" {
 		t.Errorf("body %q", body)
 	}
-	sameLines(t, "commands", s.Lines(), []string{"USER urlget", "PASS secret", "TYPE I", "SIZE private.bin", "EPSV", "RETR private.bin", "QUIT"})
+	sameLines(t, "commands", s.Lines(), []string{"USER urlget", "PASS secret", "PWD", "EPSV", "TYPE I", "SIZE private.bin", "RETR private.bin", "QUIT"})
 
 	// Client.User/Password (-u, netrc) when the URL has none.
 	s2 := newServer(t)
@@ -170,7 +171,7 @@ func TestLoginUser(t *testing.T) {
 	if _, _, err := get(t, c, "ftp://"+s2.Addr+"/upload/;type=d"); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "commands", s2.Lines(), []string{"USER urlget", "PASS secret", "CWD upload", "EPSV", "NLST", "QUIT"})
+	sameLines(t, "commands", s2.Lines(), []string{"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE A", "NLST", "QUIT"})
 }
 
 func TestErrorKinds(t *testing.T) {
@@ -283,7 +284,7 @@ func TestPASVAddressIgnored(t *testing.T) {
 	if !bytes.Equal(body, binary) {
 		t.Error("body differs")
 	}
-	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "PASV", "RETR binary.bin", "QUIT"})
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "EPSV", "PASV", "TYPE I", "SIZE binary.bin", "RETR binary.bin", "QUIT"})
 
 	_, _, err = get(t, client(nil, map[string]string{"ftp-pasv-trust": "1"}), "ftp://"+s.Addr+"/pub/binary.bin")
 	if fetch.KindOf(err) != fetch.ErrConnect || !strings.Contains(err.Error(), "127.0.0.2:") {
@@ -312,18 +313,20 @@ func TestActiveMode(t *testing.T) {
 				t.Error("body differs")
 			}
 			l := s.Lines()
-			if len(l) != 8 && !tc.noEPRT || tc.noEPRT && len(l) != 9 {
+			// curl's order (its test 103): PWD, the CWDs, EPRT/PORT,
+			// TYPE I, SIZE, RETR.
+			if len(l) != 9 && !tc.noEPRT || tc.noEPRT && len(l) != 10 {
 				t.Fatalf("commands %q", l)
 			}
-			i := 5
+			i := 4
 			if tc.noEPRT {
-				if !strings.HasPrefix(l[5], "EPRT |1|127.0.0.1|") {
-					t.Errorf("command 6 %q, want EPRT first", l[5])
+				if !strings.HasPrefix(l[4], "EPRT |1|127.0.0.1|") {
+					t.Errorf("command 5 %q, want EPRT first", l[4])
 				}
-				i = 6
+				i = 5
 			}
-			if !strings.HasPrefix(l[i], tc.want) || l[i+1] != "RETR binary.bin" {
-				t.Errorf("commands %q, want %s… then RETR", l, tc.want)
+			if l[2] != "PWD" || !strings.HasPrefix(l[i], tc.want) || strings.Join(l[i+1:i+4], ",") != "TYPE I,SIZE binary.bin,RETR binary.bin" {
+				t.Errorf("commands %q, want PWD, %s…, TYPE I, SIZE, RETR", l, tc.want)
 			}
 		})
 	}
@@ -440,11 +443,13 @@ func TestResume(t *testing.T) {
 		wantOffset int64
 		wantCmds   []string
 	}{
-		{"rest", off, time.Time{}, off, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "EPSV", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "EPSV", "RETR binary.bin"}},
-		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "RETR binary.bin"}},
-		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "TYPE I", "SIZE binary.bin"}},
+		{"rest", off, time.Time{}, off, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
+		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
+		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}},
+		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}},
+		// The data connection is open before SIZE tells there is
+		// nothing left (curl's test 111 has EPSV, TYPE I, SIZE, QUIT).
+		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -468,7 +473,7 @@ func TestResume(t *testing.T) {
 			if res.Size != int64(len(body)) {
 				t.Errorf("Size %d, body %d", res.Size, len(body))
 			}
-			want := append(append([]string{"USER anonymous", "PASS " + email}, tc.wantCmds...), "QUIT")
+			want := append(append([]string{"USER anonymous", "PASS " + email, "PWD"}, tc.wantCmds...), "QUIT")
 			sameLines(t, "commands", s.Lines(), want)
 		})
 	}
@@ -485,7 +490,7 @@ func TestHead(t *testing.T) {
 	if res.Size != int64(len(binary)) || !res.ModTime.Equal(mod) {
 		t.Errorf("Size %d ModTime %v", res.Size, res.ModTime)
 	}
-	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "MDTM binary.bin", "SIZE binary.bin", "QUIT"})
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "MDTM binary.bin", "TYPE I", "SIZE binary.bin", "QUIT"})
 
 	u, _ = urlparse.Parse("ftp://" + s.Addr + "/pub/none.bin")
 	if _, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Head: true}); fetch.KindOf(err) != fetch.ErrNotFound {
@@ -513,13 +518,13 @@ func TestConnectionReuse(t *testing.T) {
 	}
 	sameLines(t, "commands", s.Lines(), []string{
 		"USER anonymous", "PASS " + email,
-		"PWD", "CWD pub", "CWD a", "CWD b", "CWD c", "TYPE I", "SIZE deep.bin", "EPSV", "RETR deep.bin",
-		"CWD /", "CWD pub", "SIZE binary.bin", "EPSV", "RETR binary.bin",
-		"SIZE binary.bin", "EPSV", "RETR binary.bin",
-		"CWD /", "SIZE readme", "EPSV", "RETR readme",
-		"CWD pub", "SIZE nothere.bin", "EPSV", "RETR nothere.bin",
+		"PWD", "CWD pub", "CWD a", "CWD b", "CWD c", "EPSV", "TYPE I", "SIZE deep.bin", "RETR deep.bin",
+		"CWD /", "CWD pub", "EPSV", "SIZE binary.bin", "RETR binary.bin",
+		"EPSV", "SIZE binary.bin", "RETR binary.bin",
+		"CWD /", "EPSV", "SIZE readme", "RETR readme",
+		"CWD pub", "EPSV", "SIZE nothere.bin", "RETR nothere.bin",
 		"CWD nothere.bin", // RETR said 550: a directory named without its "/"? (dirhint.go)
-		"CWD a", "CWD b", "CWD c", "SIZE deep.bin", "EPSV", "RETR deep.bin",
+		"CWD a", "CWD b", "CWD c", "EPSV", "SIZE deep.bin", "RETR deep.bin",
 	})
 	// The same URLs without reuse: one connection and login each.
 	s2 := newServer(t)
@@ -632,10 +637,10 @@ func TestUpload(t *testing.T) {
 		t.Errorf("upload stored %q", got)
 	}
 	sameLines(t, "commands", s.Lines(), []string{
-		"USER urlget", "PASS secret", "CWD upload", "TYPE I", "EPSV", "STOR new.bin", "QUIT",
-		"USER urlget", "PASS secret", "CWD upload", "TYPE I", "EPSV", "APPE new.bin", "QUIT",
-		"USER urlget", "PASS secret", "CWD upload", "TYPE A", "EPSV", "STOR text.txt", "QUIT",
-		"USER urlget", "PASS secret", "CWD upload", "TYPE I", "EPSV", "STOR raw.txt", "QUIT",
+		"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE I", "STOR new.bin", "QUIT",
+		"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE I", "APPE new.bin", "QUIT",
+		"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE A", "STOR text.txt", "QUIT",
+		"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE I", "STOR raw.txt", "QUIT",
 	})
 	// Anonymous upload refused: ErrUpload (25).
 	if _, err := up("ftp://"+s.Addr+"/pub/x.bin", "x", false); fetch.KindOf(err) != fetch.ErrUpload {
@@ -779,10 +784,10 @@ func TestListing(t *testing.T) {
 		}
 	}
 	l := s.Lines()
-	want := []string{"USER anonymous", "PASS " + email, "CWD pub", "SYST", "EPSV", "LIST", "QUIT"}
-	sameLines(t, "LIST commands", l[:7], want)
-	wantMLSD := []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "QUIT"}
-	sameLines(t, "MLSD commands", l[len(l)-7:], wantMLSD)
+	want := []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "EPSV", "TYPE A", "LIST", "QUIT"}
+	sameLines(t, "LIST commands", l[:8], want)
+	wantMLSD := []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "FEAT", "EPSV", "TYPE A", "MLSD", "QUIT"}
+	sameLines(t, "MLSD commands", l[len(l)-9:], wantMLSD)
 
 	// A server without MLSD: fall back to LIST.
 	s2 := newServer(t)
@@ -790,14 +795,14 @@ func TestListing(t *testing.T) {
 	if _, _, err := get(t, client(nil, map[string]string{"ftp-mlsd": "1"}), "ftp://"+s2.Addr+"/pub/"); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "fallback", s2.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "EPSV", "MLSD", "SYST", "EPSV", "LIST", "QUIT"})
+	sameLines(t, "fallback", s2.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "FEAT", "EPSV", "TYPE A", "MLSD", "EPSV", "LIST", "QUIT"})
 	// FEAT without MLST: LIST at once.
 	s3 := newServer(t)
 	configure(s3, func(s *ftptest.Server) { s.Features = []string{"EPSV", "SIZE"} })
 	if _, _, err := get(t, client(nil, map[string]string{"ftp-mlsd": "1"}), "ftp://"+s3.Addr+"/pub/"); err != nil {
 		t.Fatal(err)
 	}
-	sameLines(t, "no MLST", s3.Lines(), []string{"USER anonymous", "PASS " + email, "CWD pub", "FEAT", "SYST", "EPSV", "LIST", "QUIT"})
+	sameLines(t, "no MLST", s3.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "FEAT", "EPSV", "TYPE A", "LIST", "QUIT"})
 }
 
 // Hostile names in a listing are data: Name keeps them, the URL encodes
@@ -1005,7 +1010,7 @@ func TestRange(t *testing.T) {
 			if err != nil || !bytes.Equal(body, binary[tc.start:tc.end]) || res.Offset != tc.start || res.Size != tc.end-tc.start {
 				t.Errorf("%d bytes at %d (Size %d, %v), want %d at %d", len(body), res.Offset, res.Size, err, tc.end-tc.start, tc.start)
 			}
-			want := append([]string{"USER anonymous", "PASS " + email, "CWD pub", "TYPE I", "SIZE binary.bin", "EPSV"}, tc.cmds...)
+			want := append([]string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}, tc.cmds...)
 			sameLines(t, "commands", s.Lines(), append(want, "QUIT"))
 		})
 	}
@@ -1037,4 +1042,151 @@ func TestRangeThenWhole(t *testing.T) {
 	if n := strings.Count(strings.Join(s.Lines(), "\n"), "USER anonymous"); n != 2 {
 		t.Errorf("%d sessions, want 2 (the whole file's kept for the next range)", n)
 	}
+}
+
+// TestDataNotHalfClosed: a download keeps its end of the data connection
+// open until the data have ended, as curl does: a server that takes the
+// client's half-close as the end of the transfer (curl's own test server,
+// sockfilt) still sends the whole file, passive or active.
+func TestDataNotHalfClosed(t *testing.T) {
+	for _, opts := range []map[string]string{nil, {"ftp-port": "-"}, {"ftp-epsv": "0"}} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) { s.Hook = ftptest.EOFEndsData() })
+		_, body, err := get(t, client(nil, opts), "ftp://"+s.Addr+"/etc/motd")
+		if err != nil || string(body) != "message of the day\n" {
+			t.Errorf("%v: %q, %v; want the whole file", opts, body, err)
+		}
+	}
+}
+
+// TestEPSVOddReply: EPSV answered with a reply that is neither 229 nor a
+// 4xx/5xx refusal (curl's test server says "314 bluah you f00l!") is
+// followed by PASV, as curl does (its tests 117, 118, 120); PASV answered
+// so is a refusal: the session ends with QUIT (curl's test 115).
+func TestEPSVOddReply(t *testing.T) {
+	odd := func(verbs ...string) ftptest.Hook {
+		return func(s *ftptest.Session, verb, _ string) bool {
+			if slices.Contains(verbs, verb) {
+				s.Reply(314, "bluah you f00l!")
+				return true
+			}
+			return false
+		}
+	}
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Hook = odd("EPSV") })
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("%q %v", body, err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) { s.Hook = odd("EPSV", "PASV") })
+	_, _, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrConnect)
+	sameLines(t, "commands", s2.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "QUIT"})
+}
+
+// TestMalformedEPSVQuits: an EPSV reply whose port cannot be (1000000, as
+// curl's test 238 sends) fails the request with ErrProtocol, but the
+// replies are in step: the session ends with QUIT, as curl's.
+func TestMalformedEPSVQuits(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, _ string) bool {
+			if verb == "EPSV" {
+				s.Reply(229, "Entering Passiv Mode (|||1000000|)")
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrProtocol)
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "QUIT"})
+}
+
+// TestLoginLenient: a greeting of 230 is a login already (no USER is
+// sent: curl's test 1219), and a 2xx reply to USER other than 230 logs in
+// too (curl's test 354: "200 fine, proceed without password").
+func TestLoginLenient(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.Greet230 = true })
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("greeting 230: %q %v", body, err)
+	}
+	sameLines(t, "greeting 230", s.Lines(), []string{"PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, _ string) bool {
+			if verb == "USER" {
+				s.LogIn()
+				s.Reply(200, "fine, proceed without password")
+				return true
+			}
+			return false
+		}
+	})
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("USER 200: %q %v", body, err)
+	}
+	sameLines(t, "USER 200", s2.Lines(), []string{"USER anonymous", "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+}
+
+// TestUploadResumeSizeRefused: an upload to resume at the remote file's
+// end (fetch.UploadAtEnd, curl's -T -C -) whose SIZE is refused starts
+// over from the beginning with STOR, as curl's does (its test 235).
+func TestUploadResumeSizeRefused(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, _ string) bool {
+			if verb == "SIZE" {
+				s.Reply(500, "command not understood")
+				return true
+			}
+			return false
+		}
+	})
+	u, _ := urlparse.Parse("ftp://urlget:secret@" + s.Addr + "/upload/new.bin")
+	const full = "0123456789"
+	res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Offset: fetch.UploadAtEnd, Body: strings.NewReader(full), BodySize: int64(len(full))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got := string(s.File("/home/urlget/upload/new.bin")); got != full {
+		t.Errorf("stored %q, want %q", got, full)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER urlget", "PASS secret", "PWD", "CWD upload", "EPSV", "TYPE I", "SIZE new.bin", "STOR new.bin", "QUIT"})
+}
+
+// TestOS400NameFormat: a PWD that is no Unix path is followed by SYST;
+// an OS/400 server is then asked for Unix-style names (SITE NAMEFMT 1)
+// and PWD again, as curl does (its test 1102), before the transfer.
+func TestOS400NameFormat(t *testing.T) {
+	s := newServer(t)
+	pwds := 0
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(s *ftptest.Session, verb, arg string) bool {
+			switch {
+			case verb == "PWD" && pwds == 0:
+				pwds++
+				s.Reply(257, `"QGPL" is the current library`)
+			case verb == "PWD":
+				s.Reply(257, `"/" is the current directory`)
+			case verb == "SYST":
+				s.Reply(215, " OS/400 runs this server")
+			case verb == "SITE" && arg == "NAMEFMT 1":
+				s.Reply(250, "Name format set to 1")
+			default:
+				return false
+			}
+			return true
+		}
+	})
+	if _, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("%q %v", body, err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "SYST", "SITE NAMEFMT 1", "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
 }

@@ -351,32 +351,34 @@ func (d countDialer) DialContext(ctx context.Context, network, addr string) (net
 }
 
 // testVsftpdLog checks the exact command sequence, from vsftpd's protocol
-// log, for RFC 1738's examples and the typecodes.
+// log, for RFC 1738's examples and the typecodes, in curl 7.88's order:
+// PWD after the login, the data connection before TYPE and SIZE, TYPE A
+// before a listing.
 func testVsftpdLog(t *testing.T, s *testserver.FTPServer) {
 	anon := "ftp://" + s.Addr
-	login := []string{"USER anonymous", "PASS <password>"}
+	login := []string{"USER anonymous", "PASS <password>", "PWD"}
 	for _, tc := range []struct {
 		path string
 		opts map[string]string
 		want []string
 		kind fetch.Kind // 0: success
 	}{
-		{"/pub/a/b/c/deep.txt;type=i", nil, []string{"CWD pub", "CWD a", "CWD b", "CWD c", "TYPE I", "SIZE deep.txt", "EPSV", "RETR deep.txt"}, 0},
-		{"/%2Fpub/hello.txt;type=i", nil, []string{"CWD /pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, 0},
+		{"/pub/a/b/c/deep.txt;type=i", nil, []string{"CWD pub", "CWD a", "CWD b", "CWD c", "EPSV", "TYPE I", "SIZE deep.txt", "RETR deep.txt"}, 0},
+		{"/%2Fpub/hello.txt;type=i", nil, []string{"CWD /pub", "EPSV", "TYPE I", "SIZE hello.txt", "RETR hello.txt"}, 0},
 		{"//pub/hello.txt;type=i", nil, []string{"CWD"}, fetch.ErrAccessDenied},
-		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "NLST"}, 0},
-		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "NLST hello.txt"}, 0},
-		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, 0},
-		{"/pub/hello.txt", nil, []string{"CWD pub", "TYPE I", "SIZE hello.txt", "EPSV", "RETR hello.txt"}, 0},
-		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "TYPE A", "EPSV", "RETR hello.txt"}, 0},
-		{"/pub/binary.bin", nil, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "RETR binary.bin"}, 0},
-		{"/pub/", nil, []string{"CWD pub", "SYST", "EPSV", "LIST"}, 0},
-		{"/pub/", map[string]string{"ftp-mlsd": "1"}, []string{"CWD pub", "FEAT", "SYST", "EPSV", "LIST"}, 0},
-		{"/pub/a/b/c/deep.txt;type=i", map[string]string{"ftp-method": "singlecwd"}, []string{"CWD pub/a/b/c", "TYPE I", "SIZE deep.txt", "EPSV", "RETR deep.txt"}, 0},
-		{"/pub/a/b/c/deep.txt;type=i", map[string]string{"ftp-method": "nocwd"}, []string{"TYPE I", "SIZE pub/a/b/c/deep.txt", "EPSV", "RETR pub/a/b/c/deep.txt"}, 0},
-		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "TYPE I", "SIZE binary.bin", "PASV", "RETR binary.bin"}, 0},
-		{"/pub/missing.bin", nil, []string{"CWD pub", "TYPE I", "SIZE missing.bin", "EPSV", "RETR missing.bin", "CWD missing.bin"}, fetch.ErrNotFound}, // a directory without its "/"? (dirhint.go)
-		{"/pub", nil, []string{"TYPE I", "SIZE pub", "EPSV", "RETR pub", "CWD pub", "TYPE A", "SYST", "EPSV", "LIST"}, 0},                              // listed (issue 16)
+		{"/pub/;type=d", nil, []string{"CWD pub", "EPSV", "TYPE A", "NLST"}, 0},
+		{"/pub/hello.txt;type=d", nil, []string{"CWD pub", "EPSV", "TYPE A", "NLST hello.txt"}, 0},
+		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "EPSV", "TYPE A", "RETR hello.txt"}, 0},
+		{"/pub/hello.txt", nil, []string{"CWD pub", "EPSV", "TYPE I", "SIZE hello.txt", "RETR hello.txt"}, 0},
+		{"/pub/hello.txt;type=a", nil, []string{"CWD pub", "EPSV", "TYPE A", "RETR hello.txt"}, 0},
+		{"/pub/binary.bin", nil, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, 0},
+		{"/pub/", nil, []string{"CWD pub", "EPSV", "TYPE A", "LIST"}, 0},
+		{"/pub/", map[string]string{"ftp-mlsd": "1"}, []string{"CWD pub", "FEAT", "EPSV", "TYPE A", "LIST"}, 0},
+		{"/pub/a/b/c/deep.txt;type=i", map[string]string{"ftp-method": "singlecwd"}, []string{"CWD pub/a/b/c", "EPSV", "TYPE I", "SIZE deep.txt", "RETR deep.txt"}, 0},
+		{"/pub/a/b/c/deep.txt;type=i", map[string]string{"ftp-method": "nocwd"}, []string{"EPSV", "TYPE I", "SIZE pub/a/b/c/deep.txt", "RETR pub/a/b/c/deep.txt"}, 0},
+		{"/pub/binary.bin", map[string]string{"ftp-epsv": "0"}, []string{"CWD pub", "PASV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, 0},
+		{"/pub/missing.bin", nil, []string{"CWD pub", "EPSV", "TYPE I", "SIZE missing.bin", "RETR missing.bin", "CWD missing.bin"}, fetch.ErrNotFound}, // a directory without its "/"? (dirhint.go)
+		{"/pub", nil, []string{"EPSV", "TYPE I", "SIZE pub", "RETR pub", "CWD pub", "EPSV", "TYPE A", "LIST"}, 0},                                      // listed (issue 16)
 	} {
 		before, err := s.Commands()
 		if err != nil {
@@ -399,7 +401,7 @@ func testVsftpdLog(t *testing.T, s *testserver.FTPServer) {
 		t.Fatal(err)
 	}
 	got, _ := s.CommandLines(len(before))
-	if len(got) != 8 || !strings.HasPrefix(got[5], "EPRT |1|127.0.0.1|") || got[6] != "RETR binary.bin" {
+	if len(got) != 9 || !strings.HasPrefix(got[4], "EPRT |1|127.0.0.1|") || got[7] != "RETR binary.bin" {
 		t.Errorf("active mode commands: %q", got)
 	}
 	// Resume: REST after SIZE.
@@ -412,7 +414,7 @@ func testVsftpdLog(t *testing.T, s *testserver.FTPServer) {
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	got, _ = s.CommandLines(len(before))
-	sameLines(t, "resume", got, append(append([]string{}, login...), "CWD pub", "TYPE I", "SIZE binary.bin", "EPSV", "REST 1000", "RETR binary.bin", "QUIT"))
+	sameLines(t, "resume", got, append(append([]string{}, login...), "CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "REST 1000", "RETR binary.bin", "QUIT"))
 }
 
 func mapString(m map[string]string) string {

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -164,7 +165,8 @@ func (f *Fetcher) IdleConns() int {
 }
 
 // dial opens and logs in a new control connection for the pool (Dial's
-// connection, with what the pool notes of it).
+// connection, with what the pool notes of it), then asks where the login
+// put it (loggedIn).
 func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key poolKey, reusable bool) (*pconn, error) {
 	c, err := dial(ctx, &f.Config, req, o)
 	if err != nil {
@@ -173,5 +175,56 @@ func (f *Fetcher) dial(ctx context.Context, req *fetch.Request, o *options, key 
 	pc := &pconn{Conn: c, key: key, reusable: reusable}
 	pc.SetActive(o.port, f.acceptTimeout())
 	pc.watch(ctx)
+	if err := pc.loggedIn(ctx); err != nil {
+		pc.Close()
+		return nil, err
+	}
 	return pc, nil
+}
+
+// loggedIn sends what curl sends after every login: PWD, whose directory
+// the next URL on the connection returns to (RFC 1738 §3.2.5 leaves reuse
+// to the client; without a directory the connection is not reused), and
+// SYST when that directory is not an absolute Unix path (VMS, MVS, OS/400:
+// the reply is the hint for reading LIST output, SystemListFormat). An
+// OS/400 server is then asked for Unix-style names (SITE NAMEFMT 1, in
+// which the URL's path is written) and PWD again, as curl does.
+func (c *pconn) loggedIn(ctx context.Context) error {
+	if err := c.pwd(ctx); err != nil || !c.homeKnown || strings.HasPrefix(c.home, "/") {
+		return err
+	}
+	syst, err := c.System()
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "SYST", err)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(syst), "OS/400") {
+		return nil
+	}
+	r, err := c.cmd("SITE", "NAMEFMT 1", true)
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "SITE NAMEFMT", err)
+	}
+	if !r.Positive() {
+		return nil // the names stay the server's: the URL's path may not work, but the login does
+	}
+	return c.pwd(ctx)
+}
+
+// pwd asks PWD and notes the directory (home) when the reply names one;
+// a connection whose directory is not known is not reused.
+func (c *pconn) pwd(ctx context.Context) error {
+	r, err := c.cmd("PWD", "", false)
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "PWD", err)
+	}
+	c.home, c.homeKnown = "", false
+	if r.code == 257 {
+		if h, ok := ParsePWD(r.lines[0]); ok && h != "" && !badLineByte(h) {
+			c.home, c.homeKnown = h, true
+		}
+	}
+	if !c.homeKnown {
+		c.reusable = false
+	}
+	return nil
 }

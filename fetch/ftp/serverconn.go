@@ -174,7 +174,9 @@ func dataHost(raw net.Conn, urlHost string) (host string, ip net.IP, socks bool)
 // ftp-email (default DefaultEmail, ftp@example.com) as the password. A user without a
 // password whose server asks for one (331) ends the login with a
 // *PasswordNeededError (Kind ErrLoginDenied) and no PASS sent: the caller
-// asks the person and tries again with the password.
+// asks the person and tries again with the password. A greeting of 230
+// needs no USER; any 2xx reply to USER, PASS or ACCT is logged in (curl's
+// reading: its test server says "200 fine, proceed without password").
 func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error {
 	for {
 		r, err := c.readReply()
@@ -183,6 +185,12 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 		}
 		if r.code == 120 { // service ready in nnn minutes: the 220 follows
 			continue
+		}
+		if r.code == 230 {
+			// Logged in already (a greeting that needs no USER): curl
+			// goes on without one, and so do we.
+			c.greeting = strings.Join(r.lines, "\n")
+			return nil
 		}
 		if r.code != 220 {
 			return replyError(fetch.ErrConnect, "ftp: the server refused the connection", "(greeting)", r)
@@ -219,8 +227,8 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 			return ioError(ctx, fetch.ErrProtocol, "ACCT", err)
 		}
 	}
-	if r.code == 230 || r.code == 202 {
-		return nil
+	if r.code/100 == 2 {
+		return nil // 230, 202 (RFC 959), or another 2xx: logged in, as curl takes it
 	}
 	return RefusedError(c.lastVerb, "", r)
 }
@@ -397,7 +405,8 @@ func (c *Conn) PassiveCommand() string {
 
 // Passive reads the reply r to EPSV or PASV (sent with Cmd or Send) and
 // returns the address to open the data connection to. When EPSV was
-// refused it asks PASV (and does so from then on). The address in a PASV
+// refused (any 3xx to 5xx reply but 421) it asks PASV (and does so from
+// then on). The address in a PASV
 // reply is not used — the data connection goes to the address the control
 // connection reached — unless ftp-pasv-trust says so: a server naming
 // another host could otherwise turn the client against a third party (RFC
@@ -412,30 +421,40 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 	case verb == "EPSV" && r.code == 229:
 		p, ok := ParseEPSV(r.lines[0])
 		if !ok {
-			return "", c.protocolError("malformed EPSV reply " + strconv.Quote(printable(r.lines[0])))
+			return "", weirdPassive(r)
 		}
 		return net.JoinHostPort(c.peerHost, strconv.Itoa(p)), nil
 	case verb == "PASV" && r.code == 227:
 		ip, p, ok := ParsePASV(r.lines[0])
 		if !ok {
-			return "", c.protocolError("malformed PASV reply " + strconv.Quote(printable(r.lines[0])))
+			return "", weirdPassive(r)
 		}
 		host := c.peerHost
 		if c.pasvTrust {
 			host = ip.String()
 		}
 		return net.JoinHostPort(host, strconv.Itoa(p)), nil
-	case verb == "EPSV" && r.code >= 400 && r.code != 421:
+	case verb == "EPSV" && r.code >= 300 && r.code != 421:
+		// Refused, or a reply that is no answer (curl's test server
+		// says 314): PASV, as curl does.
 		c.noEPSV = true
 		r2, err := c.Cmd("PASV", "")
 		if err != nil {
 			return "", err
 		}
 		return c.Passive(r2)
-	case r.code >= 400 && (verb == "EPSV" || verb == "PASV"):
+	case r.code >= 300 && (verb == "EPSV" || verb == "PASV"):
 		return "", RefusedError(verb, "", r)
 	}
 	return "", c.protocolError("unexpected reply " + strconv.Quote(r.String()) + " to " + verb + ": the replies are out of step with the commands")
+}
+
+// weirdPassive is the error of an EPSV or PASV reply whose address cannot
+// be read (a port past 65535, no numbers): ErrProtocol, but the replies are
+// in step, so the connection is still usable (the session ends with QUIT,
+// as curl's does).
+func weirdPassive(r *Reply) error {
+	return replyError(fetch.ErrProtocol, "ftp: malformed "+r.verb+" reply "+strconv.Quote(printable(r.lines[0])), r.verb, r)
 }
 
 func (c *Conn) protocolError(msg string) error {

@@ -1,6 +1,7 @@
 package ftp_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -345,4 +346,21 @@ func TestPasswordAnswered(t *testing.T) {
 		t.Fatalf("with the answer: %v", err)
 	}
 	res.Body.Close()
+}
+
+// TestReadReplySkipsEmptyLines: empty lines between replies are skipped,
+// as curl skips them: curl's test server writes "213 17\n\r\n" to SIZE,
+// and the stray CRLF came to be read as the next reply (tests 135, 182,
+// 1038 failed on a "malformed reply").
+func TestReadReplySkipsEmptyLines(t *testing.T) {
+	br := bufio.NewReader(strings.NewReader("213 17\n\r\n\n150 Opening\r\n"))
+	for _, want := range []int{213, 150} {
+		code, lines, err := ftp.ReadReply(br, nil)
+		if err != nil || code != want {
+			t.Fatalf("reply %d %q %v, want %d", code, lines, err, want)
+		}
+	}
+	if _, _, err := ftp.ReadReply(bufio.NewReader(strings.NewReader("\r\n\r\n")), nil); err == nil {
+		t.Error("only empty lines: no error")
+	}
 }

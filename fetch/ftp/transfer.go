@@ -36,22 +36,24 @@ import (
 // usable any more. Close ends the data connection without reading the
 // final reply, for a caller that gives up on the Conn.
 type Transfer struct {
-	c       *Conn
-	ctx     context.Context
-	data    net.Conn        // nil until an active connection is accepted, or when none came
-	bulk    *fetch.LowWater // data read to its end: tune (nil: plain reads)
-	ln      *dataConn       // active mode: listening until Start accepts
-	cancel  context.CancelFunc
-	verb    string
-	arg     string
-	what    string // how errors name the transfer
-	offset  int64  // the REST offset in force
-	first   *Reply // Start's reply
-	n       int64  // bytes of data read (Read, and took for bytes read past it)
-	sizes   []statedSize
-	started bool
-	done    bool
-	closed  bool // closeData ran
+	c         *Conn
+	ctx       context.Context
+	dctx      context.Context // the data connection's: ctx, ended by closeData
+	data      net.Conn        // nil until an active connection is accepted, or when none came
+	bulk      *fetch.LowWater // data read to its end: tune (nil: plain reads)
+	ln        *dataConn       // active mode: listening until Start accepts
+	cancel    context.CancelFunc
+	verb      string
+	arg       string
+	what      string // how errors name the transfer
+	offset    int64  // the REST offset in force
+	first     *Reply // Start's reply
+	n         int64  // bytes of data read (Read, and took for bytes read past it)
+	sizes     []statedSize
+	started   bool
+	done      bool
+	halfClose bool // tune shuts the write side of a download's data connection
+	closed    bool // closeData ran
 }
 
 // Retr asks for the file name (in the current directory) over a data
@@ -93,24 +95,59 @@ func (c *Conn) Stor(ctx context.Context, addr, name string, appending bool) (*Tr
 // before REST (REST must come right before its RETR); one to a given addr
 // is dialled after it.
 func (c *Conn) transfer(ctx context.Context, addr, verb, arg string, offset int64, strict bool) (*Transfer, error) {
-	dctx, cancel := context.WithCancel(ctx)
-	t := &Transfer{c: c, ctx: ctx, cancel: cancel, verb: verb, arg: arg, what: verb}
-	if verb == "RETR" || verb == "STOR" || verb == "APPE" {
-		t.what += " " + strconv.Quote(arg)
+	var t *Transfer
+	if addr == "" {
+		var err error
+		if t, err = c.openTransfer(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		t = c.newTransfer(ctx)
 	}
-	fail := func(err error) (*Transfer, error) {
+	t.halfClose = true
+	if err := t.command(addr, verb, arg, offset, strict); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// newTransfer is a Transfer with no data connection and no command yet.
+func (c *Conn) newTransfer(ctx context.Context) *Transfer {
+	dctx, cancel := context.WithCancel(ctx)
+	return &Transfer{c: c, ctx: ctx, dctx: dctx, cancel: cancel}
+}
+
+// openTransfer sets up the data connection of a transfer whose command
+// comes later (command): passive (EPSV, then PASV, and the connection) or
+// active (EPRT, then PORT, and the listener), so that TYPE, SIZE and the
+// like can be sent between, in curl's order.
+func (c *Conn) openTransfer(ctx context.Context) (*Transfer, error) {
+	t := c.newTransfer(ctx)
+	d, err := c.openData(t.dctx)
+	if err != nil {
 		t.closeData()
 		return nil, err
 	}
-	if addr == "" {
-		d, err := c.openData(dctx)
-		if err != nil {
-			return fail(err)
-		}
-		t.data, t.ln = d.conn, d
-		if d.ln == nil {
-			t.ln = nil
-		}
+	t.data, t.ln = d.conn, d
+	if d.ln == nil {
+		t.ln = nil
+	}
+	return t, nil
+}
+
+// command sends REST when offset > 0 (a refusal is ErrResume when strict,
+// else the whole file comes) and the transfer command, dialling addr
+// after REST when the Transfer has no data connection of its own. On an
+// error the data connection is closed.
+func (t *Transfer) command(addr, verb, arg string, offset int64, strict bool) error {
+	c := t.c
+	t.verb, t.arg, t.what = verb, arg, verb
+	if verb == "RETR" || verb == "STOR" || verb == "APPE" {
+		t.what += " " + strconv.Quote(arg)
+	}
+	fail := func(err error) error {
+		t.closeData()
+		return err
 	}
 	if offset > 0 {
 		rest := strconv.FormatInt(offset, 10)
@@ -128,10 +165,10 @@ func (c *Conn) transfer(ctx context.Context, addr, verb, arg string, offset int6
 	t.offset = offset
 	if addr != "" {
 		if c.timeout > 0 {
-			tm := time.AfterFunc(c.timeout, cancel)
+			tm := time.AfterFunc(c.timeout, t.cancel)
 			defer tm.Stop()
 		}
-		dc, err := c.DialData(dctx, addr)
+		dc, err := c.DialData(t.dctx, addr)
 		if err != nil {
 			return fail(err)
 		}
@@ -143,14 +180,17 @@ func (c *Conn) transfer(ctx context.Context, addr, verb, arg string, offset int6
 	if err := c.Send(Command{Verb: verb, Arg: arg}); err != nil {
 		return fail(err)
 	}
-	return t, nil
+	return nil
 }
 
 // tune readies a data connection that is only read for bulk: a large
 // receive buffer, reads woken for large chunks (stream mode: the server
-// closes the data connection at the end), and the write side shut at once,
-// so that servers that wait for the client's end before their final reply
-// (vsftpd, ProFTPD: a lingering close) do not wait a round trip for it.
+// closes the data connection at the end), and, for Conn's Retr and List
+// (halfClose), the write side shut at once, so that servers that wait for
+// the client's end before their final reply (vsftpd, ProFTPD: a lingering
+// close) do not wait a round trip for it. The Fetcher's transfers keep it
+// open, as curl does: a server may take the client's end as the end of
+// the transfer and stop sending (curl's test server does).
 func (t *Transfer) tune() {
 	if t.verb == "STOR" || t.verb == "APPE" {
 		return
@@ -159,6 +199,9 @@ func (t *Transfer) tune() {
 		tc.SetReadBuffer(4 << 20) // TLS too, where ReadToEnd does nothing
 	}
 	t.bulk = fetch.ReadToEnd(t.data)
+	if !t.halfClose {
+		return
+	}
 	if cw, ok := t.data.(interface{ CloseWrite() error }); ok {
 		cw.CloseWrite()
 	}
@@ -409,6 +452,14 @@ func (t *Transfer) Abort() (*Reply, error) {
 		return nil, t.c.ioError("ABOR", err)
 	}
 	return r, nil
+}
+
+// closeUnused closes the data connection of a Transfer whose command was
+// never sent: the request ended before it (a HEAD-like answer, a refusal).
+func (t *Transfer) closeUnused() {
+	if t.verb == "" {
+		t.closeData()
+	}
 }
 
 // Close closes the data connection (again, after Finish).

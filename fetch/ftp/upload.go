@@ -63,8 +63,15 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	return cr.N, nil
 }
 
-// store carries out an upload on a connection in the right directory.
+// store carries out an upload on a connection in the right directory, in
+// curl's order: the data connection, TYPE, the "+" quoted commands, SIZE
+// for a resume at the end, STOR or APPE.
 func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
+	t, err := c.openTransfer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer t.closeUnused()
 	if err := c.Type(p.typ); err != nil {
 		return nil, err
 	}
@@ -84,7 +91,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	if up.append {
 		verb = "APPE"
 	}
-	t, r, err := f.transfer(ctx, c, verb, p.name, 0)
+	t, r, err := f.transfer(ctx, c, t, verb, p.name, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +155,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 }
 
 // resumeUpload readies an upload that resumes at offset (Request.Offset;
-// fetch.UploadAtEnd: the remote file's SIZE, none there: 0): the bytes
+// fetch.UploadAtEnd: the remote file's SIZE; none there, or SIZE refused: 0): the bytes
 // of the body the remote file already holds are skipped and the rest is
 // appended (APPE), as curl's -C with -T. whole says the remote file is
 // whole already: nothing is to be sent.
@@ -158,13 +165,13 @@ func (f *Fetcher) resumeUpload(ctx context.Context, c *pconn, offset int64, p *p
 		if err != nil {
 			return false, ioError(ctx, fetch.ErrProtocol, "SIZE", err)
 		}
-		switch n, ok := ParseSize(r); {
-		case ok:
+		if n, ok := ParseSize(r); ok {
 			offset = n
-		case r.code == 550:
-			offset = 0 // no file there yet
-		default:
-			return false, replyError(fetch.ErrResume, "ftp: cannot resume the upload: SIZE refused", shownCommand("SIZE", p.name), r)
+		} else {
+			// 550: no file there yet; SIZE refused or not understood:
+			// the size is not known, and the upload starts over from
+			// the beginning (STOR), as curl's does (its tests 235, 236).
+			offset = 0
 		}
 	}
 	if offset <= 0 {

@@ -57,12 +57,11 @@ type recording struct {
 	sent      []byte
 	// sentOver: the request was over maxRecorded; sent is dropped
 	sentOver bool
-	// order, when set, is the order the request head's fields go out in:
-	// the head is held (pending) until it is whole, then reordered
-	// (headOut) and written.
-	order   *fieldOrder
-	pending []byte
-	headOut bool
+	// order: the request head is still to be put in curl's order
+	// (curlOrder, with custom); pend holds it until its end has come.
+	order  bool
+	custom []string
+	pend   []byte
 }
 
 // Write records what the Transport writes, before it goes out: so the
@@ -71,8 +70,16 @@ func (r *recorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	rec := r.cur
 	r.mu.Unlock()
-	if rec != nil && rec.order != nil && !rec.headOut && len(p) > 0 {
-		return rec.writeHead(r.Conn, p)
+	if rec != nil && rec.order && len(p) > 0 {
+		out := rec.reorder(p)
+		if out == nil {
+			return len(p), nil // the head goes out once it is whole
+		}
+		rec.addSent(out)
+		if _, err := r.Conn.Write(out); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
 	if rec != nil && len(p) > 0 {
 		rec.addSent(p)
@@ -80,25 +87,27 @@ func (r *recorder) Write(p []byte) (int, error) {
 	return r.Conn.Write(p)
 }
 
-// writeHead holds what the Transport writes until the request head is
-// whole (net/http flushes it whole before it waits for anything: a 100
-// Continue, the reply), then writes it in rec.order, and what followed it.
-func (rec *recording) writeHead(c net.Conn, p []byte) (int, error) {
-	rec.pending = append(rec.pending, p...)
-	end := bytes.Index(rec.pending, []byte("\r\n\r\n"))
-	if end < 0 {
-		if len(rec.pending) > maxRecorded {
-			return 0, &fetch.Error{Kind: fetch.ErrSendFailed, Msg: "the request head is too long"}
-		}
-		return len(p), nil
+// reorder takes the bytes the Transport writes while the request head is
+// not whole yet: nil while it is not, then the head in curl's order and
+// what followed it. Bytes that are not an HTTP/1.x request (HTTP/2), or a
+// head past maxHeaderBytes, go out as they are.
+func (rec *recording) reorder(p []byte) []byte {
+	if len(rec.pend) == 0 && !isHTTP1Request(p) {
+		rec.order = false
+		return p
 	}
-	out := append(rec.order.reorderHead(rec.pending[:end+4]), rec.pending[end+4:]...)
-	rec.pending, rec.headOut = nil, true
-	rec.addSent(out)
-	if _, err := c.Write(out); err != nil {
-		return 0, err
+	rec.pend = append(rec.pend, p...)
+	i := bytes.Index(rec.pend, []byte("\r\n\r\n"))
+	if i < 0 && len(rec.pend) <= maxHeaderBytes {
+		return nil
 	}
-	return len(p), nil
+	out := rec.pend
+	rec.order, rec.pend = false, nil
+	if i < 0 {
+		return out
+	}
+	head := curlOrder(out[:i+4], rec.custom)
+	return append(head, out[i+4:]...)
 }
 
 func (rec *recording) addSent(p []byte) {
@@ -136,9 +145,10 @@ func (r *recorder) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// start begins the recording of the next request on the connection.
-func (r *recorder) start(order *fieldOrder) *recording {
-	rec := &recording{order: order}
+// start begins the recording of the next request on the connection; its
+// head goes out in curl's order, custom naming the -H fields.
+func (r *recorder) start(custom []string) *recording {
+	rec := &recording{order: true, custom: custom}
 	r.mu.Lock()
 	r.cur = rec
 	r.mu.Unlock()

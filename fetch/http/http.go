@@ -39,7 +39,10 @@
 // it chunked), else GET; OptReferer (-e) is the Referer; Config.Jar's
 // cookies are sent as one Cookie field and the reply's Set-Cookie fields
 // stored back; the OptHeader lines (-H) come last and may add, replace or
-// remove any field above.
+// remove any field above. An upload with a Request.Offset resumes
+// (fetch.ResumesUpload, resumeUpload): the rest of the Body with
+// "Content-Range: bytes N-LAST/TOTAL", no Range. The head goes out with
+// its fields in curl's order (curlOrder), whatever order net/http writes.
 //
 // Meta: Status is the HTTP status, Proto and Reason the rest of the status
 // line, Header the header fields in the order and case received (the
@@ -67,7 +70,6 @@ package http
 
 import (
 	"bytes"
-	"cmp"
 	"compress/flate"
 	"compress/gzip"
 	"context"
@@ -115,6 +117,13 @@ func New(cfg fetch.Config) fetch.Fetcher {
 // (openDigest).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
+	if req.Body != nil && req.Offset != 0 && direct {
+		r, err := resumeUpload(req)
+		if err != nil {
+			return nil, err
+		}
+		req = r
+	}
 	if (req.Digest || req.AnyAuth) && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
 		return f.openDigest(ctx, req)
 	}
@@ -243,6 +252,8 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Range refused: it holds a CR, LF or NUL"}
 		}
 		h.Set("Range", "bytes="+req.Range.Spec) // as curl: HEAD too, several ranges as given
+	} else if cr := req.Options.String(optContentRange); cr != "" && req.Body != nil {
+		h.Set("Content-Range", cr)
 	} else if req.Offset > 0 && !req.Head {
 		h.Set("Range", "bytes="+strconv.FormatInt(req.Offset, 10)+"-")
 		if !req.Since.IsZero() {
@@ -278,19 +289,16 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		hreq.URL.Opaque = "//" + hreq.URL.Host + hreq.URL.EscapedPath()
 	}
 	// The connection the request goes out on: its recording starts
-	// before the request is written.
+	// before the request is written, and puts its head in curl's order.
+	custom := customNames(req.Options.Strings(OptHeader))
 	var (
 		c   *recorder
 		rec *recording
 	)
-	var order *fieldOrder
-	if ht == nil { // HTTP/1.x: HTTP/2 has no order to keep
-		order = newFieldOrder(req.Options.Strings(OptHeader))
-	}
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start(order)
+			c, rec = r, r.start(custom)
 			nc = r.Conn
 		}
 		// A kept connection, or one net/http dialled for another
@@ -301,7 +309,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, cmp.Or(order, newFieldOrder(nil)))
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, custom)
 		trace.WroteHeaders = func() {
 			if ht != nil && ht.speaksHTTP2() {
 				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)
@@ -506,21 +514,22 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 }
 
 // requestHead formats the request head for the verbose log, credentials
-// masked.
-func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, order *fieldOrder) []byte {
-	var lines [][]byte
+// masked, its fields in the order they go out (curlOrder, custom naming
+// the -H fields).
+func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, custom []string) []byte {
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, target, r.Host)
 	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
 		for _, val := range r.Header[k] {
-			lines = append(lines, []byte(k+": "+maskHeader(k, val)))
+			fmt.Fprintf(&head, "%s: %s\r\n", k, maskHeader(k, val))
 		}
 	}
 	if proxyAuth {
-		lines = append(lines, []byte("Proxy-Authorization: Basic ****"))
+		head.WriteString("Proxy-Authorization: Basic ****\r\n")
 	}
-	order.sortLines(lines)
+	head.WriteString("\r\n")
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "> %s %s HTTP/1.1\n> Host: %s\n", method, target, r.Host)
-	for _, l := range lines {
+	for _, l := range bytes.Split(bytes.TrimSuffix(curlOrder(head.Bytes(), custom), []byte("\r\n\r\n")), []byte("\r\n")) {
 		fmt.Fprintf(&b, "> %s\n", l)
 	}
 	return b.Bytes()
@@ -636,3 +645,42 @@ func gzipError(err error) error {
 }
 
 func (g *gunzip) Close() error { return g.raw.Close() }
+
+// optContentRange carries, from Open to open, the Content-Range of a
+// resumed upload (resumeUpload).
+const optContentRange = "http-upload-content-range"
+
+// resumeUpload is the request of an upload resumed at req.Offset (curl's
+// -T with -C N): the Body's first Offset bytes are skipped and the rest
+// is sent with "Content-Range: bytes N-LAST/TOTAL" (a Body of unknown size
+// without it); with UploadAtEnd (-C -: HTTP has no way to ask where the
+// remote copy ends) the whole Body goes, with "Content-Range: bytes
+// 0-LAST/TOTAL". curl sends them so (its tests 33, 1041); a Range field,
+// which asks for part of a reply, is no part of an upload.
+func resumeUpload(req *fetch.Request) (*fetch.Request, error) {
+	r := *req
+	r.Options = maps.Clone(req.Options)
+	if r.Options == nil {
+		r.Options = fetch.Options{}
+	}
+	off := req.Offset
+	if off == fetch.UploadAtEnd {
+		off = 0
+	} else if n, err := fetch.SkipBody(req.Body, off); err != nil {
+		if err == io.EOF {
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("cannot resume the upload at byte %d: the data to send have %d", off, n)}
+		}
+		return nil, &fetch.Error{Kind: fetch.ErrRead, Msg: "skipping the part of the upload already sent", Err: err}
+	}
+	r.Offset = 0
+	if req.BodySize >= 0 {
+		if req.BodySize < off {
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("cannot resume the upload at byte %d: the data to send have %d", off, req.BodySize)}
+		}
+		r.BodySize = req.BodySize - off
+		if req.BodySize > off {
+			r.Options[optContentRange] = fmt.Sprintf("bytes %d-%d/%d", off, req.BodySize-1, req.BodySize)
+		}
+	}
+	return &r, nil
+}

@@ -6,25 +6,25 @@ import (
 	"strings"
 )
 
-// Request fields go out in the order curl 7.88 writes them, which servers
-// and tests written against curl see: Host, the credentials, Range,
-// User-Agent, Accept, Accept-Encoding, Referer, Proxy-Connection,
-// Transfer-Encoding, Cookie, the time conditions, then the -H fields in
-// the order given, then the body's fields (Content-Length, Content-Type,
-// Expect). net/http writes Host and User-Agent first and the rest sorted
-// by name; its framing is kept, and the head it writes is put in this
-// order on its way to the connection (recorder.Write), so that nothing
-// but the order changes.
+// curl 7.88 writes a request's header fields in an order of its own (the
+// one its test suite compares byte for byte); net/http writes Host,
+// User-Agent, Content-Length and then the rest sorted by name. The
+// recorder, which sees the request head on its way out, puts the fields in
+// curl's order (curlOrder) before they go: the same fields, the same bytes,
+// another order, which HTTP leaves to the client (RFC 9110 §5.3: only
+// fields of one name keep their order among themselves, and they do).
 
-// fixedRank is the place of a field curl writes itself; a -H field takes
-// its place among the -H fields (customRank) instead, but Host, which curl
-// writes first whoever gives it.
-var fixedRank = map[string]int{
+// curlRank is the place of a field curl writes itself: Host, the
+// credentials, Range, User-Agent, Accept, TE, Accept-Encoding, Referer,
+// Proxy-Connection, Transfer-Encoding, Cookie, the time condition; then
+// (rankCustom) the -H fields in the order given, and the fields curl has
+// no place for; then the body's fields.
+var curlRank = map[string]int{
 	"host":                0,
 	"proxy-authorization": 1,
 	"authorization":       2,
 	"range":               3,
-	"if-range":            3,
+	"content-range":       3, // a resumed upload's, in Range's place
 	"user-agent":          4,
 	"accept":              5,
 	"te":                  6,
@@ -35,77 +35,91 @@ var fixedRank = map[string]int{
 	"cookie":              11,
 	"if-modified-since":   12,
 	"if-unmodified-since": 12,
-	"content-length":      bodyRank,
-	"content-type":        bodyRank + 1,
-	"expect":              bodyRank + 2,
+	"content-length":      20,
+	"content-type":        21,
+	"expect":              22,
 }
 
-const (
-	customRank = 100   // the first -H field; the others follow in order
-	otherRank  = 10000 // a field neither curl's nor a -H one (If-None-Match): after the -H fields
-	bodyRank   = 20000
-)
+const rankCustom = 13
 
-// fieldOrder is the order of one request's fields: curl's, with the -H
-// fields (by lower-case name) at the places they were given.
-type fieldOrder struct {
-	custom map[string]int
-}
-
-// newFieldOrder is the order for a request with these -H lines
-// ("Name: value", "Name;", "Name:").
-func newFieldOrder(lines []string) *fieldOrder {
-	o := &fieldOrder{custom: map[string]int{}}
-	for _, l := range lines {
-		i := strings.IndexAny(l, ":;")
+// customNames is the lower-case names of -H lines (OptHeader), in order,
+// each once: the fields placed as given.
+func customNames(lines []string) []string {
+	var names []string
+	for _, line := range lines {
+		i := strings.IndexAny(line, ":;")
 		if i <= 0 {
 			continue
 		}
-		name := strings.ToLower(strings.TrimSpace(l[:i]))
-		if _, ok := o.custom[name]; !ok && name != "host" {
-			o.custom[name] = len(o.custom)
+		name := strings.ToLower(strings.TrimSpace(line[:i]))
+		if name != "host" && !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	}
-	return o
+	return names
 }
 
-func (o *fieldOrder) rank(name string) int {
-	name = strings.ToLower(name)
-	if i, ok := o.custom[name]; ok {
-		return customRank + i
-	}
-	if r, ok := fixedRank[name]; ok {
-		return r
-	}
-	return otherRank
-}
-
-// sortLines puts header lines ("Name: value", in net/http's order) in o's
-// order; lines of one name keep theirs.
-func (o *fieldOrder) sortLines(lines [][]byte) {
-	slices.SortStableFunc(lines, func(a, b []byte) int {
-		return o.rank(fieldName(a)) - o.rank(fieldName(b))
-	})
-}
-
-func fieldName(line []byte) string {
-	name, _, _ := bytes.Cut(line, []byte(":"))
-	return string(bytes.TrimSpace(name))
-}
-
-// reorderHead is head, a request head as net/http wrote it (the request
-// line, the fields, an empty line, each ended by CRLF), with its fields in
-// o's order.
-func (o *fieldOrder) reorderHead(head []byte) []byte {
-	lines := bytes.Split(bytes.TrimSuffix(head, []byte("\r\n\r\n")), []byte("\r\n"))
-	if len(lines) < 3 {
+// curlOrder returns the HTTP/1.x request head (request line, fields,
+// empty line) with its fields in curl's order, custom being customNames'
+// list; a field with an empty value is written "Name:", as curl writes
+// "-H Name;". A head it cannot read is returned as it is.
+func curlOrder(head []byte, custom []string) []byte {
+	if !bytes.HasSuffix(head, []byte("\r\n\r\n")) {
 		return head
 	}
-	fields := lines[1:]
-	o.sortLines(fields)
-	out := make([]byte, 0, len(head))
-	for _, l := range lines {
-		out = append(append(out, l...), '\r', '\n')
+	lines := bytes.Split(head[:len(head)-4], []byte("\r\n"))
+	type field struct {
+		line      []byte
+		rank, sub int
 	}
-	return append(out, '\r', '\n')
+	fields := make([]field, 0, len(lines)-1)
+	for _, l := range lines[1:] {
+		i := bytes.IndexByte(l, ':')
+		if i <= 0 || l[0] == ' ' || l[0] == '\t' {
+			return head // folded or not a field: not net/http's
+		}
+		name := strings.ToLower(string(l[:i]))
+		f := field{line: l, rank: rankCustom, sub: len(custom)}
+		if j := slices.Index(custom, name); j >= 0 {
+			f.sub = j
+		} else if r, ok := curlRank[name]; ok {
+			f.rank, f.sub = r, 0
+		}
+		if name == "host" {
+			f.rank, f.sub = 0, 0
+		}
+		if len(bytes.TrimSpace(l[i+1:])) == 0 {
+			f.line = l[:i+1]
+		}
+		fields = append(fields, f)
+	}
+	slices.SortStableFunc(fields, func(a, b field) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return a.sub - b.sub
+	})
+	out := make([]byte, 0, len(head))
+	out = append(out, lines[0]...)
+	out = append(out, "\r\n"...)
+	for _, f := range fields {
+		out = append(out, f.line...)
+		out = append(out, "\r\n"...)
+	}
+	return append(out, "\r\n"...)
+}
+
+// isHTTP1Request reports whether p starts like an HTTP/1.x request line
+// (a method, a space): not HTTP/2's preface or frames.
+func isHTTP1Request(p []byte) bool {
+	i := bytes.IndexByte(p, ' ')
+	if i <= 0 || bytes.HasPrefix(p, []byte("PRI ")) {
+		return false
+	}
+	for _, c := range p[:i] {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
 }

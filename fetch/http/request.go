@@ -52,7 +52,7 @@ const (
 var httpSchemes = []string{"http", "https"}
 
 func init() {
-	caps := fetch.RedirectTarget | fetch.ReferralTarget | fetch.SpeaksHTTP | fetch.SendsBody | fetch.Ranges | fetch.DirPaths
+	caps := fetch.RedirectTarget | fetch.ReferralTarget | fetch.SpeaksHTTP | fetch.SendsBody | fetch.Ranges | fetch.DirPaths | fetch.ResumesUpload
 	fetch.Register(fetch.Scheme{Name: "http", New: New, Caps: caps,
 		Options: []fetch.Option{
 			{Key: OptHeader, Flag: "header", Short: "H", Kind: fetch.Strings, Arg: "LINE",

@@ -202,3 +202,48 @@ func ListingLines(lines ...string) Hook {
 		return true
 	}
 }
+
+// EOFEndsData answers RETR as the server would, but takes the client's
+// end of the data connection (its FIN, a half-close) as the end of the
+// transfer, as curl's test server does (its sockfilt: "Client
+// disconnect"): the data are sent in chunks, a little apart, and sending
+// stops once the client's end has come; the final reply is 226 all the same.
+func EOFEndsData() Hook {
+	return func(s *Session, v, arg string) bool {
+		if v != "RETR" {
+			return false
+		}
+		n := s.lookup(s.Resolve(arg))
+		if n == nil || n.dir {
+			return false
+		}
+		s.Reply(150, "Opening data connection")
+		dc, err := s.OpenData()
+		if err != nil {
+			s.Reply(425, "Failed to establish connection")
+			return true
+		}
+		gone := make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, dc)
+			close(gone)
+		}()
+		data := n.data
+		for len(data) > 0 {
+			select {
+			case <-gone:
+				data = nil
+				continue
+			case <-time.After(20 * time.Millisecond):
+			}
+			k := min(len(data), 4)
+			if _, err := dc.Write(data[:k]); err != nil {
+				break
+			}
+			data = data[k:]
+		}
+		dc.Close()
+		s.Reply(226, "Transfer complete")
+		return true
+	}
+}

@@ -81,6 +81,9 @@ type Server struct {
 	// ListStyle is the form of LIST lines: "" (ls -l, see ListLine) or
 	// StyleVMS.
 	ListStyle string
+	// Greet230 greets with "230" instead of "220": the session is logged
+	// in as anonymous from the start (a server that needs no USER).
+	Greet230 bool
 
 	loop     *fetchtest.Loop
 	mu       sync.Mutex
@@ -130,6 +133,7 @@ type config struct {
 	noEPSV, noEPRT bool
 	noMLSD         bool
 	listStyle      string
+	greet230       bool
 	pasvAddress    string
 	password, home string
 	known          bool
@@ -140,7 +144,7 @@ func (s *Server) conf(user string) config {
 	defer s.mu.Unlock()
 	pw, known := s.Users[user]
 	return config{hook: s.Hook, anonymous: s.Anonymous, features: s.Features,
-		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, pasvAddress: s.PASVAddress,
+		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, greet230: s.Greet230, pasvAddress: s.PASVAddress,
 		password: pw, known: known, home: s.Homes[user]}
 }
 
@@ -353,7 +357,13 @@ func (ss *Session) run() {
 	if h := s.conf("").hook; h != nil && h(ss, "(connect)", "") {
 		return
 	}
-	ss.Reply(220, "ftptest ready")
+	if s.conf("").greet230 {
+		ss.user = "anonymous"
+		ss.LogIn()
+		ss.Reply(230, "welcome without password")
+	} else {
+		ss.Reply(220, "ftptest ready")
+	}
 	for {
 		line, err := ss.readLine()
 		if err == errTooLong {
