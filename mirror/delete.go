@@ -13,57 +13,87 @@ import (
 // (or is gone itself). With Delete its local copy is removed (only files
 // the manifest records: never anything else in DIR), at most DeleteLimit of
 // them; without it, it is kept and recorded as gone.
+//
+// It reads the manifest in passes, never holding it: the directories and
+// menus that are gone first (a pass finds those whose parent is listed or
+// gone; another pass runs while that set grows, which for FTP and HTTP,
+// where a directory sorts before what is in it, is once), then what is
+// gone, then, when something is to be deleted, which of its paths and
+// directories other records still use. Memory goes with what is gone, not
+// with the tree.
 func (e *engine) finishDeletes() {
 	e.mu.Lock()
 	seen, listed, capHit := e.seen, e.listedOK, e.capHit
 	e.mu.Unlock()
-	recs := e.man.all()
-	byURL := make(map[string]Record, len(recs))
-	for _, r := range recs {
-		byURL[r.URL] = r
+	if err := e.man.flush(); err != nil {
+		e.man.fail(err)
+		return
 	}
-	memo := map[string]bool{}
-	var isGone func(url string, depth int) bool
-	isGone = func(url string, depth int) bool {
-		if v, ok := memo[url]; ok {
-			return v
-		}
-		memo[url] = false // a loop of parents is not gone
-		r, ok := byURL[url]
-		v := false
-		switch {
-		case !ok, seen[url], url == e.rootURL, r.Parent == "", depth > 10_000:
-		case listed[r.Parent]:
-			v = true
-		default:
-			v = isGone(r.Parent, depth+1)
-		}
-		memo[url] = v
-		return v
+	goneParents := map[string]bool{} // gone directories and menus
+	isGone := func(r Record) bool {
+		return !seen[r.URL] && r.URL != e.rootURL && r.Parent != "" && (listed[r.Parent] || goneParents[r.Parent])
 	}
-	live := map[string]bool{} // local paths still in use
-	liveDirs := map[string]bool{"": true}
 	var gone, goneDirs []Record
-	for _, r := range recs {
-		if isGone(r.URL, 0) {
-			switch r.Type {
-			case TypeDir:
+	for {
+		grew := false
+		gone, goneDirs = nil, nil
+		err := e.man.each(false, func(r Record) bool {
+			if !isGone(r) {
+				return true
+			}
+			if (r.Type == TypeDir || r.Type == TypeMenu) && !goneParents[r.URL] {
+				goneParents[r.URL], grew = true, true
+			}
+			if r.Type == TypeDir {
 				goneDirs = append(goneDirs, r)
-			default:
+			} else {
 				gone = append(gone, r)
 			}
-			continue
+			return true
+		})
+		if err != nil {
+			e.man.fail(err)
+			return
 		}
-		if r.Path != "" && r.Status == StatusOK {
-			live[r.Path] = true
+		if !grew {
+			break
+		}
+	}
+	// The paths still in use, of those that matter: the gone files' and
+	// the directories that deleting would empty.
+	live := map[string]bool{}
+	liveDirs := map[string]bool{"": true}
+	if e.opt.Delete && len(gone)+len(goneDirs) > 0 {
+		for _, r := range gone {
+			live[r.Path] = false
+			for d := path.Dir(r.Path); d != "." && d != ""; d = path.Dir(d) {
+				liveDirs[d] = false
+			}
+		}
+		for _, r := range goneDirs {
+			liveDirs[r.Path] = false
+		}
+		err := e.man.each(false, func(r Record) bool {
+			if r.Path == "" || r.Status != StatusOK || isGone(r) {
+				return true
+			}
+			if _, ok := live[r.Path]; ok {
+				live[r.Path] = true
+			}
 			d := r.Path
 			if r.Type != TypeDir {
 				d = path.Dir(d)
 			}
-			for d != "." && d != "" && !liveDirs[d] {
-				liveDirs[d] = true
-				d = path.Dir(d)
+			for ; d != "." && d != ""; d = path.Dir(d) {
+				if v, ok := liveDirs[d]; ok && !v {
+					liveDirs[d] = true
+				}
 			}
+			return true
+		})
+		if err != nil {
+			e.man.fail(err)
+			return
 		}
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i].Path < gone[j].Path })

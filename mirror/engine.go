@@ -152,7 +152,7 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		e.fs.close()
 		return nil, fmt.Errorf("mirror: %w", err)
 	}
-	for _, r := range e.man.all() {
+	err = e.man.each(false, func(r Record) bool {
 		switch {
 		case r.Path == "":
 		case r.Type == TypeDir:
@@ -166,6 +166,12 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		default:
 			e.paths.reserve(ownerKey(r.URL), r.Path, false)
 		}
+		return true
+	})
+	if err != nil {
+		e.man.release()
+		e.fs.close()
+		return nil, fmt.Errorf("mirror: reading %s: %w", ManifestName, err)
 	}
 	if err := e.openWARC(); err != nil {
 		e.man.release()

@@ -1,0 +1,543 @@
+package mirror
+
+// The manifest on disk, and how a run reads it without holding it.
+//
+// A manifest (format version 2) is JSON lines: the header, then one record
+// per URL sorted by (bucket, URL), then a mark line, then the journal:
+// every change of a run appended as it happens, the last line for a URL
+// counting (a line with status "deleted" drops the URL). The bucket of a
+// URL is the URL up to its last "/" (a trailing "/" not counted): for FTP
+// and HTTP the directory it was listed in, so that a directory's records
+// are one run of lines, and a directory sorts before everything below it.
+//
+// A run keeps in memory one entry per bucket (its byte range in the file),
+// not one per record: a directory's records are read from the file when
+// they are first asked for (while it is listed) and a few dozen such
+// blocks are cached. At the end of the run the sorted records and the
+// journal are merged into a new sorted file, written beside it and renamed
+// over it: the journal is sorted in chunks of bounded size, spilled to
+// temporary files when it is larger than one, and merged with the sorted
+// records in one streaming pass. A manifest with a journal left by a
+// killed run, or of version 1 (a journal only, unsorted), is merged so
+// when it is loaded.
+//
+// Why not an embedded database: bbolt maps its file into memory, so a
+// rerun that touches every page counts the whole database in the process's
+// resident set; SQLite needs cgo or modernc.org/sqlite, a large
+// dependency to compile for every build and CI run. The mirror reads its
+// state in one order (directory by directory) and writes it once a run,
+// which a sorted file does with nothing but the standard library, and the
+// file stays readable (ReadManifest, or any JSON-lines tool).
+
+import (
+	"bufio"
+	"bytes"
+	"container/list"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// journalMark ends the sorted records of a version 2 manifest. It has no
+// "url", so that a reader of records skips it.
+const journalMark = `{"urlget_journal":"the changes since the sorted records above, in order: the last line for a URL counts"}`
+
+// chunkBytes bounds the journal lines sorted in memory at once.
+var chunkBytes = 8 << 20
+
+// blockCache is how many buckets' records a run keeps read.
+const blockCache = 64
+
+// maxLine bounds a manifest line.
+const maxLine = 16 << 20
+
+// bucketOf is the group a URL's record is stored in (see above).
+func bucketOf(url string) string {
+	u := strings.TrimSuffix(url, "/")
+	if i := strings.LastIndexByte(u, '/'); i >= 0 {
+		return url[:i+1]
+	}
+	return ""
+}
+
+// key is where a record sorts.
+type key struct{ bucket, url string }
+
+func keyOf(url string) key { return key{bucketOf(url), url} }
+
+func (a key) less(b key) bool {
+	if a.bucket != b.bucket {
+		return a.bucket < b.bucket
+	}
+	return a.url < b.url
+}
+
+// span is a byte range of the manifest file.
+type span struct{ off, end int64 }
+
+// lineURL is the "url" of a record line: read directly from a line as
+// Marshal writes it ({"url":"… first, nothing escaped), else parsed.
+func lineURL(line []byte) string {
+	const pre = `{"url":"`
+	if bytes.HasPrefix(line, []byte(pre)) {
+		rest := line[len(pre):]
+		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
+			return string(rest[:i])
+		}
+	}
+	var r struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(line, &r) != nil {
+		return ""
+	}
+	return r.URL
+}
+
+// deletedLine reports whether a line as Marshal writes it has the status
+// "deleted" (the text cannot occur inside a JSON string: its quotes would
+// be escaped).
+func deletedLine(line []byte) bool {
+	return bytes.Contains(line, []byte(`"status":"deleted"`))
+}
+
+// lineReader reads the lines of a range of a file.
+type lineReader struct {
+	r    *bufio.Reader
+	off  int64 // where the next line starts
+	buf  []byte
+	err  error
+	torn bool // the range ended in a line without its newline
+}
+
+func newLineReader(f *os.File, off, end int64) *lineReader {
+	if end < 0 {
+		end = 1 << 62
+	}
+	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), 64<<10), off: off}
+}
+
+// next returns the next line (without its newline; valid until the next
+// call) and its offset. Empty lines are skipped; a line longer than
+// maxLine is an error.
+func (lr *lineReader) next() ([]byte, int64, bool) {
+	for lr.err == nil {
+		start := lr.off
+		line, err := lr.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			lr.buf = append(lr.buf[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(lr.buf) <= maxLine {
+				line, err = lr.r.ReadSlice('\n')
+				lr.buf = append(lr.buf, line...)
+			}
+			if len(lr.buf) > maxLine {
+				lr.err = errors.New("a manifest line is too long")
+				return nil, 0, false
+			}
+			line = lr.buf
+		}
+		lr.off += int64(len(line))
+		if err != nil {
+			lr.err = err
+			if len(line) == 0 {
+				break
+			}
+			lr.torn = true
+		}
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, start, true
+	}
+	return nil, 0, false
+}
+
+// failed is the reader's error; reaching the end is none.
+func (lr *lineReader) failed() error {
+	if errors.Is(lr.err, io.EOF) {
+		return nil
+	}
+	return lr.err
+}
+
+// fileInfo is what scanning a manifest file found.
+type fileInfo struct {
+	hdr     header
+	sorted  span // the sorted records
+	journal int64
+	// merge says the file must be merged before a run reads it: a
+	// journal follows the records, or they are not in order (version 1).
+	merge bool
+	index map[string]span
+}
+
+// errNotManifest says a file is no manifest.
+var errNotManifest = errors.New(ManifestName + " is not an urlget mirror manifest")
+
+// scanFile reads a manifest's header and indexes its sorted records.
+func scanFile(f *os.File) (fileInfo, error) {
+	lr := newLineReader(f, 0, -1)
+	first, _, ok := lr.next()
+	if !ok {
+		if err := lr.failed(); err != nil {
+			return fileInfo{}, err
+		}
+		return fileInfo{}, errNotManifest
+	}
+	var fi fileInfo
+	if err := json.Unmarshal(first, &fi.hdr); err != nil || fi.hdr.Manifest == "" {
+		return fileInfo{}, errNotManifest
+	}
+	fi.sorted.off = lr.off
+	fi.index = map[string]span{}
+	if fi.hdr.Version < 2 {
+		// A journal only.
+		fi.sorted.end, fi.journal, fi.merge = fi.sorted.off, fi.sorted.off, true
+		return fi, nil
+	}
+	var prev key
+	var cur string
+	var curSpan span
+	have, disorder := false, false
+	for {
+		line, off, ok := lr.next()
+		if !ok {
+			if err := lr.failed(); err != nil {
+				return fileInfo{}, err
+			}
+			// No mark: the records run to the end.
+			fi.sorted.end, fi.journal = lr.off, lr.off
+			fi.merge = fi.merge || lr.torn
+			break
+		}
+		if string(line) == journalMark {
+			fi.sorted.end, fi.journal = off, lr.off
+			if _, _, more := lr.next(); more {
+				fi.merge = true
+			}
+			break
+		}
+		if disorder {
+			continue
+		}
+		u := lineURL(line)
+		k := keyOf(u)
+		if u == "" || have && !prev.less(k) || deletedLine(line) {
+			// Out of order, twice, or not a record: merged as a
+			// journal would be.
+			disorder = true
+			continue
+		}
+		if !have || k.bucket != cur {
+			if have {
+				fi.index[cur] = curSpan
+			}
+			cur, curSpan = k.bucket, span{off, off}
+		}
+		curSpan.end = lr.off
+		prev, have = k, true
+	}
+	if have && !disorder {
+		fi.index[cur] = curSpan
+	}
+	if disorder {
+		fi.merge = true
+		// Everything after the header, in order, counts as a journal.
+		fi.sorted.end, fi.journal = fi.sorted.off, fi.sorted.off
+		fi.index = map[string]span{}
+	}
+	return fi, nil
+}
+
+// entry is a journal line in a chunk being sorted.
+type entry struct {
+	k       key
+	seq     int
+	line    []byte
+	deleted bool
+}
+
+// source is a sorted stream of lines the merge reads.
+type source interface {
+	peek() (key, []byte, bool)
+	advance()
+	failed() error
+}
+
+// fileSource streams sorted lines from a file range.
+type fileSource struct {
+	lr   *lineReader
+	k    key
+	line []byte
+	ok   bool
+}
+
+func newFileSource(f *os.File, s span) *fileSource {
+	fs := &fileSource{lr: newLineReader(f, s.off, s.end)}
+	fs.advance()
+	return fs
+}
+
+func (s *fileSource) peek() (key, []byte, bool) { return s.k, s.line, s.ok }
+func (s *fileSource) failed() error             { return s.lr.failed() }
+func (s *fileSource) advance() {
+	for {
+		line, _, ok := s.lr.next()
+		if !ok {
+			s.ok = false
+			return
+		}
+		if string(line) == journalMark {
+			continue
+		}
+		u := lineURL(line)
+		if u == "" {
+			continue
+		}
+		s.k, s.line, s.ok = keyOf(u), line, true
+		return
+	}
+}
+
+// memSource is a sorted chunk in memory.
+type memSource struct{ ents []entry }
+
+func (s *memSource) peek() (key, []byte, bool) {
+	if len(s.ents) == 0 {
+		return key{}, nil, false
+	}
+	return s.ents[0].k, s.ents[0].line, true
+}
+func (s *memSource) advance()      { s.ents = s.ents[1:] }
+func (s *memSource) failed() error { return nil }
+
+// scratch is a temporary file for a chunk of the journal: in the mirror's
+// directory (a temporary name, swept if a run is killed), or, when nothing
+// may be written there (a dry run), in the system's temporary directory.
+func (m *manifest) scratch() (*os.File, func(), error) {
+	if m.dryRun || m.l.root == nil {
+		f, err := os.CreateTemp("", "urlget-manifest-*")
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close(); os.Remove(f.Name()) }, nil
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := tmpPrefix + hex.EncodeToString(rnd[:])
+	f, err := m.l.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); m.l.root.Remove(name) }, nil
+}
+
+// sortChunk sorts a chunk of journal lines by key, keeping the last line
+// for each URL.
+func sortChunk(ents []entry) []entry {
+	sort.Slice(ents, func(i, j int) bool {
+		if ents[i].k != ents[j].k {
+			return ents[i].k.less(ents[j].k)
+		}
+		return ents[i].seq < ents[j].seq
+	})
+	out := ents[:0]
+	for i, e := range ents {
+		if i+1 < len(ents) && ents[i+1].k == e.k {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// journalSources sorts the journal lines of f from off on into sources,
+// oldest first: chunks of chunkBytes, all but the last spilled to scratch
+// files (closed by the returned func). Lines that are not whole records (a
+// line torn by a crash) are dropped; the others are written as Marshal
+// writes them.
+func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), error) {
+	var srcs []source
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	var ents []entry
+	size, seq := 0, 0
+	spill := func() error {
+		ents = sortChunk(ents)
+		sf, done, err := m.scratch()
+		if err != nil {
+			return err
+		}
+		closers = append(closers, done)
+		w := bufio.NewWriterSize(sf, 64<<10)
+		for _, e := range ents {
+			w.Write(e.line)
+			w.WriteByte('\n')
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		srcs = append(srcs, newFileSource(sf, span{0, -1}))
+		ents, size = nil, 0
+		return nil
+	}
+	lr := newLineReader(f, off, -1)
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		var r Record
+		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+			continue
+		}
+		b, _ := json.Marshal(r)
+		ents = append(ents, entry{k: keyOf(r.URL), seq: seq, line: b, deleted: r.Status == StatusDeleted})
+		seq++
+		size += len(b) + 64
+		if size >= chunkBytes {
+			if err := spill(); err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+		}
+	}
+	if err := lr.failed(); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	if len(ents) > 0 {
+		srcs = append(srcs, &memSource{ents: sortChunk(ents)})
+	}
+	return srcs, closeAll, nil
+}
+
+// merge writes to w the header, the sorted records of f in s with the
+// journal of f from journal on applied, and the mark; the index of what it
+// wrote (offsets in w).
+func (m *manifest) merge(w io.Writer, f *os.File, s span, journal int64) (map[string]span, error) {
+	srcs := []source{}
+	if s.end > s.off {
+		srcs = append(srcs, newFileSource(f, s))
+	}
+	js, done, err := m.journalSources(f, journal)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	srcs = append(srcs, js...)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	index := map[string]span{}
+	hl := m.headerLine()
+	bw.Write(hl)
+	var off = int64(len(hl))
+	cur, have := "", false
+	var curSpan span
+	for {
+		best := -1
+		var bk key
+		for i, src := range srcs {
+			k, _, ok := src.peek()
+			if !ok {
+				continue
+			}
+			// The later source wins a tie: it is the newer line.
+			if best < 0 || k.less(bk) || k == bk {
+				best, bk = i, k
+			}
+		}
+		if best < 0 {
+			break
+		}
+		_, line, _ := srcs[best].peek()
+		if !deletedLine(line) {
+			if !have || bk.bucket != cur {
+				if have {
+					index[cur] = curSpan
+				}
+				cur, curSpan, have = bk.bucket, span{off, off}, true
+			}
+			bw.Write(line)
+			bw.WriteByte('\n')
+			off += int64(len(line)) + 1
+			curSpan.end = off
+		}
+		for _, src := range srcs {
+			if k, _, ok := src.peek(); ok && k == bk {
+				src.advance()
+			}
+		}
+	}
+	if have {
+		index[cur] = curSpan
+	}
+	for _, src := range srcs {
+		if err := src.failed(); err != nil {
+			return nil, err
+		}
+	}
+	bw.WriteString(journalMark + "\n")
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return index, nil
+}
+
+// lru is the cache of buckets' records.
+type lru struct {
+	l *list.List // of *block, most recent first
+	m map[string]*list.Element
+}
+
+type block struct {
+	bucket string
+	recs   map[string]Record
+}
+
+func newLRU() *lru { return &lru{l: list.New(), m: map[string]*list.Element{}} }
+
+func (c *lru) get(bucket string) (*block, bool) {
+	el, ok := c.m[bucket]
+	if !ok {
+		return nil, false
+	}
+	c.l.MoveToFront(el)
+	return el.Value.(*block), true
+}
+
+func (c *lru) add(b *block) {
+	c.m[b.bucket] = c.l.PushFront(b)
+	for c.l.Len() > blockCache {
+		last := c.l.Back()
+		c.l.Remove(last)
+		delete(c.m, last.Value.(*block).bucket)
+	}
+}
+
+// readBlock reads the records of a bucket from f.
+func readBlock(f *os.File, bucket string, s span) (*block, error) {
+	b := &block{bucket: bucket, recs: map[string]Record{}}
+	lr := newLineReader(f, s.off, s.end)
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		var r Record
+		if json.Unmarshal(line, &r) == nil && r.URL != "" {
+			b.recs[r.URL] = r
+		}
+	}
+	return b, lr.failed()
+}
