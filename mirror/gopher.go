@@ -37,7 +37,7 @@ type gopherState struct {
 	// its full selectors).
 	base    []string
 	mu      sync.Mutex
-	visited map[string]string // menuKey, docKey -> the URL that claimed it
+	visited map[string]string      // menuKey, docKey -> the URL that claimed it
 	robots  map[string]*robotsOnce // by host:port
 }
 
