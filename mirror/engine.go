@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -788,7 +789,9 @@ func stamp(t time.Time) string {
 
 // scheduler hands tasks to workers: listings before files (so that the
 // tree is known early), oldest first, never more than perHost at once on a
-// host.
+// host; but files first once more than fileBacklog are queued, so that the
+// files waiting are bounded (a listing adds one directory's) rather than
+// the whole tree's.
 type scheduler struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -808,6 +811,10 @@ type task struct {
 	attempt int
 	job     any
 }
+
+// fileBacklog is how many queued files make workers take files before
+// listings.
+const fileBacklog = 4096
 
 func newScheduler(hostCap int) *scheduler {
 	s := &scheduler{perHost: map[string]int{}, hostCap: hostCap}
@@ -834,11 +841,22 @@ func (s *scheduler) pick(q *[]*task, needRoom bool) *task {
 			break
 		}
 		if !needRoom || s.perHost[t.host] < s.hostCap {
-			*q = append((*q)[:i:i], (*q)[i+1:]...)
+			removeAt(q, i)
 			return t
 		}
 	}
 	return nil
+}
+
+// removeAt removes the task at i from q: the first by moving the start
+// (no copy of the queue), another by moving those after it.
+func removeAt(q *[]*task, i int) {
+	if i == 0 {
+		(*q)[0] = nil
+		*q = (*q)[1:]
+		return
+	}
+	*q = slices.Delete(*q, i, i+1)
 }
 
 // next waits for a task; nil when there is none left and none running
@@ -850,7 +868,13 @@ func (s *scheduler) next() *task {
 		if s.stopped {
 			return nil
 		}
-		t := s.pick(&s.lists, true)
+		var t *task
+		if len(s.files) > fileBacklog {
+			t = s.pick(&s.files, true)
+		}
+		if t == nil {
+			t = s.pick(&s.lists, true)
+		}
 		if t == nil {
 			t = s.pick(&s.files, true)
 		}
@@ -874,7 +898,7 @@ func (s *scheduler) next() *task {
 func (s *scheduler) tryFile(host string) *task {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped || len(s.lists) > 0 {
+	if s.stopped || len(s.lists) > 0 && len(s.files) <= fileBacklog {
 		return nil
 	}
 	for i, t := range s.files {
@@ -882,7 +906,7 @@ func (s *scheduler) tryFile(host string) *task {
 			break
 		}
 		if t.host == host {
-			s.files = append(s.files[:i:i], s.files[i+1:]...)
+			removeAt(&s.files, i)
 			s.active++
 			t.slot = false
 			return t
