@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"fmt"
+
+	"github.com/urlget/urlget/fetch"
 	"path"
 	"sort"
 	"strings"
@@ -23,22 +25,31 @@ import (
 // with the tree.
 func (e *engine) finishDeletes() {
 	e.mu.Lock()
-	seen, listed, capHit := e.seen, e.listedOK, e.capHit
+	listed, capHit := e.listedOK, e.capHit
 	e.mu.Unlock()
 	if err := e.man.flush(); err != nil {
 		e.man.fail(err)
 		return
 	}
+	seen, err := e.seen.sorted(e.man)
+	if err != nil {
+		e.markIncomplete("nothing deleted or marked gone: " + fetch.OneLine(err.Error()))
+		return
+	}
+	defer seen.close()
 	goneParents := map[string]bool{} // gone directories and menus
-	isGone := func(r Record) bool {
-		return !seen[r.URL] && r.URL != e.rootURL && r.Parent != "" && (listed[r.Parent] || goneParents[r.Parent])
+	// isGone is asked in the manifest's order (c reads the seen URLs in
+	// it).
+	isGone := func(c *seenCursor, r Record) bool {
+		return r.URL != e.rootURL && r.Parent != "" && (listed[r.Parent] || goneParents[r.Parent]) && !c.has(keyOf(r.URL))
 	}
 	var gone, goneDirs []Record
 	for {
 		grew := false
 		gone, goneDirs = nil, nil
+		c := newSeenCursor(seen)
 		err := e.man.each(false, func(r Record) bool {
-			if !isGone(r) {
+			if !isGone(c, r) {
 				return true
 			}
 			if (r.Type == TypeDir || r.Type == TypeMenu) && !goneParents[r.URL] {
@@ -73,8 +84,9 @@ func (e *engine) finishDeletes() {
 		for _, r := range goneDirs {
 			liveDirs[r.Path] = false
 		}
+		c := newSeenCursor(seen)
 		err := e.man.each(false, func(r Record) bool {
-			if r.Path == "" || r.Status != StatusOK || isGone(r) {
+			if r.Path == "" || r.Status != StatusOK || isGone(c, r) {
 				return true
 			}
 			if _, ok := live[r.Path]; ok {

@@ -50,7 +50,7 @@ type engine struct {
 	mu         sync.Mutex
 	incomplete []string
 	failures   []Failure
-	seen       map[string]bool // URLs found this run (listed, linked)
+	seen       seenLog         // URLs found this run (listed, linked)
 	listedOK   map[string]bool // directories and menus read completely this run
 	dirTimes   map[string]time.Time
 	parts      map[string]bool   // partial files kept this run (local paths), for the next
@@ -92,7 +92,7 @@ func newPolicy(opt Options, u *urlparse.URL) (*engine, error) {
 		return nil, fmt.Errorf("mirror: %w", err)
 	}
 	e := &engine{opt: opt, u: u, filter: f, paths: newPathTable(), start: time.Now(),
-		seen: map[string]bool{}, listedOK: map[string]bool{}, dirTimes: map[string]time.Time{},
+		listedOK: map[string]bool{}, dirTimes: map[string]time.Time{},
 		touched: map[string]bool{}, current: map[int]string{}}
 	client := fetch.Client{}
 	if opt.Client != nil {
@@ -196,6 +196,7 @@ func orDefault(v, def int) int {
 
 func (e *engine) close() {
 	e.cancel(nil)
+	e.seen.close()
 	e.closeWARC()
 	e.man.release()
 	e.fs.close()
@@ -371,11 +372,7 @@ func (e *engine) emit(ev Event) {
 	}
 }
 
-func (e *engine) markSeen(url string) {
-	e.mu.Lock()
-	e.seen[url] = true
-	e.mu.Unlock()
-}
+func (e *engine) markSeen(url string) { e.seen.add(e.man, url) }
 
 func (e *engine) markListed(url string) {
 	e.mu.Lock()

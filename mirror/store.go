@@ -41,6 +41,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -82,7 +83,8 @@ func (a key) less(b key) bool {
 type span struct{ off, end int64 }
 
 // lineURL is the "url" of a record line: read directly from a line as
-// Marshal writes it ({"url":"… first, nothing escaped), else parsed.
+// Marshal writes it ({"url":"… first, nothing escaped), else parsed; or
+// the URL of a line of a URL list (urlLine).
 func lineURL(line []byte) string {
 	const pre = `{"url":"`
 	if bytes.HasPrefix(line, []byte(pre)) {
@@ -90,6 +92,14 @@ func lineURL(line []byte) string {
 		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
 			return string(rest[:i])
 		}
+	}
+	if len(line) > 0 && line[0] == '"' {
+		// A URL list's line (urlLine).
+		var u string
+		if json.Unmarshal(line, &u) != nil {
+			return ""
+		}
+		return u
 	}
 	var r struct {
 		URL string `json:"url"`
@@ -358,19 +368,41 @@ func sortChunk(ents []entry) []entry {
 	return out
 }
 
-// journalSources sorts the journal lines of f from off on into sources,
-// oldest first: chunks of chunkBytes, all but the last spilled to scratch
-// files (closed by the returned func). Lines that are not whole records (a
-// line torn by a crash) are dropped; the others are written as Marshal
-// writes them.
-func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), error) {
-	var srcs []source
-	var closers []func()
-	closeAll := func() {
-		for _, c := range closers {
-			c()
-		}
+// runs is a sequence of lines sorted in chunks: each chunk sorted by key,
+// the last line for a key kept; all but the last chunk spilled to scratch
+// files. Its sources can be read more than once.
+type runs struct {
+	files   []*os.File
+	mem     []entry
+	closers []func()
+}
+
+// sources are fresh sources of the chunks, oldest first.
+func (r *runs) sources() []source {
+	var out []source
+	for _, f := range r.files {
+		out = append(out, newFileSource(f, span{0, -1}))
 	}
+	if len(r.mem) > 0 {
+		out = append(out, &memSource{ents: r.mem})
+	}
+	return out
+}
+
+// close removes the scratch files.
+func (r *runs) close() {
+	for _, c := range r.closers {
+		c()
+	}
+	r.files, r.mem, r.closers = nil, nil, nil
+}
+
+// sortLines sorts the lines of f from off on in chunks of chunkBytes;
+// parse makes a line an entry (false: the line is dropped). Spilled
+// entries are read back with lineURL: parse's line must be a record line,
+// or a URL as a JSON string (urlLine).
+func (m *manifest) sortLines(f *os.File, off int64, parse func([]byte) (entry, bool)) (*runs, error) {
+	r := &runs{}
 	var ents []entry
 	size, seq := 0, 0
 	spill := func() error {
@@ -379,7 +411,7 @@ func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), erro
 		if err != nil {
 			return err
 		}
-		closers = append(closers, done)
+		r.closers = append(r.closers, done)
 		w := bufio.NewWriterSize(sf, 64<<10)
 		for _, e := range ents {
 			w.Write(e.line)
@@ -388,7 +420,7 @@ func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), erro
 		if err := w.Flush(); err != nil {
 			return err
 		}
-		srcs = append(srcs, newFileSource(sf, span{0, -1}))
+		r.files = append(r.files, sf)
 		ents, size = nil, 0
 		return nil
 	}
@@ -398,29 +430,75 @@ func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), erro
 		if !ok {
 			break
 		}
-		var r Record
-		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+		e, ok := parse(line)
+		if !ok {
 			continue
 		}
-		b, _ := json.Marshal(r)
-		ents = append(ents, entry{k: keyOf(r.URL), seq: seq, line: b, deleted: r.Status == StatusDeleted})
+		e.seq = seq
 		seq++
-		size += len(b) + 64
+		ents = append(ents, e)
+		size += len(e.line) + 64
 		if size >= chunkBytes {
 			if err := spill(); err != nil {
-				closeAll()
-				return nil, nil, err
+				r.close()
+				return nil, err
 			}
 		}
 	}
 	if err := lr.failed(); err != nil {
-		closeAll()
+		r.close()
+		return nil, err
+	}
+	r.mem = sortChunk(ents)
+	return r, nil
+}
+
+// journalSources sorts the journal lines of f from off on into sources,
+// oldest first (sortLines; the returned func removes the scratch files).
+// Lines that are not whole records (a line torn by a crash) are dropped;
+// the others are written as Marshal writes them.
+func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), error) {
+	r, err := m.sortLines(f, off, func(line []byte) (entry, bool) {
+		var r Record
+		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+			return entry{}, false
+		}
+		b, _ := json.Marshal(r)
+		return entry{k: keyOf(r.URL), line: b, deleted: r.Status == StatusDeleted}, true
+	})
+	if err != nil {
 		return nil, nil, err
 	}
-	if len(ents) > 0 {
-		srcs = append(srcs, &memSource{ents: sortChunk(ents)})
+	return r.sources(), r.close, nil
+}
+
+// urlLine is a URL as a line of a list of URLs: a JSON string, which
+// lineURL reads.
+func urlLine(url string) []byte {
+	b, _ := json.Marshal(url)
+	return b
+}
+
+// mergedKeys merges sources into one stream of their keys, ascending, each once.
+func mergedKeys(srcs []source) func() (key, bool) {
+	return func() (key, bool) {
+		best := -1
+		var bk key
+		for i, src := range srcs {
+			if k, _, ok := src.peek(); ok && (best < 0 || k.less(bk)) {
+				best, bk = i, k
+			}
+		}
+		if best < 0 {
+			return key{}, false
+		}
+		for _, src := range srcs {
+			if k, _, ok := src.peek(); ok && k == bk {
+				src.advance()
+			}
+		}
+		return bk, true
 	}
-	return srcs, closeAll, nil
 }
 
 // merge writes to w the header, the sorted records of f in s with the
@@ -540,4 +618,88 @@ func readBlock(f *os.File, bucket string, s span) (*block, error) {
 		}
 	}
 	return b, lr.failed()
+}
+
+// seenLog is the URLs found this run: appended to a scratch file as they
+// are found, and sorted at the end (sortLines) to be read beside the sorted
+// manifest, so that no set of them is held in memory.
+type seenLog struct {
+	mu   sync.Mutex
+	f    *os.File
+	drop func()
+	w    *bufio.Writer
+	err  error
+}
+
+// add notes url.
+func (s *seenLog) add(m *manifest, url string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	if s.f == nil {
+		s.f, s.drop, s.err = m.scratch()
+		if s.err != nil {
+			return
+		}
+		s.w = bufio.NewWriterSize(s.f, 64<<10)
+	}
+	s.w.Write(urlLine(url))
+	if err := s.w.WriteByte('\n'); err != nil {
+		s.err = err
+	}
+}
+
+// sorted sorts what was noted; the caller closes the runs.
+func (s *seenLog) sorted(m *manifest) (*runs, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.f == nil {
+		return &runs{}, nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return nil, err
+	}
+	return m.sortLines(s.f, 0, func(line []byte) (entry, bool) {
+		u := lineURL(line)
+		if u == "" {
+			return entry{}, false
+		}
+		return entry{k: keyOf(u), line: bytes.Clone(line)}, true
+	})
+}
+
+// close removes the scratch file.
+func (s *seenLog) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drop != nil {
+		s.drop()
+		s.f, s.drop = nil, nil
+	}
+}
+
+// seenCursor answers, for keys asked in ascending order, whether a sorted
+// stream of keys holds them.
+type seenCursor struct {
+	next func() (key, bool)
+	cur  key
+	ok   bool
+}
+
+func newSeenCursor(r *runs) *seenCursor {
+	c := &seenCursor{next: mergedKeys(r.sources())}
+	c.cur, c.ok = c.next()
+	return c
+}
+
+func (c *seenCursor) has(k key) bool {
+	for c.ok && c.cur.less(k) {
+		c.cur, c.ok = c.next()
+	}
+	return c.ok && c.cur == k
 }
