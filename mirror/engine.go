@@ -157,24 +157,29 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		switch {
 		case r.Path == "":
 		case r.Type == TypeDir:
-			e.paths.reserve(ownerKey(r.URL), r.Path, true)
+			e.paths.reserve(ownerKey(r.URL), r.Path)
 		case r.Type == TypeMenu:
 			d := path.Dir(r.Path)
 			if d == "." {
 				d = ""
 			}
-			e.paths.reserve(ownerKey(r.URL), d, true)
+			e.paths.reserve(ownerKey(r.URL), d)
 		default:
-			e.paths.reserve(ownerKey(r.URL), r.Path, false)
+			e.paths.reserveFile(e.man, ownerKey(r.URL), r.Path)
 		}
 		return true
 	})
+	if err == nil {
+		err = e.paths.seal(e.man)
+	}
 	if err != nil {
+		e.paths.close()
 		e.man.release()
 		e.fs.close()
 		return nil, fmt.Errorf("mirror: reading %s: %w", ManifestName, err)
 	}
 	if err := e.openWARC(); err != nil {
+		e.paths.close()
 		e.man.release()
 		e.fs.close()
 		return nil, fmt.Errorf("mirror: --warc: %w", err)
@@ -197,6 +202,7 @@ func orDefault(v, def int) int {
 func (e *engine) close() {
 	e.cancel(nil)
 	e.seen.close()
+	e.paths.close()
 	e.closeWARC()
 	e.man.release()
 	e.fs.close()

@@ -50,7 +50,7 @@ import (
 const journalMark = `{"urlget_journal":"the changes since the sorted records above, in order: the last line for a URL counts"}`
 
 // chunkBytes bounds the journal lines sorted in memory at once.
-var chunkBytes = 8 << 20
+var chunkBytes = 4 << 20
 
 // blockCache is how many buckets' records a run keeps read.
 const blockCache = 64
@@ -437,7 +437,7 @@ func (m *manifest) sortLines(f *os.File, off int64, parse func([]byte) (entry, b
 		e.seq = seq
 		seq++
 		ents = append(ents, e)
-		size += len(e.line) + 64
+		size += len(e.line) + 160 // the entry, its key and URL
 		if size >= chunkBytes {
 			if err := spill(); err != nil {
 				r.close()
@@ -516,22 +516,34 @@ func (m *manifest) merge(w io.Writer, f *os.File, s span, journal int64) (map[st
 	defer done()
 	srcs = append(srcs, js...)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	index := map[string]span{}
 	hl := m.headerLine()
 	bw.Write(hl)
-	var off = int64(len(hl))
-	cur, have := "", false
-	var curSpan span
+	iw := &indexWriter{w: bw, off: int64(len(hl)), index: map[string]span{}}
+	err = mergeLines(srcs, func(k key, line []byte) error {
+		if !deletedLine(line) {
+			iw.line(k, line)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	bw.WriteString(journalMark + "\n")
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return iw.finish(), nil
+}
+
+// mergeLines calls fn, in key order, with each key's line from the latest
+// source that has it (a tie goes to the later source: the newer line).
+func mergeLines(srcs []source, fn func(k key, line []byte) error) error {
 	for {
 		best := -1
 		var bk key
 		for i, src := range srcs {
 			k, _, ok := src.peek()
-			if !ok {
-				continue
-			}
-			// The later source wins a tie: it is the newer line.
-			if best < 0 || k.less(bk) || k == bk {
+			if ok && (best < 0 || !bk.less(k)) {
 				best, bk = i, k
 			}
 		}
@@ -539,17 +551,8 @@ func (m *manifest) merge(w io.Writer, f *os.File, s span, journal int64) (map[st
 			break
 		}
 		_, line, _ := srcs[best].peek()
-		if !deletedLine(line) {
-			if !have || bk.bucket != cur {
-				if have {
-					index[cur] = curSpan
-				}
-				cur, curSpan, have = bk.bucket, span{off, off}, true
-			}
-			bw.Write(line)
-			bw.WriteByte('\n')
-			off += int64(len(line)) + 1
-			curSpan.end = off
+		if err := fn(bk, line); err != nil {
+			return err
 		}
 		for _, src := range srcs {
 			if k, _, ok := src.peek(); ok && k == bk {
@@ -557,19 +560,41 @@ func (m *manifest) merge(w io.Writer, f *os.File, s span, journal int64) (map[st
 			}
 		}
 	}
-	if have {
-		index[cur] = curSpan
-	}
 	for _, src := range srcs {
 		if err := src.failed(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	bw.WriteString(journalMark + "\n")
-	if err := bw.Flush(); err != nil {
-		return nil, err
+	return nil
+}
+
+// indexWriter writes sorted lines, noting each bucket's byte range.
+type indexWriter struct {
+	w     *bufio.Writer
+	off   int64
+	index map[string]span
+	cur   string
+	span  span
+	have  bool
+}
+
+func (iw *indexWriter) line(k key, line []byte) {
+	if !iw.have || k.bucket != iw.cur {
+		iw.finish()
+		iw.cur, iw.span, iw.have = k.bucket, span{iw.off, iw.off}, true
 	}
-	return index, nil
+	iw.w.Write(line)
+	iw.w.WriteByte('\n')
+	iw.off += int64(len(line)) + 1
+	iw.span.end = iw.off
+}
+
+// finish ends the last bucket; the index.
+func (iw *indexWriter) finish() map[string]span {
+	if iw.have {
+		iw.index[iw.cur] = iw.span
+	}
+	return iw.index
 }
 
 // lru is the cache of buckets' records.
@@ -702,4 +727,163 @@ func (c *seenCursor) has(k key) bool {
 		c.cur, c.ok = c.next()
 	}
 	return c.ok && c.cur == k
+}
+
+// pathIndex is the manifest's file paths and their owners, for the path
+// table: written to a scratch file as the manifest is read, sorted by path
+// (so by directory: bucketOf), and read a directory at a time; and the
+// files of the directories a walker was done with (drop), in a scratch
+// file of their own.
+type pathIndex struct {
+	raw      *os.File // the paths as reserved
+	rawDrop  func()
+	w        *bufio.Writer
+	failed   bool
+	m        *manifest
+	f        *os.File // sorted
+	fDrop    func()
+	index    map[string]span
+	released []string // prefixes given up (pathTable.release)
+	dropped  map[string]bool
+	spill    *os.File
+	spDrop   func()
+	sw       *bufio.Writer
+}
+
+// pathLine is a line of a pathIndex file.
+type pathLine struct {
+	Path  string `json:"url"` // so named that lineURL reads it: the sort key
+	Owner string `json:"owner"`
+}
+
+// add notes a reserved file; false when there is no scratch file for it.
+func (ix *pathIndex) add(m *manifest, url, p string) bool {
+	if ix.failed {
+		return false
+	}
+	if ix.raw == nil {
+		f, drop, err := m.scratch()
+		if err != nil {
+			ix.failed = true
+			return false
+		}
+		ix.raw, ix.rawDrop, ix.w, ix.m = f, drop, bufio.NewWriterSize(f, 64<<10), m
+	}
+	b, _ := json.Marshal(pathLine{Path: p, Owner: url})
+	ix.w.Write(b)
+	ix.w.WriteByte('\n')
+	return true
+}
+
+// seal sorts the reserved files.
+func (ix *pathIndex) seal(m *manifest) error {
+	ix.m = m
+	if ix.raw == nil {
+		return nil
+	}
+	defer func() {
+		ix.rawDrop()
+		ix.raw, ix.rawDrop, ix.w = nil, nil, nil
+	}()
+	if err := ix.w.Flush(); err != nil {
+		return err
+	}
+	r, err := m.sortLines(ix.raw, 0, func(line []byte) (entry, bool) {
+		u := lineURL(line)
+		return entry{k: keyOf(u), line: bytes.Clone(line)}, u != ""
+	})
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	f, drop, err := m.scratch()
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	iw := &indexWriter{w: bw, index: map[string]span{}}
+	err = mergeLines(r.sources(), func(k key, line []byte) error {
+		iw.line(k, line)
+		return nil
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		drop()
+		return err
+	}
+	ix.f, ix.fDrop, ix.index = f, drop, iw.finish()
+	return nil
+}
+
+// load reads the files of a bucket.
+func (ix *pathIndex) load(b string) map[string]string {
+	out := map[string]string{}
+	read := func(f *os.File, s span, all bool) {
+		lr := newLineReader(f, s.off, s.end)
+		for {
+			line, _, ok := lr.next()
+			if !ok {
+				return
+			}
+			var pl pathLine
+			if json.Unmarshal(line, &pl) != nil || all && bucketOf(pl.Path) != b || ix.isReleased(pl.Path) {
+				continue
+			}
+			out[pl.Path] = pl.Owner
+		}
+	}
+	if s, ok := ix.index[b]; ok && ix.f != nil {
+		read(ix.f, s, false)
+	}
+	if ix.dropped[b] && ix.sw.Flush() == nil {
+		// Claimed in again: what it had when dropped (rare: read all).
+		read(ix.spill, span{0, -1}, true)
+	}
+	return out
+}
+
+func (ix *pathIndex) isReleased(p string) bool {
+	for _, pre := range ix.released {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// drop keeps the files of bucket b in the spill file; false when there is
+// none (they stay in memory).
+func (ix *pathIndex) drop(b string, files map[string]string) bool {
+	if ix.m == nil {
+		return false
+	}
+	if ix.spill == nil {
+		f, drop, err := ix.m.scratch()
+		if err != nil {
+			return false
+		}
+		ix.spill, ix.spDrop, ix.sw, ix.dropped = f, drop, bufio.NewWriterSize(f, 64<<10), map[string]bool{}
+	}
+	for p, owner := range files {
+		line, _ := json.Marshal(pathLine{Path: p, Owner: owner})
+		ix.sw.Write(line)
+		ix.sw.WriteByte('\n')
+	}
+	ix.dropped[b] = true
+	return true
+}
+
+// release gives up the paths below pre.
+func (ix *pathIndex) release(pre string) { ix.released = append(ix.released, pre) }
+
+// close removes the scratch files.
+func (ix *pathIndex) close() {
+	for _, d := range []func(){ix.rawDrop, ix.fDrop, ix.spDrop} {
+		if d != nil {
+			d()
+		}
+	}
+	ix.rawDrop, ix.fDrop, ix.spDrop = nil, nil, nil
 }

@@ -300,3 +300,43 @@ func TestBucketOf(t *testing.T) {
 		t.Error("a directory's records do not come before those below it")
 	}
 }
+
+// TestPathTableReserved: the manifest's file paths, read a directory at a
+// time from the sorted scratch file, keep other URLs off them; a directory
+// dropped from memory (done) and claimed in again still knows what was
+// claimed in it this run; a released directory's paths are free.
+func TestPathTableReserved(t *testing.T) {
+	m, l := openTestManifest(t, t.TempDir(), "ftp://h/")
+	defer l.close()
+	defer m.release()
+	p := newPathTable()
+	defer p.close()
+	p.reserveFile(m, "u1", "a/x")
+	p.reserveFile(m, "u9", "b/c/y")
+	if err := p.seal(m); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.files) != 0 {
+		t.Fatalf("reserved files held in memory: %v", p.files)
+	}
+	if got := p.claimFile("u2", []string{"a", "x"}); got != "a/x%!2" {
+		t.Errorf("another URL on a reserved path: %q", got)
+	}
+	if got := p.claimFile("u1", []string{"a", "x"}); got != "a/x" {
+		t.Errorf("the reserving URL: %q", got)
+	}
+	p.done("a")
+	if _, ok := p.files["a/"]; ok {
+		t.Error("done: the directory's files are still in memory")
+	}
+	if got := p.claimFile("u3", []string{"a", "x"}); got != "a/x%!3" {
+		t.Errorf("claimed in again after done: %q (a/x and a/x%%!2 are taken)", got)
+	}
+	if got := p.claimDir("d", []string{"b", "c", "y"}); got != "b/c/y%!2" {
+		t.Errorf("a directory on a reserved file: %q", got)
+	}
+	p.release("b", true)
+	if got := p.claimFile("u4", []string{"b", "c", "y"}); got != "b/c/y" {
+		t.Errorf("after release: %q", got)
+	}
+}
