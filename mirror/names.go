@@ -213,7 +213,12 @@ type pathTable struct {
 	dirs  map[string]string            // directory path -> the URL that owns it ("" for a directory only implied by a path)
 	alias map[string]string            // directory as computed -> as handed out (differs after a clash with a file)
 	ix    pathIndex
+	held  int // files in memory (about: for done)
 }
+
+// dropFiles is how many files in memory make done drop a directory's: a
+// small mirror makes no scratch file.
+var dropFiles = 16384
 
 func newPathTable() *pathTable {
 	return &pathTable{files: map[string]map[string]string{}, dirs: map[string]string{"": ""}, alias: map[string]string{}}
@@ -228,22 +233,23 @@ func (t *pathTable) reserve(url, p string) {
 	t.dirs[p] = url
 }
 
-// reserveFile does the same for a file (it is written to the scratch
-// file of the manifest's paths until seal).
+// reserveFile does the same for a file (noted in the list of the
+// manifest's paths until seal).
 func (t *pathTable) reserveFile(m *manifest, url, p string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.markDirs(path.Dir(p))
-	if !t.ix.add(m, url, p) {
-		t.inBucket(p)[p] = url // no scratch file: in memory
-	}
+	t.ix.add(m, url, p)
 }
 
 // seal ends the reservations.
 func (t *pathTable) seal(m *manifest) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.ix.seal(m)
+	return t.ix.seal(m, func(p, owner string) {
+		t.inBucket(p)[p] = owner
+		t.held++
+	})
 }
 
 // close removes the scratch files.
@@ -262,6 +268,7 @@ func (t *pathTable) inBucket(p string) map[string]string {
 	}
 	m := t.ix.load(b)
 	t.files[b] = m
+	t.held += len(m)
 	return m
 }
 
@@ -280,8 +287,9 @@ func (t *pathTable) done(dir string) {
 	if dir != "" {
 		b = dir + "/"
 	}
-	if m, ok := t.files[b]; ok && t.ix.drop(b, m) {
+	if m, ok := t.files[b]; ok && t.held > dropFiles && t.ix.drop(b, m) {
 		delete(t.files, b)
+		t.held -= len(m)
 	}
 }
 
@@ -340,7 +348,11 @@ func (t *pathTable) claimFile(url string, segs []string) string {
 		}
 		cand = path.Join(dir, last+"%!"+strconv.Itoa(n))
 	}
-	t.inBucket(cand)[cand] = url
+	m := t.inBucket(cand)
+	if _, ok := m[cand]; !ok {
+		t.held++
+	}
+	m[cand] = url
 	return cand
 }
 

@@ -133,6 +133,73 @@ func newLineReader(f *os.File, off, end int64) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), 64<<10), off: off}
 }
 
+// bytesLineReader reads the lines of b.
+func bytesLineReader(b []byte) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(bytes.NewReader(b), 64<<10)}
+}
+
+// spillBytes is how much a list kept for the end of a run (the URLs
+// found, the manifest's paths) holds in memory before it goes to a
+// scratch file: a small mirror makes none.
+var spillBytes = 1 << 20
+
+// spillList is such a list of lines.
+type spillList struct {
+	mem  bytes.Buffer
+	f    *os.File
+	drop func()
+	w    *bufio.Writer
+	err  error
+}
+
+// add appends a line (without its newline).
+func (l *spillList) add(m *manifest, line []byte) {
+	if l.err != nil {
+		return
+	}
+	if l.f == nil {
+		l.mem.Write(line)
+		l.mem.WriteByte('\n')
+		if l.mem.Len() < spillBytes {
+			return
+		}
+		l.f, l.drop, l.err = m.scratch()
+		if l.err != nil {
+			return
+		}
+		l.w = bufio.NewWriterSize(l.f, 64<<10)
+		l.w.Write(l.mem.Bytes())
+		l.mem = bytes.Buffer{}
+		return
+	}
+	l.w.Write(line)
+	if err := l.w.WriteByte('\n'); err != nil {
+		l.err = err
+	}
+}
+
+// reader reads the lines added so far.
+func (l *spillList) reader() (*lineReader, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	if l.f == nil {
+		return bytesLineReader(l.mem.Bytes()), nil
+	}
+	if err := l.w.Flush(); err != nil {
+		return nil, err
+	}
+	return newLineReader(l.f, 0, -1), nil
+}
+
+// close removes the scratch file.
+func (l *spillList) close() {
+	if l.drop != nil {
+		l.drop()
+	}
+	l.f, l.drop, l.w, l.mem = nil, nil, nil, bytes.Buffer{}
+}
+
 // next returns the next line (without its newline; valid until the next
 // call) and its offset. Empty lines are skipped; a line longer than
 // maxLine is an error.
@@ -397,11 +464,11 @@ func (r *runs) close() {
 	r.files, r.mem, r.closers = nil, nil, nil
 }
 
-// sortLines sorts the lines of f from off on in chunks of chunkBytes;
-// parse makes a line an entry (false: the line is dropped). Spilled
-// entries are read back with lineURL: parse's line must be a record line,
-// or a URL as a JSON string (urlLine).
-func (m *manifest) sortLines(f *os.File, off int64, parse func([]byte) (entry, bool)) (*runs, error) {
+// sortLines sorts the lines of lr in chunks of chunkBytes; parse makes a
+// line an entry (false: the line is dropped). Spilled entries are read
+// back with lineURL: parse's line must be a record line, or a URL as a
+// JSON string (urlLine).
+func (m *manifest) sortLines(lr *lineReader, parse func([]byte) (entry, bool)) (*runs, error) {
 	r := &runs{}
 	var ents []entry
 	size, seq := 0, 0
@@ -424,7 +491,6 @@ func (m *manifest) sortLines(f *os.File, off int64, parse func([]byte) (entry, b
 		ents, size = nil, 0
 		return nil
 	}
-	lr := newLineReader(f, off, -1)
 	for {
 		line, _, ok := lr.next()
 		if !ok {
@@ -458,7 +524,7 @@ func (m *manifest) sortLines(f *os.File, off int64, parse func([]byte) (entry, b
 // Lines that are not whole records (a line torn by a crash) are dropped;
 // the others are written as Marshal writes them.
 func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), error) {
-	r, err := m.sortLines(f, off, func(line []byte) (entry, bool) {
+	r, err := m.sortLines(newLineReader(f, off, -1), func(line []byte) (entry, bool) {
 		var r Record
 		if json.Unmarshal(line, &r) != nil || r.URL == "" {
 			return entry{}, false
@@ -645,51 +711,31 @@ func readBlock(f *os.File, bucket string, s span) (*block, error) {
 	return b, lr.failed()
 }
 
-// seenLog is the URLs found this run: appended to a scratch file as they
-// are found, and sorted at the end (sortLines) to be read beside the sorted
-// manifest, so that no set of them is held in memory.
+// seenLog is the URLs found this run: kept as lines (spilled to a
+// scratch file past spillBytes) and sorted at the end (sortLines) to be
+// read beside the sorted manifest, so that no set of them is held in
+// memory.
 type seenLog struct {
 	mu   sync.Mutex
-	f    *os.File
-	drop func()
-	w    *bufio.Writer
-	err  error
+	list spillList
 }
 
 // add notes url.
 func (s *seenLog) add(m *manifest, url string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return
-	}
-	if s.f == nil {
-		s.f, s.drop, s.err = m.scratch()
-		if s.err != nil {
-			return
-		}
-		s.w = bufio.NewWriterSize(s.f, 64<<10)
-	}
-	s.w.Write(urlLine(url))
-	if err := s.w.WriteByte('\n'); err != nil {
-		s.err = err
-	}
+	s.list.add(m, urlLine(url))
 }
 
 // sorted sorts what was noted; the caller closes the runs.
 func (s *seenLog) sorted(m *manifest) (*runs, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return nil, s.err
-	}
-	if s.f == nil {
-		return &runs{}, nil
-	}
-	if err := s.w.Flush(); err != nil {
+	lr, err := s.list.reader()
+	if err != nil {
 		return nil, err
 	}
-	return m.sortLines(s.f, 0, func(line []byte) (entry, bool) {
+	return m.sortLines(lr, func(line []byte) (entry, bool) {
 		u := lineURL(line)
 		if u == "" {
 			return entry{}, false
@@ -702,10 +748,7 @@ func (s *seenLog) sorted(m *manifest) (*runs, error) {
 func (s *seenLog) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.drop != nil {
-		s.drop()
-		s.f, s.drop = nil, nil
-	}
+	s.list.close()
 }
 
 // seenCursor answers, for keys asked in ascending order, whether a sorted
@@ -735,10 +778,7 @@ func (c *seenCursor) has(k key) bool {
 // files of the directories a walker was done with (drop), in a scratch
 // file of their own.
 type pathIndex struct {
-	raw      *os.File // the paths as reserved
-	rawDrop  func()
-	w        *bufio.Writer
-	failed   bool
+	raw      spillList // the paths as reserved
 	m        *manifest
 	f        *os.File // sorted
 	fDrop    func()
@@ -756,39 +796,34 @@ type pathLine struct {
 	Owner string `json:"owner"`
 }
 
-// add notes a reserved file; false when there is no scratch file for it.
-func (ix *pathIndex) add(m *manifest, url, p string) bool {
-	if ix.failed {
-		return false
-	}
-	if ix.raw == nil {
-		f, drop, err := m.scratch()
-		if err != nil {
-			ix.failed = true
-			return false
-		}
-		ix.raw, ix.rawDrop, ix.w, ix.m = f, drop, bufio.NewWriterSize(f, 64<<10), m
-	}
+// add notes a reserved file.
+func (ix *pathIndex) add(m *manifest, url, p string) {
 	b, _ := json.Marshal(pathLine{Path: p, Owner: url})
-	ix.w.Write(b)
-	ix.w.WriteByte('\n')
-	return true
+	ix.raw.add(m, b)
 }
 
-// seal sorts the reserved files.
-func (ix *pathIndex) seal(m *manifest) error {
+// seal sorts the reserved files into the sorted file; when they are few
+// (never spilled), they are handed to keep instead, to be held in memory.
+func (ix *pathIndex) seal(m *manifest, keep func(p, owner string)) error {
 	ix.m = m
-	if ix.raw == nil {
-		return nil
-	}
-	defer func() {
-		ix.rawDrop()
-		ix.raw, ix.rawDrop, ix.w = nil, nil, nil
-	}()
-	if err := ix.w.Flush(); err != nil {
+	defer ix.raw.close()
+	lr, err := ix.raw.reader()
+	if err != nil {
 		return err
 	}
-	r, err := m.sortLines(ix.raw, 0, func(line []byte) (entry, bool) {
+	if ix.raw.f == nil {
+		for {
+			line, _, ok := lr.next()
+			if !ok {
+				return lr.failed()
+			}
+			var pl pathLine
+			if json.Unmarshal(line, &pl) == nil {
+				keep(pl.Path, pl.Owner)
+			}
+		}
+	}
+	r, err := m.sortLines(lr, func(line []byte) (entry, bool) {
 		u := lineURL(line)
 		return entry{k: keyOf(u), line: bytes.Clone(line)}, u != ""
 	})
@@ -880,10 +915,11 @@ func (ix *pathIndex) release(pre string) { ix.released = append(ix.released, pre
 
 // close removes the scratch files.
 func (ix *pathIndex) close() {
-	for _, d := range []func(){ix.rawDrop, ix.fDrop, ix.spDrop} {
+	ix.raw.close()
+	for _, d := range []func(){ix.fDrop, ix.spDrop} {
 		if d != nil {
 			d()
 		}
 	}
-	ix.rawDrop, ix.fDrop, ix.spDrop = nil, nil, nil
+	ix.fDrop, ix.spDrop = nil, nil
 }

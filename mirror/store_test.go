@@ -306,6 +306,9 @@ func TestBucketOf(t *testing.T) {
 // dropped from memory (done) and claimed in again still knows what was
 // claimed in it this run; a released directory's paths are free.
 func TestPathTableReserved(t *testing.T) {
+	oldSpill, oldDrop := spillBytes, dropFiles
+	spillBytes, dropFiles = 1, 0 // scratch files at once
+	defer func() { spillBytes, dropFiles = oldSpill, oldDrop }()
 	m, l := openTestManifest(t, t.TempDir(), "ftp://h/")
 	defer l.close()
 	defer m.release()
@@ -339,4 +342,16 @@ func TestPathTableReserved(t *testing.T) {
 	if got := p.claimFile("u4", []string{"b", "c", "y"}); got != "b/c/y" {
 		t.Errorf("after release: %q", got)
 	}
+}
+
+// TestFTPIncrementalSpilled: the incremental FTP runs (a change, a new
+// file, a file gone, then --delete) with every list on its scratch file
+// and the journal sorted in chunks of a few lines: the seen URLs joined
+// with the sorted manifest, the manifest's paths read a directory at a
+// time, directories dropped after their listing.
+func TestFTPIncrementalSpilled(t *testing.T) {
+	oldSpill, oldDrop, oldChunk := spillBytes, dropFiles, chunkBytes
+	spillBytes, dropFiles, chunkBytes = 1, 0, 400
+	defer func() { spillBytes, dropFiles, chunkBytes = oldSpill, oldDrop, oldChunk }()
+	TestFTPIncremental(t)
 }
