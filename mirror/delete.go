@@ -43,12 +43,23 @@ func (e *engine) finishDeletes() {
 	isGone := func(c *seenCursor, r Record) bool {
 		return r.URL != e.rootURL && r.Parent != "" && (listed[r.Parent] || goneParents[r.Parent]) && !c.has(keyOf(r.URL))
 	}
+	// mayBeGone passes over, unparsed, the lines of records found this run
+	// or whose parent was neither listed nor is gone.
+	mayBeGone := func(c *seenCursor) func(line []byte) bool {
+		return func(line []byte) bool {
+			if u := lineURL(line); u != "" && c.has(keyOf(u)) {
+				return false
+			}
+			p, ok := lineField(line, "parent")
+			return !ok || listed[string(p)] || goneParents[string(p)]
+		}
+	}
 	var gone, goneDirs []Record
 	for {
 		grew := false
 		gone, goneDirs = nil, nil
 		c := newSeenCursor(seen)
-		err := e.man.each(false, func(r Record) bool {
+		err := e.man.eachIf(false, mayBeGone(c), func(r Record) bool {
 			if !isGone(c, r) {
 				return true
 			}
@@ -84,8 +95,24 @@ func (e *engine) finishDeletes() {
 		for _, r := range goneDirs {
 			liveDirs[r.Path] = false
 		}
+		// Only the records whose paths matter are parsed.
+		matters := func(line []byte) bool {
+			p, ok := lineField(line, "path")
+			if !ok {
+				return true
+			}
+			for d := string(p); d != "." && d != ""; d = path.Dir(d) {
+				if _, ok := live[d]; ok {
+					return true
+				}
+				if _, ok := liveDirs[d]; ok {
+					return true
+				}
+			}
+			return false
+		}
 		c := newSeenCursor(seen)
-		err := e.man.each(false, func(r Record) bool {
+		err := e.man.eachIf(false, matters, func(r Record) bool {
 			if r.Path == "" || r.Status != StatusOK || isGone(c, r) {
 				return true
 			}

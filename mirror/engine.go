@@ -153,7 +153,7 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		e.fs.close()
 		return nil, fmt.Errorf("mirror: %w", err)
 	}
-	err = e.man.each(false, func(r Record) bool {
+	reserve := func(r Record) bool {
 		switch {
 		case r.Path == "":
 		case r.Type == TypeDir:
@@ -168,7 +168,19 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 			e.paths.reserveFile(e.man, ownerKey(r.URL), r.Path)
 		}
 		return true
-	})
+	}
+	// The fields needed are read from the lines as written, without
+	// parsing them (lineField), where they can be.
+	err = e.man.eachIf(false, func(line []byte) bool {
+		p, ok1 := lineField(line, "path")
+		typ, ok2 := lineField(line, "type")
+		u := lineURL(line)
+		if !ok1 || !ok2 || u == "" {
+			return true
+		}
+		reserve(Record{URL: u, Path: string(p), Type: string(typ)})
+		return false
+	}, reserve)
 	if err == nil {
 		err = e.paths.seal(e.man)
 	}

@@ -93,6 +93,9 @@ func docKey(host string, port int, sel string) string {
 // ownerKey names who owns a local path: for gopher the canonical menu or
 // document key, so that "/docs" and "/docs/" share a directory.
 func ownerKey(raw string) string {
+	if len(raw) < 6 || !strings.EqualFold(raw[:6], "gopher") {
+		return raw // not parsed: this runs for every record of a manifest
+	}
 	u, err := urlparse.Parse(raw)
 	if err != nil || (u.Scheme != "gopher" && u.Scheme != "gophers") {
 		return raw

@@ -279,6 +279,12 @@ func (m *manifest) get(url string) (Record, bool) {
 // run's journal, in order: a URL changed this run is then seen more than
 // once, its last version last.
 func (m *manifest) each(journal bool, fn func(Record) bool) error {
+	return m.eachIf(journal, nil, fn)
+}
+
+// eachIf is each for the records whose lines want (when not nil) takes:
+// the others are not parsed.
+func (m *manifest) eachIf(journal bool, want func(line []byte) bool, fn func(Record) bool) error {
 	m.mu.Lock()
 	f, s := m.f, m.sorted
 	m.mu.Unlock()
@@ -290,6 +296,9 @@ func (m *manifest) each(journal bool, fn func(Record) bool) error {
 		line, _, ok := lr.next()
 		if !ok {
 			break
+		}
+		if want != nil && !want(line) {
+			continue
 		}
 		var r Record
 		if json.Unmarshal(line, &r) != nil || r.URL == "" {

@@ -110,6 +110,28 @@ func lineURL(line []byte) string {
 	return r.URL
 }
 
+// lineField is the string field name (not "url") of a record line as
+// Marshal writes it ({"url":"… first; a field left out is empty), read
+// without parsing the line; false when the line is not such, or the value
+// has an escape: parse it then. (`,"name":"` cannot occur inside a JSON
+// string: its quotes would be escaped.)
+func lineField(line []byte, name string) ([]byte, bool) {
+	if !bytes.HasPrefix(line, []byte(`{"url":"`)) {
+		return nil, false
+	}
+	pat := `,"` + name + `":"`
+	i := bytes.Index(line, []byte(pat))
+	if i < 0 {
+		return nil, true
+	}
+	rest := line[i+len(pat):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return nil, false
+	}
+	return rest[:j], true
+}
+
 // deletedLine reports whether a line as Marshal writes it has the status
 // "deleted" (the text cannot occur inside a JSON string: its quotes would
 // be escaped).

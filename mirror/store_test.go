@@ -355,3 +355,26 @@ func TestFTPIncrementalSpilled(t *testing.T) {
 	defer func() { spillBytes, dropFiles, chunkBytes = oldSpill, oldDrop, oldChunk }()
 	TestFTPIncremental(t)
 }
+
+// TestLineField: a field read from a line as Marshal writes it is the
+// parsed one; a line not so written, or a value with an escape, is left to
+// the parser.
+func TestLineField(t *testing.T) {
+	r := Record{URL: "ftp://h/a", Path: "a", Type: TypeFile, Parent: "ftp://h/", Error: `say ,"parent":"x" and "status":"deleted"`, Status: StatusOK}
+	line, _ := json.Marshal(r)
+	if p, ok := lineField(line, "parent"); !ok || string(p) != r.Parent {
+		t.Errorf("parent = %q, %v", p, ok)
+	}
+	if p, ok := lineField(line, "target"); !ok || p != nil {
+		t.Errorf("a field left out = %q, %v, want empty", p, ok)
+	}
+	if deletedLine(line) {
+		t.Error("deletedLine: a status inside a string counted")
+	}
+	if _, ok := lineField([]byte(`{"path":"a","url":"u"}`), "path"); ok {
+		t.Error("a line not as Marshal writes it was read")
+	}
+	if _, ok := lineField([]byte(`{"url":"u","path":"a\"b"}`), "path"); ok {
+		t.Error("a value with an escape was read")
+	}
+}
