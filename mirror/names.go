@@ -214,6 +214,10 @@ type pathTable struct {
 	alias map[string]string            // directory as computed -> as handed out (differs after a clash with a file)
 	ix    pathIndex
 	held  int // files in memory (about: for done)
+	// fresh is, by bucket, the files claimed this run for another owner
+	// than the manifest's: what done must keep when the manifest's are
+	// in the pathIndex file.
+	fresh map[string]map[string]string
 }
 
 // dropFiles is how many files in memory make done drop a directory's: a
@@ -221,7 +225,8 @@ type pathTable struct {
 var dropFiles = 16384
 
 func newPathTable() *pathTable {
-	return &pathTable{files: map[string]map[string]string{}, dirs: map[string]string{"": ""}, alias: map[string]string{}}
+	return &pathTable{files: map[string]map[string]string{}, dirs: map[string]string{"": ""}, alias: map[string]string{},
+		fresh: map[string]map[string]string{}}
 }
 
 // reserve records a directory from the manifest as owned by url: a later
@@ -287,8 +292,17 @@ func (t *pathTable) done(dir string) {
 	if dir != "" {
 		b = dir + "/"
 	}
-	if m, ok := t.files[b]; ok && t.held > dropFiles && t.ix.drop(b, m) {
+	m, ok := t.files[b]
+	if !ok || t.held <= dropFiles {
+		return
+	}
+	keep := m
+	if t.ix.f != nil {
+		keep = t.fresh[b] // the others are in the pathIndex file
+	}
+	if t.ix.drop(b, keep) {
 		delete(t.files, b)
+		delete(t.fresh, b)
 		t.held -= len(m)
 	}
 }
@@ -349,8 +363,16 @@ func (t *pathTable) claimFile(url string, segs []string) string {
 		cand = path.Join(dir, last+"%!"+strconv.Itoa(n))
 	}
 	m := t.inBucket(cand)
-	if _, ok := m[cand]; !ok {
+	old, ok := m[cand]
+	if !ok {
 		t.held++
+	}
+	if old != url {
+		b := bucketOf(cand)
+		if t.fresh[b] == nil {
+			t.fresh[b] = map[string]string{}
+		}
+		t.fresh[b][cand] = url
 	}
 	m[cand] = url
 	return cand
@@ -394,6 +416,8 @@ func (t *pathTable) release(p string, dir bool) {
 	defer t.mu.Unlock()
 	if !dir {
 		delete(t.inBucket(p), p)
+		delete(t.fresh[bucketOf(p)], p)
+		t.ix.releaseFile(p)
 		return
 	}
 	delete(t.dirs, p)

@@ -800,16 +800,27 @@ func (c *seenCursor) has(k key) bool {
 // files of the directories a walker was done with (drop), in a scratch
 // file of their own.
 type pathIndex struct {
-	raw      spillList // the paths as reserved
-	m        *manifest
-	f        *os.File // sorted
-	fDrop    func()
-	index    map[string]span
-	released []string // prefixes given up (pathTable.release)
+	raw   spillList // the paths as reserved
+	m     *manifest
+	f     *os.File // sorted
+	fDrop func()
+	index map[string]span
+	// released are the prefixes given up (pathTable.release), gone the
+	// files, each with the spill file's size then: what was spilled
+	// after is newer.
+	released []release
+	gone     map[string]int64
+	spillN   int64
 	dropped  map[string]bool
 	spill    *os.File
 	spDrop   func()
 	sw       *bufio.Writer
+}
+
+// release is a prefix given up, and when.
+type release struct {
+	pre string
+	at  int64
 }
 
 // pathLine is a line of a pathIndex file.
@@ -877,15 +888,18 @@ func (ix *pathIndex) seal(m *manifest, keep func(p, owner string)) error {
 // load reads the files of a bucket.
 func (ix *pathIndex) load(b string) map[string]string {
 	out := map[string]string{}
-	read := func(f *os.File, s span, all bool) {
+	read := func(f *os.File, s span, spilled bool) {
 		lr := newLineReader(f, s.off, s.end)
 		for {
-			line, _, ok := lr.next()
+			line, off, ok := lr.next()
 			if !ok {
 				return
 			}
+			if !spilled {
+				off = -1 // older than any release
+			}
 			var pl pathLine
-			if json.Unmarshal(line, &pl) != nil || all && bucketOf(pl.Path) != b || ix.isReleased(pl.Path) {
+			if json.Unmarshal(line, &pl) != nil || spilled && bucketOf(pl.Path) != b || ix.isReleased(pl.Path, off) {
 				continue
 			}
 			out[pl.Path] = pl.Owner
@@ -901,9 +915,14 @@ func (ix *pathIndex) load(b string) map[string]string {
 	return out
 }
 
-func (ix *pathIndex) isReleased(p string) bool {
-	for _, pre := range ix.released {
-		if strings.HasPrefix(p, pre) {
+// isReleased reports whether the line for p at off (in the spill file;
+// -1 for the sorted file) was given up after it was written.
+func (ix *pathIndex) isReleased(p string, off int64) bool {
+	if at, ok := ix.gone[p]; ok && off < at {
+		return true
+	}
+	for _, r := range ix.released {
+		if off < r.at && strings.HasPrefix(p, r.pre) {
 			return true
 		}
 	}
@@ -927,13 +946,24 @@ func (ix *pathIndex) drop(b string, files map[string]string) bool {
 		line, _ := json.Marshal(pathLine{Path: p, Owner: owner})
 		ix.sw.Write(line)
 		ix.sw.WriteByte('\n')
+		ix.spillN += int64(len(line)) + 1
 	}
 	ix.dropped[b] = true
 	return true
 }
 
 // release gives up the paths below pre.
-func (ix *pathIndex) release(pre string) { ix.released = append(ix.released, pre) }
+func (ix *pathIndex) release(pre string) {
+	ix.released = append(ix.released, release{pre, ix.spillN})
+}
+
+// releaseFile gives up the file p.
+func (ix *pathIndex) releaseFile(p string) {
+	if ix.gone == nil {
+		ix.gone = map[string]int64{}
+	}
+	ix.gone[p] = ix.spillN
+}
 
 // close removes the scratch files.
 func (ix *pathIndex) close() {

@@ -378,3 +378,37 @@ func TestLineField(t *testing.T) {
 		t.Error("a value with an escape was read")
 	}
 }
+
+// TestPathTableReleaseThenClaim: a path given up (its directory replaced)
+// and claimed again by another URL keeps the new owner when its directory
+// is dropped and read back; what was there before the release does not
+// come back.
+func TestPathTableReleaseThenClaim(t *testing.T) {
+	oldSpill, oldDrop := spillBytes, dropFiles
+	spillBytes, dropFiles = 1, 0
+	defer func() { spillBytes, dropFiles = oldSpill, oldDrop }()
+	m, l := openTestManifest(t, t.TempDir(), "ftp://h/")
+	defer l.close()
+	defer m.release()
+	p := newPathTable()
+	defer p.close()
+	p.reserveFile(m, "old", "b/c/y")
+	if err := p.seal(m); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.claimFile("early", []string{"b", "c", "z"}); got != "b/c/z" {
+		t.Fatalf("claim: %q", got)
+	}
+	p.done("b/c")
+	p.release("b", true)
+	if got := p.claimFile("new", []string{"b", "c", "y"}); got != "b/c/y" {
+		t.Errorf("after release: %q", got)
+	}
+	p.done("b/c")
+	if got := p.claimFile("other", []string{"b", "c", "y"}); got != "b/c/y%!2" {
+		t.Errorf("the new owner was lost when read back: %q", got)
+	}
+	if got := p.claimFile("other2", []string{"b", "c", "z"}); got != "b/c/z" {
+		t.Errorf("a claim from before the release came back: %q", got)
+	}
+}
