@@ -21,13 +21,7 @@ package mirror
 // killed run, or of version 1 (a journal only, unsorted), is merged so
 // when it is loaded.
 //
-// Why not an embedded database: bbolt maps its file into memory, so a
-// rerun that touches every page counts the whole database in the process's
-// resident set; SQLite needs cgo or modernc.org/sqlite, a large
-// dependency to compile for every build and CI run. The mirror reads its
-// state in one order (directory by directory) and writes it once a run,
-// which a sorted file does with nothing but the standard library, and the
-// file stays readable (ReadManifest, or any JSON-lines tool).
+// (Why a sorted file and no embedded database: the package doc, Memory.)
 
 import (
 	"bufio"
