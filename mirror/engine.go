@@ -579,7 +579,9 @@ func (e *engine) failed(r Record, err error) Event {
 	}
 	msg := fetch.OneLine(err.Error())
 	e.mu.Lock()
-	e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
+	if len(e.failures) < MaxFailures {
+		e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
+	}
 	e.mu.Unlock()
 	old, had := e.man.get(r.URL)
 	if had && old.Status == StatusOK {

@@ -384,8 +384,13 @@ type Summary struct {
 	DryRun     bool          `json:"dry_run,omitempty"`
 	Reverse    bool          `json:"reverse,omitempty"`    // an upload (Options.Reverse): Dir to URL
 	Incomplete []string      `json:"incomplete,omitempty"` // why the mirror is not complete
-	Failures   []Failure     `json:"failures,omitempty"`
+	// Failures are the first MaxFailures items that failed (Failed counts
+	// them all; each is an Event as it happens).
+	Failures []Failure `json:"failures,omitempty"`
 }
+
+// MaxFailures bounds Summary.Failures: a run holds no more of them.
+const MaxFailures = 1000
 
 // Failure is one item that could not be mirrored.
 type Failure struct {

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -11,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
 )
 
 // openTestManifest loads the manifest of dir for url (a run's view).
@@ -410,5 +413,28 @@ func TestPathTableReleaseThenClaim(t *testing.T) {
 	}
 	if got := p.claimFile("other2", []string{"b", "c", "z"}); got != "b/c/z" {
 		t.Errorf("a claim from before the release came back: %q", got)
+	}
+}
+
+// TestFailuresBounded: a run holds at most MaxFailures failures for its
+// summary; Failed counts them all.
+func TestFailuresBounded(t *testing.T) {
+	s := ftptest.New(t)
+	n := MaxFailures + 5
+	for i := 0; i < n; i++ {
+		s.AddFile(fmt.Sprintf("pub/f%04d", i), []byte("x"), t1)
+	}
+	s.Configure(func(srv *ftptest.Server) {
+		srv.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if verb == "RETR" {
+				ss.Reply(550, "No.")
+				return true
+			}
+			return false
+		}
+	})
+	sum, _ := Run(context.Background(), Options{URL: "ftp://" + s.Addr + "/pub/", Dir: t.TempDir(), Retries: -1})
+	if sum.Failed != int64(n) || len(sum.Failures) != MaxFailures {
+		t.Errorf("Failed %d, %d Failures; want %d, %d", sum.Failed, len(sum.Failures), n, MaxFailures)
 	}
 }
