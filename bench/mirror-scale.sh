@@ -66,10 +66,10 @@ URL=ftp://$HOSTPORT/pub/
 # The clients: NAME and a command with @OUT@ for the target directory.
 client_cmd() {
 	case "$1" in
-	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" "$URL" @OUT@) ;;
+	urlget) CMD=("$BENCH_BIN/urlget" mirror -q -P "$PARALLEL" --max-files -1 "$URL" @OUT@) ;;
 	base)
 		bench_need_base
-		CMD=("$URLGET_BASE" mirror -q -P "$PARALLEL" "$URL" @OUT@)
+		CMD=("$URLGET_BASE" mirror -q -P "$PARALLEL" --max-files -1 "$URL" @OUT@)
 		;;
 	lftp) CMD=(lftp -c "set net:max-retries 3; set net:timeout 30; open ftp://$HOSTPORT; mirror --parallel=$PARALLEL /pub @OUT@") ;;
 	*) bench_die "unknown client $1" ;;
