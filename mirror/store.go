@@ -143,10 +143,15 @@ type lineReader struct {
 }
 
 func newLineReader(f *os.File, off, end int64) *lineReader {
+	return newLineReaderSize(f, off, end, 64<<10)
+}
+
+// newLineReaderSize is newLineReader reading ahead size bytes.
+func newLineReaderSize(f *os.File, off, end int64, size int) *lineReader {
 	if end < 0 {
 		end = 1 << 62
 	}
-	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), 64<<10), off: off}
+	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), size), off: off}
 }
 
 // bytesLineReader reads the lines of b.
@@ -373,7 +378,9 @@ type fileSource struct {
 }
 
 func newFileSource(f *os.File, s span) *fileSource {
-	fs := &fileSource{lr: newLineReader(f, s.off, s.end)}
+	// A merge reads many of these at once (one per spilled chunk): each
+	// reads ahead less than a lone reader.
+	fs := &fileSource{lr: newLineReaderSize(f, s.off, s.end, 16<<10)}
 	fs.advance()
 	return fs
 }
