@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"fmt"
+
+	"github.com/urlget/urlget/fetch"
 	"path"
 	"sort"
 	"strings"
@@ -13,57 +15,124 @@ import (
 // (or is gone itself). With Delete its local copy is removed (only files
 // the manifest records: never anything else in DIR), at most DeleteLimit of
 // them; without it, it is kept and recorded as gone.
+//
+// It reads the manifest in passes, never holding it: the directories and
+// menus that are gone first (a pass finds those whose parent is listed or
+// gone; another pass runs while that set grows, which for FTP and HTTP,
+// where a directory sorts before what is in it, is once), then what is
+// gone, then, when something is to be deleted, which of its paths and
+// directories other records still use. Memory goes with what is gone, not
+// with the tree.
 func (e *engine) finishDeletes() {
 	e.mu.Lock()
-	seen, listed, capHit := e.seen, e.listedOK, e.capHit
+	listed, capHit := e.listedOK, e.capHit
 	e.mu.Unlock()
-	recs := e.man.all()
-	byURL := make(map[string]Record, len(recs))
-	for _, r := range recs {
-		byURL[r.URL] = r
+	if err := e.man.flush(); err != nil {
+		e.man.fail(err)
+		return
 	}
-	memo := map[string]bool{}
-	var isGone func(url string, depth int) bool
-	isGone = func(url string, depth int) bool {
-		if v, ok := memo[url]; ok {
-			return v
-		}
-		memo[url] = false // a loop of parents is not gone
-		r, ok := byURL[url]
-		v := false
-		switch {
-		case !ok, seen[url], url == e.rootURL, r.Parent == "", depth > 10_000:
-		case listed[r.Parent]:
-			v = true
-		default:
-			v = isGone(r.Parent, depth+1)
-		}
-		memo[url] = v
-		return v
+	seen, err := e.seen.sorted(e.man)
+	if err != nil {
+		e.markIncomplete("nothing deleted or marked gone: " + fetch.OneLine(err.Error()))
+		return
 	}
-	live := map[string]bool{} // local paths still in use
-	liveDirs := map[string]bool{"": true}
+	defer seen.close()
+	goneParents := map[string]bool{} // gone directories and menus
+	// isGone is asked in the manifest's order (c reads the seen URLs in
+	// it).
+	isGone := func(c *seenCursor, r Record) bool {
+		return r.URL != e.rootURL && r.Parent != "" && (listed[r.Parent] || goneParents[r.Parent]) && !c.has(keyOf(r.URL))
+	}
+	// mayBeGone passes over, unparsed, the lines of records found this run
+	// or whose parent was neither listed nor is gone.
+	mayBeGone := func(c *seenCursor) func(line []byte) bool {
+		return func(line []byte) bool {
+			if u := lineURL(line); u != "" && c.has(keyOf(u)) {
+				return false
+			}
+			p, ok := lineField(line, "parent")
+			return !ok || listed[string(p)] || goneParents[string(p)]
+		}
+	}
 	var gone, goneDirs []Record
-	for _, r := range recs {
-		if isGone(r.URL, 0) {
-			switch r.Type {
-			case TypeDir:
+	for {
+		grew := false
+		gone, goneDirs = nil, nil
+		c := newSeenCursor(seen)
+		err := e.man.eachIf(false, mayBeGone(c), func(r Record) bool {
+			if !isGone(c, r) {
+				return true
+			}
+			if (r.Type == TypeDir || r.Type == TypeMenu) && !goneParents[r.URL] {
+				goneParents[r.URL], grew = true, true
+			}
+			if r.Type == TypeDir {
 				goneDirs = append(goneDirs, r)
-			default:
+			} else {
 				gone = append(gone, r)
 			}
-			continue
+			return true
+		})
+		if err != nil {
+			e.man.fail(err)
+			return
 		}
-		if r.Path != "" && r.Status == StatusOK {
-			live[r.Path] = true
+		if !grew {
+			break
+		}
+	}
+	// The paths still in use, of those that matter: the gone files' and
+	// the directories that deleting would empty.
+	live := map[string]bool{}
+	liveDirs := map[string]bool{"": true}
+	if e.opt.Delete && len(gone)+len(goneDirs) > 0 {
+		for _, r := range gone {
+			live[r.Path] = false
+			for d := path.Dir(r.Path); d != "." && d != ""; d = path.Dir(d) {
+				liveDirs[d] = false
+			}
+		}
+		for _, r := range goneDirs {
+			liveDirs[r.Path] = false
+		}
+		// Only the records whose paths matter are parsed.
+		matters := func(line []byte) bool {
+			p, ok := lineField(line, "path")
+			if !ok {
+				return true
+			}
+			for d := string(p); d != "." && d != ""; d = path.Dir(d) {
+				if _, ok := live[d]; ok {
+					return true
+				}
+				if _, ok := liveDirs[d]; ok {
+					return true
+				}
+			}
+			return false
+		}
+		c := newSeenCursor(seen)
+		err := e.man.eachIf(false, matters, func(r Record) bool {
+			if r.Path == "" || r.Status != StatusOK || isGone(c, r) {
+				return true
+			}
+			if _, ok := live[r.Path]; ok {
+				live[r.Path] = true
+			}
 			d := r.Path
 			if r.Type != TypeDir {
 				d = path.Dir(d)
 			}
-			for d != "." && d != "" && !liveDirs[d] {
-				liveDirs[d] = true
-				d = path.Dir(d)
+			for ; d != "." && d != ""; d = path.Dir(d) {
+				if v, ok := liveDirs[d]; ok && !v {
+					liveDirs[d] = true
+				}
 			}
+			return true
+		})
+		if err != nil {
+			e.man.fail(err)
+			return
 		}
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i].Path < gone[j].Path })

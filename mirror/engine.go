@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -49,7 +50,7 @@ type engine struct {
 	mu         sync.Mutex
 	incomplete []string
 	failures   []Failure
-	seen       map[string]bool // URLs found this run (listed, linked)
+	seen       seenLog         // URLs found this run (listed, linked)
 	listedOK   map[string]bool // directories and menus read completely this run
 	dirTimes   map[string]time.Time
 	parts      map[string]bool   // partial files kept this run (local paths), for the next
@@ -92,7 +93,7 @@ func newPolicy(opt Options, u *urlparse.URL) (*engine, error) {
 		return nil, fmt.Errorf("mirror: %w", err)
 	}
 	e := &engine{opt: opt, u: u, filter: f, paths: newPathTable(), start: time.Now(),
-		seen: map[string]bool{}, listedOK: map[string]bool{}, dirTimes: map[string]time.Time{},
+		listedOK: map[string]bool{}, dirTimes: map[string]time.Time{},
 		touched: map[string]bool{}, current: map[int]string{}}
 	client := fetch.Client{}
 	if opt.Client != nil {
@@ -153,22 +154,45 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		e.fs.close()
 		return nil, fmt.Errorf("mirror: %w", err)
 	}
-	for _, r := range e.man.all() {
+	reserve := func(r Record) bool {
 		switch {
 		case r.Path == "":
 		case r.Type == TypeDir:
-			e.paths.reserve(ownerKey(r.URL), r.Path, true)
+			e.paths.reserve(ownerKey(r.URL), r.Path)
 		case r.Type == TypeMenu:
 			d := path.Dir(r.Path)
 			if d == "." {
 				d = ""
 			}
-			e.paths.reserve(ownerKey(r.URL), d, true)
+			e.paths.reserve(ownerKey(r.URL), d)
 		default:
-			e.paths.reserve(ownerKey(r.URL), r.Path, false)
+			e.paths.reserveFile(e.man, ownerKey(r.URL), r.Path)
 		}
+		return true
+	}
+	// The fields needed are read from the lines as written, without
+	// parsing them (lineField), where they can be.
+	err = e.man.eachIf(false, func(line []byte) bool {
+		p, ok1 := lineField(line, "path")
+		typ, ok2 := lineField(line, "type")
+		u := lineURL(line)
+		if !ok1 || !ok2 || u == "" {
+			return true
+		}
+		reserve(Record{URL: u, Path: string(p), Type: string(typ)})
+		return false
+	}, reserve)
+	if err == nil {
+		err = e.paths.seal(e.man)
+	}
+	if err != nil {
+		e.paths.close()
+		e.man.release()
+		e.fs.close()
+		return nil, fmt.Errorf("mirror: reading %s: %w", ManifestName, err)
 	}
 	if err := e.openWARC(); err != nil {
+		e.paths.close()
 		e.man.release()
 		e.fs.close()
 		return nil, fmt.Errorf("mirror: --warc: %w", err)
@@ -190,6 +214,8 @@ func orDefault(v, def int) int {
 
 func (e *engine) close() {
 	e.cancel(nil)
+	e.seen.close()
+	e.paths.close()
 	e.closeWARC()
 	e.man.release()
 	e.fs.close()
@@ -370,11 +396,7 @@ func (e *engine) emit(ev Event) {
 	}
 }
 
-func (e *engine) markSeen(url string) {
-	e.mu.Lock()
-	e.seen[url] = true
-	e.mu.Unlock()
-}
+func (e *engine) markSeen(url string) { e.seen.add(e.man, url) }
 
 func (e *engine) markListed(url string) {
 	e.mu.Lock()
@@ -568,7 +590,9 @@ func (e *engine) failed(r Record, err error) Event {
 	}
 	msg := fetch.OneLine(err.Error())
 	e.mu.Lock()
-	e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
+	if len(e.failures) < MaxFailures {
+		e.failures = append(e.failures, Failure{URL: r.URL, Path: r.Path, Error: msg})
+	}
 	e.mu.Unlock()
 	old, had := e.man.get(r.URL)
 	if had && old.Status == StatusOK {
@@ -793,7 +817,9 @@ func stamp(t time.Time) string {
 
 // scheduler hands tasks to workers: listings before files (so that the
 // tree is known early), oldest first, never more than perHost at once on a
-// host.
+// host; but files first once more than fileBacklog are queued, so that the
+// files waiting are bounded (a listing adds one directory's) rather than
+// the whole tree's.
 type scheduler struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -813,6 +839,10 @@ type task struct {
 	attempt int
 	job     any
 }
+
+// fileBacklog is how many queued files make workers take files before
+// listings.
+const fileBacklog = 4096
 
 func newScheduler(hostCap int) *scheduler {
 	s := &scheduler{perHost: map[string]int{}, hostCap: hostCap}
@@ -839,11 +869,22 @@ func (s *scheduler) pick(q *[]*task, needRoom bool) *task {
 			break
 		}
 		if !needRoom || s.perHost[t.host] < s.hostCap {
-			*q = append((*q)[:i:i], (*q)[i+1:]...)
+			removeAt(q, i)
 			return t
 		}
 	}
 	return nil
+}
+
+// removeAt removes the task at i from q: the first by moving the start
+// (no copy of the queue), another by moving those after it.
+func removeAt(q *[]*task, i int) {
+	if i == 0 {
+		(*q)[0] = nil
+		*q = (*q)[1:]
+		return
+	}
+	*q = slices.Delete(*q, i, i+1)
 }
 
 // next waits for a task; nil when there is none left and none running
@@ -855,7 +896,13 @@ func (s *scheduler) next() *task {
 		if s.stopped {
 			return nil
 		}
-		t := s.pick(&s.lists, true)
+		var t *task
+		if len(s.files) > fileBacklog {
+			t = s.pick(&s.files, true)
+		}
+		if t == nil {
+			t = s.pick(&s.lists, true)
+		}
 		if t == nil {
 			t = s.pick(&s.files, true)
 		}
@@ -879,7 +926,7 @@ func (s *scheduler) next() *task {
 func (s *scheduler) tryFile(host string) *task {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped || len(s.lists) > 0 {
+	if s.stopped || len(s.lists) > 0 && len(s.files) <= fileBacklog {
 		return nil
 	}
 	for i, t := range s.files {
@@ -887,7 +934,7 @@ func (s *scheduler) tryFile(host string) *task {
 			break
 		}
 		if t.host == host {
-			s.files = append(s.files[:i:i], s.files[i+1:]...)
+			removeAt(&s.files, i)
 			s.active++
 			t.slot = false
 			return t

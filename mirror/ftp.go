@@ -707,6 +707,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			checks = append(checks, ck)
 		}
 	}
+	e.paths.done(j.local) // its entries are claimed
 	e.ftpCheckMDTM(s, w, c, j, checks)
 	return true
 }

@@ -37,7 +37,7 @@ type gopherState struct {
 	// its full selectors).
 	base    []string
 	mu      sync.Mutex
-	visited map[string]bool
+	visited map[string]string      // menuKey, docKey -> the URL that claimed it
 	robots  map[string]*robotsOnce // by host:port
 }
 
@@ -93,6 +93,9 @@ func docKey(host string, port int, sel string) string {
 // ownerKey names who owns a local path: for gopher the canonical menu or
 // document key, so that "/docs" and "/docs/" share a directory.
 func ownerKey(raw string) string {
+	if len(raw) < 6 || !strings.EqualFold(raw[:6], "gopher") {
+		return raw // not parsed: this runs for every record of a manifest
+	}
 	u, err := urlparse.Parse(raw)
 	if err != nil || (u.Scheme != "gopher" && u.Scheme != "gophers") {
 		return raw
@@ -163,7 +166,7 @@ func (g *gopherState) localSegs(e *engine, host string, port int, sel string) []
 }
 
 func (e *engine) runGopher() error {
-	g := &gopherState{visited: map[string]bool{}, robots: map[string]*robotsOnce{}}
+	g := &gopherState{visited: map[string]string{}, robots: map[string]*robotsOnce{}}
 	raw := *e.client
 	raw.Options = maps.Clone(e.client.Options)
 	if raw.Options == nil {
@@ -202,7 +205,7 @@ func (e *engine) runGopher() error {
 		job := &gopherMenuJob{url: e.rootURL, scheme: e.u.Scheme, host: host, port: port,
 			selector: gu.Selector, segs: segs}
 		job.dir = e.paths.claimDir(ownerKey(e.rootURL), segs)
-		g.visited[menuKey(host, port, gu.Selector)] = true
+		g.visited[menuKey(host, port, gu.Selector)] = e.rootURL
 		e.markSeen(e.rootURL)
 		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
 	} else {
@@ -220,7 +223,11 @@ func (e *engine) runGopher() error {
 		}
 	})
 	if e.opt.RewriteMenus && !e.opt.DryRun && e.ctx.Err() == nil {
-		e.rewriteMenus()
+		e.rewriteMenus(func(key string) string {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return g.visited[key]
+		})
 	}
 	return nil
 }
@@ -496,8 +503,10 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 	if it.Type == gopher.TypeMenu {
 		key := menuKey(it.Host, it.Port, it.Selector)
 		g.mu.Lock()
-		dup := g.visited[key]
-		g.visited[key] = true
+		_, dup := g.visited[key]
+		if !dup {
+			g.visited[key] = url
+		}
 		g.mu.Unlock()
 		if dup {
 			return // a cycle, or a menu linked twice: read once
@@ -519,8 +528,10 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 	}
 	key := docKey(it.Host, it.Port, it.Selector)
 	g.mu.Lock()
-	dup := g.visited[key]
-	g.visited[key] = true
+	_, dup := g.visited[key]
+	if !dup {
+		g.visited[key] = url
+	}
 	g.mu.Unlock()
 	if dup {
 		return

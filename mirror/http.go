@@ -148,6 +148,7 @@ func (e *engine) httpDir(s *httpState, w int, j *httpDirJob) {
 		}
 		e.httpEntry(s, j, ie)
 	}
+	e.paths.done(j.local) // its entries are claimed
 }
 
 // readIndex fetches a directory index and returns the items it links to.

@@ -1,8 +1,6 @@
 package mirror
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +19,7 @@ import (
 const ManifestName = ".urlget-mirror.jsonl"
 
 // manifestVersion is the format version in the header line.
-const manifestVersion = 1
+const manifestVersion = 2
 
 // Record types.
 const (
@@ -94,29 +92,40 @@ type header struct {
 	Created  string `json:"created,omitempty"`
 }
 
-// manifest is the loaded manifest and its journal: every change is
-// appended as a line as it happens, so that a run that is killed loses
-// nothing it finished; compact rewrites the file with one line per URL.
+// manifest is a run's view of the manifest (see store.go): the sorted
+// records in the file, read a bucket at a time, and the journal, to which
+// every change is appended as it happens, so that a run that is killed
+// loses nothing it finished; compact merges them into a new sorted file.
 type manifest struct {
 	mu      sync.Mutex
 	l       *localFS
 	url     string
 	created string
-	recs    map[string]*Record
-	journal *os.File
-	lock    *os.File
 	dryRun  bool
-	err     error // first journal write error
+	lock    *os.File
+	f       *os.File // the sorted records (the manifest, or a dry run's merged copy)
+	drop    func()   // removes a dry run's copy
+	sorted  span
+	jstart  int64           // where the journal starts in the manifest file
+	index   map[string]span // bucket -> its records in f
+	cache   *lru
+	journal *os.File
+	// written says the journal has lines since the records were last
+	// merged; okPut that one of them is of something mirrored.
+	written, okPut bool
+	err            error // first journal write error
 }
 
 // ErrManifestMismatch says the directory holds a mirror of another URL.
 var ErrManifestMismatch = errors.New("the directory holds a mirror of another URL")
 
-// loadManifest locks the directory and reads its manifest (if any). The
-// manifest must be for url. Lines that do not parse (a line cut short by a
-// crash) are skipped; for each URL the last line counts.
+// loadManifest locks the directory and opens its manifest (if any). The
+// manifest must be for url. One left with a journal (a run was killed) or
+// of version 1 is merged into a sorted one first (in a dry run into a
+// temporary copy); lines that do not parse (a line cut short by a crash)
+// are dropped, and for each URL the last line counts.
 func loadManifest(l *localFS, url string, dryRun bool) (*manifest, error) {
-	m := &manifest{l: l, url: url, recs: map[string]*Record{}, dryRun: dryRun}
+	m := &manifest{l: l, url: url, dryRun: dryRun, index: map[string]span{}, cache: newLRU()}
 	if !dryRun {
 		lf, err := l.root.Open(".")
 		if err != nil {
@@ -128,103 +137,245 @@ func loadManifest(l *localFS, url string, dryRun bool) (*manifest, error) {
 		}
 		m.lock = lf
 	}
-	data, err := l.readFile(ManifestName, 1<<40)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		m.created = time.Now().UTC().Format(time.RFC3339)
-	case err != nil:
+	if err := m.open(); err != nil {
 		m.release()
 		return nil, err
-	default:
-		if err := m.parse(data); err != nil {
-			m.release()
-			return nil, err
-		}
 	}
 	return m, nil
 }
 
-func (m *manifest) parse(data []byte) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	first := true
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if first {
-			first = false
-			var h header
-			if err := json.Unmarshal(line, &h); err != nil || h.Manifest == "" {
-				return fmt.Errorf("%s is not an urlget mirror manifest", ManifestName)
-			}
-			if h.Version > manifestVersion {
-				return fmt.Errorf("%s has format version %d; this urlget reads version %d", ManifestName, h.Version, manifestVersion)
-			}
-			if h.URL != m.url {
-				return fmt.Errorf("%w: %s is a mirror of %s, not %s", ErrManifestMismatch, m.l.dir, h.URL, m.url)
-			}
-			m.created = h.Created
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal(line, &r); err != nil || r.URL == "" {
-			continue
-		}
-		if r.Status == StatusDeleted {
-			delete(m.recs, r.URL)
-			continue
-		}
-		rr := r
-		m.recs[r.URL] = &rr
+// open reads the manifest's header and indexes its records, merging
+// first when it must be.
+func (m *manifest) open() error {
+	if err := m.l.checkDirs(ManifestName); err != nil {
+		return err
 	}
-	return sc.Err()
+	f, err := m.l.open(ManifestName)
+	if errors.Is(err, fs.ErrNotExist) {
+		m.created = time.Now().UTC().Format(time.RFC3339)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fi, err := scanFile(f)
+	if errors.Is(err, errNotManifest) {
+		err = fmt.Errorf("%s is not an urlget mirror manifest", ManifestName)
+	}
+	if err != nil {
+		f.Close()
+		return err
+	}
+	h := fi.hdr
+	if h.Version > manifestVersion {
+		f.Close()
+		return fmt.Errorf("%s has format version %d; this urlget reads version %d", ManifestName, h.Version, manifestVersion)
+	}
+	if h.URL != m.url {
+		f.Close()
+		return fmt.Errorf("%w: %s is a mirror of %s, not %s", ErrManifestMismatch, m.l.dir, h.URL, m.url)
+	}
+	m.created = h.Created
+	if !fi.merge {
+		m.f, m.sorted, m.index, m.jstart = f, fi.sorted, fi.index, fi.journal
+		return nil
+	}
+	err = m.rewrite(f, fi.sorted, fi.journal)
+	f.Close()
+	return err
 }
 
-// get returns a copy of the record for url.
+// rewrite merges the sorted records s of f and its journal from journal
+// on into a new sorted manifest, which becomes the one read: renamed over
+// the manifest, or in a dry run a temporary copy.
+func (m *manifest) rewrite(f *os.File, s span, journal int64) error {
+	if m.dryRun {
+		out, drop, err := m.scratch()
+		if err != nil {
+			return err
+		}
+		index, err := m.merge(out, f, s, journal)
+		if err != nil {
+			drop()
+			return err
+		}
+		m.useFile(out, index, drop)
+		return nil
+	}
+	t, err := m.l.create(ManifestName)
+	if err != nil {
+		return err
+	}
+	index, err := m.merge(t, f, s, journal)
+	if err != nil {
+		t.discard()
+		return err
+	}
+	m.mu.Lock()
+	if m.journal != nil {
+		m.journal.Close()
+		m.journal = nil
+	}
+	m.mu.Unlock()
+	if err := t.commit(ManifestName, time.Time{}); err != nil {
+		return err
+	}
+	nf, err := m.l.open(ManifestName)
+	if err != nil {
+		return err
+	}
+	m.useFile(nf, index, nil)
+	return nil
+}
+
+// useFile makes f, just written by merge, the sorted records read.
+func (m *manifest) useFile(f *os.File, index map[string]span, drop func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.f != nil {
+		m.f.Close()
+	}
+	if m.drop != nil {
+		m.drop()
+	}
+	m.f, m.drop, m.index, m.cache = f, drop, index, newLRU()
+	m.sorted = span{int64(len(m.headerLine())), int64(len(m.headerLine()))}
+	for _, s := range index {
+		m.sorted.end = max(m.sorted.end, s.end)
+	}
+	m.jstart = m.sorted.end + int64(len(journalMark)) + 1
+	m.written = false
+}
+
+// block returns the cached records of bucket b, reading them when they
+// are not (m.mu held).
+func (m *manifest) block(b string) *block {
+	if blk, ok := m.cache.get(b); ok {
+		return blk
+	}
+	blk := &block{bucket: b, recs: map[string]Record{}}
+	if s, ok := m.index[b]; ok && m.f != nil {
+		if rb, err := readBlock(m.f, b, s); err == nil {
+			blk = rb
+		}
+	}
+	m.cache.add(blk)
+	return blk
+}
+
+// get returns the record for url: as the manifest had it when the run
+// began, or as this run put it (while its bucket is cached: a record is
+// asked for while its directory is listed, and put after).
 func (m *manifest) get(url string) (Record, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r, ok := m.recs[url]
-	if !ok {
-		return Record{}, false
-	}
-	return *r, true
+	r, ok := m.block(bucketOf(url)).recs[url]
+	return r, ok
 }
 
-// all returns copies of every record.
-func (m *manifest) all() []Record {
+// each calls fn for every record of the sorted file in order (the records
+// as they were when the run began, or at the last flush), until fn
+// returns false. With journal it then calls fn for the lines of this
+// run's journal, in order: a URL changed this run is then seen more than
+// once, its last version last.
+func (m *manifest) each(journal bool, fn func(Record) bool) error {
+	return m.eachIf(journal, nil, fn)
+}
+
+// eachIf is each for the records whose lines want (when not nil) takes:
+// the others are not parsed.
+func (m *manifest) eachIf(journal bool, want func(line []byte) bool, fn func(Record) bool) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]Record, 0, len(m.recs))
-	for _, r := range m.recs {
-		out = append(out, *r)
+	f, s := m.f, m.sorted
+	m.mu.Unlock()
+	if f == nil {
+		return m.eachJournal(journal, fn)
 	}
-	return out
+	lr := newLineReader(f, s.off, s.end)
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		if want != nil && !want(line) {
+			continue
+		}
+		var r Record
+		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+			continue
+		}
+		if !fn(r) {
+			return nil
+		}
+	}
+	if err := lr.failed(); err != nil {
+		return err
+	}
+	return m.eachJournal(journal, fn)
+}
+
+// eachJournal calls fn for the lines of this run's journal (with journal).
+func (m *manifest) eachJournal(journal bool, fn func(Record) bool) error {
+	if !journal || m.dryRun {
+		return nil
+	}
+	m.mu.Lock()
+	written := m.written
+	m.mu.Unlock()
+	if !written {
+		return nil
+	}
+	f, err := m.l.open(ManifestName)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	m.mu.Lock()
+	off := m.jstart
+	m.mu.Unlock()
+	lr := newLineReader(f, off, -1)
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		var r Record
+		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+			continue
+		}
+		if !fn(r) {
+			return nil
+		}
+	}
+	return lr.failed()
 }
 
 // anyOK reports whether any record is of something mirrored.
 func (m *manifest) anyOK() bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, r := range m.recs {
-		if r.Status == StatusOK {
-			return true
-		}
+	ok := m.okPut
+	m.mu.Unlock()
+	if ok {
+		return true
 	}
-	return false
+	m.each(false, func(r Record) bool {
+		ok = r.Status == StatusOK
+		return !ok
+	})
+	return ok
 }
 
-// put stores r and appends it to the journal.
+// put records r: appended to the journal, and to the cached records of
+// its bucket.
 func (m *manifest) put(r Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if r.Status == StatusDeleted {
-		delete(m.recs, r.URL)
-	} else {
-		rr := r
-		m.recs[r.URL] = &rr
+	if blk, ok := m.cache.get(bucketOf(r.URL)); ok {
+		if r.Status == StatusDeleted {
+			delete(blk.recs, r.URL)
+		} else {
+			blk.recs[r.URL] = r
+		}
 	}
 	if m.dryRun {
 		return
@@ -242,10 +393,12 @@ func (m *manifest) put(r Record) {
 	if _, err := m.journal.Write(line); err != nil && m.err == nil {
 		m.err = err
 	}
+	m.written = true
+	m.okPut = m.okPut || r.Status == StatusOK
 }
 
-// openJournal opens the manifest for appending, writing the header first
-// when it is new.
+// openJournal opens the manifest for appending, writing the header and
+// the mark first when it is new.
 func (m *manifest) openJournal() (*os.File, error) {
 	f, err := m.l.root.OpenFile(ManifestName, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
@@ -257,10 +410,14 @@ func (m *manifest) openJournal() (*os.File, error) {
 		return nil, err
 	}
 	if fi.Size() == 0 {
-		if _, err := f.Write(m.headerLine()); err != nil {
+		// A new manifest: no records yet.
+		hl := m.headerLine()
+		if _, err := f.Write(append(hl, journalMark+"\n"...)); err != nil {
 			f.Close()
 			return nil, err
 		}
+		m.sorted = span{int64(len(hl)), int64(len(hl))}
+		m.jstart = m.sorted.end + int64(len(journalMark)) + 1
 		return f, nil
 	}
 	// A line torn by a crash ends the file: end it, so that the next
@@ -288,55 +445,43 @@ func (m *manifest) headerLine() []byte {
 	return append(b, '\n')
 }
 
-// compact rewrites the manifest with one line per URL, sorted by path
-// then URL, through a temporary file renamed over it.
-func (m *manifest) compact() error {
-	if m.dryRun {
+// flush merges this run's journal into the sorted records (a new file
+// renamed over the manifest), so that each sees every record once, as it
+// is now. Nothing is done when the journal is empty.
+func (m *manifest) flush() error {
+	m.mu.Lock()
+	written := m.written
+	m.mu.Unlock()
+	if m.dryRun || !written {
 		return nil
 	}
-	m.mu.Lock()
-	recs := make([]*Record, 0, len(m.recs))
-	for _, r := range m.recs {
-		recs = append(recs, r)
-	}
-	m.mu.Unlock()
-	sort.Slice(recs, func(i, j int) bool {
-		if recs[i].Path != recs[j].Path {
-			return recs[i].Path < recs[j].Path
-		}
-		return recs[i].URL < recs[j].URL
-	})
-	t, err := m.l.create(ManifestName)
+	f, err := m.l.open(ManifestName)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(t, 64<<10)
-	w.Write(m.headerLine())
-	for _, r := range recs {
-		b, _ := json.Marshal(r)
-		w.Write(b)
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		t.discard()
-		return err
-	}
-	m.mu.Lock()
-	if m.journal != nil {
-		m.journal.Close()
-		m.journal = nil
-	}
-	m.mu.Unlock()
-	return t.commit(ManifestName, time.Time{})
+	defer f.Close()
+	return m.rewrite(f, m.sorted, m.jstart)
 }
 
-// release closes the journal and the lock.
+// compact leaves the manifest with one line per URL, sorted, and no
+// journal.
+func (m *manifest) compact() error { return m.flush() }
+
+// release closes the journal, the files and the lock.
 func (m *manifest) release() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.journal != nil {
 		m.journal.Close()
 		m.journal = nil
+	}
+	if m.f != nil {
+		m.f.Close()
+		m.f = nil
+	}
+	if m.drop != nil {
+		m.drop()
+		m.drop = nil
 	}
 	if m.lock != nil {
 		m.lock.Close()
@@ -346,22 +491,48 @@ func (m *manifest) release() {
 
 // ReadManifest reads the manifest of the mirror in dir: every record, one
 // per URL, as the last run left them (the journal of an interrupted run
-// included).
+// included), sorted by path and URL. It holds them all in memory.
 func ReadManifest(dir string) (url string, recs []Record, err error) {
-	data, err := os.ReadFile(dir + "/" + ManifestName)
+	f, err := os.Open(dir + "/" + ManifestName)
 	if err != nil {
 		return "", nil, err
 	}
+	defer f.Close()
+	lr := newLineReader(f, 0, -1)
+	first, _, _ := lr.next()
 	var h header
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	if err := json.Unmarshal(line, &h); err != nil || h.Manifest == "" {
+	if err := json.Unmarshal(first, &h); err != nil || h.Manifest == "" {
+		if err := lr.failed(); err != nil {
+			return "", nil, err
+		}
 		return "", nil, fmt.Errorf("%s is not an urlget mirror manifest", ManifestName)
 	}
-	m := &manifest{url: h.URL, recs: map[string]*Record{}, l: &localFS{dir: dir}}
-	if err := m.parse(data); err != nil {
+	if h.Version > manifestVersion {
+		return "", nil, fmt.Errorf("%s has format version %d; this urlget reads version %d", ManifestName, h.Version, manifestVersion)
+	}
+	byURL := map[string]Record{}
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil || r.URL == "" {
+			continue
+		}
+		if r.Status == StatusDeleted {
+			delete(byURL, r.URL)
+			continue
+		}
+		byURL[r.URL] = r
+	}
+	if err := lr.failed(); err != nil {
 		return "", nil, err
 	}
-	recs = m.all()
+	recs = make([]Record, 0, len(byURL))
+	for _, r := range byURL {
+		recs = append(recs, r)
+	}
 	sort.Slice(recs, func(i, j int) bool {
 		if recs[i].Path != recs[j].Path {
 			return recs[i].Path < recs[j].Path
@@ -369,4 +540,29 @@ func ReadManifest(dir string) (url string, recs []Record, err error) {
 		return recs[i].URL < recs[j].URL
 	})
 	return h.URL, recs, nil
+}
+
+// current returns the records that match, as they are now (this run's
+// journal applied): what a pass over a part of the tree needs, in memory
+// only as much as matches.
+func (m *manifest) current(match func(Record) bool) (map[string]Record, error) {
+	out := map[string]Record{}
+	err := m.each(true, func(r Record) bool {
+		if r.Status != StatusDeleted && match(r) {
+			out[r.URL] = r
+		} else {
+			delete(out, r.URL)
+		}
+		return true
+	})
+	return out, err
+}
+
+// fail records an error of the manifest's file (the first one counts).
+func (m *manifest) fail(err error) {
+	m.mu.Lock()
+	if m.err == nil {
+		m.err = err
+	}
+	m.mu.Unlock()
 }

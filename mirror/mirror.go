@@ -104,7 +104,7 @@
 // DIR/.urlget-mirror.jsonl is the manifest: one JSON line per URL (local
 // path, type, size, server time, SHA-256, when fetched, status). Lines are
 // appended as items finish, and the file is rewritten with one line per URL
-// at the end, so that a rerun fetches only what is new or changed, and a
+// at the end (see Memory), so that a rerun fetches only what is new or changed, and a
 // run that was killed resumes without fetching again what it finished.
 // Listings and menus are always read again (they are how changes are
 // seen); a file is fetched again when its listing entry changed (size or
@@ -120,6 +120,31 @@
 // ok (longer is not: gophernicus sends texts with CRLF). One
 // whose exact length nothing stated is recorded Unconfirmed, and Verify
 // fetches it again and compares.
+//
+// # Memory
+//
+// A run does not hold its state per file. The manifest (format version 2)
+// is sorted by directory: a run keeps one index entry per directory and
+// reads a directory's records when it is listed; the records it changes go
+// to the journal at the end of the file, merged into a new sorted manifest
+// at the end in one streaming pass (the journal sorted in chunks of 4 MiB,
+// spilled to temporary files in DIR). A version 1 manifest, or one with a
+// killed run's journal, is merged when it is loaded. The URLs found, the
+// manifest's local paths and the files a walker is done with go to such
+// sorted scratch files too (past 1 MiB), and the delete sweep, the gone
+// marking and the gophermap rewrite are passes over the sorted files; the
+// files waiting to be fetched are bounded (workers take files first when
+// more than 4,096 are queued). What memory holds goes with the
+// directories (their index entries, the listed set, directory times) and
+// with what failed or is gone.
+//
+// A sorted file and not an embedded database: bbolt maps its file into
+// memory, so a rerun that reads every record counts the whole database in
+// the resident set; SQLite needs cgo or modernc.org/sqlite, a large
+// dependency to build for every build and CI run. The mirror reads its
+// state in one order (directory by directory) and writes it once a run,
+// which a sorted file does with the standard library alone, and the file
+// stays JSON lines (ReadManifest, or any JSON-lines tool, reads it).
 //
 // # Safety
 //
@@ -359,8 +384,13 @@ type Summary struct {
 	DryRun     bool          `json:"dry_run,omitempty"`
 	Reverse    bool          `json:"reverse,omitempty"`    // an upload (Options.Reverse): Dir to URL
 	Incomplete []string      `json:"incomplete,omitempty"` // why the mirror is not complete
-	Failures   []Failure     `json:"failures,omitempty"`
+	// Failures are the first MaxFailures items that failed (Failed counts
+	// them all; each is an Event as it happens).
+	Failures []Failure `json:"failures,omitempty"`
 }
+
+// MaxFailures bounds Summary.Failures: a run holds no more of them.
+const MaxFailures = 1000
 
 // Failure is one item that could not be mirrored.
 type Failure struct {

@@ -199,29 +199,112 @@ func hostComponent(host string, port int) string {
 // pathTable hands out local paths, so that no two URLs share one and no
 // file stands where a directory is needed. Paths are slash-separated and
 // relative to the mirror's root.
+//
+// Directories are held in memory; files by directory, and only for the
+// directories in use: the manifest's file paths (reserveFile) are sorted
+// into a scratch file read a directory at a time (store.go's pathIndex),
+// and a walker that claims a directory's files in one listing (FTP, HTTP)
+// says when it is done with it, which drops its files from memory (kept
+// in a scratch file of their own, read back should the directory be
+// claimed in again).
 type pathTable struct {
 	mu    sync.Mutex
-	files map[string]string // file path -> the URL that owns it
-	dirs  map[string]string // directory path -> the URL that owns it ("" for a directory only implied by a path)
-	alias map[string]string // directory as computed -> as handed out (differs after a clash with a file)
+	files map[string]map[string]string // bucketOf(file path) -> file path -> the URL that owns it
+	dirs  map[string]string            // directory path -> the URL that owns it ("" for a directory only implied by a path)
+	alias map[string]string            // directory as computed -> as handed out (differs after a clash with a file)
+	ix    pathIndex
+	held  int // files in memory (about: for done)
+	// fresh is, by bucket, the files claimed this run for another owner
+	// than the manifest's: what done must keep when the manifest's are
+	// in the pathIndex file.
+	fresh map[string]map[string]string
 }
+
+// dropFiles is how many files in memory make done drop a directory's: a
+// small mirror makes no scratch file.
+var dropFiles = 16384
 
 func newPathTable() *pathTable {
-	return &pathTable{files: map[string]string{}, dirs: map[string]string{"": ""}, alias: map[string]string{}}
+	return &pathTable{files: map[string]map[string]string{}, dirs: map[string]string{"": ""}, alias: map[string]string{},
+		fresh: map[string]map[string]string{}}
 }
 
-// reserve records a path from the manifest as owned by url: a later claim
-// by url gets it back, and other URLs keep off it.
-func (t *pathTable) reserve(url, p string, dir bool) {
+// reserve records a directory from the manifest as owned by url: a later
+// claim by url gets it back, and other URLs keep off it.
+func (t *pathTable) reserve(url, p string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if dir {
-		t.markDirs(p)
-		t.dirs[p] = url
+	t.markDirs(p)
+	t.dirs[p] = url
+}
+
+// reserveFile does the same for a file (noted in the list of the
+// manifest's paths until seal).
+func (t *pathTable) reserveFile(m *manifest, url, p string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.markDirs(path.Dir(p))
+	t.ix.add(m, url, p)
+}
+
+// seal ends the reservations.
+func (t *pathTable) seal(m *manifest) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.ix.seal(m, func(p, owner string) {
+		t.inBucket(p)[p] = owner
+		t.held++
+	})
+}
+
+// close removes the scratch files.
+func (t *pathTable) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.ix.close()
+}
+
+// inBucket is the map of files of p's directory, read when it is not
+// (t.mu held).
+func (t *pathTable) inBucket(p string) map[string]string {
+	b := bucketOf(p)
+	if m, ok := t.files[b]; ok {
+		return m
+	}
+	m := t.ix.load(b)
+	t.files[b] = m
+	t.held += len(m)
+	return m
+}
+
+// fileOwner reports whether p is a file, and its owner (t.mu held).
+func (t *pathTable) fileOwner(p string) (string, bool) {
+	owner, ok := t.inBucket(p)[p]
+	return owner, ok
+}
+
+// done drops the files of the local directory dir from memory: the walker
+// claims no more in it.
+func (t *pathTable) done(dir string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := ""
+	if dir != "" {
+		b = dir + "/"
+	}
+	m, ok := t.files[b]
+	if !ok || t.held <= dropFiles {
 		return
 	}
-	t.markDirs(path.Dir(p))
-	t.files[p] = url
+	keep := m
+	if t.ix.f != nil {
+		keep = t.fresh[b] // the others are in the pathIndex file
+	}
+	if t.ix.drop(b, keep) {
+		delete(t.files, b)
+		delete(t.fresh, b)
+		t.held -= len(m)
+	}
 }
 
 // markDirs records p and its ancestors as directories.
@@ -248,7 +331,7 @@ func (t *pathTable) resolveDir(segs []string) string {
 		}
 		cand := path.Join(cur, s)
 		for n := 2; ; n++ {
-			if _, isFile := t.files[cand]; !isFile {
+			if _, isFile := t.fileOwner(cand); !isFile {
 				break
 			}
 			cand = path.Join(cur, s+"%!"+strconv.Itoa(n))
@@ -272,14 +355,26 @@ func (t *pathTable) claimFile(url string, segs []string) string {
 	last := segs[len(segs)-1]
 	cand := path.Join(dir, last)
 	for n := 2; ; n++ {
-		owner, isFile := t.files[cand]
+		owner, isFile := t.fileOwner(cand)
 		_, isDir := t.dirs[cand]
 		if !isDir && (!isFile || owner == url) {
 			break
 		}
 		cand = path.Join(dir, last+"%!"+strconv.Itoa(n))
 	}
-	t.files[cand] = url
+	m := t.inBucket(cand)
+	old, ok := m[cand]
+	if !ok {
+		t.held++
+	}
+	if old != url {
+		b := bucketOf(cand)
+		if t.fresh[b] == nil {
+			t.fresh[b] = map[string]string{}
+		}
+		t.fresh[b][cand] = url
+	}
+	m[cand] = url
 	return cand
 }
 
@@ -299,7 +394,7 @@ func (t *pathTable) claimDir(url string, segs []string) string {
 	last := segs[len(segs)-1]
 	cand := path.Join(parent, last)
 	for n := 2; ; n++ {
-		_, isFile := t.files[cand]
+		_, isFile := t.fileOwner(cand)
 		owner, isDir := t.dirs[cand]
 		if !isFile && (!isDir || owner == "" || owner == url) {
 			break
@@ -320,7 +415,9 @@ func (t *pathTable) release(p string, dir bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !dir {
-		delete(t.files, p)
+		delete(t.inBucket(p), p)
+		delete(t.fresh[bucketOf(p)], p)
+		t.ix.releaseFile(p)
 		return
 	}
 	delete(t.dirs, p)
@@ -330,11 +427,12 @@ func (t *pathTable) release(p string, dir bool) {
 			delete(t.dirs, k)
 		}
 	}
-	for k := range t.files {
-		if strings.HasPrefix(k, pre) {
-			delete(t.files, k)
+	for b := range t.files {
+		if strings.HasPrefix(b, pre) {
+			delete(t.files, b)
 		}
 	}
+	t.ix.release(pre)
 	for k, v := range t.alias {
 		if v == p || strings.HasPrefix(v, pre) {
 			delete(t.alias, k)

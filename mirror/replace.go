@@ -57,10 +57,11 @@ func (e *engine) takeReplacing(rel string) (Record, bool) {
 // forget drops the records of old and, for a directory, of everything
 // below it: their local copies are gone.
 func (e *engine) forget(old Record) {
-	for _, r := range e.man.all() {
-		if r.URL == old.URL || old.Type == TypeDir && strings.HasPrefix(r.Path, old.Path+"/") {
-			e.man.put(Record{URL: r.URL, Status: StatusDeleted, Type: r.Type})
-		}
+	recs, _ := e.man.current(func(r Record) bool {
+		return r.URL == old.URL || old.Type == TypeDir && strings.HasPrefix(r.Path, old.Path+"/")
+	})
+	for _, r := range recs {
+		e.man.put(Record{URL: r.URL, Status: StatusDeleted, Type: r.Type})
 	}
 }
 
@@ -101,11 +102,13 @@ func (e *engine) replacedDir(rel string) (Record, bool, error) {
 		e.forget(old)
 		return old, false, nil
 	}
+	below, err := e.man.current(func(r Record) bool { return strings.HasPrefix(r.Path, rel+"/") })
+	if err != nil {
+		return old, false, err
+	}
 	known := map[string]bool{}
-	for _, r := range e.man.all() {
-		if r.Path != "" {
-			known[r.Path] = true
-		}
+	for _, r := range below {
+		known[r.Path] = true
 	}
 	if p, ok := e.fs.ownTree(rel, known); !ok {
 		return old, false, &fs.PathError{Op: "replace", Path: rel,

@@ -99,7 +99,7 @@ func runReverse(ctx context.Context, opt Options, u *urlparse.URL) (Summary, err
 	}
 	defer src.Close()
 	// The items' records stay in memory: nothing is written into Dir.
-	e.man = &manifest{recs: map[string]*Record{}, dryRun: true}
+	e.man = &manifest{dryRun: true, index: map[string]span{}, cache: newLRU()}
 	e.ctx, e.cancel = context.WithCancelCause(ctx)
 	defer e.cancel(nil)
 	r := &reverse{e: e, src: src}

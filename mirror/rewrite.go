@@ -17,68 +17,92 @@ import (
 // line (info lines, searches, links, items on other hosts, lines that are
 // not items) is kept as it was received. The saved menu itself is not
 // touched.
-func (e *engine) rewriteMenus() {
-	recs := e.man.all()
-	local := make(map[string]Record, len(recs))
-	for _, r := range recs {
-		if r.Status == StatusOK && r.Path != "" && (r.Type == TypeFile || r.Type == TypeMenu) {
-			local[ownerKey(r.URL)] = r
-		}
+//
+// The menus are found in one pass over the manifest; an item's local copy
+// is looked up by the URL that claimed its name this run (owner, by
+// ownerKey: the same selector under another item type is one item), else
+// its own: the records of its directory are read then, so that nothing
+// holds the whole manifest.
+func (e *engine) rewriteMenus(owner func(key string) string) {
+	if err := e.man.flush(); err != nil {
+		e.man.fail(err)
+		return
 	}
 	e.mu.Lock()
 	listed := e.listedOK
 	e.mu.Unlock()
-	for _, r := range recs {
-		if r.Type != TypeMenu || r.Status != StatusOK || !listed[r.URL] {
-			continue
+	e.man.each(false, func(r Record) bool {
+		if r.Type == TypeMenu && r.Status == StatusOK && listed[r.URL] {
+			e.rewriteMenu(r, owner)
 		}
-		u, err := urlparse.Parse(r.URL)
-		if err != nil {
-			continue
+		return true
+	})
+}
+
+// localCopy is the record of the local copy of the item at url, if any.
+func (e *engine) localCopy(url string, owner func(key string) string) (Record, bool) {
+	ok := func(r Record) bool {
+		return r.Status == StatusOK && r.Path != "" && (r.Type == TypeFile || r.Type == TypeMenu)
+	}
+	if o := owner(ownerKey(url)); o != "" {
+		if r, had := e.man.get(o); had && ok(r) {
+			return r, true
 		}
-		raw, err := e.fs.readFile(r.Path, maxMenu)
-		if err != nil {
-			continue
+	}
+	if r, had := e.man.get(url); had && ok(r) {
+		return r, true
+	}
+	return Record{}, false
+}
+
+// rewriteMenu writes the gophermap beside the menu r.
+func (e *engine) rewriteMenu(r Record, owner func(key string) string) {
+	u, err := urlparse.Parse(r.URL)
+	if err != nil {
+		return
+	}
+	raw, err := e.fs.readFile(r.Path, maxMenu)
+	if err != nil {
+		return
+	}
+	port := u.PortOrDefault()
+	out := RewriteMenu(raw, func(it gopher.Item) (string, bool) {
+		scheme := "gopher"
+		if strings.EqualFold(it.Host, u.Host) && it.Port == port {
+			scheme = u.Scheme
 		}
-		port := u.PortOrDefault()
-		out := RewriteMenu(raw, func(it gopher.Item) (string, bool) {
-			scheme := "gopher"
-			if strings.EqualFold(it.Host, u.Host) && it.Port == port {
-				scheme = u.Scheme
+		url := it.URLWithScheme(scheme)
+		if url == "" {
+			return "", false
+		}
+		lr, ok := e.localCopy(url, owner)
+		if !ok {
+			return "", false
+		}
+		if lr.Type == TypeMenu {
+			d := path.Dir(lr.Path)
+			if d == "." {
+				return "/", true
 			}
-			url := it.URLWithScheme(scheme)
-			if url == "" {
-				return "", false
-			}
-			lr, ok := local[ownerKey(url)]
-			if !ok {
-				return "", false
-			}
-			if lr.Type == TypeMenu {
-				d := path.Dir(lr.Path)
-				if d == "." {
-					return "/", true
-				}
-				return "/" + d + "/", true
-			}
-			return "/" + lr.Path, true
-		})
-		dst := path.Join(path.Dir(r.Path), rewrittenMenu)
-		if old, err := e.fs.readFile(dst, maxMenu+1); err == nil && bytes.Equal(old, out) {
-			continue
+			return "/" + d + "/", true
 		}
-		t, err := e.fs.create(dst)
-		if err != nil {
-			e.markIncomplete("cannot write " + dst + ": " + err.Error())
-			continue
-		}
-		if _, err := t.Write(out); err != nil {
-			t.discard()
-			continue
-		}
-		if err := t.commit(dst, fetchedTime(r)); err != nil {
-			e.markIncomplete("cannot write " + dst + ": " + err.Error())
-		}
+		return "/" + lr.Path, true
+	})
+	dst := path.Join(path.Dir(r.Path), rewrittenMenu)
+	if old, err := e.fs.readFile(dst, maxMenu+1); err == nil && bytes.Equal(old, out) {
+		return
+	}
+	t, err := e.fs.create(dst)
+	if err != nil {
+		e.markIncomplete("cannot write " + dst + ": " + err.Error())
+		return
+	}
+	if _, err := t.Write(out); err != nil {
+		t.discard()
+		return
+	}
+	if err := t.commit(dst, fetchedTime(r)); err != nil {
+		e.markIncomplete("cannot write " + dst + ": " + err.Error())
 	}
 }
 

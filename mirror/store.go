@@ -1,0 +1,978 @@
+package mirror
+
+// The manifest on disk, and how a run reads it without holding it.
+//
+// A manifest (format version 2) is JSON lines: the header, then one record
+// per URL sorted by (bucket, URL), then a mark line, then the journal:
+// every change of a run appended as it happens, the last line for a URL
+// counting (a line with status "deleted" drops the URL). The bucket of a
+// URL is the URL up to its last "/" (a trailing "/" not counted): for FTP
+// and HTTP the directory it was listed in, so that a directory's records
+// are one run of lines, and a directory sorts before everything below it.
+//
+// A run keeps in memory one entry per bucket (its byte range in the file),
+// not one per record: a directory's records are read from the file when
+// they are first asked for (while it is listed) and a few dozen such
+// blocks are cached. At the end of the run the sorted records and the
+// journal are merged into a new sorted file, written beside it and renamed
+// over it: the journal is sorted in chunks of bounded size, spilled to
+// temporary files when it is larger than one, and merged with the sorted
+// records in one streaming pass. A manifest with a journal left by a
+// killed run, or of version 1 (a journal only, unsorted), is merged so
+// when it is loaded.
+//
+// (Why a sorted file and no embedded database: the package doc, Memory.)
+
+import (
+	"bufio"
+	"bytes"
+	"container/list"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// journalMark ends the sorted records of a version 2 manifest. It has no
+// "url", so that a reader of records skips it.
+const journalMark = `{"urlget_journal":"the changes since the sorted records above, in order: the last line for a URL counts"}`
+
+// chunkBytes bounds the journal lines sorted in memory at once.
+var chunkBytes = 4 << 20
+
+// blockCache is how many buckets' records a run keeps read.
+const blockCache = 64
+
+// maxLine bounds a manifest line.
+const maxLine = 16 << 20
+
+// bucketOf is the group a URL's record is stored in (see above).
+func bucketOf(url string) string {
+	u := strings.TrimSuffix(url, "/")
+	if i := strings.LastIndexByte(u, '/'); i >= 0 {
+		return url[:i+1]
+	}
+	return ""
+}
+
+// key is where a record sorts.
+type key struct{ bucket, url string }
+
+func keyOf(url string) key { return key{bucketOf(url), url} }
+
+func (a key) less(b key) bool {
+	if a.bucket != b.bucket {
+		return a.bucket < b.bucket
+	}
+	return a.url < b.url
+}
+
+// span is a byte range of the manifest file.
+type span struct{ off, end int64 }
+
+// lineURL is the "url" of a record line: read directly from a line as
+// Marshal writes it ({"url":"… first, nothing escaped), else parsed; or
+// the URL of a line of a URL list (urlLine).
+func lineURL(line []byte) string {
+	const pre = `{"url":"`
+	if bytes.HasPrefix(line, []byte(pre)) {
+		rest := line[len(pre):]
+		if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
+			return string(rest[:i])
+		}
+	}
+	if len(line) > 0 && line[0] == '"' {
+		// A URL list's line (urlLine).
+		var u string
+		if json.Unmarshal(line, &u) != nil {
+			return ""
+		}
+		return u
+	}
+	var r struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(line, &r) != nil {
+		return ""
+	}
+	return r.URL
+}
+
+// lineField is the string field name (not "url") of a record line as
+// Marshal writes it ({"url":"… first; a field left out is empty), read
+// without parsing the line; false when the line is not such, or the value
+// has an escape: parse it then. (`,"name":"` cannot occur inside a JSON
+// string: its quotes would be escaped.)
+func lineField(line []byte, name string) ([]byte, bool) {
+	if !bytes.HasPrefix(line, []byte(`{"url":"`)) {
+		return nil, false
+	}
+	pat := `,"` + name + `":"`
+	i := bytes.Index(line, []byte(pat))
+	if i < 0 {
+		return nil, true
+	}
+	rest := line[i+len(pat):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return nil, false
+	}
+	return rest[:j], true
+}
+
+// deletedLine reports whether a line as Marshal writes it has the status
+// "deleted" (the text cannot occur inside a JSON string: its quotes would
+// be escaped).
+func deletedLine(line []byte) bool {
+	return bytes.Contains(line, []byte(`"status":"deleted"`))
+}
+
+// lineReader reads the lines of a range of a file.
+type lineReader struct {
+	r    *bufio.Reader
+	off  int64 // where the next line starts
+	buf  []byte
+	err  error
+	torn bool // the range ended in a line without its newline
+}
+
+func newLineReader(f *os.File, off, end int64) *lineReader {
+	return newLineReaderSize(f, off, end, 64<<10)
+}
+
+// newLineReaderSize is newLineReader reading ahead size bytes.
+func newLineReaderSize(f *os.File, off, end int64, size int) *lineReader {
+	if end < 0 {
+		end = 1 << 62
+	}
+	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), size), off: off}
+}
+
+// bytesLineReader reads the lines of b.
+func bytesLineReader(b []byte) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(bytes.NewReader(b), 64<<10)}
+}
+
+// spillBytes is how much a list kept for the end of a run (the URLs
+// found, the manifest's paths) holds in memory before it goes to a
+// scratch file: a small mirror makes none.
+var spillBytes = 1 << 20
+
+// spillList is such a list of lines.
+type spillList struct {
+	mem  bytes.Buffer
+	f    *os.File
+	drop func()
+	w    *bufio.Writer
+	err  error
+}
+
+// add appends a line (without its newline).
+func (l *spillList) add(m *manifest, line []byte) {
+	if l.err != nil {
+		return
+	}
+	if l.f == nil {
+		l.mem.Write(line)
+		l.mem.WriteByte('\n')
+		if l.mem.Len() < spillBytes {
+			return
+		}
+		l.f, l.drop, l.err = m.scratch()
+		if l.err != nil {
+			return
+		}
+		l.w = bufio.NewWriterSize(l.f, 64<<10)
+		l.w.Write(l.mem.Bytes())
+		l.mem = bytes.Buffer{}
+		return
+	}
+	l.w.Write(line)
+	if err := l.w.WriteByte('\n'); err != nil {
+		l.err = err
+	}
+}
+
+// reader reads the lines added so far.
+func (l *spillList) reader() (*lineReader, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	if l.f == nil {
+		return bytesLineReader(l.mem.Bytes()), nil
+	}
+	if err := l.w.Flush(); err != nil {
+		return nil, err
+	}
+	return newLineReader(l.f, 0, -1), nil
+}
+
+// close removes the scratch file.
+func (l *spillList) close() {
+	if l.drop != nil {
+		l.drop()
+	}
+	l.f, l.drop, l.w, l.mem = nil, nil, nil, bytes.Buffer{}
+}
+
+// next returns the next line (without its newline; valid until the next
+// call) and its offset. Empty lines are skipped; a line longer than
+// maxLine is an error.
+func (lr *lineReader) next() ([]byte, int64, bool) {
+	for lr.err == nil {
+		start := lr.off
+		line, err := lr.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			lr.buf = append(lr.buf[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(lr.buf) <= maxLine {
+				line, err = lr.r.ReadSlice('\n')
+				lr.buf = append(lr.buf, line...)
+			}
+			if len(lr.buf) > maxLine {
+				lr.err = errors.New("a manifest line is too long")
+				return nil, 0, false
+			}
+			line = lr.buf
+		}
+		lr.off += int64(len(line))
+		if err != nil {
+			lr.err = err
+			if len(line) == 0 {
+				break
+			}
+			lr.torn = true
+		}
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, start, true
+	}
+	return nil, 0, false
+}
+
+// failed is the reader's error; reaching the end is none.
+func (lr *lineReader) failed() error {
+	if errors.Is(lr.err, io.EOF) {
+		return nil
+	}
+	return lr.err
+}
+
+// fileInfo is what scanning a manifest file found.
+type fileInfo struct {
+	hdr     header
+	sorted  span // the sorted records
+	journal int64
+	// merge says the file must be merged before a run reads it: a
+	// journal follows the records, or they are not in order (version 1).
+	merge bool
+	index map[string]span
+}
+
+// errNotManifest says a file is no manifest.
+var errNotManifest = errors.New(ManifestName + " is not an urlget mirror manifest")
+
+// scanFile reads a manifest's header and indexes its sorted records.
+func scanFile(f *os.File) (fileInfo, error) {
+	lr := newLineReader(f, 0, -1)
+	first, _, ok := lr.next()
+	if !ok {
+		if err := lr.failed(); err != nil {
+			return fileInfo{}, err
+		}
+		return fileInfo{}, errNotManifest
+	}
+	var fi fileInfo
+	if err := json.Unmarshal(first, &fi.hdr); err != nil || fi.hdr.Manifest == "" {
+		return fileInfo{}, errNotManifest
+	}
+	fi.sorted.off = lr.off
+	fi.index = map[string]span{}
+	if fi.hdr.Version < 2 {
+		// A journal only.
+		fi.sorted.end, fi.journal, fi.merge = fi.sorted.off, fi.sorted.off, true
+		return fi, nil
+	}
+	var prev key
+	var cur string
+	var curSpan span
+	have, disorder := false, false
+	for {
+		line, off, ok := lr.next()
+		if !ok {
+			if err := lr.failed(); err != nil {
+				return fileInfo{}, err
+			}
+			// No mark: the records run to the end.
+			fi.sorted.end, fi.journal = lr.off, lr.off
+			fi.merge = fi.merge || lr.torn
+			break
+		}
+		if string(line) == journalMark {
+			fi.sorted.end, fi.journal = off, lr.off
+			if _, _, more := lr.next(); more {
+				fi.merge = true
+			}
+			break
+		}
+		if disorder {
+			continue
+		}
+		u := lineURL(line)
+		k := keyOf(u)
+		if u == "" || have && !prev.less(k) || deletedLine(line) {
+			// Out of order, twice, or not a record: merged as a
+			// journal would be.
+			disorder = true
+			continue
+		}
+		if !have || k.bucket != cur {
+			if have {
+				fi.index[cur] = curSpan
+			}
+			cur, curSpan = k.bucket, span{off, off}
+		}
+		curSpan.end = lr.off
+		prev, have = k, true
+	}
+	if have && !disorder {
+		fi.index[cur] = curSpan
+	}
+	if disorder {
+		fi.merge = true
+		// Everything after the header, in order, counts as a journal.
+		fi.sorted.end, fi.journal = fi.sorted.off, fi.sorted.off
+		fi.index = map[string]span{}
+	}
+	return fi, nil
+}
+
+// entry is a journal line in a chunk being sorted.
+type entry struct {
+	k       key
+	seq     int
+	line    []byte
+	deleted bool
+}
+
+// source is a sorted stream of lines the merge reads.
+type source interface {
+	peek() (key, []byte, bool)
+	advance()
+	failed() error
+}
+
+// fileSource streams sorted lines from a file range.
+type fileSource struct {
+	lr   *lineReader
+	k    key
+	line []byte
+	ok   bool
+}
+
+func newFileSource(f *os.File, s span) *fileSource {
+	// A merge reads many of these at once (one per spilled chunk): each
+	// reads ahead less than a lone reader.
+	fs := &fileSource{lr: newLineReaderSize(f, s.off, s.end, 16<<10)}
+	fs.advance()
+	return fs
+}
+
+func (s *fileSource) peek() (key, []byte, bool) { return s.k, s.line, s.ok }
+func (s *fileSource) failed() error             { return s.lr.failed() }
+func (s *fileSource) advance() {
+	for {
+		line, _, ok := s.lr.next()
+		if !ok {
+			s.ok = false
+			return
+		}
+		if string(line) == journalMark {
+			continue
+		}
+		u := lineURL(line)
+		if u == "" {
+			continue
+		}
+		s.k, s.line, s.ok = keyOf(u), line, true
+		return
+	}
+}
+
+// memSource is a sorted chunk in memory.
+type memSource struct{ ents []entry }
+
+func (s *memSource) peek() (key, []byte, bool) {
+	if len(s.ents) == 0 {
+		return key{}, nil, false
+	}
+	return s.ents[0].k, s.ents[0].line, true
+}
+func (s *memSource) advance()      { s.ents = s.ents[1:] }
+func (s *memSource) failed() error { return nil }
+
+// scratch is a temporary file for a chunk of the journal: in the mirror's
+// directory (a temporary name, swept if a run is killed), or, when nothing
+// may be written there (a dry run), in the system's temporary directory.
+func (m *manifest) scratch() (*os.File, func(), error) {
+	if m.dryRun || m.l.root == nil {
+		f, err := os.CreateTemp("", "urlget-manifest-*")
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close(); os.Remove(f.Name()) }, nil
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := tmpPrefix + hex.EncodeToString(rnd[:])
+	f, err := m.l.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close(); m.l.root.Remove(name) }, nil
+}
+
+// sortChunk sorts a chunk of journal lines by key, keeping the last line
+// for each URL.
+func sortChunk(ents []entry) []entry {
+	sort.Slice(ents, func(i, j int) bool {
+		if ents[i].k != ents[j].k {
+			return ents[i].k.less(ents[j].k)
+		}
+		return ents[i].seq < ents[j].seq
+	})
+	out := ents[:0]
+	for i, e := range ents {
+		if i+1 < len(ents) && ents[i+1].k == e.k {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// runs is a sequence of lines sorted in chunks: each chunk sorted by key,
+// the last line for a key kept; all but the last chunk spilled to scratch
+// files. Its sources can be read more than once.
+type runs struct {
+	files   []*os.File
+	mem     []entry
+	closers []func()
+}
+
+// sources are fresh sources of the chunks, oldest first.
+func (r *runs) sources() []source {
+	var out []source
+	for _, f := range r.files {
+		out = append(out, newFileSource(f, span{0, -1}))
+	}
+	if len(r.mem) > 0 {
+		out = append(out, &memSource{ents: r.mem})
+	}
+	return out
+}
+
+// close removes the scratch files.
+func (r *runs) close() {
+	for _, c := range r.closers {
+		c()
+	}
+	r.files, r.mem, r.closers = nil, nil, nil
+}
+
+// sortLines sorts the lines of lr in chunks of chunkBytes; parse makes a
+// line an entry (false: the line is dropped). Spilled entries are read
+// back with lineURL: parse's line must be a record line, or a URL as a
+// JSON string (urlLine).
+func (m *manifest) sortLines(lr *lineReader, parse func([]byte) (entry, bool)) (*runs, error) {
+	r := &runs{}
+	var ents []entry
+	size, seq := 0, 0
+	spill := func() error {
+		ents = sortChunk(ents)
+		sf, done, err := m.scratch()
+		if err != nil {
+			return err
+		}
+		r.closers = append(r.closers, done)
+		w := bufio.NewWriterSize(sf, 64<<10)
+		for _, e := range ents {
+			w.Write(e.line)
+			w.WriteByte('\n')
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		r.files = append(r.files, sf)
+		ents, size = nil, 0
+		return nil
+	}
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		e, ok := parse(line)
+		if !ok {
+			continue
+		}
+		e.seq = seq
+		seq++
+		ents = append(ents, e)
+		size += len(e.line) + 160 // the entry, its key and URL
+		if size >= chunkBytes {
+			if err := spill(); err != nil {
+				r.close()
+				return nil, err
+			}
+		}
+	}
+	if err := lr.failed(); err != nil {
+		r.close()
+		return nil, err
+	}
+	r.mem = sortChunk(ents)
+	return r, nil
+}
+
+// journalSources sorts the journal lines of f from off on into sources,
+// oldest first (sortLines; the returned func removes the scratch files).
+// Lines that are not whole records (a line torn by a crash) are dropped;
+// the others are written as Marshal writes them.
+func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), error) {
+	r, err := m.sortLines(newLineReader(f, off, -1), func(line []byte) (entry, bool) {
+		var r Record
+		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+			return entry{}, false
+		}
+		b, _ := json.Marshal(r)
+		return entry{k: keyOf(r.URL), line: b, deleted: r.Status == StatusDeleted}, true
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.sources(), r.close, nil
+}
+
+// urlLine is a URL as a line of a list of URLs: a JSON string, which
+// lineURL reads.
+func urlLine(url string) []byte {
+	b, _ := json.Marshal(url)
+	return b
+}
+
+// mergedKeys merges sources into one stream of their keys, ascending, each once.
+func mergedKeys(srcs []source) func() (key, bool) {
+	return func() (key, bool) {
+		best := -1
+		var bk key
+		for i, src := range srcs {
+			if k, _, ok := src.peek(); ok && (best < 0 || k.less(bk)) {
+				best, bk = i, k
+			}
+		}
+		if best < 0 {
+			return key{}, false
+		}
+		for _, src := range srcs {
+			if k, _, ok := src.peek(); ok && k == bk {
+				src.advance()
+			}
+		}
+		return bk, true
+	}
+}
+
+// merge writes to w the header, the sorted records of f in s with the
+// journal of f from journal on applied, and the mark; the index of what it
+// wrote (offsets in w).
+func (m *manifest) merge(w io.Writer, f *os.File, s span, journal int64) (map[string]span, error) {
+	srcs := []source{}
+	if s.end > s.off {
+		srcs = append(srcs, newFileSource(f, s))
+	}
+	js, done, err := m.journalSources(f, journal)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	srcs = append(srcs, js...)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	hl := m.headerLine()
+	bw.Write(hl)
+	iw := &indexWriter{w: bw, off: int64(len(hl)), index: map[string]span{}}
+	err = mergeLines(srcs, func(k key, line []byte) error {
+		if !deletedLine(line) {
+			iw.line(k, line)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	bw.WriteString(journalMark + "\n")
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return iw.finish(), nil
+}
+
+// mergeLines calls fn, in key order, with each key's line from the latest
+// source that has it (a tie goes to the later source: the newer line).
+func mergeLines(srcs []source, fn func(k key, line []byte) error) error {
+	for {
+		best := -1
+		var bk key
+		for i, src := range srcs {
+			k, _, ok := src.peek()
+			if ok && (best < 0 || !bk.less(k)) {
+				best, bk = i, k
+			}
+		}
+		if best < 0 {
+			break
+		}
+		_, line, _ := srcs[best].peek()
+		if err := fn(bk, line); err != nil {
+			return err
+		}
+		for _, src := range srcs {
+			if k, _, ok := src.peek(); ok && k == bk {
+				src.advance()
+			}
+		}
+	}
+	for _, src := range srcs {
+		if err := src.failed(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexWriter writes sorted lines, noting each bucket's byte range.
+type indexWriter struct {
+	w     *bufio.Writer
+	off   int64
+	index map[string]span
+	cur   string
+	span  span
+	have  bool
+}
+
+func (iw *indexWriter) line(k key, line []byte) {
+	if !iw.have || k.bucket != iw.cur {
+		iw.finish()
+		iw.cur, iw.span, iw.have = k.bucket, span{iw.off, iw.off}, true
+	}
+	iw.w.Write(line)
+	iw.w.WriteByte('\n')
+	iw.off += int64(len(line)) + 1
+	iw.span.end = iw.off
+}
+
+// finish ends the last bucket; the index.
+func (iw *indexWriter) finish() map[string]span {
+	if iw.have {
+		iw.index[iw.cur] = iw.span
+	}
+	return iw.index
+}
+
+// lru is the cache of buckets' records.
+type lru struct {
+	l *list.List // of *block, most recent first
+	m map[string]*list.Element
+}
+
+type block struct {
+	bucket string
+	recs   map[string]Record
+}
+
+func newLRU() *lru { return &lru{l: list.New(), m: map[string]*list.Element{}} }
+
+func (c *lru) get(bucket string) (*block, bool) {
+	el, ok := c.m[bucket]
+	if !ok {
+		return nil, false
+	}
+	c.l.MoveToFront(el)
+	return el.Value.(*block), true
+}
+
+func (c *lru) add(b *block) {
+	c.m[b.bucket] = c.l.PushFront(b)
+	for c.l.Len() > blockCache {
+		last := c.l.Back()
+		c.l.Remove(last)
+		delete(c.m, last.Value.(*block).bucket)
+	}
+}
+
+// readBlock reads the records of a bucket from f.
+func readBlock(f *os.File, bucket string, s span) (*block, error) {
+	b := &block{bucket: bucket, recs: map[string]Record{}}
+	lr := newLineReader(f, s.off, s.end)
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			break
+		}
+		var r Record
+		if json.Unmarshal(line, &r) == nil && r.URL != "" {
+			b.recs[r.URL] = r
+		}
+	}
+	return b, lr.failed()
+}
+
+// seenLog is the URLs found this run: kept as lines (spilled to a
+// scratch file past spillBytes) and sorted at the end (sortLines) to be
+// read beside the sorted manifest, so that no set of them is held in
+// memory.
+type seenLog struct {
+	mu   sync.Mutex
+	list spillList
+}
+
+// add notes url.
+func (s *seenLog) add(m *manifest, url string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.list.add(m, urlLine(url))
+}
+
+// sorted sorts what was noted; the caller closes the runs.
+func (s *seenLog) sorted(m *manifest) (*runs, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lr, err := s.list.reader()
+	if err != nil {
+		return nil, err
+	}
+	return m.sortLines(lr, func(line []byte) (entry, bool) {
+		u := lineURL(line)
+		if u == "" {
+			return entry{}, false
+		}
+		return entry{k: keyOf(u), line: bytes.Clone(line)}, true
+	})
+}
+
+// close removes the scratch file.
+func (s *seenLog) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.list.close()
+}
+
+// seenCursor answers, for keys asked in ascending order, whether a sorted
+// stream of keys holds them.
+type seenCursor struct {
+	next func() (key, bool)
+	cur  key
+	ok   bool
+}
+
+func newSeenCursor(r *runs) *seenCursor {
+	c := &seenCursor{next: mergedKeys(r.sources())}
+	c.cur, c.ok = c.next()
+	return c
+}
+
+func (c *seenCursor) has(k key) bool {
+	for c.ok && c.cur.less(k) {
+		c.cur, c.ok = c.next()
+	}
+	return c.ok && c.cur == k
+}
+
+// pathIndex is the manifest's file paths and their owners, for the path
+// table: written to a scratch file as the manifest is read, sorted by path
+// (so by directory: bucketOf), and read a directory at a time; and the
+// files of the directories a walker was done with (drop), in a scratch
+// file of their own.
+type pathIndex struct {
+	raw   spillList // the paths as reserved
+	m     *manifest
+	f     *os.File // sorted
+	fDrop func()
+	index map[string]span
+	// released are the prefixes given up (pathTable.release), gone the
+	// files, each with the spill file's size then: what was spilled
+	// after is newer.
+	released []release
+	gone     map[string]int64
+	spillN   int64
+	dropped  map[string]bool
+	spill    *os.File
+	spDrop   func()
+	sw       *bufio.Writer
+}
+
+// release is a prefix given up, and when.
+type release struct {
+	pre string
+	at  int64
+}
+
+// pathLine is a line of a pathIndex file.
+type pathLine struct {
+	Path  string `json:"url"` // so named that lineURL reads it: the sort key
+	Owner string `json:"owner"`
+}
+
+// add notes a reserved file.
+func (ix *pathIndex) add(m *manifest, url, p string) {
+	b, _ := json.Marshal(pathLine{Path: p, Owner: url})
+	ix.raw.add(m, b)
+}
+
+// seal sorts the reserved files into the sorted file; when they are few
+// (never spilled), they are handed to keep instead, to be held in memory.
+func (ix *pathIndex) seal(m *manifest, keep func(p, owner string)) error {
+	ix.m = m
+	defer ix.raw.close()
+	lr, err := ix.raw.reader()
+	if err != nil {
+		return err
+	}
+	if ix.raw.f == nil {
+		for {
+			line, _, ok := lr.next()
+			if !ok {
+				return lr.failed()
+			}
+			var pl pathLine
+			if json.Unmarshal(line, &pl) == nil {
+				keep(pl.Path, pl.Owner)
+			}
+		}
+	}
+	r, err := m.sortLines(lr, func(line []byte) (entry, bool) {
+		u := lineURL(line)
+		return entry{k: keyOf(u), line: bytes.Clone(line)}, u != ""
+	})
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	f, drop, err := m.scratch()
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	iw := &indexWriter{w: bw, index: map[string]span{}}
+	err = mergeLines(r.sources(), func(k key, line []byte) error {
+		iw.line(k, line)
+		return nil
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		drop()
+		return err
+	}
+	ix.f, ix.fDrop, ix.index = f, drop, iw.finish()
+	return nil
+}
+
+// load reads the files of a bucket.
+func (ix *pathIndex) load(b string) map[string]string {
+	out := map[string]string{}
+	read := func(f *os.File, s span, spilled bool) {
+		lr := newLineReader(f, s.off, s.end)
+		for {
+			line, off, ok := lr.next()
+			if !ok {
+				return
+			}
+			if !spilled {
+				off = -1 // older than any release
+			}
+			var pl pathLine
+			if json.Unmarshal(line, &pl) != nil || spilled && bucketOf(pl.Path) != b || ix.isReleased(pl.Path, off) {
+				continue
+			}
+			out[pl.Path] = pl.Owner
+		}
+	}
+	if s, ok := ix.index[b]; ok && ix.f != nil {
+		read(ix.f, s, false)
+	}
+	if ix.dropped[b] && ix.sw.Flush() == nil {
+		// Claimed in again: what it had when dropped (rare: read all).
+		read(ix.spill, span{0, -1}, true)
+	}
+	return out
+}
+
+// isReleased reports whether the line for p at off (in the spill file;
+// -1 for the sorted file) was given up after it was written.
+func (ix *pathIndex) isReleased(p string, off int64) bool {
+	if at, ok := ix.gone[p]; ok && off < at {
+		return true
+	}
+	for _, r := range ix.released {
+		if off < r.at && strings.HasPrefix(p, r.pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// drop keeps the files of bucket b in the spill file; false when there is
+// none (they stay in memory).
+func (ix *pathIndex) drop(b string, files map[string]string) bool {
+	if ix.m == nil {
+		return false
+	}
+	if ix.spill == nil {
+		f, drop, err := ix.m.scratch()
+		if err != nil {
+			return false
+		}
+		ix.spill, ix.spDrop, ix.sw, ix.dropped = f, drop, bufio.NewWriterSize(f, 64<<10), map[string]bool{}
+	}
+	for p, owner := range files {
+		line, _ := json.Marshal(pathLine{Path: p, Owner: owner})
+		ix.sw.Write(line)
+		ix.sw.WriteByte('\n')
+		ix.spillN += int64(len(line)) + 1
+	}
+	ix.dropped[b] = true
+	return true
+}
+
+// release gives up the paths below pre.
+func (ix *pathIndex) release(pre string) {
+	ix.released = append(ix.released, release{pre, ix.spillN})
+}
+
+// releaseFile gives up the file p.
+func (ix *pathIndex) releaseFile(p string) {
+	if ix.gone == nil {
+		ix.gone = map[string]int64{}
+	}
+	ix.gone[p] = ix.spillN
+}
+
+// close removes the scratch files.
+func (ix *pathIndex) close() {
+	ix.raw.close()
+	for _, d := range []func(){ix.fDrop, ix.spDrop} {
+		if d != nil {
+			d()
+		}
+	}
+	ix.fDrop, ix.spDrop = nil, nil
+}
