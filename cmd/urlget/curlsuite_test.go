@@ -501,3 +501,18 @@ func TestCurlSuiteList(t *testing.T) {
 		t.Errorf("README's curl-suite block is not what the lists make: run go test ./cmd/urlget -run TestCurlSuiteList -update-docs")
 	}
 }
+
+// TestHTTP10BesideCurl: -0/--http1.0 sends an HTTP/1.0 request, as curl's.
+func TestHTTP10BesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	for _, args := range [][]string{
+		{"-0", "http://" + rec.addr + "/zero"},
+		{"--http1.0", "-u", "u:p", "-d", "x=1", "http://" + rec.addr + "/post"},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s", "-A", "ua/1"}, args...), "")
+		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) || !strings.Contains(string(ureqs[0]), " HTTP/1.0\r\n") {
+			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
+		}
+	}
+}
