@@ -224,6 +224,7 @@ complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-host -x -d 'a
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l max-per-client -x -d 'at most N requests at once from one client address'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l max-per-host -x -d 'at most N requests at once to one upstream host and port'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l max-total -x -d 'at most N requests at once in all'
+complete -c urlget -n '__fish_seen_subcommand_from serve' -l news-page -x -d 'show N articles on a news group\'s page (default 100), with older and newer links'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l timeout -x -d 'give each request at most SECONDS, transfer included (default 600)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l connect-timeout -x -d 'give each upstream connection attempt at most SECONDS (default 30)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l grace -x -d 'on SIGINT or SIGTERM, let requests finish for SECONDS before cutting them (default 10)'
