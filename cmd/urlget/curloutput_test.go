@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -56,6 +57,25 @@ func runBoth(t *testing.T, curl string, setup func(dir string), args ...string) 
 	}
 	ucode, _, _ = runOut(t, append([]string{"-s", "--output-dir", udir}, args...)...)
 	return ucode, ccode, filesIn(t, udir), filesIn(t, cdir)
+}
+
+// runClient runs client ("curl": the curl binary, else urlget in the
+// test's process) with args, and gives its exit code and stdout.
+func runClient(t *testing.T, curl, client string, args ...string) (int, string) {
+	t.Helper()
+	if client != "curl" {
+		code, out, _ := runOut(t, args...)
+		return code, out
+	}
+	out, err := exec.Command(curl, args...).Output()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), string(out)
+	case err != nil:
+		t.Fatalf("curl: %v", err)
+	}
+	return 0, string(out)
 }
 
 func write(t *testing.T, name, data string) {
@@ -297,15 +317,7 @@ func TestProxyTunnelBesideCurl(t *testing.T) {
 	url := "http://" + rec.addr + "/tunnelled?q=1"
 	seen := 0
 	for _, client := range []string{"curl", "urlget"} {
-		args := []string{"-s", "-p", "-x", "http://" + proxy.Addr, "-o", os.DevNull, url}
-		code := 0
-		if client == "curl" {
-			if err := exec.Command(curl, args...).Run(); err != nil {
-				code = err.(*exec.ExitError).ExitCode()
-			}
-		} else {
-			code, _, _ = runOut(t, args...)
-		}
+		code, _ := runClient(t, curl, client, "-s", "-p", "-x", "http://"+proxy.Addr, "-o", os.DevNull, url)
 		reqs := proxy.Requests()[seen:]
 		seen += len(reqs)
 		got := rec.take()
@@ -327,22 +339,10 @@ func TestProxyTunnelBesideCurl(t *testing.T) {
 	furl := "ftp://" + ftp.Addr + "/pub/hello.bin"
 	seen = len(proxy.Requests())
 	for _, client := range []string{"curl", "urlget"} {
-		args := []string{"-s", "-p", "-x", "http://" + proxy.Addr, furl}
-		var out []byte
-		code := 0
-		if client == "curl" {
-			var err error
-			if out, err = exec.Command(curl, args...).Output(); err != nil {
-				code = err.(*exec.ExitError).ExitCode()
-			}
-		} else {
-			var s string
-			code, s, _ = runOut(t, args...)
-			out = []byte(s)
-		}
+		code, out := runClient(t, curl, client, "-s", "-p", "-x", "http://"+proxy.Addr, furl)
 		reqs := proxy.Requests()[seen:]
 		seen += len(reqs)
-		if code != 0 || string(out) != "hello\r\nworld\n" {
+		if code != 0 || out != "hello\r\nworld\n" {
 			t.Errorf("%s -p ftp: exit %d, got %q", client, code, out)
 		}
 		if len(reqs) != 2 || reqs[0].Line != "CONNECT "+ftp.Addr+" HTTP/1.1" || !strings.HasPrefix(reqs[1].Line, "CONNECT 127.0.0.1:") {
@@ -460,17 +460,7 @@ func TestTelnetUploadBesideCurl(t *testing.T) {
 	write(t, script, "echo typed\nexit\n")
 	url := s.URL("") // "telnet://HOST:PORT/"
 	for _, client := range []string{"curl", "urlget"} {
-		var out string
-		code := 0
-		if client == "curl" {
-			b, err := exec.Command(curl, "-s", "-m", "10", "-T", script, url).Output()
-			if err != nil {
-				code = err.(*exec.ExitError).ExitCode()
-			}
-			out = string(b)
-		} else {
-			code, out, _ = runOut(t, "-s", "-m", "10", "-T", script, url)
-		}
+		code, out := runClient(t, curl, client, "-s", "-m", "10", "-T", script, url)
 		got := sh.Last().Lines
 		if code != 0 || len(got) < 2 || got[0] != "echo typed" || got[1] != "exit" || !strings.Contains(out, "typed") {
 			t.Errorf("%s -T: exit %d, the server read %q, output %q", client, code, got, out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -395,6 +396,123 @@ func TestLocalhostNamesBesideCurl(t *testing.T) {
 		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, []string{"-s", "-A", "ua/1", url}, "")
 		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) {
 			t.Errorf("%s: urlget sent %q, curl %q", host, ureqs, creqs)
+		}
+	}
+}
+
+// curlSuiteBegin and curlSuiteEnd mark README's block made from
+// testdata/curl-suite.tsv and curl-suite-reasons.tsv (curlSuiteBlock).
+const (
+	curlSuiteBegin = "<!-- curl-suite: made from cmd/urlget/testdata/curl-suite*.tsv by go test ./cmd/urlget -run TestCurlSuiteList -update-docs -->\n"
+	curlSuiteEnd   = "<!-- /curl-suite -->\n"
+)
+
+var exitReason = regexp.MustCompile(`^exit-[0-9]+$`)
+
+// readTSV reads a testdata TSV file: its rows, and its "#" lines.
+func readTSV(t *testing.T, name string) (rows [][]string, comments []string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if c, ok := strings.CutPrefix(line, "# "); ok {
+			comments = append(comments, c)
+			continue
+		}
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	return rows, comments
+}
+
+// curlSuiteBlock is README's account of curl's test suite: how many of
+// the tests curl passes urlget passes, and for each reason of the list
+// how many tests it explains.
+func curlSuiteBlock(t *testing.T) string {
+	t.Helper()
+	tests, comments := readTSV(t, "curl-suite.tsv")
+	reasons, _ := readTSV(t, "curl-suite-reasons.tsv")
+	meaning := map[string]string{}
+	var order []string
+	for _, r := range reasons {
+		if len(r) != 2 || r[0] == "" {
+			t.Fatalf("curl-suite-reasons.tsv: row %q: want a reason and its meaning", r)
+		}
+		meaning[r[0]] = r[1]
+		order = append(order, r[0])
+	}
+	count := map[string]int{}
+	seen := map[string]bool{}
+	for _, r := range tests {
+		if len(r) >= 3 && exitReason.MatchString(r[2]) {
+			r[2] = "exit-N" // exit-8, exit-47: one reason, the code in its name
+		}
+		if len(r) < 3 || meaning[r[2]] == "" {
+			t.Fatalf("curl-suite.tsv: row %q: want a test, a keyword and a reason of curl-suite-reasons.tsv", r)
+		}
+		if seen[r[0]] {
+			t.Fatalf("curl-suite.tsv: test %s listed twice", r[0])
+		}
+		seen[r[0]] = true
+		count[r[2]]++
+	}
+	var b strings.Builder
+	b.WriteString(curlSuiteBegin)
+	if len(comments) > 0 {
+		if _, m, ok := strings.Cut(comments[0], "Measured "); ok {
+			fmt.Fprintf(&b, "Measured %s %d tests are listed.\n\n", m, len(tests))
+		}
+	}
+	b.WriteString("| reason | tests | what it is |\n|---|---|---|\n")
+	slices.SortStableFunc(order, func(a, b string) int { return count[b] - count[a] })
+	for _, id := range order {
+		if count[id] > 0 {
+			fmt.Fprintf(&b, "| `%s` | %d | %s |\n", id, count[id], meaning[id])
+		}
+	}
+	b.WriteString(curlSuiteEnd)
+	return b.String()
+}
+
+// TestCurlSuiteList: every test of the list has a reason the reasons file
+// explains, none is listed twice, and README's block is the one the two
+// files make (-update-docs rewrites it).
+func TestCurlSuiteList(t *testing.T) {
+	block := curlSuiteBlock(t)
+	readme := filepath.Join("..", "..", "README.md")
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i, j := strings.Index(s, curlSuiteBegin), strings.Index(s, curlSuiteEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README has no curl-suite block (%q … %q)", curlSuiteBegin, curlSuiteEnd)
+	}
+	have := s[i : j+len(curlSuiteEnd)]
+	if *updateDocs {
+		if err := os.WriteFile(readme, []byte(s[:i]+block+s[j+len(curlSuiteEnd):]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		have = block
+	}
+	if have != block {
+		t.Errorf("README's curl-suite block is not what the lists make: run go test ./cmd/urlget -run TestCurlSuiteList -update-docs")
+	}
+}
+
+// TestHTTP10BesideCurl: -0/--http1.0 sends an HTTP/1.0 request, as curl's.
+func TestHTTP10BesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	for _, args := range [][]string{
+		{"-0", "http://" + rec.addr + "/zero"},
+		{"--http1.0", "-u", "u:p", "-d", "x=1", "http://" + rec.addr + "/post"},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s", "-A", "ua/1"}, args...), "")
+		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) || !strings.Contains(string(ureqs[0]), " HTTP/1.0\r\n") {
+			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
 		}
 	}
 }

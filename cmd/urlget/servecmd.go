@@ -105,6 +105,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 	fs.Var(cli.Int(&o.opt.MaxPerClient, "at least 1", atLeast1), "max-per-client", "at most `N` requests at once from one client address")
 	fs.Var(cli.Int(&o.opt.MaxPerHost, "at least 1", atLeast1), "max-per-host", "at most `N` requests at once to one upstream host and port")
 	fs.Var(cli.Int(&o.opt.MaxTotal, "at least 1", atLeast1), "max-total", "at most `N` requests at once in all")
+	fs.Var(cli.Int(&o.opt.NewsPage, "at least 1", atLeast1), "news-page", "show `N` articles on a news group's page (default "+strconv.Itoa(serve.DefaultNewsPage)+"), with older and newer links")
 	fs.Var(cli.Seconds(&o.opt.Timeout), "timeout", "give each request at most `SECONDS`, transfer included (default "+strconv.Itoa(int(serve.DefaultTimeout/time.Second))+")")
 	fs.Var(cli.Seconds(&o.client.ConnectTimeout), "connect-timeout", "give each upstream connection attempt at most `SECONDS` (default 30)")
 	fs.Var(cli.Seconds(&o.grace), "grace", "on SIGINT or SIGTERM, let requests finish for `SECONDS` before cutting them (default 10)")

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/fetch/gopher/gophertest"
+	"github.com/urlget/urlget/fetch/nntp/nntptest"
 )
 
 // Bad serve command lines are usage errors (2) in one line; --help says
@@ -146,5 +148,25 @@ func TestServeGraceThenCut(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+}
+
+// TestServeNewsPageFlag: --news-page sets how many articles a group page
+// shows.
+func TestServeNewsPageFlag(t *testing.T) {
+	n := (&nntptest.Server{Groups: nntptest.Sample()}).Start(t)
+	addr, _ := startServe(t, "--news-page", "1")
+	res, err := http.Get("http://" + addr + "/nntp://" + n.Addr + "/local.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := regexp.MustCompile(`articles ([0-9]+)–([0-9]+) of ([0-9]+)`).FindStringSubmatch(string(b))
+	if m == nil || m[1] != m[2] || m[3] == "1" {
+		t.Errorf("a group page with --news-page 1 says %q, want one article of several:\n%s", m, b)
+	}
+	if code, _, errs := runOut(t, "serve", "--news-page", "0"); code != 2 || !strings.Contains(errs, "at least 1") {
+		t.Errorf("--news-page 0: exit %d %q", code, errs)
 	}
 }

@@ -489,19 +489,12 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	if !req.Head && req.Unchanged(mtime) {
 		return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true})
 	}
-	var t *Transfer
-	if !req.Head {
-		var err error
-		if t, err = c.openTransfer(ctx); err != nil {
-			return nil, err
-		}
+	t, err := f.startTransfer(ctx, c, o, p.typ, !req.Head)
+	if err != nil {
+		return nil, err
+	}
+	if t != nil {
 		defer t.closeUnused()
-	}
-	if err := c.Type(p.typ); err != nil {
-		return nil, err
-	}
-	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
-		return nil, err
 	}
 	size := int64(-1)
 	missing := false

@@ -63,21 +63,41 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 	return cr.N, nil
 }
 
+// startTransfer readies a transfer in curl's order: the data connection
+// (when open: not for -I), TYPE typ, then the "+" quoted commands. The
+// caller closes the Transfer if it goes unused (closeUnused).
+func (f *Fetcher) startTransfer(ctx context.Context, c *pconn, o *options, typ byte, open bool) (*Transfer, error) {
+	var t *Transfer
+	if open {
+		var err error
+		if t, err = c.openTransfer(ctx); err != nil {
+			return nil, err
+		}
+	}
+	fail := func(err error) (*Transfer, error) {
+		if t != nil {
+			t.closeUnused()
+		}
+		return nil, err
+	}
+	if err := c.Type(typ); err != nil {
+		return fail(err)
+	}
+	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
+		return fail(err)
+	}
+	return t, nil
+}
+
 // store carries out an upload on a connection in the right directory, in
 // curl's order: the data connection, TYPE, the "+" quoted commands, SIZE
 // for a resume at the end, STOR or APPE.
 func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
-	t, err := c.openTransfer(ctx)
+	t, err := f.startTransfer(ctx, c, o, p.typ, true)
 	if err != nil {
 		return nil, err
 	}
 	defer t.closeUnused()
-	if err := c.Type(p.typ); err != nil {
-		return nil, err
-	}
-	if err := f.quote(ctx, c, o.quote, quoteStart); err != nil {
-		return nil, err
-	}
 	if req.Offset != 0 {
 		whole, err := f.resumeUpload(ctx, c, req.Offset, p, up)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 
 // The values of OptVersion.
 const (
+	version10     = "1.0"
 	version11     = "1.1"
 	version2      = "2"
 	version2Prior = "2-prior"

@@ -62,6 +62,9 @@ type recording struct {
 	order  bool
 	custom []string
 	pend   []byte
+	// http10: the request line says HTTP/1.0 (OptVersion "1.0"), the
+	// Transport having written HTTP/1.1, which it always does.
+	http10 bool
 }
 
 // Write records what the Transport writes, before it goes out: so the
@@ -107,6 +110,11 @@ func (rec *recording) reorder(p []byte) []byte {
 		return out
 	}
 	head := curlOrder(out[:i+4], rec.custom)
+	if rec.http10 {
+		if j := bytes.Index(head, []byte(" HTTP/1.1\r\n")); j >= 0 && j < bytes.IndexByte(head, '\n') {
+			head = append(append(head[:j:j], " HTTP/1.0\r\n"...), head[j+len(" HTTP/1.1\r\n"):]...)
+		}
+	}
 	return append(head, out[i+4:]...)
 }
 
@@ -147,8 +155,8 @@ func (r *recorder) Read(p []byte) (int, error) {
 
 // start begins the recording of the next request on the connection; its
 // head goes out in curl's order, custom naming the -H fields.
-func (r *recorder) start(custom []string) *recording {
-	rec := &recording{order: true, custom: custom}
+func (r *recorder) start(custom []string, http10 bool) *recording {
+	rec := &recording{order: true, custom: custom, http10: http10}
 	r.mu.Lock()
 	r.cur = rec
 	r.mu.Unlock()

@@ -291,6 +291,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
 	custom := customNames(req.Options.Strings(OptHeader))
+	http10 := req.Options.String(OptVersion) == version10
 	var (
 		c   *recorder
 		rec *recording
@@ -298,7 +299,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start(custom)
+			c, rec = r, r.start(custom, http10)
 			nc = r.Conn
 		}
 		// A kept connection, or one net/http dialled for another
@@ -310,6 +311,9 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	}}
 	if v != nil {
 		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, custom)
+		if http10 {
+			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
+		}
 		trace.WroteHeaders = func() {
 			if ht != nil && ht.speaksHTTP2() {
 				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)

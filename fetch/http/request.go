@@ -65,6 +65,8 @@ func init() {
 				Help: "start the connection with a PROXY protocol v1 line (HAProxy's), naming its own addresses and ports"},
 			{Key: OptRequestTarget, Flag: "request-target", Kind: fetch.String, Arg: "TARGET",
 				Help: `send TARGET in the request line instead of the URL's path and query ("*": OPTIONS *)`, Schemes: httpSchemes},
+			{Key: OptVersion, Flag: "http1.0", Short: "0", Kind: fetch.Bool, Set: version10, Schemes: httpSchemes,
+				Help: "send HTTP/1.0 requests (the reply read as any, one request a connection)"},
 			{Key: OptVersion, Flag: "http1.1", Kind: fetch.Bool, Set: version11, Schemes: httpSchemes,
 				Help: "speak HTTP/1.1 (the default)"},
 			{Key: OptVersion, Flag: "http2", Kind: fetch.Bool, Set: version2, Schemes: httpSchemes,
