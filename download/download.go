@@ -105,8 +105,9 @@ type Downloader struct {
 	// Readable writes menus, listings and network text as Format presents
 	// them to files and pipes too. Without it only a terminal (stdout,
 	// IsTerminal) gets them so; a file or a pipe gets the resource as the
-	// server sent it (no Format; network text's CRLF line ends as LF, as
-	// curl writes an ASCII ftp transfer). FormatJSON is written anywhere.
+	// server sent it (no Format; fetch.OptAsSent: a gopher menu's or text's
+	// "." and CRLF kept; an ftp ASCII transfer's and a news article's CRLF
+	// as LF, as curl writes them). FormatJSON is written anywhere.
 	Readable bool
 	// Ask answers a fetch.InputNeededError (search words, a password, a
 	// form); the request is made again once with the answers. Nil, or a
@@ -351,6 +352,7 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 	format := d.Format
 	if format == fetch.FormatText && !d.Readable && !d.toTerminal(out) {
 		format = 0
+		req.Options = req.Options.With(fetch.OptAsSent, "1")
 	}
 	if fetch.HasCaps(u.Scheme, fetch.Mail) && out.path != "" {
 		// A file to write: the composed message is written instead of

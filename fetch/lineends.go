@@ -7,6 +7,14 @@ import "io"
 // byte-exact copy asks for. No flag sets it.
 const OptCRLF = "crlf"
 
+// OptAsSent, set to "1" by a caller that writes the result where no person
+// reads it (a file, a pipe: Downloader.Readable unset), asks for a gopher
+// menu or text as the server sent it, its "." line and CRLF line ends
+// included, as curl writes it; errors are still told (a gopher error item
+// is still ErrNotFound). Network text whose conversion is the protocol's
+// own (an ftp ASCII transfer, a news article) keeps it. No flag sets it.
+const OptAsSent = "as-sent"
+
 // TextReader is how a fetcher passes on network text (lines ending in
 // CRLF): LFReader(r), the lines ending in LF as a person or a pipe
 // expects, unless opts ask for the wire's line ends (OptRaw or OptCRLF).

@@ -29,22 +29,25 @@ func TestListingLinesBesideCurl(t *testing.T) {
 	}
 }
 
-// TestTextLinesEndInLF: a news article and a gopher text print with LF
-// line ends (curl prints a gopher text's CRLF as sent); --raw gives the
+// TestTextLinesEndInLF: a news article prints with LF line ends, and a
+// gopher text readable (--readable, a terminal) too; to a pipe a gopher
+// text goes as sent, CRLF and all, as curl writes it; --raw gives the
 // wire's bytes.
 func TestTextLinesEndInLF(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	g := testserver.StartGophernicus(t, testserver.GopherConfig{})
 	hello := g.URL("0/hello.txt")
-	if out, _ := runLines(t, hello); out != testserver.GopherHello {
-		t.Errorf("gopher text: %q, want %q", out, testserver.GopherHello)
+	if out, _ := runLines(t, "--readable", hello); out != testserver.GopherHello {
+		t.Errorf("gopher text --readable: %q, want %q", out, testserver.GopherHello)
 	}
 	wire, err := exec.Command(curl, "-s", hello).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, _ := runLines(t, "--raw", hello); out != string(wire) || !strings.Contains(out, "\r\n") {
-		t.Errorf("gopher text --raw: %q, curl %q", out, wire)
+	for _, args := range [][]string{{hello}, {"--raw", hello}} {
+		if out, _ := runLines(t, args...); out != string(wire) || !strings.Contains(out, "\r\n") {
+			t.Errorf("gopher text %q: %q, curl %q", args, out, wire)
+		}
 	}
 
 	n := testserver.StartINN(t, testserver.INNConfig{})

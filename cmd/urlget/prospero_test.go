@@ -67,7 +67,8 @@ func TestProsperoMaxRedirs(t *testing.T) {
 
 // TestProsperoGopherText: gopher text reached through a GOPHER access
 // method is written as a direct fetch of the gopher URL writes it (the
-// same fetcher: CRLF line ends made LF, the final "." line dropped).
+// same fetcher): to a pipe as sent, readable (--readable) with its CRLF
+// line ends made LF and the final "." line dropped.
 func TestProsperoGopherText(t *testing.T) {
 	g := gophertest.Start(t, &gophertest.Site{Items: map[string]*gophertest.Item{"t.txt": {Type: '0', Data: []byte("one\r\ntwo\r\n.\r\n")}}})
 	host, port, _ := strings.Cut(strings.TrimPrefix(g.URL(""), "gopher://"), ":")
@@ -76,9 +77,15 @@ func TestProsperoGopherText(t *testing.T) {
 	s := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
 		root + "/t.txt": {Methods: [][]string{{"GOPHER", "INTERNET-D", host + "(" + port + ")", "ASCII", "t.txt", "TEXT"}}},
 	}}
-	direct := runCLI(t, nil, g.URL("0t.txt"))
-	referred := runCLI(t, nil, "prospero://"+s.Start(t)+"/"+root+"/t.txt")
-	if direct.code != 0 || referred.code != 0 || referred.stdout != direct.stdout || direct.stdout != "one\ntwo\n" {
-		t.Errorf("direct %d %q %s; through the referral %d %q %s", direct.code, direct.stdout, direct.stderr, referred.code, referred.stdout, referred.stderr)
+	addr := s.Start(t)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{nil, "one\r\ntwo\r\n.\r\n"}, {[]string{"--readable"}, "one\ntwo\n"}} {
+		direct := runCLI(t, nil, append(tc.flags, g.URL("0t.txt"))...)
+		referred := runCLI(t, nil, append(tc.flags, "prospero://"+addr+"/"+root+"/t.txt")...)
+		if direct.code != 0 || referred.code != 0 || referred.stdout != direct.stdout || direct.stdout != tc.want {
+			t.Errorf("%q: direct %d %q %s; through the referral %d %q %s", tc.flags, direct.code, direct.stdout, direct.stderr, referred.code, referred.stdout, referred.stderr)
+		}
 	}
 }

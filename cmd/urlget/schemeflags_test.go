@@ -160,7 +160,14 @@ func TestNewsFlags(t *testing.T) {
 func TestSchemeOptions(t *testing.T) {
 	var got map[string]string
 	rec := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-		got = req.Options
+		got = maps.Clone(req.Options)
+		if got[fetch.OptAsSent] != "1" && got[fetch.OptRaw] == "" {
+			t.Errorf("%s: no %s: stdout is no terminal (and no --raw)", req.URL, fetch.OptAsSent)
+		}
+		delete(got, fetch.OptAsSent) // the Downloader's, for a pipe
+		if len(got) == 0 {
+			got = nil
+		}
 		return &fetch.Resource{Meta: fetch.Meta{Size: 0}, Body: io.NopCloser(strings.NewReader(""))}, nil
 	})
 	run := func(stdin string, args ...string) {

@@ -185,6 +185,7 @@ type plan struct {
 	plus      string
 	hasPlus   bool
 	raw       bool
+	asSent    bool // fetch.OptAsSent: a menu's or text's "." line and CRLF kept
 	text      dotMode
 	opts      map[string]string
 }
@@ -288,6 +289,9 @@ func makePlan(req *fetch.Request) (*plan, error) {
 	}
 	var err error
 	if p.raw, err = req.Options.Bool(OptRaw); err != nil {
+		return nil, err
+	}
+	if p.asSent, err = req.Options.Bool(fetch.OptAsSent); err != nil {
 		return nil, err
 	}
 	switch t := req.Options[OptText]; t {
@@ -537,10 +541,15 @@ func reply(c *conn, req *fetch.Request, p *plan) (*fetch.Resource, error) {
 	}
 	var r io.Reader = c.br
 	switch {
+	case isMenuType(p.typ) && p.asSent:
+		res.Dir = true // its bytes to the end, "." line included
+		res.Listing = listing(p)
 	case isMenuType(p.typ):
 		r = newDotReader(c.br, dotEnd, false, "menu")
 		res.Dir = true
 		res.Listing = listing(p)
+	case p.typ == TypeText && p.asSent:
+		// As sent: CRLF and the "." line kept.
 	case p.typ == TypeText:
 		// RFC 1436 text lines end in CRLF: LF here, as for a person or
 		// a pipe (fetch.TextReader).
