@@ -12,7 +12,7 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-// An ftp server that wants a password is answered 401 with a Basic
+// An ftp or news server that wants a password is answered 401 with a Basic
 // challenge whose realm names the server (ftp://host:port), as Squid
 // does; the browser asks the person and sends the answer as Authorization.
 // A browser sends that field again with later requests to the gateway's
@@ -76,8 +76,15 @@ func (h *Handler) credentialsAllowed() bool {
 }
 
 // takesLogin reports whether the gateway asks for and carries logins for
-// URLs of scheme: ftp.
-func takesLogin(scheme string) bool { return scheme == "ftp" }
+// URLs of scheme: ftp, and nntp and nntps (AUTHINFO USER/PASS); a news:
+// URL names no server to bind a login to.
+func takesLogin(scheme string) bool {
+	switch scheme {
+	case "ftp", "nntp", "nntps":
+		return true
+	}
+	return false
+}
 
 // basicAuth reads a Basic Authorization field's user and password.
 func basicAuth(v string) (user, pass string, ok bool) {

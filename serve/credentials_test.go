@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/fetch/nntp/nntptest"
 	"github.com/urlget/urlget/internal/testserver"
 )
 
@@ -121,5 +122,32 @@ func TestFTPLoginRemote(t *testing.T) {
 		if got := w.Code == 200; got != allow {
 			t.Errorf("AllowCredentials %v, a proxy client's Authorization: %d", allow, w.Code)
 		}
+	}
+}
+
+// A news server that wants a login (480) through the gateway: a 401 Basic
+// challenge naming it; the answer logs in with AUTHINFO USER/PASS, a wrong
+// one is asked again; a proxy client's Authorization logs in too.
+func TestNewsLogin(t *testing.T) {
+	n := (&nntptest.Server{Groups: nntptest.Sample(), User: "reader", Password: "s3cret"}).Start(t)
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const me = "127.0.0.1:5000"
+	group := "nntp://" + n.Addr + "/local.test"
+	w := ask(h, me, group, false)
+	if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") != `Basic realm="nntp://`+n.Addr+`", charset="UTF-8"` {
+		t.Fatalf("no login: %d %q\n%s", w.Code, w.Header().Get("WWW-Authenticate"), w.Body.String())
+	}
+	if w := ask(h, me, group, false, "Authorization", basic("reader", "wrong")); w.Code != http.StatusUnauthorized {
+		t.Errorf("a wrong password: %d %s", w.Code, w.Body.String())
+	}
+	ask(h, me, group, false) // challenged again
+	if w := ask(h, me, group, false, "Authorization", basic("reader", "s3cret")); w.Code != 200 || !strings.Contains(w.Body.String(), "Known article one") {
+		t.Errorf("the answer: %d %s", w.Code, w.Body.String())
+	}
+	if w := ask(h, me, group, true, "Authorization", basic("reader", "s3cret")); w.Code != 200 {
+		t.Errorf("a proxy client's Authorization: %d %s", w.Code, w.Body.String())
 	}
 }

@@ -137,7 +137,7 @@ type Options struct {
 	// loopback, private, link-local, multicast and unspecified addresses.
 	// A client on this machine (loopback) always may.
 	AllowPrivate bool
-	// AllowCredentials lets the clients' ftp logins reach servers when
+	// AllowCredentials lets the clients' ftp and news logins reach servers when
 	// the gateway serves other machines too (AllowFrom): a 401 challenge
 	// for a server that wants a password, the answer, a proxy client's
 	// Authorization or Proxy-Authorization. A gateway serving this machine
