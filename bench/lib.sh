@@ -498,6 +498,16 @@ bench_build_mirror() {
 	bench_build_urlget
 }
 
+# bench_start_vsftpd ROOT ADDR: vsftpd (the bench helper) serving ROOT
+# anonymously, its passive ports a free range announced as ADDR; sets PASV
+# (the range) and PORT.
+bench_start_vsftpd() {
+	PASV=$(bench_free_range 100)
+	mkdir -p "$BENCH_TMP/vsftpd"
+	bench_start_helper vsftpd vsftpd -root "$1" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address "$2"
+	PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
+}
+
 # bench_ftp_tree DIR: writes $FILES files in $DIRS directories (~$MIB MiB)
 # below DIR (benchtool ftptree) and sets BYTES to their total size.
 bench_ftp_tree() {

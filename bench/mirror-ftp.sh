@@ -54,10 +54,7 @@ chmod 755 "$BENCH_TMP" "$ANON"
 bench_ftp_tree "$ANON/pub"
 sync -f "$ANON"
 
-PASV=$(bench_free_range 100)
-mkdir -p "$BENCH_TMP/vsftpd"
-bench_start_helper vsftpd vsftpd -root "$ANON" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
-PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
+bench_start_vsftpd "$ANON" 127.0.0.2
 bench_start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT" "127.0.0.2:$PASV=127.0.0.1:${PASV%-*}"
 HOSTPORT=127.0.0.2:$PORT
 URL=ftp://$HOSTPORT/pub/

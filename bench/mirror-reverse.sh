@@ -39,10 +39,7 @@ mkdir -p "$BENCH_TMP/anon"
 chmod 755 "$BENCH_TMP" "$BENCH_TMP/anon"
 bench_ftp_tree "$SRC"
 
-PASV=$(bench_free_range 100)
-mkdir -p "$BENCH_TMP/vsftpd"
-bench_start_helper vsftpd vsftpd -root "$BENCH_TMP/anon" -dir "$BENCH_TMP/vsftpd" -pasv "$PASV" -pasv-address 127.0.0.2
-PORT=$(awk '$1 == "PORT" { print $2 }' "$HELPER_OUT")
+bench_start_vsftpd "$BENCH_TMP/anon" 127.0.0.2
 HOME_DIR=$BENCH_TMP/vsftpd/home # the FTP user's login directory
 chown urlget "$HOME_DIR"
 bench_start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT" "127.0.0.2:$PASV=127.0.0.1:${PASV%-*}"
