@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/fetch/telnet/telnettest"
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -550,5 +552,37 @@ func TestFormEscapeBesideCurl(t *testing.T) {
 		if c != u || !strings.Contains(u, want) {
 			t.Errorf("%q: requests differ or lack %s:\nurlget %q\ncurl   %q", args, want, u, c)
 		}
+	}
+}
+
+// TestFTPRepliesAsReceivedBesideCurl: -D writes an ftp server's replies
+// as they came, a line ended by a bare LF so ended, as curl writes them.
+func TestFTPRepliesAsReceivedBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := newFTPServer(t)
+	s.Configure(func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if verb != "SIZE" {
+				return false
+			}
+			ss.Raw([]byte("213-bare\n213 13\n"))
+			return true
+		}
+	})
+	url := "ftp://" + s.Addr + "/pub/hello.bin"
+	dir := t.TempDir()
+	cfile, ufile := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	if code, _ := runClient(t, curl, "curl", "-s", "-D", cfile, "-o", os.DevNull, url); code != 0 {
+		t.Fatalf("curl: exit %d", code)
+	}
+	if code, _ := runClient(t, curl, "urlget", "-s", "-D", ufile, "-o", os.DevNull, url); code != 0 {
+		t.Fatalf("urlget: exit %d", code)
+	}
+	port := regexp.MustCompile(`\(\|\|\|[0-9]+\|\)`) // each run's own EPSV port
+	cb, _ := os.ReadFile(cfile)
+	ub, _ := os.ReadFile(ufile)
+	c, u := port.ReplaceAllString(string(cb), "(|||P|)"), port.ReplaceAllString(string(ub), "(|||P|)")
+	if !strings.Contains(u, "213-bare\n213 13\n") || u != c {
+		t.Errorf("-D wrote\n%q\ncurl\n%q", u, c)
 	}
 }

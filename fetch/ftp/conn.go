@@ -223,7 +223,7 @@ func (c *conn) readReply() (*Reply, error) {
 	if c.timeout > 0 {
 		c.raw.SetReadDeadline(time.Now().Add(c.timeout))
 	}
-	code, lines, err := ReadReply(c.br, c.verbose)
+	code, lines, err := readReply(c.br, c.verbose, c.replies)
 	if err != nil {
 		c.broken = true
 		return nil, err
@@ -232,11 +232,6 @@ func (c *conn) readReply() (*Reply, error) {
 		c.got421, c.broken = true, true
 	}
 	r := &Reply{code: code, lines: lines}
-	if c.replies != nil {
-		for _, l := range lines {
-			io.WriteString(c.replies, l+"\r\n")
-		}
-	}
 	var cmd Command
 	if len(c.queue) > 0 {
 		cmd = c.queue[0]
@@ -271,6 +266,13 @@ func (c *conn) cmd(verb, arg string, hasArg bool) (*Reply, error) {
 // MaxReplyLines of them. With verbose set, each line is written there as
 // "< line".
 func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, err error) {
+	return readReply(br, verbose, nil)
+}
+
+// readReply is ReadReply that also writes each line to replies, when not
+// nil, as it came: its line end (CRLF or a bare LF) as the server sent it,
+// as curl's -D writes it.
+func readReply(br *bufio.Reader, verbose, replies io.Writer) (code int, lines []string, err error) {
 	for range MaxReplyLines {
 		b, err := br.Peek(1)
 		if err != nil || b[0] != '\r' && b[0] != '\n' {
@@ -284,11 +286,15 @@ func ReadReply(br *bufio.Reader, verbose io.Writer) (code int, lines []string, e
 		}
 		br.Discard(1)
 	}
-	var seen func(string)
-	if verbose != nil {
-		seen = func(s string) { fetch.Logf(verbose, "< %s", s) }
+	seen := func(s, end string) {
+		if verbose != nil {
+			fetch.Logf(verbose, "< %s", s)
+		}
+		if replies != nil {
+			io.WriteString(replies, s+end)
+		}
 	}
-	code, lines, err = lineproto.ReadReply(br, &replyLimits, seen)
+	code, lines, err = lineproto.ReadReplyEnds(br, &replyLimits, seen)
 	re, _ := err.(*lineproto.ReplyError) // ReadReply returns it as it is
 	switch {
 	case err == io.EOF:

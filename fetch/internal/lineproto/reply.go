@@ -67,13 +67,23 @@ type Limits struct {
 // connection ending before a reply begins is io.EOF, in the middle of one
 // io.ErrUnexpectedEOF; other read errors are returned as they are.
 func ReadReply(br *bufio.Reader, lim *Limits, seen func(line string)) (code int, lines []string, err error) {
+	var each func(line, end string)
+	if seen != nil {
+		each = func(line, _ string) { seen(line) }
+	}
+	return ReadReplyEnds(br, lim, each)
+}
+
+// ReadReplyEnds is ReadReply whose seen is also given each line's end as
+// it came: "\r\n", or "\n" for a bare LF (to write a reply as received).
+func ReadReplyEnds(br *bufio.Reader, lim *Limits, seen func(line, end string)) (code int, lines []string, err error) {
 	total := 0
-	first, err := readLine(br, lim, &total)
+	first, end, err := readLine(br, lim, &total)
 	if err != nil {
 		return 0, nil, err
 	}
 	if seen != nil {
-		seen(first)
+		seen(first, end)
 	}
 	code, ok := lineCode(first, lim)
 	if !ok {
@@ -87,7 +97,7 @@ func ReadReply(br *bufio.Reader, lim *Limits, seen func(line string)) (code int,
 		if len(lines) >= lim.Lines {
 			return 0, nil, &ReplyError{Err: ErrTooManyLines, Line: lines[len(lines)-1], Code: code}
 		}
-		line, err := readLine(br, lim, &total)
+		line, end, err := readLine(br, lim, &total)
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -95,7 +105,7 @@ func ReadReply(br *bufio.Reader, lim *Limits, seen func(line string)) (code int,
 			return 0, nil, err
 		}
 		if seen != nil {
-			seen(line)
+			seen(line, end)
 		}
 		lines = append(lines, line)
 		last := len(line) >= 3 && line[:3] == first[:3] && (len(line) == 3 || line[3] == ' ')
@@ -127,9 +137,10 @@ func lineCode(line string, lim *Limits) (int, bool) {
 	return n, n >= lim.MinCode && n <= lim.MaxCode
 }
 
-// readLine reads one line without its line end, within lim.Line (cut or
-// refused) and lim.Bytes for the reply (*total so far).
-func readLine(br *bufio.Reader, lim *Limits, total *int) (string, error) {
+// readLine reads one line without its line end, which it gives apart
+// ("\r\n" or "\n"), within lim.Line (cut or refused) and lim.Bytes for the
+// reply (*total so far).
+func readLine(br *bufio.Reader, lim *Limits, total *int) (line, end string, err error) {
 	var keep []byte // the first Line+2 bytes: the line and room for CRLF
 	n := 0
 	cr := false // the byte before the "\n" is a "\r"
@@ -145,14 +156,14 @@ func readLine(br *bufio.Reader, lim *Limits, total *int) (string, error) {
 		n += len(part)
 		*total += len(part)
 		if lim.Bytes > 0 && *total > lim.Bytes {
-			return "", &ReplyError{Err: ErrTooLong, Line: string(keep[:min(len(keep), lim.Line)])}
+			return "", "", &ReplyError{Err: ErrTooLong, Line: string(keep[:min(len(keep), lim.Line)])}
 		}
 		if room := lim.Line + 2 - len(keep); room > 0 {
 			keep = append(keep, part[:min(len(part), room)]...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !lim.Cut && n > lim.Line+2 {
-				return "", &ReplyError{Err: ErrLineTooLong, Line: string(keep[:lim.Line])}
+				return "", "", &ReplyError{Err: ErrLineTooLong, Line: string(keep[:lim.Line])}
 			}
 			continue
 		}
@@ -160,19 +171,21 @@ func readLine(br *bufio.Reader, lim *Limits, total *int) (string, error) {
 			err = io.ErrUnexpectedEOF
 		}
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		break
 	}
 	size := n - 1 // less the "\n"
+	end = "\n"
 	if cr {
 		size--
+		end = "\r\n"
 	}
 	if size > lim.Line {
 		if !lim.Cut {
-			return "", &ReplyError{Err: ErrLineTooLong, Line: string(keep[:lim.Line])}
+			return "", "", &ReplyError{Err: ErrLineTooLong, Line: string(keep[:lim.Line])}
 		}
-		return string(keep[:lim.Line]), nil
+		return string(keep[:lim.Line]), end, nil
 	}
-	return string(keep[:size]), nil
+	return string(keep[:size]), end, nil
 }
