@@ -122,6 +122,11 @@ func TestResumeSaysWhy(t *testing.T) {
 		}
 		sameFile(t, url+": larger file", out, big)
 	}
+	// -w tells the reply that refused it, as curl's.
+	os.WriteFile(out, append(append([]byte{}, data...), 'x'), 0o644)
+	if r := runQuiet(t, "-s", "-C", "-", "-o", out, "-w", "%{http_code}", s.URL+"/data.bin"); r.stdout != "416" {
+		t.Errorf("-w %%{http_code} on the refused resume: %q, want 416", r.stdout)
+	}
 }
 
 // TestResumeOwnPartAfterKill: urlget killed with SIGKILL mid-file (no

@@ -405,7 +405,7 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		resp.Body.Close()
 		if cr := resp.Header.Get("Content-Range"); cr != "" {
 			if _, total, ok := contentRange(cr); ok && total >= 0 && total != req.Offset {
-				return nil, &fetch.Error{Kind: fetch.ErrResume,
+				return nil, &fetch.Error{Kind: fetch.ErrResume, Status: resp.StatusCode, // -w %{http_code}
 					Msg: fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes", req.Offset, total)}
 			}
 		}
