@@ -188,6 +188,9 @@ func (rec *recording) add(p []byte) bool {
 // measure follows the head's lines in buf from start: the length of the
 // one being read, and where the final (not 1xx) head ends.
 func (rec *recording) measure(start int) {
+	if len(rec.buf) >= 5 && !bytes.HasPrefix(rec.buf, []byte("HTTP/")) {
+		rec.afterHead = true // HTTP/2 frames: no lines to measure
+	}
 	for i := start; i < len(rec.buf) && !rec.afterHead && !rec.lineOver; i++ {
 		if rec.buf[i] != '\n' {
 			rec.line++
