@@ -498,6 +498,16 @@ bench_build_mirror() {
 	bench_build_urlget
 }
 
+# bench_anon_tree: the tree of bench_ftp_tree under $ANON/pub, ANON
+# ($BENCH_TMP/anon) the anonymous ftp root vsftpd serves (bench_start_vsftpd).
+bench_anon_tree() {
+	ANON=$BENCH_TMP/anon
+	mkdir -p "$ANON"
+	chmod 755 "$BENCH_TMP" "$ANON"
+	bench_ftp_tree "$ANON/pub"
+	sync -f "$ANON"
+}
+
 # bench_start_vsftpd ROOT ADDR: vsftpd (the bench helper) serving ROOT
 # anonymously, its passive ports a free range announced as ADDR; sets PASV
 # (the range) and PORT.

@@ -48,11 +48,7 @@ bench_init
 bench_need_packages "${PACKAGES[@]}"
 bench_build_mirror
 
-ANON=$BENCH_TMP/anon
-mkdir -p "$ANON"
-chmod 755 "$BENCH_TMP" "$ANON"
-bench_ftp_tree "$ANON/pub"
-sync -f "$ANON"
+bench_anon_tree
 
 bench_start_vsftpd "$ANON" 127.0.0.2
 bench_start_helper proxy delayproxy -delay "${DELAY_MS}ms" "127.0.0.2:$PORT=127.0.0.1:$PORT" "127.0.0.2:$PASV=127.0.0.1:${PASV%-*}"

@@ -43,11 +43,7 @@ bench_init
 bench_need_packages "${PACKAGES[@]}"
 bench_build_mirror
 
-ANON=$BENCH_TMP/anon
-mkdir -p "$ANON"
-chmod 755 "$BENCH_TMP" "$ANON"
-bench_ftp_tree "$ANON/pub"
-sync -f "$ANON"
+bench_anon_tree
 
 if [ "$DELAY_MS" = 0 ]; then
 	bench_start_vsftpd "$ANON" 127.0.0.1
