@@ -190,17 +190,7 @@ func TestHTTPMirrorResumesWithRange(t *testing.T) {
 	dir := t.TempDir()
 	url := ng.URL + "/big/"
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for ctx.Err() == nil {
-			m, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*"))
-			if len(m) == 1 {
-				if fi, err := os.Stat(m[0]); err == nil && fi.Size() > 200<<10 {
-					cancel()
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	go cancelAtPart(ctx, cancel, dir, 200<<10)
 	_, err := Run(ctx, Options{URL: url, Dir: dir})
 	cancel()
 	if err == nil {
@@ -299,5 +289,19 @@ func TestHTTPMirrorPythonIndex(t *testing.T) {
 	sum = mirrorOK(t, Options{URL: url, Dir: dir})
 	if sum.Unchanged != 4 || sum.New+sum.Changed != 0 || sum.Bytes > 4096 {
 		t.Errorf("second run: %+v, %d bytes: want 4 unchanged, only the indexes read", countsOf(sum), sum.Bytes)
+	}
+}
+
+// cancelAtPart cancels (ctx's cancel) once the one temporary file in dir
+// holds more than size bytes: a run interrupted in the middle of a file.
+func cancelAtPart(ctx context.Context, cancel context.CancelFunc, dir string, size int64) {
+	for ctx.Err() == nil {
+		m, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*"))
+		if len(m) == 1 {
+			if fi, err := os.Stat(m[0]); err == nil && fi.Size() > size {
+				cancel()
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -350,17 +350,7 @@ func TestWARCResumedFile(t *testing.T) {
 	dir, w := t.TempDir(), filepath.Join(t.TempDir(), "run.warc.gz")
 	url := ng.URL + "/big/"
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for ctx.Err() == nil {
-			m, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*"))
-			if len(m) == 1 {
-				if fi, err := os.Stat(m[0]); err == nil && fi.Size() > 200<<10 {
-					cancel()
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	go cancelAtPart(ctx, cancel, dir, 200<<10)
 	if _, err := Run(ctx, Options{URL: url, Dir: dir, WARC: w}); err == nil {
 		t.Fatal("the first run was not interrupted")
 	}

@@ -255,12 +255,7 @@ func TestSignalsKeepPart(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < 500; i++ {
-			if fi, err := os.Stat(out + ".part"); err == nil && fi.Size() >= 1<<20 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitPart(out+".part", 1<<20)
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		var ee *exec.ExitError

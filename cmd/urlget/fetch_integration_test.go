@@ -470,14 +470,7 @@ func TestBinary(t *testing.T) {
 	}
 	// The signal goes once bytes have arrived: before them there is
 	// nothing to keep (an empty keep.part is removed).
-	arrived := func() bool {
-		fi, err := os.Stat(filepath.Join(dir, "keep.part"))
-		return err == nil && fi.Size() > 0
-	}
-	for i := 0; i < 250 && !arrived(); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !arrived() {
+	if !waitPart(filepath.Join(dir, "keep.part"), 1) {
 		t.Errorf("no bytes in keep.part while the transfer runs")
 	}
 	cmd.Process.Signal(os.Interrupt)
@@ -562,6 +555,18 @@ func TestThroughput(t *testing.T) {
 			t.Errorf("-o %s: urlget peak RSS %d KB", dst, urss)
 		}
 	}
+}
+
+// waitPart waits up to 5 s for the file part (a transfer's NAME.part) to
+// hold at least size bytes, and reports whether it came to.
+func waitPart(part string, size int64) bool {
+	for range 500 {
+		if fi, err := os.Stat(part); err == nil && fi.Size() >= size {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
 }
 
 // TestFileSideBySideWithCurl compares file: URLs with curl's.
