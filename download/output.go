@@ -141,7 +141,9 @@ func (o *output) place(name string) error {
 			return err
 		}
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	if fi.Mode()&fs.ModeSymlink != 0 && !o.noClobber {
+		// Followed to the file it names, which is replaced; a link is a
+		// name taken for noClobber, NAME.1 going beside it.
 		if t, err := filepath.EvalSymlinks(name); err == nil {
 			o.path = t
 			fi, err = os.Stat(t)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -185,6 +186,23 @@ func TestNoClobberBesideCurl(t *testing.T) {
 		if !mapsEqual(ufiles, tc.want) || !mapsEqual(cfiles, tc.want) {
 			t.Errorf("%q: urlget left %q, curl %q; want %q", tc.args, ufiles, cfiles, tc.want)
 		}
+	}
+	// A symbolic link is a name taken: NAME.1 goes beside it, the file it
+	// names stays as it is.
+	elsewhere := t.TempDir()
+	linked := func(dir string) {
+		target := filepath.Join(elsewhere, filepath.Base(dir))
+		write(t, target, "target\n")
+		if err := os.Symlink(target, filepath.Join(dir, "out")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ucode, ccode, ufiles, cfiles := runBoth(t, curl, linked, "--no-clobber", "-o", "out", url); ucode != 0 || ccode != 0 ||
+		ufiles["out.1"] != "new\n" || cfiles["out.1"] != "new\n" {
+		t.Errorf("--no-clobber over a link: urlget exit %d %q, curl %d %q", ucode, ufiles, ccode, cfiles)
+	}
+	if got := filesIn(t, elsewhere); len(got) != 2 || slices.ContainsFunc(slices.Collect(maps.Values(got)), func(v string) bool { return v != "target\n" }) {
+		t.Errorf("--no-clobber over a link changed the files it names: %q", got)
 	}
 	ucode, ccode, ufiles, _ := runBoth(t, curl, full, "--no-clobber", "-o", "out", url)
 	if ucode != 23 || ccode != 23 {
