@@ -137,7 +137,7 @@ func (o *output) place(name string) error {
 	if o.noClobber {
 		// Refused before anything is fetched when no name is free; commit
 		// still takes the first free one, whoever makes one meanwhile.
-		if _, err := o.freeName(); err != nil {
+		if err := o.nameFree(); err != nil {
 			return err
 		}
 	}
@@ -560,15 +560,15 @@ func (o *output) names() []string {
 	return names
 }
 
-// freeName is the first of names that does not exist, or the error that
+// nameFree is nil when one of names does not exist, else the error that
 // says none is free.
-func (o *output) freeName() (string, error) {
+func (o *output) nameFree() error {
 	for _, name := range o.names() {
 		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			return name, nil
+			return nil
 		}
 	}
-	return "", o.takenError()
+	return o.takenError()
 }
 
 func (o *output) takenError() *fetch.Error {
