@@ -610,7 +610,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	r.Proxy = nil
 	if proxy != nil {
 		switch {
-		case isSOCKS(proxy) || c.ProxyTunnel:
+		case c.dialsThrough(proxy):
 			via = proxy
 		default:
 			switch {
@@ -725,13 +725,20 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	var via *urlparse.URL
 	if proxy != nil {
 		switch {
-		case isSOCKS(proxy) || c.ProxyTunnel:
+		case c.dialsThrough(proxy):
 			via = proxy
 		default:
 			r.Proxy = proxy
 		}
 	}
 	return r, c.config(via), nil
+}
+
+// dialsThrough reports whether the fetchers' Dialer goes through proxy
+// (a SOCKS proxy, or an HTTP proxy's tunnel with ProxyTunnel) rather than
+// the http fetcher sending it the request.
+func (c *Client) dialsThrough(proxy *urlparse.URL) bool {
+	return isSOCKS(proxy) || c.ProxyTunnel
 }
 
 // maxRedirectDrain is how much of a reply's own body is read before it is

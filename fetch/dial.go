@@ -27,7 +27,7 @@ import (
 type dialer struct {
 	base    Dialer
 	timeout time.Duration
-	socks   *urlparse.URL // socks5:// or socks5h://, or nil
+	socks   *urlparse.URL // socks5://, socks5h://, socks4:// or socks4a://, or nil
 	// tunnel is an http:// or https:// proxy whose CONNECT tunnel carries
 	// every connection (Client.ProxyTunnel), or nil; tunnelTLS,
 	// userAgent and verbose are what DialTunnel is given.
@@ -274,7 +274,7 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 		port, _ := strconv.Atoi(portStr)
 		ips := d.route.rule(host, port)
 		if ips == nil && isLocalhost(host) {
-			ips = loopback[:1] // the proxy's own loopback would not be ours
+			ips = loopback // without asking DNS, as a direct connection
 		}
 		if ips == nil && net.ParseIP(host) == nil {
 			fam := "ip"
@@ -295,8 +295,7 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 		}
 	}
 	if s := d.socks.Scheme; s == "socks4" || s == "socks4a" {
-		p := &addrProxy{addr: hostPort(d.socks, defaultProxyPort), user: d.socks.User, remoteNames: s == "socks4a"}
-		return dialSOCKS4(ctx, dialerFunc(direct.dialDirect), p, addr)
+		return dialSOCKS4(ctx, dialerFunc(direct.dialDirect), d.socks, addr)
 	}
 	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{dialerFunc(direct.dialDirect)})
 	if err != nil {

@@ -30,10 +30,10 @@ func isSOCKS(p *urlparse.URL) bool {
 // socks4Granted is the reply code of a tunnel made.
 const socks4Granted = 90
 
-// dialSOCKS4 connects to addr ("host:port", an IPv4 address unless 4a)
-// through the SOCKS4 proxy p, reached with d; the proxy URL's user is the
-// user id sent.
-func dialSOCKS4(ctx context.Context, d Dialer, p *addrProxy, addr string) (net.Conn, error) {
+// dialSOCKS4 connects to addr ("host:port", an IPv4 address unless p is
+// socks4a://) through the SOCKS4 proxy p, reached with d; the proxy URL's
+// user is the user id sent.
+func dialSOCKS4(ctx context.Context, d Dialer, p *urlparse.URL, addr string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -48,17 +48,17 @@ func dialSOCKS4(ctx context.Context, d Dialer, p *addrProxy, addr string) (net.C
 	switch {
 	case ip != nil && ip.To4() != nil:
 		copy(req[4:], ip.To4())
-		req = append(append(req, p.user...), 0)
+		req = append(append(req, p.User...), 0)
 	case ip != nil:
 		return nil, &Error{Kind: ErrConnect, Msg: "a SOCKS4 proxy cannot reach the IPv6 address " + host}
-	case !p.remoteNames:
+	case p.Scheme != "socks4a":
 		return nil, &Error{Kind: ErrResolve, Msg: "could not resolve host: " + host + " (for the SOCKS4 proxy)"}
 	default:
 		req[7] = 1 // 0.0.0.1: the name follows
-		req = append(append(req, p.user...), 0)
+		req = append(append(req, p.User...), 0)
 		req = append(append(req, host...), 0)
 	}
-	c, err := d.DialContext(ctx, "tcp", p.addr)
+	c, err := d.DialContext(ctx, "tcp", hostPort(p, defaultProxyPort))
 	if err != nil {
 		return nil, err
 	}
@@ -77,11 +77,4 @@ func dialSOCKS4(ctx context.Context, d Dialer, p *addrProxy, addr string) (net.C
 		return nil, &Error{Kind: ErrConnect, Msg: "the SOCKS4 proxy refused the connection (code " + strconv.Itoa(int(reply[1])) + ")"}
 	}
 	return c, nil
-}
-
-// addrProxy is what dialSOCKS4 needs of a proxy URL.
-type addrProxy struct {
-	addr        string // host:port
-	user        string
-	remoteNames bool // socks4a: the proxy resolves names
 }
