@@ -332,6 +332,7 @@ func TestHeaderOrderBesideCurl(t *testing.T) {
 		{"-z", "Sat, 01 Jan 2022 00:00:00 GMT", "-H", "X-B: 2", url},
 		{"-x", "http://" + rec.addr, "-U", "pu:pp", "-u", "u:p", "http://origin.invalid/p"},
 		{"-x", "http://" + rec.addr, "-H", "Host: other.example", "http://origin.invalid/a%20b?q=1"},
+		{"-x", "http://" + rec.addr, "-H", "Host: other.example", "--request-target", "/given", "http://origin.invalid/p"},
 		{"-X", "PUT", "-H", "Content-Type: text/x", "-d", "body", url},
 	} {
 		full := append([]string{"-s", "-A", "ua/1"}, args...)

@@ -283,9 +283,10 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	if err := shape(hreq, req, f.Config.Jar, jarURL); err != nil {
 		return nil, err
 	}
-	if direct && proxy != nil && u.Scheme == "http" && hreq.Host != hreq.URL.Host {
+	if direct && proxy != nil && u.Scheme == "http" && hreq.Host != hreq.URL.Host && hreq.URL.Opaque == "" {
 		// A -H Host goes in the Host field only: the request line names
-		// the URL's host, as curl's does (net/http would put Host there).
+		// the URL's host, as curl's does (net/http would put Host there);
+		// a --request-target (Opaque) stays as given.
 		hreq.URL.Opaque = "//" + hreq.URL.Host + hreq.URL.EscapedPath()
 	}
 	// The connection the request goes out on: its recording starts
