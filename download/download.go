@@ -368,9 +368,24 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 	}
 	res, err := cl.Do(actx, req)
 	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
-		// Fail: the reply failed, yet Result, Headers and ETagSave tell
-		// of it.
-		return d.reply(fe.Reply, out, r, err)
+		// The reply failed (Fail, too many redirects, a refused proxy
+		// tunnel), yet Result, Headers and ETagSave tell of it; Include
+		// shows the heads that came, as curl writes them as they come
+		// (under Fail, curl stops at the status line).
+		if err := d.reply(fe.Reply, out, r, nil); err != nil {
+			return err
+		}
+		if d.Include && fe.Kind != fetch.ErrHTTP {
+			// The heads are all there is to write: the output is whole
+			// (curl leaves them in it), no part to resume.
+			if err := d.include(fe.Reply, out); err != nil {
+				return err
+			}
+			if err := out.commit(); err != nil {
+				return err
+			}
+		}
+		return err
 	}
 	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Kind == fetch.ErrResume && off > 0 && out.path != "" && !out.started {
 		// A resume refused before anything is written (an HTTP 416 with
@@ -413,7 +428,14 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		return nil
 	}
 	if res.NotModified {
-		out.untouched = true // curl leaves the output as it is
+		if d.Include {
+			// curl writes the head, even of a 200 it finds not newer.
+			if err := d.include(&res.Meta, out); err != nil {
+				return err
+			}
+		} else {
+			out.untouched = true // curl leaves the output as it is
+		}
 		if res.IsHTTP() {
 			r.Status = http.StatusNotModified // a 200 found not newer too: curl's "simulated 304"
 		}
@@ -486,6 +508,22 @@ func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, 
 		why = "it changed since the part was fetched"
 	}
 	d.warn(fmt.Sprintf("cannot resume %s at byte %d: %s; fetching it whole", out.held(), asked, why))
+	return nil
+}
+
+// include writes m's header block (Include) to out, as the start of what
+// is written.
+func (d *Downloader) include(m *fetch.Meta, out *output) error {
+	block := HeaderBlock(m)
+	if block == nil {
+		return nil
+	}
+	if _, err := out.start(0, 0); err != nil {
+		return err
+	}
+	if _, err := out.Write(block); err != nil {
+		return writeError(err)
+	}
 	return nil
 }
 

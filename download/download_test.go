@@ -93,7 +93,8 @@ func TestDoFailureKeepsOriginalAndPart(t *testing.T) {
 }
 
 // Head writes HeadText; Include the header block before the body; Headers
-// and ETagSave get the reply's; a condition met leaves all of them alone.
+// and ETagSave get the reply's; a condition met leaves all of them alone,
+// but for Include, which writes the reply's head (curl's -i).
 func TestDoHeadIncludeHeadersETag(t *testing.T) {
 	t.Chdir(t.TempDir())
 	srv, _ := cutting(t, "body", 0)
@@ -119,6 +120,15 @@ func TestDoHeadIncludeHeadersETag(t *testing.T) {
 	os.WriteFile("etag", []byte("kept\n"), 0o644)
 	os.WriteFile("out", []byte("old"), 0o644)
 	d.IfNoneMatch = `"v1"`
+	if r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "out"}); r.Err != nil || r.Status != 304 {
+		t.Fatalf("%+v", r)
+	}
+	// With Include the output is the 304's head, as curl writes it.
+	if s := readFile(t, "out"); !strings.HasPrefix(s, "HTTP/1.1 304 Not Modified\r\n") || !strings.HasSuffix(s, "\r\n\r\n") || readFile(t, "etag") != "kept\n" {
+		t.Errorf("not modified, with Include: out %q, etag %q", s, readFile(t, "etag"))
+	}
+	os.WriteFile("out", []byte("old"), 0o644)
+	d.Include = false
 	if r := d.Do(context.Background(), srv.URL+"/f", Target{Name: "out"}); r.Err != nil || r.Status != 304 {
 		t.Fatalf("%+v", r)
 	}

@@ -674,14 +674,22 @@ func (o *output) removeTemp() {
 
 // HeadText is what curl -I prints for a resource (Downloader.Head): for an HTTP response (a
 // gateway's reply included) the header block of every reply, those of the
-// redirects followed first, as received (like curl -I): an HTTP/1.x head
-// byte for byte (Meta.Head, bare LF line ends kept), an HTTP/2 one as
-// lines ended by CRLF; for every other scheme the metadata as header
-// lines ended by CRLF, as curl prints them.
+// redirects followed first, as received (like curl -I), each after the
+// CONNECT reply of the proxy tunnel it came through and its interim (1xx)
+// replies: an HTTP/1.x head byte for byte (Meta.Head, bare LF line ends
+// kept), an HTTP/2 one as lines ended by CRLF; for every other scheme the
+// metadata as header lines ended by CRLF, as curl prints them.
 func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
-	if res.IsHTTP() {
+	if res.IsHTTP() || res.Tunnel != nil {
 		for _, m := range res.Replies() {
+			if m.Tunnel != nil {
+				b.Write(m.Tunnel.Head)
+			}
+			b.Write(m.Interim)
+			if !m.IsHTTP() {
+				continue // a refused tunnel: no reply beyond it
+			}
 			if m.Head != nil {
 				b.Write(m.Head)
 				continue
@@ -703,11 +711,11 @@ func HeadText(res *fetch.Meta) []byte {
 }
 
 // HeaderBlock is what curl writes as a result's headers (-D, -i): every
-// HTTP reply's header block, the redirects' first, as received; a file's
-// header fields (Content-Length, Accept-ranges, Last-Modified) and an empty
-// line; nil for other results.
+// HTTP reply's header block, the redirects' first, as received (HeadText);
+// a file's header fields (Content-Length, Accept-ranges, Last-Modified)
+// and an empty line; nil for other results.
 func HeaderBlock(res *fetch.Meta) []byte {
-	if res.IsHTTP() {
+	if res.IsHTTP() || res.Tunnel != nil {
 		return HeadText(res)
 	}
 	if len(res.Header) == 0 {

@@ -60,9 +60,21 @@ var woVars = map[string]woVar{
 	"num_certs":               woInt(func(r *Result) int64 { return int64(r.Timing.Certs) }),
 	"ssl_verify_result":       woInt(func(*Result) int64 { return 0 }),
 	"proxy_ssl_verify_result": woInt(func(*Result) int64 { return 0 }),
-	"http_connect":            woInt(func(*Result) int64 { return 0 }),
+	"http_connect":            woInt(woConnect),
 	"ftp_entry_path":          {text: func(*Result) string { return "" }, json: func(*Result) any { return nil }},
 	"referer":                 {text: func(r *Result) string { return "" }, json: func(*Result) any { return nil }},
+}
+
+// woConnect is the status of the last CONNECT reply from an HTTP proxy
+// (curl's %{http_connect}), 0 when no tunnel was opened.
+func woConnect(r *Result) int64 {
+	var code int
+	for _, m := range r.Meta.Replies() {
+		if m.Tunnel != nil {
+			code = m.Tunnel.Status
+		}
+	}
+	return int64(code)
 }
 
 // woScheme is the scheme of the connection made, upper case (curl): none

@@ -457,7 +457,12 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, nerr
 				}
 				if hops >= limit {
-					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
+					// The replies came, and are shown (curl's -i, -D,
+					// -w %{redirect_url}).
+					m := res.Meta
+					m.Redirects = via
+					m.EffectiveURL = Redacted(cur)
+					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first), Reply: &m,
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
 				if !HasCaps(next.Scheme, RedirectTarget) {

@@ -77,9 +77,11 @@ type Error struct {
 	// NNTP 411, an SMTP 550), 0 when none; curl's -w %{response_code}.
 	Status int
 	// Reply is the reply the request failed on, when it failed on one
-	// (an HTTP status under Client.Fail): its status line, header fields,
-	// content type and EffectiveURL, as net/http hands back the
-	// *Response; nil otherwise.
+	// (an HTTP status under Client.Fail, a redirect past MaxRedirects
+	// with the Redirects before it, a proxy's refusal of a CONNECT
+	// tunnel as its Tunnel): its status line, header fields, content type
+	// and EffectiveURL, as net/http hands back the *Response; nil
+	// otherwise.
 	Reply *Meta
 	// retryAfter is how long the server asked to be left alone (HTTP
 	// Retry-After), 0 when it did not say.

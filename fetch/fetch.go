@@ -231,6 +231,14 @@ type Meta struct {
 	// bare LF) and folding the server sent, for curl's -i and -D, which
 	// echo it so; nil for HTTP/2 and every other protocol.
 	Head []byte
+	// Interim is the heads of the interim (1xx) replies received before
+	// Head, as received, for curl's -i and -D, which show them; nil when
+	// none came.
+	Interim []byte
+	// Tunnel is the reply of the HTTP proxy that opened the CONNECT
+	// tunnel this reply came through (Status, Proto, Reason, Head), on
+	// the request that opened it; nil otherwise (TunnelReply).
+	Tunnel *Meta
 	// Request is the HTTP request as the fetcher wrote it on the
 	// connection, for an archive (a WARC request record): request line,
 	// header fields and body as framed, credentials included; inside TLS,

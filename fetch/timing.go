@@ -183,10 +183,15 @@ func (m *Meta) Fields() Header {
 
 // HeaderSize counts the bytes of the HTTP header blocks received, those
 // of the redirects followed and of AuthReplies included (Replies): status
-// lines, fields, CRLFs.
+// lines, fields, CRLFs; the proxy's CONNECT replies and the interim (1xx)
+// heads as received.
 func (m *Meta) HeaderSize() int64 {
 	var n int64
 	for _, r := range m.Replies() {
+		if r.Tunnel != nil {
+			n += int64(len(r.Tunnel.Head))
+		}
+		n += int64(len(r.Interim))
 		if !r.IsHTTP() {
 			continue
 		}

@@ -217,11 +217,13 @@ type wireHead struct {
 	reason string
 	header fetch.Header
 	raw    []byte // the head's bytes as received (HTTP/1.x; nil for HTTP/2)
+	// interim is the interim (1xx) heads before it, as received
+	interim []byte
 }
 
 // head stops the recording and returns the final response head among the
 // bytes read: the first one that is not an interim (1xx) reply, as the
-// Transport reads them. code is the status the Transport found, as a
+// Transport reads them, with the interim heads before it. code is the status the Transport found, as a
 // check that both read the same head.
 func (r *recording) head(code int) (*wireHead, error) {
 	r.mu.Lock()
@@ -229,6 +231,7 @@ func (r *recording) head(code int) (*wireHead, error) {
 	r.buf = nil
 	r.done.Store(true)
 	r.mu.Unlock()
+	var interim []byte
 	for {
 		h, rest, ok := parseHead(buf)
 		switch {
@@ -237,6 +240,7 @@ func (r *recording) head(code int) (*wireHead, error) {
 		case !ok:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed response head"}
 		case h.code != code && h.code/100 == 1:
+			interim = append(interim, h.raw...)
 			buf = rest
 			continue
 		case h.code != code:
@@ -247,6 +251,7 @@ func (r *recording) head(code int) (*wireHead, error) {
 			// does not speak (exit 1).
 			return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "the reply's HTTP version " + fetch.SanitizeLine(h.proto, 20) + " is not spoken"}
 		}
+		h.interim = interim
 		return h, nil
 	}
 }

@@ -294,14 +294,18 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	custom := customNames(req.Options.Strings(OptHeader))
 	http10 := req.Options.String(OptVersion) == version10
 	var (
-		c   *recorder
-		rec *recording
+		c      *recorder
+		rec    *recording
+		tunnel *fetch.Meta // the CONNECT reply of the tunnel just opened
 	)
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
 			c, rec = r, r.start(custom, http10)
 			nc = r.Conn
+		}
+		if !gi.Reused {
+			tunnel = fetch.TunnelReply(nc)
 		}
 		// A kept connection, or one net/http dialled for another
 		// request, reports this request's exchanges to its Trace.
@@ -361,6 +365,9 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		writeHead(v, head)
 	}
 	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
+	if res != nil {
+		res.Tunnel = tunnel
+	}
 	if res != nil && !speaks2 { // HTTP/2 frames are no request record
 		res.Request = rec.request()
 	}
@@ -370,7 +377,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 // result turns a response into a Resource.
 func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode bool, maxDecoded int64) (*fetch.Resource, error) {
 	m := fetch.Meta{Size: -1, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
-		Proto: head.proto, Reason: head.reason, Header: head.header, Head: head.raw}
+		Proto: head.proto, Reason: head.reason, Header: head.header, Head: head.raw, Interim: head.interim}
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		m.ModTime = t
 	}
