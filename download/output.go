@@ -681,14 +681,14 @@ func (o *output) removeTemp() {
 // metadata as header lines ended by CRLF, as curl prints them.
 func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
-	if res.IsHTTP() || res.Tunnel != nil {
+	if res.IsHTTP() || res.Tunnel != nil || res.Interim != nil {
 		for _, m := range res.Replies() {
 			if m.Tunnel != nil {
 				b.Write(m.Tunnel.Head)
 			}
 			b.Write(m.Interim)
 			if !m.IsHTTP() {
-				continue // a refused tunnel: no reply beyond it
+				continue // a refused tunnel, a broken reply: nothing beyond
 			}
 			if m.Head != nil {
 				b.Write(m.Head)
@@ -715,7 +715,7 @@ func HeadText(res *fetch.Meta) []byte {
 // a file's header fields (Content-Length, Accept-ranges, Last-Modified)
 // and an empty line; nil for other results.
 func HeaderBlock(res *fetch.Meta) []byte {
-	if res.IsHTTP() || res.Tunnel != nil {
+	if res.IsHTTP() || res.Tunnel != nil || res.Interim != nil {
 		return HeadText(res)
 	}
 	if len(res.Header) == 0 {

@@ -233,7 +233,8 @@ type Meta struct {
 	Head []byte
 	// Interim is the heads of the interim (1xx) replies received before
 	// Head, as received, for curl's -i and -D, which show them; nil when
-	// none came.
+	// none came. In an Error's Reply it is what was read of the heads
+	// before the reply was found broken, shown as curl shows it.
 	Interim []byte
 	// Tunnel is the reply of the HTTP proxy that opened the CONNECT
 	// tunnel this reply came through (Status, Proto, Reason, Head), on

@@ -59,3 +59,44 @@ func TestReplyHeadsBesideCurl(t *testing.T) {
 	}
 	rec.take()
 }
+
+// TestBrokenRepliesBesideCurl: a reply curl refuses ends as curl's does
+// (issue 40), beside curl on the same replies: a status line that is
+// none (HTTP/0.9) or malformed, or of a version not spoken, exit 1; a
+// connection closed after a 1xx only, 52, that head shown; a malformed
+// Content-Length, 8, the lines before it shown; a chunk length too large,
+// 56. urlget's messages name no net/http internals.
+func TestBrokenRepliesBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/b"
+	const rest = "Content-Length: 3\r\nConnection: close\r\n\r\nok\n"
+	for _, tc := range []struct {
+		name, reply string
+		code        int
+	}{
+		{"no status line", "-foo- swsclose\r\n", 1},
+		{"a negative status", "HTTP/1.1 -12 OK\r\n" + rest, 1},
+		{"a one-digit status", "HTTP/1.1 2 OK\r\n" + rest, 1},
+		{"a four-digit status", "HTTP/1.1 2000 OK\r\n" + rest, 1},
+		{"a long version", "HTTP/1.01 200 OK\r\n" + rest, 1},
+		{"HTTP/1.2", "HTTP/1.2 200 OK\r\n" + rest, 1},
+		{"a 100 then the close", "HTTP/1.1 100 Continue\r\nX-A: b\r\n\r\n", 52},
+		{"a negative Content-Length", "HTTP/1.1 200 OK\r\nDate: Tue, 09 Nov 2010 14:49:00 GMT\r\nContent-Length: -6\r\nConnection: close\r\n\r\nmooo", 8},
+		{"a chunk too large", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n12345678123456789\r\naaaa\r\n0\r\n\r\n", 56},
+	} {
+		rec.setAnswer(func([]byte) string { return tc.reply })
+		ccode, cout := runClient(t, curl, "curl", "-s", "-i", url)
+		ucode, uout, uerr := runOut(t, "-sS", "-i", url)
+		if ucode != tc.code || ccode != tc.code {
+			t.Errorf("%s: urlget exit %d (%s), curl %d; want %d", tc.name, ucode, strings.TrimSpace(uerr), ccode, tc.code)
+		}
+		if tc.code != 56 && uout != cout {
+			t.Errorf("%s: urlget wrote %q, curl %q", tc.name, uout, cout)
+		}
+		if strings.Contains(uerr, "net/http") || strings.Contains(uerr, "transport") {
+			t.Errorf("%s: %s", tc.name, strings.TrimSpace(uerr))
+		}
+	}
+	rec.take()
+}

@@ -147,7 +147,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 		rec := r.cur // loaded after the read: the request of these bytes
 		r.mu.Unlock()
 		if rec != nil && rec.add(p[:n]) {
-			return 0, &fetch.Error{Kind: fetch.ErrHeaderLine, Msg: fmt.Sprintf("a header line of the reply is over %d KiB", maxHeaderLine>>10)}
+			return 0, errLineOver()
 		}
 	}
 	return n, err
@@ -234,6 +234,12 @@ func (r *recording) head(code int) (*wireHead, error) {
 	var interim []byte
 	for {
 		h, rest, ok := parseHead(buf)
+		if ok {
+			line, _, _ := bytes.Cut(h.raw, []byte("\n"))
+			if err := statusLine(line); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case !ok && over:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: fmt.Sprintf("response head over %d bytes", maxHeaderBytes)}
@@ -246,10 +252,6 @@ func (r *recording) head(code int) (*wireHead, error) {
 		case h.code != code:
 			return nil, &fetch.Error{Kind: fetch.ErrProtocol,
 				Msg: fmt.Sprintf("response head read as status %d, by net/http as %d", h.code, code)}
-		case h.proto != "HTTP/1.1" && h.proto != "HTTP/1.0":
-			// net/http takes any HTTP/1.x; curl refuses the versions it
-			// does not speak (exit 1).
-			return nil, &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "the reply's HTTP version " + fetch.SanitizeLine(h.proto, 20) + " is not spoken"}
 		}
 		h.interim = interim
 		return h, nil
@@ -336,4 +338,103 @@ func writeHead(w io.Writer, h *wireHead) {
 		fmt.Fprintf(&b, "< %s: %s\n", fetch.Sanitize(f.Name), fetch.Sanitize(f.Value))
 	}
 	w.Write(b.Bytes())
+}
+
+// statusLine checks a status line (RFC 9112 §4) as curl 7.88 reads one:
+// "HTTP/" a digit "." a digit, a space, three digits from 100 on, then a
+// space or the end. A line that does not start with "HTTP/" is HTTP/0.9,
+// which curl does not speak; one that does but is malformed, or of a
+// version other than 1.0 and 1.1, is refused too: ErrUnsupported (curl's
+// 1) for all of them.
+func statusLine(line []byte) error {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	shown := fetch.SanitizeLine(string(line), 60)
+	if !bytes.HasPrefix(line, []byte("HTTP/")) {
+		return &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("the reply is not HTTP (no status line; HTTP/0.9 is not spoken): %q", shown)}
+	}
+	v := line[len("HTTP/"):]
+	digit := func(i int) bool { return i < len(v) && v[i] >= '0' && v[i] <= '9' }
+	switch {
+	case !digit(0) || len(v) < 2 || v[1] != '.' || !digit(2) || len(v) < 4 || v[3] != ' ':
+		return &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("malformed HTTP version in the status line %q", shown)}
+	case !digit(4) || !digit(5) || !digit(6) || len(v) > 7 && v[7] != ' ' || v[4] == '0':
+		return &fetch.Error{Kind: fetch.ErrUnsupported, Msg: fmt.Sprintf("malformed status code in the status line %q", shown)}
+	case string(v[:3]) != "1.1" && string(v[:3]) != "1.0":
+		return &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "the reply's HTTP version HTTP/" + string(v[:3]) + " is not spoken"}
+	}
+	return nil
+}
+
+// replyError says, from the bytes recorded (buf), why the Transport could
+// not read a reply, in curl's terms: a status line curl refuses (exit 1),
+// a connection closed after interim (1xx) replies only (closed, when the
+// Transport met the end: curl's empty reply, 52), a malformed
+// Content-Length (8). nil when the bytes show none of these.
+//
+// The Error's Reply has the heads read before it failed as its Interim,
+// for -i and -D to show, as curl shows them: the interim replies, and the
+// lines of the final head before a bad Content-Length.
+func replyError(buf []byte, closed bool) error {
+	all := buf
+	for {
+		if len(buf) == 0 {
+			if len(all) > 0 && closed {
+				return &fetch.Error{Kind: fetch.ErrGotNothing, Reply: &fetch.Meta{Size: -1, Interim: bytes.Clone(all)},
+					Msg: "the server closed the connection after an interim (1xx) reply, without its reply"}
+			}
+			return nil
+		}
+		line := buf
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line = buf[:i]
+		} else if len(buf) < len("HTTP/1.1 200") && bytes.HasPrefix([]byte("HTTP/1.1 200"), buf[:min(len(buf), 5)]) {
+			return nil // a status line cut short: it could have been one
+		}
+		if err := statusLine(line); err != nil {
+			return err
+		}
+		h, rest, ok := parseHead(buf)
+		if !ok && len(buf) >= maxHeaderBytes {
+			return errHeadOver()
+		}
+		if !ok {
+			return nil
+		}
+		if h.code/100 == 1 {
+			buf = rest
+			continue
+		}
+		for at := 0; at < len(h.raw); {
+			line, _, _ := bytes.Cut(h.raw[at:], []byte("\n"))
+			name, v, found := strings.Cut(string(bytes.TrimSuffix(line, []byte("\r"))), ":")
+			v = strings.Trim(v, " \t")
+			if found && strings.EqualFold(name, "Content-Length") && (v == "" || strings.Trim(v, "0123456789") != "") {
+				head := all[:len(all)-len(buf)+at]
+				return &fetch.Error{Kind: fetch.ErrProtocol, Reply: &fetch.Meta{Size: -1, Interim: bytes.Clone(head)},
+					Msg: fmt.Sprintf("the reply's Content-Length %q is not a length", fetch.SanitizeLine(v, 40))}
+			}
+			at += len(line) + 1
+		}
+		return nil
+	}
+}
+
+// bytes is what the recording holds so far, and whether a line of the
+// head went over maxHeaderLine.
+func (r *recording) bytes() ([]byte, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.buf), r.lineOver
+}
+
+// errHeadOver is the error of a reply whose head is over maxHeaderBytes:
+// curl's 56 past its own bound, which is this one.
+func errHeadOver() error {
+	return &fetch.Error{Kind: fetch.ErrRecv, Msg: fmt.Sprintf("the reply's head is over %d KiB", maxHeaderBytes>>10)}
+}
+
+// errLineOver is the error of a reply whose head has a line over
+// maxHeaderLine.
+func errLineOver() error {
+	return &fetch.Error{Kind: fetch.ErrHeaderLine, Msg: fmt.Sprintf("a header line of the reply is over %d KiB", maxHeaderLine>>10)}
 }

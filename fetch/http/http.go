@@ -337,6 +337,16 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			}
 			rt.CloseIdleConnections()
 		}
+		if rec != nil && ctx.Err() == nil {
+			// What the Transport read says more than its error does.
+			buf, lineOver := rec.bytes()
+			if lineOver {
+				return nil, errLineOver()
+			}
+			if e := replyError(buf, errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)); e != nil {
+				return nil, e
+			}
+		}
 		return nil, roundTripError(ctx, err, direct && proxy != nil)
 	}
 	if c == nil { // cannot happen: every connection is a recorder
@@ -347,6 +357,9 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	speaks2 := ht != nil && ht.speaksHTTP2()
 	if !speaks2 && !req.Head {
 		resp.Body = newBulkBody(resp.Body, resp.ContentLength, c.Conn)
+		if slices.Contains(resp.TransferEncoding, "chunked") {
+			resp.Body = chunkedBody{resp.Body}
+		}
 	}
 	if !pooled {
 		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
@@ -588,10 +601,9 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	case errors.Is(err, io.EOF):
 		return &fetch.Error{Kind: fetch.ErrGotNothing, Msg: "the server closed the connection without a reply", Err: err}
 	case strings.Contains(err.Error(), "malformed HTTP"):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: err}
+		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: transportError{err}}
 	case strings.Contains(err.Error(), "server response headers exceeded"):
-		// curl's 56 past its own bound, which is this one.
-		return &fetch.Error{Kind: fetch.ErrRecv, Msg: fmt.Sprintf("the reply's head is over %d KiB", maxHeaderBytes>>10)}
+		return errHeadOver()
 	case viaProxy && !errors.As(err, &op):
 		return &fetch.Error{Kind: fetch.ErrConnect, Msg: "through the proxy", Err: err}
 	case errors.As(err, &op) && op.Op == "write", errors.Is(err, syscall.EPIPE):
@@ -603,8 +615,41 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	// MaxResponseHeaderBytes (an endless header), a malformed status or
 	// header line, a bad chunk or transfer coding. A weird reply, as curl
 	// calls it (8).
-	return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "weird server reply", Err: err}
+	return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "weird server reply", Err: transportError{err}}
 }
+
+// chunkedBody is a chunked body (RFC 9112 §7.1) whose framing net/http
+// reads; a chunk it refuses (a malformed or too large chunk length) is
+// ErrRecv, curl's 56 for a malformed chunked encoding, in our words.
+type chunkedBody struct{ io.ReadCloser }
+
+func (b chunkedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+		if t := err.Error(); strings.Contains(t, "chunk") || strings.Contains(t, "line too long") {
+			err = &fetch.Error{Kind: fetch.ErrRecv, Msg: "malformed chunked body", Err: transportError{err}}
+		}
+	}
+	return n, err
+}
+
+// transportError is an error of net/http's Transport, said without the
+// names of its internals ("net/http: HTTP/1.x transport connection
+// broken: ").
+type transportError struct{ error }
+
+func (e transportError) Error() string {
+	s := e.error.Error()
+	for _, p := range []string{"net/http: ", "HTTP/1.x transport connection broken: ", "readLoopPeekFailLocked: "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	if s == "" || strings.Contains(s, "%!") {
+		return "the connection ended"
+	}
+	return s
+}
+
+func (e transportError) Unwrap() error { return e.error }
 
 // gunzip decodes a gzip body, at most max bytes (0: no cap).
 type gunzip struct {
