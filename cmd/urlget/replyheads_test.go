@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +100,40 @@ func TestBrokenRepliesBesideCurl(t *testing.T) {
 		}
 		if strings.Contains(uerr, "net/http") || strings.Contains(uerr, "transport") {
 			t.Errorf("%s: %s", tc.name, strings.TrimSpace(uerr))
+		}
+	}
+	rec.take()
+}
+
+// TestEncodingsBesideCurl: --compressed decodes a gzip body whose header
+// has a name and a comment of any length and an extra field, as curl's
+// zlib does (compress/gzip alone refuses names over 512 bytes); a body
+// that is not gzip, and a Transfer-Encoding urlget does not decode, are
+// curl's 61.
+func TestEncodingsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/z"
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Name = strings.Repeat("long-name-", 300)
+	zw.Comment = strings.Repeat("a comment ", 100)
+	zw.Extra = []byte("an extra field")
+	io.WriteString(zw, "decoded\n")
+	zw.Close()
+	for _, tc := range []struct {
+		name, reply string
+		code        int
+	}{
+		{"a long gzip header", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + strconv.Itoa(z.Len()) + "\r\nConnection: close\r\n\r\n" + z.String(), 0},
+		{"not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 12\r\nConnection: close\r\n\r\nnot gzipped\n", 61},
+		{"transfer codings", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,gzip,gzip,gzip,gzip,gzip,chunked\r\nConnection: close\r\n\r\n0\r\n\r\n", 61},
+	} {
+		rec.setAnswer(func([]byte) string { return tc.reply })
+		ccode, cout := runClient(t, curl, "curl", "-s", "--compressed", url)
+		ucode, uout, uerr := runOut(t, "-sS", "--compressed", url)
+		if ucode != tc.code || ccode != tc.code || tc.code == 0 && (uout != cout || uout != "decoded\n") {
+			t.Errorf("%s: urlget exit %d (%s) %q, curl %d %q; want %d", tc.name, ucode, strings.TrimSpace(uerr), uout, ccode, cout, tc.code)
 		}
 	}
 	rec.take()

@@ -69,6 +69,7 @@
 package http
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
@@ -77,6 +78,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"net"
@@ -602,6 +604,13 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 		return &fetch.Error{Kind: fetch.ErrGotNothing, Msg: "the server closed the connection without a reply", Err: err}
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: transportError{err}}
+	case strings.Contains(err.Error(), "too many transfer encodings"):
+		return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "the reply has more than one Transfer-Encoding field"}
+	case strings.Contains(err.Error(), "unsupported transfer encoding"):
+		// curl decodes gzip and deflate transfer codings, five at most
+		// (61 past them); urlget none but chunked: 61 for all.
+		_, v, _ := strings.Cut(err.Error(), "unsupported transfer encoding: ")
+		return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "the reply's Transfer-Encoding " + fetch.SanitizeLine(v, 60) + " is not one urlget decodes (only chunked)"}
 	case strings.Contains(err.Error(), "server response headers exceeded"):
 		return errHeadOver()
 	case viaProxy && !errors.As(err, &op):
@@ -666,7 +675,16 @@ func (g *gunzip) Read(p []byte) (int, error) {
 		return 0, g.err
 	}
 	if g.zr == nil {
-		zr, err := gzip.NewReader(g.src)
+		// The first member's header is read here, its name and comment
+		// of any length (compress/gzip refuses those over 512 bytes,
+		// which curl's zlib takes); gzip.Reader reads the rest.
+		br := bufio.NewReader(g.src)
+		hdr, err := gzipHeader(br)
+		if err != nil {
+			g.err = gzipError(err)
+			return 0, g.err
+		}
+		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(hdr), br))
 		if err != nil {
 			g.err = gzipError(err)
 			return 0, g.err
@@ -696,9 +714,66 @@ func gzipError(err error) error {
 	case err == io.EOF:
 		return io.EOF
 	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, &ce):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "bad gzip body", Err: err}
+		return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "bad gzip body", Err: err}
 	}
 	return err
+}
+
+// gzipHeader reads a gzip member's header (RFC 1952 §2.3) from br and
+// returns it without its optional fields (FEXTRA, FNAME, FCOMMENT,
+// FHCRC, which it checks): the ten bytes, flags cleared, that gzip.Reader
+// reads as the same header. The fields are skipped, not kept: a name or
+// comment may be as long as the body.
+func gzipHeader(br *bufio.Reader) ([]byte, error) {
+	const (
+		fhcrc    = 1 << 1
+		fextra   = 1 << 2
+		fname    = 1 << 3
+		fcomment = 1 << 4
+	)
+	crc := crc32.NewIEEE()
+	r := io.TeeReader(br, crc)
+	hdr := make([]byte, 10)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, gzip.ErrHeader
+	}
+	flg := hdr[3]
+	if hdr[0] != 0x1f || hdr[1] != 0x8b || hdr[2] != 8 || flg&0xe0 != 0 {
+		return nil, gzip.ErrHeader
+	}
+	if flg&fextra != 0 {
+		var n [2]byte
+		if _, err := io.ReadFull(r, n[:]); err != nil {
+			return nil, gzip.ErrHeader
+		}
+		if _, err := io.CopyN(io.Discard, r, int64(n[0])|int64(n[1])<<8); err != nil {
+			return nil, gzip.ErrHeader
+		}
+	}
+	for _, f := range []byte{fname, fcomment} {
+		if flg&f == 0 {
+			continue
+		}
+		for {
+			b, err := br.ReadByte()
+			if err != nil {
+				return nil, gzip.ErrHeader
+			}
+			crc.Write([]byte{b})
+			if b == 0 {
+				break
+			}
+		}
+	}
+	if flg&fhcrc != 0 {
+		sum := uint16(crc.Sum32())
+		var c [2]byte
+		if _, err := io.ReadFull(br, c[:]); err != nil || uint16(c[0])|uint16(c[1])<<8 != sum {
+			return nil, gzip.ErrHeader
+		}
+	}
+	hdr[3] = 0
+	return hdr, nil
 }
 
 func (g *gunzip) Close() error { return g.raw.Close() }
