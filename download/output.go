@@ -681,7 +681,7 @@ func (o *output) removeTemp() {
 // metadata as header lines ended by CRLF, as curl prints them.
 func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
-	if res.IsHTTP() || res.Tunnel != nil || res.Interim != nil {
+	if hasHeads(res) {
 		for _, m := range res.Replies() {
 			if m.Tunnel != nil {
 				b.Write(m.Tunnel.Head)
@@ -715,7 +715,7 @@ func HeadText(res *fetch.Meta) []byte {
 // a file's header fields (Content-Length, Accept-ranges, Last-Modified)
 // and an empty line; nil for other results.
 func HeaderBlock(res *fetch.Meta) []byte {
-	if res.IsHTTP() || res.Tunnel != nil || res.Interim != nil {
+	if hasHeads(res) {
 		return HeadText(res)
 	}
 	if len(res.Header) == 0 {
@@ -725,6 +725,18 @@ func HeaderBlock(res *fetch.Meta) []byte {
 	writeFields(&b, res.Header)
 	b.WriteString("\r\n")
 	return b.Bytes()
+}
+
+// hasHeads reports whether m brings HTTP heads to show: its own, a proxy
+// tunnel's, interim ones, or those of the replies before it (an Error's
+// Reply may have only these).
+func hasHeads(m *fetch.Meta) bool {
+	for _, r := range m.Replies() {
+		if r.IsHTTP() || r.Tunnel != nil || r.Interim != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // writeFields writes header fields as lines "Name: value" ended by CRLF.

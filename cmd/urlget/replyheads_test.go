@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
+	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/urlget/urlget/fetch/fetchtest"
@@ -137,4 +140,30 @@ func TestEncodingsBesideCurl(t *testing.T) {
 		}
 	}
 	rec.take()
+}
+
+// TestDigestThenNothingBesideCurl: --digest answered by a 401, then by a
+// close without a reply: exit 52, and -i shows the 401's head, as curl.
+func TestDigestThenNothingBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	var n atomic.Int32
+	srv := fetchtest.NewServer(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil || line == "\r\n" {
+				break
+			}
+		}
+		if n.Add(1)%2 == 1 {
+			io.WriteString(c, "HTTP/1.1 401 Who\r\nWWW-Authenticate: Digest realm=\"r\", nonce=\"1\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		}
+	})
+	args := []string{"-s", "-i", "--digest", "-u", "u:p", "http://" + srv.Addr + "/d"}
+	ccode, cout := runClient(t, curl, "curl", args...)
+	ucode, uout, uerr := runOut(t, args...)
+	if ucode != 52 || ccode != 52 || uout != cout || !strings.HasPrefix(uout, "HTTP/1.1 401 Who\r\n") {
+		t.Errorf("urlget exit %d (%s) %q, curl %d %q; want 52 and the 401's head", ucode, strings.TrimSpace(uerr), uout, ccode, cout)
+	}
 }

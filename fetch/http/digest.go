@@ -8,6 +8,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -90,10 +91,27 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 		res, ok, err = next(res, authz)
 	}
 	if err != nil {
-		return nil, err
+		return nil, withAuthReplies(err, asked)
 	}
 	res.AuthReplies = asked
 	return res, nil
+}
+
+// withAuthReplies is err, a request's after the replies asked (AuthReplies)
+// came, with them in its Reply, to be shown (curl's -i, -D) as they came.
+func withAuthReplies(err error, asked []fetch.Meta) error {
+	var fe *fetch.Error
+	if len(asked) == 0 || !errors.As(err, &fe) {
+		return err
+	}
+	e := *fe
+	reply := fetch.Meta{Size: -1}
+	if e.Reply != nil {
+		reply = *e.Reply
+	}
+	reply.AuthReplies = append(slices.Clip(asked), reply.AuthReplies...)
+	e.Reply = &reply
+	return &e
 }
 
 // requestTarget is the request-target of a direct request, the Digest uri.
