@@ -96,12 +96,26 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 	if err != nil {
 		return fail(&Error{Kind: ErrConnect, Msg: "reading the proxy's reply to CONNECT", Err: err})
 	}
-	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		resp.Body.Close()
+	}
 	reply := &Meta{Proto: resp.Proto, Status: resp.StatusCode, Size: -1,
 		Reason: strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" "),
 		Head:   bytes.Clone(rec.buf[:len(rec.buf)-br.Buffered()])}
 	if v != nil {
 		fmt.Fprintf(v, "< %s %s\n", resp.Proto, SanitizeLine(resp.Status, 200))
+	}
+	if v != nil && resp.StatusCode/100 == 2 {
+		// A 2xx reply has no body, whatever its fields say (RFC 9110
+		// §9.3.6): the tunnel starts after its head. curl -v says so.
+		for _, line := range strings.Split(string(reply.Head), "\n") {
+			name, _, _ := strings.Cut(line, ":")
+			for _, f := range []string{"Content-Length", "Transfer-Encoding"} {
+				if strings.EqualFold(strings.TrimSpace(name), f) {
+					fmt.Fprintf(v, "* Ignoring %s in CONNECT %d response\n", f, resp.StatusCode)
+				}
+			}
+		}
 	}
 	if resp.StatusCode/100 != 2 {
 		// The reply is shown (curl's -i, -D) and its status is curl's

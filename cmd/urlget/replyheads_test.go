@@ -167,3 +167,39 @@ func TestDigestThenNothingBesideCurl(t *testing.T) {
 		t.Errorf("urlget exit %d (%s) %q, curl %d %q; want 52 and the 401's head", ucode, strings.TrimSpace(uerr), uout, ccode, cout)
 	}
 }
+
+// TestTunnelReplyFieldsBesideCurl: a proxy's 2xx reply to CONNECT has no
+// body whatever its Content-Length and Transfer-Encoding say (RFC 9110
+// §9.3.6): the tunnel starts after its head, as curl takes it.
+func TestTunnelReplyFieldsBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := fetchtest.NewServer(t, func(c net.Conn) {
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		up, err := net.Dial("tcp", rec.addr)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		io.WriteString(c, "HTTP/1.1 200 Fine\r\nContent-Length: 123\r\nTransfer-Encoding: chunked\r\n\r\n")
+		go io.Copy(up, br)
+		io.Copy(c, up)
+	})
+	args := []string{"-s", "-i", "-p", "-x", "http://" + proxy.Addr, "http://" + rec.addr + "/t"}
+	ccode, cout := runClient(t, curl, "curl", args...)
+	ucode, uout, uerr := runOut(t, args...)
+	if ucode != 0 || ccode != 0 || uout != cout || !strings.HasSuffix(uout, "\r\n\r\nok\n") {
+		t.Errorf("urlget exit %d (%s) %q, curl %d %q", ucode, strings.TrimSpace(uerr), uout, ccode, cout)
+	}
+	rec.take()
+}
