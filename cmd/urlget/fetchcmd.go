@@ -233,9 +233,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	if o.client.Fail && o.client.FailWithBody {
 		return nil, errors.New("-f/--fail and --fail-with-body exclude each other")
 	}
-	if err := checkJSONArgs(o.req.data); err != nil {
-		return nil, err
-	}
 	if err := checkRequestArgs(o, e.stdin); err != nil {
 		return nil, err
 	}

@@ -85,9 +85,6 @@ func (r *Reply) Positive() bool { return r.code >= 200 && r.code < 300 }
 // Preliminary reports a 1xx reply (a transfer starts; another reply follows).
 func (r *Reply) Preliminary() bool { return r.code >= 100 && r.code < 200 }
 
-// Intermediate reports a 3xx reply (the command needs another: PASS, REST).
-func (r *Reply) Intermediate() bool { return r.code >= 300 && r.code < 400 }
-
 // printable makes server text (or a name) safe for a message or the
 // verbose log: fetch.Sanitize, cut to 512 bytes.
 func printable(s string) string { return fetch.SanitizeLine(s, 512) }
