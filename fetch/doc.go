@@ -165,8 +165,13 @@
 // # Errors and exit codes
 //
 // Every error from the Client, and from a Body it returned, is an *Error
-// with a Kind. Kind.ExitCode gives the process exit code, curl's number
-// wherever curl has the same meaning:
+// with a Kind. A Kind is itself an error value for errors.Is:
+//
+//	if errors.Is(err, fetch.ErrNotFound) { ... }
+//
+// holds for every *Error of that kind in err's chain (KindOf gives the
+// kind of any error). Kind.ExitCode gives the process exit code, curl's
+// number wherever curl has the same meaning:
 //
 //	exit  kind                 meaning
 //	   0                       success
