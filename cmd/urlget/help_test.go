@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,6 +116,17 @@ func TestDocsInSync(t *testing.T) {
 		if err != nil || string(have) != out {
 			t.Errorf("docs/%s is not what urlget %s prints: run go test ./cmd/urlget -run TestDocsInSync -update-docs", c.file, strings.Join(c.args, " "))
 		}
+	}
+	var md strings.Builder
+	manual(newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})).WriteMarkdown(&md)
+	mdPath := filepath.Join(docs, "urlget.md")
+	if *updateDocs {
+		if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if have, err := os.ReadFile(mdPath); err != nil || string(have) != md.String() {
+		t.Errorf("docs/urlget.md is not the manual page in Markdown: run go test ./cmd/urlget -run TestDocsInSync -update-docs")
 	}
 	code, man, _ := runOut(t, "--man")
 	for _, want := range []string{".TH URLGET 1", ".SS http options", `\fB\-H\fR, \fB\-\-header\fR \fILINE\fR`, `.SH "CONFIG FILE"`, ".SS gopher"} {
