@@ -84,4 +84,3 @@ func sendBesideCurl(t *testing.T, curl string, rec *recorder, args []string, std
 	}
 	return creqs, rec.take(), cbuf.String(), ubuf.String()
 }
-
