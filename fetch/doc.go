@@ -191,6 +191,7 @@
 //	  23  ErrWrite             writing the output failed
 //	  25  ErrUpload            upload refused
 //	  26  ErrRead              reading a local file failed (netrc)
+//	  27  ErrHeaderLine        an HTTP reply's header line longer than a client keeps (100 KiB)
 //	  28  ErrTimeout           a timeout fired (connect timeout, context deadline)
 //	  35  ErrTLS               TLS handshake failure
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)

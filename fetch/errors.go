@@ -52,7 +52,7 @@ const (
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
 
-	kindEnd // one past the last kind, for the tests: add new kinds above it
+	kindEnd // one past the last kind: add new kinds above it
 )
 
 var exitCodes = map[Kind]int{
@@ -64,6 +64,15 @@ var exitCodes = map[Kind]int{
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
 	ErrGotNothing: 52, ErrHeaderLine: 27,
+}
+
+// Kinds are every Kind, in order: for tables of exit codes.
+func Kinds() []Kind {
+	ks := make([]Kind, 0, kindEnd)
+	for k := ErrOther; k < kindEnd; k++ {
+		ks = append(ks, k)
+	}
+	return ks
 }
 
 // ExitCode is the process exit code for errors of this kind.

@@ -32,7 +32,7 @@ func TestKindIsError(t *testing.T) {
 // an exit code, so a kind added without them is caught here.
 func TestKindText(t *testing.T) {
 	seen := map[string]fetch.Kind{}
-	for k := fetch.ErrOther; k < fetch.KindEnd; k++ {
+	for _, k := range fetch.Kinds() {
 		s := k.Error()
 		if s == "" || s == "fetch error" || strings.Contains(s, "--") {
 			t.Errorf("Kind %d: text %q", int(k), s)

@@ -4,6 +4,3 @@ import "time"
 
 // SetCookieClock gives c another clock (the cookie file fuzzer's fixed now).
 func SetCookieClock(c *CookieJar, now func() time.Time) { c.now = now }
-
-// KindEnd is one past the last Kind.
-const KindEnd = kindEnd
