@@ -70,7 +70,10 @@ type keptCookie struct {
 // Load reads a Netscape cookie file: tab-separated domain, include
 // subdomains, path, secure, expiry (Unix seconds, 0 for a session cookie),
 // name, value; "#HttpOnly_" before the domain marks an HttpOnly cookie;
-// other lines starting with "#", and blank lines, are comments.
+// other lines starting with "#", and blank lines, are comments. A line of
+// another number of fields (two tabs in a row make an empty field; a
+// stray header line has none) is skipped, as curl skips a line it cannot
+// read; a line of 6 fields has an empty value.
 func (c *CookieJar) Load(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -88,7 +91,7 @@ func (c *CookieJar) Load(r io.Reader) error {
 			f = append(f, "") // an empty value
 		}
 		if len(f) != 7 {
-			return fmt.Errorf("line %d: want 7 tab-separated fields, not %d", n, len(f))
+			continue
 		}
 		exp, err := strconv.ParseInt(f[4], 10, 64)
 		if err != nil {
