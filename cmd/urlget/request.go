@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -105,6 +107,14 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	}
 	err := body.Read(r.data, r.urlQuery, r.form, func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "open" {
+			// curl: data from a file it cannot open is empty, and a
+			// warning says so.
+			if !c.o.silent {
+				warnf(c.e.stderr, "cannot open data file %s: %v; its data is empty (as curl makes it)", name, pe.Err)
+			}
+			return nil, nil
+		}
 		return b, fetch.PathCause(err)
 	})
 	body.Upload = ""

@@ -147,6 +147,8 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 	upFile := write("up.txt", "uploaded bytes\n")
 	hdrFile := write("headers.txt", "X-One: 1\nX-Two: two\n")
 	cookieFile := write("cookies.txt", "# Netscape HTTP Cookie File\n"+strings.Split(rec.addr, ":")[0]+"\tFALSE\t/\tFALSE\t0\tsession\tabc\n")
+	host := strings.Split(rec.addr, ":")[0]
+	junkCookies := write("junk-cookies.txt", "HTTP/1.1 200 OK\n"+host+"\tFALSE\t/\tFALSE\t0\t\ttwo\ttabs\n")
 	cases := []struct {
 		name  string
 		args  []string
@@ -156,6 +158,8 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 		{"-d twice", []string{"-d", "a=1", "-d", "b=2", base + "/form"}, ""},
 		{"-d @file", []string{"-d", "@" + dataFile, base + "/form"}, ""},
 		{"-d @-", []string{"-d", "@-", base + "/form"}, "from stdin\n"},
+		{"-d @missing", []string{"-d", "@" + filepath.Join(dir, "missing"), base + "/form"}, ""},
+		{"--data-binary @missing", []string{"--data-binary", "@" + filepath.Join(dir, "missing"), "-d", "x=1", base + "/form"}, ""},
 		{"--data-binary @file", []string{"--data-binary", "@" + dataFile, base + "/form"}, ""},
 		{"--data-raw", []string{"--data-raw", "@not-a-file", base + "/form"}, ""},
 		{"--data-urlencode", []string{"--data-urlencode", "q=a b&c/é", "--data-urlencode", "=x y", "--data-urlencode", "plain text", base + "/form"}, ""},
@@ -184,6 +188,7 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 		{"-T -X POST", []string{"-T", upFile, "-X", "POST", base + "/post"}, ""},
 		{"-b string", []string{"-b", "a=1; b=2", base + "/c"}, ""},
 		{"-b file", []string{"-b", cookieFile, base + "/c"}, ""},
+		{"-b file, lines skipped", []string{"-b", junkCookies, base + "/c"}, ""},
 		{"-i", []string{"-i", base + "/i"}, ""},
 	}
 	for _, tc := range cases {
