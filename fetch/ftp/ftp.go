@@ -96,6 +96,8 @@ func init() {
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
 			{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
 				Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},
+			{Key: OptPasvTrust, Flag: "ftp-skip-pasv-ip", Kind: fetch.Bool, Set: "0", Schemes: ftp,
+				Help: "connect to the control connection's address, not the one in a PASV reply (the default, as curl's; undoes --ftp-pasv-trust)"},
 			{Key: OptPort, Short: "P", Kind: fetch.String, Arg: "ADDR", Schemes: ftp,
 				Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
 			{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
