@@ -122,7 +122,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l data
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l data-urlencode -r -F -d 'HTTP POST data, percent-encoded (NAME= kept as it is)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l url-query -x -d 'add DATA to each URL\'s query (after "&"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'G' -l get -d 'send the -d data in the query string of a GET'
-complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'F' -l form -x -d 'a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'F' -l form -x -d 'a multipart/form-data field (NAME=@FILE: a file, @FILE,FILE: several, NAME=<FILE: its text; ;type= and ;filename= after it; "quoted" words)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l form-escape -d 'escape a quote and a backslash in a -F name or file name with a backslash (default: a quote, CR and LF percent-encoded, as browsers)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l form-string -x -d 'a multipart/form-data text field NAME=VALUE, VALUE as it is (a leading @ or < and ;type= mean nothing)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'i' -l include -d 'write the response header before the body'
