@@ -1,11 +1,13 @@
 package fetch
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -88,7 +90,7 @@ func ParseForm(args []FormArg) (*Form, error) {
 					fp.filename = filepath.Base(fp.file)
 				}
 				if fp.ctype == "" {
-					fp.ctype = guessType(fp.file)
+					fp.ctype = guessType(fp.filename, fp.file)
 				}
 				p.files = append(p.files, fp)
 				if rest != "" && rest[0] != ',' {
@@ -119,7 +121,7 @@ func ParseForm(args []FormArg) (*Form, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%q: %v", a, err)
 			}
-			p.value, p.ctype, p.filename = fp.file, fp.ctype, fp.filename
+			p.value, p.ctype, p.filename = fp.file, cmp.Or(fp.ctype, typeByExt(fp.filename)), fp.filename
 			if rest != "" {
 				warn("garbage at the end: " + rest)
 			}
@@ -244,8 +246,16 @@ func formParams(s string, end byte, warn func(string)) (p formPart, rest string,
 	return p, rest, nil
 }
 
-// guessType is curl's content type for a file by its extension.
-func guessType(name string) string {
+// guessType is curl's content type of a file sent as a file: by the
+// extension of the name sent, else of the file's path, else
+// application/octet-stream.
+func guessType(filename, path string) string {
+	return cmp.Or(typeByExt(filename), typeByExt(path), "application/octet-stream")
+}
+
+// typeByExt is curl's content type for a name's extension, "" for an
+// extension it does not know.
+func typeByExt(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".gif":
 		return "image/gif"
@@ -264,7 +274,7 @@ func guessType(name string) string {
 	case ".xml":
 		return "application/xml"
 	}
-	return "application/octet-stream"
+	return ""
 }
 
 // ContentType is the body's Content-Type, with its boundary.
@@ -274,7 +284,7 @@ func (f *Form) ContentType() string { return "multipart/form-data; boundary=" + 
 // "-"), so that the body cannot be sent twice.
 func (f *Form) ReadsStdin() bool {
 	for _, p := range f.parts {
-		if p.file == "-" {
+		if p.file == "-" || slices.ContainsFunc(p.files, func(fp formPart) bool { return fp.file == "-" }) {
 			return true
 		}
 	}

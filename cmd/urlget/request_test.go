@@ -186,6 +186,8 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 		{"-F quoted", []string{"-F", `file=@"` + write("a;b,c.txt", "semi\n") + `";type=mo/foo;filename="f\\a\"k;e,r"`, "-F", `t=" \\v;type=\"x\" "; type=text/foo; charset=utf-8 ; filename=param_b`, base + "/upload"}, ""},
 		{"-F files", []string{"-F", "file=@" + upFile + "," + upFile + ";type=magic/content," + dataFile, base + "/upload"}, ""},
 		{"-F type params", []string{"-F", "f=@" + upFile + ";filename=/dev/null;type=text/x-null;format=x-curl", "-F", "v= spaced ;type=a/b", base + "/upload"}, ""},
+		{"-F @- stdin", []string{"-F", "f=@-;filename=in.txt", "-F", "g=1", base + "/upload"}, "from stdin\n"},
+		{"-F type by filename", []string{"-F", "f=@" + upFile + ";filename=x.png", "-F", "g=@" + upFile + ";filename=noext", "-F", "t=v;filename=t.html", base + "/upload"}, ""},
 		{"-F =", []string{"-F", "=", "-F", "x=1;unknown=2", base + "/upload"}, ""},
 		{"-T file", []string{"-T", upFile, base + "/put/"}, ""},
 		{"-T - chunked", []string{"-T", "-", base + "/put/stdin"}, "streamed\n"},
