@@ -154,7 +154,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(cli.Func("string", func(s string) error {
 		o.uploads = append(o.uploads, s)
 		return nil
-	}), "upload-file", "T", "upload `FILE` (\"-\": stdin) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
+	}), "upload-file", "T", "upload `FILE` (\"-\": stdin; a glob: each file) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)

@@ -89,3 +89,26 @@ func TestUploadToFileURLBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadGlobBesideCurl: -T takes a glob as the URL does; each file goes
+// to each URL, the files in the outer loop, a URL ending in "/" getting
+// each file's name: the requests are curl's, in curl's order.
+func TestUploadGlobBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	for _, n := range []string{"first", "second"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+" file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, []string{"-s", "http://" + rec.addr + "/{one,two}/", "-T", "{" + dir + "/first," + dir + "/second}"}, "")
+	if len(creqs) != 4 || len(ureqs) != len(creqs) {
+		t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+	}
+	for i := range creqs {
+		if c, u := comparableRequest(creqs[i]), comparableRequest(ureqs[i]); c != u {
+			t.Errorf("request %d differs:\nurlget %q\ncurl   %q", i, u, c)
+		}
+	}
+}

@@ -59,7 +59,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l no-p
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'w' -l write-out -x -d 'print FORMAT after each transfer (%{http_code}, %{json}, ...; @FILE reads it from FILE, @- from stdin)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'h' -l help -d 'print this help; --help SCHEME: one scheme\'s options and examples'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'V' -l version -d 'print the version and the supported schemes'
-complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'T' -l upload-file -r -F -d 'upload FILE ("-": stdin) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in "/" gets FILE\'s name); once per URL, in order'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'T' -l upload-file -r -F -d 'upload FILE ("-": stdin; a glob: each file) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in "/" gets FILE\'s name); once per URL, in order'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l search -x -d 'the search words for a gopher type 7 item or a WAIS database (-d WORDS too, for such URLs only)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ask-answer -x -d 'an answer to the next +ASK question (repeat in order; "-": read the answers from stdin)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l gopher-allow-port -d 'allow ports of line-based services (21, 25, 119, 6379, ...)'
