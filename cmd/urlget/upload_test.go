@@ -112,3 +112,32 @@ func TestUploadGlobBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestFTPUploadCRLFBesideCurl: -T with --crlf stores each LF as CRLF, in
+// binary mode, as curl does.
+func TestFTPUploadCRLFBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	base := "ftp://" + testserver.FTPUser + ":" + testserver.FTPPassword + "@" + s.Addr + "/upload/"
+	local := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(local, []byte("one\ntwo\n\nthree"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"curl", "urlget"} {
+		args := []string{"-sS", "--crlf", "-T", local, base + who + ".txt"}
+		if who == "curl" {
+			if out, err := exec.Command(curl, args...).CombinedOutput(); err != nil {
+				t.Fatalf("curl: %v %s", err, out)
+			}
+		} else {
+			var out, errb bytes.Buffer
+			if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
+				t.Fatalf("urlget: exit %d %s", code, errb.String())
+			}
+		}
+		got, _ := os.ReadFile(filepath.Join(s.Home, "upload", who+".txt"))
+		if want := "one\r\ntwo\r\n\r\nthree"; string(got) != want {
+			t.Errorf("%s stored %q, want %q", who, got, want)
+		}
+	}
+}

@@ -86,6 +86,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'B' -l use-ascii -d 'ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server\'s bytes)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-binary -d 'binary transfers when the URL has no ;type= (the default; undoes -B)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l append -d 'with -T, append to the remote file (APPE)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l crlf -d 'with -T, send each LF not after a CR as CRLF (in binary mode too, as curl\'s --crlf)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'Q' -l quote -x -d 'send CMD after login ("-CMD": after the transfer; "+CMD": after the CWDs, just before it; "*" after those: a refusal is ignored); repeatable'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-create-dirs -d 'make the directories of the URL\'s path that are missing (MKD)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'H' -l header -x -d 'add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)'

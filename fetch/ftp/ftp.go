@@ -83,6 +83,7 @@ const (
 	OptType      = "ftp-type"        // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
 	OptEmail     = "ftp-email"       // the anonymous password (--ftp-email)
 	OptAppend    = "ftp-append"      // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
+	OptCRLF      = "ftp-crlf"        // "1": a Request.Body's LFs are sent as CRLF, whatever the TYPE (--crlf)
 	OptQuote     = "ftp-quote"       // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
 	OptMkdirs    = "ftp-create-dirs" // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
 )
@@ -112,6 +113,7 @@ func init() {
 			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
 				Help: "binary transfers when the URL has no ;type= (the default; undoes -B)"},
 			{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
+			{Key: OptCRLF, Flag: "crlf", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, send each LF not after a CR as CRLF (in binary mode too, as curl's --crlf)"},
 			{Key: OptQuote, Flag: "quote", Short: "Q", Kind: fetch.Strings, Arg: "CMD", Schemes: ftp,
 				Help: "send CMD after login (\"-CMD\": after the transfer; \"+CMD\": after the CWDs, just before it; \"*\" after those: a refusal is ignored); repeatable"},
 			{Key: OptMkdirs, Flag: "ftp-create-dirs", Kind: fetch.Bool, Schemes: ftp, Help: "make the directories of the URL's path that are missing (MKD)"},
@@ -294,7 +296,11 @@ func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 		if err != nil {
 			return nil, err
 		}
-		up = &upload{r: req.Body, size: req.BodySize, append: app}
+		crlf, err := req.Options.Bool(OptCRLF)
+		if err != nil {
+			return nil, err
+		}
+		up = &upload{r: req.Body, size: req.BodySize, append: app, crlf: crlf}
 	}
 	return f.do(ctx, req, up)
 }
