@@ -83,6 +83,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-no-reuse -d 'a new connection for every URL'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-email -x -d 'the anonymous password (default ftp@example.com)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-account -x -d 'ACCT data when the server asks for an account'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-alternative-to-user -x -d 'send COMMAND when USER is refused, and go on as after USER (curl\'s)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'B' -l use-ascii -d 'ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server\'s bytes)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-binary -d 'binary transfers when the URL has no ;type= (the default; undoes -B)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l append -d 'with -T, append to the remote file (APPE)'

@@ -203,6 +203,7 @@
 //	ftp-mlsd        "1": MLSD for directory URLs when FEAT offers it  --ftp-mlsd, --json-lines listings
 //	ftp-email       anonymous password (ftp@example.com)   --ftp-email
 //	ftp-account     ACCT argument when the server asks (332)  --ftp-account
+//	ftp-alternative-to-user  a command sent when USER is refused  --ftp-alternative-to-user
 //	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")
 //	modtime         "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z
 //	ftp-reuse       "0": no connection reuse                  --no-keepalive

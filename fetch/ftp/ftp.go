@@ -61,6 +61,7 @@ type options struct {
 	mlsd      bool
 	email     string
 	account   string
+	altUser   string // ftp-alternative-to-user
 	typ       byte
 	mdtm      bool
 	reuse     bool
@@ -70,22 +71,23 @@ type options struct {
 
 // Request.Options keys this package reads (the CLI flag in brackets).
 const (
-	OptMethod    = "ftp-method"      // multicwd (default), singlecwd or nocwd (--ftp-method)
-	OptPasvTrust = "ftp-pasv-trust"  // "1": use the address in a PASV reply (--ftp-pasv-trust)
-	OptPort      = "ftp-port"        // active mode: the address to listen on, "-" for the control connection's (-P)
-	OptEPSV      = "ftp-epsv"        // "0": never try EPSV (--disable-epsv)
-	OptEPRT      = "ftp-eprt"        // "0": never try EPRT (--disable-eprt)
-	OptListOnly  = "ftp-list-only"   // "1": list directories with NLST (-l)
-	OptMLSD      = "ftp-mlsd"        // "1": list directories with MLSD when the server has it (--ftp-mlsd)
-	OptMDTM      = fetch.OptModTime  // "1": ask MDTM for Meta.ModTime (-R)
-	OptReuse     = "ftp-reuse"       // "0": never reuse a logged-in connection (--ftp-no-reuse)
-	OptAccount   = "ftp-account"     // ACCT data (--ftp-account)
-	OptType      = "ftp-type"        // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
-	OptEmail     = "ftp-email"       // the anonymous password (--ftp-email)
-	OptAppend    = "ftp-append"      // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
-	OptCRLF      = "ftp-crlf"        // "1": a Request.Body's LFs are sent as CRLF, whatever the TYPE (--crlf)
-	OptQuote     = "ftp-quote"       // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
-	OptMkdirs    = "ftp-create-dirs" // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
+	OptMethod    = "ftp-method"              // multicwd (default), singlecwd or nocwd (--ftp-method)
+	OptPasvTrust = "ftp-pasv-trust"          // "1": use the address in a PASV reply (--ftp-pasv-trust)
+	OptPort      = "ftp-port"                // active mode: the address to listen on, "-" for the control connection's (-P)
+	OptEPSV      = "ftp-epsv"                // "0": never try EPSV (--disable-epsv)
+	OptEPRT      = "ftp-eprt"                // "0": never try EPRT (--disable-eprt)
+	OptListOnly  = "ftp-list-only"           // "1": list directories with NLST (-l)
+	OptMLSD      = "ftp-mlsd"                // "1": list directories with MLSD when the server has it (--ftp-mlsd)
+	OptMDTM      = fetch.OptModTime          // "1": ask MDTM for Meta.ModTime (-R)
+	OptReuse     = "ftp-reuse"               // "0": never reuse a logged-in connection (--ftp-no-reuse)
+	OptAccount   = "ftp-account"             // ACCT data (--ftp-account)
+	OptType      = "ftp-type"                // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
+	OptEmail     = "ftp-email"               // the anonymous password (--ftp-email)
+	OptAppend    = "ftp-append"              // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
+	OptCRLF      = "ftp-crlf"                // "1": a Request.Body's LFs are sent as CRLF, whatever the TYPE (--crlf)
+	OptAltUser   = "ftp-alternative-to-user" // a command sent when USER is refused, its reply taken as USER's (--ftp-alternative-to-user)
+	OptQuote     = "ftp-quote"               // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
+	OptMkdirs    = "ftp-create-dirs"         // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
 )
 
 func init() {
@@ -108,6 +110,7 @@ func init() {
 			{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
 			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: DefaultEmail, Schemes: ftp, Help: "the anonymous password"},
 			{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
+			{Key: OptAltUser, Kind: fetch.String, Arg: "COMMAND", Schemes: ftp, Help: "send COMMAND when USER is refused, and go on as after USER (curl's)"},
 			{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
 				Help: "ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server's bytes)"},
 			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
@@ -163,6 +166,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	o.reuse = !noReuse
 	o.port = m[OptPort]
 	o.account = m[OptAccount]
+	o.altUser = m[OptAltUser]
 	if v := m[OptType]; v != "" {
 		switch strings.ToLower(v) {
 		case "a", "ascii":
@@ -177,7 +181,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	if o.email == "" {
 		o.email = DefaultEmail
 	}
-	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port, OptQuote: m[OptQuote]} {
+	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptAltUser: o.altUser, OptPort: o.port, OptQuote: m[OptQuote]} {
 		if k == OptQuote {
 			v = strings.ReplaceAll(v, "\n", " ") // the lines are separate commands
 		}
