@@ -343,7 +343,11 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
 	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
-	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig)
+	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig, func(msg string) {
+		if !silentArgs(e.args) {
+			warnf(e.stderr, "%s", msg)
+		}
+	})
 	if err != nil {
 		return usageFailed(e, err)
 	}

@@ -330,6 +330,7 @@ func TestConfigBesideCurl(t *testing.T) {
 		"data-urlencode: \"q=two words\"\n"+
 		"request PUT\n"+
 		"referer=http://example.org/\n"+
+		"no-such-option-anywhere 1\n"+
 		"silent\n"+
 		"url = \"http://"+rec.addr+"/from-config\"\n"), 0o644)
 	t.Setenv("HOME", dir)
