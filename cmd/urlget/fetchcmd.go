@@ -76,6 +76,11 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	cli.Switch(fs, "remote-name", "O", "write the next URL to a file named after its last path segment", func() {
 		o.outputs = append(o.outputs, download.Target{Remote: true})
 	})
+	// curl's --no-remote-name takes the next URL's output slot, as -O
+	// does, for stdout: undoing --remote-name-all for that URL.
+	cli.Switch(fs, "no-remote-name", "", "write the next URL to stdout, as -o - (undoes --remote-name-all for it)", func() {
+		o.outputs = append(o.outputs, download.Target{Name: "-"})
+	})
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
 	fs.BoolVarP(&o.headerName, "remote-header-name", "J", false, "with -O, name the file as an HTTP reply's Content-Disposition does (its directory part dropped); such a file replaces none (see --no-clobber)")
 	fs.BoolVar(&o.noClobber, "no-clobber", false, "never replace an existing output file: write NAME.1, NAME.2, ... up to NAME.100 instead (exit 23 when all exist); --clobber replaces, a -J file too")
@@ -149,7 +154,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(cli.Func("string", func(s string) error {
 		o.uploads = append(o.uploads, s)
 		return nil
-	}), "upload-file", "T", "upload `FILE` (\"-\": stdin) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
+	}), "upload-file", "T", "upload `FILE` (\"-\": stdin; a glob: each file) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
@@ -335,7 +340,11 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
 	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
-	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig)
+	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig, func(msg string) {
+		if !silentArgs(e.args) {
+			warnf(e.stderr, "%s", msg)
+		}
+	})
 	if err != nil {
 		return usageFailed(e, err)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -50,7 +52,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.Var(dataFlag(&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"), "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	fs.Var(dataFlag(&r.urlQuery, fetch.DataURLQuery, "DATA"), "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
-	fs.VarP(formFlag(&r.form, false), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	fs.VarP(formFlag(&r.form, false), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, @FILE,FILE: several, NAME=<FILE: its text; ;type= and ;filename= after it; \"quoted\" words)")
 	fs.BoolVar(&d.Body.FormEscape, "form-escape", false, "escape a quote and a backslash in a -F name or file name with a backslash (default: a quote, CR and LF percent-encoded, as browsers)")
 	fs.Var(formFlag(&r.form, true), "form-string", "a multipart/form-data text field `NAME=VALUE`, VALUE as it is (a leading @ or < and ;type= mean nothing)")
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
@@ -105,9 +107,22 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	}
 	err := body.Read(r.data, r.urlQuery, r.form, func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "open" {
+			// curl: data from a file it cannot open is empty, and a
+			// warning says so.
+			if !c.o.silent {
+				warnf(c.e.stderr, "cannot open data file %s: %v; its data is empty (as curl makes it)", name, pe.Err)
+			}
+			return nil, nil
+		}
 		return b, fetch.PathCause(err)
 	})
 	body.Upload = ""
+	if err == nil && body.Form != nil && !c.o.silent {
+		for _, w := range body.Form.Warnings {
+			warnf(c.e.stderr, "%s", w)
+		}
+	}
 	if err == nil && (len(r.cookies) > 0 || r.cookieJar != "") {
 		c.jar, err = newCookieJar(r.cookies, r.junkSession)
 		c.client.Jar = c.jar

@@ -202,6 +202,10 @@ func TestSchemeOptions(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("ftp options %v, want %v", got, want)
 	}
+	run("", "--ftp-pasv-trust", "--ftp-skip-pasv-ip", "ftp://h/f")
+	if want := (map[string]string{ftp.OptPasvTrust: "0"}); !maps.Equal(got, want) {
+		t.Errorf("--ftp-skip-pasv-ip after --ftp-pasv-trust: options %v, want %v", got, want)
+	}
 	run("", "gopher://h/1/")
 	if got != nil {
 		t.Errorf("no scheme flags gave options %v", got)

@@ -61,6 +61,7 @@ type options struct {
 	mlsd      bool
 	email     string
 	account   string
+	altUser   string // ftp-alternative-to-user
 	typ       byte
 	mdtm      bool
 	reuse     bool
@@ -70,21 +71,23 @@ type options struct {
 
 // Request.Options keys this package reads (the CLI flag in brackets).
 const (
-	OptMethod    = "ftp-method"      // multicwd (default), singlecwd or nocwd (--ftp-method)
-	OptPasvTrust = "ftp-pasv-trust"  // "1": use the address in a PASV reply (--ftp-pasv-trust)
-	OptPort      = "ftp-port"        // active mode: the address to listen on, "-" for the control connection's (-P)
-	OptEPSV      = "ftp-epsv"        // "0": never try EPSV (--disable-epsv)
-	OptEPRT      = "ftp-eprt"        // "0": never try EPRT (--disable-eprt)
-	OptListOnly  = "ftp-list-only"   // "1": list directories with NLST (-l)
-	OptMLSD      = "ftp-mlsd"        // "1": list directories with MLSD when the server has it (--ftp-mlsd)
-	OptMDTM      = fetch.OptModTime  // "1": ask MDTM for Meta.ModTime (-R)
-	OptReuse     = "ftp-reuse"       // "0": never reuse a logged-in connection (--ftp-no-reuse)
-	OptAccount   = "ftp-account"     // ACCT data (--ftp-account)
-	OptType      = "ftp-type"        // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
-	OptEmail     = "ftp-email"       // the anonymous password (--ftp-email)
-	OptAppend    = "ftp-append"      // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
-	OptQuote     = "ftp-quote"       // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
-	OptMkdirs    = "ftp-create-dirs" // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
+	OptMethod    = "ftp-method"              // multicwd (default), singlecwd or nocwd (--ftp-method)
+	OptPasvTrust = "ftp-pasv-trust"          // "1": use the address in a PASV reply (--ftp-pasv-trust)
+	OptPort      = "ftp-port"                // active mode: the address to listen on, "-" for the control connection's (-P)
+	OptEPSV      = "ftp-epsv"                // "0": never try EPSV (--disable-epsv)
+	OptEPRT      = "ftp-eprt"                // "0": never try EPRT (--disable-eprt)
+	OptListOnly  = "ftp-list-only"           // "1": list directories with NLST (-l)
+	OptMLSD      = "ftp-mlsd"                // "1": list directories with MLSD when the server has it (--ftp-mlsd)
+	OptMDTM      = fetch.OptModTime          // "1": ask MDTM for Meta.ModTime (-R)
+	OptReuse     = "ftp-reuse"               // "0": never reuse a logged-in connection (--ftp-no-reuse)
+	OptAccount   = "ftp-account"             // ACCT data (--ftp-account)
+	OptType      = "ftp-type"                // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
+	OptEmail     = "ftp-email"               // the anonymous password (--ftp-email)
+	OptAppend    = "ftp-append"              // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
+	OptCRLF      = "ftp-crlf"                // "1": a Request.Body's LFs are sent as CRLF, whatever the TYPE (--crlf)
+	OptAltUser   = "ftp-alternative-to-user" // a command sent when USER is refused, its reply taken as USER's (--ftp-alternative-to-user)
+	OptQuote     = "ftp-quote"               // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
+	OptMkdirs    = "ftp-create-dirs"         // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
 )
 
 func init() {
@@ -96,6 +99,8 @@ func init() {
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
 			{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
 				Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},
+			{Key: OptPasvTrust, Flag: "ftp-skip-pasv-ip", Kind: fetch.Bool, Set: "0", Schemes: ftp,
+				Help: "connect to the control connection's address, not the one in a PASV reply (the default, as curl's; undoes --ftp-pasv-trust)"},
 			{Key: OptPort, Short: "P", Kind: fetch.String, Arg: "ADDR", Schemes: ftp,
 				Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
 			{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
@@ -105,11 +110,13 @@ func init() {
 			{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
 			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: DefaultEmail, Schemes: ftp, Help: "the anonymous password"},
 			{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
+			{Key: OptAltUser, Kind: fetch.String, Arg: "COMMAND", Schemes: ftp, Help: "send COMMAND when USER is refused, and go on as after USER (curl's)"},
 			{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
 				Help: "ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server's bytes)"},
 			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
 				Help: "binary transfers when the URL has no ;type= (the default; undoes -B)"},
 			{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
+			{Key: OptCRLF, Flag: "crlf", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, send each LF not after a CR as CRLF (in binary mode too, as curl's --crlf)"},
 			{Key: OptQuote, Flag: "quote", Short: "Q", Kind: fetch.Strings, Arg: "CMD", Schemes: ftp,
 				Help: "send CMD after login (\"-CMD\": after the transfer; \"+CMD\": after the CWDs, just before it; \"*\" after those: a refusal is ignored); repeatable"},
 			{Key: OptMkdirs, Flag: "ftp-create-dirs", Kind: fetch.Bool, Schemes: ftp, Help: "make the directories of the URL's path that are missing (MKD)"},
@@ -159,6 +166,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	o.reuse = !noReuse
 	o.port = m[OptPort]
 	o.account = m[OptAccount]
+	o.altUser = m[OptAltUser]
 	if v := m[OptType]; v != "" {
 		switch strings.ToLower(v) {
 		case "a", "ascii":
@@ -173,7 +181,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	if o.email == "" {
 		o.email = DefaultEmail
 	}
-	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port, OptQuote: m[OptQuote]} {
+	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptAltUser: o.altUser, OptPort: o.port, OptQuote: m[OptQuote]} {
 		if k == OptQuote {
 			v = strings.ReplaceAll(v, "\n", " ") // the lines are separate commands
 		}
@@ -292,7 +300,11 @@ func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 		if err != nil {
 			return nil, err
 		}
-		up = &upload{r: req.Body, size: req.BodySize, append: app}
+		crlf, err := req.Options.Bool(OptCRLF)
+		if err != nil {
+			return nil, err
+		}
+		up = &upload{r: req.Body, size: req.BodySize, append: app, crlf: crlf}
 	}
 	return f.do(ctx, req, up)
 }

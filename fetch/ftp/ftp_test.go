@@ -945,6 +945,43 @@ func TestAccount(t *testing.T) {
 	}
 }
 
+// ftp-alternative-to-user (curl's --ftp-alternative-to-user): a USER
+// refused is followed by the command, whose reply stands for USER's (331:
+// PASS); without the option the refusal ends the login.
+func TestAlternativeToUser(t *testing.T) {
+	for _, alt := range []string{"USER replacement", ""} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) {
+			s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+				switch {
+				case verb == "USER" && arg == "anonymous":
+					ss.Reply(530, "We don't like USER commands")
+					return true
+				case verb == "PASS":
+					ss.LogIn()
+					ss.Reply(230, "Logged in")
+					return true
+				}
+				return false
+			}
+		})
+		_, body, err := get(t, client(nil, map[string]string{"ftp-alternative-to-user": alt}), "ftp://"+s.Addr+"/readme")
+		if alt == "" {
+			if fetch.KindOf(err) != fetch.ErrLoginDenied {
+				t.Errorf("USER refused, no alternative: %v", err)
+			}
+			continue
+		}
+		if err != nil || string(body) != "readme\n" {
+			t.Errorf("alternative to USER: %q, %v", body, err)
+		}
+		want := []string{"USER anonymous", "USER replacement", "PASS " + email}
+		if l := s.Lines(); len(l) < len(want) || strings.Join(l[:len(want)], "|") != strings.Join(want, "|") {
+			t.Errorf("commands %q, want %q first", l, want)
+		}
+	}
+}
+
 // Request.IfModifiedSince: MDTM decides; a file not modified after it is
 // NotModified, without a RETR.
 func TestIfModifiedSince(t *testing.T) {

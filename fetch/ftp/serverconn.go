@@ -209,6 +209,14 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 	if err != nil {
 		return ioError(ctx, fetch.ErrProtocol, "USER", err)
 	}
+	if o.altUser != "" && r.code != 331 && r.code != 332 && r.code/100 != 2 {
+		// USER refused: curl sends the alternative, whose reply stands
+		// for USER's.
+		verb, arg, hasArg := strings.Cut(o.altUser, " ")
+		if r, err = c.cmd(verb, arg, hasArg); err != nil {
+			return ioError(ctx, fetch.ErrProtocol, verb, err)
+		}
+	}
 	if r.code == 331 {
 		if !hasPass {
 			return &fetch.Error{Kind: fetch.ErrLoginDenied, Msg: "ftp: the server wants a password for " + strconv.Quote(user),

@@ -15,6 +15,7 @@ type upload struct {
 	r      io.Reader
 	size   int64 // Request.BodySize: -1 when unknown
 	append bool
+	crlf   bool // OptCRLF: LF sent as CRLF in TYPE I too
 	n      int64
 }
 
@@ -120,7 +121,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	}
 	var src io.Reader
 	cr := &fetch.CountingReader{R: up.r}
-	if p.typ == 'a' {
+	if p.typ == 'a' || up.crlf {
 		src = &lfToCRLF{r: cr}
 	} else {
 		src = cr
