@@ -94,6 +94,17 @@ type Client struct {
 	// its 401 challenge is answered by Digest when offered, else by Basic
 	// (Request.AnyAuth).
 	AnyAuth bool
+	// NTLM sends http and https credentials by NTLM (curl's --ntlm): the
+	// first request carries the NEGOTIATE message, the 401's challenge is
+	// answered on the same connection (Request.NTLM). With AnyAuth, NTLM
+	// is answered when the 401 offers it and not Digest.
+	NTLM bool
+	// ProxyNTLM (curl's --proxy-ntlm) sends the proxy credentials (the
+	// proxy URL's userinfo, ProxyUser) by NTLM, and ProxyAnyAuth
+	// (--proxy-anyauth) first sends none and answers the proxy's 407 by
+	// NTLM when offered, else by Basic (Request.ProxyNTLM, ProxyAnyAuth).
+	ProxyNTLM    bool
+	ProxyAnyAuth bool
 	// LocationTrusted (curl's --location-trusted) sends the credentials
 	// (User and Password, the URL's or netrc's, Bearer) and the caller's
 	// own Authorization and Cookie header lines to every host a redirect
@@ -431,7 +442,8 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		r := *req
 		r.URL = cur
 		r.User, r.Password, r.HasPassword = "", "", false
-		r.Bearer, r.Digest, r.AnyAuth, r.OtherOrigin = "", c.Digest, c.AnyAuth, false
+		r.Bearer, r.Digest, r.AnyAuth, r.NTLM, r.OtherOrigin = "", c.Digest, c.AnyAuth, c.NTLM, false
+		r.ProxyNTLM, r.ProxyAnyAuth = c.ProxyNTLM, c.ProxyAnyAuth
 		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
 			r.Bearer = c.Bearer

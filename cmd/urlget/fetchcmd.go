@@ -159,7 +159,10 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	// the cookie jar's).
 	fs.BoolVar(&o.client.Digest, "digest", false, "send the -u credentials by HTTP Digest (RFC 7616), answering the server's 401 challenge")
 	fs.BoolVar(&o.req.basic, "basic", false, "send the -u credentials by HTTP Basic (the default; with --digest: as --anyauth)")
-	fs.BoolVar(&o.client.AnyAuth, "anyauth", false, "send the -u credentials as the server's 401 asks: Digest when offered, else Basic (the first request goes without them)")
+	fs.BoolVar(&o.client.AnyAuth, "anyauth", false, "send the -u credentials as the server's 401 asks: Digest when offered, else NTLM, else Basic (the first request goes without them)")
+	fs.BoolVar(&o.client.NTLM, "ntlm", false, "send the -u credentials by NTLM (DOMAIN\\USER for a domain), the exchange on one connection")
+	fs.BoolVar(&o.client.ProxyNTLM, "proxy-ntlm", false, "send the proxy credentials (-U, the -x URL's) by NTLM, the exchange on one connection")
+	fs.BoolVar(&o.client.ProxyAnyAuth, "proxy-anyauth", false, "send the proxy credentials as the proxy's 407 asks: NTLM when offered, else Basic (the first request goes without them)")
 	fs.StringVar(&o.client.Bearer, "oauth2-bearer", "", "send the OAuth 2.0 `TOKEN` (\"Authorization: Bearer TOKEN\") instead of -u credentials")
 	fs.BoolVar(&o.client.LocationTrusted, "location-trusted", false, "-L, and send credentials and -H Authorization/Cookie lines to the hosts redirected to as well")
 	fs.BoolVarP(&o.req.junkSession, "junk-session-cookies", "j", false, "with -b FILE: leave out the file's session cookies (no expiry), as a new session")

@@ -67,7 +67,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 // httpFlags are the flags for HTTP only: their help section is http's
 // and https's. -d is the search schemes' too.
 var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "form-string", "form-escape", "include", "cookie", "cookie-jar",
-	"digest", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
+	"digest", "ntlm", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
 
 // setHTTPTopics gives the HTTP flags their topics.
 func setHTTPTopics(fs *pflag.FlagSet) {

@@ -33,6 +33,7 @@ type dialer struct {
 	tunnel  *urlparse.URL // the proxy to CONNECT through, or nil
 	v       io.Writer     // verbose log, or nil
 	haproxy bool          // OptHAProxy: a PROXY line starts each connection
+	pin     *pin          // an NTLM exchange's, which may forbid a new connection
 }
 
 // context is the context to dial with: Open's, else the Transport's.
@@ -46,6 +47,9 @@ func (d *dialer) context(tctx context.Context) context.Context {
 // dial is the Transport's DialContext: plain http, to the server or to
 // an http:// proxy.
 func (d *dialer) dial(tctx context.Context, _, addr string) (net.Conn, error) {
+	if err := d.pin.mayDial(); err != nil {
+		return nil, err
+	}
 	nc, err := d.connect(d.context(tctx), addr)
 	if err != nil {
 		return nil, err
@@ -56,6 +60,9 @@ func (d *dialer) dial(tctx context.Context, _, addr string) (net.Conn, error) {
 // dialTLS is the Transport's DialTLSContext: https to the server, through
 // a CONNECT tunnel when there is a proxy, or TLS to an https:// proxy.
 func (d *dialer) dialTLS(tctx context.Context, _, addr string) (net.Conn, error) {
+	if err := d.pin.mayDial(); err != nil {
+		return nil, err
+	}
 	ctx := d.context(tctx)
 	var nc net.Conn
 	var err error

@@ -22,7 +22,10 @@
 // Request headers: User-Agent, "Accept: */*", Authorization when the
 // Request carries credentials (Basic; "Bearer TOKEN" with Request.Bearer;
 // with Request.Digest none at first, then the answer to the server's
-// Digest challenge, RFC 7616: see openDigest), and for a resume (Request.Offset > 0)
+// Digest challenge, RFC 7616; with Request.NTLM the NEGOTIATE message,
+// then the AUTHENTICATE message answering the 401's challenge on the same
+// connection, internal/ntlm; with Request.AnyAuth what the 401 offers: see
+// openAuth), and for a resume (Request.Offset > 0)
 // "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set;
 // for a Request.Range "Range: bytes=SPEC", as given (HEAD too, as curl; a
 // 206 of one part has Meta.Offset from its Content-Range, several parts
@@ -59,7 +62,9 @@
 // as absolute-form requests and https URLs through a CONNECT tunnel; any
 // other scheme is sent to the proxy as "GET <URL> HTTP/1.1", the URL's
 // credentials in its userinfo, and the proxy's reply is the result. The
-// proxy URL's userinfo becomes Proxy-Authorization. A request sent to the
+// proxy URL's userinfo becomes Proxy-Authorization (Basic; by NTLM with
+// Request.ProxyNTLM, or as the 407 asks with ProxyAnyAuth, on a
+// connection of the exchange's own: openAuth). A request sent to the
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
 //
@@ -113,8 +118,8 @@ func New(cfg fetch.Config) fetch.Fetcher {
 }
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
-// the package documentation. With Request.Digest it may send two or three
-// (openDigest).
+// the package documentation. With Request.Digest, NTLM, AnyAuth,
+// ProxyNTLM or ProxyAnyAuth it may send several (openAuth).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
 	if req.Body != nil && req.Offset != 0 && direct {
@@ -124,14 +129,18 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		}
 		req = r
 	}
-	if (req.Digest || req.AnyAuth) && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
-		return f.openDigest(ctx, req)
+	srvAuth := (req.Digest || req.AnyAuth || req.NTLM) && direct && (req.User != "" || req.HasPassword) && req.Bearer == ""
+	prxAuth := (req.ProxyNTLM || req.ProxyAnyAuth) && req.Proxy != nil && req.Proxy.HasUserinfo &&
+		(req.Proxy.Scheme == "http" || req.Proxy.Scheme == "https") && req.URL.Scheme != "https"
+	if srvAuth || prxAuth {
+		return f.openAuth(ctx, req, srvAuth, prxAuth)
 	}
-	return f.open(ctx, req, "")
+	return f.open(ctx, req, sendAuth{})
 }
 
-// open sends one request; authz, when set, is its Authorization field.
-func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*fetch.Resource, error) {
+// open sends one request, with a's authentication fields and pinned
+// connection when set.
+func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fetch.Resource, error) {
 	u := req.URL
 	if err := fetch.CheckURL(u); err != nil {
 		return nil, err
@@ -154,21 +163,27 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	// A request for HTTP/2 has a connection of its own too (h2Transport).
 	h2 := wantsHTTP2(req, direct, proxy != nil)
 	haproxy, _ := req.Options.Bool(OptHAProxy)
-	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy
+	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy && a.pin == nil
 	var (
-		v  io.Writer
-		d  *dialer
-		tr *nethttp.Transport
-		ht *h2Transport
-		rt interface {
+		reused bool // the exchange's Transport, its proxy already set
+		v      io.Writer
+		d      *dialer
+		tr     *nethttp.Transport
+		ht     *h2Transport
+		rt     interface {
 			nethttp.RoundTripper
 			CloseIdleConnections()
 		}
 	)
-	if pooled {
+	switch {
+	case pooled:
 		v, tr = f.pool.v, f.pool.tr
 		rt = tr
-	} else {
+	case a.pin != nil && a.pin.tr != nil:
+		v, d, tr = a.pin.v, a.pin.d, a.pin.tr
+		rt = tr
+		reused = true
+	default:
 		if f.Config.Verbose != nil {
 			// Transport goroutines report the written request and the
 			// dialer's events; the response is written here. One lock
@@ -179,11 +194,17 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			ht = newH2Transport(ctx, &f.Config, v)
 			rt = ht
 		} else {
-			d = &dialer{ctx: ctx, cfg: &f.Config, v: v, haproxy: haproxy}
+			d = &dialer{ctx: ctx, cfg: &f.Config, v: v, haproxy: haproxy, pin: a.pin}
 			tr = newTransport(d)
 			rt = tr
+			if a.pin != nil {
+				tr.MaxConnsPerHost = 1
+				a.pin.tr, a.pin.d, a.pin.v = tr, d, v
+			}
 		}
 	}
+	// The proxy's credentials go as Basic unless an exchange chose them.
+	proxyBasic := proxy != nil && proxy.HasUserinfo && !req.ProxyNTLM && !req.ProxyAnyAuth
 	method := req.Method()
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
 	if err != nil {
@@ -208,25 +229,27 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			hreq.URL.Opaque, hreq.URL.RawQuery, hreq.URL.ForceQuery = t, "", false
 		}
 		verboseTarget = hreq.URL.RequestURI()
-		if proxy != nil {
-			if u.Scheme == "http" {
-				pu := netURL(proxy)
-				tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
-				h.Set("Proxy-Connection", "Keep-Alive") // curl's, to a proxy it sends the URL to
-				verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
-			} else {
-				d.tunnel = proxy
-			}
+		if proxy != nil && u.Scheme == "http" {
+			verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
+			h.Set("Proxy-Connection", "Keep-Alive") // curl's, to a proxy it sends the URL to
 		}
 		switch {
-		case authz != "":
-			h.Set("Authorization", authz)
+		case proxy == nil || reused:
+		case u.Scheme == "http":
+			pu := netURL(proxy, proxyBasic)
+			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
+		default:
+			d.tunnel = proxy
+		}
+		switch {
+		case a.authz != "":
+			h.Set("Authorization", a.authz)
 		case req.Bearer != "":
 			if strings.ContainsAny(req.Bearer, "\r\n\x00") {
 				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Bearer token refused: it holds a CR, LF or NUL"}
 			}
 			h.Set("Authorization", "Bearer "+req.Bearer)
-		case (req.User != "" || req.HasPassword) && !req.Digest && !req.AnyAuth:
+		case (req.User != "" || req.HasPassword) && !req.Digest && !req.AnyAuth && !req.NTLM:
 			hreq.SetBasicAuth(req.User, req.Password)
 		}
 	} else {
@@ -239,11 +262,14 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		if hreq.Host == "" {
 			hreq.Host = hreq.URL.Host
 		}
-		if proxy.HasUserinfo {
+		if proxyBasic {
 			h.Set("Proxy-Authorization", fetch.BasicAuth(proxy.User, proxy.Password))
 		}
 		h.Set("Proxy-Connection", "Keep-Alive")
 		verboseTarget = absolute(u, req, true)
+	}
+	if a.proxyAuthz != "" && proxy != nil && u.Scheme != "https" {
+		h.Set("Proxy-Authorization", a.proxyAuthz)
 	}
 	h.Set("User-Agent", f.Config.UserAgent)
 	h.Set("Accept", "*/*")
@@ -311,7 +337,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, custom)
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, custom)
 		if http10 {
 			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
 		}
@@ -326,7 +352,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 
 	resp, err := rt.RoundTrip(hreq)
 	if err != nil {
-		if !pooled {
+		if !pooled && a.pin == nil {
 			// A connection dialled but not yet handed over sits idle.
 			if c != nil {
 				c.Close()
@@ -344,7 +370,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	if !speaks2 && !req.Head {
 		resp.Body = newBulkBody(resp.Body, resp.ContentLength, c.Conn)
 	}
-	if !pooled {
+	if !pooled && a.pin == nil { // a pinned connection closes with the exchange
 		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	}
 	var head *wireHead
@@ -484,9 +510,11 @@ func authority(u *urlparse.URL) string {
 	return host
 }
 
-func netURL(p *urlparse.URL) *url.URL {
+// netURL is the proxy URL net/http's Transport is given; with basic its
+// userinfo, which the Transport sends as Basic credentials.
+func netURL(p *urlparse.URL, basic bool) *url.URL {
 	pu := &url.URL{Scheme: p.Scheme, Host: fetch.ProxyAddr(p)}
-	if p.HasUserinfo {
+	if p.HasUserinfo && basic {
 		if p.HasPassword {
 			pu.User = url.UserPassword(p.User, p.Password)
 		} else {

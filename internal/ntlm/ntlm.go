@@ -34,7 +34,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"golang.org/x/crypto/md4"
+	"golang.org/x/crypto/md4" //lint:ignore SA1019 NTLM is defined on MD4: compatibility is the goal
 )
 
 // Flags of the NTLM messages (MS-NLMP §2.2.2.5) that this package reads
