@@ -62,6 +62,11 @@ type Client struct {
 	// for another scheme). The target is then spoken to as without a
 	// proxy; only the proxy learns where to.
 	ProxyTunnel bool
+	// UnixSocket (curl's --unix-socket; "@NAME": --abstract-unix-socket)
+	// is the Unix domain socket every direct TCP connection goes to in
+	// place of the URL's host and port, which the request still names
+	// (http's Host). A connection through a proxy goes to the proxy.
+	UnixSocket string
 
 	// User and Password (-u) override URL userinfo. With Netrc set,
 	// credentials for hosts without them come from NetrcFile (default

@@ -39,6 +39,7 @@ type dialer struct {
 	// data: a secondary connection, to an address a server gave (DataDialer):
 	// ConnectTo does not apply.
 	data bool
+	unix string // Client.UnixSocket, for direct connections
 }
 
 // newDialer is the Dialer of the Client's fetchers, through via: a SOCKS
@@ -48,7 +49,7 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	if base == nil {
 		base = &net.Dialer{}
 	}
-	d := &dialer{base: base, timeout: c.ConnectTimeout, route: c.route()}
+	d := &dialer{base: base, timeout: c.ConnectTimeout, route: c.route(), unix: c.UnixSocket}
 	switch {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
@@ -112,6 +113,11 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		}
 	case d.socks != nil:
 		conn, err = d.dialSOCKS(dctx, network, addr)
+	case d.unix != "" && strings.HasPrefix(network, "tcp"):
+		conn, err = d.base.DialContext(dctx, "unix", d.unix)
+		if err != nil {
+			err = &Error{Kind: ErrConnect, Msg: "connecting to the Unix socket " + Sanitize(strings.TrimPrefix(d.unix, "@")), Err: err}
+		}
 	default:
 		conn, err = d.dialDirect(dctx, network, addr)
 	}

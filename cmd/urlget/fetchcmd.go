@@ -122,6 +122,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
 	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
+	fs.Var(cli.Func("PATH", func(s string) error { o.client.UnixSocket = s; return nil }), "unix-socket", "connect to the Unix domain socket `PATH` instead of each URL's host and port (the request still names them)")
+	fs.Var(cli.Func("NAME", func(s string) error { o.client.UnixSocket = "@" + s; return nil }), "abstract-unix-socket", "as --unix-socket, to the abstract socket `NAME` (Linux)")
 	fs.Var(socksFlag(&o.client, "socks5"), "socks5", "use the SOCKS5 proxy `HOST[:PORT]`, resolving names here (as -x socks5://HOST[:PORT])")
 	fs.Var(socksFlag(&o.client, "socks5h"), "socks5-hostname", "use the SOCKS5 proxy `HOST[:PORT]`, which resolves names (as -x socks5h://HOST[:PORT])")
 	fs.Var(socksFlag(&o.client, "socks4"), "socks4", "use the SOCKS4 proxy `HOST[:PORT]`, resolving names here (as -x socks4://HOST[:PORT])")
