@@ -2,12 +2,9 @@ package http
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"io"
 	nethttp "net/http"
 	"strings"
-	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/internal/ntlm"
@@ -86,7 +83,7 @@ type authSide struct {
 // start is the side's first value: NTLM's NEGOTIATE message, or nothing.
 func (s *authSide) start() {
 	if s.ntlm && !s.any {
-		s.value, s.stage = "NTLM "+base64.StdEncoding.EncodeToString(ntlm.Negotiate()), stageNTLM1
+		s.value, s.stage = ntlm.NegotiateField(), stageNTLM1
 	}
 }
 
@@ -107,7 +104,7 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 			}
 		}
 		if (s.ntlm || s.any) && offers(h, s.field, "NTLM") {
-			s.value, s.stage = "NTLM "+base64.StdEncoding.EncodeToString(ntlm.Negotiate()), stageNTLM1
+			s.value, s.stage = ntlm.NegotiateField(), stageNTLM1
 			return true
 		}
 		if s.any && offers(h, s.field, "Basic") {
@@ -118,23 +115,8 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 		if closing {
 			return false // the challenge's connection is gone: curl stops too
 		}
-		for _, v := range h.Values(s.field) {
-			scheme, data, _ := strings.Cut(strings.TrimSpace(v), " ")
-			if !strings.EqualFold(scheme, "NTLM") {
-				continue
-			}
-			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(data))
-			if err != nil {
-				return false
-			}
-			c, err := ntlm.ParseChallenge(b)
-			if err != nil {
-				return false
-			}
-			var nonce [8]byte
-			rand.Read(nonce[:])
-			s.value = "NTLM " + base64.StdEncoding.EncodeToString(c.Authenticate(s.user, s.password, nonce, time.Now()))
-			s.stage, s.once = stageDone, true
+		if v, ok := ntlm.AnswerField(h.Values(s.field), s.user, s.password); ok {
+			s.value, s.stage, s.once = v, stageDone, true
 			return true
 		}
 	case stageDigest:
@@ -320,14 +302,7 @@ func challengeIn(h fetch.Header, field string) (challenge, bool) {
 	return challenge{}, false // Digest to a proxy: not offered here
 }
 
-// offers reports whether a challenge field offers scheme (alone or with
-// parameters).
+// offers reports whether a challenge field offers scheme.
 func offers(h fetch.Header, field, scheme string) bool {
-	for _, v := range h.Values(field) {
-		s, _, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if strings.EqualFold(s, scheme) {
-			return true
-		}
-	}
-	return false
+	return fetch.OffersScheme(h.Values(field), scheme)
 }

@@ -28,12 +28,13 @@ type dialer struct {
 	// connection when done. nil for the pool: the Transport's dial context
 	// is used, which outlives the request (a pooled connection must), and
 	// the Transport aborts a request's reads itself when its context ends.
-	ctx     context.Context
-	cfg     *fetch.Config
-	tunnel  *urlparse.URL // the proxy to CONNECT through, or nil
-	v       io.Writer     // verbose log, or nil
-	haproxy bool          // OptHAProxy: a PROXY line starts each connection
-	pin     *pin          // an NTLM exchange's, which may forbid a new connection
+	ctx        context.Context
+	cfg        *fetch.Config
+	tunnel     *urlparse.URL    // the proxy to CONNECT through, or nil
+	tunnelAuth fetch.TunnelAuth // how the CONNECT sends the proxy's credentials
+	v          io.Writer        // verbose log, or nil
+	haproxy    bool             // OptHAProxy: a PROXY line starts each connection
+	pin        *pin             // an NTLM exchange's, which may forbid a new connection
 }
 
 // context is the context to dial with: Open's, else the Transport's.
@@ -123,7 +124,7 @@ func writeProxyLine(nc net.Conn) error {
 
 // connectTunnel asks the proxy for a tunnel to addr (fetch.DialTunnel).
 func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, error) {
-	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v)
+	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelAuth)
 }
 
 func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }

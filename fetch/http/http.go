@@ -240,6 +240,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
 		default:
 			d.tunnel = proxy
+			d.tunnelAuth = fetch.TunnelAuth{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth}
 		}
 		switch {
 		case a.authz != "":

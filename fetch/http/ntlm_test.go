@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -27,6 +28,7 @@ import (
 type ntlmServer struct {
 	user, password      string
 	proxy, close, drop  bool
+	closeFirst          bool // the bare "NTLM" challenge closes its connection
 	mu                  sync.Mutex
 	log                 []string // per request: "none", "type1", "type3", "other"; bodies after ":"
 	challenged, authned string   // the connections (remote addresses)
@@ -67,9 +69,12 @@ func (s *ntlmServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.log = append(s.log, kind+":"+string(body))
 	switch {
 	case kind == "none" && r.RemoteAddr == s.authned:
-		io.WriteString(w, "ok\n"+string(body)) // NTLM authenticates the connection
+		s.serve(w, r, body) // NTLM authenticates the connection
 	case kind == "none":
 		w.Header().Set(ask, "NTLM")
+		if s.closeFirst {
+			w.Header().Set("Connection", "close")
+		}
 		w.WriteHeader(status)
 	case kind == "type1":
 		s.challenged = r.RemoteAddr
@@ -87,10 +92,31 @@ func (s *ntlmServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case kind == "type3" && r.RemoteAddr == s.challenged &&
 		string(msg) == string(ntlmChallenge.Authenticate(s.user, s.password, [8]byte{}, time.Time{})):
 		s.authned = r.RemoteAddr
-		io.WriteString(w, "ok\n"+string(body))
+		s.serve(w, r, body)
 	default:
 		w.WriteHeader(status)
 	}
+}
+
+// serve answers an authenticated request: "ok\n" and its body, or for a
+// CONNECT a tunnel to a server that answers one request so.
+func (s *ntlmServer) serve(w http.ResponseWriter, r *http.Request, body []byte) {
+	if r.Method != http.MethodConnect {
+		io.WriteString(w, "ok\n"+string(body))
+		return
+	}
+	c, brw, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	go func() {
+		defer c.Close()
+		io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+		if req, err := http.ReadRequest(brw.Reader); err == nil {
+			b, _ := io.ReadAll(req.Body)
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\nok\n%s", 3+len(b), b)
+		}
+	}()
 }
 
 func (s *ntlmServer) requests() string {
@@ -180,6 +206,30 @@ func TestProxyNTLM(t *testing.T) {
 		}
 		if err != nil || res.Status != 200 || string(got) != "ok\n" || s.requests() != want {
 			t.Errorf("anyauth %v: %q %v, proxy saw %s, want %s", anyAuth, got, err, s.requests(), want)
+		}
+	}
+}
+
+// --proxy-ntlm and --proxy-anyauth in a CONNECT tunnel (-p): the
+// NEGOTIATE and AUTHENTICATE messages on one connection to the proxy,
+// the tunnel on it; a 407 that closes its connection is answered on a
+// new one.
+func TestProxyNTLMTunnel(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		anyAuth, closes bool
+		want            string
+	}{
+		{"ntlm", false, false, "type1: type3:"},
+		{"anyauth", true, false, "none: type1: type3:"},
+		{"anyauth, 407 closing", true, true, "none: type1: type3:"},
+	} {
+		s := &ntlmServer{user: "pxuser", password: "pxpass", proxy: true, closeFirst: tc.closes}
+		proxy := parse(t, strings.Replace(startNTLM(t, s), "http://", "http://pxuser:pxpass@", 1))
+		c := &fetch.Client{Proxy: proxy, ProxyTunnel: true, ProxyNTLM: !tc.anyAuth, ProxyAnyAuth: tc.anyAuth}
+		res, got, err := get(t, c, &fetch.Request{URL: parse(t, "http://example.invalid/x")})
+		if err != nil || res.Status != 200 || string(got) != "ok\n" || s.requests() != tc.want {
+			t.Errorf("%s: %q %v, proxy saw %s, want %s", tc.name, got, err, s.requests(), tc.want)
 		}
 	}
 }

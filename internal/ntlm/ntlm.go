@@ -27,6 +27,8 @@ import (
 	"crypto/des"
 	"crypto/hmac"
 	"crypto/md5"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"strings"
@@ -241,4 +243,36 @@ func hmacMD5(key []byte, parts ...[]byte) []byte {
 func fileTime(t time.Time) uint64 {
 	const epochDelta = 11644473600 // seconds from 1601 to 1970
 	return uint64(t.Unix()+epochDelta)*10000000 + uint64(t.Nanosecond()/100)
+}
+
+// NegotiateField is the NEGOTIATE message as the value of an
+// Authorization or Proxy-Authorization field.
+func NegotiateField() string {
+	return "NTLM " + base64.StdEncoding.EncodeToString(Negotiate())
+}
+
+// AnswerField answers the NTLM challenge among values (those of a
+// WWW-Authenticate or Proxy-Authenticate field) for user and password:
+// the AUTHENTICATE message as a field value, with a random client nonce
+// and the current time; false when values hold no challenge that can be
+// read.
+func AnswerField(values []string, user, password string) (string, bool) {
+	for _, v := range values {
+		scheme, data, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if !strings.EqualFold(scheme, "NTLM") {
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(data))
+		if err != nil {
+			return "", false
+		}
+		c, err := ParseChallenge(b)
+		if err != nil {
+			return "", false
+		}
+		var nonce [8]byte
+		rand.Read(nonce[:])
+		return "NTLM " + base64.StdEncoding.EncodeToString(c.Authenticate(user, password, nonce, time.Now())), true
+	}
+	return "", false
 }
