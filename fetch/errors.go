@@ -51,6 +51,7 @@ const (
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
+	ErrBadEncoding                  // a body in a content coding (gzip, br, zstd) could not be decoded (61)
 )
 
 var exitCodes = map[Kind]int{
@@ -61,7 +62,7 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
-	ErrGotNothing: 52, ErrHeaderLine: 27,
+	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61,
 }
 
 // ExitCode is the process exit code for errors of this kind.

@@ -32,9 +32,10 @@
 // come as the server sends them, multipart/byteranges);
 // If-Modified-Since and If-None-Match from the Request's fields of those
 // names, a 304 reply then being Meta.NotModified with an empty body.
-// With Config.Compressed, "Accept-Encoding: gzip" is sent (not on a resume)
-// and a gzip body is decoded, up to Config.MaxDecompressed bytes
-// (ErrTooLarge past that); otherwise nothing is decoded.
+// With Config.Compressed, "Accept-Encoding: gzip, br, zstd" is sent (not
+// on a resume) and a body in one of those codings is decoded, up to
+// Config.MaxDecompressed bytes (ErrTooLarge past that; one that cannot be
+// decoded is ErrBadEncoding); otherwise nothing is decoded.
 //
 // Request shaping, with curl's meaning (options declared in init): the
 // method is OptMethod (-X), else HEAD for Request.Head, POST when
@@ -75,8 +76,6 @@ package http
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -301,7 +300,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	}
 	decode := f.Config.Compressed && req.Offset == 0
 	if decode {
-		h.Set("Accept-Encoding", "gzip")
+		h.Set("Accept-Encoding", acceptEncoding)
 	}
 	var jarURL *url.URL
 	if direct {
@@ -455,13 +454,10 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		body, size, m.NotModified = nethttp.NoBody, 0, true
 	}
 	if decode && !req.Head && size != 0 {
-		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
-		case "gzip", "x-gzip":
-			g := &gunzip{raw: body, max: maxDecoded}
-			g.src = &fetch.CountingReader{R: body}
-			body, size = g, -1
-			m.Size = size
-			return &fetch.Resource{Meta: m, Body: body, WireBytes: func() int64 { return g.src.N }}, nil
+		if open := decoders[strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))]; open != nil {
+			g := newDecoder(body, open, maxDecoded)
+			m.Size = -1
+			return &fetch.Resource{Meta: m, Body: g, WireBytes: func() int64 { return g.src.N }}, nil
 		}
 	}
 	m.Size = size
@@ -627,58 +623,6 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	// calls it (8).
 	return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "weird server reply", Err: err}
 }
-
-// gunzip decodes a gzip body, at most max bytes (0: no cap).
-type gunzip struct {
-	raw io.ReadCloser
-	src *fetch.CountingReader // raw, counted: the bytes on the wire
-	zr  *gzip.Reader
-	n   int64
-	max int64
-	err error
-}
-
-func (g *gunzip) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.src)
-		if err != nil {
-			g.err = gzipError(err)
-			return 0, g.err
-		}
-		g.zr = zr
-	}
-	if g.max > 0 && int64(len(p)) > g.max-g.n+1 {
-		p = p[:g.max-g.n+1]
-	}
-	n, err := g.zr.Read(p)
-	if g.max > 0 && g.n+int64(n) > g.max {
-		n = int(g.max - g.n)
-		g.n = g.max
-		g.err = &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("decompressed body over %d bytes", g.max)}
-		return n, g.err
-	}
-	g.n += int64(n)
-	if err != nil {
-		g.err = gzipError(err)
-	}
-	return n, g.err
-}
-
-func gzipError(err error) error {
-	var ce flate.CorruptInputError
-	switch {
-	case err == io.EOF:
-		return io.EOF
-	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, &ce):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "bad gzip body", Err: err}
-	}
-	return err
-}
-
-func (g *gunzip) Close() error { return g.raw.Close() }
 
 // optContentRange carries, from Open to open, the Content-Range of a
 // resumed upload (resumeUpload).
