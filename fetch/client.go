@@ -67,6 +67,10 @@ type Client struct {
 	// place of the URL's host and port, which the request still names
 	// (http's Host). A connection through a proxy goes to the proxy.
 	UnixSocket string
+	// HSTS, when set (curl's --hsts), asks for http URLs of the hosts it
+	// holds by https, the first and every redirect, and keeps what https
+	// replies' Strict-Transport-Security fields say (RFC 6797).
+	HSTS *HSTS
 
 	// User and Password (-u) override URL userinfo. With Netrc set,
 	// credentials for hosts without them come from NetrcFile (default
@@ -426,6 +430,9 @@ func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) 
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := c.dedot(req.URL)
+	if up := c.HSTS.Upgrade(first); up != nil {
+		first = up
+	}
 	if c.Protocols != nil && !slices.Contains(c.Protocols, first.Scheme) {
 		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(first), Msg: first.Scheme + ": not among the allowed protocols (--proto)"}
 	}
@@ -444,6 +451,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 	var via []Meta
 	cur := first
 	for hops := 0; ; hops++ {
+		if up := c.HSTS.Upgrade(cur); up != nil {
+			cur = up
+		}
 		r := *req
 		r.URL = cur
 		r.User, r.Password, r.HasPassword = "", "", false
@@ -459,6 +469,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		if err != nil {
 			return nil, err
 		}
+		c.HSTS.Observe(cur, res.Header)
 		if res.Location != "" {
 			next, nerr := redirectTarget(cur, res.Location)
 			if nerr == nil {
