@@ -280,6 +280,11 @@ func (d *Downloader) transfer(ctx context.Context, u *urlparse.URL, r *Result, t
 		}
 		return true
 	})
+	if fe := (*fetch.Error)(nil); errors.As(r.Err, &fe) && fe.URL != "" && fe.URL != fetch.Redacted(u) && r.Meta.EffectiveURL == "" {
+		// The URL that failed is not the one given: a redirect's, or the
+		// https one HSTS asked for. -w %{url_effective} names it, as curl.
+		r.Effective = fe.URL
+	}
 	if kept := (bodyThenFail{}); r.Err == nil || errors.As(r.Err, &kept) {
 		if err := out.commit(); err != nil {
 			r.Err = err

@@ -51,6 +51,7 @@ const (
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
+	ErrBadEncoding                  // a body in a content coding (gzip, br, zstd) could not be decoded (61)
 
 	kindEnd // one past the last kind: add new kinds above it
 )
@@ -63,7 +64,7 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
-	ErrGotNothing: 52, ErrHeaderLine: 27,
+	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61,
 }
 
 // Kinds are every Kind, in order: for tables of exit codes.
@@ -91,7 +92,7 @@ var kindText = map[Kind]string{
 	ErrRewind: "cannot send the body again", ErrInterface: "local address unusable", ErrClientCert: "client certificate unusable",
 	ErrCipher: "cipher or TLS version unusable", ErrPinnedKey: "public key not the pinned one",
 	ErrOptionSyntax: "bad option value", ErrQuote: "quote command refused", ErrGotNothing: "empty reply",
-	ErrHeaderLine: "header line too long",
+	ErrHeaderLine: "header line too long", ErrBadEncoding: "undecodable content coding",
 }
 
 // Error makes a Kind a target for errors.Is: errors.Is(err, ErrNotFound)

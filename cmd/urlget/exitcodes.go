@@ -40,6 +40,7 @@ var exitStatuses = []struct {
 	{[]int{58}, "the client certificate or key (`--cert`, `--key`, `--cert-type`) could not be read or used"},
 	{[]int{59}, "`--ciphers` names a suite urlget does not know; `--tlsv1.x` above `--tls-max`"},
 	{[]int{60}, "the server's certificate could not be verified (`SSL certificate problem: …`)"},
+	{[]int{61}, "a `--compressed` body (gzip, br, zstd) that could not be decoded"},
 	{[]int{63}, "over `--max-filesize` (or the decompressed size cap)"},
 	{[]int{65}, "a body to send again after a 307/308 redirect was read from a pipe (curl's \"send failed, rewind\")"},
 	{[]int{67}, "login refused"},

@@ -41,6 +41,7 @@ type reqOpts struct {
 	urls         []string        // --url, before the other URLs
 	man          bool            // --man
 	completion   string          // --completion SHELL
+	hsts         string          // --hsts FILE
 }
 
 // addRequestFlags defines the request flags on fs; -G, -i are d's. Most
@@ -61,6 +62,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.VarP(cli.Texts(&r.config, "FILE"), "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
 	fs.Var(cli.Texts(&r.urls, "URL"), "url", "fetch URL (as an argument would; for config files: url = URL)")
+	fs.Var(cli.Text(&r.hsts, "FILE"), "hsts", "keep HSTS (RFC 6797) in FILE (curl's format): http URLs of the hosts it names are fetched by https, and https replies' Strict-Transport-Security is written back at the end")
 	fs.BoolVar(&r.man, "man", false, "print the manual page (roff; man -l - reads it)")
 	fs.Var(cli.Text(&r.completion, "SHELL"), "completion", "print the completion script for SHELL: bash, zsh or fish")
 	cli.SetValues(fs, "completion", "bash", "zsh", "fish")
@@ -69,7 +71,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 // httpFlags are the flags for HTTP only: their help section is http's
 // and https's. -d is the search schemes' too.
 var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "form-string", "form-escape", "include", "cookie", "cookie-jar",
-	"digest", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
+	"digest", "ntlm", "hsts", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
 
 // setHTTPTopics gives the HTTP flags their topics.
 func setHTTPTopics(fs *pflag.FlagSet) {
@@ -123,6 +125,11 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 			warnf(c.e.stderr, "%s", w)
 		}
 	}
+	if err == nil && r.hsts != "" {
+		if c.client.HSTS, err = fetch.LoadHSTS(r.hsts); err != nil {
+			err = fmt.Errorf("--hsts %s: %v", r.hsts, fetch.PathCause(err))
+		}
+	}
 	if err == nil && (len(r.cookies) > 0 || r.cookieJar != "") {
 		c.jar, err = newCookieJar(r.cookies, r.junkSession)
 		c.client.Jar = c.jar
@@ -173,8 +180,19 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	return nil
 }
 
-// finishRequest writes the cookie jar (-c) once every URL is done.
+// finishRequest writes the cookie jar (-c) and the HSTS file (--hsts)
+// once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {
+	if c.client.HSTS != nil {
+		if err := c.client.HSTS.Save(c.o.req.hsts); err != nil {
+			if !c.o.silent || c.o.showError {
+				fmt.Fprintf(c.e.stderr, "urlget: --hsts %s: %v\n", c.o.req.hsts, fetch.PathCause(err))
+			}
+			if status == 0 {
+				status = fetch.ErrWrite.ExitCode()
+			}
+		}
+	}
 	if c.jar != nil && c.o.req.cookieJar != "" {
 		if err := saveCookies(c.jar, c.o.req.cookieJar, c.e.stdout); err != nil {
 			if !c.o.silent || c.o.showError {
