@@ -51,6 +51,12 @@ const (
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
+	ErrPassive                      // an FTP server refused passive mode or gave a port that cannot be (EPSV, PASV) (13)
+	ErrPassiveFormat                // an FTP server's PASV reply held no address that can be read (14)
+	ErrAccount                      // an FTP server refused the account (ACCT) (11)
+	ErrActive                       // an FTP server refused the address for active mode (EPRT, PORT) (30)
+	ErrAccept                       // an FTP server said it could not connect for the data (active mode) (10)
+	ErrDiskFull                     // the server had no room for the data sent (70)
 )
 
 var exitCodes = map[Kind]int{
@@ -61,7 +67,8 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
-	ErrGotNothing: 52, ErrHeaderLine: 27,
+	ErrGotNothing: 52, ErrHeaderLine: 27, ErrPassive: 13, ErrPassiveFormat: 14, ErrAccount: 11,
+	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70,
 }
 
 // ExitCode is the process exit code for errors of this kind.

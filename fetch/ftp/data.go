@@ -2,11 +2,13 @@ package ftp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -113,18 +115,20 @@ func ParsePASV(line string) (net.IP, int, bool) {
 
 // openActive listens on the address SetActive (ftp-port) names and tells
 // the server with EPRT (RFC 2428), or PORT when EPRT is refused (IPv4
-// only).
+// only). An address that is not this host's (the one a NAT shows) is
+// told the server while the listening is on the control connection's
+// local address, as curl does.
 func (c *Conn) openActive(ctx context.Context) (*dataConn, error) {
 	ip, low, high, err := activeAddr(ctx, c.active, c.localIP)
 	if err != nil {
 		return nil, err
 	}
-	var ln net.Listener
-	for p := low; ; p++ {
-		ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p)))
-		if err == nil || p >= high {
-			break
-		}
+	ln, err := listenRange(ip, low, high)
+	if err != nil && errors.Is(err, syscall.EADDRNOTAVAIL) && c.localIP != nil && (ip.To4() == nil) == (c.localIP.To4() == nil) {
+		// Not an address of this host: the one a NAT in front of it
+		// shows the server. Listen on the control connection's local
+		// address and tell the server the one given, as curl does.
+		ln, err = listenRange(c.localIP, low, high)
 	}
 	if err != nil {
 		return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: active mode: cannot listen on " + ip.String(), Err: err}
@@ -168,6 +172,17 @@ func (c *Conn) openActive(ctx context.Context) (*dataConn, error) {
 		}
 	}
 	return d, nil
+}
+
+// listenRange listens on ip, on the first free port from low to high (0:
+// any).
+func listenRange(ip net.IP, low, high int) (ln net.Listener, err error) {
+	for p := low; ; p++ {
+		ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p)))
+		if err == nil || p >= high {
+			return ln, err
+		}
+	}
 }
 
 // activeAddr resolves an ftp-port value: "-" (the control connection's

@@ -334,7 +334,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c.reused, c.answered, c.got421 = true, false, false
 			c.verbose = f.Config.Verbose
 			c.pasvTrust = o.pasvTrust
-			c.noEPSV = c.noEPSV || o.noEPSV
+			c.disableEPSV(o.noEPSV)
 			c.noEPRT = c.noEPRT || o.noEPRT
 			c.SetActive(o.port, f.acceptTimeout())
 			c.watch(ctx)

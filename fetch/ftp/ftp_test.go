@@ -186,7 +186,7 @@ func TestErrorKinds(t *testing.T) {
 		{"cwd refused", nil, "ftp://%s/nodir/x.bin", fetch.ErrAccessDenied},
 		{"missing file", nil, "ftp://%s/pub/nothere.bin", fetch.ErrNotFound},
 		{"missing ascii file", nil, "ftp://%s/pub/nothere.txt", fetch.ErrNotFound},
-		{"missing in listing", nil, "ftp://%s/pub/nothere;type=d", fetch.ErrNotFound},
+		{"missing in listing", nil, "ftp://%s/pub/nothere;type=d", fetch.ErrRetrFailed}, // curl's 19
 		{"type refused", ftptest.Reply("TYPE", "504 Type not supported"), "ftp://%s/pub/binary.bin", fetch.ErrTypeFailed},
 		{"retr refused", ftptest.Reply("RETR", "451 Local error"), "ftp://%s/pub/binary.bin", fetch.ErrRetrFailed},
 		{"greeting refused", ftptest.Reply("(connect)", "421 Too many users"), "ftp://%s/pub/binary.bin", fetch.ErrConnect},
@@ -943,6 +943,48 @@ func TestAccount(t *testing.T) {
 			t.Errorf("332 without ftp-account: %v", err)
 		}
 	}
+	// An account refused is ErrAccount (curl's 11, its test 229), not a
+	// login refused.
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			switch verb {
+			case "PASS":
+				ss.Reply(332, "Need account")
+				return true
+			case "ACCT":
+				ss.Reply(532, "bluah!")
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, map[string]string{"ftp-account": "one count"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrAccount)
+}
+
+// TestUploadDiskFull: a 552 after the data of a STOR ("exceeded storage
+// allocation") is ErrDiskFull, curl's 70 (its test 348).
+func TestUploadDiskFull(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb != "STOR" {
+				return false
+			}
+			ss.Reply(150, "Ok to send data")
+			dc, err := ss.OpenData()
+			if err == nil {
+				io.Copy(io.Discard, dc)
+				dc.Close()
+			}
+			ss.Reply(552, "disk full")
+			return true
+		}
+	})
+	u, _ := urlparse.Parse("ftp://urlget:secret@" + s.Addr + "/upload/new.bin")
+	_, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Body: strings.NewReader("0123456789"), BodySize: 10})
+	fetchtest.WantKind(t, err, fetch.ErrDiskFull)
 }
 
 // Request.IfModifiedSince: MDTM decides; a file not modified after it is
@@ -1083,12 +1125,12 @@ func TestEPSVOddReply(t *testing.T) {
 	s2 := newServer(t)
 	configure(s2, func(s *ftptest.Server) { s.Hook = odd("EPSV", "PASV") })
 	_, _, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme")
-	fetchtest.WantKind(t, err, fetch.ErrConnect)
+	fetchtest.WantKind(t, err, fetch.ErrPassive) // curl's 13
 	sameLines(t, "commands", s2.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "QUIT"})
 }
 
 // TestMalformedEPSVQuits: an EPSV reply whose port cannot be (1000000, as
-// curl's test 238 sends) fails the request with ErrProtocol, but the
+// curl's test 238 sends) fails the request with ErrPassive (curl's 13), but the
 // replies are in step: the session ends with QUIT, as curl's.
 func TestMalformedEPSVQuits(t *testing.T) {
 	s := newServer(t)
@@ -1102,7 +1144,7 @@ func TestMalformedEPSVQuits(t *testing.T) {
 		}
 	})
 	_, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
-	fetchtest.WantKind(t, err, fetch.ErrProtocol)
+	fetchtest.WantKind(t, err, fetch.ErrPassive)
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "QUIT"})
 }
 
@@ -1189,4 +1231,52 @@ func TestOS400NameFormat(t *testing.T) {
 		t.Fatalf("%q %v", body, err)
 	}
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "SYST", "SITE NAMEFMT 1", "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+}
+
+// TestActiveNATAddress: an ftp-port address that is not this host's (the
+// one a NAT shows) is told the server while the listening is on the
+// control connection's address, as curl does (its test 116); EPRT and
+// PORT both refused is ErrActive (curl's 30). The server never connects:
+// the address is TEST-NET's.
+func TestActiveNATAddress(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			switch verb {
+			case "EPRT":
+				ss.Reply(500, "we don't like EPRT now")
+				return true
+			case "PORT":
+				ss.Reply(314, "bluah you f00l!")
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, map[string]string{"ftp-port": "192.0.2.7"}), "ftp://"+s.Addr+"/pub/binary.bin")
+	fetchtest.WantKind(t, err, fetch.ErrActive)
+	l := s.Lines()
+	if len(l) < 6 || !strings.HasPrefix(l[4], "EPRT |1|192.0.2.7|") || !strings.HasPrefix(l[5], "PORT 192,0,2,7,") {
+		t.Errorf("commands %q, want EPRT and PORT with 192.0.2.7", l)
+	}
+}
+
+// TestEPSVPortUnreachable: a port in the EPSV reply that cannot be
+// connected to is followed by PASV, as curl does (its test 1233).
+func TestEPSVPortUnreachable(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb == "EPSV" {
+				ss.Reply(229, "Entering Passiv Mode (|||1|)") // nothing listens on port 1
+				return true
+			}
+			return false
+		}
+	})
+	_, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
+	if err != nil || string(body) != "readme\n" {
+		t.Fatalf("%q %v", body, err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
 }

@@ -129,13 +129,13 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 		dialer:        fetch.DataDialer(d), // data connections go where the server says, not where --connect-to sends the URL
 		life:          life,
 		pasvTrust:     o.pasvTrust,
-		noEPSV:        o.noEPSV,
 		noEPRT:        o.noEPRT,
 		active:        o.port,
 		acceptTimeout: DefaultAcceptTimeout,
 	}
 	c.observe = c.note
 	c.peerHost, c.remoteIP, c.viaSOCKS = dataHost(raw, req.URL.Host)
+	c.disableEPSV(o.noEPSV)
 	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
 		c.localIP = la.IP
 	}
@@ -221,7 +221,7 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 	}
 	if r.code == 332 {
 		if o.account == "" {
-			return RefusedError("ACCT", "", r)
+			return replyError(fetch.ErrLoginDenied, "ftp: the server asks for an account (ACCT) and none was given", shownCommand(c.lastVerb, ""), r)
 		}
 		if r, err = c.cmd("ACCT", o.account, true); err != nil {
 			return ioError(ctx, fetch.ErrProtocol, "ACCT", err)
@@ -393,6 +393,15 @@ func (c *Conn) SetActive(addr string, accept time.Duration) {
 	c.active, c.acceptTimeout = addr, accept
 }
 
+// disableEPSV turns EPSV off (ftp-epsv=0) unless the control connection
+// is IPv6: PASV cannot give an IPv6 address, and curl sends EPSV then
+// whatever --disable-epsv says.
+func (c *Conn) disableEPSV(off bool) {
+	if off && (c.remoteIP == nil || c.remoteIP.To4() != nil) {
+		c.noEPSV = true
+	}
+}
+
 // PassiveCommand is the command that asks for a passive data connection on
 // this connection: EPSV (RFC 2428), or PASV once EPSV was refused or turned
 // off with ftp-epsv=0.
@@ -450,11 +459,16 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 }
 
 // weirdPassive is the error of an EPSV or PASV reply whose address cannot
-// be read (a port past 65535, no numbers): ErrProtocol, but the replies are
-// in step, so the connection is still usable (the session ends with QUIT,
-// as curl's does).
+// be read (a port past 65535, no numbers): ErrPassive for EPSV,
+// ErrPassiveFormat for PASV (curl's 13 and 14), but the replies are in
+// step, so the connection is still usable (the session ends with QUIT, as
+// curl's does).
 func weirdPassive(r *Reply) error {
-	return replyError(fetch.ErrProtocol, "ftp: malformed "+r.verb+" reply "+strconv.Quote(printable(r.lines[0])), r.verb, r)
+	kind := fetch.ErrPassive
+	if r.verb == "PASV" {
+		kind = fetch.ErrPassiveFormat
+	}
+	return replyError(kind, "ftp: malformed "+r.verb+" reply "+strconv.Quote(printable(r.lines[0])), r.verb, r)
 }
 
 func (c *Conn) protocolError(msg string) error {
@@ -470,7 +484,7 @@ func (c *Conn) DialData(ctx context.Context, addr string) (net.Conn, error) {
 }
 
 // OpenPassive asks for a passive data connection (EPSV, else PASV) and
-// opens it.
+// opens it; when the port EPSV named cannot be connected to, it asks PASV.
 func (c *Conn) OpenPassive(ctx context.Context) (net.Conn, error) {
 	r, err := c.Cmd(c.PassiveCommand(), "")
 	if err != nil {
@@ -480,7 +494,20 @@ func (c *Conn) OpenPassive(ctx context.Context) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.DialData(ctx, addr)
+	dc, err := c.DialData(ctx, addr)
+	if err != nil && r.verb == "EPSV" && ctx.Err() == nil && fetch.KindOf(err) == fetch.ErrConnect {
+		// The port EPSV named cannot be reached (a firewall that
+		// knows only PASV): PASV, from now on, as curl does.
+		c.noEPSV = true
+		if r, err = c.Cmd("PASV", ""); err != nil {
+			return nil, err
+		}
+		if addr, err = c.Passive(r); err != nil {
+			return nil, err
+		}
+		dc, err = c.DialData(ctx, addr)
+	}
+	return dc, err
 }
 
 // Watch closes the connection when ctx is done, until stop is called; stop
