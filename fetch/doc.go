@@ -207,6 +207,7 @@
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe
+//	  64  ErrUseSSL            TLS was required and the server refuses it (FTP AUTH, PROT P)
 //	  67  ErrLoginDenied       login refused
 //	  70  ErrDiskFull          the server had no room for the data sent (FTP 552 after STOR)
 //	  77  ErrCACert            the CA certificates given could not be read

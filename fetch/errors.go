@@ -57,6 +57,7 @@ const (
 	ErrActive                       // an FTP server refused the address for active mode (EPRT, PORT) (30)
 	ErrAccept                       // an FTP server said it could not connect for the data (active mode) (10)
 	ErrDiskFull                     // the server had no room for the data sent (70)
+	ErrUseSSL                       // TLS was required and the server refuses it (64)
 )
 
 var exitCodes = map[Kind]int{
@@ -68,7 +69,7 @@ var exitCodes = map[Kind]int{
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
 	ErrGotNothing: 52, ErrHeaderLine: 27, ErrPassive: 13, ErrPassiveFormat: 14, ErrAccount: 11,
-	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70,
+	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70, ErrUseSSL: 64,
 }
 
 // ExitCode is the process exit code for errors of this kind.

@@ -1280,3 +1280,59 @@ func TestEPSVPortUnreachable(t *testing.T) {
 	}
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
 }
+
+// TestAUTHPipelined: a reply to AUTH followed by more bytes than itself
+// (replies sent ahead, as an attacker before the TLS handshake would) is
+// ErrProtocol, nothing more sent, as curl does (its test 983); a server
+// that refuses both AUTH SSL and AUTH TLS is ErrUseSSL (curl's 64, its
+// test 402) when TLS is required, and a login in the clear with ssl=try.
+func TestAUTHPipelined(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb == "AUTH" {
+				ss.Raw([]byte("500 unknown command\r\n331 give password\r\n230 Authenticated\r\n"))
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, map[string]string{fetch.OptSSL: "try"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrProtocol)
+	sameLines(t, "commands", s.Lines(), []string{"AUTH SSL"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) { s.Hook = ftptest.Reply("AUTH", "500 unknown command") })
+	_, _, err = get(t, client(nil, map[string]string{fetch.OptSSL: "required"}), "ftp://"+s2.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrUseSSL)
+	sameLines(t, "commands", s2.Lines(), []string{"AUTH SSL", "AUTH TLS"})
+	_, body, err := get(t, client(nil, map[string]string{fetch.OptSSL: "try"}), "ftp://"+s2.Addr+"/readme")
+	if err != nil || string(body) != "readme\n" {
+		t.Errorf("ssl=try: %q %v", body, err)
+	}
+}
+
+// TestNoQuitAfterDoubt: curl ends a session without QUIT after a PASV
+// reply it cannot read (its test 237, exit 14) and after data shorter
+// than SIZE said though the server said 226 (its test 161, exit 18): the
+// server is not to be trusted further. An unreadable EPSV reply still
+// ends with QUIT (TestMalformedEPSVQuits).
+func TestNoQuitAfterDoubt(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = ftptest.Reply("PASV", "227 Entering Passiv Mode (1216,256,2,127,127,127)")
+	})
+	_, _, err := get(t, client(nil, map[string]string{"ftp-epsv": "0"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrPassiveFormat)
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "PASV"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) {
+		s.Hook = ftptest.ShortData("binary.bin", binary, len(binary)/2, "226 Transfer complete")
+	})
+	_, _, err = get(t, client(nil, nil), "ftp://"+s2.Addr+"/pub/binary.bin")
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
+	if l := s2.Lines(); len(l) == 0 || l[len(l)-1] == "QUIT" {
+		t.Errorf("commands %q: QUIT after a short transfer", l)
+	}
+}
