@@ -374,6 +374,20 @@ func (o *output) held() string {
 	return o.path
 }
 
+// fresh reports whether nothing of the output exists yet (neither NAME
+// nor NAME.part): a resume then starts a NAME.part of its own.
+func (o *output) fresh() bool {
+	if o.path == "" || o.direct {
+		return false
+	}
+	for _, n := range []string{o.path, partName(o.path)} {
+		if _, err := os.Lstat(n); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // partName is where a file's body is written until it is complete.
 func partName(path string) string { return path + ".part" }
 

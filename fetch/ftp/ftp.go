@@ -567,8 +567,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		switch {
 		case p.typ != 'i':
 			offset = 0 // REST in ASCII mode counts the server's bytes: not resumable
+		case size >= 0 && size < offset && (req.Since.IsZero() || !mtime.After(req.Since)):
+			// Smaller than what is held, and not known to have
+			// changed: nothing to resume, and no RETR (curl's 36, its
+			// test 111).
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: cannot resume at byte %d: the resource has %d bytes", offset, size)}
 		case size >= 0 && size < offset:
-			offset = 0 // the file shrank: it changed
+			offset = 0 // the file shrank since the part was fetched: whole
 		case !req.Since.IsZero() && !mtime.IsZero() && mtime.After(req.Since):
 			offset = 0 // changed since the part held was fetched
 		case size == offset:

@@ -442,20 +442,30 @@ func TestResume(t *testing.T) {
 		since      time.Time
 		wantOffset int64
 		wantCmds   []string
+		refused    bool // ErrResume, no RETR
 	}{
-		{"rest", off, time.Time{}, off, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}},
-		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}},
+		{"rest", off, time.Time{}, off, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}, false},
+		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}, false},
+		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, false},
+		// A file smaller than the offset that is not known to have
+		// changed: ErrResume (curl's 36, its test 111), no RETR.
+		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}, true},
+		{"remote smaller, changed since", int64(len(binary) + 10), mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, false},
 		// The data connection is open before SIZE tells there is
 		// nothing left (curl's test 111 has EPSV, TYPE I, SIZE, QUIT).
-		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}},
+		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t)
 			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			want := append(append([]string{"USER anonymous", "PASS " + email, "PWD"}, tc.wantCmds...), "QUIT")
 			res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Offset: tc.offset, Since: tc.since})
+			if tc.refused {
+				fetchtest.WantKind(t, err, fetch.ErrResume)
+				sameLines(t, "commands", s.Lines(), want)
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -473,7 +483,6 @@ func TestResume(t *testing.T) {
 			if res.Size != int64(len(body)) {
 				t.Errorf("Size %d, body %d", res.Size, len(body))
 			}
-			want := append(append([]string{"USER anonymous", "PASS " + email, "PWD"}, tc.wantCmds...), "QUIT")
 			sameLines(t, "commands", s.Lines(), want)
 		})
 	}
