@@ -690,8 +690,9 @@ func (o *output) removeTemp() {
 // gateway's reply included) the header block of every reply, those of the
 // redirects followed first, as received (like curl -I): an HTTP/1.x head
 // byte for byte (Meta.Head, bare LF line ends kept), an HTTP/2 one as
-// lines ended by CRLF; for every other scheme the metadata as header
-// lines ended by CRLF, as curl prints them.
+// lines ended by CRLF; for every other scheme the fields the fetcher
+// gave (Meta.Header: ftp, file), else the metadata, as header lines ended
+// by CRLF, as curl prints them.
 func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
@@ -710,9 +711,11 @@ func HeadText(res *fetch.Meta) []byte {
 		}
 		return b.Bytes()
 	}
-	for _, f := range res.Fields() {
-		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
+	fields := res.Header // the fetcher's own, as curl prints them (ftp, file)
+	if len(fields) == 0 {
+		fields = res.Fields()
 	}
+	writeFields(&b, fields)
 	return b.Bytes()
 }
 

@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -551,7 +552,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		if missing {
 			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
 		}
-		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213})
+		// curl's -I also asks REST 0: whether the server resumes
+		// ("Accept-ranges: bytes" among the fields it prints).
+		r, err := c.cmd("REST", "0", true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "REST", err)
+		}
+		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213, Header: headFields(size, mtime, r.code == 350)})
 	}
 	offset, limit := req.Offset, int64(-1)
 	if req.Range != nil {
@@ -630,6 +637,23 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		b.res.WireBytes = b.wireBytes
 	}
 	return b.res, nil
+}
+
+// headFields are the fields curl prints for -I on an ftp file, in its
+// order: the MDTM time, the SIZE, and "Accept-ranges: bytes" when REST
+// was taken.
+func headFields(size int64, mtime time.Time, ranges bool) fetch.Header {
+	var h fetch.Header
+	if !mtime.IsZero() {
+		h = append(h, fetch.HeaderField{Name: "Last-Modified", Value: mtime.UTC().Format(http.TimeFormat)})
+	}
+	if size >= 0 {
+		h = append(h, fetch.HeaderField{Name: "Content-Length", Value: strconv.FormatInt(size, 10)})
+	}
+	if ranges {
+		h = append(h, fetch.HeaderField{Name: "Accept-ranges", Value: "bytes"})
+	}
+	return h
 }
 
 func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, ascii bool, what string) *dataBody {
