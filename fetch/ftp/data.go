@@ -277,6 +277,61 @@ func (d *dataConn) accept(ctx context.Context, c *Conn, timeout time.Duration) (
 	}
 }
 
+// acceptWatching is accept while the control connection is watched too:
+// a server that cannot connect says so there (425 after its 150, curl's
+// test 1206; 421, 1207), and waiting for its connection until the timeout
+// would hide why. Such a reply is read and is ErrAccept (curl's 10), the
+// session in step. A positive reply (the transfer's end, sent just after
+// the server connected) is left for the transfer to read.
+func (d *dataConn) acceptWatching(ctx context.Context, c *Conn, timeout time.Duration) (net.Conn, error) {
+	type accepted struct {
+		nc  net.Conn
+		err error
+	}
+	done := make(chan accepted, 1)
+	go func() {
+		nc, err := d.accept(ctx, c, timeout)
+		done <- accepted{nc, err}
+	}()
+	defer c.raw.SetReadDeadline(time.Time{})
+	for {
+		select {
+		case a := <-done:
+			return a.nc, a.err
+		default:
+		}
+		c.raw.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		b, err := c.br.Peek(1)
+		switch {
+		case err == nil && (b[0] == '4' || b[0] == '5'):
+			c.raw.SetReadDeadline(time.Time{})
+			r, rerr := c.readReply()
+			d.close() // ends the accept
+			if a := <-done; a.nc != nil {
+				a.nc.Close()
+			}
+			if rerr != nil {
+				return nil, ioError(ctx, fetch.ErrProtocol, "waiting for the data connection", rerr)
+			}
+			// A 421 here is the server's word on this transfer (curl
+			// reads it so, and sends QUIT).
+			c.got421, c.broken = false, false
+			return nil, replyError(fetch.ErrAccept, "ftp: the server could not connect for the data", c.lastVerb, r)
+		case err == nil:
+			a := <-done
+			return a.nc, a.err
+		case fetch.KindOf(err) != fetch.ErrTimeout:
+			// The control connection failed: the accept ends with it.
+			d.close()
+			if a := <-done; a.nc != nil {
+				a.nc.Close()
+			}
+			c.broken = true
+			return nil, ioError(ctx, fetch.ErrProtocol, "waiting for the data connection", err)
+		}
+	}
+}
+
 // watched is an accepted data connection closed when the context is done.
 type watched struct {
 	net.Conn

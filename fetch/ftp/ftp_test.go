@@ -1352,3 +1352,33 @@ func TestNoQuitAfterDoubt(t *testing.T) {
 		t.Errorf("commands %q: QUIT after a short transfer", l)
 	}
 }
+
+// TestActiveRefusedAfter150: in active mode a server that cannot connect
+// and says so after its 150 (425, or 421) is ErrAccept (curl's 10, its
+// tests 1206 and 1207) at once, not a wait for the accept timeout, and
+// the session ends with QUIT, as curl's.
+func TestActiveRefusedAfter150(t *testing.T) {
+	for _, code := range []int{425, 421} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) {
+			s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+				if verb != "RETR" {
+					return false
+				}
+				ss.Reply(150, "Opening data connection")
+				ss.Reply(code, "Can't open data connection")
+				return true
+			}
+		})
+		f := &ftp.Fetcher{MaxIdlePerHost: -1, AcceptTimeout: 10 * time.Second}
+		start := time.Now()
+		_, _, err := get(t, client(f, map[string]string{"ftp-port": "-"}), "ftp://"+s.Addr+"/readme")
+		fetchtest.WantKind(t, err, fetch.ErrAccept)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%d: took %v", code, d)
+		}
+		if l := s.Lines(); len(l) == 0 || l[len(l)-1] != "QUIT" {
+			t.Errorf("%d: commands %q, want QUIT last", code, l)
+		}
+	}
+}

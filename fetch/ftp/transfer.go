@@ -326,7 +326,15 @@ func (t *Transfer) start() (*Reply, error) {
 			ln.close() // no 1xx: the server will not connect
 			return r, nil
 		}
-		nc, err := ln.accept(t.ctx, t.c, t.c.acceptTimeout)
+		nc, err := ln.acceptWatching(t.ctx, t.c, t.c.acceptTimeout)
+		if fe, ok := err.(*fetch.Error); ok && fe.Kind == fetch.ErrAccept {
+			// The server gave up and said so: its final reply is read,
+			// the session is in step (curl then sends QUIT).
+			ln.close()
+			t.closeData()
+			t.done = true
+			return nil, err
+		}
 		if err != nil {
 			ln.close()
 			t.closeData()
