@@ -58,7 +58,8 @@ type Downloader struct {
 	Resume     bool
 	ResumeFrom int64
 	// RemoteTime gives files the resource's modification time (-R); a
-	// resumed file always gets it.
+	// resumed file gets it when the reply gave it (HTTP; ftp asks MDTM
+	// only to check a part urlget marked, as curl asks none).
 	RemoteTime bool
 
 	// Head asks for the metadata only, written as HeadText (-I); Include
@@ -320,8 +321,12 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		off, since = 0, time.Time{}
 	}
 	req := &fetch.Request{URL: u, Head: d.Head, Offset: off, Since: since, Options: x.asked}
-	if d.RemoteTime || d.Resume {
-		// ftp asks MDTM only when the modification time is wanted.
+	if d.RemoteTime || !since.IsZero() || d.Resume && off == 0 && out.fresh() {
+		// ftp asks MDTM only when the modification time is wanted: -R,
+		// a part urlget marked to check against it, a resume that
+		// starts a part of its own (its mark records the time). A
+		// plain resume of bytes urlget did not mark (-C N, a NAME or
+		// NAME.part of unknown origin) is curl's: SIZE and REST only.
 		req.Options = req.Options.With(fetch.OptModTime, "1")
 	}
 	if err := d.shapeRequest(req); err != nil {

@@ -183,6 +183,10 @@
 //	   7  ErrConnect           could not connect (or through the proxy)
 //	   8  ErrProtocol          the server's reply made no sense (endless or oversized header or reply lines, bad gzip, bad Location)
 //	   9  ErrAccessDenied      access to the resource denied
+//	  10  ErrAccept            an FTP server said it could not connect for the data (active mode)
+//	  11  ErrAccount           an FTP server refused the account (ACCT)
+//	  13  ErrPassive           an FTP server refused passive mode (EPSV, PASV) or named an impossible port
+//	  14  ErrPassiveFormat     an FTP server's PASV reply held no address that can be read
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
 //	  19  ErrRetrFailed        FTP RETR refused
@@ -192,7 +196,8 @@
 //	  25  ErrUpload            upload refused
 //	  26  ErrRead              reading a local file failed (netrc)
 //	  27  ErrHeaderLine        an HTTP reply's header line longer than a client keeps (100 KiB)
-//	  28  ErrTimeout           a timeout fired (connect timeout, context deadline)
+//	  28  ErrTimeout           a timeout fired (connect timeout, context deadline); an FTP 421
+//	  30  ErrActive            an FTP server refused the address for active mode (EPRT, PORT)
 //	  35  ErrTLS               TLS handshake failure
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)
 //	  37  ErrFileRead          file:// could not read the file
@@ -208,8 +213,10 @@
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
 //	  61  ErrBadEncoding       a body in a content coding (gzip, br, zstd) could not be decoded
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
+//	  64  ErrUseSSL            TLS was required and the server refuses it (FTP AUTH, PROT P)
 //	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe
 //	  67  ErrLoginDenied       login refused
+//	  70  ErrDiskFull          the server had no room for the data sent (FTP 552 after STOR)
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
 //	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)

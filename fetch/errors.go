@@ -52,6 +52,13 @@ const (
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
 	ErrBadEncoding                  // a body in a content coding (gzip, br, zstd) could not be decoded (61)
+	ErrPassive                      // an FTP server refused passive mode or gave a port that cannot be (EPSV, PASV) (13)
+	ErrPassiveFormat                // an FTP server's PASV reply held no address that can be read (14)
+	ErrAccount                      // an FTP server refused the account (ACCT) (11)
+	ErrActive                       // an FTP server refused the address for active mode (EPRT, PORT) (30)
+	ErrAccept                       // an FTP server said it could not connect for the data (active mode) (10)
+	ErrDiskFull                     // the server had no room for the data sent (70)
+	ErrUseSSL                       // TLS was required and the server refuses it (64)
 
 	kindEnd // one past the last kind: add new kinds above it
 )
@@ -64,7 +71,8 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
-	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61,
+	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61, ErrPassive: 13, ErrPassiveFormat: 14, ErrAccount: 11,
+	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70, ErrUseSSL: 64,
 }
 
 // Kinds are every Kind, in order: for tables of exit codes.
@@ -93,6 +101,9 @@ var kindText = map[Kind]string{
 	ErrCipher: "cipher or TLS version unusable", ErrPinnedKey: "public key not the pinned one",
 	ErrOptionSyntax: "bad option value", ErrQuote: "quote command refused", ErrGotNothing: "empty reply",
 	ErrHeaderLine: "header line too long", ErrBadEncoding: "undecodable content coding",
+	ErrPassive: "passive mode refused", ErrPassiveFormat: "unreadable passive address", ErrAccount: "account refused",
+	ErrActive: "active mode address refused", ErrAccept: "server could not connect for the data", ErrDiskFull: "server disk full",
+	ErrUseSSL: "TLS required and refused",
 }
 
 // Error makes a Kind a target for errors.Is: errors.Is(err, ErrNotFound)

@@ -101,7 +101,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.dl.RemoteTime, "remote-time", "R", false, "give output files the remote modification time")
 	fs.BoolVarP(&o.dl.Head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
 	fs.BoolVarP(&o.client.Fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
-	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https and ftp only)")
+	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https, ftp and ftps only)")
 	o.maxRedirs = 50
 	fs.Var(cli.Int(&o.maxRedirs, "a count >= 0 or -1", func(n int) bool { return n >= -1 }), "max-redirs", "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
 	for _, status := range []int{301, 302, 303} {

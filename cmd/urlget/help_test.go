@@ -30,12 +30,12 @@ func TestHelpGroupsByScheme(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	for _, want := range []string{"urlget url [options]", "urlget mirror [options] URL DIR", "urlget help [SCHEME", "\nGeneral options:\n", "\nhttp options (also https):\n", "\nftp options:\n", "\ngopher options"} {
+	for _, want := range []string{"urlget url [options]", "urlget mirror [options] URL DIR", "urlget help [SCHEME", "\nGeneral options:\n", "\nhttp options (also https):\n", "\nftp options (also ftps):\n", "\ngopher options"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
-	if strings.Index(out, "General options:") > strings.Index(out, "ftp options:") {
+	if strings.Index(out, "General options:") > strings.Index(out, "ftp options") {
 		t.Error("the general options do not come first")
 	}
 	sections := strings.Split(out, "\n\n")

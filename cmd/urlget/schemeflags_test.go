@@ -250,7 +250,7 @@ func TestSchemeFlagsFromRegistry(t *testing.T) {
 		t.Errorf("--max-articles many: exit %d, %q", code, stderr)
 	}
 	code, stderr := run("--ftp-mlsd", "--gopher-allow-port", "gopher://h/1/")
-	if code != 0 || !strings.Contains(stderr, "--ftp-mlsd applies to ftp URLs only") || strings.Contains(stderr, "gopher-allow-port") {
+	if code != 0 || !strings.Contains(stderr, "--ftp-mlsd applies to ftp, ftps URLs only") || strings.Contains(stderr, "gopher-allow-port") {
 		t.Errorf("--ftp-mlsd for a gopher URL: exit %d, stderr %q", code, stderr)
 	}
 }

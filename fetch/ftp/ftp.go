@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,8 @@ type options struct {
 	reuse     bool
 	quote     []quoteCmd // ftp-quote, in the order given
 	mkdirs    bool       // ftp-create-dirs
+	tls       int        // tlsNone, tlsTry, tlsControl, tlsAll (tlsLevel)
+	implicit  bool       // an ftps URL: TLS from the first byte
 }
 
 // Request.Options keys this package reads (the CLI flag in brackets).
@@ -91,9 +94,9 @@ const (
 )
 
 func init() {
-	ftp := []string{"ftp"}
+	ftp := []string{"ftp", "ftps"}
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
-		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths | fetch.StartTLS,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
@@ -120,6 +123,9 @@ func init() {
 			{Key: OptQuote, Flag: "quote", Short: "Q", Kind: fetch.Strings, Arg: "CMD", Schemes: ftp,
 				Help: "send CMD after login (\"-CMD\": after the transfer; \"+CMD\": after the CWDs, just before it; \"*\" after those: a refusal is ignored); repeatable"},
 			{Key: OptMkdirs, Flag: "ftp-create-dirs", Kind: fetch.Bool, Schemes: ftp, Help: "make the directories of the URL's path that are missing (MKD)"},
+			{Key: fetch.OptSSL, Flag: "ftp-ssl", Kind: fetch.Bool, Set: "try", Schemes: ftp, Help: "curl's older name of --ssl for ftp: AUTH TLS where the server has it"},
+			{Key: fetch.OptSSL, Flag: "ftp-ssl-reqd", Kind: fetch.Bool, Set: "required", Schemes: ftp, Help: "curl's older name of --ssl-reqd for ftp: TLS for the login and the data, or exit 64"},
+			{Key: OptSSLControl, Kind: fetch.Bool, Schemes: ftp, Help: "TLS for the login (or exit 64), the data in the clear (PROT C)"},
 		},
 		Examples: []fetch.Example{
 			{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
@@ -127,8 +133,30 @@ func init() {
 			{Args: "-C - -O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "resume an interrupted download"},
 			{Args: "-u me -T notes.txt ftp://ftp.example.org/incoming/", Help: "upload (STOR incoming/notes.txt); -T - reads stdin"},
 			{Args: "--json-lines ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
+			{Args: "--ssl-reqd -u me ftp://ftp.example.org/notes.txt", Help: "login and data inside TLS (AUTH TLS, PROT P)"},
 		},
 	})
+	// ftps: the same client, in TLS from the first byte (port 990).
+	fetch.Register(fetch.Scheme{Name: "ftps", New: New,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths | fetch.StartTLS,
+		Examples: []fetch.Example{
+			{Args: "-u me ftps://ftp.example.org/notes.txt", Help: "implicit FTPS: TLS from the first byte, data in TLS too"},
+		},
+	})
+}
+
+// requestOptions are the options of req: its Options, and the TLS its
+// URL's scheme asks for.
+func requestOptions(req *fetch.Request) (*options, error) {
+	o, err := parseOptions(req.Options)
+	if err != nil {
+		return nil, err
+	}
+	o.implicit = req.URL.Scheme == "ftps"
+	if o.tls, err = tlsLevel(req.Options, o.implicit); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 func parseOptions(m fetch.Options) (*options, error) {
@@ -322,7 +350,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if ctx.Err() != nil {
 		return nil, fetch.ContextError(ctx)
 	}
-	o, err := parseOptions(req.Options)
+	o, err := requestOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +358,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if err != nil {
 		return nil, err
 	}
-	key := poolKey{addr: serverAddr(req), user: req.User}
+	key := poolKey{addr: serverAddr(req), user: req.User, tls: o.tls}
 	if req.HasPassword {
 		key.pass = "\x00" + req.Password
 	}
@@ -346,7 +374,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c.reused, c.answered, c.got421 = true, false, false
 			c.verbose = f.Config.Verbose
 			c.pasvTrust = o.pasvTrust
-			c.noEPSV = c.noEPSV || o.noEPSV
+			c.disableEPSV(o.noEPSV)
 			c.noEPRT = c.noEPRT || o.noEPRT
 			c.SetActive(o.port, f.acceptTimeout())
 			c.watch(ctx)
@@ -536,7 +564,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		if missing {
 			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
 		}
-		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213})
+		// curl's -I also asks REST 0: whether the server resumes
+		// ("Accept-ranges: bytes" among the fields it prints).
+		r, err := c.cmd("REST", "0", true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "REST", err)
+		}
+		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213, Header: headFields(size, mtime, r.code == 350)})
 	}
 	offset, limit := req.Offset, int64(-1)
 	if req.Range != nil {
@@ -552,8 +586,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		switch {
 		case p.typ != 'i':
 			offset = 0 // REST in ASCII mode counts the server's bytes: not resumable
+		case size >= 0 && size < offset && (req.Since.IsZero() || !mtime.After(req.Since)):
+			// Smaller than what is held, and not known to have
+			// changed: nothing to resume, and no RETR (curl's 36, its
+			// test 111).
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: cannot resume at byte %d: the resource has %d bytes", offset, size)}
 		case size >= 0 && size < offset:
-			offset = 0 // the file shrank: it changed
+			offset = 0 // the file shrank since the part was fetched: whole
 		case !req.Since.IsZero() && !mtime.IsZero() && mtime.After(req.Since):
 			offset = 0 // changed since the part held was fetched
 		case size == offset:
@@ -610,6 +649,23 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		b.res.WireBytes = b.wireBytes
 	}
 	return b.res, nil
+}
+
+// headFields are the fields curl prints for -I on an ftp file, in its
+// order: the MDTM time, the SIZE, and "Accept-ranges: bytes" when REST
+// was taken.
+func headFields(size int64, mtime time.Time, ranges bool) fetch.Header {
+	var h fetch.Header
+	if !mtime.IsZero() {
+		h = append(h, fetch.HeaderField{Name: "Last-Modified", Value: mtime.UTC().Format(http.TimeFormat)})
+	}
+	if size >= 0 {
+		h = append(h, fetch.HeaderField{Name: "Content-Length", Value: strconv.FormatInt(size, 10)})
+	}
+	if ranges {
+		h = append(h, fetch.HeaderField{Name: "Accept-ranges", Value: "bytes"})
+	}
+	return h
 }
 
 func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, ascii bool, what string) *dataBody {
@@ -695,7 +751,7 @@ func listHint(c *pconn, verb string) ListFormat {
 
 // listing returns the Resource.Listing for a listing command's output.
 func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string, hint ListFormat) func([]byte) fetch.Entry {
-	host, port, user := u.Host, u.PortOrDefault(), u.User
+	scheme, host, port, user := u.Scheme, u.Host, u.PortOrDefault(), u.User
 	if !u.HasUserinfo {
 		user = ""
 	}
@@ -719,9 +775,9 @@ func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string, hint ListFormat
 		}
 		if withURL && !e.Unparsed && e.Name != "" && e.Name != "." && e.Name != ".." && e.Type != fetch.EntryOther {
 			if e.Type == fetch.EntryDir {
-				e.URL = urlparse.FTPURL(host, port, user, "", append(segs[:len(segs):len(segs)], e.Name), "", 0)
+				e.URL = urlparse.FTPSchemeURL(scheme, host, port, user, "", append(segs[:len(segs):len(segs)], e.Name), "", 0)
 			} else {
-				e.URL = urlparse.FTPURL(host, port, user, "", segs, e.Name, 0)
+				e.URL = urlparse.FTPSchemeURL(scheme, host, port, user, "", segs, e.Name, 0)
 			}
 		}
 		return e

@@ -169,6 +169,11 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	if err != nil {
 		return nil, ioError(ctx, fetch.ErrUpload, verb+": no final reply", err)
 	}
+	if fr.code == 552 {
+		// "Exceeded storage allocation" after the data: the file is
+		// not whole there (curl's 70).
+		return nil, replyError(fetch.ErrDiskFull, "ftp: the server had no room for the data", shownCommand(verb, p.name), fr)
+	}
 	if !fr.Positive() {
 		return nil, RefusedError(verb, p.name, fr)
 	}
