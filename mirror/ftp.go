@@ -53,11 +53,15 @@ type ftpDirJob struct {
 	depth  int
 	parent string
 	node   *dirNode
-	entry  Record // what the parent's listing said of it
+	entry  dirEntry // what the parent's listing said of it
 	// doubt is why its first listing was not believed, when it was
 	// listed once already: the next look (on another connection) decides.
 	doubt string
 }
+
+// dirEntry is what a directory's record takes from its parent's listing
+// (a queued listing holds no whole Record: a wide tree queues thousands).
+type dirEntry struct{ mtime, mtimeSource, name string }
 
 // ftpFileJob is a file to fetch.
 type ftpFileJob struct {
@@ -682,7 +686,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			rec.MTime, rec.MTimeSource, rec.Name = old.MTime, old.MTimeSource, old.Name
 		}
 		if j.depth > 0 {
-			rec.MTime, rec.MTimeSource, rec.Name = j.entry.MTime, j.entry.MTimeSource, j.entry.Name
+			rec.MTime, rec.MTimeSource, rec.Name = j.entry.mtime, j.entry.mtimeSource, j.entry.name
 		}
 		// An empty remote directory is made too, as lftp and wget do.
 		if err := e.makeDir(j.local); err != nil {
@@ -791,7 +795,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0), pathSegs(j.local, local))
 		sub.local = e.paths.claimDir(rec.URL, pathSegs(j.local, local))
 		rec.Path = sub.local
-		sub.entry = rec
+		sub.entry = dirEntry{rec.MTime, rec.MTimeSource, rec.Name}
 		if !fe.ModTime.IsZero() && !e.opt.DryRun {
 			e.mu.Lock()
 			e.dirTimes[sub.local] = fe.ModTime
