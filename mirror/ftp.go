@@ -682,7 +682,8 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 	if !e.opt.DryRun {
 		rec := Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1, Status: StatusOK,
 			Fetched: stamp(time.Now())}
-		if old, ok := e.man.get(j.url); ok {
+		old, had := e.man.get(j.url)
+		if had {
 			rec.MTime, rec.MTimeSource, rec.Name = old.MTime, old.MTimeSource, old.Name
 		}
 		if j.depth > 0 {
@@ -693,7 +694,14 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			e.fail(rec, err)
 			return true
 		}
-		e.man.put(rec)
+		// A directory recorded as it is (but for when it was listed) is
+		// not written again: a rerun that finds nothing changed leaves
+		// the manifest as it is, rather than rewriting all of it for the
+		// times of its listings (Fetched is then the first listing that
+		// found the directory so).
+		if old.Fetched = rec.Fetched; !had || old != rec {
+			e.man.put(rec)
+		}
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	// Cycle check for servers without unique facts: a directory listed
