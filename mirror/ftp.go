@@ -57,6 +57,7 @@ type ftpDirJob struct {
 	// doubt is why its first listing was not believed, when it was
 	// listed once already: the next look (on another connection) decides.
 	doubt string
+	view  *dirView // the local directory, while its entries are handled
 }
 
 // dirEntry is what a directory's record takes from its parent's listing
@@ -711,6 +712,8 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		return true
 	}
 	var checks []mdtmCheck
+	j.view = e.fs.view(j.local)
+	defer j.view.close()
 	for _, fe := range entries {
 		if e.ctx.Err() != nil {
 			return true
@@ -849,7 +852,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			e.queueFile(s, job)
 			return mdtmCheck{}, false
 		}
-		switch v, why := e.ftpUnchanged(old, rec, fe); v {
+		switch v, why := e.ftpUnchanged(j.view, old, rec, fe); v {
 		case verdictSame:
 			if e.opt.Checksum {
 				return mdtmCheck{fe: fe, job: job, proven: true}, true
@@ -1070,13 +1073,13 @@ const (
 // file unchanged: an ls date has minutes at best (a file rewritten within
 // the minute, at the same size, lists the same), only the day for older
 // files, or is missing.
-func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) (int, string) {
+func (e *engine) ftpUnchanged(local *dirView, old, rec Record, fe ftpEntry) (int, string) {
 	switch {
 	case e.opt.Refetch:
 		return verdictFetch, "--refetch"
 	case old.Status != StatusOK:
 		return verdictFetch, "not mirrored yet (" + old.Status + ")"
-	case old.Path != rec.Path || !e.fs.intact(old.Path, old.Size):
+	case old.Path != rec.Path || !local.intact(old.Path, old.Size):
 		return verdictFetch, "the local copy is missing or not the recorded size"
 	case fe.Size >= 0 && old.Size != fe.Size:
 		return verdictFetch, fmt.Sprintf("size %d, recorded %d", fe.Size, old.Size)
