@@ -35,6 +35,7 @@ type engine struct {
 	start    time.Time
 	warc     *warc.Writer // Options.WARC, nil without
 	warcFile *os.File
+	warcMark *os.File // warcMarkName, while warcFile is open
 
 	parallel, perHost  int
 	maxFiles, maxDepth int
