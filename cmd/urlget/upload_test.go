@@ -32,15 +32,8 @@ func TestFTPUploadResumeBesideCurl(t *testing.T) {
 		os.Chown(remote, uidOf(t, filepath.Join(s.Home, "upload")), -1)
 		before, _ := s.CommandLines(0) // no log before the first session
 		args := []string{"-sS", "-C", "-", "-T", local, base + who + ".bin"}
-		if who == "curl" {
-			if out, err := exec.Command(curl, args...).CombinedOutput(); err != nil {
-				t.Fatalf("curl: %v %s", err, out)
-			}
-		} else {
-			var out, errb bytes.Buffer
-			if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
-				t.Fatalf("urlget: exit %d %s", code, errb.String())
-			}
+		if code, _ := runClient(t, curl, who, args...); code != 0 {
+			t.Fatalf("%s: exit %d", who, code)
 		}
 		got, _ := os.ReadFile(remote)
 		if !bytes.Equal(got, full) {
@@ -125,15 +118,8 @@ func TestFTPUploadCRLFBesideCurl(t *testing.T) {
 	}
 	for _, who := range []string{"curl", "urlget"} {
 		args := []string{"-sS", "--crlf", "-T", local, base + who + ".txt"}
-		if who == "curl" {
-			if out, err := exec.Command(curl, args...).CombinedOutput(); err != nil {
-				t.Fatalf("curl: %v %s", err, out)
-			}
-		} else {
-			var out, errb bytes.Buffer
-			if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
-				t.Fatalf("urlget: exit %d %s", code, errb.String())
-			}
+		if code, _ := runClient(t, curl, who, args...); code != 0 {
+			t.Fatalf("%s: exit %d", who, code)
 		}
 		got, _ := os.ReadFile(filepath.Join(s.Home, "upload", who+".txt"))
 		if want := "one\r\ntwo\r\n\r\nthree"; string(got) != want {

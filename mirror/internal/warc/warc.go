@@ -32,6 +32,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // Record types written by the mirror.
@@ -236,9 +238,9 @@ func (w *Writer) write(id string, r Record) error {
 // block or its gzip member, as a record being written when its writer was
 // killed is.
 func WholeLen(r io.Reader) int64 {
-	cr := &countingReader{r: r}
+	cr := &fetch.CountingReader{R: r}
 	br := bufio.NewReader(cr)
-	pos := func() int64 { return cr.n - int64(br.Buffered()) }
+	pos := func() int64 { return cr.N - int64(br.Buffered()) }
 	var good int64
 	magic, err := br.Peek(2)
 	if err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
@@ -256,18 +258,6 @@ func WholeLen(r io.Reader) int64 {
 		err = zr.Reset(br)
 	}
 	return good
-}
-
-// countingReader counts the bytes read from r.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // wholeRecords reads records from src to its end, calling done after
