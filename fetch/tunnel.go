@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -14,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/internal/ntlm"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -31,53 +31,74 @@ func BasicAuth(user, password string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
+// OffersScheme reports whether the values of a WWW-Authenticate or
+// Proxy-Authenticate field offer the authentication scheme (alone or
+// with parameters).
+func OffersScheme(values []string, scheme string) bool {
+	for _, v := range values {
+		s, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if strings.EqualFold(s, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
 // maxConnectReply bounds the proxy's reply to CONNECT.
 const maxConnectReply = 64 << 10
+
+// TunnelAuth says how DialTunnel sends the proxy's credentials: by Basic
+// (the zero value), by NTLM (curl's --proxy-ntlm), or as the proxy's 407
+// asks, the first CONNECT without them (AnyAuth, --proxy-anyauth: NTLM
+// when offered, else Basic).
+type TunnelAuth struct{ NTLM, AnyAuth bool }
+
+// maxTunnelAsks bounds the CONNECT requests of one tunnel: a proxy that
+// asks again and again does not keep the client sending.
+const maxTunnelAsks = 4
 
 // DialTunnel connects to addr ("host:port") through the HTTP proxy p's
 // CONNECT tunnel: it connects to p with d (and runs TLS with base over it
 // for an https:// proxy), asks for addr, sending userAgent and p's
-// credentials, and returns the connection once p has answered 2xx. v,
-// when set, gets the exchange as curl -v shows it, the credentials
-// masked. A refused tunnel is ErrRecv (curl's 56) with the proxy's status line.
-func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL, addr, userAgent string, v io.Writer) (net.Conn, error) {
-	nc, err := Connect(ctx, d, ProxyAddr(p), "connecting to")
-	if err != nil {
-		return nil, err
-	}
-	if v != nil {
-		fmt.Fprintf(v, "* Connected to %s\n", nc.RemoteAddr())
-	}
-	if p.Scheme == "https" {
-		tc, err := HandshakeTLS(ctx, base, nc, p.Host, "proxy")
-		if err != nil {
-			return nil, err
-		}
-		nc = tc
-	}
-	// The request is curl's, field for field, in its order.
-	var head strings.Builder
-	fmt.Fprintf(&head, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n", addr, addr)
-	if p.HasUserinfo {
-		head.WriteString("Proxy-Authorization: " + BasicAuth(p.User, p.Password) + "\r\n")
-	}
-	if userAgent != "" {
-		head.WriteString("User-Agent: " + userAgent + "\r\n")
-	}
-	head.WriteString("Proxy-Connection: Keep-Alive\r\n\r\n")
+// credentials as auth says, and returns the connection once p has
+// answered 2xx. The request's fields are curl's, in its order (Host,
+// Proxy-Authorization, User-Agent, "Proxy-Connection: Keep-Alive"). A
+// 407 is answered when auth and p's credentials can: NTLM's challenge on
+// the same connection (a 407 whose connection ends is then the refusal),
+// an AnyAuth choice on the same one or, when the proxy closes it, a new
+// one. v, when set, gets the exchange as curl -v shows it, the
+// credentials masked. A refused tunnel is ErrRecv (curl's 56) with the
+// proxy's status line.
+func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL, addr, userAgent string, v io.Writer, auth TunnelAuth) (net.Conn, error) {
+	var (
+		nc  net.Conn
+		br  *bufio.Reader
+		rec *headRecorder
+	)
 	if strings.ContainsAny(addr+userAgent, "\r\n\x00") {
-		nc.Close()
 		return nil, &Error{Kind: ErrMalformed, Msg: "CONNECT request refused: its target or User-Agent holds a CR, LF or NUL"}
 	}
-	if v != nil {
-		fmt.Fprintf(v, "> CONNECT %s HTTP/1.1\n> Host: %s\n", addr, addr)
-		if p.HasUserinfo {
-			fmt.Fprintf(v, "> Proxy-Authorization: Basic ****\n")
+	dial := func() error {
+		c, err := Connect(ctx, d, ProxyAddr(p), "connecting to")
+		if err != nil {
+			return err
 		}
-		if userAgent != "" {
-			fmt.Fprintf(v, "> User-Agent: %s\n", userAgent)
+		if v != nil {
+			fmt.Fprintf(v, "* Connected to %s\n", c.RemoteAddr())
 		}
-		fmt.Fprintf(v, "> Proxy-Connection: Keep-Alive\n")
+		if p.Scheme == "https" {
+			tc, err := HandshakeTLS(ctx, base, c, p.Host, "proxy")
+			if err != nil {
+				return err
+			}
+			c = tc
+		}
+		rec = &headRecorder{r: io.LimitReader(c, maxConnectReply)}
+		nc, br = c, bufio.NewReader(rec)
+		return nil
+	}
+	if err := dial(); err != nil {
+		return nil, err
 	}
 	fail := func(e *Error) (net.Conn, error) {
 		nc.Close()
@@ -86,42 +107,109 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 		}
 		return nil, e
 	}
-	if _, err := io.WriteString(nc, head.String()); err != nil {
-		return fail(&Error{Kind: ErrConnect, Msg: "sending CONNECT to the proxy", Err: err})
+	const (
+		none = iota
+		ntlm1
+		done
+	)
+	stage, authz := done, ""
+	switch {
+	case !p.HasUserinfo:
+	case auth.NTLM:
+		stage, authz = ntlm1, ntlm.NegotiateField()
+	case auth.AnyAuth:
+		stage = none
+	default:
+		authz = BasicAuth(p.User, p.Password)
 	}
-	creq := &http.Request{Method: "CONNECT", URL: &url.URL{Opaque: addr}, Host: addr}
-	rec := &headRecorder{r: io.LimitReader(nc, maxConnectReply)}
-	br := bufio.NewReader(rec)
-	resp, err := http.ReadResponse(br, creq)
-	if err != nil {
-		return fail(&Error{Kind: ErrConnect, Msg: "reading the proxy's reply to CONNECT", Err: err})
-	}
-	if resp.StatusCode/100 != 2 {
-		resp.Body.Close()
-	}
-	reply := &Meta{Proto: resp.Proto, Status: resp.StatusCode, Size: -1,
-		Reason: strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" "),
-		Head:   bytes.Clone(rec.buf[:len(rec.buf)-br.Buffered()])}
-	if v != nil {
-		fmt.Fprintf(v, "< %s %s\n", resp.Proto, SanitizeLine(resp.Status, 200))
-	}
-	if v != nil && resp.StatusCode/100 == 2 {
-		// A 2xx reply has no body, whatever its fields say (RFC 9110
-		// §9.3.6): the tunnel starts after its head. curl -v says so.
-		for _, line := range strings.Split(string(reply.Head), "\n") {
-			name, _, _ := strings.Cut(line, ":")
-			for _, f := range []string{"Content-Length", "Transfer-Encoding"} {
-				if strings.EqualFold(strings.TrimSpace(name), f) {
-					fmt.Fprintf(v, "* Ignoring %s in CONNECT %d response\n", f, resp.StatusCode)
+	// reply is the proxy's reply as curl shows it (-i, -D, -w
+	// %{http_connect}): the last status, and every head received, the
+	// 407s answered included.
+	reply := &Meta{Size: -1}
+	for asks := 1; ; asks++ {
+		// The request is curl's, field for field, in its order.
+		var head strings.Builder
+		fmt.Fprintf(&head, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n", addr, addr)
+		if authz != "" {
+			fmt.Fprintf(&head, "Proxy-Authorization: %s\r\n", authz)
+		}
+		if userAgent != "" {
+			fmt.Fprintf(&head, "User-Agent: %s\r\n", userAgent)
+		}
+		head.WriteString("Proxy-Connection: Keep-Alive\r\n\r\n")
+		if v != nil {
+			for l := range strings.SplitSeq(strings.TrimSuffix(head.String(), "\r\n\r\n"), "\r\n") {
+				if name, val, _ := strings.Cut(l, ": "); name == "Proxy-Authorization" {
+					scheme, _, _ := strings.Cut(val, " ")
+					l = name + ": " + scheme + " ****"
 				}
+				fmt.Fprintf(v, "> %s\n", l)
 			}
 		}
-	}
-	if resp.StatusCode/100 != 2 {
+		if _, err := io.WriteString(nc, head.String()); err != nil {
+			return fail(&Error{Kind: ErrConnect, Msg: "sending CONNECT to the proxy", Err: err})
+		}
+		rec.buf = rec.buf[len(rec.buf)-br.Buffered():] // what was read past the last reply
+		creq := &http.Request{Method: "CONNECT", URL: &url.URL{Opaque: addr}, Host: addr}
+		resp, err := http.ReadResponse(br, creq)
+		if err != nil {
+			return fail(&Error{Kind: ErrConnect, Msg: "reading the proxy's reply to CONNECT", Err: err})
+		}
+		reply.Proto, reply.Status = resp.Proto, resp.StatusCode
+		reply.Reason = strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" ")
+		got := rec.buf[:len(rec.buf)-br.Buffered()]
+		reply.Head = append(reply.Head, got...)
+		if v != nil {
+			fmt.Fprintf(v, "< %s %s\n", resp.Proto, SanitizeLine(resp.Status, 200))
+		}
+		if resp.StatusCode/100 == 2 {
+			// A 2xx reply has no body, whatever its fields say (RFC 9110
+			// §9.3.6): the tunnel starts after its head (its Body is not
+			// read). curl -v says so.
+			for line := range strings.SplitSeq(string(got), "\n") {
+				name, _, _ := strings.Cut(line, ":")
+				for _, f := range []string{"Content-Length", "Transfer-Encoding"} {
+					if v != nil && strings.EqualFold(strings.TrimSpace(name), f) {
+						fmt.Fprintf(v, "* Ignoring %s in CONNECT %d response\n", f, resp.StatusCode)
+					}
+				}
+			}
+			break
+		}
 		// The reply is shown (curl's -i, -D) and its status is curl's
 		// -w %{http_connect}: it is the Error's Reply's Tunnel.
-		return fail(&Error{Kind: ErrRecv, Msg: "the proxy refused the tunnel: " + SanitizeLine(resp.Status, 200),
-			Reply: &Meta{Size: -1, Tunnel: reply}})
+		refused := &Error{Kind: ErrRecv, Msg: "the proxy refused the tunnel: " + SanitizeLine(resp.Status, 200),
+			Reply: &Meta{Size: -1, Tunnel: reply}}
+		if resp.StatusCode != http.StatusProxyAuthRequired || asks >= maxTunnelAsks {
+			resp.Body.Close()
+			return fail(refused)
+		}
+		// The 407's body is read to its end: the connection goes on.
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		closing := resp.Close || err != nil
+		ask := resp.Header.Values("Proxy-Authenticate")
+		switch {
+		case stage == ntlm1 && !closing:
+			var ok bool
+			if authz, ok = ntlm.AnswerField(ask, p.User, p.Password); !ok {
+				return fail(refused)
+			}
+			stage = done
+			continue // on this connection: NTLM authenticates it
+		case stage == none && OffersScheme(ask, "NTLM"):
+			stage, authz = ntlm1, ntlm.NegotiateField()
+		case stage == none && OffersScheme(ask, "Basic"):
+			stage, authz = done, BasicAuth(p.User, p.Password)
+		default:
+			return fail(refused)
+		}
+		if closing {
+			nc.Close()
+			if err := dial(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// A server that speaks first through the tunnel (ftp, smtp) is heard
 	// only once the reply is read: the bytes read past it must not be

@@ -212,7 +212,7 @@ func TestRange(t *testing.T) {
 		{urls[6], "bytes=40000-", 206, 40000, 50000},
 		{urls[6], "bytes=40000-40009", 206, 40000, 40010},
 		{urls[5], "bytes=-100", 200, 0, 100000},
-		{urls[5], "bytes=200000-", 200, 0, 100000}, // past the end: ftp starts over
+		{urls[5], "bytes=200000-", 416, 0, 0}, // past the end of an ftp file: 416, as http's (the ftp fetch sees SIZE below the offset: exit 36)
 		{urls[6], "bytes=60000-", 416, 0, 0},
 	} {
 		req, _ := http.NewRequest("GET", srv.URL+"/"+c.url, nil)
