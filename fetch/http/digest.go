@@ -25,7 +25,8 @@ const maxStale = 3
 
 // openDigest is Open with HTTP Digest authentication (RFC 7616), as curl's
 // --digest does it: the first request goes without credentials (with a
-// body, as a probe with "Content-Length: 0"); a 401 whose first Digest
+// body, as a probe with "Content-Length: 0"; with Request.AnyAuth, as it
+// is: curl does not know yet that credentials are wanted); a 401 whose first Digest
 // challenge can be answered (algorithm MD5, SHA-256 or SHA-512-256, each
 // also "-sess"; qop "auth", or none) is answered with the request again,
 // nc 00000001 and a fresh cnonce; a 401 to that answer is the result,
@@ -33,20 +34,33 @@ const maxStale = 3
 // a second time comes from Request.GetBody; without it, that 401 is the
 // result). A probe answered 2xx is sent again with its body, without
 // credentials. Any other reply is the result. With Request.AnyAuth a 401
-// that offers no Digest but Basic is answered once with Basic.
+// that offers no Digest but Basic is answered once with Basic. A server
+// that answers HTTP/1.0 is spoken to in HTTP/1.0 from then on, as curl
+// does.
 func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	first := req
-	if req.Body != nil {
+	if req.Body != nil && !req.AnyAuth {
 		probe := *req
 		probe.Body, probe.BodySize, probe.GetBody = strings.NewReader(""), 0, nil
 		probe.Options = noExpect(req.Options)
 		first = &probe
 	}
 	var asked []fetch.Meta
-	sent := false // the body has gone once: another send needs GetBody
+	sent := first == req // the body has gone once: another send needs GetBody
 	// next sends req again with authz in place of res, or says it cannot
 	// (a body that cannot be sent twice).
 	next := func(res *fetch.Resource, authz string) (*fetch.Resource, bool, error) {
+		if res.Proto == "HTTP/1.0" && req.Options.String(OptVersion) != version10 {
+			// curl speaks HTTP/1.0 to a server that answered so, for
+			// the rest of the exchange (no Expect then: expects).
+			down := *req
+			down.Options = maps.Clone(req.Options)
+			if down.Options == nil {
+				down.Options = fetch.Options{}
+			}
+			down.Options[OptVersion] = version10
+			req = &down
+		}
 		r := req
 		if sent && req.Body != nil {
 			if req.GetBody == nil {

@@ -291,7 +291,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	}
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
-	custom := customNames(req.Options.Strings(OptHeader))
+	hdrs := customFields(req.Options.Strings(OptHeader))
 	http10 := req.Options.String(OptVersion) == version10
 	var (
 		c   *recorder
@@ -300,7 +300,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start(custom, http10)
+			c, rec = r, r.start(hdrs, http10)
 			nc = r.Conn
 		}
 		// A kept connection, or one net/http dialled for another
@@ -311,7 +311,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, custom)
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, hdrs)
 		if http10 {
 			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
 		}
@@ -521,7 +521,7 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 // requestHead formats the request head for the verbose log, credentials
 // masked, its fields in the order they go out (curlOrder, custom naming
 // the -H fields).
-func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, custom []string) []byte {
+func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, c custom) []byte {
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, target, r.Host)
 	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
@@ -534,7 +534,7 @@ func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, cust
 	}
 	head.WriteString("\r\n")
 	var b bytes.Buffer
-	for _, l := range bytes.Split(bytes.TrimSuffix(curlOrder(head.Bytes(), custom), []byte("\r\n\r\n")), []byte("\r\n")) {
+	for _, l := range bytes.Split(bytes.TrimSuffix(curlOrder(head.Bytes(), c), []byte("\r\n\r\n")), []byte("\r\n")) {
 		fmt.Fprintf(&b, "> %s\n", l)
 	}
 	return b.Bytes()
