@@ -205,7 +205,9 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 
 // TestRedirectAfterPostBesideCurl: with -L, the request after a 301, 302 or
 // 303 is a GET without the body (unless --post30x), and after a 307 or 308
-// the same request again, body included, as curl sends them.
+// the same request again, body included, as curl sends them; an upload's
+// PUT goes again with its body after a 301 or 302, and as a GET after a
+// 303.
 func TestRedirectAfterPostBesideCurl(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	rec := newRecorder(t)
@@ -226,6 +228,9 @@ func TestRedirectAfterPostBesideCurl(t *testing.T) {
 		{"-F", "f=@" + upFile, base + "/to/307"},
 		{"-F", "f=@" + upFile, base + "/to/302"},
 		{"-T", upFile, base + "/to/307"},
+		{"-T", upFile, base + "/to/301"}, // a PUT keeps its body (curl's test 1051)
+		{"-T", upFile, base + "/to/302"},
+		{"-T", upFile, base + "/to/303"}, // and turns into a GET (curl's test 1524)
 		{"-H", "Content-Type: text/plain", "-d", "a=b", base + "/to/303"},
 	}
 	for _, args := range cases {
