@@ -291,7 +291,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	}
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
-	hdrs := customFields(req.Options.Strings(OptHeader))
+	hdrs := customFields(headerLines(req.Options))
 	http10 := req.Options.String(OptVersion) == version10
 	var (
 		c   *recorder

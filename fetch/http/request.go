@@ -4,6 +4,7 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,7 +130,7 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 	}
 	given := map[string]bool{}
-	for _, line := range req.Options.Strings(OptHeader) {
+	for _, line := range headerLines(req.Options) {
 		if req.OtherOrigin && credentialLine(line) {
 			continue
 		}
@@ -138,6 +139,29 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 	}
 	return nil
+}
+
+// headerLines is the OptHeader lines, then those of fetch.OptLastHeader
+// whose names they do not give.
+func headerLines(opts fetch.Options) []string {
+	lines := opts.Strings(OptHeader)
+	last := opts.Strings(fetch.OptLastHeader)
+	if len(last) == 0 {
+		return lines
+	}
+	names := map[string]bool{}
+	for _, l := range lines {
+		if n, _, _, ok := headerLine(l); ok {
+			names[strings.ToLower(n)] = true
+		}
+	}
+	all := slices.Clone(lines)
+	for _, l := range last {
+		if n, _, _, ok := headerLine(l); ok && !names[strings.ToLower(n)] {
+			all = append(all, l)
+		}
+	}
+	return all
 }
 
 // credentialLine reports whether an OptHeader line sets Authorization or
