@@ -142,3 +142,22 @@ func TestDigestDowngradesTo10(t *testing.T) {
 		t.Errorf("requests %q, want %q", got, want)
 	}
 }
+
+// TestCookiesForHostHeader: with a Host field given (-H), the cookies
+// sent are those of that host, as curl matches them (tests 62, 1258);
+// -b texts go after the jar's as given.
+func TestCookiesForHostHeader(t *testing.T) {
+	addr, heads := headServer(t)
+	jar := fetch.NewCookieJar()
+	if err := jar.Load(strings.NewReader(".host.foo.com\tTRUE\t/we/\tFALSE\t0\ttest2\tyes\n127.0.0.1\tFALSE\t/\tFALSE\t0\tnot\tsent\n")); err != nil {
+		t.Fatal(err)
+	}
+	jar.AddText("a=1;b=2")
+	c := &fetch.Client{Jar: jar, Options: fetch.Options{fhttp.OptHeader: "Host: www.host.foo.com"}}
+	if _, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+addr+"/we/want")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-heads; !strings.Contains(got, "\r\nCookie: test2=yes; a=1;b=2\r\n") {
+		t.Errorf("request head:\n%s\nwant Cookie: test2=yes; a=1;b=2", got)
+	}
+}

@@ -37,8 +37,9 @@
 // method is OptMethod (-X), else HEAD for Request.Head, POST when
 // Request.Body is set (the Fetcher is a fetch.BodySender; BodySize -1 sends
 // it chunked), else GET; OptReferer (-e) is the Referer; Config.Jar's
-// cookies are sent as one Cookie field and the reply's Set-Cookie fields
-// stored back; the OptHeader lines (-H) come last and may add, replace or
+// cookies are sent as one Cookie field (fetch.CookieJar's CookieHeader:
+// curl's order) and the reply's Set-Cookie fields stored back, both for
+// the host an OptHeader Host line names, if any, as curl does; the OptHeader lines (-H) come last and may add, replace or
 // remove any field above. An upload with a Request.Offset resumes
 // (fetch.ResumesUpload, resumeUpload): the rest of the Body with
 // "Content-Range: bytes N-LAST/TOTAL", no Range. The head goes out with
@@ -339,7 +340,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
-	storeCookies(f.Config.Jar, jarURL, resp)
+	storeCookies(f.Config.Jar, cookieURL(hreq, jarURL), resp)
 	speaks2 := ht != nil && ht.speaksHTTP2()
 	if !speaks2 && !req.Head {
 		resp.Body = newBulkBody(resp.Body, resp.ContentLength, c.Conn)

@@ -120,15 +120,6 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 	if r := req.Options.String(OptReferer); r != "" {
 		h.Set("Referer", r)
 	}
-	if jar != nil && jarURL != nil {
-		var pairs []string
-		for _, c := range jar.Cookies(jarURL) {
-			pairs = append(pairs, c.Name+"="+c.Value)
-		}
-		if len(pairs) > 0 {
-			h.Set("Cookie", strings.Join(pairs, "; "))
-		}
-	}
 	given := map[string]bool{}
 	for _, line := range headerLines(req.Options) {
 		if req.OtherOrigin && credentialLine(line) {
@@ -138,7 +129,35 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 			return err
 		}
 	}
+	if jar != nil && jarURL != nil && !given["cookie"] {
+		var v string
+		u := cookieURL(hreq, jarURL)
+		if ch, ok := jar.(interface{ CookieHeader(*url.URL) string }); ok {
+			v = ch.CookieHeader(u) // fetch.CookieJar's, in curl's order
+		} else {
+			var pairs []string
+			for _, c := range jar.Cookies(u) {
+				pairs = append(pairs, c.Name+"="+c.Value)
+			}
+			v = strings.Join(pairs, "; ")
+		}
+		if v != "" {
+			h.Set("Cookie", v)
+		}
+	}
 	return nil
+}
+
+// cookieURL is the URL whose cookies a request sends and stores: jarURL,
+// with the host of a Host field an OptHeader line gave, as curl matches
+// cookies against the name the request gives the server.
+func cookieURL(hreq *nethttp.Request, jarURL *url.URL) *url.URL {
+	if jarURL == nil || hreq.Host == "" || hreq.Host == jarURL.Host {
+		return jarURL
+	}
+	u := *jarURL
+	u.Host = hreq.Host
+	return &u
 }
 
 // headerLines is the OptHeader lines, then those of fetch.OptLastHeader
