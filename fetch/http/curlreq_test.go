@@ -161,3 +161,31 @@ func TestCookiesForHostHeader(t *testing.T) {
 		t.Errorf("request head:\n%s\nwant Cookie: test2=yes; a=1;b=2", got)
 	}
 }
+
+// TestBodyFraming: -H lines frame the body as curl's do (tests 98, 218,
+// 1333): "Transfer-Encoding: chunked" sends it chunked, an empty one too;
+// "Transfer-Encoding:" with "Content-Length: N" sends an upload of unknown
+// size with that length; an empty body goes with "Content-Length: 0"
+// whatever the method (1001).
+func TestBodyFraming(t *testing.T) {
+	addr, heads := headServer(t)
+	for _, tc := range []struct {
+		name, method, headers, body string
+		size                        int64
+		want                        string
+	}{
+		{"chunked", "PUT", "Transfer-Encoding: chunked", "data", 4, "\r\nTransfer-Encoding: chunked\r\n"},
+		{"chunked empty", "POST", "Transfer-Encoding: chunked", "", 0, "\r\nTransfer-Encoding: chunked\r\n"},
+		{"length given", "PUT", "Transfer-Encoding:\nContent-Length: 4", "data", -1, "\r\nContent-Length: 4\r\n\r\ndata"},
+		{"GET empty", "GET", "", "", 0, "\r\nContent-Length: 0\r\n\r\n"},
+	} {
+		c := &fetch.Client{Options: fetch.Options{fhttp.OptHeader: tc.headers, fetch.OptMethod: tc.method}}
+		req := &fetch.Request{URL: parse(t, "http://"+addr+"/x"), Body: strings.NewReader(tc.body), BodySize: tc.size}
+		if _, _, err := get(t, c, req); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := <-heads; !strings.Contains(got, tc.want) || strings.Count(got, "Content-Length")+strings.Count(got, "Transfer-Encoding") != 1 {
+			t.Errorf("%s: request\n%q\nwant %q and one framing field", tc.name, got, tc.want)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	if req.Body != nil && !req.AnyAuth {
 		probe := *req
 		probe.Body, probe.BodySize, probe.GetBody = strings.NewReader(""), 0, nil
-		probe.Options = noExpect(req.Options)
+		probe.Options = noExpect(req.Options).With(optProbe, "1")
 		first = &probe
 	}
 	var asked []fetch.Meta

@@ -293,6 +293,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
 	hdrs := customFields(headerLines(req.Options))
+	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
 	http10 := req.Options.String(OptVersion) == version10
 	var (
 		c   *recorder

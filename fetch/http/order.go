@@ -49,6 +49,10 @@ const rankCustom = 13
 type custom struct {
 	names []string
 	lines []string
+	// zeroLength: the request has an empty body, which curl frames with
+	// "Content-Length: 0" whatever the method (net/http writes none for
+	// a GET).
+	zeroLength bool
 }
 
 func customFields(lines []string) custom {
@@ -125,6 +129,11 @@ func curlOrder(head []byte, c custom) []byte {
 			f.line = l[:i+1]
 		}
 		fields = append(fields, f)
+	}
+	if c.zeroLength && !slices.ContainsFunc(fields, func(f field) bool {
+		return f.rank == curlRank["content-length"] || f.rank == curlRank["transfer-encoding"]
+	}) {
+		fields = append(fields, field{line: []byte("Content-Length: 0"), rank: curlRank["content-length"]})
 	}
 	slices.SortStableFunc(fields, func(a, b field) int {
 		if a.rank != b.rank {

@@ -5,6 +5,7 @@ import (
 	nethttp "net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,6 +130,11 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 			return err
 		}
 	}
+	if req.Body != nil {
+		if err := bodyFraming(hreq, req, given); err != nil {
+			return err
+		}
+	}
 	if jar != nil && jarURL != nil && !given["cookie"] {
 		var v string
 		u := cookieURL(hreq, jarURL)
@@ -143,6 +149,48 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 		if v != "" {
 			h.Set("Cookie", v)
+		}
+	}
+	return nil
+}
+
+// optProbe marks the request openDigest sends first without its body:
+// curl sends "Content-Length: 0" then, whatever an -H line says.
+const optProbe = "http-auth-probe"
+
+// bodyFraming applies the -H lines (given: their names) that say how the
+// body is framed, as curl's: "Transfer-Encoding: chunked" sends it
+// chunked, an empty body too; otherwise "Content-Length: N" sends N as
+// its length (the body must have N bytes: with "Transfer-Encoding:" an
+// upload of unknown size so goes unchunked). net/http writes both fields
+// itself, from the framing.
+func bodyFraming(hreq *nethttp.Request, req *fetch.Request, given map[string]bool) error {
+	h := hreq.Header
+	field := func(name string) string {
+		for k, v := range h {
+			if strings.EqualFold(k, name) {
+				delete(h, k)
+				return strings.Join(v, ", ")
+			}
+		}
+		return ""
+	}
+	te, cl := field("Transfer-Encoding"), field("Content-Length")
+	switch {
+	case given["transfer-encoding"] && strings.Contains(strings.ToLower(te), "chunked"):
+		if hreq.Body == nethttp.NoBody {
+			hreq.Body = io.NopCloser(strings.NewReader(""))
+		}
+		hreq.ContentLength = -1
+		hreq.TransferEncoding = []string{"chunked"}
+	case given["content-length"] && cl != "" && req.Options.String(optProbe) == "":
+		n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
+		if err != nil || n < 0 {
+			return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Content-Length " + fetch.SanitizeLine(cl, 40) + " refused: not a length"}
+		}
+		hreq.ContentLength = n
+		if n == 0 {
+			hreq.Body = nethttp.NoBody
 		}
 	}
 	return nil
