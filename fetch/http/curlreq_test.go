@@ -189,3 +189,21 @@ func TestBodyFraming(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestProbeLength: --digest's probe goes with "Content-Length: 0",
+// once, whatever an -H Content-Length says (curl's test 2068); the
+// request that answers the challenge sends the length given.
+func TestDigestProbeLength(t *testing.T) {
+	addr, heads := headServer(t)
+	c := &fetch.Client{Digest: true, User: "u", Password: "p", HasUser: true, HasPassword: true,
+		Options: fetch.Options{fhttp.OptHeader: "Content-Length: 4"}}
+	req := &fetch.Request{URL: parse(t, "http://"+addr+"/x"), Body: strings.NewReader("data"), BodySize: 4}
+	if _, _, err := get(t, c, req); err != nil {
+		t.Fatal(err)
+	}
+	probe := <-heads
+	if strings.Count(probe, "Content-Length") != 1 || !strings.Contains(probe, "\r\nContent-Length: 0\r\n") {
+		t.Errorf("probe:\n%q\nwant one Content-Length: 0", probe)
+	}
+	<-heads // headServer answers 200: the body goes again, without credentials
+}

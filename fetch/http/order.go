@@ -131,7 +131,8 @@ func curlOrder(head []byte, c custom) []byte {
 		fields = append(fields, f)
 	}
 	if c.zeroLength && !slices.ContainsFunc(fields, func(f field) bool {
-		return f.rank == curlRank["content-length"] || f.rank == curlRank["transfer-encoding"]
+		name, _, _ := bytes.Cut(f.line, []byte(":"))
+		return bytes.EqualFold(name, []byte("Content-Length")) || bytes.EqualFold(name, []byte("Transfer-Encoding"))
 	}) {
 		fields = append(fields, field{line: []byte("Content-Length: 0"), rank: curlRank["content-length"]})
 	}
