@@ -374,7 +374,7 @@ func TestRequestPartsShort(t *testing.T) {
 	if r2.code != 0 || len(reqs) != 2 {
 		t.Fatalf("exit %d %q, %d requests", r2.code, r2.stderr, len(reqs))
 	}
-	if !bytes.Contains(reqs[0], []byte("\r\nCookie: old=v1; extra=1\r\n")) || !bytes.Contains(reqs[1], []byte("\r\nCookie: old=v1; got=yes; extra=1\r\n")) {
+	if !bytes.Contains(reqs[0], []byte("\r\nCookie: old=v1; extra=1\r\n")) || !bytes.Contains(reqs[1], []byte("\r\nCookie: got=yes; old=v1; extra=1\r\n")) { // curl: the newer first
 		t.Errorf("cookies sent:\n%q\n%q", reqs[0], reqs[1])
 	}
 	saved, _ := os.ReadFile(jar)
