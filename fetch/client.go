@@ -148,11 +148,12 @@ type Client struct {
 	// (Meta.Referral) are followed without FollowRedirects, under the same
 	// limit (NoRedirects: none), but never more than DefaultMaxRedirects.
 	//
-	// A request with a Body follows curl: after a 301, 302 or 303 the
-	// next request is a GET without the body, unless KeepPost names that
-	// status (--post301, --post302, --post303); after a 307 or 308 the
-	// body is sent again (Request.GetBody), and a body that cannot be
-	// replayed is an ErrRewind error (curl's 65).
+	// A request with a Body follows curl: after a 303, and for a POST
+	// after a 301 or 302 too, the next request is a GET without the body,
+	// unless KeepPost names that status (--post301, --post302, --post303);
+	// otherwise (a 307 or 308, a PUT after a 301 or 302) the body is sent
+	// again (Request.GetBody), and a body that cannot be replayed is an
+	// ErrRewind error (curl's 65).
 	FollowRedirects bool
 	MaxRedirects    int
 	KeepPost        []int
@@ -562,13 +563,23 @@ func (c *Client) dedot(u *urlparse.URL) *urlparse.URL {
 }
 
 // redirectBody is req with the body the request after a redirect with
-// status sends to next: none after a 301, 302 or 303 (unless KeepPost
-// names it), so that the next request is a GET; the same body again after
-// a 307 or 308, or when KeepPost keeps it.
+// status sends to next, as curl's: a POST goes without it after a 301,
+// 302 or 303 (unless KeepPost names the status), and so does any other
+// method after a 303, so that the next request is a GET (a method given
+// in the Client's options, -X, stays as given); otherwise (a 307 or 308,
+// a PUT after a 301 or 302, a status KeepPost keeps) the same body is
+// sent again.
 func (c *Client) redirectBody(ctx context.Context, slow *lowSpeed, req *Request, status int, next *urlparse.URL) (*Request, error) {
 	r := *req
-	if status != 307 && status != 308 && !slices.Contains(c.KeepPost, status) {
+	post := req.Method() == "POST"
+	if status == 303 && !(post && slices.Contains(c.KeepPost, status)) ||
+		post && (status == 301 || status == 302) && !slices.Contains(c.KeepPost, status) {
 		r.Body, r.BodySize, r.GetBody = nil, 0, nil
+		if r.Options.Has(OptMethod) && !c.Options.Has(OptMethod) {
+			// The method the body implied (PUT for an upload).
+			r.Options = maps.Clone(r.Options)
+			delete(r.Options, OptMethod)
+		}
 		if c.Verbose != nil {
 			Logf(c.Verbose, "* Switching to GET after a %d: the body is not sent again", status)
 		}

@@ -26,8 +26,10 @@ func NewCookieJar() *CookieJar {
 }
 
 // AddText adds the cookies of a Cookie header's text ("NAME=VALUE;
-// NAME2=VALUE2"), sent to every URL as they are.
+// NAME2=VALUE2"), sent to every URL as they are: after the jar's, the
+// texts joined by ";" as given (curl's -b NAME=VALUE, CookieHeader).
 func (c *CookieJar) AddText(s string) {
+	c.texts = append(c.texts, s)
 	for _, kv := range strings.Split(s, ";") {
 		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if ok && name != "" {
@@ -49,7 +51,8 @@ type CookieJar struct {
 	NewSession bool
 
 	jar   *cookiejar.Jar
-	fixed []*http.Cookie // AddText's
+	fixed []*http.Cookie // AddText's, parsed
+	texts []string       // AddText's, as given
 
 	mu   sync.Mutex
 	kept []keptCookie // every cookie stored, in order
@@ -190,6 +193,89 @@ func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 // Cookies gives the cookies to send to u: the jar's, then AddText's.
 func (c *CookieJar) Cookies(u *url.URL) []*http.Cookie {
 	return append(c.jar.Cookies(u), c.fixed...)
+}
+
+// maxSentCookies bounds the jar's cookies sent in one request, as curl's
+// (its MAX_COOKIE_SEND_AMOUNT): the first stored that match.
+const maxSentCookies = 150
+
+// CookieHeader is the value of the Cookie field to send to u, as curl
+// makes it: the jar's cookies that match (at most maxSentCookies, the
+// first stored), longest path first, then longest domain, longest name,
+// the newest first; "NAME=VALUE" joined by "; "; then AddText's texts as
+// given, joined by ";". Empty: no field.
+func (c *CookieJar) CookieHeader(u *url.URL) string {
+	type sent struct {
+		k   keptCookie
+		age int // its place in kept: the newest is the highest
+	}
+	matched := c.jar.Cookies(u)
+	c.mu.Lock()
+	last := map[[3]string]int{} // each cookie's latest record
+	for i, k := range c.kept {
+		last[[3]string{k.domain, k.path, k.name}] = i
+	}
+	host := strings.ToLower(u.Hostname())
+	var list []sent
+	used := make([]bool, len(c.kept))
+	for _, m := range matched {
+		best := -1
+		for i, k := range c.kept {
+			if used[i] || k.name != m.Name || k.value != m.Value || last[[3]string{k.domain, k.path, k.name}] != i {
+				continue
+			}
+			if !(host == k.domain || !k.hostOnly && strings.HasSuffix(host, "."+k.domain)) || !pathMatch(u.Path, k.path) {
+				continue
+			}
+			if best < 0 || len(k.path) > len(c.kept[best].path) {
+				best = i
+			}
+		}
+		if best < 0 {
+			list = append(list, sent{k: keptCookie{name: m.Name, value: m.Value}, age: -1})
+			continue
+		}
+		used[best] = true
+		list = append(list, sent{k: c.kept[best], age: best})
+	}
+	c.mu.Unlock()
+	// The first stored are those sent, then in curl's order.
+	slices.SortStableFunc(list, func(a, b sent) int { return a.age - b.age })
+	list = list[:min(len(list), maxSentCookies)]
+	slices.SortStableFunc(list, func(a, b sent) int {
+		switch {
+		case len(a.k.path) != len(b.k.path):
+			return len(b.k.path) - len(a.k.path)
+		case len(a.k.domain) != len(b.k.domain):
+			return len(b.k.domain) - len(a.k.domain)
+		case len(a.k.name) != len(b.k.name):
+			return len(b.k.name) - len(a.k.name)
+		}
+		return b.age - a.age
+	})
+	var b strings.Builder
+	for _, s := range list {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(s.k.name + "=" + s.k.value)
+	}
+	if len(c.texts) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(strings.Join(c.texts, ";"))
+	}
+	return b.String()
+}
+
+// pathMatch is RFC 6265 §5.1.4's path-match of a request path p and a
+// cookie path cp.
+func pathMatch(p, cp string) bool {
+	if p == "" || p[0] != '/' {
+		p = "/"
+	}
+	return p == cp || strings.HasPrefix(p, cp) && (strings.HasSuffix(cp, "/") || p[len(cp)] == '/')
 }
 
 // defaultCookiePath is RFC 6265 §5.1.4's default path of a request path.

@@ -345,3 +345,40 @@ func TestCookieJarSavesAtOnce(t *testing.T) {
 		t.Errorf("saves at once left %q", got)
 	}
 }
+
+// TestCookieHeaderCurlOrder: the Cookie field is made as curl makes it
+// (its tests 6, 46, 442): the jar's cookies longest path first, then
+// longest domain, longest name, the newest first; at most 150, the first
+// stored; then the -b texts as given, joined by ";".
+func TestCookieHeaderCurlOrder(t *testing.T) {
+	c := fetch.NewCookieJar()
+	file := "www.example.com\tFALSE\t/\tFALSE\t0\tmooo\tindeed\n" +
+		"www.example.com\tFALSE\t/want\tFALSE\t0\tmooo2\tindeed2\n" +
+		"www.example.com\tFALSE\t/want\tFALSE\t0\tempty\t\n" +
+		".example.com\tTRUE\t/want\tFALSE\t0\tshort\tdomain\n" +
+		"www.example.com\tFALSE\t/want\tFALSE\t0\tlonger\tname\n" +
+		"other.example\tFALSE\t/\tFALSE\t0\tnot\tsent\n"
+	if err := c.Load(strings.NewReader(file)); err != nil {
+		t.Fatal(err)
+	}
+	c.AddText("name=contents;name2=content2")
+	c.AddText("name3=content3")
+	u := &url.URL{Scheme: "http", Host: "www.example.com", Path: "/want/page"}
+	want := "longer=name; empty=; mooo2=indeed2; short=domain; mooo=indeed; name=contents;name2=content2;name3=content3"
+	if got := c.CookieHeader(u); got != want {
+		t.Errorf("Cookie:\n%s\nwant (curl's):\n%s", got, want)
+	}
+
+	many := fetch.NewCookieJar()
+	var b strings.Builder
+	for i := 1; i <= 160; i++ {
+		fmt.Fprintf(&b, "www.example.com\tFALSE\t/\tFALSE\t0\tn%d\tv\n", i)
+	}
+	if err := many.Load(strings.NewReader(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(many.CookieHeader(u), "; ")
+	if len(got) != 150 || got[0] != "n150=v" || got[149] != "n1=v" {
+		t.Errorf("160 cookies: %d sent, first %q last %q; want 150, n150=v to n1=v", len(got), got[0], got[len(got)-1])
+	}
+}

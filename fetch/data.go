@@ -186,12 +186,15 @@ func setData(req *Request, data []byte) {
 }
 
 // SetJSONData is SetFormData for curl's --json: the body with
-// "Content-Type: application/json" and "Accept: application/json" (both
-// replaced by -H lines of those names).
+// "Content-Type: application/json" and "Accept: application/json" as
+// curl adds them, header lines after the caller's own (OptLastHeader:
+// -H lines of those names replace them).
 func SetJSONData(req *Request, opts Options, data []byte) {
 	setData(req, data)
-	AddBodyHeaders(opts, "application/json", req.BodySize)
-	AddBodyHeader(opts, "Accept", "application/json")
+	if req.BodySize > ExpectThreshold {
+		AddBodyHeader(opts, "Expect", "100-continue")
+	}
+	opts[OptLastHeader] = strings.Join(append(opts.Strings(OptLastHeader), "Content-Type: application/json", "Accept: application/json"), "\n")
 }
 
 // ExpectThreshold is the body size over which curl sends "Expect:

@@ -236,6 +236,11 @@ const (
 	// own header lines of the same names. It has no flag: the CLI sets it
 	// for -d, -F and -T.
 	OptBodyHeader = "body-header"
+	// OptLastHeader holds header lines sent as if the caller had given
+	// them after its own header lines (with or without a body), each but
+	// when one of the caller's names the field: curl's --json adds its
+	// Content-Type and Accept so. It has no flag.
+	OptLastHeader = "last-header"
 )
 
 // The options of this package apply to every scheme (OptRaw) or to the

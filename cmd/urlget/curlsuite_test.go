@@ -334,6 +334,9 @@ func TestHeaderOrderBesideCurl(t *testing.T) {
 		{"-x", "http://" + rec.addr, "-H", "Host: other.example", "http://origin.invalid/a%20b?q=1"},
 		{"-x", "http://" + rec.addr, "-H", "Host: other.example", "--request-target", "/given", "http://origin.invalid/p"},
 		{"-X", "PUT", "-H", "Content-Type: text/x", "-d", "body", url},
+		{"--json", `{"a":1}`, url}, // Content-Type and Accept as -H lines after the others
+		{"-H", "X-A: 1", "--json", `{"a":1}`, "-H", "Accept: text/x", url},
+		{"-H", "X-Sp: trailing ", "-H", "X-Tight:t", "-H", "X-Sp:", "-H", "X-Semi; x", "-H", "X-Two: 1", "-H", "X-Two: 2", url},
 	} {
 		full := append([]string{"-s", "-A", "ua/1"}, args...)
 		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, full, "")

@@ -216,7 +216,9 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 
 // TestRedirectAfterPostBesideCurl: with -L, the request after a 301, 302 or
 // 303 is a GET without the body (unless --post30x), and after a 307 or 308
-// the same request again, body included, as curl sends them.
+// the same request again, body included, as curl sends them; an upload's
+// PUT goes again with its body after a 301 or 302, and as a GET after a
+// 303.
 func TestRedirectAfterPostBesideCurl(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	rec := newRecorder(t)
@@ -237,6 +239,9 @@ func TestRedirectAfterPostBesideCurl(t *testing.T) {
 		{"-F", "f=@" + upFile, base + "/to/307"},
 		{"-F", "f=@" + upFile, base + "/to/302"},
 		{"-T", upFile, base + "/to/307"},
+		{"-T", upFile, base + "/to/301"}, // a PUT keeps its body (curl's test 1051)
+		{"-T", upFile, base + "/to/302"},
+		{"-T", upFile, base + "/to/303"}, // and turns into a GET (curl's test 1524)
 		{"-H", "Content-Type: text/plain", "-d", "a=b", base + "/to/303"},
 	}
 	for _, args := range cases {
@@ -381,7 +386,7 @@ func TestRequestPartsShort(t *testing.T) {
 	if r2.code != 0 || len(reqs) != 2 {
 		t.Fatalf("exit %d %q, %d requests", r2.code, r2.stderr, len(reqs))
 	}
-	if !bytes.Contains(reqs[0], []byte("\r\nCookie: old=v1; extra=1\r\n")) || !bytes.Contains(reqs[1], []byte("\r\nCookie: old=v1; got=yes; extra=1\r\n")) {
+	if !bytes.Contains(reqs[0], []byte("\r\nCookie: old=v1; extra=1\r\n")) || !bytes.Contains(reqs[1], []byte("\r\nCookie: got=yes; old=v1; extra=1\r\n")) { // curl: the newer first
 		t.Errorf("cookies sent:\n%q\n%q", reqs[0], reqs[1])
 	}
 	saved, _ := os.ReadFile(jar)

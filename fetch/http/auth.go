@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	nethttp "net/http"
 	"slices"
 	"strings"
@@ -153,11 +154,13 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 // ProxyAnyAuth.
 //
 // A request with a body goes first as a probe, "Content-Length: 0" (so
-// does one carrying a NEGOTIATE message); a probe answered 2xx is sent
+// does one carrying a NEGOTIATE message), but with Request.AnyAuth, as
+// curl's, it goes with its body; a probe answered 2xx is sent
 // again with its body, without credentials. A body sent a second time
 // comes from Request.GetBody; without it, the reply that would need it is
 // the result. Any other reply is the result; the replies before it are
-// its AuthReplies.
+// its AuthReplies. A server that answers HTTP/1.0 is spoken to in
+// HTTP/1.0 from then on, as curl does.
 func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn bool) (*fetch.Resource, error) {
 	srv := authSide{status: 401, field: "WWW-Authenticate"}
 	if srvOn {
@@ -182,22 +185,40 @@ func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn 
 		}
 	}()
 	var probe *fetch.Request
-	if req.Body != nil {
-		pr := *req
-		pr.Body, pr.BodySize, pr.GetBody = strings.NewReader(""), 0, nil
-		pr.Options = noExpect(req.Options)
-		probe = &pr
+	makeProbe := func() {
+		if req.Body != nil {
+			pr := *req
+			pr.Body, pr.BodySize, pr.GetBody = strings.NewReader(""), 0, nil
+			pr.Options = noExpect(req.Options).With(optProbe, "1")
+			probe = &pr
+		}
 	}
+	makeProbe()
+	// With --anyauth the first request goes with its body, as curl's:
+	// it does not know yet that credentials are wanted.
+	firstProbe := probe != nil && !(srvOn && req.AnyAuth)
 	var asked []fetch.Meta
 	sent := false // the body has gone once: another send needs GetBody
 	first := true
 	// send sends the request with the sides' values; ok false: it could
 	// not be sent (a body that cannot be sent twice), res stays the result.
 	send := func(res *fetch.Resource) (*fetch.Resource, bool, error) {
+		if res != nil && res.Proto == "HTTP/1.0" && req.Options.String(OptVersion) != version10 {
+			// curl speaks HTTP/1.0 to a server that answered so, for
+			// the rest of the exchange (no Expect then: expects).
+			down := *req
+			down.Options = maps.Clone(req.Options)
+			if down.Options == nil {
+				down.Options = fetch.Options{}
+			}
+			down.Options[OptVersion] = version10
+			req = &down
+			makeProbe()
+		}
 		r := req
 		ntlm1 := srv.stage == stageNTLM1 && srv.value != "" || prx.stage == stageNTLM1 && prx.value != ""
 		switch {
-		case probe != nil && (first || ntlm1):
+		case probe != nil && (first && firstProbe || ntlm1):
 			r = probe
 		case sent && req.Body != nil:
 			if req.GetBody == nil {
@@ -228,7 +249,7 @@ func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn 
 		return out, err == nil, err
 	}
 	res, _, err := send(nil)
-	probed := probe != nil
+	probed := firstProbe
 	for err == nil {
 		var side *authSide
 		switch {

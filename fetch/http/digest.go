@@ -176,14 +176,14 @@ func (c challenge) answer(user, password, method, uri, cnonce string) (string, e
 		name = h(user, c.realm)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `Digest username="%s", realm="%s", nonce="%s", uri="%s", `, quote(name), c.realm, c.nonce, uri)
+	fmt.Fprintf(&b, `Digest username="%s", realm="%s", nonce="%s", uri="%s", `, quote(name), quote(c.realm), quote(c.nonce), uri)
 	if c.qop != "" {
 		fmt.Fprintf(&b, `cnonce="%s", nc=%s, qop=%s, response="%s"`, cnonce, nc, c.qop, h(ha1, c.nonce, nc, cnonce, c.qop, ha2))
 	} else {
 		fmt.Fprintf(&b, `response="%s"`, h(ha1, c.nonce, ha2))
 	}
 	if c.opaque != "" {
-		fmt.Fprintf(&b, `, opaque="%s"`, c.opaque)
+		fmt.Fprintf(&b, `, opaque="%s"`, quote(c.opaque))
 	}
 	if c.algorithm != "" {
 		fmt.Fprintf(&b, ", algorithm=%s", c.algorithm)

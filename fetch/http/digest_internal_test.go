@@ -73,3 +73,14 @@ func TestCredentialLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestAnswerQuotes: a realm with quotes (unquoted from the
+// challenge, hashed so) goes back escaped, as curl sends it (test 1095).
+func TestDigestAnswerQuotes(t *testing.T) {
+	c := challenge{realm: `test "this" realm!!`, nonce: "1053604145"}
+	got, err := c.answer("testuser", "testpass", "GET", "/1095", "cn")
+	want := `Digest username="testuser", realm="test \"this\" realm!!", nonce="1053604145", uri="/1095", response="df3246f44d2bc8de0e9f8fc4d7cf6e95"`
+	if err != nil || got != want {
+		t.Errorf("answer:\n%s (%v)\nwant (curl's):\n%s", got, err, want)
+	}
+}

@@ -60,7 +60,7 @@ type recording struct {
 	// order: the request head is still to be put in curl's order
 	// (curlOrder, with custom); pend holds it until its end has come.
 	order  bool
-	custom []string
+	custom custom
 	pend   []byte
 	// http10: the request line says HTTP/1.0 (OptVersion "1.0"), the
 	// Transport having written HTTP/1.1, which it always does.
@@ -155,8 +155,8 @@ func (r *recorder) Read(p []byte) (int, error) {
 
 // start begins the recording of the next request on the connection; its
 // head goes out in curl's order, custom naming the -H fields.
-func (r *recorder) start(custom []string, http10 bool) *recording {
-	rec := &recording{order: true, custom: custom, http10: http10}
+func (r *recorder) start(c custom, http10 bool) *recording {
+	rec := &recording{order: true, custom: c, http10: http10}
 	r.mu.Lock()
 	r.cur = rec
 	r.mu.Unlock()

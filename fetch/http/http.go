@@ -41,8 +41,9 @@
 // method is OptMethod (-X), else HEAD for Request.Head, POST when
 // Request.Body is set (the Fetcher is a fetch.BodySender; BodySize -1 sends
 // it chunked), else GET; OptReferer (-e) is the Referer; Config.Jar's
-// cookies are sent as one Cookie field and the reply's Set-Cookie fields
-// stored back; the OptHeader lines (-H) come last and may add, replace or
+// cookies are sent as one Cookie field (fetch.CookieJar's CookieHeader:
+// curl's order) and the reply's Set-Cookie fields stored back, both for
+// the host an OptHeader Host line names, if any, as curl does; the OptHeader lines (-H) come last and may add, replace or
 // remove any field above. An upload with a Request.Offset resumes
 // (fetch.ResumesUpload, resumeUpload): the rest of the Body with
 // "Content-Range: bytes N-LAST/TOTAL", no Range. The head goes out with
@@ -317,7 +318,8 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	}
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
-	custom := customNames(req.Options.Strings(OptHeader))
+	hdrs := customFields(headerLines(req.Options))
+	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
 	http10 := req.Options.String(OptVersion) == version10
 	var (
 		c      *recorder
@@ -327,7 +329,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start(custom, http10)
+			c, rec = r, r.start(hdrs, http10)
 			nc = r.Conn
 		}
 		if !gi.Reused {
@@ -341,7 +343,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, custom)
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, hdrs)
 		if http10 {
 			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
 		}
@@ -379,7 +381,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.ErrOther, Msg: "a reply on a connection the fetcher did not open"}
 	}
-	storeCookies(f.Config.Jar, jarURL, resp)
+	storeCookies(f.Config.Jar, cookieURL(hreq, jarURL), resp)
 	speaks2 := ht != nil && ht.speaksHTTP2()
 	if !speaks2 && !req.Head {
 		resp.Body = newBulkBody(resp.Body, resp.ContentLength, c.Conn)
@@ -566,7 +568,7 @@ func absolute(u *urlparse.URL, req *fetch.Request, mask bool) string {
 // requestHead formats the request head for the verbose log, credentials
 // masked, its fields in the order they go out (curlOrder, custom naming
 // the -H fields).
-func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, custom []string) []byte {
+func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, c custom) []byte {
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, target, r.Host)
 	for _, k := range slices.Sorted(maps.Keys(r.Header)) {
@@ -579,7 +581,7 @@ func requestHead(method, target string, r *nethttp.Request, proxyAuth bool, cust
 	}
 	head.WriteString("\r\n")
 	var b bytes.Buffer
-	for _, l := range bytes.Split(bytes.TrimSuffix(curlOrder(head.Bytes(), custom), []byte("\r\n\r\n")), []byte("\r\n")) {
+	for _, l := range bytes.Split(bytes.TrimSuffix(curlOrder(head.Bytes(), c), []byte("\r\n\r\n")), []byte("\r\n")) {
 		fmt.Fprintf(&b, "> %s\n", l)
 	}
 	return b.Bytes()

@@ -42,28 +42,65 @@ var curlRank = map[string]int{
 
 const rankCustom = 13
 
-// customNames is the lower-case names of -H lines (OptHeader), in order,
-// each once: the fields placed as given.
-func customNames(lines []string) []string {
-	var names []string
+// custom is what the -H lines (OptHeader) say of the head: the
+// lower-case names, in order, each once (the fields placed as given), and
+// the lines that send a field, each to go out as given (curl writes them
+// so: a value's trailing spaces, no space after the colon).
+type custom struct {
+	names []string
+	lines []string
+	// zeroLength: the request has an empty body, which curl frames with
+	// "Content-Length: 0" whatever the method (net/http writes none for
+	// a GET).
+	zeroLength bool
+}
+
+func customFields(lines []string) custom {
+	var c custom
 	for _, line := range lines {
-		i := strings.IndexAny(line, ":;")
-		if i <= 0 {
+		name, _, send, ok := headerLine(line)
+		if !ok {
 			continue
 		}
-		name := strings.ToLower(strings.TrimSpace(line[:i]))
-		if name != "host" && !slices.Contains(names, name) {
-			names = append(names, name)
+		name = strings.ToLower(name)
+		if name == "host" {
+			continue
+		}
+		if !slices.Contains(c.names, name) {
+			c.names = append(c.names, name)
+		}
+		if send && strings.Contains(line, ":") { // "Name;" goes as "Name:"
+			c.lines = append(c.lines, line)
 		}
 	}
-	return names
+	return c
+}
+
+// asGiven is the -H line that field l (net/http's "Name: value") came
+// from, the first of c.lines not yet used (used) of that name and that
+// value once trimmed; l itself when there is none (a field urlget wrote,
+// or one masked for the verbose log).
+func (c custom) asGiven(l []byte, used []bool) []byte {
+	name, val, _ := bytes.Cut(l, []byte(":"))
+	for i, line := range c.lines {
+		if used[i] {
+			continue
+		}
+		n, v, _, _ := headerLine(line)
+		if strings.EqualFold(n, string(name)) && strings.TrimSpace(v) == string(bytes.TrimSpace(val)) {
+			used[i] = true
+			return []byte(line)
+		}
+	}
+	return l
 }
 
 // curlOrder returns the HTTP/1.x request head (request line, fields,
-// empty line) with its fields in curl's order, custom being customNames'
-// list; a field with an empty value is written "Name:", as curl writes
-// "-H Name;". A head it cannot read is returned as it is.
-func curlOrder(head []byte, custom []string) []byte {
+// empty line) with its fields in curl's order, c naming the -H fields
+// (customFields), each of which goes out as its -H line was given; a
+// field with an empty value is written "Name:", as curl writes "-H
+// Name;". A head it cannot read is returned as it is.
+func curlOrder(head []byte, c custom) []byte {
 	if !bytes.HasSuffix(head, []byte("\r\n\r\n")) {
 		return head
 	}
@@ -79,8 +116,8 @@ func curlOrder(head []byte, custom []string) []byte {
 			return head // folded or not a field: not net/http's
 		}
 		name := strings.ToLower(string(l[:i]))
-		f := field{line: l, rank: rankCustom, sub: len(custom)}
-		if j := slices.Index(custom, name); j >= 0 {
+		f := field{line: l, rank: rankCustom, sub: len(c.names)}
+		if j := slices.Index(c.names, name); j >= 0 {
 			f.sub = j
 		} else if r, ok := curlRank[name]; ok {
 			f.rank, f.sub = r, 0
@@ -93,6 +130,12 @@ func curlOrder(head []byte, custom []string) []byte {
 		}
 		fields = append(fields, f)
 	}
+	if c.zeroLength && !slices.ContainsFunc(fields, func(f field) bool {
+		name, _, _ := bytes.Cut(f.line, []byte(":"))
+		return bytes.EqualFold(name, []byte("Content-Length")) || bytes.EqualFold(name, []byte("Transfer-Encoding"))
+	}) {
+		fields = append(fields, field{line: []byte("Content-Length: 0"), rank: curlRank["content-length"]})
+	}
 	slices.SortStableFunc(fields, func(a, b field) int {
 		if a.rank != b.rank {
 			return a.rank - b.rank
@@ -102,7 +145,11 @@ func curlOrder(head []byte, custom []string) []byte {
 	out := make([]byte, 0, len(head))
 	out = append(out, lines[0]...)
 	out = append(out, "\r\n"...)
+	used := make([]bool, len(c.lines))
 	for _, f := range fields {
+		if f.rank == rankCustom {
+			f.line = c.asGiven(f.line, used)
+		}
 		out = append(out, f.line...)
 		out = append(out, "\r\n"...)
 	}

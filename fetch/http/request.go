@@ -4,6 +4,8 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,9 +17,10 @@ import (
 // curl's flag names).
 const (
 	// OptHeader holds extra request header lines, one a line, as curl's
-	// -H: "Name: value" adds the field or replaces the one urlget would
-	// send (Host, User-Agent, Accept, ...); "Name:" removes it; "Name;"
-	// sends the field with an empty value. Authorization and Cookie lines
+	// -H: "Name: value" adds the field, as given, or replaces the one
+	// urlget would send (Host, User-Agent, Accept, ...); "Name:" removes
+	// that one; "Name;" sends the field with an empty value; two lines of
+	// one name both go (headerLine). Authorization and Cookie lines
 	// are left out of a request to another origin (Request.OtherOrigin).
 	OptHeader = "http-header"
 	// OptMethod is the request method (-X): fetch.OptMethod, read by
@@ -104,8 +107,12 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		if req.BodySize == 0 {
 			hreq.Body = nethttp.NoBody
 		}
+		given := map[string]bool{}
 		for _, line := range req.Options.Strings(OptBodyHeader) {
-			if err := addHeader(hreq, line); err != nil {
+			if isExpect(line) && !expects(req) {
+				continue
+			}
+			if err := addHeader(hreq, line, given); err != nil {
 				return err
 			}
 		}
@@ -114,75 +121,207 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 	if r := req.Options.String(OptReferer); r != "" {
 		h.Set("Referer", r)
 	}
-	if jar != nil && jarURL != nil {
-		var pairs []string
-		for _, c := range jar.Cookies(jarURL) {
-			pairs = append(pairs, c.Name+"="+c.Value)
-		}
-		if len(pairs) > 0 {
-			h.Set("Cookie", strings.Join(pairs, "; "))
-		}
-	}
-	for _, line := range req.Options.Strings(OptHeader) {
+	given := map[string]bool{}
+	for _, line := range headerLines(req.Options) {
 		if req.OtherOrigin && credentialLine(line) {
 			continue
 		}
-		if err := addHeader(hreq, line); err != nil {
+		if err := addHeader(hreq, line, given); err != nil {
 			return err
+		}
+	}
+	if req.Body != nil {
+		if err := bodyFraming(hreq, req, given); err != nil {
+			return err
+		}
+	}
+	if jar != nil && jarURL != nil && !given["cookie"] {
+		var v string
+		u := cookieURL(hreq, jarURL)
+		if ch, ok := jar.(interface{ CookieHeader(*url.URL) string }); ok {
+			v = ch.CookieHeader(u) // fetch.CookieJar's, in curl's order
+		} else {
+			var pairs []string
+			for _, c := range jar.Cookies(u) {
+				pairs = append(pairs, c.Name+"="+c.Value)
+			}
+			v = strings.Join(pairs, "; ")
+		}
+		if v != "" {
+			h.Set("Cookie", v)
 		}
 	}
 	return nil
 }
 
+// optProbe marks the request openAuth sends first without its body:
+// curl sends "Content-Length: 0" then, whatever an -H line says.
+const optProbe = "http-auth-probe"
+
+// bodyFraming applies the -H lines (given: their names) that say how the
+// body is framed, as curl's: "Transfer-Encoding: chunked" sends it
+// chunked, an empty body too; otherwise "Content-Length: N" sends N as
+// its length (the body must have N bytes: with "Transfer-Encoding:" an
+// upload of unknown size so goes unchunked). net/http writes both fields
+// itself, from the framing.
+func bodyFraming(hreq *nethttp.Request, req *fetch.Request, given map[string]bool) error {
+	h := hreq.Header
+	field := func(name string) string {
+		for k, v := range h {
+			if strings.EqualFold(k, name) {
+				delete(h, k)
+				return strings.Join(v, ", ")
+			}
+		}
+		return ""
+	}
+	te, cl := field("Transfer-Encoding"), field("Content-Length")
+	switch {
+	case given["transfer-encoding"] && strings.Contains(strings.ToLower(te), "chunked"):
+		if hreq.Body == nethttp.NoBody {
+			hreq.Body = io.NopCloser(strings.NewReader(""))
+		}
+		hreq.ContentLength = -1
+		hreq.TransferEncoding = []string{"chunked"}
+	case given["content-length"] && cl != "" && req.Options.String(optProbe) == "":
+		n, err := strconv.ParseInt(strings.TrimSpace(cl), 10, 64)
+		if err != nil || n < 0 {
+			return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Content-Length " + fetch.SanitizeLine(cl, 40) + " refused: not a length"}
+		}
+		hreq.ContentLength = n
+		if n == 0 {
+			hreq.Body = nethttp.NoBody
+		}
+	}
+	return nil
+}
+
+// cookieURL is the URL whose cookies a request sends and stores: jarURL,
+// with the host of a Host field an OptHeader line gave, as curl matches
+// cookies against the name the request gives the server.
+func cookieURL(hreq *nethttp.Request, jarURL *url.URL) *url.URL {
+	if jarURL == nil || hreq.Host == "" || hreq.Host == jarURL.Host {
+		return jarURL
+	}
+	u := *jarURL
+	u.Host = hreq.Host
+	return &u
+}
+
+// headerLines is the OptHeader lines, then those of fetch.OptLastHeader
+// whose names they do not give.
+func headerLines(opts fetch.Options) []string {
+	lines := opts.Strings(OptHeader)
+	last := opts.Strings(fetch.OptLastHeader)
+	if len(last) == 0 {
+		return lines
+	}
+	names := map[string]bool{}
+	for _, l := range lines {
+		if n, _, _, ok := headerLine(l); ok {
+			names[strings.ToLower(n)] = true
+		}
+	}
+	all := slices.Clone(lines)
+	for _, l := range last {
+		if n, _, _, ok := headerLine(l); ok && !names[strings.ToLower(n)] {
+			all = append(all, l)
+		}
+	}
+	return all
+}
+
 // credentialLine reports whether an OptHeader line sets Authorization or
 // Cookie, which curl sends only to the first URL's origin.
 func credentialLine(line string) bool {
-	name, _, _ := strings.Cut(line, ":")
-	name, _, _ = strings.Cut(name, ";")
-	name = strings.TrimSpace(name)
+	name, _, _, _ := headerLine(line)
 	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
+}
+
+// isExpect reports whether a header line is an Expect field.
+func isExpect(line string) bool {
+	name, _, _, _ := headerLine(line)
+	return strings.EqualFold(name, "Expect")
+}
+
+// expects reports whether a request may say "Expect: 100-continue", as
+// curl's may: HTTP/1.1 (HTTP/1.0 has no 100 Continue, RFC 9110 §10.1.1),
+// and a body that is not empty.
+func expects(req *fetch.Request) bool {
+	return req.BodySize != 0 && req.Options.String(OptVersion) != version10
 }
 
 // expectTimeout is how long a request with "Expect: 100-continue" waits
 // for the server's 100 before it sends the body anyway (curl's second).
 const expectTimeout = time.Second
 
-// addHeader applies one -H line. The name keeps the case it was given in.
-func addHeader(hreq *nethttp.Request, line string) error {
+// headerLine reads one -H line as curl does: "Name: value" sends the
+// line as given (value, from its first byte that is no space, not empty);
+// "Name:" with nothing but spaces after it sends nothing; "Name;" with
+// nothing at all after it sends "Name:"; "Name;" followed by anything
+// sends nothing. Whatever it sends, the line replaces the field urlget
+// would send of that name. A name is what comes before the first ':', or,
+// in a line without one, before the first ';'. ok is false for a line
+// that is no header field at all (no name, or no ':' nor ';').
+func headerLine(line string) (name, val string, send, ok bool) {
+	i := strings.IndexByte(line, ':')
+	if i < 0 {
+		j := strings.IndexByte(line, ';')
+		if j <= 0 {
+			return "", "", false, false
+		}
+		return strings.TrimSpace(line[:j]), "", j == len(line)-1, true
+	}
+	if i == 0 {
+		return "", "", false, false
+	}
+	val = strings.TrimLeft(line[i+1:], " \t")
+	return strings.TrimSpace(line[:i]), val, val != "", true
+}
+
+// addHeader applies one -H line (headerLine). The name keeps the case it
+// was given in. given holds the lower-case names of the lines applied
+// before in the same list: the first line of a name replaces the field
+// urlget would send (one set before the list), a later one adds to it, as
+// curl sends every -H line.
+func addHeader(hreq *nethttp.Request, line string, given map[string]bool) error {
 	h := hreq.Header
-	i := strings.IndexAny(line, ":;")
-	if i <= 0 {
+	name, val, send, ok := headerLine(line)
+	if !ok {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
 		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "-H/--header " + fetch.SanitizeLine(line, 80) + `: want "Name: value"`}
 	}
-	name, val := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:])
 	if strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(val, "\r\n\x00") {
 		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "-H/--header " + fetch.SanitizeLine(line, 80) + ": not one header field"}
 	}
-	for k := range h {
-		if strings.EqualFold(k, name) {
-			delete(h, k)
+	lower := strings.ToLower(name)
+	first := !given[lower]
+	given[lower] = true
+	if first {
+		for k := range h {
+			if strings.EqualFold(k, name) {
+				delete(h, k)
+			}
 		}
 	}
 	switch {
-	case strings.EqualFold(name, "Host"):
-		if line[i] == ':' && val != "" {
-			hreq.Host = val
+	case lower == "host":
+		if send && val != "" {
+			hreq.Host = strings.TrimSpace(val)
 		}
 		return nil
-	case line[i] == ';':
-		if val != "" {
-			return nil // curl: "Name;" only with nothing after it
-		}
-	case val == "":
-		if strings.EqualFold(name, "User-Agent") {
+	case !send:
+		if lower == "user-agent" && first {
 			h["User-Agent"] = []string{""} // net/http: present and empty means none
 		}
 		return nil
 	}
-	h[name] = append(h[name], val)
+	if lower == "user-agent" && len(h[name]) == 1 && h[name][0] == "" {
+		delete(h, name)
+	}
+	h[name] = append(h[name], strings.TrimSpace(val))
 	return nil
 }
 
