@@ -40,7 +40,11 @@
 // from a server is escaped, only links of safe schemes are made, and every
 // page is sent with a Content-Security-Policy that allows no script at
 // all. Concurrency is bounded per client, per upstream host and in total,
-// every request and its reply by Options.Timeout.
+// every request and its reply by Options.Timeout. A server that wants a
+// login (an ftp or news server's refusal, an http server's 401 offering
+// Basic) gets the client a 401 Basic challenge naming it; the answer is
+// used for that server (an http origin) alone, never logged, and only
+// where Options.AllowCredentials or serving this machine alone allows.
 //
 // # Why the pages are not written with html/template
 //
@@ -137,9 +141,9 @@ type Options struct {
 	// loopback, private, link-local, multicast and unspecified addresses.
 	// A client on this machine (loopback) always may.
 	AllowPrivate bool
-	// AllowCredentials lets the clients' ftp and news logins reach servers when
-	// the gateway serves other machines too (AllowFrom): a 401 challenge
-	// for a server that wants a password, the answer, a proxy client's
+	// AllowCredentials lets the clients' ftp, news and http logins reach
+	// servers when the gateway serves other machines too (AllowFrom): a
+	// 401 challenge for a server that wants a password, the answer, a proxy client's
 	// Authorization or Proxy-Authorization. A gateway serving this machine
 	// alone always carries them. A URL's own userinfo is carried either
 	// way.
@@ -663,12 +667,17 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		return
 	}
 	if err != nil {
-		if !h.challenge(w, r, q, &u, upstream, err) {
+		if !h.challenge(w, r, q, &u, upstream, refusedLogin(nil, err)) {
 			h.failErr(w, r, q, err)
 		}
 		return
 	}
 	defer res.Body.Close()
+	if h.challenge(w, r, q, &u, upstream, refusedLogin(res, nil)) {
+		// An http server's 401: the gateway's own challenge, for its
+		// origin, in place of the server's page.
+		return
+	}
 	if ranged {
 		h.partial(w, q, res, rng)
 		return

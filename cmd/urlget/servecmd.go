@@ -48,9 +48,10 @@ dialled) unless --allow-private; file: URLs only below --allow-file DIR;
 mailto, telnet, rlogin and tn3270 are shown as links, never carried out;
 pages run no script (Content-Security-Policy); the web front answers only
 to IP addresses, localhost and --allow-host names (no DNS rebinding of the
-gateway itself), and refuses what another site's page asks for; ftp and news logins
-(the answer to a 401 the gateway sends for a server that wants a password, a
-proxy client's Authorization) reach only the server they were given for, and
+gateway itself), and refuses what another site's page asks for; ftp, news and
+http logins (the answer to a 401 the gateway sends for a server that wants a
+password, a proxy client's Authorization or Proxy-Authorization) reach only
+the server they were given for, and
 only for this machine's clients unless --allow-credentials. One line per
 request in Common Log Format goes to standard output (--access-log).
 
@@ -96,7 +97,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 		return nil
 	}), "allow-from", "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
-	fs.BoolVar(&o.opt.AllowCredentials, "allow-credentials", false, "carry clients' ftp and news logins (a 401 challenge's answer, Authorization) to servers although clients of other machines are served (--allow-from)")
+	fs.BoolVar(&o.opt.AllowCredentials, "allow-credentials", false, "carry clients' ftp, news and http logins (a 401 challenge's answer, Authorization) to servers although clients of other machines are served (--allow-from)")
 	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
 	fs.StringVar(&o.opt.Charset, "charset", serve.DefaultCharset, "say text documents that declare no charset and are not UTF-8 are in `CHARSET`")
 	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")

@@ -76,7 +76,7 @@ func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Res
 	}
 	for stale := 0; ok && res.Status == 401; stale++ {
 		ch, found := digestChallenge(res.Header)
-		if !found && req.AnyAuth && stale == 0 && offersBasic(res.Header) {
+		if !found && req.AnyAuth && stale == 0 && OffersBasic(res.Header) {
 			res, _, err = next(res, fetch.BasicAuth(req.User, req.Password))
 			break
 		}
@@ -292,8 +292,10 @@ func noExpect(opts fetch.Options) fetch.Options {
 	return o
 }
 
-// offersBasic reports whether a 401 offers the Basic scheme (RFC 7617).
-func offersBasic(h fetch.Header) bool {
+// OffersBasic reports whether a 401's WWW-Authenticate fields offer the
+// Basic scheme (RFC 7617): what --anyauth answers with Basic, and a
+// gateway can ask its own client for (urlget serve).
+func OffersBasic(h fetch.Header) bool {
 	for _, v := range h.Values("WWW-Authenticate") {
 		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
 		if strings.EqualFold(scheme, "Basic") {
