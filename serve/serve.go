@@ -19,9 +19,17 @@
 //   - an RFC 1630 proxy gateway: an absolute-form request ("GET
 //     gopher://host/1/ HTTP/1.1", as lynx's gopher_proxy, curl -x for ftp
 //     and urlget -x send) gets the HTML when the client's Accept puts
-//     text/html first, else the bytes exactly as a direct retrieval without
-//     rendering gives them (urlget --raw). CONNECT is refused (405): the
-//     gateway never tunnels.
+//     text/html first, else the bytes a direct retrieval writes to a file
+//     (fetch.OptAsSent, the rule of download.Downloader for output no
+//     person reads): a gopher menu or text as the server sent it, its "."
+//     line and CRLF included, as curl writes it; an ftp listing, an ftp
+//     ASCII transfer and a news article with their lines ending in LF, as
+//     curl and urlget write them (vsftpd sends CRLF). So curl -x GATEWAY URL
+//     gives what curl URL gives, and urlget -x GATEWAY URL > FILE what
+//     urlget URL > FILE writes. (Squid 5.7's ftp gateway answers an HTML
+//     page for a listing whatever the client accepts; the wire's CRLF is
+//     urlget --raw's alone, which only a direct retrieval can give.)
+//     CONNECT is refused (405): the gateway never tunnels.
 //
 // # Safety
 //
@@ -625,7 +633,11 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	u = h.login(r, q, u, upstream, opts)
 	req := &fetch.Request{URL: &u, Head: q.head, Options: opts}
 	if !q.html {
-		req.Options[fetch.OptRaw] = "true"
+		// What a direct retrieval writes to a file (the Downloader's
+		// rule for output no person reads): a gopher menu or text as
+		// the server sent it, an ftp listing's or a news article's CRLF
+		// as LF.
+		req.Options[fetch.OptAsSent] = "1"
 	} else {
 		h.newsOptions(q, opts)
 	}

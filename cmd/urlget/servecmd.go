@@ -37,8 +37,9 @@ listener (default 127.0.0.1:%d):
     gateway; documents stream through, with HEAD and Range;
   - an RFC 1630 proxy gateway: "GET gopher://host/1/ HTTP/1.1" as lynx's
     gopher_proxy=, curl -x (ftp) and urlget -x send it. A client whose
-    Accept puts text/html first gets the HTML, any other the bytes exactly
-    as 'urlget --raw URL' gives them. CONNECT is refused (405).
+    Accept puts text/html first gets the HTML, any other the bytes
+    'urlget URL > FILE' writes (a gopher menu as sent, an ftp listing's
+    lines ending in LF, as curl's). CONNECT is refused (405).
 
 Safe by default: only this machine is served unless --listen names another
 address and --allow-from says which clients may come; for a client that is
