@@ -58,7 +58,8 @@ type Downloader struct {
 	Resume     bool
 	ResumeFrom int64
 	// RemoteTime gives files the resource's modification time (-R); a
-	// resumed file always gets it.
+	// resumed file gets it when the reply gave it (HTTP; ftp asks MDTM
+	// only to check a part urlget marked, as curl asks none).
 	RemoteTime bool
 
 	// Head asks for the metadata only, written as HeadText (-I); Include
@@ -280,6 +281,11 @@ func (d *Downloader) transfer(ctx context.Context, u *urlparse.URL, r *Result, t
 		}
 		return true
 	})
+	if fe := (*fetch.Error)(nil); errors.As(r.Err, &fe) && fe.URL != "" && fe.URL != fetch.Redacted(u) && r.Meta.EffectiveURL == "" {
+		// The URL that failed is not the one given: a redirect's, or the
+		// https one HSTS asked for. -w %{url_effective} names it, as curl.
+		r.Effective = fe.URL
+	}
 	if kept := (bodyThenFail{}); r.Err == nil || errors.As(r.Err, &kept) {
 		if err := out.commit(); err != nil {
 			r.Err = err
@@ -315,8 +321,12 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		off, since = 0, time.Time{}
 	}
 	req := &fetch.Request{URL: u, Head: d.Head, Offset: off, Since: since, Options: x.asked}
-	if d.RemoteTime || d.Resume {
-		// ftp asks MDTM only when the modification time is wanted.
+	if d.RemoteTime || !since.IsZero() || d.Resume && off == 0 && out.fresh() {
+		// ftp asks MDTM only when the modification time is wanted: -R,
+		// a part urlget marked to check against it, a resume that
+		// starts a part of its own (its mark records the time). A
+		// plain resume of bytes urlget did not mark (-C N, a NAME or
+		// NAME.part of unknown origin) is curl's: SIZE and REST only.
 		req.Options = req.Options.With(fetch.OptModTime, "1")
 	}
 	if err := d.shapeRequest(req); err != nil {

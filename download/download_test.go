@@ -339,4 +339,27 @@ func TestDoAsksModTimeWhenWanted(t *testing.T) {
 	if fmt.Sprint(asked) != "[false true true]" {
 		t.Errorf("modtime asked %v, want [false true true]", asked)
 	}
+	// A resume of bytes urlget did not mark is curl's plain one, no
+	// MDTM (its tests 110, 1036): -C N, and -C - with a NAME or an
+	// unmarked NAME.part; a part urlget marked is checked (MDTM).
+	asked = nil
+	os.WriteFile("out", []byte("x"), 0o644)
+	for _, from := range []int64{1, ResumeAtEnd} {
+		d := &Downloader{Client: cl, Resume: true, ResumeFrom: from}
+		d.Do(context.Background(), "ftp://h/f", Target{Name: "out"})
+		os.WriteFile("out", []byte("x"), 0o644)
+	}
+	os.Remove("out")
+	os.WriteFile("out.part", []byte("x"), 0o644)
+	d := &Downloader{Client: cl, Resume: true, ResumeFrom: ResumeAtEnd}
+	d.Do(context.Background(), "ftp://h/f", Target{Name: "out"})
+	want := "[false false false]"
+	os.WriteFile("out.part", []byte("x"), 0o644)
+	if setXattr("out.part", partMark, "1700000000 ftp://h/f") == nil {
+		d.Do(context.Background(), "ftp://h/f", Target{Name: "out"})
+		want = "[false false false true]"
+	}
+	if fmt.Sprint(asked) != want {
+		t.Errorf("modtime asked %v, want %s", asked, want)
+	}
 }

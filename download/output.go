@@ -374,6 +374,20 @@ func (o *output) held() string {
 	return o.path
 }
 
+// fresh reports whether nothing of the output exists yet (neither NAME
+// nor NAME.part): a resume then starts a NAME.part of its own.
+func (o *output) fresh() bool {
+	if o.path == "" || o.direct {
+		return false
+	}
+	for _, n := range []string{o.path, partName(o.path)} {
+		if _, err := os.Lstat(n); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // partName is where a file's body is written until it is complete.
 func partName(path string) string { return path + ".part" }
 
@@ -676,8 +690,9 @@ func (o *output) removeTemp() {
 // gateway's reply included) the header block of every reply, those of the
 // redirects followed first, as received (like curl -I): an HTTP/1.x head
 // byte for byte (Meta.Head, bare LF line ends kept), an HTTP/2 one as
-// lines ended by CRLF; for every other scheme the metadata as header
-// lines ended by CRLF, as curl prints them.
+// lines ended by CRLF; for every other scheme the fields the fetcher
+// gave (Meta.Header: ftp, file), else the metadata, as header lines ended
+// by CRLF, as curl prints them.
 func HeadText(res *fetch.Meta) []byte {
 	var b bytes.Buffer
 	if res.IsHTTP() {
@@ -696,9 +711,11 @@ func HeadText(res *fetch.Meta) []byte {
 		}
 		return b.Bytes()
 	}
-	for _, f := range res.Fields() {
-		fmt.Fprintf(&b, "%s: %s\r\n", f.Name, f.Value)
+	fields := res.Header // the fetcher's own, as curl prints them (ftp, file)
+	if len(fields) == 0 {
+		fields = res.Fields()
 	}
+	writeFields(&b, fields)
 	return b.Bytes()
 }
 

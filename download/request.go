@@ -1,6 +1,7 @@
 package download
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -203,6 +204,15 @@ func (d *Downloader) sending(r io.Reader, size int64) io.Reader {
 // openForm opens the Form body, its files as an Upload is opened.
 func (d *Downloader) openForm() (io.Reader, int64, error) {
 	b, n, err := d.Body.Form.Open(func(name string) (io.Reader, int64, error) {
+		if name == "-" {
+			// curl reads a form's stdin whole before it sends, and
+			// sends its length: no chunked body.
+			b, err := io.ReadAll(d.Stdin)
+			if err != nil {
+				return nil, 0, fetch.NewError(fetch.ErrRead, "standard input", err)
+			}
+			return bytes.NewReader(b), int64(len(b)), nil
+		}
 		return openUpload(name, name, d.Stdin)
 	})
 	if err != nil {

@@ -62,6 +62,15 @@ type Client struct {
 	// for another scheme). The target is then spoken to as without a
 	// proxy; only the proxy learns where to.
 	ProxyTunnel bool
+	// UnixSocket (curl's --unix-socket; "@NAME": --abstract-unix-socket)
+	// is the Unix domain socket every direct TCP connection goes to in
+	// place of the URL's host and port, which the request still names
+	// (http's Host). A connection through a proxy goes to the proxy.
+	UnixSocket string
+	// HSTS, when set (curl's --hsts), asks for http URLs of the hosts it
+	// holds by https, the first and every redirect, and keeps what https
+	// replies' Strict-Transport-Security fields say (RFC 6797).
+	HSTS *HSTS
 
 	// User and Password (-u) override URL userinfo. With Netrc set,
 	// credentials for hosts without them come from NetrcFile (default
@@ -94,6 +103,17 @@ type Client struct {
 	// its 401 challenge is answered by Digest when offered, else by Basic
 	// (Request.AnyAuth).
 	AnyAuth bool
+	// NTLM sends http and https credentials by NTLM (curl's --ntlm): the
+	// first request carries the NEGOTIATE message, the 401's challenge is
+	// answered on the same connection (Request.NTLM). With AnyAuth, NTLM
+	// is answered when the 401 offers it and not Digest.
+	NTLM bool
+	// ProxyNTLM (curl's --proxy-ntlm) sends the proxy credentials (the
+	// proxy URL's userinfo, ProxyUser) by NTLM, and ProxyAnyAuth
+	// (--proxy-anyauth) first sends none and answers the proxy's 407 by
+	// NTLM when offered, else by Basic (Request.ProxyNTLM, ProxyAnyAuth).
+	ProxyNTLM    bool
+	ProxyAnyAuth bool
 	// LocationTrusted (curl's --location-trusted) sends the credentials
 	// (User and Password, the URL's or netrc's, Bearer) and the caller's
 	// own Authorization and Cookie header lines to every host a redirect
@@ -410,6 +430,9 @@ func (c *Client) pacedBody(ctx context.Context, slow *lowSpeed, body io.Reader) 
 // returns stops slow when closed.
 func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resource, error) {
 	first := c.dedot(req.URL)
+	if up := c.HSTS.Upgrade(first); up != nil {
+		first = up
+	}
 	if c.Protocols != nil && !slices.Contains(c.Protocols, first.Scheme) {
 		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(first), Msg: first.Scheme + ": not among the allowed protocols (--proto)"}
 	}
@@ -428,10 +451,14 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 	var via []Meta
 	cur := first
 	for hops := 0; ; hops++ {
+		if up := c.HSTS.Upgrade(cur); up != nil {
+			cur = up
+		}
 		r := *req
 		r.URL = cur
 		r.User, r.Password, r.HasPassword = "", "", false
-		r.Bearer, r.Digest, r.AnyAuth, r.OtherOrigin = "", c.Digest, c.AnyAuth, false
+		r.Bearer, r.Digest, r.AnyAuth, r.NTLM, r.OtherOrigin = "", c.Digest, c.AnyAuth, c.NTLM, false
+		r.ProxyNTLM, r.ProxyAnyAuth = c.ProxyNTLM, c.ProxyAnyAuth
 		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
 			r.Bearer = c.Bearer
@@ -442,6 +469,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		if err != nil {
 			return nil, err
 		}
+		c.HSTS.Observe(cur, res.Header)
 		if res.Location != "" {
 			next, nerr := redirectTarget(cur, res.Location)
 			if nerr == nil {

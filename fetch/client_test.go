@@ -252,7 +252,7 @@ func TestRedirectSchemes(t *testing.T) {
 		c := &fetch.Client{FollowRedirects: true, Fetchers: fetchtest.Given(map[string]fetch.Fetcher{scheme: fake})}
 		_, _, err := fetchAll(t, c, srv.URL+"/")
 		wantExit(t, "redirect to "+loc, err, 1)
-		if fetch.KindOf(err) != fetch.ErrUnsupported || !strings.Contains(err.Error(), "only http, https and ftp") {
+		if fetch.KindOf(err) != fetch.ErrUnsupported || !strings.Contains(err.Error(), "only http, https, ftp and ftps") {
 			t.Errorf("redirect to %s: %v, want a clear ErrUnsupported refusal", loc, err)
 		}
 		if n := len(fake.calls()); n != 0 {

@@ -70,7 +70,10 @@ type keptCookie struct {
 // Load reads a Netscape cookie file: tab-separated domain, include
 // subdomains, path, secure, expiry (Unix seconds, 0 for a session cookie),
 // name, value; "#HttpOnly_" before the domain marks an HttpOnly cookie;
-// other lines starting with "#", and blank lines, are comments.
+// other lines starting with "#", and blank lines, are comments. Fields
+// are split at each run of tabs, as curl splits them (an empty field is
+// none); a line of 6 fields has an empty value; a line of another number
+// (a stray header line) is skipped, as curl skips a line it cannot read.
 func (c *CookieJar) Load(r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -83,12 +86,13 @@ func (c *CookieJar) Load(r io.Reader) error {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		f := strings.Split(line, "\t")
+		// Empty fields do not count: curl splits at each run of tabs.
+		f := strings.FieldsFunc(line, func(r rune) bool { return r == '\t' })
 		if len(f) == 6 {
 			f = append(f, "") // an empty value
 		}
 		if len(f) != 7 {
-			return fmt.Errorf("line %d: want 7 tab-separated fields, not %d", n, len(f))
+			continue
 		}
 		exp, err := strconv.ParseInt(f[4], 10, 64)
 		if err != nil {

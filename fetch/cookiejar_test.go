@@ -102,6 +102,29 @@ func TestCookieNewSession(t *testing.T) {
 	}
 }
 
+// TestCookieFileSkipsLines: a line of a cookie file that is not 6 or 7
+// fields (a header line) is skipped, as curl skips it; the lines around it
+// load; two tabs in a row separate two fields, as in curl.
+func TestCookieFileSkipsLines(t *testing.T) {
+	file := "HTTP/1.1 200 OK\n" +
+		"127.0.0.1\tFALSE\t/\tFALSE\t0\t\tdoubled\tx\n" +
+		"127.0.0.1\tFALSE\t/\tFALSE\t0\tgood\tg\n" +
+		"Set-Cookie: header=h; path=/\n" +
+		"127.0.0.1\tFALSE\t/\tFALSE\t0\tempty\n"
+	c := fetch.NewCookieJar()
+	if err := c.Load(strings.NewReader(file)); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://127.0.0.1/")
+	var got []string
+	for _, k := range c.Cookies(u) {
+		got = append(got, k.Name+"="+k.Value)
+	}
+	if s := strings.Join(got, " "); s != "doubled=x good=g empty=" {
+		t.Errorf("loaded %q, want \"doubled=x good=g empty=\"", s)
+	}
+}
+
 // cookieFileJar is a jar with cookies of each kind a file holds: host and
 // domain, secure, HttpOnly, a session one and one with an expiry.
 func cookieFileJar(value string) *fetch.CookieJar {
@@ -211,13 +234,13 @@ func TestCookieJarFiles(t *testing.T) {
 	}
 
 	bad := filepath.Join(dir, "bad.txt")
-	os.WriteFile(bad, []byte("# Netscape HTTP Cookie File\nexample.net\tFALSE\t/\n"), 0o600)
+	os.WriteFile(bad, []byte("# Netscape HTTP Cookie File\nexample.net\tFALSE\t/\tFALSE\tsoon\tn\tv\n"), 0o600)
 	for _, tc := range []struct {
 		name, err, cause string
 		missing          bool
 	}{
 		{filepath.Join(dir, "none.txt"), "cannot read cookie file " + dir + "/none.txt: no such file or directory", "no such file or directory", true},
-		{bad, "cannot read cookie file " + bad + ": line 2: want 7 tab-separated fields, not 3", "line 2: want 7 tab-separated fields, not 3", false},
+		{bad, "cannot read cookie file " + bad + ": line 2: expiry \"soon\" is not a number", "line 2: expiry \"soon\" is not a number", false},
 		{dir, "cannot read cookie file " + dir + ": is a directory", "is a directory", false},
 	} {
 		err := fetch.NewCookieJar().LoadFile(tc.name)

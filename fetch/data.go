@@ -135,10 +135,6 @@ func urlEncodeData(v string, read func(name string) ([]byte, error), hexd string
 	return []byte(formEscape(v, hexd)), nil
 }
 
-// FormEscape percent-encodes every byte but ALPHA, DIGIT and "-._~", a
-// space as "+", as curl 7.88's --data-urlencode does.
-func FormEscape(s string) string { return formEscape(s, hexUpper) }
-
 func formEscape(s, hexd string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {

@@ -31,14 +31,16 @@ type dialer struct {
 	// tunnel is an http:// or https:// proxy whose CONNECT tunnel carries
 	// every connection (Client.ProxyTunnel), or nil; tunnelTLS,
 	// userAgent and verbose are what DialTunnel is given.
-	tunnel    *urlparse.URL
-	tunnelTLS *tls.Config
-	userAgent string
-	verbose   io.Writer
-	route     *route // --resolve, --connect-to, -4/-6, --interface, --local-port; nil: none
+	tunnel     *urlparse.URL
+	tunnelTLS  *tls.Config
+	tunnelAuth TunnelAuth
+	userAgent  string
+	verbose    io.Writer
+	route      *route // --resolve, --connect-to, -4/-6, --interface, --local-port; nil: none
 	// data: a secondary connection, to an address a server gave (DataDialer):
 	// ConnectTo does not apply.
 	data bool
+	unix string // Client.UnixSocket, for direct connections
 }
 
 // newDialer is the Dialer of the Client's fetchers, through via: a SOCKS
@@ -48,11 +50,12 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	if base == nil {
 		base = &net.Dialer{}
 	}
-	d := &dialer{base: base, timeout: c.ConnectTimeout, route: c.route()}
+	d := &dialer{base: base, timeout: c.ConnectTimeout, route: c.route(), unix: c.UnixSocket}
 	switch {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
 		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.tlsConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
+		d.tunnelAuth = TunnelAuth{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth}
 	default:
 		d.socks = via
 	}
@@ -106,12 +109,17 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		// target only (as for SOCKS); the proxy resolves the target.
 		direct := *d
 		direct.tunnel, direct.data = nil, true
-		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose)
+		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelAuth)
 		if err == nil {
 			conn = tunnelConn{conn}
 		}
 	case d.socks != nil:
 		conn, err = d.dialSOCKS(dctx, network, addr)
+	case d.unix != "" && strings.HasPrefix(network, "tcp"):
+		conn, err = d.base.DialContext(dctx, "unix", d.unix)
+		if err != nil {
+			err = &Error{Kind: ErrConnect, Msg: "connecting to the Unix socket " + Sanitize(strings.TrimPrefix(d.unix, "@")), Err: err}
+		}
 	default:
 		conn, err = d.dialDirect(dctx, network, addr)
 	}

@@ -165,8 +165,13 @@
 // # Errors and exit codes
 //
 // Every error from the Client, and from a Body it returned, is an *Error
-// with a Kind. Kind.ExitCode gives the process exit code, curl's number
-// wherever curl has the same meaning:
+// with a Kind. A Kind is itself an error value for errors.Is:
+//
+//	if errors.Is(err, fetch.ErrNotFound) { ... }
+//
+// holds for every *Error of that kind in err's chain (KindOf gives the
+// kind of any error). Kind.ExitCode gives the process exit code, curl's
+// number wherever curl has the same meaning:
 //
 //	exit  kind                 meaning
 //	   0                       success
@@ -178,6 +183,10 @@
 //	   7  ErrConnect           could not connect (or through the proxy)
 //	   8  ErrProtocol          the server's reply made no sense (endless or oversized header or reply lines, bad gzip, bad Location)
 //	   9  ErrAccessDenied      access to the resource denied
+//	  10  ErrAccept            an FTP server said it could not connect for the data (active mode)
+//	  11  ErrAccount           an FTP server refused the account (ACCT)
+//	  13  ErrPassive           an FTP server refused passive mode (EPSV, PASV) or named an impossible port
+//	  14  ErrPassiveFormat     an FTP server's PASV reply held no address that can be read
 //	  17  ErrTypeFailed        FTP TYPE refused
 //	  18  ErrPartial           transfer ended before the whole resource
 //	  19  ErrRetrFailed        FTP RETR refused
@@ -186,7 +195,9 @@
 //	  23  ErrWrite             writing the output failed
 //	  25  ErrUpload            upload refused
 //	  26  ErrRead              reading a local file failed (netrc)
-//	  28  ErrTimeout           a timeout fired (connect timeout, context deadline)
+//	  27  ErrHeaderLine        an HTTP reply's header line longer than a client keeps (100 KiB)
+//	  28  ErrTimeout           a timeout fired (connect timeout, context deadline); an FTP 421
+//	  30  ErrActive            an FTP server refused the address for active mode (EPRT, PORT)
 //	  35  ErrTLS               TLS handshake failure
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)
 //	  37  ErrFileRead          file:// could not read the file
@@ -200,9 +211,12 @@
 //	  58  ErrClientCert        the client certificate or key could not be read or used
 //	  59  ErrCipher            a cipher or TLS version asked for is unknown or cannot be used
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
+//	  61  ErrBadEncoding       a body in a content coding (gzip, br, zstd) could not be decoded
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
+//	  64  ErrUseSSL            TLS was required and the server refuses it (FTP AUTH, PROT P)
 //	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe
 //	  67  ErrLoginDenied       login refused
+//	  70  ErrDiskFull          the server had no room for the data sent (FTP 552 after STOR)
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
 //	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)

@@ -51,6 +51,16 @@ const (
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
+	ErrBadEncoding                  // a body in a content coding (gzip, br, zstd) could not be decoded (61)
+	ErrPassive                      // an FTP server refused passive mode or gave a port that cannot be (EPSV, PASV) (13)
+	ErrPassiveFormat                // an FTP server's PASV reply held no address that can be read (14)
+	ErrAccount                      // an FTP server refused the account (ACCT) (11)
+	ErrActive                       // an FTP server refused the address for active mode (EPRT, PORT) (30)
+	ErrAccept                       // an FTP server said it could not connect for the data (active mode) (10)
+	ErrDiskFull                     // the server had no room for the data sent (70)
+	ErrUseSSL                       // TLS was required and the server refuses it (64)
+
+	kindEnd // one past the last kind: add new kinds above it
 )
 
 var exitCodes = map[Kind]int{
@@ -61,11 +71,50 @@ var exitCodes = map[Kind]int{
 	ErrLoginDenied: 67, ErrNotFound: 78, ErrSendFailed: 55, ErrNotConfigured: 2, ErrRecv: 56,
 	ErrCertificate: 60, ErrCACert: 77, ErrRewind: 65, ErrInterface: 45, ErrClientCert: 58,
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
-	ErrGotNothing: 52, ErrHeaderLine: 27,
+	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61, ErrPassive: 13, ErrPassiveFormat: 14, ErrAccount: 11,
+	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70, ErrUseSSL: 64,
+}
+
+// Kinds are every Kind, in order: for tables of exit codes.
+func Kinds() []Kind {
+	ks := make([]Kind, 0, kindEnd)
+	for k := ErrOther; k < kindEnd; k++ {
+		ks = append(ks, k)
+	}
+	return ks
 }
 
 // ExitCode is the process exit code for errors of this kind.
 func (k Kind) ExitCode() int { return exitCodes[k] }
+
+var kindText = map[Kind]string{
+	ErrOther: "failed", ErrUnsupported: "unsupported URL scheme", ErrMalformed: "malformed URL",
+	ErrResolve: "could not resolve host", ErrConnect: "could not connect", ErrProtocol: "unexpected server reply",
+	ErrAccessDenied: "access denied", ErrTypeFailed: "transfer type refused", ErrPartial: "transfer ended early",
+	ErrRetrFailed: "retrieval refused", ErrHTTP: "HTTP error status", ErrWrite: "write failed",
+	ErrUpload: "upload refused", ErrRead: "read failed", ErrTimeout: "timed out", ErrTLS: "TLS handshake failed",
+	ErrResume: "cannot resume", ErrFileRead: "cannot read file", ErrAborted: "aborted",
+	ErrTooManyRedirects: "too many redirects", ErrTooLarge: "too large", ErrLoginDenied: "login denied",
+	ErrNotFound: "not found", ErrSendFailed: "send failed", ErrNotConfigured: "not configured",
+	ErrRecv: "receive failed", ErrCertificate: "certificate not verified", ErrCACert: "cannot read CA certificates",
+	ErrRewind: "cannot send the body again", ErrInterface: "local address unusable", ErrClientCert: "client certificate unusable",
+	ErrCipher: "cipher or TLS version unusable", ErrPinnedKey: "public key not the pinned one",
+	ErrOptionSyntax: "bad option value", ErrQuote: "quote command refused", ErrGotNothing: "empty reply",
+	ErrHeaderLine: "header line too long", ErrBadEncoding: "undecodable content coding",
+	ErrPassive: "passive mode refused", ErrPassiveFormat: "unreadable passive address", ErrAccount: "account refused",
+	ErrActive: "active mode address refused", ErrAccept: "server could not connect for the data", ErrDiskFull: "server disk full",
+	ErrUseSSL: "TLS required and refused",
+}
+
+// Error makes a Kind a target for errors.Is: errors.Is(err, ErrNotFound)
+// holds for every *Error of that kind in err's chain (and for the Kind
+// itself, returned or wrapped bare). The text names the kind in a few words.
+func (k Kind) Error() string {
+	if t, ok := kindText[k]; ok {
+		return t
+	}
+	return "fetch error"
+}
 
 // Error is a typed fetch error.
 type Error struct {
@@ -108,6 +157,12 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// Is reports whether target is e's Kind, for errors.Is(err, fetch.ErrNotFound).
+func (e *Error) Is(target error) bool {
+	k, ok := target.(Kind)
+	return ok && k == e.Kind
+}
+
 // quietCause is an underlying error kept for errors.Is and errors.As whose
 // text an Error with a Msg does not repeat: the Msg says it in our words.
 type quietCause struct{ error }
@@ -141,6 +196,10 @@ func KindOf(err error) Kind {
 	var fe *Error
 	if errors.As(err, &fe) {
 		return fe.Kind
+	}
+	var k Kind
+	if errors.As(err, &k) {
+		return k
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):

@@ -70,7 +70,7 @@ func ExampleClient_Do_resume() {
 	// status 200, body starts at 0: 0123456789
 }
 
-// Redirects are followed only when asked, and only to http, https and ftp.
+// Redirects are followed only when asked, and only to http, https, ftp and ftps.
 func ExampleClient_redirects() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -99,7 +99,7 @@ func ExampleClient_redirects() {
 	// Output:
 	// without FollowRedirects: 301 /new
 	// new content
-	// redirect to a file: URL refused: only http, https and ftp redirects are followed - exit 1
+	// redirect to a file: URL refused: only http, https, ftp and ftps redirects are followed - exit 1
 }
 
 // A directory (here a file: URL) is a listing: Entries parses it line by

@@ -95,6 +95,13 @@ type Request struct {
 	// credentials and answers the 401 challenge with Digest when the
 	// server offers it, else with Basic.
 	AnyAuth bool
+	// NTLM (Client.NTLM) sends User and Password by NTLM, the exchange on
+	// one connection; with AnyAuth a 401 offering NTLM (and not Digest)
+	// is answered so. ProxyNTLM and ProxyAnyAuth do the same with the
+	// Proxy's credentials and its 407 (Client.ProxyNTLM).
+	NTLM         bool
+	ProxyNTLM    bool
+	ProxyAnyAuth bool
 	// OtherOrigin says a redirect has led the request to another origin
 	// (scheme, host, port) than the first URL's, one not trusted with the
 	// caller's credentials (Client.LocationTrusted): the Client has

@@ -1,11 +1,13 @@
 package fetch
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +21,9 @@ type Form struct {
 	// default a quote, CR and LF are percent-encoded as browsers do (HTML
 	// Living Standard's multipart/form-data encoding).
 	Backslash bool
+	// Warnings are what ParseForm skipped, one line each, as curl warns
+	// of them.
+	Warnings []string
 
 	boundary string
 	parts    []formPart
@@ -31,6 +36,10 @@ type formPart struct {
 	upload   bool   // @: sent as a file (filename=...)
 	filename string
 	ctype    string
+	// files, for NAME=@FILE,FILE,...: the files of a multipart/mixed
+	// part whose boundary is boundary.
+	files    []formPart
+	boundary string
 }
 
 // FormArg is one of curl's form arguments: Text as given to -F, or with
@@ -41,52 +50,80 @@ type FormArg struct {
 	String bool
 }
 
-// ParseForm reads curl's -F arguments, one part each: NAME=VALUE (a
-// text; ";type=T" after it gives its Content-Type), NAME=@FILE (a file,
-// sent as a file: ";type=T" and ";filename=N" after it, the type guessed
-// from the name's extension otherwise) and NAME=<FILE (a file's text).
-// FILE "-" is standard input. An error names the argument.
+// ParseForm reads curl's -F arguments, one part each, as curl 7.88 reads
+// them: NAME=VALUE (a text), NAME=@FILE (a file, sent as a file; FILE,FILE,...
+// several, sent as one multipart/mixed part) and NAME=<FILE (a file's
+// text); FILE "-" is standard input. After VALUE or each FILE come
+// ";type=T" (its Content-Type; a ";PARAM" after it that is no keyword
+// belongs to the type, as ";format=x" does) and ";filename=N" (the name
+// sent; the path's last segment by default for a file, whose type is
+// otherwise guessed from its extension). A VALUE, FILE or N in double
+// quotes may hold ";" and ",", with \" and \\ for a quote and a backslash;
+// unquoted, it ends at ";" (and "," for files) and loses its surrounding
+// spaces. NAME may be empty: the part has no name. Another ";KEYWORD" is
+// skipped with a warning (Form.Warnings), as curl skips it. An error
+// names the argument.
 func ParseForm(args []FormArg) (*Form, error) {
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	f := &Form{boundary: "------------------------" + hex.EncodeToString(rnd[:])}
+	f := &Form{boundary: newBoundary()}
 	for _, arg := range args {
 		a := arg.Text
 		name, v, ok := strings.Cut(a, "=")
-		if !ok || name == "" {
+		if !ok {
 			return nil, fmt.Errorf("%q: want NAME=VALUE, NAME=@FILE or NAME=<FILE", a)
 		}
 		p := formPart{name: name}
+		warn := func(msg string) { f.Warnings = append(f.Warnings, fmt.Sprintf("-F %q: %s", a, msg)) }
 		switch {
 		case arg.String:
 			p.value = v
-		case strings.HasPrefix(v, "@"), strings.HasPrefix(v, "<"):
-			p.upload = v[0] == '@'
-			v = v[1:]
-			fields := strings.Split(v, ";")
-			p.file = fields[0]
-			for _, m := range fields[1:] {
-				k, mv, _ := strings.Cut(m, "=")
-				switch strings.TrimSpace(k) {
-				case "type":
-					p.ctype = mv
-				case "filename":
-					p.filename = mv
-				default:
-					return nil, fmt.Errorf("%q: unknown ;%s", a, k)
+		case strings.HasPrefix(v, "@"):
+			p.upload = true
+			rest := v
+			for rest != "" {
+				fp, r, err := formParams(rest[1:], ',', warn)
+				if err != nil {
+					return nil, fmt.Errorf("%q: %v", a, err)
+				}
+				rest = r
+				fp.upload = true
+				if fp.filename == "" {
+					fp.filename = filepath.Base(fp.file)
+				}
+				if fp.ctype == "" {
+					fp.ctype = guessType(fp.filename, fp.file)
+				}
+				p.files = append(p.files, fp)
+				if rest != "" && rest[0] != ',' {
+					warn("garbage at the end: " + rest)
+					break
 				}
 			}
-			if p.upload && p.filename == "" {
-				p.filename = filepath.Base(p.file)
+			if len(p.files) == 1 {
+				p.file, p.filename, p.ctype, p.files = p.files[0].file, p.files[0].filename, p.files[0].ctype, nil
+			} else {
+				p.upload, p.boundary = false, newBoundary()
+				p.ctype = "multipart/mixed; boundary=" + p.boundary
 			}
-			if p.upload && p.ctype == "" {
-				p.ctype = guessType(p.file)
+		case strings.HasPrefix(v, "<"):
+			fp, rest, err := formParams(v[1:], 0, warn)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %v", a, err)
+			}
+			if fp.filename != "" {
+				warn("a file name is not allowed here: " + fp.filename)
+			}
+			p.file, p.ctype = fp.file, fp.ctype
+			if rest != "" {
+				warn("garbage at the end: " + rest)
 			}
 		default:
-			val, t, hasType := strings.Cut(v, ";type=")
-			p.value = val
-			if hasType {
-				p.ctype = t
+			fp, rest, err := formParams(v, 0, warn)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %v", a, err)
+			}
+			p.value, p.ctype, p.filename = fp.file, cmp.Or(fp.ctype, typeByExt(fp.filename)), fp.filename
+			if rest != "" {
+				warn("garbage at the end: " + rest)
 			}
 		}
 		f.parts = append(f.parts, p)
@@ -94,8 +131,131 @@ func ParseForm(args []FormArg) (*Form, error) {
 	return f, nil
 }
 
-// guessType is curl's content type for a file by its extension.
-func guessType(name string) string {
+// newBoundary is a random multipart boundary, as curl makes them.
+func newBoundary() string {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	return "------------------------" + hex.EncodeToString(rnd[:])
+}
+
+// formWord reads one word of a -F argument at the start of s: in double
+// quotes (\\ and \" unescaped; what follows the closing quote up to ";"
+// or end is dropped), else up to ";" or end (0: none). rest starts at the
+// ";" or end that ended it, or is empty.
+func formWord(s string, end byte) (word string, quoted bool, rest string) {
+	stop := func(c byte) bool { return c == ';' || end != 0 && c == end }
+	if strings.HasPrefix(s, `"`) {
+		var b strings.Builder
+		for i := 1; i < len(s); i++ {
+			c := s[i]
+			if c == '\\' && i+1 < len(s) && (s[i+1] == '\\' || s[i+1] == '"') {
+				b.WriteByte(s[i+1])
+				i++
+				continue
+			}
+			if c == '"' {
+				j := i + 1
+				for j < len(s) && !stop(s[j]) {
+					j++
+				}
+				return b.String(), true, s[j:]
+			}
+			b.WriteByte(c)
+		}
+		// No closing quote: the word is taken as it is.
+	}
+	i := 0
+	for i < len(s) && !stop(s[i]) {
+		i++
+	}
+	return s[:i], false, s[i:]
+}
+
+// formSpace is curl's ISSPACE.
+func formSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+func trimFormSpace(s string, left bool) string {
+	if left {
+		for s != "" && formSpace(s[0]) {
+			s = s[1:]
+		}
+		return s
+	}
+	for s != "" && formSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// formParams reads a VALUE or FILE of a -F argument and its ";type=" and
+// ";filename=" (see ParseForm), up to end (0: none) or the end of s; rest
+// starts at that end, or holds what could not be read.
+func formParams(s string, end byte, warn func(string)) (p formPart, rest string, err error) {
+	word := func(s string) (string, string) {
+		s = trimFormSpace(s, true)
+		w, quoted, rest := formWord(s, end)
+		if !quoted {
+			w = trimFormSpace(w, false)
+		}
+		return w, rest
+	}
+	p.file, rest = word(s)
+	typeStart, typeEnd := -1, -1 // of the type in s, while a ";PARAM" may still extend it
+	for rest != "" && rest[0] == ';' {
+		rest = trimFormSpace(rest[1:], true)
+		at := len(s) - len(rest)
+		switch {
+		case typeStart < 0 && strings.HasPrefix(rest, "type="):
+			rest = trimFormSpace(rest[5:], true)
+			typeStart = len(s) - len(rest)
+			n := strings.IndexAny(rest, "()<>@,;:\\\"[]?=\r\n ")
+			if n < 0 {
+				n = len(rest)
+			}
+			rest = rest[n:]
+			typeEnd = len(s) - len(rest)
+		case strings.HasPrefix(rest, "filename="):
+			if typeEnd >= 0 {
+				p.ctype, typeEnd = s[typeStart:typeEnd], -1
+			}
+			p.filename, rest = word(rest[9:])
+		case strings.HasPrefix(rest, "headers="), strings.HasPrefix(rest, "encoder="):
+			k, _, _ := strings.Cut(rest, "=")
+			return p, rest, fmt.Errorf(";%s= is not supported", k)
+		case typeEnd >= 0:
+			// Part of the type, as curl takes it.
+			i := 0
+			for i < len(rest) && rest[i] != ';' && (end == 0 || rest[i] != end) {
+				if !formSpace(rest[i]) {
+					typeEnd = at + i + 1
+				}
+				i++
+			}
+			rest = rest[i:]
+		default:
+			var w string
+			w, rest = word(rest)
+			if w != "" {
+				warn("skipped the unknown ;" + w)
+			}
+		}
+	}
+	if typeEnd >= 0 {
+		p.ctype = s[typeStart:typeEnd]
+	}
+	return p, rest, nil
+}
+
+// guessType is curl's content type of a file sent as a file: by the
+// extension of the name sent, else of the file's path, else
+// application/octet-stream.
+func guessType(filename, path string) string {
+	return cmp.Or(typeByExt(filename), typeByExt(path), "application/octet-stream")
+}
+
+// typeByExt is curl's content type for a name's extension, "" for an
+// extension it does not know.
+func typeByExt(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".gif":
 		return "image/gif"
@@ -114,7 +274,7 @@ func guessType(name string) string {
 	case ".xml":
 		return "application/xml"
 	}
-	return "application/octet-stream"
+	return ""
 }
 
 // ContentType is the body's Content-Type, with its boundary.
@@ -124,7 +284,7 @@ func (f *Form) ContentType() string { return "multipart/form-data; boundary=" + 
 // "-"), so that the body cannot be sent twice.
 func (f *Form) ReadsStdin() bool {
 	for _, p := range f.parts {
-		if p.file == "-" {
+		if p.file == "-" || slices.ContainsFunc(p.files, func(fp formPart) bool { return fp.file == "-" }) {
 			return true
 		}
 	}
@@ -144,9 +304,30 @@ func (f *Form) Open(open func(name string) (io.Reader, int64, error)) (io.Reader
 		rs = append(rs, strings.NewReader(s))
 		n += int64(len(s))
 	}
+	// file adds a file's bytes.
+	file := func(p formPart) error {
+		r, size, err := open(p.file)
+		if err != nil {
+			for _, r := range rs {
+				if c, ok := r.(io.Closer); ok {
+					c.Close()
+				}
+			}
+			return fmt.Errorf("%s: %v", p.name, err)
+		}
+		rs = append(rs, r)
+		if size < 0 {
+			unknown = true
+		}
+		n += size
+		return nil
+	}
 	for _, p := range f.parts {
-		head := "--" + f.boundary + "\r\nContent-Disposition: form-data; name=\"" + f.quote(p.name) + "\""
-		if p.upload {
+		head := "--" + f.boundary + "\r\nContent-Disposition: form-data"
+		if p.name != "" {
+			head += "; name=\"" + f.quote(p.name) + "\""
+		}
+		if p.filename != "" {
 			head += "; filename=\"" + f.quote(p.filename) + "\""
 		}
 		head += "\r\n"
@@ -154,22 +335,23 @@ func (f *Form) Open(open func(name string) (io.Reader, int64, error)) (io.Reader
 			head += "Content-Type: " + p.ctype + "\r\n"
 		}
 		add(head + "\r\n")
-		if p.file != "" {
-			r, size, err := open(p.file)
-			if err != nil {
-				for _, r := range rs {
-					if c, ok := r.(io.Closer); ok {
-						c.Close()
-					}
+		switch {
+		case p.files != nil:
+			for _, fp := range p.files {
+				add("--" + p.boundary + "\r\nContent-Disposition: attachment; filename=\"" + f.quote(fp.filename) + "\"\r\n" +
+					"Content-Type: " + fp.ctype + "\r\n\r\n")
+				fp.name = p.name
+				if err := file(fp); err != nil {
+					return nil, 0, err
 				}
-				return nil, 0, fmt.Errorf("%s: %v", p.name, err)
+				add("\r\n")
 			}
-			rs = append(rs, r)
-			if size < 0 {
-				unknown = true
+			add("--" + p.boundary + "--\r\n")
+		case p.file != "":
+			if err := file(p); err != nil {
+				return nil, 0, err
 			}
-			n += size
-		} else {
+		default:
 			add(p.value)
 		}
 		add("\r\n")

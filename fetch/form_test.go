@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,5 +38,21 @@ func TestForm(t *testing.T) {
 	}
 	if _, err := fetch.ParseForm([]fetch.FormArg{{Text: "novalue"}}); err == nil {
 		t.Error("-F novalue accepted")
+	}
+}
+
+// TestFormWarnings: a ";KEYWORD" ParseForm does not know is skipped with a
+// warning, as curl skips it; one it cannot do is an error.
+func TestFormWarnings(t *testing.T) {
+	form, err := fetch.ParseForm([]fetch.FormArg{{Text: "a=1;odd=2"}, {Text: "b=<f;filename=x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`-F "a=1;odd=2": skipped the unknown ;odd=2`, `-F "b=<f;filename=x": a file name is not allowed here: x`}
+	if !slices.Equal(form.Warnings, want) {
+		t.Errorf("warnings %q, want %q", form.Warnings, want)
+	}
+	if _, err := fetch.ParseForm([]fetch.FormArg{{Text: "a=@f;headers=X-A: 1"}}); err == nil || !strings.Contains(err.Error(), ";headers= is not supported") {
+		t.Errorf("headers=: %v", err)
 	}
 }

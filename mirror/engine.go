@@ -35,6 +35,7 @@ type engine struct {
 	start    time.Time
 	warc     *warc.Writer // Options.WARC, nil without
 	warcFile *os.File
+	warcMark *os.File // warcMarkName, while warcFile is open
 
 	parallel, perHost  int
 	maxFiles, maxDepth int
@@ -841,8 +842,10 @@ type task struct {
 }
 
 // fileBacklog is how many queued files make workers take files before
-// listings.
-const fileBacklog = 4096
+// listings: enough to keep every connection busy (a listing adds a
+// directory's), few enough that the files waiting (each with its old and
+// new records, about 1 KiB) stay a small part of a run's memory.
+const fileBacklog = 1024
 
 func newScheduler(hostCap int) *scheduler {
 	s := &scheduler{perHost: map[string]int{}, hostCap: hostCap}

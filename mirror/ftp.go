@@ -53,11 +53,16 @@ type ftpDirJob struct {
 	depth  int
 	parent string
 	node   *dirNode
-	entry  Record // what the parent's listing said of it
+	entry  dirEntry // what the parent's listing said of it
 	// doubt is why its first listing was not believed, when it was
 	// listed once already: the next look (on another connection) decides.
 	doubt string
+	view  *dirView // the local directory, while its entries are handled
 }
+
+// dirEntry is what a directory's record takes from its parent's listing
+// (a queued listing holds no whole Record: a wide tree queues thousands).
+type dirEntry struct{ mtime, mtimeSource, name string }
 
 // ftpFileJob is a file to fetch.
 type ftpFileJob struct {
@@ -678,18 +683,26 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 	if !e.opt.DryRun {
 		rec := Record{URL: j.url, Type: TypeDir, Path: j.local, Parent: j.parent, Size: -1, Status: StatusOK,
 			Fetched: stamp(time.Now())}
-		if old, ok := e.man.get(j.url); ok {
+		old, had := e.man.get(j.url)
+		if had {
 			rec.MTime, rec.MTimeSource, rec.Name = old.MTime, old.MTimeSource, old.Name
 		}
 		if j.depth > 0 {
-			rec.MTime, rec.MTimeSource, rec.Name = j.entry.MTime, j.entry.MTimeSource, j.entry.Name
+			rec.MTime, rec.MTimeSource, rec.Name = j.entry.mtime, j.entry.mtimeSource, j.entry.name
 		}
 		// An empty remote directory is made too, as lftp and wget do.
 		if err := e.makeDir(j.local); err != nil {
 			e.fail(rec, err)
 			return true
 		}
-		e.man.put(rec)
+		// A directory recorded as it is (but for when it was listed) is
+		// not written again: a rerun that finds nothing changed leaves
+		// the manifest as it is, rather than rewriting all of it for the
+		// times of its listings (Fetched is then the first listing that
+		// found the directory so).
+		if old.Fetched = rec.Fetched; !had || old != rec {
+			e.man.put(rec)
+		}
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	// Cycle check for servers without unique facts: a directory listed
@@ -699,6 +712,8 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		return true
 	}
 	var checks []mdtmCheck
+	j.view = e.fs.view(j.local)
+	defer j.view.close()
 	for _, fe := range entries {
 		if e.ctx.Err() != nil {
 			return true
@@ -791,7 +806,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 		e.displaced(urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0), pathSegs(j.local, local))
 		sub.local = e.paths.claimDir(rec.URL, pathSegs(j.local, local))
 		rec.Path = sub.local
-		sub.entry = rec
+		sub.entry = dirEntry{rec.MTime, rec.MTimeSource, rec.Name}
 		if !fe.ModTime.IsZero() && !e.opt.DryRun {
 			e.mu.Lock()
 			e.dirTimes[sub.local] = fe.ModTime
@@ -837,7 +852,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			e.queueFile(s, job)
 			return mdtmCheck{}, false
 		}
-		switch v, why := e.ftpUnchanged(old, rec, fe); v {
+		switch v, why := e.ftpUnchanged(j.view, old, rec, fe); v {
 		case verdictSame:
 			if e.opt.Checksum {
 				return mdtmCheck{fe: fe, job: job, proven: true}, true
@@ -1058,13 +1073,13 @@ const (
 // file unchanged: an ls date has minutes at best (a file rewritten within
 // the minute, at the same size, lists the same), only the day for older
 // files, or is missing.
-func (e *engine) ftpUnchanged(old, rec Record, fe ftpEntry) (int, string) {
+func (e *engine) ftpUnchanged(local *dirView, old, rec Record, fe ftpEntry) (int, string) {
 	switch {
 	case e.opt.Refetch:
 		return verdictFetch, "--refetch"
 	case old.Status != StatusOK:
 		return verdictFetch, "not mirrored yet (" + old.Status + ")"
-	case old.Path != rec.Path || !e.fs.intact(old.Path, old.Size):
+	case old.Path != rec.Path || !local.intact(old.Path, old.Size):
 		return verdictFetch, "the local copy is missing or not the recorded size"
 	case fe.Size >= 0 && old.Size != fe.Size:
 		return verdictFetch, fmt.Sprintf("size %d, recorded %d", fe.Size, old.Size)

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -202,6 +203,37 @@ func TestFTPIncremental(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "a/b/c/three.txt")); !os.IsNotExist(err) {
 		t.Errorf("three.txt not deleted: %v", err)
+	}
+}
+
+// TestFTPRerunLeavesManifest: a run that finds nothing changed writes
+// nothing to the manifest, and so does not rewrite it (on a large tree a
+// rewrite is most of a rerun's time): the file is the same one, as it was.
+func TestFTPRerunLeavesManifest(t *testing.T) {
+	s := ftptest.New(t)
+	ftpTree(s)
+	dir := t.TempDir()
+	url := "ftp://" + s.Addr + "/pub/"
+	mirrorOK(t, Options{URL: url, Dir: dir})
+	mpath := filepath.Join(dir, ManifestName)
+	before, err := os.Stat(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(mpath)
+	sum := mirrorOK(t, Options{URL: url, Dir: dir})
+	if got, w := countsOf(sum), (counts{Unchanged: 5, Links: 1, Dirs: 6}); got != w {
+		t.Errorf("second run: counts = %+v, want %+v", got, w)
+	}
+	after, err := os.Stat(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the manifest was rewritten by a run that changed nothing")
+	}
+	if now, _ := os.ReadFile(mpath); !bytes.Equal(now, data) {
+		t.Errorf("the manifest changed:\n%s\nwas\n%s", now, data)
 	}
 }
 

@@ -327,6 +327,61 @@ func (l *localFS) intact(rel string, size int64) bool {
 	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
 }
 
+// dirView is a local directory opened once for the lookups of many files
+// in it (the entries of a listing): each is then one fstatat on the open
+// directory, rather than a walk from the mirror's root that checks every
+// directory on the way (intact). A rerun of a large mirror asks this of
+// every file.
+type dirView struct {
+	l   *localFS
+	dir string
+	r   *os.Root // nil: lookups go through l
+}
+
+// view opens dir for lookups. It is used only when it is a real directory
+// (no symbolic link on the way, checkDirs) and the one opened: should a
+// directory on the way be swapped for a link meanwhile, the directory
+// opened is not the one checked, and the lookups go through l.
+func (l *localFS) view(dir string) *dirView {
+	v := &dirView{l: l, dir: dir}
+	if dir == "" || l.root == nil {
+		return v
+	}
+	r, err := l.root.OpenRoot(osPath(dir))
+	if err != nil {
+		return v
+	}
+	fi, err := r.Stat(".")
+	if err != nil || l.checkDirs(dir+"/x") != nil {
+		r.Close()
+		return v
+	}
+	if checked, err := l.root.Lstat(osPath(dir)); err != nil || !checked.IsDir() || !os.SameFile(fi, checked) {
+		r.Close()
+		return v
+	}
+	v.r = r
+	return v
+}
+
+// intact is localFS.intact, for a file of the directory viewed in one
+// lookup.
+func (v *dirView) intact(rel string, size int64) bool {
+	if v.r == nil || path.Dir(rel) != v.dir {
+		return v.l.intact(rel, size)
+	}
+	fi, err := v.r.Lstat(osPath(path.Base(rel)))
+	return err == nil && fi.Mode().IsRegular() && (size < 0 || fi.Size() == size)
+}
+
+// close closes the directory.
+func (v *dirView) close() {
+	if v.r != nil {
+		v.r.Close()
+		v.r = nil
+	}
+}
+
 // move renames the regular file from to to, when nothing is at to (never
 // through a symbolic link, never over anything).
 func (l *localFS) move(from, to string) error {

@@ -252,3 +252,54 @@ func TestGopherMenuCycles(t *testing.T) {
 		t.Errorf("requests = %q, want %q", got, want)
 	}
 }
+
+// TestDirViewRefusesLinks: a listing's directory opened for its lookups
+// (dirView) answers as intact does: a directory that is a symbolic link, or
+// below one, is not looked into, and a file of another directory is asked
+// of the mirror's root.
+func TestDirViewRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"real/f", "a/b/f", "top"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("abc"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../real", filepath.Join(dir, "a/sub")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := openLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	for _, c := range []struct {
+		dir, file string
+		size      int64
+		want      bool
+	}{
+		{"real", "real/f", 3, true},
+		{"real", "real/f", 4, false},
+		{"real", "real/none", -1, false},
+		{"a/b", "a/b/f", 3, true},
+		{"a/b", "real/f", 3, true}, // another directory: asked of the root
+		{"link", "link/f", 3, false},
+		{"a/sub", "a/sub/f", 3, false},
+		{"none", "none/f", -1, false},
+		{"", "top", 3, true},
+	} {
+		v := l.view(c.dir)
+		if got := v.intact(c.file, c.size); got != c.want {
+			t.Errorf("view(%q).intact(%q, %d) = %v, want %v", c.dir, c.file, c.size, got, c.want)
+		}
+		if got := l.intact(c.file, c.size); got != c.want {
+			t.Errorf("intact(%q, %d) = %v, want %v", c.file, c.size, got, c.want)
+		}
+		v.close()
+	}
+}

@@ -37,14 +37,16 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 )
 
 // journalMark ends the sorted records of a version 2 manifest. It has no
 // "url", so that a reader of records skips it.
 const journalMark = `{"urlget_journal":"the changes since the sorted records above, in order: the last line for a URL counts"}`
 
-// chunkBytes bounds the journal lines sorted in memory at once.
-var chunkBytes = 4 << 20
+// chunkBytes bounds the journal lines sorted in memory at once (the
+// lines, their URLs and entries counted).
+var chunkBytes = 2 << 20
 
 // blockCache is how many buckets' records a run keeps read.
 const blockCache = 64
@@ -102,6 +104,22 @@ func lineURL(line []byte) string {
 		return ""
 	}
 	return r.URL
+}
+
+// writtenURL is the "url" of a record line as Marshal writes it ({"url":"…
+// first, no escape in it, and a "status" last but for the fields that
+// follow it), "" for any other line: such a line, when it is valid JSON,
+// is a whole record and can be used as it is.
+func writtenURL(line []byte) string {
+	const pre = `{"url":"`
+	if !bytes.HasPrefix(line, []byte(pre)) || !bytes.Contains(line, []byte(`,"status":"`)) {
+		return ""
+	}
+	rest := line[len(pre):]
+	if i := bytes.IndexByte(rest, '"'); i >= 0 && bytes.IndexByte(rest[:i], '\\') < 0 {
+		return string(rest[:i])
+	}
+	return ""
 }
 
 // lineField is the string field name (not "url") of a record line as
@@ -460,18 +478,33 @@ func sortChunk(ents []entry) []entry {
 
 // runs is a sequence of lines sorted in chunks: each chunk sorted by key,
 // the last line for a key kept; all but the last chunk spilled to scratch
-// files. Its sources can be read more than once.
+// files, which are merged as they pile up (mergeFanIn at a time), so that
+// a merge of them all reads a bounded number at once. Its sources can be
+// read more than once.
 type runs struct {
-	files   []*os.File
-	mem     []entry
-	closers []func()
+	files []chunkFile
+	mem   []entry
 }
+
+// chunkFile is a spilled chunk (or a merge of mergeFanIn of them, or of such
+// merges: its level).
+type chunkFile struct {
+	f     *os.File
+	drop  func()
+	level int
+}
+
+// mergeFanIn bounds the spilled chunks of one level before they are
+// merged into one of the next: a merge reads at most this many of a
+// level at once (each with a read-ahead buffer of its own, newFileSource),
+// and every line is rewritten once per level (log16 of the chunks).
+var mergeFanIn = 16
 
 // sources are fresh sources of the chunks, oldest first.
 func (r *runs) sources() []source {
 	var out []source
 	for _, f := range r.files {
-		out = append(out, newFileSource(f, span{0, -1}))
+		out = append(out, newFileSource(f.f, span{0, -1}))
 	}
 	if len(r.mem) > 0 {
 		out = append(out, &memSource{ents: r.mem})
@@ -481,10 +514,54 @@ func (r *runs) sources() []source {
 
 // close removes the scratch files.
 func (r *runs) close() {
-	for _, c := range r.closers {
-		c()
+	for _, f := range r.files {
+		f.drop()
 	}
-	r.files, r.mem, r.closers = nil, nil, nil
+	r.files, r.mem = nil, nil
+}
+
+// push adds a spilled chunk; when the newest mergeFanIn are of one level
+// they are merged into one of the next (in order: the merge keeps the
+// newest line of a key, as a merge of the chunks would).
+func (r *runs) push(m *manifest, f *os.File, drop func()) error {
+	r.files = append(r.files, chunkFile{f: f, drop: drop})
+	for {
+		n := len(r.files)
+		if n < mergeFanIn {
+			return nil
+		}
+		top := r.files[n-mergeFanIn:]
+		lv := top[0].level
+		for _, f := range top {
+			if f.level != lv {
+				return nil
+			}
+		}
+		out, done, err := m.scratch()
+		if err != nil {
+			return err
+		}
+		var srcs []source
+		for _, f := range top {
+			srcs = append(srcs, newFileSource(f.f, span{0, -1}))
+		}
+		w := bufio.NewWriterSize(out, 64<<10)
+		err = mergeLines(srcs, func(_ key, line []byte) error {
+			w.Write(line)
+			return w.WriteByte('\n')
+		})
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			done()
+			return err
+		}
+		for _, f := range top {
+			f.drop()
+		}
+		r.files = append(r.files[:n-mergeFanIn], chunkFile{f: out, drop: done, level: lv + 1})
+	}
 }
 
 // sortLines sorts the lines of lr in chunks of chunkBytes; parse makes a
@@ -501,18 +578,18 @@ func (m *manifest) sortLines(lr *lineReader, parse func([]byte) (entry, bool)) (
 		if err != nil {
 			return err
 		}
-		r.closers = append(r.closers, done)
 		w := bufio.NewWriterSize(sf, 64<<10)
 		for _, e := range ents {
 			w.Write(e.line)
 			w.WriteByte('\n')
 		}
 		if err := w.Flush(); err != nil {
+			done()
 			return err
 		}
-		r.files = append(r.files, sf)
-		ents, size = nil, 0
-		return nil
+		clear(ents)
+		ents, size = ents[:0], 0
+		return r.push(m, sf, done)
 	}
 	for {
 		line, _, ok := lr.next()
@@ -526,7 +603,7 @@ func (m *manifest) sortLines(lr *lineReader, parse func([]byte) (entry, bool)) (
 		e.seq = seq
 		seq++
 		ents = append(ents, e)
-		size += len(e.line) + 160 // the entry, its key and URL
+		size += len(e.line) + len(e.k.url) + entryBytes
 		if size >= chunkBytes {
 			if err := spill(); err != nil {
 				r.close()
@@ -542,12 +619,29 @@ func (m *manifest) sortLines(lr *lineReader, parse func([]byte) (entry, bool)) (
 	return r, nil
 }
 
+// entryBytes is what an entry of a chunk costs besides its line and URL:
+// the entry itself and its share of the slice (which grows by doubling).
+const entryBytes = 2 * int(unsafe.Sizeof(entry{}))
+
 // journalSources sorts the journal lines of f from off on into sources,
 // oldest first (sortLines; the returned func removes the scratch files).
 // Lines that are not whole records (a line torn by a crash) are dropped;
 // the others are written as Marshal writes them.
 func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), error) {
-	r, err := m.sortLines(newLineReader(f, off, -1), func(line []byte) (entry, bool) {
+	r, err := m.journalSourcesOf(newLineReader(f, off, -1))
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.sources(), r.close, nil
+}
+
+// journalSourcesOf sorts the journal lines of lr (journalSources).
+func (m *manifest) journalSourcesOf(lr *lineReader) (*runs, error) {
+	return m.sortLines(lr, func(line []byte) (entry, bool) {
+		if u := writtenURL(line); u != "" && json.Valid(line) {
+			// As put wrote it: taken as it is, not parsed.
+			return entry{k: keyOf(u), line: bytes.Clone(line), deleted: deletedLine(line)}, true
+		}
 		var r Record
 		if json.Unmarshal(line, &r) != nil || r.URL == "" {
 			return entry{}, false
@@ -555,10 +649,6 @@ func (m *manifest) journalSources(f *os.File, off int64) ([]source, func(), erro
 		b, _ := json.Marshal(r)
 		return entry{k: keyOf(r.URL), line: b, deleted: r.Status == StatusDeleted}, true
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.sources(), r.close, nil
 }
 
 // urlLine is a URL as a line of a list of URLs: a JSON string, which

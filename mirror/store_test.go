@@ -438,3 +438,56 @@ func TestFailuresBounded(t *testing.T) {
 		t.Errorf("Failed %d, %d Failures; want %d, %d", sum.Failed, len(sum.Failures), n, MaxFailures)
 	}
 }
+
+// TestSortLinesFanIn: a journal of many chunks is merged as the chunks pile
+// up, so that the end of a run reads a bounded number of files at once
+// (each with a read-ahead buffer: a 1,000,000-file journal made some 100
+// of them), and the merge still keeps the newest line of each URL.
+func TestSortLinesFanIn(t *testing.T) {
+	oldChunk, oldFan := chunkBytes, mergeFanIn
+	chunkBytes, mergeFanIn = 300, 4
+	defer func() { chunkBytes, mergeFanIn = oldChunk, oldFan }()
+	m, l := openTestManifest(t, t.TempDir(), "ftp://h/")
+	defer l.close()
+	defer m.release()
+	var in bytes.Buffer
+	want := map[string]string{}
+	for i := 0; i < 2000; i++ {
+		u := fmt.Sprintf("ftp://h/d%d/f%d", i%7, i%500)
+		line, _ := json.Marshal(Record{URL: u, Type: TypeFile, Size: int64(i), Status: StatusOK})
+		in.Write(line)
+		in.WriteByte('\n')
+		want[u] = string(line)
+	}
+	r, err := m.journalSourcesOf(bytesLineReader(in.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	// 2000 lines of ~90 bytes in chunks of 300 bytes: hundreds of chunks;
+	// at most mergeFanIn-1 of each level are left.
+	if n := len(r.files); n > 4*(mergeFanIn-1) {
+		t.Errorf("%d chunk files left to merge at once, want at most %d", n, 4*(mergeFanIn-1))
+	}
+	got := map[string]string{}
+	var prev key
+	err = mergeLines(r.sources(), func(k key, line []byte) error {
+		if len(got) > 0 && !prev.less(k) {
+			t.Errorf("%v after %v", k, prev)
+		}
+		prev = k
+		got[k.url] = string(line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d URLs merged, want %d", len(got), len(want))
+	}
+	for u, w := range want {
+		if got[u] != w {
+			t.Errorf("%s: %s, want the newest line %s", u, got[u], w)
+		}
+	}
+}

@@ -7,7 +7,10 @@ import (
 	"mime"
 	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -25,12 +28,27 @@ func (e *engine) openWARC() error {
 	if name == "" || e.opt.DryRun {
 		return nil
 	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return err
+	}
+	e.repairWARC(name, abs)
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	e.warcFile = f
 	e.warc = warc.NewWriter(f, !strings.HasSuffix(name, ".warc"), path.Base(name))
+	// After each whole record, the mark says where it ends.
+	if mf, err := e.fs.root.OpenFile(warcMarkName, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o644); err == nil {
+		e.warcMark = mf
+		mf.Truncate(0)
+		e.warc.OnWhole(func() {
+			if end, err := f.Seek(0, io.SeekCurrent); err == nil {
+				mf.WriteAt(fmt.Appendf(nil, "%020d\t%s\n", end, abs), 0)
+			}
+		})
+	}
 	sw := e.client.UserAgent
 	if sw == "" {
 		sw = fetch.DefaultUserAgent
@@ -43,8 +61,53 @@ func (e *engine) openWARC() error {
 	})
 }
 
+// warcMarkName is the file in the mirror's directory that says where the
+// last whole record of the WARC file ends: "SIZE<TAB>ABSOLUTE-NAME".
+const warcMarkName = ".urlget-mirror-warc"
+
+// repairWARC cuts from the WARC file name (abs) a record left torn by a
+// run that was killed while writing it: from the end of the last whole
+// record (as the mark of the last run into this mirror says), whole
+// records (another mirror's, appended since) are kept, and what follows
+// them, a record cut short, is cut, so that what is appended next follows
+// whole records and the file stays one valid WARC file.
+func (e *engine) repairWARC(name, abs string) {
+	mark, err := e.fs.readFile(warcMarkName, 4096)
+	if err != nil {
+		return
+	}
+	size, markName, ok := strings.Cut(strings.TrimSuffix(string(mark), "\n"), "\t")
+	end, err := strconv.ParseInt(size, 10, 64)
+	if !ok || err != nil || markName != abs {
+		return
+	}
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= end {
+		return
+	}
+	tail := fi.Size() - end
+	end += warc.WholeLen(io.NewSectionReader(f, end, tail))
+	if end == fi.Size() {
+		return
+	}
+	if err := f.Truncate(end); err != nil {
+		e.markIncomplete("the WARC file ends in a record cut short by an earlier run, which could not be removed: " + fetch.OneLine(err.Error()))
+		return
+	}
+	e.markNote(fmt.Sprintf("%s ended in a record cut short by an interrupted run: its %d bytes were removed", name, fi.Size()-end))
+}
+
 // closeWARC closes the WARC file; its error, or the first of a write.
 func (e *engine) closeWARC() error {
+	if e.warcMark != nil {
+		e.warcMark.Close()
+		e.warcMark = nil
+	}
 	if e.warcFile == nil {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/mirror/internal/warc"
 )
@@ -421,5 +422,60 @@ func crossCheck(t *testing.T, name string) {
 		t.Errorf("gowarc: %s", out)
 	default:
 		t.Logf("gowarc: %s", bytes.TrimSpace(out))
+	}
+}
+
+// TestWARCTornTail: a run killed while it wrote a record leaves the WARC
+// file ending in part of one; the next run into the mirror cuts it away
+// (the mark beside the manifest says where the last whole record ended),
+// so that the file, with the next run's records appended, is one valid
+// WARC file (ours and gowarc's readers). Whole records another writer
+// appended meanwhile are kept.
+func TestWARCTornTail(t *testing.T) {
+	s := ftptest.New(t)
+	ftpTree(s)
+	url := "ftp://" + s.Addr + "/pub/"
+	for _, gz := range []bool{true, false} {
+		name := "run.warc"
+		if gz {
+			name += ".gz"
+		}
+		dir, w := t.TempDir(), filepath.Join(t.TempDir(), name)
+		mirrorOK(t, Options{URL: url, Dir: dir, WARC: w})
+		first := len(readWARC(t, w))
+		// A whole record appended by another writer, then a torn one.
+		var extra bytes.Buffer
+		ww := warc.NewWriter(&extra, gz, name)
+		if err := ww.Warcinfo([][2]string{{"software", "another writer"}}); err != nil {
+			t.Fatal(err)
+		}
+		block := strings.Repeat("x", 5000)
+		rec := warc.Record{Type: warc.TypeResource, TargetURI: "ftp://elsewhere/x", Date: time.Now(),
+			ContentType: "application/octet-stream", Block: strings.NewReader(block), BlockSize: int64(len(block))}
+		if err := ww.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		whole := extra.Len()
+		if err := ww.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(w, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(extra.Bytes()[:whole+(extra.Len()-whole)/2])
+		f.Close()
+		mirrorOK(t, Options{URL: url, Dir: dir, WARC: w})
+		recs := readWARC(t, w)
+		others := 0
+		for _, r := range recs {
+			if r.h["WARC-Target-URI"] == "ftp://elsewhere/x" {
+				others++
+			}
+		}
+		if others != 1 || len(recs) <= first+2 {
+			t.Errorf("gzip %v: %d records (%d of the other writer) after the second run, %d after the first: want its whole record kept, the torn one cut, a warcinfo more", gz, len(recs), others, first)
+		}
+		crossCheck(t, w)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/urlget/urlget/fetch"
-	fhttp "github.com/urlget/urlget/fetch/http"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -162,7 +161,7 @@ func refusedLogin(res *fetch.Resource, err error) string {
 	switch {
 	case err != nil && fetch.KindOf(err) == fetch.ErrLoginDenied:
 		return err.Error()
-	case err == nil && res.IsHTTP() && res.Status == http.StatusUnauthorized && fhttp.OffersBasic(res.Header):
+	case err == nil && res.IsHTTP() && res.Status == http.StatusUnauthorized && fetch.OffersScheme(res.Header.Values("WWW-Authenticate"), "Basic"):
 		return "the server wants a login (401 " + fetch.SanitizeLine(res.Header.Get("WWW-Authenticate"), 200) + ")"
 	}
 	return ""

@@ -295,3 +295,14 @@ func TestRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestFTPSURL: ftps has ftp's form and its own default port, 990.
+func TestFTPSURL(t *testing.T) {
+	u := mustParse(t, "ftps://h/a/b;type=i")
+	if u.PortOrDefault() != 990 || len(u.FTP.CWD) != 1 || u.FTP.CWD[0] != "a" || u.FTP.Name != "b" || u.FTP.Type != 'i' {
+		t.Errorf("ftps URL: port %d, %+v", u.PortOrDefault(), u.FTP)
+	}
+	if got := FTPSchemeURL("ftps", "h", 990, "", "", []string{"a"}, "b", 0); got != "ftps://h/a/b" {
+		t.Errorf("FTPSchemeURL = %q", got)
+	}
+}

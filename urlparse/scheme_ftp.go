@@ -4,6 +4,10 @@ import "strings"
 
 var _ = defScheme(schemeDef{port: 21, rule: "ftpurl", form: formFTP, inText: true}, "ftp")
 
+// ftps is ftp inside TLS from the first byte (RFC 4217 §11's "implicit"
+// FTPS, port 990): the same syntax as ftp.
+var _ = defScheme(schemeDef{port: 990, rule: "ftpurl", form: formFTP, inText: true}, "ftps")
+
 // parseFTP reads ftp://user:password@host:port/cwd1/cwd2/name;type=X
 // (RFC 1738 §3.2). The url-path starts after the "/" that follows
 // host:port; it is split on literal "/" first and each segment decoded
@@ -88,12 +92,18 @@ func (u *URL) checkFTP() error {
 // segment is encoded on its own, "/" and ";" included, so Parse gives back
 // the same CWD, Name and Type.
 func FTPURL(host string, port int, user, password string, cwd []string, name string, typecode byte) string {
+	return FTPSchemeURL("ftp", host, port, user, password, cwd, name, typecode)
+}
+
+// FTPSchemeURL is FTPURL for scheme "ftp" or "ftps" (whose default port,
+// left out, is 990).
+func FTPSchemeURL(scheme, host string, port int, user, password string, cwd []string, name string, typecode byte) string {
 	n := len(host) + len(user) + len(password) + len(name)
 	for _, c := range cwd {
 		n += len(c) + 1
 	}
-	b := start("ftp", n)
-	b = appendAuthority(b, "ftp", user, password, host, port)
+	b := start(scheme, n)
+	b = appendAuthority(b, scheme, user, password, host, port)
 	b = append(b, '/')
 	for _, c := range cwd {
 		b = appendEscaped(b, c, keepSeg)

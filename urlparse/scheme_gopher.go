@@ -83,13 +83,6 @@ var oneByte = func() string {
 	return string(b)
 }()
 
-// AppendGopherURL appends GopherURL(scheme, host, port, itemType,
-// selector) to b: for renderers that write many URLs into one buffer. It is
-// AppendGopherRoot followed by AppendGopherPath.
-func AppendGopherURL(b []byte, scheme, host string, port int, itemType byte, selector string) []byte {
-	return AppendGopherPath(AppendGopherRoot(b, scheme, host, port), itemType, selector)
-}
-
 // AppendGopherRoot appends scheme://host[:port]/, the part of a gopher URL
 // that the items of one server share ("" means "gopher").
 func AppendGopherRoot(b []byte, scheme, host string, port int) []byte {

@@ -459,7 +459,6 @@ func curlSuiteBlock(t *testing.T) string {
 		count[r[2]]++
 	}
 	var b strings.Builder
-	b.WriteString(curlSuiteBegin)
 	if len(comments) > 0 {
 		if _, m, ok := strings.Cut(comments[0], "Measured "); ok {
 			fmt.Fprintf(&b, "Measured %s %d tests are listed.\n\n", m, len(tests))
@@ -472,7 +471,6 @@ func curlSuiteBlock(t *testing.T) string {
 			fmt.Fprintf(&b, "| `%s` | %d | %s |\n", id, count[id], meaning[id])
 		}
 	}
-	b.WriteString(curlSuiteEnd)
 	return b.String()
 }
 
@@ -480,26 +478,34 @@ func curlSuiteBlock(t *testing.T) string {
 // explains, none is listed twice, and README's block is the one the two
 // files make (-update-docs rewrites it).
 func TestCurlSuiteList(t *testing.T) {
-	block := curlSuiteBlock(t)
+	readmeBlock(t, curlSuiteBegin, curlSuiteEnd, curlSuiteBlock(t), "TestCurlSuiteList")
+}
+
+// readmeBlock checks that README's block from begin to end (the marker
+// lines) is block, and with -update-docs writes it there; test names the
+// test that makes it, for the message.
+func readmeBlock(t *testing.T, begin, end, block, test string) {
+	t.Helper()
 	readme := filepath.Join("..", "..", "README.md")
 	b, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
-	i, j := strings.Index(s, curlSuiteBegin), strings.Index(s, curlSuiteEnd)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		t.Fatalf("README has no curl-suite block (%q … %q)", curlSuiteBegin, curlSuiteEnd)
+		t.Fatalf("README has no block %q … %q", begin, end)
 	}
-	have := s[i : j+len(curlSuiteEnd)]
+	block = begin + block + end
+	have := s[i : j+len(end)]
 	if *updateDocs {
-		if err := os.WriteFile(readme, []byte(s[:i]+block+s[j+len(curlSuiteEnd):]), 0o644); err != nil {
+		if err := os.WriteFile(readme, []byte(s[:i]+block+s[j+len(end):]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		have = block
 	}
 	if have != block {
-		t.Errorf("README's curl-suite block is not what the lists make: run go test ./cmd/urlget -run TestCurlSuiteList -update-docs")
+		t.Errorf("README's block %q is not what it is made from: run go test ./cmd/urlget -run %s -update-docs", strings.TrimSpace(begin), test)
 	}
 }
 

@@ -10,8 +10,9 @@ import (
 	"github.com/urlget/urlget/internal/cli"
 )
 
-// The manual page (--man, docs/urlget.1) and the completion scripts
-// (--completion SHELL, docs/completion/) are generated from the fetch
+// The manual page (--man, docs/urlget.1; docs/urlget.md is the same page
+// in Markdown) and the completion scripts (--completion SHELL,
+// docs/completion/) are generated from the fetch
 // command's flags and the fetch packages' examples, like --help; a test
 // keeps the copies under docs/ in step.
 
@@ -36,7 +37,11 @@ func runDocs(e env, o *fetchOpts) int {
 }
 
 // writeMan writes the manual page.
-func writeMan(w io.Writer, fs *pflag.FlagSet) {
+func writeMan(w io.Writer, fs *pflag.FlagSet) { manual(fs).Write(w) }
+
+// manual is the manual page of the fetch command with flags fs: --man
+// writes it in roff, docs/urlget.md is it in Markdown.
+func manual(fs *pflag.FlagSet) *cli.Manual {
 	_, description, _ := strings.Cut(helpHead, "\n\n")
 	m := &cli.Manual{
 		Program: "urlget", Summary: "fetch any URL that RFC 1738 defines, and more",
@@ -69,7 +74,7 @@ func writeMan(w io.Writer, fs *pflag.FlagSet) {
 			m.Examples = append(m.Examples, ex)
 		}
 	}
-	m.Write(w)
+	return m
 }
 
 // manEnvironment is the manual page's ENVIRONMENT section: each variable

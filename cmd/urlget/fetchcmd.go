@@ -76,6 +76,11 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	cli.Switch(fs, "remote-name", "O", "write the next URL to a file named after its last path segment", func() {
 		o.outputs = append(o.outputs, download.Target{Remote: true})
 	})
+	// curl's --no-remote-name takes the next URL's output slot, as -O
+	// does, for stdout: undoing --remote-name-all for that URL.
+	cli.Switch(fs, "no-remote-name", "", "write the next URL to stdout, as -o - (undoes --remote-name-all for it)", func() {
+		o.outputs = append(o.outputs, download.Target{Name: "-"})
+	})
 	fs.BoolVar(&o.remoteNameAll, "remote-name-all", false, "-O for every URL that has no -o/-O of its own")
 	fs.BoolVarP(&o.headerName, "remote-header-name", "J", false, "with -O, name the file as an HTTP reply's Content-Disposition does (its directory part dropped); such a file replaces none (see --no-clobber)")
 	fs.BoolVar(&o.noClobber, "no-clobber", false, "never replace an existing output file: write NAME.1, NAME.2, ... up to NAME.100 instead (exit 23 when all exist); --clobber replaces, a -J file too")
@@ -96,7 +101,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVarP(&o.dl.RemoteTime, "remote-time", "R", false, "give output files the remote modification time")
 	fs.BoolVarP(&o.dl.Head, "head", "I", false, "fetch metadata only: HTTP response headers, or Content-Length/Last-Modified/Content-Type lines")
 	fs.BoolVarP(&o.client.Fail, "fail", "f", false, "fail with exit 22 on an HTTP status >= 400, writing no body")
-	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https and ftp only)")
+	fs.BoolVarP(&o.client.FollowRedirects, "location", "L", false, "follow redirects (to http, https, ftp and ftps only)")
 	o.maxRedirs = 50
 	fs.Var(cli.Int(&o.maxRedirs, "a count >= 0 or -1", func(n int) bool { return n >= -1 }), "max-redirs", "follow at most `N` redirects and referrals (-1: no limit; referrals stop at 50)")
 	for _, status := range []int{301, 302, 303} {
@@ -122,6 +127,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
 	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
+	fs.Var(cli.Func("PATH", func(s string) error { o.client.UnixSocket = s; return nil }), "unix-socket", "connect to the Unix domain socket `PATH` instead of each URL's host and port (the request still names them)")
+	fs.Var(cli.Func("NAME", func(s string) error { o.client.UnixSocket = "@" + s; return nil }), "abstract-unix-socket", "as --unix-socket, to the abstract socket `NAME` (Linux)")
 	fs.Var(socksFlag(&o.client, "socks5"), "socks5", "use the SOCKS5 proxy `HOST[:PORT]`, resolving names here (as -x socks5://HOST[:PORT])")
 	fs.Var(socksFlag(&o.client, "socks5h"), "socks5-hostname", "use the SOCKS5 proxy `HOST[:PORT]`, which resolves names (as -x socks5h://HOST[:PORT])")
 	fs.Var(socksFlag(&o.client, "socks4"), "socks4", "use the SOCKS4 proxy `HOST[:PORT]`, resolving names here (as -x socks4://HOST[:PORT])")
@@ -149,7 +156,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.VarP(cli.Func("string", func(s string) error {
 		o.uploads = append(o.uploads, s)
 		return nil
-	}), "upload-file", "T", "upload `FILE` (\"-\": stdin) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
+	}), "upload-file", "T", "upload `FILE` (\"-\": stdin; a glob: each file) to the next URL instead of fetching it (http: PUT, ftp: STOR; a URL ending in \"/\" gets FILE's name); once per URL, in order")
 	addSchemeFlags(fs, &o.scheme)
 	addRequestFlags(fs, &o.req, &o.dl)
 	addConnFlags(fs, &o.conn, &o.client)
@@ -159,7 +166,10 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	// the cookie jar's).
 	fs.BoolVar(&o.client.Digest, "digest", false, "send the -u credentials by HTTP Digest (RFC 7616), answering the server's 401 challenge")
 	fs.BoolVar(&o.req.basic, "basic", false, "send the -u credentials by HTTP Basic (the default; with --digest: as --anyauth)")
-	fs.BoolVar(&o.client.AnyAuth, "anyauth", false, "send the -u credentials as the server's 401 asks: Digest when offered, else Basic (the first request goes without them)")
+	fs.BoolVar(&o.client.AnyAuth, "anyauth", false, "send the -u credentials as the server's 401 asks: Digest when offered, else NTLM, else Basic (the first request goes without them)")
+	fs.BoolVar(&o.client.NTLM, "ntlm", false, "send the -u credentials by NTLM (DOMAIN\\USER for a domain), the exchange on one connection")
+	fs.BoolVar(&o.client.ProxyNTLM, "proxy-ntlm", false, "send the proxy credentials (-U, the -x URL's) by NTLM, the exchange on one connection")
+	fs.BoolVar(&o.client.ProxyAnyAuth, "proxy-anyauth", false, "send the proxy credentials as the proxy's 407 asks: NTLM when offered, else Basic (the first request goes without them)")
 	fs.StringVar(&o.client.Bearer, "oauth2-bearer", "", "send the OAuth 2.0 `TOKEN` (\"Authorization: Bearer TOKEN\") instead of -u credentials")
 	fs.BoolVar(&o.client.LocationTrusted, "location-trusted", false, "-L, and send credentials and -H Authorization/Cookie lines to the hosts redirected to as well")
 	fs.BoolVarP(&o.req.junkSession, "junk-session-cookies", "j", false, "with -b FILE: leave out the file's session cookies (no expiry), as a new session")
@@ -232,9 +242,6 @@ func parseFetchArgs(e env, args []string) (*fetchOpts, error) {
 	}
 	if o.client.Fail && o.client.FailWithBody {
 		return nil, errors.New("-f/--fail and --fail-with-body exclude each other")
-	}
-	if err := checkJSONArgs(o.req.data); err != nil {
-		return nil, err
 	}
 	if err := checkRequestArgs(o, e.stdin); err != nil {
 		return nil, err
@@ -338,7 +345,11 @@ func runFetch(e env) int { return runFetchWith(e, nil) }
 // it runs (tests give the Client fake fetchers, or force the meter).
 func runFetchWith(e env, setup func(*fetchCmd)) int {
 	flags := newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})
-	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig)
+	args, err := cli.ExpandConfig(e.args, e.stdin, flags, defaultConfig, func(msg string) {
+		if !silentArgs(e.args) {
+			warnf(e.stderr, "%s", msg)
+		}
+	})
 	if err != nil {
 		return usageFailed(e, err)
 	}

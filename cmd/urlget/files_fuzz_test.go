@@ -35,7 +35,7 @@ func FuzzConfigFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var args []string
 		var err error
-		fuzzcheck.Bounded(t, len(data), func() { args, err = cli.ReadConfig("-", bytes.NewReader(data), fs) })
+		fuzzcheck.Bounded(t, len(data), func() { args, err = cli.ReadConfig("-", bytes.NewReader(data), fs, nil) })
 		if err != nil {
 			return
 		}
@@ -51,7 +51,7 @@ func FuzzConfigFile(f *testing.F) {
 			}
 			file.WriteString("\n")
 		}
-		again, err := cli.ReadConfig("-", strings.NewReader(file.String()), fs)
+		again, err := cli.ReadConfig("-", strings.NewReader(file.String()), fs, nil)
 		if err != nil || !slices.Equal(again, args) {
 			t.Fatalf("%q: %q written as\n%s\nreads as %q (%v)", data, args, file.String(), again, err)
 		}

@@ -84,6 +84,7 @@ func TestGlobBesideCurl(t *testing.T) {
 		{"-o per argument", []string{"-o", "g#1", base + "/f[2-3].txt", base + "/a.txt", "-o", "second", base + "/{b}.txt"}, 0, 0},
 		{"-o then stdout", []string{"-o", "g#1", base + "/f[1-2].txt", base + "/{a,b}.txt"}, 0, 0},
 		{"--remote-name-all", []string{"--remote-name-all", base + "/{a,b}.txt", "-o", "f#1", base + "/f[1-2].txt"}, 0, 0},
+		{"--no-remote-name", []string{"--remote-name-all", "--output-dir", ".", "--no-remote-name", base + "/a.txt", base + "/b.txt"}, 0, 0},
 		{"--output-dir", []string{"--create-dirs", "--output-dir", "od", "-O", base + "/[a-b].txt", base + "/f[1-2].txt", "-o", "n/#1"}, 0, 0},
 		{"--create-dirs", []string{"--create-dirs", base + "/f[1-2].txt", "-o", "d#1/out"}, 0, 0},
 		{"no dir", []string{base + "/f[1-2].txt", "-o", "d#1/out"}, 23, 0},

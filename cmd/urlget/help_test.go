@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,12 +30,12 @@ func TestHelpGroupsByScheme(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	for _, want := range []string{"urlget url [options]", "urlget mirror [options] URL DIR", "urlget help [SCHEME", "\nGeneral options:\n", "\nhttp options (also https):\n", "\nftp options:\n", "\ngopher options"} {
+	for _, want := range []string{"urlget url [options]", "urlget mirror [options] URL DIR", "urlget help [SCHEME", "\nGeneral options:\n", "\nhttp options (also https):\n", "\nftp options (also ftps):\n", "\ngopher options"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
-	if strings.Index(out, "General options:") > strings.Index(out, "ftp options:") {
+	if strings.Index(out, "General options:") > strings.Index(out, "ftp options") {
 		t.Error("the general options do not come first")
 	}
 	sections := strings.Split(out, "\n\n")
@@ -115,6 +116,17 @@ func TestDocsInSync(t *testing.T) {
 		if err != nil || string(have) != out {
 			t.Errorf("docs/%s is not what urlget %s prints: run go test ./cmd/urlget -run TestDocsInSync -update-docs", c.file, strings.Join(c.args, " "))
 		}
+	}
+	var md strings.Builder
+	manual(newFetchFlags(env{stderr: io.Discard}, &fetchOpts{})).WriteMarkdown(&md)
+	mdPath := filepath.Join(docs, "urlget.md")
+	if *updateDocs {
+		if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if have, err := os.ReadFile(mdPath); err != nil || string(have) != md.String() {
+		t.Errorf("docs/urlget.md is not the manual page in Markdown: run go test ./cmd/urlget -run TestDocsInSync -update-docs")
 	}
 	code, man, _ := runOut(t, "--man")
 	for _, want := range []string{".TH URLGET 1", ".SS http options", `\fB\-H\fR, \fB\-\-header\fR \fILINE\fR`, `.SH "CONFIG FILE"`, ".SS gopher"} {

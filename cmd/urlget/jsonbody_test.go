@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -84,34 +83,4 @@ func sendBesideCurl(t *testing.T, curl string, rec *recorder, args []string, std
 		t.Fatalf("urlget exit %d: %s", code, uerr.String())
 	}
 	return creqs, rec.take(), cbuf.String(), ubuf.String()
-}
-
-// TestJSONOldListingForm: what a script written for the listing flag (now
-// --json-lines) says is refused in one line naming the new flag, before any
-// request; JSON data is never taken for it.
-func TestJSONOldListingForm(t *testing.T) {
-	srv := newFakeSrv(map[string]*fakeFile{"/x": {data: []byte("x\n")}})
-	for _, args := range [][]string{
-		{"--json", "ftp://ftp.example.org/pub/"},
-		{"--json", "http://h/x", "http://h/x"},
-		{"--json", "news:comp.lang.go"},
-		{"--json", "--nntp-server", "news.example.net", "news:comp.lang.go"},
-		{"--json", "-s", "gopher://h/1/"},
-		{"--json", "ftp.example.org/pub/"},
-		{"-d", "a=1", "--json", "wais://h/db?apple"},
-	} {
-		r := runCLI(t, srv, args...)
-		if r.code != fetchExitUsage || strings.Count(r.stderr, "\n") != 1 ||
-			!strings.Contains(r.stderr, "--json-lines") || !strings.Contains(r.stderr, "--json "+args[slices.Index(args, "--json")+1]) {
-			t.Errorf("%q: exit %d, stderr %q; want %d, one line naming --json-lines", args, r.code, r.stderr, fetchExitUsage)
-		}
-	}
-	if n := len(srv.reqs); n != 0 {
-		t.Errorf("%d requests sent", n)
-	}
-	for _, data := range []string{`{"url":"ftp://h/"}`, `["a"]`, `"news:x"`, "true", "null", "-1", "-0.5e3", "1", " {}", "@-", ""} {
-		if oldJSONUse(data) {
-			t.Errorf("%q taken for the old listing form", data)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // warnPrefix begins every warning urlget prints.
@@ -27,4 +28,19 @@ func (ww warnWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// silentArgs tells whether a command line, before it is parsed, asks for
+// -s/--silent (alone or in a cluster of short flags such as -sS): what the
+// warnings of the config files it reads heed.
+func silentArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--silent" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Trim(a[1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:#") == "" && strings.Contains(a, "s") {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -130,7 +131,12 @@ func (o *outOpts) start(e env, quiet bool, urls []string) (env, func(), error) {
 		}
 	}
 	if o.etagCompare != "" {
-		if o.dl.IfNoneMatch, err = download.ReadETag(o.etagCompare); err != nil {
+		o.dl.IfNoneMatch, err = download.ReadETag(o.etagCompare)
+		if err != nil && o.dl.ETagSave != "" && errors.Is(err, fs.ErrNotExist) {
+			// curl: with --etag-save, a file not saved yet is an empty one.
+			o.dl.IfNoneMatch, err = `""`, nil
+		}
+		if err != nil {
 			closeStderr()
 			return e, nil, err
 		}

@@ -78,6 +78,7 @@ func TestOutFlagsBesideCurl(t *testing.T) {
 		{name: "--etag-compare other", args: []string{"--etag-compare", "etag", "-o", "out", base + "/small.txt"}, prep: etagFile(`"other"`)},
 		{name: "--etag-compare and save", args: []string{"--etag-compare", "etag", "--etag-save", "etag", "-o", "out", base + "/small.txt"}, prep: etagFile(`"other"`)},
 		{name: "--etag-compare missing", args: []string{"--etag-compare", "nofile", base + "/small.txt"}, code: 26},
+		{name: "--etag-compare missing, and save", args: []string{"--etag-compare", "nofile", "--etag-save", "nofile", "-o", "out", base + "/small.txt"}},
 		{name: "-N", args: []string{"-N", base + "/small.txt"}},
 		{name: "file -r", args: []string{"-r", "10-19", "file://" + froot + "/big.bin"}},
 		{name: "file -r -LAST -o", args: []string{"-r", "-7", "-o", "out", "file://" + froot + "/small.txt"}},

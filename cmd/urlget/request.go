@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -39,6 +41,7 @@ type reqOpts struct {
 	urls         []string        // --url, before the other URLs
 	man          bool            // --man
 	completion   string          // --completion SHELL
+	hsts         string          // --hsts FILE
 }
 
 // addRequestFlags defines the request flags on fs; -G, -i are d's. Most
@@ -50,7 +53,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.Var(dataFlag(&r.data, fetch.DataURLEncode, "[NAME]=TEXT|[NAME]@FILE"), "data-urlencode", "HTTP POST data, percent-encoded (NAME= kept as it is)")
 	fs.Var(dataFlag(&r.urlQuery, fetch.DataURLQuery, "DATA"), "url-query", "add DATA to each URL's query (after \"&\"): NAME=TEXT, =TEXT, TEXT, NAME@FILE or @FILE percent-encoded as --data-urlencode; +DATA as it is")
 	fs.BoolVarP(&d.Body.Get, "get", "G", false, "send the -d data in the query string of a GET")
-	fs.VarP(formFlag(&r.form, false), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, NAME=<FILE: its text; ;type= and ;filename= after it)")
+	fs.VarP(formFlag(&r.form, false), "form", "F", "a multipart/form-data field (NAME=@FILE: a file, @FILE,FILE: several, NAME=<FILE: its text; ;type= and ;filename= after it; \"quoted\" words)")
 	fs.BoolVar(&d.Body.FormEscape, "form-escape", false, "escape a quote and a backslash in a -F name or file name with a backslash (default: a quote, CR and LF percent-encoded, as browsers)")
 	fs.Var(formFlag(&r.form, true), "form-string", "a multipart/form-data text field `NAME=VALUE`, VALUE as it is (a leading @ or < and ;type= mean nothing)")
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
@@ -59,6 +62,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.VarP(cli.Texts(&r.config, "FILE"), "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")
 	fs.BoolP("disable", "q", false, "as the first option: do not read ~/.urlgetrc")
 	fs.Var(cli.Texts(&r.urls, "URL"), "url", "fetch URL (as an argument would; for config files: url = URL)")
+	fs.Var(cli.Text(&r.hsts, "FILE"), "hsts", "keep HSTS (RFC 6797) in FILE (curl's format): http URLs of the hosts it names are fetched by https, and https replies' Strict-Transport-Security is written back at the end")
 	fs.BoolVar(&r.man, "man", false, "print the manual page (roff; man -l - reads it)")
 	fs.Var(cli.Text(&r.completion, "SHELL"), "completion", "print the completion script for SHELL: bash, zsh or fish")
 	cli.SetValues(fs, "completion", "bash", "zsh", "fish")
@@ -67,7 +71,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 // httpFlags are the flags for HTTP only: their help section is http's
 // and https's. -d is the search schemes' too.
 var httpFlags = []string{"data-binary", "data-raw", "data-urlencode", "get", "form", "form-string", "form-escape", "include", "cookie", "cookie-jar",
-	"digest", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
+	"digest", "ntlm", "hsts", "oauth2-bearer", "location-trusted", "junk-session-cookies", "path-as-is", "json"}
 
 // setHTTPTopics gives the HTTP flags their topics.
 func setHTTPTopics(fs *pflag.FlagSet) {
@@ -105,9 +109,27 @@ func (c *fetchCmd) prepareRequest() (download.Body, error) {
 	}
 	err := body.Read(r.data, r.urlQuery, r.form, func(name string) ([]byte, error) {
 		b, err := readNamed(name, c.e.stdin)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Op == "open" {
+			// curl: data from a file it cannot open is empty, and a
+			// warning says so.
+			if !c.o.silent {
+				warnf(c.e.stderr, "cannot open data file %s: %v; its data is empty (as curl makes it)", name, pe.Err)
+			}
+			return nil, nil
+		}
 		return b, fetch.PathCause(err)
 	})
 	body.Upload = ""
+	if err == nil && body.Form != nil && !c.o.silent {
+		for _, w := range body.Form.Warnings {
+			warnf(c.e.stderr, "%s", w)
+		}
+	}
+	if err == nil && r.hsts != "" {
+		if c.client.HSTS, err = fetch.LoadHSTS(r.hsts); err != nil {
+			err = fmt.Errorf("--hsts %s: %v", r.hsts, fetch.PathCause(err))
+		}
+	}
 	if err == nil && (len(r.cookies) > 0 || r.cookieJar != "") {
 		c.jar, err = newCookieJar(r.cookies, r.junkSession)
 		c.client.Jar = c.jar
@@ -158,8 +180,19 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	return nil
 }
 
-// finishRequest writes the cookie jar (-c) once every URL is done.
+// finishRequest writes the cookie jar (-c) and the HSTS file (--hsts)
+// once every URL is done.
 func (c *fetchCmd) finishRequest(status int) int {
+	if c.client.HSTS != nil {
+		if err := c.client.HSTS.Save(c.o.req.hsts); err != nil {
+			if !c.o.silent || c.o.showError {
+				fmt.Fprintf(c.e.stderr, "urlget: --hsts %s: %v\n", c.o.req.hsts, fetch.PathCause(err))
+			}
+			if status == 0 {
+				status = fetch.ErrWrite.ExitCode()
+			}
+		}
+	}
 	if c.jar != nil && c.o.req.cookieJar != "" {
 		if err := saveCookies(c.jar, c.o.req.cookieJar, c.e.stdout); err != nil {
 			if !c.o.silent || c.o.showError {

@@ -147,6 +147,8 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 	upFile := write("up.txt", "uploaded bytes\n")
 	hdrFile := write("headers.txt", "X-One: 1\nX-Two: two\n")
 	cookieFile := write("cookies.txt", "# Netscape HTTP Cookie File\n"+strings.Split(rec.addr, ":")[0]+"\tFALSE\t/\tFALSE\t0\tsession\tabc\n")
+	host := strings.Split(rec.addr, ":")[0]
+	junkCookies := write("junk-cookies.txt", "HTTP/1.1 200 OK\n"+host+"\tFALSE\t/\tFALSE\t0\t\ttwo\ttabs\n")
 	cases := []struct {
 		name  string
 		args  []string
@@ -156,6 +158,8 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 		{"-d twice", []string{"-d", "a=1", "-d", "b=2", base + "/form"}, ""},
 		{"-d @file", []string{"-d", "@" + dataFile, base + "/form"}, ""},
 		{"-d @-", []string{"-d", "@-", base + "/form"}, "from stdin\n"},
+		{"-d @missing", []string{"-d", "@" + filepath.Join(dir, "missing"), base + "/form"}, ""},
+		{"--data-binary @missing", []string{"--data-binary", "@" + filepath.Join(dir, "missing"), "-d", "x=1", base + "/form"}, ""},
 		{"--data-binary @file", []string{"--data-binary", "@" + dataFile, base + "/form"}, ""},
 		{"--data-raw", []string{"--data-raw", "@not-a-file", base + "/form"}, ""},
 		{"--data-urlencode", []string{"--data-urlencode", "q=a b&c/é", "--data-urlencode", "=x y", "--data-urlencode", "plain text", base + "/form"}, ""},
@@ -179,11 +183,18 @@ func TestRequestFlagsBesideCurl(t *testing.T) {
 		{"-e", []string{"-e", "http://example.org/from", base + "/r"}, ""},
 		{"-F", []string{"-F", "name=value", "-F", "file=@" + upFile, "-F", "text=<" + upFile, base + "/upload"}, ""},
 		{"-F type", []string{"-F", "file=@" + upFile + ";type=application/x-thing;filename=other.bin", base + "/upload"}, ""},
+		{"-F quoted", []string{"-F", `file=@"` + write("a;b,c.txt", "semi\n") + `";type=mo/foo;filename="f\\a\"k;e,r"`, "-F", `t=" \\v;type=\"x\" "; type=text/foo; charset=utf-8 ; filename=param_b`, base + "/upload"}, ""},
+		{"-F files", []string{"-F", "file=@" + upFile + "," + upFile + ";type=magic/content," + dataFile, base + "/upload"}, ""},
+		{"-F type params", []string{"-F", "f=@" + upFile + ";filename=/dev/null;type=text/x-null;format=x-curl", "-F", "v= spaced ;type=a/b", base + "/upload"}, ""},
+		{"-F @- stdin", []string{"-F", "f=@-;filename=in.txt", "-F", "g=1", base + "/upload"}, "from stdin\n"},
+		{"-F type by filename", []string{"-F", "f=@" + upFile + ";filename=x.png", "-F", "g=@" + upFile + ";filename=noext", "-F", "t=v;filename=t.html", base + "/upload"}, ""},
+		{"-F =", []string{"-F", "=", "-F", "x=1;unknown=2", base + "/upload"}, ""},
 		{"-T file", []string{"-T", upFile, base + "/put/"}, ""},
 		{"-T - chunked", []string{"-T", "-", base + "/put/stdin"}, "streamed\n"},
 		{"-T -X POST", []string{"-T", upFile, "-X", "POST", base + "/post"}, ""},
 		{"-b string", []string{"-b", "a=1; b=2", base + "/c"}, ""},
 		{"-b file", []string{"-b", cookieFile, base + "/c"}, ""},
+		{"-b file, lines skipped", []string{"-b", junkCookies, base + "/c"}, ""},
 		{"-i", []string{"-i", base + "/i"}, ""},
 	}
 	for _, tc := range cases {
@@ -319,6 +330,7 @@ func TestConfigBesideCurl(t *testing.T) {
 		"data-urlencode: \"q=two words\"\n"+
 		"request PUT\n"+
 		"referer=http://example.org/\n"+
+		"no-such-option-anywhere 1\n"+
 		"silent\n"+
 		"url = \"http://"+rec.addr+"/from-config\"\n"), 0o644)
 	t.Setenv("HOME", dir)

@@ -202,6 +202,10 @@ func TestSchemeOptions(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("ftp options %v, want %v", got, want)
 	}
+	run("", "--ftp-pasv-trust", "--ftp-skip-pasv-ip", "ftp://h/f")
+	if want := (map[string]string{ftp.OptPasvTrust: "0"}); !maps.Equal(got, want) {
+		t.Errorf("--ftp-skip-pasv-ip after --ftp-pasv-trust: options %v, want %v", got, want)
+	}
 	run("", "gopher://h/1/")
 	if got != nil {
 		t.Errorf("no scheme flags gave options %v", got)
@@ -246,7 +250,7 @@ func TestSchemeFlagsFromRegistry(t *testing.T) {
 		t.Errorf("--max-articles many: exit %d, %q", code, stderr)
 	}
 	code, stderr := run("--ftp-mlsd", "--gopher-allow-port", "gopher://h/1/")
-	if code != 0 || !strings.Contains(stderr, "--ftp-mlsd applies to ftp URLs only") || strings.Contains(stderr, "gopher-allow-port") {
+	if code != 0 || !strings.Contains(stderr, "--ftp-mlsd applies to ftp, ftps URLs only") || strings.Contains(stderr, "gopher-allow-port") {
 		t.Errorf("--ftp-mlsd for a gopher URL: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -32,15 +32,8 @@ func TestFTPUploadResumeBesideCurl(t *testing.T) {
 		os.Chown(remote, uidOf(t, filepath.Join(s.Home, "upload")), -1)
 		before, _ := s.CommandLines(0) // no log before the first session
 		args := []string{"-sS", "-C", "-", "-T", local, base + who + ".bin"}
-		if who == "curl" {
-			if out, err := exec.Command(curl, args...).CombinedOutput(); err != nil {
-				t.Fatalf("curl: %v %s", err, out)
-			}
-		} else {
-			var out, errb bytes.Buffer
-			if code := run(env{args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}); code != 0 {
-				t.Fatalf("urlget: exit %d %s", code, errb.String())
-			}
+		if code, _ := runClient(t, curl, who, args...); code != 0 {
+			t.Fatalf("%s: exit %d", who, code)
 		}
 		got, _ := os.ReadFile(remote)
 		if !bytes.Equal(got, full) {
@@ -86,6 +79,51 @@ func TestUploadToFileURLBesideCurl(t *testing.T) {
 		}
 		if got, err := os.ReadFile(dst); err != nil || string(got) != "copied by -T\n" {
 			t.Errorf("%s: %q %v", who, got, err)
+		}
+	}
+}
+
+// TestUploadGlobBesideCurl: -T takes a glob as the URL does; each file goes
+// to each URL, the files in the outer loop, a URL ending in "/" getting
+// each file's name: the requests are curl's, in curl's order.
+func TestUploadGlobBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	for _, n := range []string{"first", "second"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+" file\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, []string{"-s", "http://" + rec.addr + "/{one,two}/", "-T", "{" + dir + "/first," + dir + "/second}"}, "")
+	if len(creqs) != 4 || len(ureqs) != len(creqs) {
+		t.Fatalf("curl sent %d requests, urlget %d", len(creqs), len(ureqs))
+	}
+	for i := range creqs {
+		if c, u := comparableRequest(creqs[i]), comparableRequest(ureqs[i]); c != u {
+			t.Errorf("request %d differs:\nurlget %q\ncurl   %q", i, u, c)
+		}
+	}
+}
+
+// TestFTPUploadCRLFBesideCurl: -T with --crlf stores each LF as CRLF, in
+// binary mode, as curl does.
+func TestFTPUploadCRLFBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	base := "ftp://" + testserver.FTPUser + ":" + testserver.FTPPassword + "@" + s.Addr + "/upload/"
+	local := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(local, []byte("one\ntwo\n\nthree"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []string{"curl", "urlget"} {
+		args := []string{"-sS", "--crlf", "-T", local, base + who + ".txt"}
+		if code, _ := runClient(t, curl, who, args...); code != 0 {
+			t.Fatalf("%s: exit %d", who, code)
+		}
+		got, _ := os.ReadFile(filepath.Join(s.Home, "upload", who+".txt"))
+		if want := "one\r\ntwo\r\n\r\nthree"; string(got) != want {
+			t.Errorf("%s stored %q, want %q", who, got, want)
 		}
 	}
 }

@@ -2,8 +2,8 @@
 // directories of the local machine. Importing it registers the "file"
 // scheme with package fetch.
 //
-// A file URL whose host is empty or "localhost" names a local file; any other
-// host is refused with ErrMalformed (exit 3), since urlget has no way to
+// A file URL whose host is empty or "localhost" names a local file, and so
+// does one of host 127.0.0.1, as curl takes it; any other host is refused with ErrMalformed (exit 3), since urlget has no way to
 // reach another machine's files.
 //
 // A regular file streams straight from the *os.File: nothing is buffered,
@@ -85,9 +85,9 @@ func (Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, e
 	if err := fetch.CheckURL(u); err != nil {
 		return nil, err
 	}
-	if !u.File.Local {
+	if !u.File.Local && u.Host != "127.0.0.1" {
 		return nil, &fetch.Error{Kind: fetch.ErrMalformed,
-			Msg: fmt.Sprintf("file:// URL names host %s: only local files (empty host or localhost) are fetched", u.Host)}
+			Msg: fmt.Sprintf("file:// URL names host %s: only local files (empty host, localhost or 127.0.0.1) are fetched", u.Host)}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -90,7 +90,7 @@ func TestRemoteHostRefused(t *testing.T) {
 	if fetch.KindOf(err) != fetch.ErrMalformed || fetch.ExitCode(err) != 3 {
 		t.Errorf("error %v: kind %d, exit %d; want ErrMalformed, exit 3", err, fetch.KindOf(err), fetch.ExitCode(err))
 	}
-	want := "file:// URL names host example.com: only local files (empty host or localhost) are fetched"
+	want := "file:// URL names host example.com: only local files (empty host, localhost or 127.0.0.1) are fetched"
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
 	}
@@ -101,6 +101,7 @@ func TestLocalhost(t *testing.T) {
 	write(t, filepath.Join(dir, "f"), []byte("local\n"))
 	for _, u := range []string{
 		"file://localhost" + filepath.ToSlash(filepath.Join(dir, "f")),
+		"file://127.0.0.1" + filepath.ToSlash(filepath.Join(dir, "f")), // curl's test 2071
 		"file://" + filepath.ToSlash(filepath.Join(dir, "f")),
 		"file:" + filepath.ToSlash(filepath.Join(dir, "f")),
 	} {

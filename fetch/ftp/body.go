@@ -169,6 +169,10 @@ func (b *dataBody) end(err error) {
 		b.inStep = true
 	}
 	if err := b.data.checkSize(); err != nil {
+		// The server's word (226) and the data disagree: the session
+		// is not trusted further and ends without QUIT, as curl's
+		// (its test 161).
+		b.c.broken = true
 		b.err = err
 		return
 	}

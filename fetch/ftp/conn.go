@@ -85,41 +85,46 @@ func (r *Reply) Positive() bool { return r.code >= 200 && r.code < 300 }
 // Preliminary reports a 1xx reply (a transfer starts; another reply follows).
 func (r *Reply) Preliminary() bool { return r.code >= 100 && r.code < 200 }
 
-// Intermediate reports a 3xx reply (the command needs another: PASS, REST).
-func (r *Reply) Intermediate() bool { return r.code >= 300 && r.code < 400 }
-
 // printable makes server text (or a name) safe for a message or the
 // verbose log: fetch.Sanitize, cut to 512 bytes.
 func printable(s string) string { return fetch.SanitizeLine(s, 512) }
 
 // ReplyKind is the one table from a refused command to the error kind (and
-// so the exit code) every caller reports: 421 (the server is closing the
-// connection) is ErrConnect whatever the command; a refused login (USER,
-// PASS, ACCT) ErrLoginDenied; CWD (and MKD, RMD, DELE, RNFR, RNTO: the
-// changes a mirror makes) ErrAccessDenied; TYPE ErrTypeFailed; RETR,
-// SIZE, MDTM and the listings ErrNotFound for 550, else ErrRetrFailed; STOR,
-// APPE and STOU ErrUpload; the data connection commands (EPSV, PASV, EPRT,
-// PORT) ErrConnect; anything else ErrProtocol.
+// so the exit code) every caller reports, curl's: 421 (the server is
+// closing the connection, which servers say when a session was idle too
+// long) is ErrTimeout whatever the command; a refused login (USER, PASS)
+// ErrLoginDenied, ACCT ErrAccount; CWD (and MKD, RMD, DELE, RNFR, RNTO:
+// the changes a mirror makes) ErrAccessDenied; TYPE ErrTypeFailed; RETR,
+// SIZE and MDTM ErrNotFound for 550, else ErrRetrFailed; the listings
+// ErrRetrFailed; STOR, APPE and STOU ErrUpload; passive mode (EPSV, PASV)
+// ErrPassive, active mode (EPRT, PORT) ErrActive; anything else
+// ErrProtocol.
 func ReplyKind(verb string, code int) fetch.Kind {
 	if code == 421 {
-		return fetch.ErrConnect
+		return fetch.ErrTimeout
 	}
 	switch strings.ToUpper(verb) {
-	case "USER", "PASS", "ACCT":
+	case "USER", "PASS":
 		return fetch.ErrLoginDenied
+	case "ACCT":
+		return fetch.ErrAccount
 	case "CWD", "CDUP", "MKD", "RMD", "DELE", "RNFR", "RNTO":
 		return fetch.ErrAccessDenied
 	case "TYPE":
 		return fetch.ErrTypeFailed
-	case "RETR", "SIZE", "MDTM", "LIST", "NLST", "MLSD", "MLST":
+	case "RETR", "SIZE", "MDTM":
 		if code == 550 {
 			return fetch.ErrNotFound
 		}
 		return fetch.ErrRetrFailed
+	case "LIST", "NLST", "MLSD", "MLST":
+		return fetch.ErrRetrFailed
 	case "STOR", "APPE", "STOU":
 		return fetch.ErrUpload
-	case "EPSV", "PASV", "EPRT", "PORT":
-		return fetch.ErrConnect
+	case "EPSV", "PASV":
+		return fetch.ErrPassive
+	case "EPRT", "PORT":
+		return fetch.ErrActive
 	}
 	return fetch.ErrProtocol
 }

@@ -2,11 +2,13 @@ package ftp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/urlget/urlget/fetch"
@@ -113,18 +115,20 @@ func ParsePASV(line string) (net.IP, int, bool) {
 
 // openActive listens on the address SetActive (ftp-port) names and tells
 // the server with EPRT (RFC 2428), or PORT when EPRT is refused (IPv4
-// only).
+// only). An address that is not this host's (the one a NAT shows) is
+// told the server while the listening is on the control connection's
+// local address, as curl does.
 func (c *Conn) openActive(ctx context.Context) (*dataConn, error) {
 	ip, low, high, err := activeAddr(ctx, c.active, c.localIP)
 	if err != nil {
 		return nil, err
 	}
-	var ln net.Listener
-	for p := low; ; p++ {
-		ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p)))
-		if err == nil || p >= high {
-			break
-		}
+	ln, err := listenRange(ip, low, high)
+	if err != nil && errors.Is(err, syscall.EADDRNOTAVAIL) && c.localIP != nil && (ip.To4() == nil) == (c.localIP.To4() == nil) {
+		// Not an address of this host: the one a NAT in front of it
+		// shows the server. Listen on the control connection's local
+		// address and tell the server the one given, as curl does.
+		ln, err = listenRange(c.localIP, low, high)
 	}
 	if err != nil {
 		return nil, &fetch.Error{Kind: fetch.ErrConnect, Msg: "ftp: active mode: cannot listen on " + ip.String(), Err: err}
@@ -168,6 +172,17 @@ func (c *Conn) openActive(ctx context.Context) (*dataConn, error) {
 		}
 	}
 	return d, nil
+}
+
+// listenRange listens on ip, on the first free port from low to high (0:
+// any).
+func listenRange(ip net.IP, low, high int) (ln net.Listener, err error) {
+	for p := low; ; p++ {
+		ln, err = net.Listen("tcp", net.JoinHostPort(ip.String(), strconv.Itoa(p)))
+		if err == nil || p >= high {
+			return ln, err
+		}
+	}
 }
 
 // activeAddr resolves an ftp-port value: "-" (the control connection's
@@ -259,6 +274,61 @@ func (d *dataConn) accept(ctx context.Context, c *Conn, timeout time.Duration) (
 		d.stop()
 		stop := context.AfterFunc(ctx, func() { nc.Close() })
 		return &watched{Conn: nc, stop: stop}, nil
+	}
+}
+
+// acceptWatching is accept while the control connection is watched too:
+// a server that cannot connect says so there (425 after its 150, curl's
+// test 1206; 421, 1207), and waiting for its connection until the timeout
+// would hide why. Such a reply is read and is ErrAccept (curl's 10), the
+// session in step. A positive reply (the transfer's end, sent just after
+// the server connected) is left for the transfer to read.
+func (d *dataConn) acceptWatching(ctx context.Context, c *Conn, timeout time.Duration) (net.Conn, error) {
+	type accepted struct {
+		nc  net.Conn
+		err error
+	}
+	done := make(chan accepted, 1)
+	go func() {
+		nc, err := d.accept(ctx, c, timeout)
+		done <- accepted{nc, err}
+	}()
+	defer c.raw.SetReadDeadline(time.Time{})
+	for {
+		select {
+		case a := <-done:
+			return a.nc, a.err
+		default:
+		}
+		c.raw.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		b, err := c.br.Peek(1)
+		switch {
+		case err == nil && (b[0] == '4' || b[0] == '5'):
+			c.raw.SetReadDeadline(time.Time{})
+			r, rerr := c.readReply()
+			d.close() // ends the accept
+			if a := <-done; a.nc != nil {
+				a.nc.Close()
+			}
+			if rerr != nil {
+				return nil, ioError(ctx, fetch.ErrProtocol, "waiting for the data connection", rerr)
+			}
+			// A 421 here is the server's word on this transfer (curl
+			// reads it so, and sends QUIT).
+			c.got421, c.broken = false, false
+			return nil, replyError(fetch.ErrAccept, "ftp: the server could not connect for the data", c.lastVerb, r)
+		case err == nil:
+			a := <-done
+			return a.nc, a.err
+		case fetch.KindOf(err) != fetch.ErrTimeout:
+			// The control connection failed: the accept ends with it.
+			d.close()
+			if a := <-done; a.nc != nil {
+				a.nc.Close()
+			}
+			c.broken = true
+			return nil, ioError(ctx, fetch.ErrProtocol, "waiting for the data connection", err)
+		}
 	}
 }
 

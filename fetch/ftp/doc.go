@@ -195,7 +195,7 @@
 // flags the CLI maps to them:
 //
 //	ftp-method      multicwd (default) | singlecwd | nocwd   --ftp-method
-//	ftp-pasv-trust  "1": use the PASV reply's address        --ftp-pasv-trust (curl: --no-ftp-skip-pasv-ip)
+//	ftp-pasv-trust  "1": use the PASV reply's address        --ftp-pasv-trust (curl: --no-ftp-skip-pasv-ip); "0" --ftp-skip-pasv-ip
 //	ftp-port        active mode address ("-", IP, iface, host[:port[-port]])  -P/--ftp-port
 //	ftp-epsv        "0": PASV only                           --disable-epsv
 //	ftp-eprt        "0": PORT only                           --disable-eprt
@@ -203,11 +203,13 @@
 //	ftp-mlsd        "1": MLSD for directory URLs when FEAT offers it  --ftp-mlsd, --json-lines listings
 //	ftp-email       anonymous password (ftp@example.com)   --ftp-email
 //	ftp-account     ACCT argument when the server asks (332)  --ftp-account
+//	ftp-alternative-to-user  a command sent when USER is refused  --ftp-alternative-to-user
 //	ftp-type        "a" or "i": typecode for URLs without one  -B/--use-ascii ("a"), --ftp-binary ("i")
 //	modtime         "1": MDTM for every file (Meta.ModTime)   -R/--remote-time, -z
 //	ftp-reuse       "0": no connection reuse                  --no-keepalive
 //	ftp-quote       commands to send, one a line              -Q/--quote
 //	ftp-create-dirs "1": MKD the directories CWD refuses      --ftp-create-dirs
+//	ftp-crlf        "1": an upload's LFs sent as CRLF, TYPE I too  --crlf
 //
 // ftp-quote is curl's -Q: each line is one command, sent after the login
 // (before the CWDs); "+CMD" after the CWDs and TYPE, just before RETR or

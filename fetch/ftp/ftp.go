@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,41 +62,48 @@ type options struct {
 	mlsd      bool
 	email     string
 	account   string
+	altUser   string // ftp-alternative-to-user
 	typ       byte
 	mdtm      bool
 	reuse     bool
 	quote     []quoteCmd // ftp-quote, in the order given
 	mkdirs    bool       // ftp-create-dirs
+	tls       int        // tlsNone, tlsTry, tlsControl, tlsAll (tlsLevel)
+	implicit  bool       // an ftps URL: TLS from the first byte
 }
 
 // Request.Options keys this package reads (the CLI flag in brackets).
 const (
-	OptMethod    = "ftp-method"      // multicwd (default), singlecwd or nocwd (--ftp-method)
-	OptPasvTrust = "ftp-pasv-trust"  // "1": use the address in a PASV reply (--ftp-pasv-trust)
-	OptPort      = "ftp-port"        // active mode: the address to listen on, "-" for the control connection's (-P)
-	OptEPSV      = "ftp-epsv"        // "0": never try EPSV (--disable-epsv)
-	OptEPRT      = "ftp-eprt"        // "0": never try EPRT (--disable-eprt)
-	OptListOnly  = "ftp-list-only"   // "1": list directories with NLST (-l)
-	OptMLSD      = "ftp-mlsd"        // "1": list directories with MLSD when the server has it (--ftp-mlsd)
-	OptMDTM      = fetch.OptModTime  // "1": ask MDTM for Meta.ModTime (-R)
-	OptReuse     = "ftp-reuse"       // "0": never reuse a logged-in connection (--ftp-no-reuse)
-	OptAccount   = "ftp-account"     // ACCT data (--ftp-account)
-	OptType      = "ftp-type"        // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
-	OptEmail     = "ftp-email"       // the anonymous password (--ftp-email)
-	OptAppend    = "ftp-append"      // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
-	OptQuote     = "ftp-quote"       // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
-	OptMkdirs    = "ftp-create-dirs" // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
+	OptMethod    = "ftp-method"              // multicwd (default), singlecwd or nocwd (--ftp-method)
+	OptPasvTrust = "ftp-pasv-trust"          // "1": use the address in a PASV reply (--ftp-pasv-trust)
+	OptPort      = "ftp-port"                // active mode: the address to listen on, "-" for the control connection's (-P)
+	OptEPSV      = "ftp-epsv"                // "0": never try EPSV (--disable-epsv)
+	OptEPRT      = "ftp-eprt"                // "0": never try EPRT (--disable-eprt)
+	OptListOnly  = "ftp-list-only"           // "1": list directories with NLST (-l)
+	OptMLSD      = "ftp-mlsd"                // "1": list directories with MLSD when the server has it (--ftp-mlsd)
+	OptMDTM      = fetch.OptModTime          // "1": ask MDTM for Meta.ModTime (-R)
+	OptReuse     = "ftp-reuse"               // "0": never reuse a logged-in connection (--ftp-no-reuse)
+	OptAccount   = "ftp-account"             // ACCT data (--ftp-account)
+	OptType      = "ftp-type"                // "a" or "i": the type when the URL gives none (-B, --ftp-binary)
+	OptEmail     = "ftp-email"               // the anonymous password (--ftp-email)
+	OptAppend    = "ftp-append"              // "1": a Request.Body is appended to the file (APPE), not stored (STOR) (--append)
+	OptCRLF      = "ftp-crlf"                // "1": a Request.Body's LFs are sent as CRLF, whatever the TYPE (--crlf)
+	OptAltUser   = "ftp-alternative-to-user" // a command sent when USER is refused, its reply taken as USER's (--ftp-alternative-to-user)
+	OptQuote     = "ftp-quote"               // commands to send, one a line, "-" and "+" prefixed as curl's -Q (-Q/--quote)
+	OptMkdirs    = "ftp-create-dirs"         // "1": MKD a directory that CWD refuses, then CWD again (--ftp-create-dirs)
 )
 
 func init() {
-	ftp := []string{"ftp"}
+	ftp := []string{"ftp", "ftps"}
 	fetch.Register(fetch.Scheme{Name: "ftp", New: New, HostPrefix: "ftp.",
-		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.Gateway | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths | fetch.StartTLS,
 		Options: []fetch.Option{
 			{Key: OptMethod, Kind: fetch.String, Arg: "METHOD", Default: MultiCWD, Schemes: ftp, Values: []string{MultiCWD, SingleCWD, NoCWD},
 				Help: "multicwd (one CWD per segment, RFC 1738), singlecwd or nocwd"},
 			{Key: OptPasvTrust, Kind: fetch.Bool, Schemes: ftp,
 				Help: "connect to the address in a PASV reply (by default the control connection's address is used)"},
+			{Key: OptPasvTrust, Flag: "ftp-skip-pasv-ip", Kind: fetch.Bool, Set: "0", Schemes: ftp,
+				Help: "connect to the control connection's address, not the one in a PASV reply (the default, as curl's; undoes --ftp-pasv-trust)"},
 			{Key: OptPort, Short: "P", Kind: fetch.String, Arg: "ADDR", Schemes: ftp,
 				Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
 			{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
@@ -105,14 +113,19 @@ func init() {
 			{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
 			{Key: OptEmail, Kind: fetch.String, Arg: "ADDR", Default: DefaultEmail, Schemes: ftp, Help: "the anonymous password"},
 			{Key: OptAccount, Kind: fetch.String, Arg: "DATA", Schemes: ftp, Help: "ACCT data when the server asks for an account"},
+			{Key: OptAltUser, Kind: fetch.String, Arg: "COMMAND", Schemes: ftp, Help: "send COMMAND when USER is refused, and go on as after USER (curl's)"},
 			{Key: OptType, Flag: "use-ascii", Short: "B", Kind: fetch.Bool, Set: "a", Schemes: ftp,
 				Help: "ASCII transfers (CRLF made LF) when the URL has no ;type= (default: binary, the server's bytes)"},
 			{Key: OptType, Flag: "ftp-binary", Kind: fetch.Bool, Set: "i", Schemes: ftp,
 				Help: "binary transfers when the URL has no ;type= (the default; undoes -B)"},
 			{Key: OptAppend, Flag: "append", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, append to the remote file (APPE)"},
+			{Key: OptCRLF, Flag: "crlf", Kind: fetch.Bool, Schemes: ftp, Help: "with -T, send each LF not after a CR as CRLF (in binary mode too, as curl's --crlf)"},
 			{Key: OptQuote, Flag: "quote", Short: "Q", Kind: fetch.Strings, Arg: "CMD", Schemes: ftp,
 				Help: "send CMD after login (\"-CMD\": after the transfer; \"+CMD\": after the CWDs, just before it; \"*\" after those: a refusal is ignored); repeatable"},
 			{Key: OptMkdirs, Flag: "ftp-create-dirs", Kind: fetch.Bool, Schemes: ftp, Help: "make the directories of the URL's path that are missing (MKD)"},
+			{Key: fetch.OptSSL, Flag: "ftp-ssl", Kind: fetch.Bool, Set: "try", Schemes: ftp, Help: "curl's older name of --ssl for ftp: AUTH TLS where the server has it"},
+			{Key: fetch.OptSSL, Flag: "ftp-ssl-reqd", Kind: fetch.Bool, Set: "required", Schemes: ftp, Help: "curl's older name of --ssl-reqd for ftp: TLS for the login and the data, or exit 64"},
+			{Key: OptSSLControl, Kind: fetch.Bool, Schemes: ftp, Help: "TLS for the login (or exit 64), the data in the clear (PROT C)"},
 		},
 		Examples: []fetch.Example{
 			{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
@@ -120,8 +133,30 @@ func init() {
 			{Args: "-C - -O ftp://ftp.gnu.org/gnu/hello/hello-2.12.tar.gz", Help: "resume an interrupted download"},
 			{Args: "-u me -T notes.txt ftp://ftp.example.org/incoming/", Help: "upload (STOR incoming/notes.txt); -T - reads stdin"},
 			{Args: "--json-lines ftp://ftp.gnu.org/gnu/", Help: "the listing as JSON lines"},
+			{Args: "--ssl-reqd -u me ftp://ftp.example.org/notes.txt", Help: "login and data inside TLS (AUTH TLS, PROT P)"},
 		},
 	})
+	// ftps: the same client, in TLS from the first byte (port 990).
+	fetch.Register(fetch.Scheme{Name: "ftps", New: New,
+		Caps: fetch.RedirectTarget | fetch.ReferralTarget | fetch.SendsBody | fetch.ResumesUpload | fetch.Lists | fetch.Ranges | fetch.DirPaths | fetch.StartTLS,
+		Examples: []fetch.Example{
+			{Args: "-u me ftps://ftp.example.org/notes.txt", Help: "implicit FTPS: TLS from the first byte, data in TLS too"},
+		},
+	})
+}
+
+// requestOptions are the options of req: its Options, and the TLS its
+// URL's scheme asks for.
+func requestOptions(req *fetch.Request) (*options, error) {
+	o, err := parseOptions(req.Options)
+	if err != nil {
+		return nil, err
+	}
+	o.implicit = req.URL.Scheme == "ftps"
+	if o.tls, err = tlsLevel(req.Options, o.implicit); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 func parseOptions(m fetch.Options) (*options, error) {
@@ -159,6 +194,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	o.reuse = !noReuse
 	o.port = m[OptPort]
 	o.account = m[OptAccount]
+	o.altUser = m[OptAltUser]
 	if v := m[OptType]; v != "" {
 		switch strings.ToLower(v) {
 		case "a", "ascii":
@@ -173,7 +209,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	if o.email == "" {
 		o.email = DefaultEmail
 	}
-	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptPort: o.port, OptQuote: m[OptQuote]} {
+	for k, v := range map[string]string{OptEmail: o.email, OptAccount: o.account, OptAltUser: o.altUser, OptPort: o.port, OptQuote: m[OptQuote]} {
 		if k == OptQuote {
 			v = strings.ReplaceAll(v, "\n", " ") // the lines are separate commands
 		}
@@ -292,7 +328,11 @@ func (f *Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource
 		if err != nil {
 			return nil, err
 		}
-		up = &upload{r: req.Body, size: req.BodySize, append: app}
+		crlf, err := req.Options.Bool(OptCRLF)
+		if err != nil {
+			return nil, err
+		}
+		up = &upload{r: req.Body, size: req.BodySize, append: app, crlf: crlf}
 	}
 	return f.do(ctx, req, up)
 }
@@ -310,7 +350,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if ctx.Err() != nil {
 		return nil, fetch.ContextError(ctx)
 	}
-	o, err := parseOptions(req.Options)
+	o, err := requestOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +358,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if err != nil {
 		return nil, err
 	}
-	key := poolKey{addr: serverAddr(req), user: req.User}
+	key := poolKey{addr: serverAddr(req), user: req.User, tls: o.tls}
 	if req.HasPassword {
 		key.pass = "\x00" + req.Password
 	}
@@ -334,7 +374,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c.reused, c.answered, c.got421 = true, false, false
 			c.verbose = f.Config.Verbose
 			c.pasvTrust = o.pasvTrust
-			c.noEPSV = c.noEPSV || o.noEPSV
+			c.disableEPSV(o.noEPSV)
 			c.noEPRT = c.noEPRT || o.noEPRT
 			c.SetActive(o.port, f.acceptTimeout())
 			c.watch(ctx)
@@ -524,7 +564,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		if missing {
 			return nil, &fetch.Error{Kind: fetch.ErrNotFound, Msg: "ftp: no such file: " + printable(p.name)}
 		}
-		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213})
+		// curl's -I also asks REST 0: whether the server resumes
+		// ("Accept-ranges: bytes" among the fields it prints).
+		r, err := c.cmd("REST", "0", true)
+		if err != nil {
+			return nil, ioError(ctx, fetch.ErrProtocol, "REST", err)
+		}
+		return f.done(ctx, c, o, fetch.Meta{Size: size, ModTime: mtime, Status: 213, Header: headFields(size, mtime, r.code == 350)})
 	}
 	offset, limit := req.Offset, int64(-1)
 	if req.Range != nil {
@@ -540,8 +586,13 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		switch {
 		case p.typ != 'i':
 			offset = 0 // REST in ASCII mode counts the server's bytes: not resumable
+		case size >= 0 && size < offset && (req.Since.IsZero() || !mtime.After(req.Since)):
+			// Smaller than what is held, and not known to have
+			// changed: nothing to resume, and no RETR (curl's 36, its
+			// test 111).
+			return nil, &fetch.Error{Kind: fetch.ErrResume, Msg: fmt.Sprintf("ftp: cannot resume at byte %d: the resource has %d bytes", offset, size)}
 		case size >= 0 && size < offset:
-			offset = 0 // the file shrank: it changed
+			offset = 0 // the file shrank since the part was fetched: whole
 		case !req.Since.IsZero() && !mtime.IsZero() && mtime.After(req.Since):
 			offset = 0 // changed since the part held was fetched
 		case size == offset:
@@ -598,6 +649,23 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 		b.res.WireBytes = b.wireBytes
 	}
 	return b.res, nil
+}
+
+// headFields are the fields curl prints for -I on an ftp file, in its
+// order: the MDTM time, the SIZE, and "Accept-ranges: bytes" when REST
+// was taken.
+func headFields(size int64, mtime time.Time, ranges bool) fetch.Header {
+	var h fetch.Header
+	if !mtime.IsZero() {
+		h = append(h, fetch.HeaderField{Name: "Last-Modified", Value: mtime.UTC().Format(http.TimeFormat)})
+	}
+	if size >= 0 {
+		h = append(h, fetch.HeaderField{Name: "Content-Length", Value: strconv.FormatInt(size, 10)})
+	}
+	if ranges {
+		h = append(h, fetch.HeaderField{Name: "Accept-ranges", Value: "bytes"})
+	}
+	return h
 }
 
 func (f *Fetcher) newBody(ctx context.Context, c *pconn, t *Transfer, r *Reply, ascii bool, what string) *dataBody {
@@ -683,7 +751,7 @@ func listHint(c *pconn, verb string) ListFormat {
 
 // listing returns the Resource.Listing for a listing command's output.
 func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string, hint ListFormat) func([]byte) fetch.Entry {
-	host, port, user := u.Host, u.PortOrDefault(), u.User
+	scheme, host, port, user := u.Scheme, u.Host, u.PortOrDefault(), u.User
 	if !u.HasUserinfo {
 		user = ""
 	}
@@ -707,9 +775,9 @@ func (f *Fetcher) listing(u *urlparse.URL, p *plan, verb string, hint ListFormat
 		}
 		if withURL && !e.Unparsed && e.Name != "" && e.Name != "." && e.Name != ".." && e.Type != fetch.EntryOther {
 			if e.Type == fetch.EntryDir {
-				e.URL = urlparse.FTPURL(host, port, user, "", append(segs[:len(segs):len(segs)], e.Name), "", 0)
+				e.URL = urlparse.FTPSchemeURL(scheme, host, port, user, "", append(segs[:len(segs):len(segs)], e.Name), "", 0)
 			} else {
-				e.URL = urlparse.FTPURL(host, port, user, "", segs, e.Name, 0)
+				e.URL = urlparse.FTPSchemeURL(scheme, host, port, user, "", segs, e.Name, 0)
 			}
 		}
 		return e

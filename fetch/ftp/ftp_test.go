@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"runtime"
 	"slices"
 	"strconv"
@@ -186,7 +187,7 @@ func TestErrorKinds(t *testing.T) {
 		{"cwd refused", nil, "ftp://%s/nodir/x.bin", fetch.ErrAccessDenied},
 		{"missing file", nil, "ftp://%s/pub/nothere.bin", fetch.ErrNotFound},
 		{"missing ascii file", nil, "ftp://%s/pub/nothere.txt", fetch.ErrNotFound},
-		{"missing in listing", nil, "ftp://%s/pub/nothere;type=d", fetch.ErrNotFound},
+		{"missing in listing", nil, "ftp://%s/pub/nothere;type=d", fetch.ErrRetrFailed}, // curl's 19
 		{"type refused", ftptest.Reply("TYPE", "504 Type not supported"), "ftp://%s/pub/binary.bin", fetch.ErrTypeFailed},
 		{"retr refused", ftptest.Reply("RETR", "451 Local error"), "ftp://%s/pub/binary.bin", fetch.ErrRetrFailed},
 		{"greeting refused", ftptest.Reply("(connect)", "421 Too many users"), "ftp://%s/pub/binary.bin", fetch.ErrConnect},
@@ -442,20 +443,30 @@ func TestResume(t *testing.T) {
 		since      time.Time
 		wantOffset int64
 		wantCmds   []string
+		refused    bool // ErrResume, no RETR
 	}{
-		{"rest", off, time.Time{}, off, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}},
-		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}},
-		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}},
+		{"rest", off, time.Time{}, off, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}, false},
+		{"unchanged since", off, mod.Add(time.Hour), off, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "REST " + strconv.FormatInt(off, 10), "RETR binary.bin"}, false},
+		{"changed since", off, mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, false},
+		// A file smaller than the offset that is not known to have
+		// changed: ErrResume (curl's 36, its test 111), no RETR.
+		{"remote smaller", int64(len(binary) + 10), time.Time{}, 0, []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}, true},
+		{"remote smaller, changed since", int64(len(binary) + 10), mod.Add(-time.Hour), 0, []string{"CWD pub", "MDTM binary.bin", "EPSV", "TYPE I", "SIZE binary.bin", "RETR binary.bin"}, false},
 		// The data connection is open before SIZE tells there is
 		// nothing left (curl's test 111 has EPSV, TYPE I, SIZE, QUIT).
-		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}},
+		{"complete", int64(len(binary)), time.Time{}, int64(len(binary)), []string{"CWD pub", "EPSV", "TYPE I", "SIZE binary.bin"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t)
 			u, _ := urlparse.Parse("ftp://" + s.Addr + "/pub/binary.bin")
+			want := append(append([]string{"USER anonymous", "PASS " + email, "PWD"}, tc.wantCmds...), "QUIT")
 			res, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Offset: tc.offset, Since: tc.since})
+			if tc.refused {
+				fetchtest.WantKind(t, err, fetch.ErrResume)
+				sameLines(t, "commands", s.Lines(), want)
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -473,7 +484,6 @@ func TestResume(t *testing.T) {
 			if res.Size != int64(len(body)) {
 				t.Errorf("Size %d, body %d", res.Size, len(body))
 			}
-			want := append(append([]string{"USER anonymous", "PASS " + email, "PWD"}, tc.wantCmds...), "QUIT")
 			sameLines(t, "commands", s.Lines(), want)
 		})
 	}
@@ -490,7 +500,13 @@ func TestHead(t *testing.T) {
 	if res.Size != int64(len(binary)) || !res.ModTime.Equal(mod) {
 		t.Errorf("Size %d ModTime %v", res.Size, res.ModTime)
 	}
-	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "MDTM binary.bin", "TYPE I", "SIZE binary.bin", "QUIT"})
+	// curl's -I asks REST 0 too and prints what it learnt in its order
+	// (its tests 104, 141).
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "CWD pub", "MDTM binary.bin", "TYPE I", "SIZE binary.bin", "REST 0", "QUIT"})
+	want := fmt.Sprintf("[{Last-Modified %s} {Content-Length %d} {Accept-ranges bytes}]", mod.UTC().Format(http.TimeFormat), len(binary))
+	if got := fmt.Sprint(res.Header); got != want {
+		t.Errorf("Header %s, want %s", got, want)
+	}
 
 	u, _ = urlparse.Parse("ftp://" + s.Addr + "/pub/none.bin")
 	if _, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Head: true}); fetch.KindOf(err) != fetch.ErrNotFound {
@@ -943,6 +959,85 @@ func TestAccount(t *testing.T) {
 			t.Errorf("332 without ftp-account: %v", err)
 		}
 	}
+	// An account refused is ErrAccount (curl's 11, its test 229), not a
+	// login refused.
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			switch verb {
+			case "PASS":
+				ss.Reply(332, "Need account")
+				return true
+			case "ACCT":
+				ss.Reply(532, "bluah!")
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, map[string]string{"ftp-account": "one count"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrAccount)
+}
+
+// TestUploadDiskFull: a 552 after the data of a STOR ("exceeded storage
+// allocation") is ErrDiskFull, curl's 70 (its test 348).
+func TestUploadDiskFull(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb != "STOR" {
+				return false
+			}
+			ss.Reply(150, "Ok to send data")
+			dc, err := ss.OpenData()
+			if err == nil {
+				io.Copy(io.Discard, dc)
+				dc.Close()
+			}
+			ss.Reply(552, "disk full")
+			return true
+		}
+	})
+	u, _ := urlparse.Parse("ftp://urlget:secret@" + s.Addr + "/upload/new.bin")
+	_, err := client(nil, nil).Do(ctx(t), &fetch.Request{URL: &u, Body: strings.NewReader("0123456789"), BodySize: 10})
+	fetchtest.WantKind(t, err, fetch.ErrDiskFull)
+}
+
+// ftp-alternative-to-user (curl's --ftp-alternative-to-user): a USER
+// refused is followed by the command, whose reply stands for USER's (331:
+// PASS); without the option the refusal ends the login.
+func TestAlternativeToUser(t *testing.T) {
+	for _, alt := range []string{"USER replacement", ""} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) {
+			s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+				switch {
+				case verb == "USER" && arg == "anonymous":
+					ss.Reply(530, "We don't like USER commands")
+					return true
+				case verb == "PASS":
+					ss.LogIn()
+					ss.Reply(230, "Logged in")
+					return true
+				}
+				return false
+			}
+		})
+		_, body, err := get(t, client(nil, map[string]string{"ftp-alternative-to-user": alt}), "ftp://"+s.Addr+"/readme")
+		if alt == "" {
+			if fetch.KindOf(err) != fetch.ErrLoginDenied {
+				t.Errorf("USER refused, no alternative: %v", err)
+			}
+			continue
+		}
+		if err != nil || string(body) != "readme\n" {
+			t.Errorf("alternative to USER: %q, %v", body, err)
+		}
+		want := []string{"USER anonymous", "USER replacement", "PASS " + email}
+		if l := s.Lines(); len(l) < len(want) || strings.Join(l[:len(want)], "|") != strings.Join(want, "|") {
+			t.Errorf("commands %q, want %q first", l, want)
+		}
+	}
 }
 
 // Request.IfModifiedSince: MDTM decides; a file not modified after it is
@@ -1083,12 +1178,12 @@ func TestEPSVOddReply(t *testing.T) {
 	s2 := newServer(t)
 	configure(s2, func(s *ftptest.Server) { s.Hook = odd("EPSV", "PASV") })
 	_, _, err := get(t, client(nil, nil), "ftp://"+s2.Addr+"/readme")
-	fetchtest.WantKind(t, err, fetch.ErrConnect)
+	fetchtest.WantKind(t, err, fetch.ErrPassive) // curl's 13
 	sameLines(t, "commands", s2.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "QUIT"})
 }
 
 // TestMalformedEPSVQuits: an EPSV reply whose port cannot be (1000000, as
-// curl's test 238 sends) fails the request with ErrProtocol, but the
+// curl's test 238 sends) fails the request with ErrPassive (curl's 13), but the
 // replies are in step: the session ends with QUIT, as curl's.
 func TestMalformedEPSVQuits(t *testing.T) {
 	s := newServer(t)
@@ -1102,7 +1197,7 @@ func TestMalformedEPSVQuits(t *testing.T) {
 		}
 	})
 	_, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
-	fetchtest.WantKind(t, err, fetch.ErrProtocol)
+	fetchtest.WantKind(t, err, fetch.ErrPassive)
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "QUIT"})
 }
 
@@ -1189,4 +1284,138 @@ func TestOS400NameFormat(t *testing.T) {
 		t.Fatalf("%q %v", body, err)
 	}
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "SYST", "SITE NAMEFMT 1", "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+}
+
+// TestActiveNATAddress: an ftp-port address that is not this host's (the
+// one a NAT shows) is told the server while the listening is on the
+// control connection's address, as curl does (its test 116); EPRT and
+// PORT both refused is ErrActive (curl's 30). The server never connects:
+// the address is TEST-NET's.
+func TestActiveNATAddress(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			switch verb {
+			case "EPRT":
+				ss.Reply(500, "we don't like EPRT now")
+				return true
+			case "PORT":
+				ss.Reply(314, "bluah you f00l!")
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, map[string]string{"ftp-port": "192.0.2.7"}), "ftp://"+s.Addr+"/pub/binary.bin")
+	fetchtest.WantKind(t, err, fetch.ErrActive)
+	l := s.Lines()
+	if len(l) < 6 || !strings.HasPrefix(l[4], "EPRT |1|192.0.2.7|") || !strings.HasPrefix(l[5], "PORT 192,0,2,7,") {
+		t.Errorf("commands %q, want EPRT and PORT with 192.0.2.7", l)
+	}
+}
+
+// TestEPSVPortUnreachable: a port in the EPSV reply that cannot be
+// connected to is followed by PASV, as curl does (its test 1233).
+func TestEPSVPortUnreachable(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb == "EPSV" {
+				ss.Reply(229, "Entering Passiv Mode (|||1|)") // nothing listens on port 1
+				return true
+			}
+			return false
+		}
+	})
+	_, body, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
+	if err != nil || string(body) != "readme\n" {
+		t.Fatalf("%q %v", body, err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "EPSV", "PASV", "TYPE I", "SIZE readme", "RETR readme", "QUIT"})
+}
+
+// TestAUTHPipelined: a reply to AUTH followed by more bytes than itself
+// (replies sent ahead, as an attacker before the TLS handshake would) is
+// ErrProtocol, nothing more sent, as curl does (its test 983); a server
+// that refuses both AUTH SSL and AUTH TLS is ErrUseSSL (curl's 64, its
+// test 402) when TLS is required, and a login in the clear with ssl=try.
+func TestAUTHPipelined(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb == "AUTH" {
+				ss.Raw([]byte("500 unknown command\r\n331 give password\r\n230 Authenticated\r\n"))
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, client(nil, map[string]string{fetch.OptSSL: "try"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrProtocol)
+	sameLines(t, "commands", s.Lines(), []string{"AUTH SSL"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) { s.Hook = ftptest.Reply("AUTH", "500 unknown command") })
+	_, _, err = get(t, client(nil, map[string]string{fetch.OptSSL: "required"}), "ftp://"+s2.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrUseSSL)
+	sameLines(t, "commands", s2.Lines(), []string{"AUTH SSL", "AUTH TLS"})
+	_, body, err := get(t, client(nil, map[string]string{fetch.OptSSL: "try"}), "ftp://"+s2.Addr+"/readme")
+	if err != nil || string(body) != "readme\n" {
+		t.Errorf("ssl=try: %q %v", body, err)
+	}
+}
+
+// TestNoQuitAfterDoubt: curl ends a session without QUIT after a PASV
+// reply it cannot read (its test 237, exit 14) and after data shorter
+// than SIZE said though the server said 226 (its test 161, exit 18): the
+// server is not to be trusted further. An unreadable EPSV reply still
+// ends with QUIT (TestMalformedEPSVQuits).
+func TestNoQuitAfterDoubt(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = ftptest.Reply("PASV", "227 Entering Passiv Mode (1216,256,2,127,127,127)")
+	})
+	_, _, err := get(t, client(nil, map[string]string{"ftp-epsv": "0"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrPassiveFormat)
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "PASV"})
+
+	s2 := newServer(t)
+	configure(s2, func(s *ftptest.Server) {
+		s.Hook = ftptest.ShortData("binary.bin", binary, len(binary)/2, "226 Transfer complete")
+	})
+	_, _, err = get(t, client(nil, nil), "ftp://"+s2.Addr+"/pub/binary.bin")
+	fetchtest.WantKind(t, err, fetch.ErrPartial)
+	if l := s2.Lines(); len(l) == 0 || l[len(l)-1] == "QUIT" {
+		t.Errorf("commands %q: QUIT after a short transfer", l)
+	}
+}
+
+// TestActiveRefusedAfter150: in active mode a server that cannot connect
+// and says so after its 150 (425, or 421) is ErrAccept (curl's 10, its
+// tests 1206 and 1207) at once, not a wait for the accept timeout, and
+// the session ends with QUIT, as curl's.
+func TestActiveRefusedAfter150(t *testing.T) {
+	for _, code := range []int{425, 421} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) {
+			s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+				if verb != "RETR" {
+					return false
+				}
+				ss.Reply(150, "Opening data connection")
+				ss.Reply(code, "Can't open data connection")
+				return true
+			}
+		})
+		f := &ftp.Fetcher{MaxIdlePerHost: -1, AcceptTimeout: 10 * time.Second}
+		start := time.Now()
+		_, _, err := get(t, client(f, map[string]string{"ftp-port": "-"}), "ftp://"+s.Addr+"/readme")
+		fetchtest.WantKind(t, err, fetch.ErrAccept)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%d: took %v", code, d)
+		}
+		if l := s.Lines(); len(l) == 0 || l[len(l)-1] != "QUIT" {
+			t.Errorf("%d: commands %q, want QUIT last", code, l)
+		}
+	}
 }

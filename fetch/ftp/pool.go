@@ -14,6 +14,7 @@ import (
 // to log in.
 type poolKey struct {
 	addr, user, pass string
+	tls              int // the TLS level asked for (tlsLevel)
 }
 
 // pconn is a connection of the pool: a Conn and where the pool's requests

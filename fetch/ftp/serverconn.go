@@ -3,6 +3,7 @@ package ftp
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"strconv"
@@ -50,6 +51,9 @@ type Conn struct {
 	systDone      bool
 	stopWatch     func() bool
 	watched       context.Context // the context of the last Watch
+	tls           *tls.Config     // this connection's and its data connections' (tlsConfig)
+	tlsOn         bool            // the control connection is in TLS
+	dataTLS       bool            // PROT P was taken: data connections in TLS
 }
 
 // Dial connects to the server of req.URL (an ftp URL) and logs in, as the
@@ -70,7 +74,7 @@ func Dial(ctx context.Context, cfg fetch.Config, req *fetch.Request) (*Conn, err
 	if ctx.Err() != nil {
 		return nil, fetch.ContextError(ctx)
 	}
-	o, err := parseOptions(req.Options)
+	o, err := requestOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +84,7 @@ func Dial(ctx context.Context, cfg fetch.Config, req *fetch.Request) (*Conn, err
 // checkRequest refuses a request no ftp connection can serve.
 func checkRequest(req *fetch.Request) error {
 	u := req.URL
-	if u == nil || u.Scheme != "ftp" {
+	if u == nil || u.Scheme != "ftp" && u.Scheme != "ftps" {
 		return &fetch.Error{Kind: fetch.ErrUnsupported, Msg: "ftp: not an ftp URL"}
 	}
 	if err := fetch.CheckURL(u); err != nil {
@@ -129,18 +133,26 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 		dialer:        fetch.DataDialer(d), // data connections go where the server says, not where --connect-to sends the URL
 		life:          life,
 		pasvTrust:     o.pasvTrust,
-		noEPSV:        o.noEPSV,
 		noEPRT:        o.noEPRT,
 		active:        o.port,
 		acceptTimeout: DefaultAcceptTimeout,
 	}
 	c.observe = c.note
 	c.peerHost, c.remoteIP, c.viaSOCKS = dataHost(raw, req.URL.Host)
+	c.disableEPSV(o.noEPSV)
 	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
 		c.localIP = la.IP
 	}
 	c.watch(ctx)
-	err = c.login(ctx, req, o)
+	if o.tls != tlsNone {
+		c.tls = tlsConfig(cfg.TLS, req.URL.Host)
+	}
+	if o.implicit {
+		err = c.startTLS(ctx, "ftps: "+addr)
+	}
+	if err == nil {
+		err = c.login(ctx, req, o)
+	}
 	c.unwatch()
 	if err != nil {
 		c.Close()
@@ -186,16 +198,20 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 		if r.code == 120 { // service ready in nnn minutes: the 220 follows
 			continue
 		}
-		if r.code == 230 {
-			// Logged in already (a greeting that needs no USER): curl
-			// goes on without one, and so do we.
-			c.greeting = strings.Join(r.lines, "\n")
-			return nil
-		}
-		if r.code != 220 {
+		if r.code != 220 && r.code != 230 {
 			return replyError(fetch.ErrConnect, "ftp: the server refused the connection", "(greeting)", r)
 		}
 		c.greeting = strings.Join(r.lines, "\n")
+		if o.tls != tlsNone && !c.tlsOn {
+			if err := c.auth(ctx, o.tls); err != nil {
+				return err
+			}
+		}
+		if r.code == 230 {
+			// Logged in already (a greeting that needs no USER): curl
+			// goes on without one, and so do we.
+			return c.protect(ctx, o.tls)
+		}
 		break
 	}
 	user, pass, hasPass := req.User, req.Password, req.HasPassword
@@ -209,6 +225,14 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 	if err != nil {
 		return ioError(ctx, fetch.ErrProtocol, "USER", err)
 	}
+	if o.altUser != "" && r.code != 331 && r.code != 332 && r.code/100 != 2 {
+		// USER refused: curl sends the alternative, whose reply stands
+		// for USER's.
+		verb, arg, hasArg := strings.Cut(o.altUser, " ")
+		if r, err = c.cmd(verb, arg, hasArg); err != nil {
+			return ioError(ctx, fetch.ErrProtocol, verb, err)
+		}
+	}
 	if r.code == 331 {
 		if !hasPass {
 			return &fetch.Error{Kind: fetch.ErrLoginDenied, Msg: "ftp: the server wants a password for " + strconv.Quote(user),
@@ -221,14 +245,15 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 	}
 	if r.code == 332 {
 		if o.account == "" {
-			return RefusedError("ACCT", "", r)
+			return replyError(fetch.ErrLoginDenied, "ftp: the server asks for an account (ACCT) and none was given", shownCommand(c.lastVerb, ""), r)
 		}
 		if r, err = c.cmd("ACCT", o.account, true); err != nil {
 			return ioError(ctx, fetch.ErrProtocol, "ACCT", err)
 		}
 	}
 	if r.code/100 == 2 {
-		return nil // 230, 202 (RFC 959), or another 2xx: logged in, as curl takes it
+		// 230, 202 (RFC 959), or another 2xx: logged in, as curl takes it
+		return c.protect(ctx, o.tls)
 	}
 	return RefusedError(c.lastVerb, "", r)
 }
@@ -393,6 +418,15 @@ func (c *Conn) SetActive(addr string, accept time.Duration) {
 	c.active, c.acceptTimeout = addr, accept
 }
 
+// disableEPSV turns EPSV off (ftp-epsv=0) unless the control connection
+// is IPv6: PASV cannot give an IPv6 address, and curl sends EPSV then
+// whatever --disable-epsv says.
+func (c *Conn) disableEPSV(off bool) {
+	if off && (c.remoteIP == nil || c.remoteIP.To4() != nil) {
+		c.noEPSV = true
+	}
+}
+
 // PassiveCommand is the command that asks for a passive data connection on
 // this connection: EPSV (RFC 2428), or PASV once EPSV was refused or turned
 // off with ftp-epsv=0.
@@ -427,6 +461,7 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 	case verb == "PASV" && r.code == 227:
 		ip, p, ok := ParsePASV(r.lines[0])
 		if !ok {
+			c.broken = true // curl ends the session without QUIT (its test 237)
 			return "", weirdPassive(r)
 		}
 		host := c.peerHost
@@ -450,11 +485,16 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 }
 
 // weirdPassive is the error of an EPSV or PASV reply whose address cannot
-// be read (a port past 65535, no numbers): ErrProtocol, but the replies are
-// in step, so the connection is still usable (the session ends with QUIT,
-// as curl's does).
+// be read (a port past 65535, no numbers): ErrPassive for EPSV,
+// ErrPassiveFormat for PASV (curl's 13 and 14). The replies are in step:
+// after EPSV the session ends with QUIT, as curl's does; after PASV curl
+// drops it, and so does Passive.
 func weirdPassive(r *Reply) error {
-	return replyError(fetch.ErrProtocol, "ftp: malformed "+r.verb+" reply "+strconv.Quote(printable(r.lines[0])), r.verb, r)
+	kind := fetch.ErrPassive
+	if r.verb == "PASV" {
+		kind = fetch.ErrPassiveFormat
+	}
+	return replyError(kind, "ftp: malformed "+r.verb+" reply "+strconv.Quote(printable(r.lines[0])), r.verb, r)
 }
 
 func (c *Conn) protocolError(msg string) error {
@@ -466,11 +506,15 @@ func (c *Conn) protocolError(msg string) error {
 // connection's Dialer, under ctx (a Client's Dialer closes it when ctx is
 // done). The error is typed.
 func (c *Conn) DialData(ctx context.Context, addr string) (net.Conn, error) {
-	return fetch.Connect(ctx, c.dialer, addr, "ftp: data connection to")
+	nc, err := fetch.Connect(ctx, c.dialer, addr, "ftp: data connection to")
+	if err != nil {
+		return nil, err
+	}
+	return c.protectData(nc), nil
 }
 
 // OpenPassive asks for a passive data connection (EPSV, else PASV) and
-// opens it.
+// opens it; when the port EPSV named cannot be connected to, it asks PASV.
 func (c *Conn) OpenPassive(ctx context.Context) (net.Conn, error) {
 	r, err := c.Cmd(c.PassiveCommand(), "")
 	if err != nil {
@@ -480,7 +524,20 @@ func (c *Conn) OpenPassive(ctx context.Context) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.DialData(ctx, addr)
+	dc, err := c.DialData(ctx, addr)
+	if err != nil && r.verb == "EPSV" && ctx.Err() == nil && fetch.KindOf(err) == fetch.ErrConnect {
+		// The port EPSV named cannot be reached (a firewall that
+		// knows only PASV): PASV, from now on, as curl does.
+		c.noEPSV = true
+		if r, err = c.Cmd("PASV", ""); err != nil {
+			return nil, err
+		}
+		if addr, err = c.Passive(r); err != nil {
+			return nil, err
+		}
+		dc, err = c.DialData(ctx, addr)
+	}
+	return dc, err
 }
 
 // Watch closes the connection when ctx is done, until stop is called; stop

@@ -184,13 +184,16 @@ func TestReplyKind(t *testing.T) {
 		{"CWD", 550, fetch.ErrAccessDenied},
 		{"RETR", 550, fetch.ErrNotFound},
 		{"RETR", 451, fetch.ErrRetrFailed},
-		{"MLSD", 550, fetch.ErrNotFound},
+		{"MLSD", 550, fetch.ErrRetrFailed}, // curl's 19 for any refused listing (its test 145)
+		{"NLST", 450, fetch.ErrRetrFailed},
 		{"PASS", 530, fetch.ErrLoginDenied},
-		{"ACCT", 332, fetch.ErrLoginDenied},
+		{"ACCT", 532, fetch.ErrAccount}, // curl's 11 (its test 229)
 		{"TYPE", 504, fetch.ErrTypeFailed},
 		{"STOR", 553, fetch.ErrUpload},
-		{"EPSV", 425, fetch.ErrConnect},
-		{"RETR", 421, fetch.ErrConnect},
+		{"EPSV", 425, fetch.ErrPassive}, // curl's 13 (its test 115)
+		{"PORT", 500, fetch.ErrActive},  // curl's 30 (its test 116)
+		{"RETR", 421, fetch.ErrTimeout}, // curl's 28 whatever the command (its test 1120)
+		{"CWD", 421, fetch.ErrTimeout},
 		{"SITE", 500, fetch.ErrProtocol},
 	} {
 		if got := ftp.ReplyKind(tc.verb, tc.code); got != tc.want {

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -199,7 +200,8 @@ func (t *Transfer) tune() {
 		tc.SetReadBuffer(4 << 20) // TLS too, where ReadToEnd does nothing
 	}
 	t.bulk = fetch.ReadToEnd(t.data)
-	if !t.halfClose {
+	if _, isTLS := t.data.(*tls.Conn); !t.halfClose || isTLS {
+		// TLS: the close_notify would end the server's side too.
 		return
 	}
 	if cw, ok := t.data.(interface{ CloseWrite() error }); ok {
@@ -324,15 +326,38 @@ func (t *Transfer) start() (*Reply, error) {
 			ln.close() // no 1xx: the server will not connect
 			return r, nil
 		}
-		nc, err := ln.accept(t.ctx, t.c, t.c.acceptTimeout)
+		nc, err := ln.acceptWatching(t.ctx, t.c, t.c.acceptTimeout)
+		if fe, ok := err.(*fetch.Error); ok && fe.Kind == fetch.ErrAccept {
+			// The server gave up and said so: its final reply is read,
+			// the session is in step (curl then sends QUIT).
+			ln.close()
+			t.closeData()
+			t.done = true
+			return nil, err
+		}
 		if err != nil {
 			ln.close()
 			t.closeData()
 			t.c.broken = true
 			return nil, err
 		}
-		t.data = nc
+		t.data = t.c.protectData(nc)
 		t.tune()
+	}
+	if r.Preliminary() && t.data != nil {
+		// The server starts the data connection's TLS once it has
+		// taken the command.
+		if t.c.timeout > 0 {
+			t.data.SetDeadline(time.Now().Add(t.c.timeout))
+		}
+		err := handshakeData(t.dctx, t.data, "ftp: "+t.what+": data connection")
+		if err == nil {
+			t.data.SetDeadline(time.Time{})
+		} else {
+			t.closeData()
+			t.c.broken = true // the server's reply to the failed transfer is still due
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -403,6 +428,16 @@ func (t *Transfer) Finish() (*Reply, error) {
 // finish is Finish with the control connection's own errors untyped.
 func (t *Transfer) finish() (*Reply, error) {
 	upload := t.verb == "STOR" || t.verb == "APPE"
+	if upload && t.data != nil && !t.closed {
+		// An upload of nothing: the TLS handshake is still due, or the
+		// server takes the closed connection for a failed one.
+		if err := handshakeData(t.dctx, t.data, "ftp: "+t.what+": data connection"); err != nil {
+			t.done = true
+			t.c.broken = true
+			t.closeData()
+			return nil, err
+		}
+	}
 	if upload && !t.started && t.data != nil && !t.closed {
 		// Data written before the first reply was read (a passive
 		// connection, open already): their end goes first, since the

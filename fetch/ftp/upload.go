@@ -15,6 +15,7 @@ type upload struct {
 	r      io.Reader
 	size   int64 // Request.BodySize: -1 when unknown
 	append bool
+	crlf   bool // OptCRLF: LF sent as CRLF in TYPE I too
 	n      int64
 }
 
@@ -120,7 +121,7 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	}
 	var src io.Reader
 	cr := &fetch.CountingReader{R: up.r}
-	if p.typ == 'a' {
+	if p.typ == 'a' || up.crlf {
 		src = &lfToCRLF{r: cr}
 	} else {
 		src = cr
@@ -167,6 +168,11 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 	c.raw.SetReadDeadline(time.Time{})
 	if err != nil {
 		return nil, ioError(ctx, fetch.ErrUpload, verb+": no final reply", err)
+	}
+	if fr.code == 552 {
+		// "Exceeded storage allocation" after the data: the file is
+		// not whole there (curl's 70).
+		return nil, replyError(fetch.ErrDiskFull, "ftp: the server had no room for the data", shownCommand(verb, p.name), fr)
 	}
 	if !fr.Positive() {
 		return nil, RefusedError(verb, p.name, fr)

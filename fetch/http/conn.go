@@ -28,11 +28,13 @@ type dialer struct {
 	// connection when done. nil for the pool: the Transport's dial context
 	// is used, which outlives the request (a pooled connection must), and
 	// the Transport aborts a request's reads itself when its context ends.
-	ctx     context.Context
-	cfg     *fetch.Config
-	tunnel  *urlparse.URL // the proxy to CONNECT through, or nil
-	v       io.Writer     // verbose log, or nil
-	haproxy bool          // OptHAProxy: a PROXY line starts each connection
+	ctx        context.Context
+	cfg        *fetch.Config
+	tunnel     *urlparse.URL    // the proxy to CONNECT through, or nil
+	tunnelAuth fetch.TunnelAuth // how the CONNECT sends the proxy's credentials
+	v          io.Writer        // verbose log, or nil
+	haproxy    bool             // OptHAProxy: a PROXY line starts each connection
+	pin        *pin             // an NTLM exchange's, which may forbid a new connection
 }
 
 // context is the context to dial with: Open's, else the Transport's.
@@ -46,6 +48,9 @@ func (d *dialer) context(tctx context.Context) context.Context {
 // dial is the Transport's DialContext: plain http, to the server or to
 // an http:// proxy.
 func (d *dialer) dial(tctx context.Context, _, addr string) (net.Conn, error) {
+	if err := d.pin.mayDial(); err != nil {
+		return nil, err
+	}
 	nc, err := d.connect(d.context(tctx), addr)
 	if err != nil {
 		return nil, err
@@ -56,6 +61,9 @@ func (d *dialer) dial(tctx context.Context, _, addr string) (net.Conn, error) {
 // dialTLS is the Transport's DialTLSContext: https to the server, through
 // a CONNECT tunnel when there is a proxy, or TLS to an https:// proxy.
 func (d *dialer) dialTLS(tctx context.Context, _, addr string) (net.Conn, error) {
+	if err := d.pin.mayDial(); err != nil {
+		return nil, err
+	}
 	ctx := d.context(tctx)
 	var nc net.Conn
 	var err error
@@ -116,7 +124,7 @@ func writeProxyLine(nc net.Conn) error {
 
 // connectTunnel asks the proxy for a tunnel to addr (fetch.DialTunnel).
 func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, error) {
-	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v)
+	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelAuth)
 }
 
 func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }

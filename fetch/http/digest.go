@@ -1,7 +1,6 @@
 package http
 
 import (
-	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"crypto/sha256"
@@ -22,79 +21,6 @@ import (
 // was stale (RFC 7616 §3.3 stale=true): a server that calls every nonce
 // stale does not keep the client asking.
 const maxStale = 3
-
-// openDigest is Open with HTTP Digest authentication (RFC 7616), as curl's
-// --digest does it: the first request goes without credentials (with a
-// body, as a probe with "Content-Length: 0"); a 401 whose first Digest
-// challenge can be answered (algorithm MD5, SHA-256 or SHA-512-256, each
-// also "-sess"; qop "auth", or none) is answered with the request again,
-// nc 00000001 and a fresh cnonce; a 401 to that answer is the result,
-// unless it says stale=true, when the new nonce is answered (a body sent
-// a second time comes from Request.GetBody; without it, that 401 is the
-// result). A probe answered 2xx is sent again with its body, without
-// credentials. Any other reply is the result. With Request.AnyAuth a 401
-// that offers no Digest but Basic is answered once with Basic.
-func (f Fetcher) openDigest(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
-	first := req
-	if req.Body != nil {
-		probe := *req
-		probe.Body, probe.BodySize, probe.GetBody = strings.NewReader(""), 0, nil
-		probe.Options = noExpect(req.Options)
-		first = &probe
-	}
-	var asked []fetch.Meta
-	sent := false // the body has gone once: another send needs GetBody
-	// next sends req again with authz in place of res, or says it cannot
-	// (a body that cannot be sent twice).
-	next := func(res *fetch.Resource, authz string) (*fetch.Resource, bool, error) {
-		r := req
-		if sent && req.Body != nil {
-			if req.GetBody == nil {
-				return res, false, nil
-			}
-			body, err := req.GetBody()
-			if err != nil {
-				return res, false, nil
-			}
-			again := *req
-			again.Body = body
-			r = &again
-		}
-		fetch.DrainClose(res.Body)
-		asked = append(asked, res.Meta)
-		sent = true
-		res, err := f.open(ctx, r, authz)
-		return res, err == nil, err
-	}
-	res, err := f.open(ctx, first, "")
-	if err != nil {
-		return nil, err
-	}
-	ok := true
-	if res.Status/100 == 2 && first != req {
-		res, ok, err = next(res, "")
-	}
-	for stale := 0; ok && res.Status == 401; stale++ {
-		ch, found := digestChallenge(res.Header)
-		if !found && req.AnyAuth && stale == 0 && OffersBasic(res.Header) {
-			res, _, err = next(res, fetch.BasicAuth(req.User, req.Password))
-			break
-		}
-		if !found || stale > 0 && !ch.stale || stale > maxStale {
-			break
-		}
-		authz, aerr := ch.answer(req.User, req.Password, req.Method(), requestTarget(req), newCnonce())
-		if aerr != nil {
-			break // curl: "Authentication problem. Ignoring this."
-		}
-		res, ok, err = next(res, authz)
-	}
-	if err != nil {
-		return nil, err
-	}
-	res.AuthReplies = asked
-	return res, nil
-}
 
 // requestTarget is the request-target of a direct request, the Digest uri.
 func requestTarget(req *fetch.Request) string {
@@ -290,17 +216,4 @@ func noExpect(opts fetch.Options) fetch.Options {
 	o := maps.Clone(opts)
 	o[OptBodyHeader] = strings.Join(kept, "\n")
 	return o
-}
-
-// OffersBasic reports whether a 401's WWW-Authenticate fields offer the
-// Basic scheme (RFC 7617): what --anyauth answers with Basic, and a
-// gateway can ask its own client for (urlget serve).
-func OffersBasic(h fetch.Header) bool {
-	for _, v := range h.Values("WWW-Authenticate") {
-		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if strings.EqualFold(scheme, "Basic") {
-			return true
-		}
-	}
-	return false
 }

@@ -22,16 +22,20 @@
 // Request headers: User-Agent, "Accept: */*", Authorization when the
 // Request carries credentials (Basic; "Bearer TOKEN" with Request.Bearer;
 // with Request.Digest none at first, then the answer to the server's
-// Digest challenge, RFC 7616: see openDigest), and for a resume (Request.Offset > 0)
+// Digest challenge, RFC 7616; with Request.NTLM the NEGOTIATE message,
+// then the AUTHENTICATE message answering the 401's challenge on the same
+// connection, internal/ntlm; with Request.AnyAuth what the 401 offers: see
+// openAuth), and for a resume (Request.Offset > 0)
 // "Range: bytes=N-" with "If-Range: <HTTP-date>" when Request.Since is set;
 // for a Request.Range "Range: bytes=SPEC", as given (HEAD too, as curl; a
 // 206 of one part has Meta.Offset from its Content-Range, several parts
 // come as the server sends them, multipart/byteranges);
 // If-Modified-Since and If-None-Match from the Request's fields of those
 // names, a 304 reply then being Meta.NotModified with an empty body.
-// With Config.Compressed, "Accept-Encoding: gzip" is sent (not on a resume)
-// and a gzip body is decoded, up to Config.MaxDecompressed bytes
-// (ErrTooLarge past that); otherwise nothing is decoded.
+// With Config.Compressed, "Accept-Encoding: gzip, br, zstd" is sent (not
+// on a resume) and a body in one of those codings is decoded, up to
+// Config.MaxDecompressed bytes (ErrTooLarge past that; one that cannot be
+// decoded is ErrBadEncoding); otherwise nothing is decoded.
 //
 // Request shaping, with curl's meaning (options declared in init): the
 // method is OptMethod (-X), else HEAD for Request.Head, POST when
@@ -59,7 +63,9 @@
 // as absolute-form requests and https URLs through a CONNECT tunnel; any
 // other scheme is sent to the proxy as "GET <URL> HTTP/1.1", the URL's
 // credentials in its userinfo, and the proxy's reply is the result. The
-// proxy URL's userinfo becomes Proxy-Authorization. A request sent to the
+// proxy URL's userinfo becomes Proxy-Authorization (Basic; by NTLM with
+// Request.ProxyNTLM, or as the 407 asks with ProxyAnyAuth, on a
+// connection of the exchange's own: openAuth). A request sent to the
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
 //
@@ -70,8 +76,6 @@ package http
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -113,8 +117,8 @@ func New(cfg fetch.Config) fetch.Fetcher {
 }
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
-// the package documentation. With Request.Digest it may send two or three
-// (openDigest).
+// the package documentation. With Request.Digest, NTLM, AnyAuth,
+// ProxyNTLM or ProxyAnyAuth it may send several (openAuth).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
 	if req.Body != nil && req.Offset != 0 && direct {
@@ -124,14 +128,18 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		}
 		req = r
 	}
-	if (req.Digest || req.AnyAuth) && direct && (req.User != "" || req.HasPassword) && req.Bearer == "" {
-		return f.openDigest(ctx, req)
+	srvAuth := (req.Digest || req.AnyAuth || req.NTLM) && direct && (req.User != "" || req.HasPassword) && req.Bearer == ""
+	prxAuth := (req.ProxyNTLM || req.ProxyAnyAuth) && req.Proxy != nil && req.Proxy.HasUserinfo &&
+		(req.Proxy.Scheme == "http" || req.Proxy.Scheme == "https") && req.URL.Scheme != "https"
+	if srvAuth || prxAuth {
+		return f.openAuth(ctx, req, srvAuth, prxAuth)
 	}
-	return f.open(ctx, req, "")
+	return f.open(ctx, req, sendAuth{})
 }
 
-// open sends one request; authz, when set, is its Authorization field.
-func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*fetch.Resource, error) {
+// open sends one request, with a's authentication fields and pinned
+// connection when set.
+func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fetch.Resource, error) {
 	u := req.URL
 	if err := fetch.CheckURL(u); err != nil {
 		return nil, err
@@ -154,21 +162,27 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	// A request for HTTP/2 has a connection of its own too (h2Transport).
 	h2 := wantsHTTP2(req, direct, proxy != nil)
 	haproxy, _ := req.Options.Bool(OptHAProxy)
-	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy
+	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy && a.pin == nil
 	var (
-		v  io.Writer
-		d  *dialer
-		tr *nethttp.Transport
-		ht *h2Transport
-		rt interface {
+		reused bool // the exchange's Transport, its proxy already set
+		v      io.Writer
+		d      *dialer
+		tr     *nethttp.Transport
+		ht     *h2Transport
+		rt     interface {
 			nethttp.RoundTripper
 			CloseIdleConnections()
 		}
 	)
-	if pooled {
+	switch {
+	case pooled:
 		v, tr = f.pool.v, f.pool.tr
 		rt = tr
-	} else {
+	case a.pin != nil && a.pin.tr != nil:
+		v, d, tr = a.pin.v, a.pin.d, a.pin.tr
+		rt = tr
+		reused = true
+	default:
 		if f.Config.Verbose != nil {
 			// Transport goroutines report the written request and the
 			// dialer's events; the response is written here. One lock
@@ -179,11 +193,17 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			ht = newH2Transport(ctx, &f.Config, v)
 			rt = ht
 		} else {
-			d = &dialer{ctx: ctx, cfg: &f.Config, v: v, haproxy: haproxy}
+			d = &dialer{ctx: ctx, cfg: &f.Config, v: v, haproxy: haproxy, pin: a.pin}
 			tr = newTransport(d)
 			rt = tr
+			if a.pin != nil {
+				tr.MaxConnsPerHost = 1
+				a.pin.tr, a.pin.d, a.pin.v = tr, d, v
+			}
 		}
 	}
+	// The proxy's credentials go as Basic unless an exchange chose them.
+	proxyBasic := proxy != nil && proxy.HasUserinfo && !req.ProxyNTLM && !req.ProxyAnyAuth
 	method := req.Method()
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
 	if err != nil {
@@ -208,25 +228,28 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 			hreq.URL.Opaque, hreq.URL.RawQuery, hreq.URL.ForceQuery = t, "", false
 		}
 		verboseTarget = hreq.URL.RequestURI()
-		if proxy != nil {
-			if u.Scheme == "http" {
-				pu := netURL(proxy)
-				tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
-				h.Set("Proxy-Connection", "Keep-Alive") // curl's, to a proxy it sends the URL to
-				verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
-			} else {
-				d.tunnel = proxy
-			}
+		if proxy != nil && u.Scheme == "http" {
+			verboseTarget = u.Scheme + "://" + hreq.URL.Host + verboseTarget
+			h.Set("Proxy-Connection", "Keep-Alive") // curl's, to a proxy it sends the URL to
 		}
 		switch {
-		case authz != "":
-			h.Set("Authorization", authz)
+		case proxy == nil || reused:
+		case u.Scheme == "http":
+			pu := netURL(proxy, proxyBasic)
+			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
+		default:
+			d.tunnel = proxy
+			d.tunnelAuth = fetch.TunnelAuth{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth}
+		}
+		switch {
+		case a.authz != "":
+			h.Set("Authorization", a.authz)
 		case req.Bearer != "":
 			if strings.ContainsAny(req.Bearer, "\r\n\x00") {
 				return nil, &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Bearer token refused: it holds a CR, LF or NUL"}
 			}
 			h.Set("Authorization", "Bearer "+req.Bearer)
-		case (req.User != "" || req.HasPassword) && !req.Digest && !req.AnyAuth:
+		case (req.User != "" || req.HasPassword) && !req.Digest && !req.AnyAuth && !req.NTLM:
 			hreq.SetBasicAuth(req.User, req.Password)
 		}
 	} else {
@@ -239,11 +262,14 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		if hreq.Host == "" {
 			hreq.Host = hreq.URL.Host
 		}
-		if proxy.HasUserinfo {
+		if proxyBasic {
 			h.Set("Proxy-Authorization", fetch.BasicAuth(proxy.User, proxy.Password))
 		}
 		h.Set("Proxy-Connection", "Keep-Alive")
 		verboseTarget = absolute(u, req, true)
+	}
+	if a.proxyAuthz != "" && proxy != nil && u.Scheme != "https" {
+		h.Set("Proxy-Authorization", a.proxyAuthz)
 	}
 	h.Set("User-Agent", f.Config.UserAgent)
 	h.Set("Accept", "*/*")
@@ -274,7 +300,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	}
 	decode := f.Config.Compressed && req.Offset == 0
 	if decode {
-		h.Set("Accept-Encoding", "gzip")
+		h.Set("Accept-Encoding", acceptEncoding)
 	}
 	var jarURL *url.URL
 	if direct {
@@ -311,7 +337,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxy.HasUserinfo, custom)
+		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, custom)
 		if http10 {
 			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
 		}
@@ -326,7 +352,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 
 	resp, err := rt.RoundTrip(hreq)
 	if err != nil {
-		if !pooled {
+		if !pooled && a.pin == nil {
 			// A connection dialled but not yet handed over sits idle.
 			if c != nil {
 				c.Close()
@@ -344,7 +370,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, authz string) (*f
 	if !speaks2 && !req.Head {
 		resp.Body = newBulkBody(resp.Body, resp.ContentLength, c.Conn)
 	}
-	if !pooled {
+	if !pooled && a.pin == nil { // a pinned connection closes with the exchange
 		resp.Body = &closeBody{ReadCloser: resp.Body, conn: c}
 	}
 	var head *wireHead
@@ -428,13 +454,10 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		body, size, m.NotModified = nethttp.NoBody, 0, true
 	}
 	if decode && !req.Head && size != 0 {
-		switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
-		case "gzip", "x-gzip":
-			g := &gunzip{raw: body, max: maxDecoded}
-			g.src = &fetch.CountingReader{R: body}
-			body, size = g, -1
-			m.Size = size
-			return &fetch.Resource{Meta: m, Body: body, WireBytes: func() int64 { return g.src.N }}, nil
+		if open := decoders[strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))]; open != nil {
+			g := newDecoder(body, open, maxDecoded)
+			m.Size = -1
+			return &fetch.Resource{Meta: m, Body: g, WireBytes: func() int64 { return g.src.N }}, nil
 		}
 	}
 	m.Size = size
@@ -484,9 +507,11 @@ func authority(u *urlparse.URL) string {
 	return host
 }
 
-func netURL(p *urlparse.URL) *url.URL {
+// netURL is the proxy URL net/http's Transport is given; with basic its
+// userinfo, which the Transport sends as Basic credentials.
+func netURL(p *urlparse.URL, basic bool) *url.URL {
 	pu := &url.URL{Scheme: p.Scheme, Host: fetch.ProxyAddr(p)}
-	if p.HasUserinfo {
+	if p.HasUserinfo && basic {
 		if p.HasPassword {
 			pu.User = url.UserPassword(p.User, p.Password)
 		} else {
@@ -598,58 +623,6 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 	// calls it (8).
 	return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "weird server reply", Err: err}
 }
-
-// gunzip decodes a gzip body, at most max bytes (0: no cap).
-type gunzip struct {
-	raw io.ReadCloser
-	src *fetch.CountingReader // raw, counted: the bytes on the wire
-	zr  *gzip.Reader
-	n   int64
-	max int64
-	err error
-}
-
-func (g *gunzip) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.src)
-		if err != nil {
-			g.err = gzipError(err)
-			return 0, g.err
-		}
-		g.zr = zr
-	}
-	if g.max > 0 && int64(len(p)) > g.max-g.n+1 {
-		p = p[:g.max-g.n+1]
-	}
-	n, err := g.zr.Read(p)
-	if g.max > 0 && g.n+int64(n) > g.max {
-		n = int(g.max - g.n)
-		g.n = g.max
-		g.err = &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("decompressed body over %d bytes", g.max)}
-		return n, g.err
-	}
-	g.n += int64(n)
-	if err != nil {
-		g.err = gzipError(err)
-	}
-	return n, g.err
-}
-
-func gzipError(err error) error {
-	var ce flate.CorruptInputError
-	switch {
-	case err == io.EOF:
-		return io.EOF
-	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum), errors.As(err, &ce):
-		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "bad gzip body", Err: err}
-	}
-	return err
-}
-
-func (g *gunzip) Close() error { return g.raw.Close() }
 
 // optContentRange carries, from Open to open, the Content-Range of a
 // resumed upload (resumeUpload).

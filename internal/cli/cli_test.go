@@ -190,7 +190,7 @@ func TestConfig(t *testing.T) {
 	fs.VarP(Texts(new([]string), "FILE"), "config", "K", "read FILE")
 	file := "# comment\nwait = 2\n-o \"a b\"\nverbose\nurl = http://x/\n"
 	none := func() string { return "" }
-	args, err := ExpandConfig([]string{"-K", "-", "--count", "-K"}, strings.NewReader(file), fs, none)
+	args, err := ExpandConfig([]string{"-K", "-", "--count", "-K"}, strings.NewReader(file), fs, none, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,11 +200,13 @@ func TestConfig(t *testing.T) {
 	}
 	asked := false
 	def := func() string { asked = true; return "" }
-	if _, err := ExpandConfig([]string{"-q", "--count", "1"}, strings.NewReader(""), fs, def); err != nil || asked {
+	if _, err := ExpandConfig([]string{"-q", "--count", "1"}, strings.NewReader(""), fs, def, nil); err != nil || asked {
 		t.Errorf("-q first: %v, default file looked for: %v", err, asked)
 	}
-	if _, err := ReadConfig("-", strings.NewReader("nope 1\n"), fs); err == nil || err.Error() != "- line 1: unknown option --nope" {
-		t.Errorf("unknown option: %v", err)
+	var warned []string
+	if args, err := ReadConfig("-", strings.NewReader("nope 1\ncount 2\n"), fs, func(m string) { warned = append(warned, m) }); err != nil || strings.Join(args, " ") != "--count=2" ||
+		len(warned) != 1 || warned[0] != "- line 1: unknown option --nope: the line is skipped" {
+		t.Errorf("unknown option: %q, %v, warned %q", args, err, warned)
 	}
 	if !TakesValue(fs, "-vo") || TakesValue(fs, "-ov") || TakesValue(fs, "--wait=1") || !TakesValue(fs, "--wait") {
 		t.Error("TakesValue")

@@ -25,19 +25,20 @@ const maxConfigDepth = 8
 // file def names first (none when it names none, "", or the first
 // argument is -q/--disable, as curl's ~/.curlrc; def is not called then)
 // and every -K FILE replaced by the options FILE holds ("-": stdin). fs
-// tells which flags take a value.
-func ExpandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet, def func() string) ([]string, error) {
+// tells which flags take a value. A line naming an unknown option is
+// skipped, as curl skips it, and warn (when not nil) told so.
+func ExpandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet, def func() string, warn func(string)) ([]string, error) {
 	var out []string
 	if len(args) > 0 && (args[0] == "-q" || args[0] == "--disable") {
 		args = args[1:]
 	} else if def := def(); def != "" {
-		toks, err := readConfig(def, stdin, fs, 0)
+		toks, err := readConfig(def, stdin, fs, 0, warn)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, toks...)
 	}
-	rest, err := expandK(args, stdin, fs, 0)
+	rest, err := expandK(args, stdin, fs, 0, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func ExpandConfig(args []string, stdin io.Reader, fs *pflag.FlagSet, def func() 
 }
 
 // expandK replaces -K FILE, -KFILE, --config FILE and --config=FILE.
-func expandK(args []string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]string, error) {
+func expandK(args []string, stdin io.Reader, fs *pflag.FlagSet, depth int, warn func(string)) ([]string, error) {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -74,7 +75,7 @@ func expandK(args []string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]st
 			continue
 		}
 		if hasName {
-			toks, err := readConfig(name, stdin, fs, depth)
+			toks, err := readConfig(name, stdin, fs, depth, warn)
 			if err != nil {
 				return nil, err
 			}
@@ -109,12 +110,13 @@ func TakesValue(fs *pflag.FlagSet, a string) bool {
 }
 
 // ReadConfig reads the config file name ("-": stdin) into arguments:
-// "--NAME" or "--NAME=VALUE" for each option, "--url=URL" for each URL.
-func ReadConfig(name string, stdin io.Reader, fs *pflag.FlagSet) ([]string, error) {
-	return readConfig(name, stdin, fs, 0)
+// "--NAME" or "--NAME=VALUE" for each option, "--url=URL" for each URL;
+// a line naming an unknown option is skipped, warn (when not nil) told.
+func ReadConfig(name string, stdin io.Reader, fs *pflag.FlagSet, warn func(string)) ([]string, error) {
+	return readConfig(name, stdin, fs, 0, warn)
 }
 
-func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]string, error) {
+func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int, warn func(string)) ([]string, error) {
 	if depth >= maxConfigDepth {
 		return nil, fmt.Errorf("-K/--config %s: config files nested more than %d deep", name, maxConfigDepth)
 	}
@@ -159,10 +161,14 @@ func readConfig(name string, stdin io.Reader, fs *pflag.FlagSet, depth int) ([]s
 			f = fs.ShorthandLookup(opt[1:])
 		}
 		if f == nil {
-			return nil, fmt.Errorf("%s line %d: unknown option %s", name, n+1, opt)
+			// curl warns and goes on.
+			if warn != nil {
+				warn(fmt.Sprintf("%s line %d: unknown option %s: the line is skipped", name, n+1, fetch.SanitizeLine(opt, 60)))
+			}
+			continue
 		}
 		if f.Name == "config" {
-			sub, err := readConfig(val, stdin, fs, depth+1)
+			sub, err := readConfig(val, stdin, fs, depth+1, warn)
 			if err != nil {
 				return nil, err
 			}

@@ -341,6 +341,3 @@ func (it *Items) diag() (Item, bool) {
 
 // Err is the error that stopped Next, if any.
 func (it *Items) Err() error { return it.err }
-
-// Rest is what Next has not consumed.
-func (it *Items) Rest() []byte { return it.b }

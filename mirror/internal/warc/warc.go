@@ -23,6 +23,7 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base32"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -31,6 +32,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // Record types written by the mirror.
@@ -66,6 +69,16 @@ type Writer struct {
 	gzip     bool
 	infoID   string
 	filename string
+	whole    func()
+}
+
+// OnWhole sets a func called after each record is written whole (with
+// the Writer's lock held: no other record has begun), so that the caller
+// can note where the file's last whole record ends.
+func (w *Writer) OnWhole(fn func()) {
+	w.mu.Lock()
+	w.whole = fn
+	w.mu.Unlock()
 }
 
 // NewWriter returns a Writer that writes to w, each record a gzip member
@@ -209,9 +222,83 @@ func (w *Writer) write(id string, r Record) error {
 		return err
 	}
 	if zw != nil {
-		return zw.Close()
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	if w.whole != nil {
+		w.whole()
 	}
 	return nil
+}
+
+// WholeLen reads the records of r (gzip members or plain, as NewReader)
+// without keeping their blocks, and returns how many of its bytes are
+// whole records: it stops at the first one cut short in its header, its
+// block or its gzip member, as a record being written when its writer was
+// killed is.
+func WholeLen(r io.Reader) int64 {
+	cr := &fetch.CountingReader{R: r}
+	br := bufio.NewReader(cr)
+	pos := func() int64 { return cr.N - int64(br.Buffered()) }
+	var good int64
+	magic, err := br.Peek(2)
+	if err != nil || magic[0] != 0x1f || magic[1] != 0x8b {
+		wholeRecords(br, func() { good = pos() })
+		return good
+	}
+	zr, err := gzip.NewReader(br)
+	for err == nil {
+		// A member at a time: its end is where the next one starts.
+		zr.Multistream(false)
+		if wholeRecords(bufio.NewReader(zr), func() {}) != nil {
+			break
+		}
+		good = pos()
+		err = zr.Reset(br)
+	}
+	return good
+}
+
+// wholeRecords reads records from src to its end, calling done after
+// each; an error for one cut short.
+func wholeRecords(src *bufio.Reader, done func()) error {
+	for {
+		line, err := src.ReadString('\n')
+		if err == io.EOF && line == "" {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("warc: a record cut short: %w", err)
+		}
+		if line != "WARC/1.1\r\n" {
+			return fmt.Errorf("warc: version line %q", line)
+		}
+		n := int64(-1)
+		for {
+			l, err := src.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("warc: a record cut short in its header: %w", err)
+			}
+			if l == "\r\n" {
+				break
+			}
+			if k, v, ok := strings.Cut(strings.TrimSuffix(l, "\r\n"), ":"); ok && strings.EqualFold(k, "Content-Length") {
+				n, _ = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			}
+		}
+		if n < 0 {
+			return errors.New("warc: a record without a Content-Length")
+		}
+		if m, err := io.CopyN(io.Discard, src, n); err != nil {
+			return fmt.Errorf("warc: a record cut short in its block (%d of %d bytes): %w", m, n, err)
+		}
+		var end [4]byte
+		if _, err := io.ReadFull(src, end[:]); err != nil || string(end[:]) != "\r\n\r\n" {
+			return fmt.Errorf("warc: a record not ended by CRLF CRLF (%q, %v)", end, err)
+		}
+		done()
+	}
 }
 
 // clean keeps a field value on one line.
