@@ -393,11 +393,13 @@ func menuRender(from *urlparse.URL) func(w io.Writer, body io.Reader, f fetch.Fo
 
 // gatewayReply is the Scheme's GatewayReply: an HTTP proxy gateway's
 // reply for a menu (Content-Type application/gopher-menu, or none and
-// the URL's type 1 or 7) is a menu, presented as a direct fetch's is;
-// for a text (text/plain, or none and type 0) its "." line is taken off
-// and its CRLF made LF unless req asks for it as sent (fetch.OptAsSent,
-// OptRaw). A gateway sends either as the server sent it (urlget serve
-// does, to a client that does not ask for HTML).
+// the URL's type 1 or 7) is a menu, presented as a direct fetch's is,
+// its body ending at the "." line; for a text (text/plain, or none and
+// type 0) its "." line is taken off and its CRLF made LF. Either stays
+// as sent when req asks for it (fetch.OptAsSent; OptRaw leaves the
+// reply its bytes, not a menu, as a direct fetch). A gateway sends
+// either as the server sent it (urlget serve does, to a client that does
+// not ask for HTML).
 func gatewayReply(res *fetch.Resource, req *fetch.Request) {
 	p, err := makePlan(req)
 	if err != nil || p.hasPlus {
@@ -406,10 +408,22 @@ func gatewayReply(res *fetch.Resource, req *fetch.Request) {
 	ct, _, _ := strings.Cut(res.ContentType, ";")
 	ct = strings.ToLower(strings.TrimSpace(ct))
 	switch {
+	case p.raw:
 	case isMenuType(p.typ) && (ct == "application/gopher-menu" || ct == ""):
 		res.Dir, res.ItemType = true, p.typ
 		res.Listing, res.Render = listing(p), menuRender(req.URL)
-	case p.typ == TypeText && (ct == "text/plain" || ct == "") && !p.asSent && !p.raw:
+		if !p.asSent {
+			// As a direct fetch's body: it ends at the "." line. A
+			// renderer stops there; were the body to go on past it,
+			// fetch.Buffered's read-ahead would still be reading the
+			// reply's end when the caller closes the body.
+			res.Body = struct {
+				io.Reader
+				io.Closer
+			}{newDotReader(bufio.NewReader(res.Body), dotEnd, false, "menu"), res.Body}
+			res.Size = -1
+		}
+	case p.typ == TypeText && (ct == "text/plain" || ct == "") && !p.asSent:
 		br := bufio.NewReader(res.Body)
 		res.Body = struct {
 			io.Reader
