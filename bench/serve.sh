@@ -15,13 +15,16 @@
 #
 #   1. One 256 MiB file at a time, ROUNDS rounds: gw-ftp, sq-ftp, ug-ftp,
 #      gw-goph, ug-goph. Targets: gw-ftp no slower than sq-ftp; gw-ftp and
-#      gw-goph within MAX_DIRECT_RATIO (1.3) of the direct fetch. Those
+#      gw-goph within MAX_DIRECT_RATIO (1.3) of the direct fetch; the same
+#      client on both sides: ux-ftp, ux-goph and ux-ftp-file (urlget -x
+#      gateway) within MAX_SAME_CLIENT_RATIO (1.2) of ug-ftp, ug-goph and
+#      ug-ftp-file, gw-ftp within MAX_CURL_RATIO (1.05) of cu-ftp. Those
 #      rows write to /dev/null, which urlget's splice makes free (no byte
-#      is ever read); without a target: cu-ftp (curl direct), ux-ftp
-#      (urlget through the gateway), and gw-ftp-file, ug-ftp-file,
-#      cu-ftp-file, ux-ftp-file: the same clients saving the file, as a
-#      user does, into $BENCH_TMP (removed after each run, outside the
-#      timing); gw-ftp-file/ug-ftp-file is reported.
+#      is ever read); cu-ftp is curl direct, ux-* urlget through the
+#      gateway, and gw-ftp-file, ug-ftp-file, cu-ftp-file, ux-ftp-file the
+#      same clients saving the file, as a user does, into $BENCH_TMP
+#      (removed after each run, outside the timing); gw-ftp-file/ug-ftp-file
+#      is reported without a target.
 #   2. PARALLEL (50) transfers of it at once through the gateway, ftp then
 #      gopher: aggregate MiB/s. Target: the gateway's peak RSS over 1 and 2
 #      < MAX_RSS_KIB (32 MiB). (Its peak under the load of 3 is reported.)
@@ -49,6 +52,8 @@ ENTRIES=${ENTRIES:-10000}
 LOAD_CLIENTS=${LOAD_CLIENTS:-32}
 LOAD_SECONDS=${LOAD_SECONDS:-10}
 MAX_DIRECT_RATIO=${MAX_DIRECT_RATIO:-1.3}       # gateway wall / direct urlget wall
+MAX_SAME_CLIENT_RATIO=${MAX_SAME_CLIENT_RATIO:-1.2} # urlget -x gateway wall / urlget wall (ftp, gopher)
+MAX_CURL_RATIO=${MAX_CURL_RATIO:-1.05}          # curl -x gateway wall / curl wall (ftp)
 MAX_SQUID_RATIO=${MAX_SQUID_RATIO:-1.0}         # gateway wall / Squid wall (ftp)
 MAX_RSS_KIB=${MAX_RSS_KIB:-32768}               # the gateway's peak RSS (32 MiB)
 MIN_LISTING_SPEEDUP=${MIN_LISTING_SPEEDUP:-2.0} # gateway req/s / Squid req/s, ftp listing as HTML
@@ -114,15 +119,14 @@ SQ=(curl -s -x "$squid" -o @OUT@ @URL@)
 WEB=(curl -s -o @OUT@ @URL@)
 UG=("$urlget" -s -o @OUT@ @URL@)
 UX=("$urlget" -s -x "$gw" -o @OUT@ @URL@)
-# cu-ftp (curl direct) and ux-ftp (urlget through the gateway) have no
-# target: they tell the gateway's cost from the client's. The -file rows
-# are four of them again saving the file, as a user does, into
-# $BENCH_TMP/download.bin (one file system for every client; removed after
-# each run, outside the timing); no target, gw-ftp-file/ug-ftp-file is
-# reported.
-names=(gw-ftp sq-ftp ug-ftp gw-goph ug-goph cu-ftp ux-ftp gw-ftp-file ug-ftp-file cu-ftp-file ux-ftp-file)
-declare -A url=([gw-ftp]=$ftp_big [sq-ftp]=$ftp_big [ug-ftp]=$ftp_big [gw-goph]=$gw/$gopher_big [ug-goph]=$gopher_big [cu-ftp]=$ftp_big [ux-ftp]=$ftp_big)
-declare -A tmpl=([gw-ftp]=GW [sq-ftp]=SQ [ug-ftp]=UG [gw-goph]=WEB [ug-goph]=UG [cu-ftp]=WEB [ux-ftp]=UX)
+# cu-ftp (curl direct) and ux-ftp, ux-goph (urlget through the gateway)
+# tell the gateway's cost from the client's: the same client on both
+# sides. The -file rows are four of them again saving the file, as a user
+# does, into $BENCH_TMP/download.bin (one file system for every client;
+# removed after each run, outside the timing).
+names=(gw-ftp sq-ftp ug-ftp gw-goph ug-goph cu-ftp ux-ftp ux-goph gw-ftp-file ug-ftp-file cu-ftp-file ux-ftp-file)
+declare -A url=([gw-ftp]=$ftp_big [sq-ftp]=$ftp_big [ug-ftp]=$ftp_big [gw-goph]=$gw/$gopher_big [ug-goph]=$gopher_big [cu-ftp]=$ftp_big [ux-ftp]=$ftp_big [ux-goph]=$gopher_big)
+declare -A tmpl=([gw-ftp]=GW [sq-ftp]=SQ [ug-ftp]=UG [gw-goph]=WEB [ug-goph]=UG [cu-ftp]=WEB [ux-ftp]=UX [ux-goph]=UX)
 for n in gw-ftp ug-ftp cu-ftp ux-ftp; do
 	url[$n-file]=${url[$n]}
 	tmpl[$n-file]=${tmpl[$n]}
@@ -215,10 +219,14 @@ bench_ratio_info gw-ftp ug-ftp
 bench_ratio_info gw-goph ug-goph
 bench_ratio_info gw-ftp cu-ftp
 bench_ratio_info ux-ftp ug-ftp
+# The gateway's cost with the same client on both sides (issue 38).
+bench_ratio ux-ftp ug-ftp "$MAX_SAME_CLIENT_RATIO"
+bench_ratio ux-goph ug-goph "$MAX_SAME_CLIENT_RATIO"
+bench_ratio ux-ftp-file ug-ftp-file "$MAX_SAME_CLIENT_RATIO"
+bench_ratio gw-ftp cu-ftp "$MAX_CURL_RATIO"
 bench_ratio gw-ftp-file ug-ftp-file
 bench_ratio_info gw-ftp-file ug-ftp-file
 bench_ratio_info gw-ftp-file cu-ftp-file
-bench_ratio ux-ftp-file ug-ftp-file
 bench_min_ratio gw-ftp-html sq-ftp-html "$MIN_LISTING_SPEEDUP"
 bench_min_ratio gw-menu-html gw-menu-raw "$MIN_MENU_RATIO"
 rss_max=$(printf '%s\n' "$rss_one" "$rss_par" | sort -n | tail -n 1)

@@ -700,6 +700,11 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	if res.Body == nil {
 		res.Body = emptyBody{}
 	}
+	if gateway && res.IsHTTP() && res.Status == 200 && !r.Head {
+		if s, ok := LookupScheme(u.Scheme); ok && s.GatewayReply != nil {
+			s.GatewayReply(res, r)
+		}
+	}
 	return res, nil
 }
 

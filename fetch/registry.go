@@ -48,6 +48,14 @@ type Scheme struct {
 	// hits, files), for a program that shows them laid out, as urlget
 	// serve's HTML does; the zero value is LayoutFiles.
 	Layout Layout
+	// GatewayReply, for a Gateway scheme, makes the 200 reply of an HTTP
+	// proxy gateway for req (an HTTP Resource; its Body the bytes the
+	// gateway sent) what the scheme's own fetch gives where the reply's
+	// Content-Type or req's URL tells what it is: a listing (Dir, Listing,
+	// Render), so that a caller presents it as it presents a direct
+	// fetch's, a text in local line ends unless req asks for the bytes as
+	// sent. nil: the reply is its bytes.
+	GatewayReply func(res *Resource, req *Request)
 }
 
 // Layout is how the entries of a scheme's listings are best laid out.

@@ -12,19 +12,24 @@ import (
 	"github.com/urlget/urlget/urlparse"
 )
 
-// An ftp or news server that wants a password is answered 401 with a Basic
-// challenge whose realm names the server (ftp://host:port), as Squid
-// does; the browser asks the person and sends the answer as Authorization.
+// An ftp or news server that wants a password, or an http or https
+// server that answers 401 offering Basic, is answered 401 with a Basic
+// challenge whose realm names the server (ftp://host:port, the origin
+// http://host:port), as Squid does for ftp; the browser asks the person
+// and sends the answer as Authorization.
 // A browser sends that field again with later requests to the gateway's
 // origin, whatever URL they name, so the gateway binds an answer to the
 // server it was asked for: an Authorization is used only for the
 // upstream its client was last challenged for, the first time, and from
-// then on for that upstream alone. A proxy client names its target in
-// each request (curl -x GATEWAY -u user:pw ftp://…): its Authorization,
-// else Proxy-Authorization, is carried to that target, as is a URL's
+// then on for that upstream alone (for http, its origin: scheme, host and
+// port; the gateway follows no redirect, so the login goes nowhere else).
+// A proxy client names its target in each request (curl -x GATEWAY -u
+// user:pw ftp://…, -U user:pw http://…): its Authorization, else
+// Proxy-Authorization, is carried to that target, as is a URL's
 // userinfo. Credentials pass only where Options.AllowCredentials says, or
 // the gateway serves this machine alone; they are never logged (the
-// access log masks a URL's password, -v the PASS command).
+// access log masks a URL's password, -v the PASS command and the
+// Authorization field).
 
 // maxLogins bounds the challenges and answers remembered; past it they
 // are forgotten all at once (a browser is then asked again).
@@ -76,11 +81,11 @@ func (h *Handler) credentialsAllowed() bool {
 }
 
 // takesLogin reports whether the gateway asks for and carries logins for
-// URLs of scheme: ftp, and nntp and nntps (AUTHINFO USER/PASS); a news:
-// URL names no server to bind a login to.
+// URLs of scheme: ftp, nntp and nntps (AUTHINFO USER/PASS), http and
+// https (Basic); a news: URL names no server to bind a login to.
 func takesLogin(scheme string) bool {
 	switch scheme {
-	case "ftp", "nntp", "nntps":
+	case "ftp", "nntp", "nntps", "http", "https":
 		return true
 	}
 	return false
@@ -148,11 +153,26 @@ func clientOf(r *http.Request) string {
 	return r.RemoteAddr[:i]
 }
 
-// challenge answers a login a server refused with 401 and a Basic
-// challenge for the upstream, when the gateway carries logins for it;
-// false when it does not (the refusal is then a 403).
-func (h *Handler) challenge(w *logWriter, r *http.Request, q *query, u *urlparse.URL, upstream string, err error) bool {
-	if !h.credentialsAllowed() || !takesLogin(u.Scheme) || fetch.KindOf(err) != fetch.ErrLoginDenied {
+// refusedLogin says how the upstream refused to serve without a login
+// ("" when it did not): an ftp or news server's ErrLoginDenied (err), an
+// http or https server's 401 that offers Basic (res), which the gateway
+// can ask its own client for.
+func refusedLogin(res *fetch.Resource, err error) string {
+	switch {
+	case err != nil && fetch.KindOf(err) == fetch.ErrLoginDenied:
+		return err.Error()
+	case err == nil && res.IsHTTP() && res.Status == http.StatusUnauthorized && fetch.OffersScheme(res.Header.Values("WWW-Authenticate"), "Basic"):
+		return "the server wants a login (401 " + fetch.SanitizeLine(res.Header.Get("WWW-Authenticate"), 200) + ")"
+	}
+	return ""
+}
+
+// challenge answers a login the server refused (refusedLogin's why) with
+// 401 and a Basic challenge for the upstream, when the gateway carries
+// logins for it; false when it does not (the refusal is then told as it
+// is: a 403, an http server's own 401).
+func (h *Handler) challenge(w *logWriter, r *http.Request, q *query, u *urlparse.URL, upstream, why string) bool {
+	if why == "" || !h.credentialsAllowed() || !takesLogin(u.Scheme) {
 		return false
 	}
 	realm := strings.Map(func(c rune) rune {
@@ -165,6 +185,6 @@ func (h *Handler) challenge(w *logWriter, r *http.Request, q *query, u *urlparse
 	if !q.proxy {
 		h.logins.ask(clientOf(r), upstream)
 	}
-	h.fail(w, r, q, http.StatusUnauthorized, err.Error())
+	h.fail(w, r, q, http.StatusUnauthorized, why)
 	return true
 }

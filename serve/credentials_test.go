@@ -5,6 +5,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -149,5 +153,120 @@ func TestNewsLogin(t *testing.T) {
 	}
 	if w := ask(h, me, group, true, "Authorization", basic("reader", "s3cret")); w.Code != 200 {
 		t.Errorf("a proxy client's Authorization: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// nginx with auth_basic through the gateway: its 401 gets the browser a
+// 401 Basic challenge for its origin; the answer logs in there, and only
+// there (not at another nginx with the same login, not for another
+// client); a wrong one is asked again. A proxy client's Authorization
+// (curl -u), Proxy-Authorization (curl -U) or URL userinfo logs in, as
+// curl sends them. None of it reaches the access log.
+func TestHTTPLogin(t *testing.T) {
+	root := t.TempDir()
+	const secret = "the protected page\n"
+	if err := os.MkdirAll(filepath.Join(root, "private"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"secret.txt", "other.txt"} {
+		if err := os.WriteFile(filepath.Join(root, "private", name), []byte(secret), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := testserver.StartNginx(t, testserver.NginxConfig{Root: root, Protected: "/private/"})
+	other := testserver.StartNginx(t, testserver.NginxConfig{Root: root, Protected: "/private/"})
+	var log bytes.Buffer
+	h, srv := gateway(t, Options{AccessLog: &log})
+	const me = "127.0.0.1:5000"
+	page := web.URL + "/private/secret.txt"
+	good := basic(testserver.NginxUser, testserver.NginxPassword)
+	realm := `Basic realm="http://` + web.Addr + `", charset="UTF-8"`
+
+	w := ask(h, me, page, false)
+	if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") != realm {
+		t.Fatalf("no login: %d %q\n%s", w.Code, w.Header().Get("WWW-Authenticate"), w.Body.String())
+	}
+	if !strings.Contains(w.Body.String(), "401") {
+		t.Errorf("the challenge's page does not tell the server's 401:\n%s", w.Body.String())
+	}
+	// The answer sent for another server first: not used there (nginx
+	// there takes the same login).
+	if w := ask(h, me, other.URL+"/private/secret.txt", false, "Authorization", good); w.Code != http.StatusUnauthorized {
+		t.Errorf("the answer sent for another server: %d %s", w.Code, w.Body.String())
+	}
+	if w := ask(h, me, page, false, "Authorization", good); w.Code != 200 || w.Body.String() != secret {
+		t.Errorf("the answer: %d %q", w.Code, w.Body.String())
+	}
+	// Bound to that origin now: used for its other URLs, not for another
+	// server's, nor from another client.
+	if w := ask(h, me, web.URL+"/private/other.txt", false, "Authorization", good); w.Code != 200 || w.Body.String() != secret {
+		t.Errorf("the answer again, another page of the origin: %d %q", w.Code, w.Body.String())
+	}
+	ask(h, me, other.URL+"/private/secret.txt", false)
+	if w := ask(h, me, other.URL+"/private/secret.txt", false, "Authorization", good); w.Code != http.StatusUnauthorized {
+		t.Errorf("the answer bound to one server, sent for another: %d", w.Code)
+	}
+	if w := ask(h, "127.0.0.2:5000", page, false, "Authorization", good); w.Code != http.StatusUnauthorized {
+		t.Errorf("the answer from another client: %d", w.Code)
+	}
+	for i := range 2 {
+		if w := ask(h, "127.0.0.3:5000", page, false, "Authorization", basic(testserver.NginxUser, "wrong")); w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") != realm {
+			t.Errorf("wrong password (%d): %d %q", i, w.Code, w.Header().Get("WWW-Authenticate"))
+		}
+	}
+
+	curl := testserver.Require(t, "curl")
+	userinfo := "http://" + testserver.NginxUser + ":" + url.PathEscape(testserver.NginxPassword) + "@" + web.Addr + "/private/secret.txt"
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"-U (Proxy-Authorization)", []string{"-U", testserver.NginxUser + ":" + testserver.NginxPassword, page}},
+		{"-u (Authorization)", []string{"-u", testserver.NginxUser + ":" + testserver.NginxPassword, page}},
+		{"userinfo", []string{userinfo}},
+	} {
+		out, err := exec.Command(curl, append([]string{"-sS", "-f", "--noproxy", "", "-x", srv.URL}, c.args...)...).CombinedOutput()
+		if err != nil || string(out) != secret {
+			t.Errorf("curl -x GATEWAY %s: %v %q", c.name, err, out)
+		}
+	}
+	out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-D", "-", "--noproxy", "", "-x", srv.URL, page).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "HTTP/1.1 401") || !strings.Contains(strings.ToLower(string(out)), strings.ToLower("WWW-Authenticate: "+realm)) {
+		t.Errorf("curl -x GATEWAY without a login: %v\n%q", err, out)
+	}
+	for _, leak := range []string{testserver.NginxPassword, url.PathEscape(testserver.NginxPassword), strings.TrimPrefix(good, "Basic ")} {
+		if strings.Contains(log.String(), leak) {
+			t.Errorf("the access log holds %q:\n%s", leak, log.String())
+		}
+	}
+}
+
+// A gateway serving other machines carries no http logins unless
+// AllowCredentials: nginx's 401 is passed on as it is (no challenge of
+// the gateway's), a proxy client's Proxy-Authorization is not sent.
+func TestHTTPLoginRemote(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "private"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "private", "secret.txt"), []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	web := testserver.StartNginx(t, testserver.NginxConfig{Root: root, Protected: "/private/"})
+	good := basic(testserver.NginxUser, testserver.NginxPassword)
+	for _, allow := range []bool{false, true} {
+		h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AllowPrivate: true, AllowCredentials: allow,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := ask(h, "203.0.113.9:4000", web.URL+"/private/secret.txt", false)
+		if got := w.Header().Get("WWW-Authenticate") != ""; w.Code != http.StatusUnauthorized || got != allow {
+			t.Errorf("AllowCredentials %v, no login: %d, challenge %q", allow, w.Code, w.Header().Get("WWW-Authenticate"))
+		}
+		w = ask(h, "203.0.113.9:4000", web.URL+"/private/secret.txt", true, "Accept", "*/*", "Proxy-Authorization", good)
+		if got := w.Code == 200; got != allow {
+			t.Errorf("AllowCredentials %v, a proxy client's Proxy-Authorization: %d", allow, w.Code)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/urlget/urlget/fetch/nntp/nntptest"
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
 	"github.com/urlget/urlget/fetch/wais/waistest"
+	"github.com/urlget/urlget/internal/testserver"
 	"github.com/urlget/urlget/urlparse"
 )
 
@@ -83,9 +85,11 @@ func fetchAll(t *testing.T, c *fetch.Client, url string) ([]byte, *fetch.Resourc
 }
 
 // Through the gateway as a proxy (what urlget -x, lynx's gopher_proxy and
-// curl -x send), a client that does not ask for HTML gets the bytes of a
-// direct --raw fetch, for every scheme with the Gateway capability.
-func TestProxyBytesAreRaw(t *testing.T) {
+// curl -x send), a client that does not ask for HTML gets the bytes a
+// direct fetch writes to a file (fetch.OptAsSent, the Downloader's rule),
+// for every scheme with the Gateway capability: a gopher menu as sent, a
+// news article's CRLF as LF.
+func TestProxyBytesAsSent(t *testing.T) {
 	fetchtest.ClearProxyEnv(t)
 	urls, _ := servers(t)
 	_, srv := gateway(t, Options{})
@@ -93,8 +97,8 @@ func TestProxyBytesAreRaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct := &fetch.Client{NoProxy: "*", Options: fetch.Options{fetch.OptRaw: "true"}}
-	via := &fetch.Client{Proxy: &proxy}
+	direct := &fetch.Client{NoProxy: "*", Options: fetch.Options{fetch.OptAsSent: "1"}}
+	via := &fetch.Client{Proxy: &proxy, Options: fetch.Options{fetch.OptAsSent: "1"}}
 	for _, u := range urls {
 		want, _ := fetchAll(t, direct, u)
 		got, res := fetchAll(t, via, u)
@@ -394,5 +398,39 @@ func TestStraightDocument(t *testing.T) {
 	res.Body.Close()
 	if err == nil {
 		t.Errorf("a document cut upstream after %d of %d bytes ended without an error", len(b), len(data))
+	}
+}
+
+// vsftpd's listing through the proxy form (curl -x GATEWAY ftp://host/dir/)
+// is what curl and urlget give directly: its lines end in LF, not in the
+// CRLF vsftpd sends.
+func TestProxyFTPListing(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	_, srv := gateway(t, Options{})
+	dir := ftp.URL + "/pub/"
+	curl := testserver.Require(t, "curl")
+	direct, err := exec.Command(curl, "-sS", dir).Output()
+	if err != nil {
+		t.Fatalf("curl %s: %v", dir, err)
+	}
+	via, err := exec.Command(curl, "-sS", "--noproxy", "", "-x", srv.URL, dir).Output()
+	if err != nil {
+		t.Fatalf("curl -x GATEWAY %s: %v", dir, err)
+	}
+	if !bytes.Contains(direct, []byte("hello.txt\n")) || bytes.Contains(direct, []byte("\r")) {
+		t.Fatalf("curl's own listing is not one of LF lines: %q", direct)
+	}
+	if !bytes.Equal(via, direct) {
+		t.Errorf("curl -x GATEWAY %s:\n%q\ncurl directly:\n%q", dir, via, direct)
+	}
+	proxy, err := urlparse.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := fetchAll(t, &fetch.Client{Proxy: &proxy}, dir)
+	want, _ := fetchAll(t, &fetch.Client{NoProxy: "*", Options: fetch.Options{fetch.OptAsSent: "1"}}, dir)
+	if !bytes.Equal(got, want) || !bytes.Equal(got, direct) {
+		t.Errorf("urlget -x GATEWAY %s:\n%q\nurlget to a file:\n%q", dir, got, want)
 	}
 }

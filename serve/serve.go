@@ -19,9 +19,17 @@
 //   - an RFC 1630 proxy gateway: an absolute-form request ("GET
 //     gopher://host/1/ HTTP/1.1", as lynx's gopher_proxy, curl -x for ftp
 //     and urlget -x send) gets the HTML when the client's Accept puts
-//     text/html first, else the bytes exactly as a direct retrieval without
-//     rendering gives them (urlget --raw). CONNECT is refused (405): the
-//     gateway never tunnels.
+//     text/html first, else the bytes a direct retrieval writes to a file
+//     (fetch.OptAsSent, the rule of download.Downloader for output no
+//     person reads): a gopher menu or text as the server sent it, its "."
+//     line and CRLF included, as curl writes it; an ftp listing, an ftp
+//     ASCII transfer and a news article with their lines ending in LF, as
+//     curl and urlget write them (vsftpd sends CRLF). So curl -x GATEWAY URL
+//     gives what curl URL gives, and urlget -x GATEWAY URL > FILE what
+//     urlget URL > FILE writes. (Squid 5.7's ftp gateway answers an HTML
+//     page for a listing whatever the client accepts; the wire's CRLF is
+//     urlget --raw's alone, which only a direct retrieval can give.)
+//     CONNECT is refused (405): the gateway never tunnels.
 //
 // # Safety
 //
@@ -40,7 +48,11 @@
 // from a server is escaped, only links of safe schemes are made, and every
 // page is sent with a Content-Security-Policy that allows no script at
 // all. Concurrency is bounded per client, per upstream host and in total,
-// every request and its reply by Options.Timeout.
+// every request and its reply by Options.Timeout. A server that wants a
+// login (an ftp or news server's refusal, an http server's 401 offering
+// Basic) gets the client a 401 Basic challenge naming it; the answer is
+// used for that server (an http origin) alone, never logged, and only
+// where Options.AllowCredentials or serving this machine alone allows.
 //
 // # Why the pages are not written with html/template
 //
@@ -137,9 +149,9 @@ type Options struct {
 	// loopback, private, link-local, multicast and unspecified addresses.
 	// A client on this machine (loopback) always may.
 	AllowPrivate bool
-	// AllowCredentials lets the clients' ftp and news logins reach servers when
-	// the gateway serves other machines too (AllowFrom): a 401 challenge
-	// for a server that wants a password, the answer, a proxy client's
+	// AllowCredentials lets the clients' ftp, news and http logins reach
+	// servers when the gateway serves other machines too (AllowFrom): a
+	// 401 challenge for a server that wants a password, the answer, a proxy client's
 	// Authorization or Proxy-Authorization. A gateway serving this machine
 	// alone always carries them. A URL's own userinfo is carried either
 	// way.
@@ -621,7 +633,11 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 	u = h.login(r, q, u, upstream, opts)
 	req := &fetch.Request{URL: &u, Head: q.head, Options: opts}
 	if !q.html {
-		req.Options[fetch.OptRaw] = "true"
+		// What a direct retrieval writes to a file (the Downloader's
+		// rule for output no person reads): a gopher menu or text as
+		// the server sent it, an ftp listing's or a news article's CRLF
+		// as LF.
+		req.Options[fetch.OptAsSent] = "1"
 	} else {
 		h.newsOptions(q, opts)
 	}
@@ -663,12 +679,17 @@ func (h *Handler) fetch(w *logWriter, r *http.Request, q *query) {
 		return
 	}
 	if err != nil {
-		if !h.challenge(w, r, q, &u, upstream, err) {
+		if !h.challenge(w, r, q, &u, upstream, refusedLogin(nil, err)) {
 			h.failErr(w, r, q, err)
 		}
 		return
 	}
 	defer res.Body.Close()
+	if h.challenge(w, r, q, &u, upstream, refusedLogin(res, nil)) {
+		// An http server's 401: the gateway's own challenge, for its
+		// origin, in place of the server's page.
+		return
+	}
 	if ranged {
 		h.partial(w, q, res, rng)
 		return

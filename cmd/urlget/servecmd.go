@@ -37,8 +37,9 @@ listener (default 127.0.0.1:%d):
     gateway; documents stream through, with HEAD and Range;
   - an RFC 1630 proxy gateway: "GET gopher://host/1/ HTTP/1.1" as lynx's
     gopher_proxy=, curl -x (ftp) and urlget -x send it. A client whose
-    Accept puts text/html first gets the HTML, any other the bytes exactly
-    as 'urlget --raw URL' gives them. CONNECT is refused (405).
+    Accept puts text/html first gets the HTML, any other the bytes
+    'urlget URL > FILE' writes (a gopher menu as sent, an ftp listing's
+    lines ending in LF, as curl's). CONNECT is refused (405).
 
 Safe by default: only this machine is served unless --listen names another
 address and --allow-from says which clients may come; for a client that is
@@ -48,9 +49,10 @@ dialled) unless --allow-private; file: URLs only below --allow-file DIR;
 mailto, telnet, rlogin and tn3270 are shown as links, never carried out;
 pages run no script (Content-Security-Policy); the web front answers only
 to IP addresses, localhost and --allow-host names (no DNS rebinding of the
-gateway itself), and refuses what another site's page asks for; ftp and news logins
-(the answer to a 401 the gateway sends for a server that wants a password, a
-proxy client's Authorization) reach only the server they were given for, and
+gateway itself), and refuses what another site's page asks for; ftp, news and
+http logins (the answer to a 401 the gateway sends for a server that wants a
+password, a proxy client's Authorization or Proxy-Authorization) reach only
+the server they were given for, and
 only for this machine's clients unless --allow-credentials. One line per
 request in Common Log Format goes to standard output (--access-log).
 
@@ -96,7 +98,7 @@ func newServeFlags(e env, o *serveOpts) *pflag.FlagSet {
 		return nil
 	}), "allow-from", "serve clients in `CIDR` besides this machine (repeatable, or comma-separated)")
 	fs.BoolVar(&o.opt.AllowPrivate, "allow-private", false, "let clients from other machines reach loopback, private and link-local addresses")
-	fs.BoolVar(&o.opt.AllowCredentials, "allow-credentials", false, "carry clients' ftp and news logins (a 401 challenge's answer, Authorization) to servers although clients of other machines are served (--allow-from)")
+	fs.BoolVar(&o.opt.AllowCredentials, "allow-credentials", false, "carry clients' ftp, news and http logins (a 401 challenge's answer, Authorization) to servers although clients of other machines are served (--allow-from)")
 	fs.StringVar(&o.opt.AllowFile, "allow-file", "", "show file: URLs below `DIR` (default: none)")
 	fs.StringVar(&o.opt.Charset, "charset", serve.DefaultCharset, "say text documents that declare no charset and are not UTF-8 are in `CHARSET`")
 	fs.StringArrayVar(&o.opt.AllowHosts, "allow-host", nil, "answer web-front requests to the host `NAME` too (default: IP addresses and localhost only; repeatable)")

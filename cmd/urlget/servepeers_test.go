@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,8 +53,10 @@ func TestServeLynx(t *testing.T) {
 }
 
 // TestServeCurlFTP: curl -x with the gateway as its proxy gets exactly the
-// bytes a direct urlget --raw gets, for ftp files and a directory listing;
-// for a binary file, the bytes curl -x gets through Squid's ftp gateway too.
+// bytes a direct urlget writes to a pipe, and curl itself gets directly,
+// for ftp files and a directory listing (its lines ending in LF, though
+// vsftpd sends CRLF); for a binary file, the bytes curl -x gets through
+// Squid's ftp gateway too.
 func TestServeCurlFTP(t *testing.T) {
 	curl := testserver.Require(t, "curl")
 	fetchtest.ClearProxyEnv(t)
@@ -63,9 +66,12 @@ func TestServeCurlFTP(t *testing.T) {
 	gw := g.URL
 	files := []string{ftp.URL + "/pub/binary.bin", ftp.URL + "/pub/hello.txt", ftp.URL + "/pub/dir%20with%20spaces/file%20name.txt"}
 	for _, u := range append(files, ftp.URL+"/pub/") {
-		direct := runCLI(t, nil, "--raw", u)
+		direct := runCLI(t, nil, u)
 		if direct.code != 0 {
-			t.Fatalf("urlget --raw %s: exit %d: %s", u, direct.code, direct.stderr)
+			t.Fatalf("urlget %s: exit %d: %s", u, direct.code, direct.stderr)
+		}
+		if own, err := exec.Command(curl, "-sS", "-f", u).Output(); err != nil || !bytes.Equal(own, []byte(direct.stdout)) {
+			t.Errorf("%s: curl directly gives %v %.300q, urlget %.300q", u, err, own, direct.stdout)
 		}
 		proxies := []string{gw}
 		if u == files[0] {
@@ -80,7 +86,7 @@ func TestServeCurlFTP(t *testing.T) {
 				continue
 			}
 			if !bytes.Equal(out, []byte(direct.stdout)) {
-				t.Errorf("%s: curl -x %s gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q", u, p, len(out), len(direct.stdout), out, direct.stdout)
+				t.Errorf("%s: curl -x %s gives %d bytes, urlget %d, not the same:\n%.300q\n%.300q", u, p, len(out), len(direct.stdout), out, direct.stdout)
 			}
 		}
 		if !g.Logged(u) {
@@ -89,8 +95,10 @@ func TestServeCurlFTP(t *testing.T) {
 	}
 }
 
-// TestServeURLGetThroughGateway: urlget -x with the gateway gives exactly
-// the bytes of a direct urlget --raw, for every scheme that goes through a
+// TestServeURLGetThroughGateway: urlget -x with the gateway writes to a
+// pipe exactly the bytes a direct urlget writes there (a gopher menu as
+// sent, an ftp listing's and a news article's lines ending in LF), for
+// every scheme that goes through a
 // gateway (fetch.Gateway): ftp (vsftpd), gopher (gophernicus; pygopherd's
 // Gopher+ items), news and nntp (INN), wais, prospero, gophers and nntps
 // (the in-tree servers). Every such scheme must have a case here.
@@ -155,9 +163,9 @@ func TestServeURLGetThroughGateway(t *testing.T) {
 	}
 	for scheme, urls := range cases {
 		for _, u := range urls {
-			direct := runCLI(t, nil, "--raw", "--cacert", ca, u)
+			direct := runCLI(t, nil, "--cacert", ca, u)
 			if direct.code != 0 || direct.stdout == "" {
-				t.Errorf("%s: urlget --raw %s: exit %d, %d bytes: %s", scheme, u, direct.code, len(direct.stdout), direct.stderr)
+				t.Errorf("%s: urlget %s: exit %d, %d bytes: %s", scheme, u, direct.code, len(direct.stdout), direct.stderr)
 				continue
 			}
 			via := runCLI(t, nil, "-x", gw, u)
@@ -166,12 +174,44 @@ func TestServeURLGetThroughGateway(t *testing.T) {
 				continue
 			}
 			if via.stdout != direct.stdout {
-				t.Errorf("%s: %s: urlget -x gives %d bytes, urlget --raw %d, not the same:\n%.300q\n%.300q",
+				t.Errorf("%s: %s: urlget -x gives %d bytes, urlget %d, not the same:\n%.300q\n%.300q",
 					scheme, u, len(via.stdout), len(direct.stdout), via.stdout, direct.stdout)
 			}
 			if !g.Logged(u) {
 				t.Errorf("%s: the gateway did not log urlget's proxy request for %s:\n%s", scheme, u, g.Log())
 			}
 		}
+	}
+}
+
+// TestServeURLGetTerminal: with the gateway as its proxy (-x, or
+// gopher_proxy), urlget on a terminal prints gophernicus's menus, search
+// results and texts in the readable form a direct fetch prints there, not
+// the bytes the gateway passes on; --json-lines gives the same items too.
+func TestServeURLGetTerminal(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	gn := testserver.Gophernicus(t)
+	g := servetest.Start(t, nil, serve.Options{})
+	gw := g.URL
+	term := func(c *fetchCmd) { c.isTerminal = func(w io.Writer) bool { return w == c.e.stdout } }
+	for _, u := range []string{gn.URL("1/menu"), gn.URL("7/cgi-bin/search.cgi%09one"), gn.URL("0/hello.txt"), gn.URL("0/dots.txt")} {
+		for _, args := range [][]string{nil, {"--json-lines"}} {
+			direct := runCLIWith(t, nil, term, append(args, u)...)
+			if direct.code != 0 || direct.stdout == "" {
+				t.Fatalf("urlget %q %s on a terminal: exit %d: %s", args, u, direct.code, direct.stderr)
+			}
+			via := runCLIWith(t, nil, term, append(append([]string{"-x", gw}, args...), u)...)
+			if via.code != 0 || via.stdout != direct.stdout {
+				t.Errorf("urlget -x GATEWAY %q %s on a terminal: exit %d %s\n%.400q\nwant what it prints without the proxy:\n%.400q", args, u, via.code, via.stderr, via.stdout, direct.stdout)
+			}
+		}
+	}
+	t.Setenv("gopher_proxy", gw)
+	u := gn.URL("1/")
+	if via, direct := runCLIWith(t, nil, term, u), runCLIWith(t, nil, term, "--noproxy", "*", u); via.code != 0 || via.stdout != direct.stdout || via.stdout == "" {
+		t.Errorf("gopher_proxy=GATEWAY urlget %s on a terminal:\n%.400q\nwant\n%.400q", u, via.stdout, direct.stdout)
+	}
+	if !g.Logged(u) {
+		t.Errorf("gopher_proxy: the gateway did not log %s:\n%s", u, g.Log())
 	}
 }

@@ -230,7 +230,7 @@ complete -c urlget -n '__fish_seen_subcommand_from mirror' -s 'h' -l help -d 'pr
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l listen -x -d 'listen on ADDR (host:port; another host than loopback needs --allow-from)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-from -x -d 'serve clients in CIDR besides this machine (repeatable, or comma-separated)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-private -d 'let clients from other machines reach loopback, private and link-local addresses'
-complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-credentials -d 'carry clients\' ftp and news logins (a 401 challenge\'s answer, Authorization) to servers although clients of other machines are served (--allow-from)'
+complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-credentials -d 'carry clients\' ftp, news and http logins (a 401 challenge\'s answer, Authorization) to servers although clients of other machines are served (--allow-from)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-file -r -a '(__fish_complete_directories)' -d 'show file: URLs below DIR (default: none)'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l charset -x -d 'say text documents that declare no charset and are not UTF-8 are in CHARSET'
 complete -c urlget -n '__fish_seen_subcommand_from serve' -l allow-host -x -d 'answer web-front requests to the host NAME too (default: IP addresses and localhost only; repeatable)'

@@ -104,9 +104,11 @@ func (b *dataBody) WriteTo(w io.Writer) (int64, error) {
 
 // Straight is the data connection itself (fetch.StraightBody) for a binary
 // transfer read to its end with no stall timeout of its own (SetTimeout,
-// which every Read re-arms); nil otherwise.
+// which every Read re-arms); nil otherwise, and whenever the body reads
+// the data through something (an ASCII transfer's or a listing's CRLF
+// made LF: fetch.TextReader), which the kernel's copy would go round.
 func (b *dataBody) Straight() io.Reader {
-	if b.err != nil || b.ascii || b.stop || b.data.data == nil || b.data.c.timeout > 0 {
+	if b.err != nil || b.ascii || b.stop || b.r != io.Reader(b.data) || b.data.data == nil || b.data.c.timeout > 0 {
 		return nil
 	}
 	return fetch.StraightConn(b.data.data)

@@ -3,6 +3,7 @@ package ftp_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
@@ -53,5 +54,30 @@ func TestCopyBodyStraight(t *testing.T) {
 				t.Errorf("copied %d, received %d bytes %s, want %d", n, len(b), fmt.Sprintf("%.20q", b), len(tc.want))
 			}
 		})
+	}
+}
+
+// A listing copied by fetch.CopyBody has its lines end in LF as one read
+// through the body has (fetch.TextReader): the conversion is not gone
+// round by taking the data connection straight.
+func TestCopyBodyListingLF(t *testing.T) {
+	s := newServer(t)
+	open := func() *fetch.Resource {
+		res, err := client(nil, nil).Open(ctx(t), "ftp://"+s.Addr+"/pub/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	want, err := io.ReadAll(open().Body)
+	if err != nil || len(want) == 0 || bytes.Contains(want, []byte("\r")) {
+		t.Fatalf("the listing read: %v %q", err, want)
+	}
+	sink, got := fetchtest.Sink(t)
+	_, err = fetch.CopyBody(sink, open().Body, nil)
+	sink.Close()
+	if b := <-got; err != nil || !bytes.Equal(b, want) {
+		t.Errorf("the listing copied: %v %q, want %q", err, b, want)
 	}
 }

@@ -127,9 +127,10 @@ var ErrNeedSearch error = fetch.Sentinel("gopher: a type 7 item is a search: it 
 func init() {
 	schemes := []string{"gopher", "gophers"}
 	fetch.Register(fetch.Scheme{Name: "gopher", New: New, HostPrefix: "gopher.",
-		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
-		Layout:      fetch.LayoutMenu,
-		SearchWords: searchWords,
+		Caps:         fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		Layout:       fetch.LayoutMenu,
+		SearchWords:  searchWords,
+		GatewayReply: gatewayReply,
 		Options: []fetch.Option{
 			{Key: OptAsk, Flag: "ask-answer", Kind: fetch.Strings, Arg: "ANSWER", Schemes: schemes,
 				Help: "an answer to the next +ASK question (repeat in order; \"-\": read the answers from stdin)"},
@@ -146,9 +147,10 @@ func init() {
 			{Args: "mirror gopher://gopher.example.org/1/pub pub", Help: "mirror a gopher hole (see urlget help mirror)"},
 		}})
 	fetch.Register(fetch.Scheme{Name: "gophers", New: New,
-		Caps:        fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
-		Layout:      fetch.LayoutMenu,
-		SearchWords: searchWords})
+		Caps:         fetch.ReferralTarget | fetch.Gateway | fetch.Search | fetch.Lists,
+		Layout:       fetch.LayoutMenu,
+		SearchWords:  searchWords,
+		GatewayReply: gatewayReply})
 }
 
 // Fetcher fetches gopher and gophers URLs. The zero value is ready to use;
@@ -371,18 +373,64 @@ func (p *plan) meta() fetch.Meta {
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	res, err := f.open(ctx, req)
 	if err == nil && res.Dir && res.Render == nil {
-		from := req.URL
-		res.Render = func(w io.Writer, body io.Reader, f fetch.Format) error {
-			mode := Readable
-			if f == fetch.FormatJSON {
-				mode = JSON
-			}
-			return fetch.Buffered(w, body, func(w io.Writer, body io.Reader) error {
-				return RenderFrom(w, body, mode, from)
-			})
-		}
+		res.Render = menuRender(req.URL)
 	}
 	return res, err
+}
+
+// menuRender is the Resource.Render of a menu fetched from the URL from.
+func menuRender(from *urlparse.URL) func(w io.Writer, body io.Reader, f fetch.Format) error {
+	return func(w io.Writer, body io.Reader, f fetch.Format) error {
+		mode := Readable
+		if f == fetch.FormatJSON {
+			mode = JSON
+		}
+		return fetch.Buffered(w, body, func(w io.Writer, body io.Reader) error {
+			return RenderFrom(w, body, mode, from)
+		})
+	}
+}
+
+// gatewayReply is the Scheme's GatewayReply: an HTTP proxy gateway's
+// reply for a menu (Content-Type application/gopher-menu, or none and
+// the URL's type 1 or 7) is a menu, presented as a direct fetch's is,
+// its body ending at the "." line; for a text (text/plain, or none and
+// type 0) its "." line is taken off and its CRLF made LF. Either stays
+// as sent when req asks for it (fetch.OptAsSent; OptRaw leaves the
+// reply its bytes, not a menu, as a direct fetch). A gateway sends
+// either as the server sent it (urlget serve does, to a client that does
+// not ask for HTML).
+func gatewayReply(res *fetch.Resource, req *fetch.Request) {
+	p, err := makePlan(req)
+	if err != nil || p.hasPlus {
+		return
+	}
+	ct, _, _ := strings.Cut(res.ContentType, ";")
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	switch {
+	case p.raw:
+	case isMenuType(p.typ) && (ct == "application/gopher-menu" || ct == ""):
+		res.Dir, res.ItemType = true, p.typ
+		res.Listing, res.Render = listing(p), menuRender(req.URL)
+		if !p.asSent {
+			// As a direct fetch's body: it ends at the "." line. A
+			// renderer stops there; were the body to go on past it,
+			// fetch.Buffered's read-ahead would still be reading the
+			// reply's end when the caller closes the body.
+			res.Body = struct {
+				io.Reader
+				io.Closer
+			}{newDotReader(bufio.NewReader(res.Body), dotEnd, false, "menu"), res.Body}
+			res.Size = -1
+		}
+	case p.typ == TypeText && (ct == "text/plain" || ct == "") && !p.asSent:
+		br := bufio.NewReader(res.Body)
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{fetch.TextReader(newDotReader(br, p.text, p.text == dotStrict, "text"), req.Options), res.Body}
+		res.Size = -1
+	}
 }
 
 func (f Fetcher) open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {

@@ -1,6 +1,8 @@
 package testserver
 
 import (
+	"crypto/sha1"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +25,10 @@ type NginxConfig struct {
 	Extra string
 	// HTTPExtra is inserted into the http block, before the server block.
 	HTTPExtra string
+	// Protected, when set, is a location prefix ("/private/") whose
+	// files want a Basic login (auth_basic, realm NginxRealm): NginxUser
+	// with NginxPassword, from an htpasswd file written in Dir.
+	Protected string
 	// Dir holds the generated config, pid file, logs and temp directories.
 	// StartNginx defaults it to t.TempDir(); LaunchNginx to a new temporary
 	// directory that Stop removes.
@@ -43,6 +49,13 @@ type NginxServer struct {
 
 	removeDir bool
 }
+
+// The login NginxConfig.Protected wants.
+const (
+	NginxUser     = "webuser"
+	NginxPassword = "w3b secret"
+	NginxRealm    = "Protected area"
+)
 
 // AccessLogFormat is the access log's line format: client address, request
 // line, status, body bytes sent, Range header and User-Agent.
@@ -118,6 +131,15 @@ func LaunchNginx(cfg NginxConfig) (*NginxServer, error) {
 	s.AccessLog = filepath.Join(cfg.Dir, "access.log")
 	for _, d := range info.tempDirs {
 		if err := os.MkdirAll(filepath.Join(cfg.Dir, "tmp", d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Protected != "" {
+		// {SHA}: base64 of the password's SHA-1, one of the htpasswd
+		// schemes nginx reads.
+		sum := sha1.Sum([]byte(NginxPassword))
+		line := NginxUser + ":{SHA}" + base64.StdEncoding.EncodeToString(sum[:]) + "\n"
+		if err := os.WriteFile(filepath.Join(cfg.Dir, "htpasswd"), []byte(line), 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -201,6 +223,10 @@ func NginxConf(cfg NginxConfig, port int, asRoot bool, tempDirs []string) string
 	fmt.Fprintf(&b, "        server_name localhost;\n")
 	fmt.Fprintf(&b, "        root %s;\n", q(cfg.Root))
 	fmt.Fprintf(&b, "        autoindex on;\n")
+	if cfg.Protected != "" {
+		fmt.Fprintf(&b, "        location %s {\n            auth_basic %s;\n            auth_basic_user_file %s;\n        }\n",
+			q(cfg.Protected), q(NginxRealm), q(filepath.Join(dir, "htpasswd")))
+	}
 	if cfg.Extra != "" {
 		fmt.Fprintf(&b, "%s\n", cfg.Extra)
 	}
