@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/digest"
 	"github.com/urlget/urlget/internal/ntlm"
 )
 
@@ -98,7 +99,7 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 	case stageNone:
 		if s.digest || s.any {
 			if ch, ok := challengeIn(h, s.field); ok {
-				authz, err := ch.answer(s.user, s.password, method, uri, newCnonce())
+				authz, err := ch.Answer(s.user, s.password, method, uri, digest.NewCnonce())
 				if err != nil {
 					return false // curl: "Authentication problem. Ignoring this."
 				}
@@ -123,9 +124,9 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 			return true
 		}
 	case stageDigest:
-		if ch, ok := challengeIn(h, s.field); ok && ch.stale && s.stale < maxStale {
+		if ch, ok := challengeIn(h, s.field); ok && ch.Stale() && s.stale < maxStale {
 			s.stale++
-			authz, err := ch.answer(s.user, s.password, method, uri, newCnonce())
+			authz, err := ch.Answer(s.user, s.password, method, uri, digest.NewCnonce())
 			if err == nil {
 				s.value = authz
 				return true
@@ -334,12 +335,9 @@ func closes(m fetch.Meta) bool {
 	return m.Proto == "HTTP/1.0" && !keep
 }
 
-// challengeIn is digestChallenge on the field named.
-func challengeIn(h fetch.Header, field string) (challenge, bool) {
-	if field == "WWW-Authenticate" {
-		return digestChallenge(h)
-	}
-	return challenge{}, false // Digest to a proxy: not offered here
+// challengeIn is the first Digest challenge of the field named.
+func challengeIn(h fetch.Header, field string) (digest.Challenge, bool) {
+	return digest.Find(h.Values(field))
 }
 
 // offers reports whether a challenge field offers scheme.
