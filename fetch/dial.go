@@ -55,7 +55,7 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
 		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.tlsConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
-		d.tunnelAuth = TunnelAuth{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth}
+		d.tunnelAuth = TunnelAuth{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth, Digest: c.ProxyDigest}
 	default:
 		d.socks = via
 	}

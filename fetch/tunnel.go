@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/internal/digest"
 	"github.com/urlget/urlget/internal/ntlm"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -48,10 +49,23 @@ func OffersScheme(values []string, scheme string) bool {
 const maxConnectReply = 64 << 10
 
 // TunnelAuth says how DialTunnel sends the proxy's credentials: by Basic
-// (the zero value), by NTLM (curl's --proxy-ntlm), or as the proxy's 407
-// asks, the first CONNECT without them (AnyAuth, --proxy-anyauth: NTLM
-// when offered, else Basic).
-type TunnelAuth struct{ NTLM, AnyAuth bool }
+// (the zero value), by NTLM (curl's --proxy-ntlm), by Digest (the first
+// CONNECT without them, its 407's Digest challenge answered:
+// --proxy-digest), or as the proxy's 407 asks, the first CONNECT without
+// them (AnyAuth, --proxy-anyauth: Digest when offered, else NTLM, else
+// Basic).
+type TunnelAuth struct{ NTLM, AnyAuth, Digest bool }
+
+// hasDigest reports whether the values of a Proxy-Authenticate field hold
+// a Digest challenge that can be answered; hasStaleDigest whether it
+// says the nonce answered was stale.
+func hasDigest(ask []string) bool { _, ok := digest.Find(ask); return ok }
+
+func hasStaleDigest(ask []string) bool { ch, ok := digest.Find(ask); return ok && ch.Stale() }
+
+// maxStale bounds the CONNECTs sent again after a 407 saying the Digest
+// nonce was stale.
+const maxStale = 2
 
 // maxTunnelAsks bounds the CONNECT requests of one tunnel: a proxy that
 // asks again and again does not keep the client sending.
@@ -110,6 +124,7 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 	const (
 		none = iota
 		ntlm1
+		digested // a Digest answer went: only a stale nonce is answered again
 		done
 	)
 	stage, authz := done, ""
@@ -117,7 +132,7 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 	case !p.HasUserinfo:
 	case auth.NTLM:
 		stage, authz = ntlm1, ntlm.NegotiateField()
-	case auth.AnyAuth:
+	case auth.AnyAuth, auth.Digest:
 		stage = none
 	default:
 		authz = BasicAuth(p.User, p.Password)
@@ -126,6 +141,7 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 	// %{http_connect}): the last status, and every head received, the
 	// 407s answered included.
 	reply := &Meta{Size: -1}
+	stale := 0
 	for asks := 1; ; asks++ {
 		// The request is curl's, field for field, in its order.
 		var head strings.Builder
@@ -197,9 +213,20 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 			}
 			stage = done
 			continue // on this connection: NTLM authenticates it
-		case stage == none && OffersScheme(ask, "NTLM"):
+		case stage == none && (auth.Digest || auth.AnyAuth) && hasDigest(ask),
+			stage == digested && stale < maxStale && hasStaleDigest(ask):
+			if stage == digested {
+				stale++
+			}
+			ch, _ := digest.Find(ask)
+			var err error
+			if authz, err = ch.Answer(p.User, p.Password, "CONNECT", addr, digest.NewCnonce()); err != nil {
+				return fail(refused) // curl: "Authentication problem. Ignoring this."
+			}
+			stage = digested
+		case stage == none && auth.AnyAuth && OffersScheme(ask, "NTLM"):
 			stage, authz = ntlm1, ntlm.NegotiateField()
-		case stage == none && OffersScheme(ask, "Basic"):
+		case stage == none && auth.AnyAuth && OffersScheme(ask, "Basic"):
 			stage, authz = done, BasicAuth(p.User, p.Password)
 		default:
 			return fail(refused)

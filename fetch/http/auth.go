@@ -151,8 +151,8 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 // without credentials and its 401 is answered by Digest when offered,
 // else NTLM, else Basic. The proxy side (an http URL or a gateway
 // request through an HTTP proxy; CONNECT is fetch.DialTunnel's) is the
-// same with 407 and the Proxy's credentials, for Request.ProxyNTLM and
-// ProxyAnyAuth.
+// same with 407 and the Proxy's credentials, for Request.ProxyNTLM,
+// ProxyDigest and ProxyAnyAuth.
 //
 // A request with a body goes first as a probe, "Content-Length: 0" (so
 // does one carrying a NEGOTIATE message), but with Request.AnyAuth, as
@@ -171,7 +171,7 @@ func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn 
 	prx := authSide{status: 407, field: "Proxy-Authenticate"}
 	if prxOn {
 		prx.user, prx.password = req.Proxy.User, req.Proxy.Password
-		prx.any, prx.ntlm = req.ProxyAnyAuth, req.ProxyNTLM
+		prx.any, prx.ntlm, prx.digest = req.ProxyAnyAuth, req.ProxyNTLM, req.ProxyDigest
 	}
 	srv.start()
 	prx.start()
