@@ -104,6 +104,10 @@ type Request struct {
 	ProxyNTLM    bool
 	ProxyAnyAuth bool
 	ProxyDigest  bool
+	// ProxyHeader (Client.ProxyHeader) is header lines for the proxy
+	// only: added to a request sent to the proxy (after the caller's
+	// own), and a tunnel's CONNECT's (TunnelOptions.Header).
+	ProxyHeader []string
 	// OtherOrigin says a redirect has led the request to another origin
 	// (scheme, host, port) than the first URL's, one not trusted with the
 	// caller's credentials (Client.LocationTrusted): the Client has

@@ -175,6 +175,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l anya
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ntlm -d 'send the -u credentials by NTLM (DOMAIN\\USER for a domain), the exchange on one connection'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l proxy-ntlm -d 'send the proxy credentials (-U, the -x URL\'s) by NTLM, the exchange on one connection'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l proxy-anyauth -d 'send the proxy credentials as the proxy\'s 407 asks: Digest when offered, else NTLM, else Basic (the first request goes without them)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l proxy-header -x -d 'send "Name: value" to the HTTP proxy only (a CONNECT, a request sent to it), as -H ("Name:" removes a field, "Name;" sends it empty, @FILE: one a line)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l proxy-digest -d 'send the proxy credentials (-U, the -x URL\'s) by HTTP Digest, answering the proxy\'s 407 challenge (the first request goes without them)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l oauth2-bearer -x -d 'send the OAuth 2.0 TOKEN ("Authorization: Bearer TOKEN") instead of -u credentials'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l location-trusted -d '-L, and send credentials and -H Authorization/Cookie lines to the hosts redirected to as well'

@@ -240,7 +240,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
 		default:
 			d.tunnel = proxy
-			d.tunnelAuth = fetch.TunnelAuth{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest}
+			d.tunnelOpts = fetch.TunnelOptions{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest, Header: req.ProxyHeader}
 		}
 		switch {
 		case a.authz != "":
@@ -318,7 +318,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	}
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
-	hdrs := customFields(headerLines(req.Options))
+	hdrs := customFields(requestLines(req))
 	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
 	http10 := req.Options.String(OptVersion) == version10
 	var (

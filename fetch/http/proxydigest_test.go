@@ -1,12 +1,15 @@
 package http_test
 
 import (
+	"bufio"
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,5 +119,84 @@ func TestProxyDigest(t *testing.T) {
 			t.Errorf("%s: %q %v, proxy saw %s, want %s", tc.name, got, err, log, tc.want)
 		}
 		srv.Close()
+	}
+}
+
+// rawProxy is a proxy that records each request head it gets as
+// received: a CONNECT answered 200 and the request through its tunnel
+// recorded too, any other request answered "ok\n".
+func rawProxy(t *testing.T) (string, func() []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var heads []string
+	readHead := func(br *bufio.Reader) bool {
+		var b strings.Builder
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return false
+			}
+			if l == "\r\n" {
+				break
+			}
+			b.WriteString(l)
+		}
+		mu.Lock()
+		heads = append(heads, b.String())
+		mu.Unlock()
+		return true
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for readHead(br) {
+					mu.Lock()
+					connect := strings.HasPrefix(heads[len(heads)-1], "CONNECT ")
+					mu.Unlock()
+					if connect {
+						io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+						continue
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(heads)
+	}
+}
+
+// TestProxyHeader: --proxy-header lines go to the proxy only: after a
+// CONNECT's own fields, replacing ("User-Agent: ...") or removing
+// ("Proxy-Connection:") them, not through the tunnel; after the -H lines
+// of a request sent to the proxy, where they replace urlget's fields too.
+func TestProxyHeader(t *testing.T) {
+	lines := []string{"User-Agent: pua", "Proxy-Connection:", "X-P: 1", "X-Empty;"}
+	h := fetch.Options{"http-header": "X-S: 2"}
+	for _, tunnel := range []bool{true, false} {
+		addr, heads := rawProxy(t)
+		c := &fetch.Client{Proxy: parse(t, addr), ProxyTunnel: tunnel, ProxyHeader: lines, UserAgent: "ua"}
+		_, got, err := get(t, c, &fetch.Request{URL: parse(t, "http://example.invalid:81/x"), Options: h})
+		want := []string{"GET http://example.invalid:81/x HTTP/1.1\r\nHost: example.invalid:81\r\nAccept: */*\r\nX-S: 2\r\nUser-Agent: pua\r\nX-P: 1\r\nX-Empty:\r\n"}
+		if tunnel {
+			want = []string{"CONNECT example.invalid:81 HTTP/1.1\r\nHost: example.invalid:81\r\nUser-Agent: pua\r\nX-P: 1\r\nX-Empty:\r\n",
+				"GET /x HTTP/1.1\r\nHost: example.invalid:81\r\nUser-Agent: ua\r\nAccept: */*\r\nX-S: 2\r\n"}
+		}
+		if err != nil || string(got) != "ok\n" || !slices.Equal(heads(), want) {
+			t.Errorf("tunnel %v: %q %v, proxy got\n%q\nwant\n%q", tunnel, got, err, heads(), want)
+		}
 	}
 }
