@@ -38,11 +38,9 @@ func md5hex(parts ...string) string {
 }
 
 func (p *digestProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	uri := r.URL.RequestURI()
+	uri := r.URL.Path // curl's uri to a proxy: the path, not the absolute URL
 	if r.Method == http.MethodConnect {
 		uri = r.Host
-	} else {
-		uri = r.URL.Path // curl's uri to a proxy: the path, not the absolute URL
 	}
 	got := "none"
 	if v := r.Header.Get("Proxy-Authorization"); v != "" {
