@@ -111,9 +111,19 @@ type Client struct {
 	// ProxyNTLM (curl's --proxy-ntlm) sends the proxy credentials (the
 	// proxy URL's userinfo, ProxyUser) by NTLM, and ProxyAnyAuth
 	// (--proxy-anyauth) first sends none and answers the proxy's 407 by
-	// NTLM when offered, else by Basic (Request.ProxyNTLM, ProxyAnyAuth).
+	// Digest when offered, else NTLM, else Basic (Request.ProxyNTLM,
+	// ProxyAnyAuth). ProxyDigest (--proxy-digest) first sends none and
+	// answers the proxy's 407 Digest challenge (RFC 7616): the request's
+	// URI for a request sent to the proxy, the CONNECT's host:port for a
+	// tunnel.
 	ProxyNTLM    bool
 	ProxyAnyAuth bool
+	ProxyDigest  bool
+	// ProxyHeader holds header lines (curl's --proxy-header, read as
+	// HeaderLine does) sent to an HTTP proxy only: in the CONNECT of its
+	// tunnels, and in a request sent to it (after the request's own
+	// lines); never to a server through a tunnel.
+	ProxyHeader []string
 	// LocationTrusted (curl's --location-trusted) sends the credentials
 	// (User and Password, the URL's or netrc's, Bearer) and the caller's
 	// own Authorization and Cookie header lines to every host a redirect
@@ -459,7 +469,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		r.URL = cur
 		r.User, r.Password, r.HasPassword = "", "", false
 		r.Bearer, r.Digest, r.AnyAuth, r.NTLM, r.OtherOrigin = "", c.Digest, c.AnyAuth, c.NTLM, false
-		r.ProxyNTLM, r.ProxyAnyAuth = c.ProxyNTLM, c.ProxyAnyAuth
+		r.ProxyNTLM, r.ProxyAnyAuth, r.ProxyDigest, r.ProxyHeader = c.ProxyNTLM, c.ProxyAnyAuth, c.ProxyDigest, c.ProxyHeader
 		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
 			r.Bearer = c.Bearer

@@ -33,7 +33,7 @@ type dialer struct {
 	// userAgent and verbose are what DialTunnel is given.
 	tunnel     *urlparse.URL
 	tunnelTLS  *tls.Config
-	tunnelAuth TunnelAuth
+	tunnelOpts TunnelOptions
 	userAgent  string
 	verbose    io.Writer
 	route      *route // --resolve, --connect-to, -4/-6, --interface, --local-port; nil: none
@@ -55,7 +55,7 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
 		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.tlsConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
-		d.tunnelAuth = TunnelAuth{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth}
+		d.tunnelOpts = TunnelOptions{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth, Digest: c.ProxyDigest, Header: c.ProxyHeader}
 	default:
 		d.socks = via
 	}
@@ -109,7 +109,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		// target only (as for SOCKS); the proxy resolves the target.
 		direct := *d
 		direct.tunnel, direct.data = nil, true
-		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelAuth)
+		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelOpts)
 		if err == nil {
 			conn = tunnelConn{conn}
 		}

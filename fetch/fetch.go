@@ -98,10 +98,16 @@ type Request struct {
 	// NTLM (Client.NTLM) sends User and Password by NTLM, the exchange on
 	// one connection; with AnyAuth a 401 offering NTLM (and not Digest)
 	// is answered so. ProxyNTLM and ProxyAnyAuth do the same with the
-	// Proxy's credentials and its 407 (Client.ProxyNTLM).
+	// Proxy's credentials and its 407 (Client.ProxyNTLM); ProxyDigest
+	// answers the 407's Digest challenge (Client.ProxyDigest).
 	NTLM         bool
 	ProxyNTLM    bool
 	ProxyAnyAuth bool
+	ProxyDigest  bool
+	// ProxyHeader (Client.ProxyHeader) is header lines for the proxy
+	// only: added to a request sent to the proxy (after the caller's
+	// own), and a tunnel's CONNECT's (TunnelOptions.Header).
+	ProxyHeader []string
 	// OtherOrigin says a redirect has led the request to another origin
 	// (scheme, host, port) than the first URL's, one not trusted with the
 	// caller's credentials (Client.LocationTrusted): the Client has

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/urlget/urlget/internal/digest"
 	"github.com/urlget/urlget/internal/ntlm"
 	"github.com/urlget/urlget/urlparse"
 )
@@ -47,11 +48,31 @@ func OffersScheme(values []string, scheme string) bool {
 // maxConnectReply bounds the proxy's reply to CONNECT.
 const maxConnectReply = 64 << 10
 
-// TunnelAuth says how DialTunnel sends the proxy's credentials: by Basic
-// (the zero value), by NTLM (curl's --proxy-ntlm), or as the proxy's 407
-// asks, the first CONNECT without them (AnyAuth, --proxy-anyauth: NTLM
-// when offered, else Basic).
-type TunnelAuth struct{ NTLM, AnyAuth bool }
+// TunnelOptions says what DialTunnel's CONNECT sends beyond its own
+// fields: Header, header lines of curl's --proxy-header (read as
+// HeaderLine does: they replace, remove or add to the CONNECT's Host,
+// Proxy-Authorization, User-Agent and Proxy-Connection, and go after
+// them, in order). The proxy's credentials go by Basic
+// (the zero value), by NTLM (curl's --proxy-ntlm), by Digest (the first
+// CONNECT without them, its 407's Digest challenge answered:
+// --proxy-digest), or as the proxy's 407 asks, the first CONNECT without
+// them (AnyAuth, --proxy-anyauth: Digest when offered, else NTLM, else
+// Basic).
+type TunnelOptions struct {
+	NTLM, AnyAuth, Digest bool
+	Header                []string
+}
+
+// hasDigest reports whether the values of a Proxy-Authenticate field hold
+// a Digest challenge that can be answered; hasStaleDigest whether it
+// says the nonce answered was stale.
+func hasDigest(ask []string) bool { _, ok := digest.Find(ask); return ok }
+
+func hasStaleDigest(ask []string) bool { ch, ok := digest.Find(ask); return ok && ch.Stale() }
+
+// maxStale bounds the CONNECTs sent again after a 407 saying the Digest
+// nonce was stale.
+const maxStale = 2
 
 // maxTunnelAsks bounds the CONNECT requests of one tunnel: a proxy that
 // asks again and again does not keep the client sending.
@@ -69,7 +90,7 @@ const maxTunnelAsks = 4
 // one. v, when set, gets the exchange as curl -v shows it, the
 // credentials masked. A refused tunnel is ErrRecv (curl's 56) with the
 // proxy's status line.
-func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL, addr, userAgent string, v io.Writer, auth TunnelAuth) (net.Conn, error) {
+func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL, addr, userAgent string, v io.Writer, auth TunnelOptions) (net.Conn, error) {
 	var (
 		nc  net.Conn
 		br  *bufio.Reader
@@ -110,6 +131,7 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 	const (
 		none = iota
 		ntlm1
+		digested // a Digest answer went: only a stale nonce is answered again
 		done
 	)
 	stage, authz := done, ""
@@ -117,26 +139,48 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 	case !p.HasUserinfo:
 	case auth.NTLM:
 		stage, authz = ntlm1, ntlm.NegotiateField()
-	case auth.AnyAuth:
+	case auth.AnyAuth, auth.Digest:
 		stage = none
 	default:
 		authz = BasicAuth(p.User, p.Password)
+	}
+	replaced := map[string]bool{} // the lower-case names of the Header lines
+	var custom []string           // the lines sent, as given ("Name;" as "Name:")
+	for _, l := range auth.Header {
+		name, _, send, ok := HeaderLine(l)
+		if !ok {
+			continue
+		}
+		if strings.ContainsAny(l, "\r\n\x00") {
+			return fail(&Error{Kind: ErrMalformed, Msg: "CONNECT request refused: a header line holds a CR, LF or NUL"})
+		}
+		replaced[strings.ToLower(name)] = true
+		switch {
+		case send && strings.Contains(l, ":"):
+			custom = append(custom, l)
+		case send:
+			custom = append(custom, name+":")
+		}
 	}
 	// reply is the proxy's reply as curl shows it (-i, -D, -w
 	// %{http_connect}): the last status, and every head received, the
 	// 407s answered included.
 	reply := &Meta{Size: -1}
+	stale := 0
 	for asks := 1; ; asks++ {
-		// The request is curl's, field for field, in its order.
+		// The request is curl's, field for field, in its order, then the
+		// Header lines.
 		var head strings.Builder
-		fmt.Fprintf(&head, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n", addr, addr)
-		if authz != "" {
-			fmt.Fprintf(&head, "Proxy-Authorization: %s\r\n", authz)
+		fmt.Fprintf(&head, "CONNECT %s HTTP/1.1\r\n", addr)
+		for _, f := range [][2]string{{"Host", addr}, {"Proxy-Authorization", authz}, {"User-Agent", userAgent}, {"Proxy-Connection", "Keep-Alive"}} {
+			if f[1] != "" && !replaced[strings.ToLower(f[0])] {
+				fmt.Fprintf(&head, "%s: %s\r\n", f[0], f[1])
+			}
 		}
-		if userAgent != "" {
-			fmt.Fprintf(&head, "User-Agent: %s\r\n", userAgent)
+		for _, l := range custom {
+			head.WriteString(l + "\r\n")
 		}
-		head.WriteString("Proxy-Connection: Keep-Alive\r\n\r\n")
+		head.WriteString("\r\n")
 		if v != nil {
 			for l := range strings.SplitSeq(strings.TrimSuffix(head.String(), "\r\n\r\n"), "\r\n") {
 				if name, val, _ := strings.Cut(l, ": "); name == "Proxy-Authorization" {
@@ -197,9 +241,20 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 			}
 			stage = done
 			continue // on this connection: NTLM authenticates it
-		case stage == none && OffersScheme(ask, "NTLM"):
+		case stage == none && (auth.Digest || auth.AnyAuth) && hasDigest(ask),
+			stage == digested && stale < maxStale && hasStaleDigest(ask):
+			if stage == digested {
+				stale++
+			}
+			ch, _ := digest.Find(ask)
+			var err error
+			if authz, err = ch.Answer(p.User, p.Password, "CONNECT", addr, digest.NewCnonce()); err != nil {
+				return fail(refused) // curl: "Authentication problem. Ignoring this."
+			}
+			stage = digested
+		case stage == none && auth.AnyAuth && OffersScheme(ask, "NTLM"):
 			stage, authz = ntlm1, ntlm.NegotiateField()
-		case stage == none && OffersScheme(ask, "Basic"):
+		case stage == none && auth.AnyAuth && OffersScheme(ask, "Basic"):
 			stage, authz = done, BasicAuth(p.User, p.Password)
 		default:
 			return fail(refused)

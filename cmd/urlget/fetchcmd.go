@@ -169,7 +169,12 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.client.AnyAuth, "anyauth", false, "send the -u credentials as the server's 401 asks: Digest when offered, else NTLM, else Basic (the first request goes without them)")
 	fs.BoolVar(&o.client.NTLM, "ntlm", false, "send the -u credentials by NTLM (DOMAIN\\USER for a domain), the exchange on one connection")
 	fs.BoolVar(&o.client.ProxyNTLM, "proxy-ntlm", false, "send the proxy credentials (-U, the -x URL's) by NTLM, the exchange on one connection")
-	fs.BoolVar(&o.client.ProxyAnyAuth, "proxy-anyauth", false, "send the proxy credentials as the proxy's 407 asks: NTLM when offered, else Basic (the first request goes without them)")
+	fs.BoolVar(&o.client.ProxyAnyAuth, "proxy-anyauth", false, "send the proxy credentials as the proxy's 407 asks: Digest when offered, else NTLM, else Basic (the first request goes without them)")
+	fs.Var(cli.Func("LINE", func(s string) error {
+		o.client.ProxyHeader = append(o.client.ProxyHeader, s)
+		return nil
+	}), "proxy-header", `send "Name: value" to the HTTP proxy only (a CONNECT, a request sent to it), as -H ("Name:" removes a field, "Name;" sends it empty, @FILE: one a line)`)
+	fs.BoolVar(&o.client.ProxyDigest, "proxy-digest", false, "send the proxy credentials (-U, the -x URL's) by HTTP Digest, answering the proxy's 407 challenge (the first request goes without them)")
 	fs.StringVar(&o.client.Bearer, "oauth2-bearer", "", "send the OAuth 2.0 `TOKEN` (\"Authorization: Bearer TOKEN\") instead of -u credentials")
 	fs.BoolVar(&o.client.LocationTrusted, "location-trusted", false, "-L, and send credentials and -H Authorization/Cookie lines to the hosts redirected to as well")
 	fs.BoolVarP(&o.req.junkSession, "junk-session-cookies", "j", false, "with -b FILE: leave out the file's session cookies (no expiry), as a new session")

@@ -144,8 +144,20 @@ func expandHeaderFiles(opts fetch.Options, key string, stdin io.Reader) error {
 	if !opts.Has(key) {
 		return nil
 	}
+	out, err := expandLineFiles(opts.Strings(key), "-H/--header", stdin)
+	if err != nil {
+		return err
+	}
+	opts[key] = joinLines(out)
+	return nil
+}
+
+// expandLineFiles is lines with each "@FILE" one replaced by FILE's
+// non-empty lines ("@-": stdin's), as curl reads -H and --proxy-header;
+// flag names the flag in an error.
+func expandLineFiles(lines []string, flag string, stdin io.Reader) ([]string, error) {
 	var out []string
-	for _, l := range opts.Strings(key) {
+	for _, l := range lines {
 		name, ok := strings.CutPrefix(l, "@")
 		if !ok {
 			out = append(out, l)
@@ -153,7 +165,7 @@ func expandHeaderFiles(opts fetch.Options, key string, stdin io.Reader) error {
 		}
 		b, err := readNamed(name, stdin)
 		if err != nil {
-			return fmt.Errorf("-H/--header @%s: %v", name, fetch.PathCause(err))
+			return nil, fmt.Errorf("%s @%s: %v", flag, name, fetch.PathCause(err))
 		}
 		for _, fl := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
 			if strings.TrimSpace(fl) != "" {
@@ -161,8 +173,7 @@ func expandHeaderFiles(opts fetch.Options, key string, stdin io.Reader) error {
 			}
 		}
 	}
-	opts[key] = joinLines(out)
-	return nil
+	return out, nil
 }
 
 // checkRequestArgs refuses request and output flags that contradict each
@@ -173,6 +184,13 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	}
 	if o.dl.Head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.dl.Body.Get {
 		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])
+	}
+	if len(o.client.ProxyHeader) > 0 {
+		lines, err := expandLineFiles(o.client.ProxyHeader, "--proxy-header", stdin)
+		if err != nil {
+			return err
+		}
+		o.client.ProxyHeader = lines
 	}
 	if o.options != nil {
 		return expandHeaderFiles(o.options, o.scheme.Key("header"), stdin)

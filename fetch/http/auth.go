@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/digest"
 	"github.com/urlget/urlget/internal/ntlm"
 )
 
@@ -98,7 +99,7 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 	case stageNone:
 		if s.digest || s.any {
 			if ch, ok := challengeIn(h, s.field); ok {
-				authz, err := ch.answer(s.user, s.password, method, uri, newCnonce())
+				authz, err := ch.Answer(s.user, s.password, method, uri, digest.NewCnonce())
 				if err != nil {
 					return false // curl: "Authentication problem. Ignoring this."
 				}
@@ -123,9 +124,9 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 			return true
 		}
 	case stageDigest:
-		if ch, ok := challengeIn(h, s.field); ok && ch.stale && s.stale < maxStale {
+		if ch, ok := challengeIn(h, s.field); ok && ch.Stale() && s.stale < maxStale {
 			s.stale++
-			authz, err := ch.answer(s.user, s.password, method, uri, newCnonce())
+			authz, err := ch.Answer(s.user, s.password, method, uri, digest.NewCnonce())
 			if err == nil {
 				s.value = authz
 				return true
@@ -150,8 +151,8 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 // without credentials and its 401 is answered by Digest when offered,
 // else NTLM, else Basic. The proxy side (an http URL or a gateway
 // request through an HTTP proxy; CONNECT is fetch.DialTunnel's) is the
-// same with 407 and the Proxy's credentials, for Request.ProxyNTLM and
-// ProxyAnyAuth.
+// same with 407 and the Proxy's credentials, for Request.ProxyNTLM,
+// ProxyDigest and ProxyAnyAuth.
 //
 // A request with a body goes first as a probe, "Content-Length: 0" (so
 // does one carrying a NEGOTIATE message), but with Request.AnyAuth, as
@@ -170,7 +171,7 @@ func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn 
 	prx := authSide{status: 407, field: "Proxy-Authenticate"}
 	if prxOn {
 		prx.user, prx.password = req.Proxy.User, req.Proxy.Password
-		prx.any, prx.ntlm = req.ProxyAnyAuth, req.ProxyNTLM
+		prx.any, prx.ntlm, prx.digest = req.ProxyAnyAuth, req.ProxyNTLM, req.ProxyDigest
 	}
 	srv.start()
 	prx.start()
@@ -334,12 +335,9 @@ func closes(m fetch.Meta) bool {
 	return m.Proto == "HTTP/1.0" && !keep
 }
 
-// challengeIn is digestChallenge on the field named.
-func challengeIn(h fetch.Header, field string) (challenge, bool) {
-	if field == "WWW-Authenticate" {
-		return digestChallenge(h)
-	}
-	return challenge{}, false // Digest to a proxy: not offered here
+// challengeIn is the first Digest challenge of the field named.
+func challengeIn(h fetch.Header, field string) (digest.Challenge, bool) {
+	return digest.Find(h.Values(field))
 }
 
 // offers reports whether a challenge field offers scheme.

@@ -30,11 +30,11 @@ type dialer struct {
 	// the Transport aborts a request's reads itself when its context ends.
 	ctx        context.Context
 	cfg        *fetch.Config
-	tunnel     *urlparse.URL    // the proxy to CONNECT through, or nil
-	tunnelAuth fetch.TunnelAuth // how the CONNECT sends the proxy's credentials
-	v          io.Writer        // verbose log, or nil
-	haproxy    bool             // OptHAProxy: a PROXY line starts each connection
-	pin        *pin             // an NTLM exchange's, which may forbid a new connection
+	tunnel     *urlparse.URL       // the proxy to CONNECT through, or nil
+	tunnelOpts fetch.TunnelOptions // how the CONNECT sends the proxy's credentials, its --proxy-header lines
+	v          io.Writer           // verbose log, or nil
+	haproxy    bool                // OptHAProxy: a PROXY line starts each connection
+	pin        *pin                // an NTLM exchange's, which may forbid a new connection
 }
 
 // context is the context to dial with: Open's, else the Transport's.
@@ -124,7 +124,7 @@ func writeProxyLine(nc net.Conn) error {
 
 // connectTunnel asks the proxy for a tunnel to addr (fetch.DialTunnel).
 func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, error) {
-	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelAuth)
+	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelOpts)
 }
 
 func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }

@@ -65,7 +65,7 @@
 // other scheme is sent to the proxy as "GET <URL> HTTP/1.1", the URL's
 // credentials in its userinfo, and the proxy's reply is the result. The
 // proxy URL's userinfo becomes Proxy-Authorization (Basic; by NTLM with
-// Request.ProxyNTLM, or as the 407 asks with ProxyAnyAuth, on a
+// Request.ProxyNTLM, by Digest with ProxyDigest, or as the 407 asks with ProxyAnyAuth, on a
 // connection of the exchange's own: openAuth). A request sent to the
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
@@ -119,7 +119,7 @@ func New(cfg fetch.Config) fetch.Fetcher {
 
 // Open sends one request (GET, HEAD, POST with a Body, or OptMethod); see
 // the package documentation. With Request.Digest, NTLM, AnyAuth,
-// ProxyNTLM or ProxyAnyAuth it may send several (openAuth).
+// ProxyNTLM, ProxyAnyAuth or ProxyDigest it may send several (openAuth).
 func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
 	direct := req.URL.Scheme == "http" || req.URL.Scheme == "https" // not a gateway's
 	if req.Body != nil && req.Offset != 0 && direct {
@@ -130,7 +130,7 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		req = r
 	}
 	srvAuth := (req.Digest || req.AnyAuth || req.NTLM) && direct && (req.User != "" || req.HasPassword) && req.Bearer == ""
-	prxAuth := (req.ProxyNTLM || req.ProxyAnyAuth) && req.Proxy != nil && req.Proxy.HasUserinfo &&
+	prxAuth := (req.ProxyNTLM || req.ProxyAnyAuth || req.ProxyDigest) && req.Proxy != nil && req.Proxy.HasUserinfo &&
 		(req.Proxy.Scheme == "http" || req.Proxy.Scheme == "https") && req.URL.Scheme != "https"
 	if srvAuth || prxAuth {
 		return f.openAuth(ctx, req, srvAuth, prxAuth)
@@ -204,7 +204,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		}
 	}
 	// The proxy's credentials go as Basic unless an exchange chose them.
-	proxyBasic := proxy != nil && proxy.HasUserinfo && !req.ProxyNTLM && !req.ProxyAnyAuth
+	proxyBasic := proxy != nil && proxy.HasUserinfo && !req.ProxyNTLM && !req.ProxyAnyAuth && !req.ProxyDigest
 	method := req.Method()
 	hreq, err := nethttp.NewRequestWithContext(ctx, method, "http://invalid/", nil)
 	if err != nil {
@@ -240,7 +240,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
 		default:
 			d.tunnel = proxy
-			d.tunnelAuth = fetch.TunnelAuth{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth}
+			d.tunnelOpts = fetch.TunnelOptions{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest, Header: req.ProxyHeader}
 		}
 		switch {
 		case a.authz != "":
@@ -318,7 +318,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	}
 	// The connection the request goes out on: its recording starts
 	// before the request is written, and puts its head in curl's order.
-	hdrs := customFields(headerLines(req.Options))
+	hdrs := customFields(requestLines(req))
 	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
 	http10 := req.Options.String(OptVersion) == version10
 	var (

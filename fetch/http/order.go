@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // curl 7.88 writes a request's header fields in an order of its own (the
@@ -58,7 +60,7 @@ type custom struct {
 func customFields(lines []string) custom {
 	var c custom
 	for _, line := range lines {
-		name, _, send, ok := headerLine(line)
+		name, _, send, ok := fetch.HeaderLine(line)
 		if !ok {
 			continue
 		}
@@ -86,7 +88,7 @@ func (c custom) asGiven(l []byte, used []bool) []byte {
 		if used[i] {
 			continue
 		}
-		n, v, _, _ := headerLine(line)
+		n, v, _, _ := fetch.HeaderLine(line)
 		if strings.EqualFold(n, string(name)) && strings.TrimSpace(v) == string(bytes.TrimSpace(val)) {
 			used[i] = true
 			return []byte(line)

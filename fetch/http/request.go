@@ -20,7 +20,7 @@ const (
 	// -H: "Name: value" adds the field, as given, or replaces the one
 	// urlget would send (Host, User-Agent, Accept, ...); "Name:" removes
 	// that one; "Name;" sends the field with an empty value; two lines of
-	// one name both go (headerLine). Authorization and Cookie lines
+	// one name both go (fetch.HeaderLine). Authorization and Cookie lines
 	// are left out of a request to another origin (Request.OtherOrigin).
 	OptHeader = "http-header"
 	// OptMethod is the request method (-X): fetch.OptMethod, read by
@@ -122,7 +122,7 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		h.Set("Referer", r)
 	}
 	given := map[string]bool{}
-	for _, line := range headerLines(req.Options) {
+	for _, line := range requestLines(req) {
 		if req.OtherOrigin && credentialLine(line) {
 			continue
 		}
@@ -208,6 +208,18 @@ func cookieURL(hreq *nethttp.Request, jarURL *url.URL) *url.URL {
 	return &u
 }
 
+// requestLines is the header lines of req: headerLines, then, for a
+// request sent to an HTTP proxy itself (an http URL's, a gateway's: not
+// one through a tunnel), Request.ProxyHeader, as curl adds
+// --proxy-header's.
+func requestLines(req *fetch.Request) []string {
+	lines := headerLines(req.Options)
+	if req.Proxy == nil || len(req.ProxyHeader) == 0 || req.URL.Scheme == "https" {
+		return lines
+	}
+	return append(slices.Clip(lines), req.ProxyHeader...)
+}
+
 // headerLines is the OptHeader lines, then those of fetch.OptLastHeader
 // whose names they do not give.
 func headerLines(opts fetch.Options) []string {
@@ -218,13 +230,13 @@ func headerLines(opts fetch.Options) []string {
 	}
 	names := map[string]bool{}
 	for _, l := range lines {
-		if n, _, _, ok := headerLine(l); ok {
+		if n, _, _, ok := fetch.HeaderLine(l); ok {
 			names[strings.ToLower(n)] = true
 		}
 	}
 	all := slices.Clone(lines)
 	for _, l := range last {
-		if n, _, _, ok := headerLine(l); ok && !names[strings.ToLower(n)] {
+		if n, _, _, ok := fetch.HeaderLine(l); ok && !names[strings.ToLower(n)] {
 			all = append(all, l)
 		}
 	}
@@ -234,13 +246,13 @@ func headerLines(opts fetch.Options) []string {
 // credentialLine reports whether an OptHeader line sets Authorization or
 // Cookie, which curl sends only to the first URL's origin.
 func credentialLine(line string) bool {
-	name, _, _, _ := headerLine(line)
+	name, _, _, _ := fetch.HeaderLine(line)
 	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
 }
 
 // isExpect reports whether a header line is an Expect field.
 func isExpect(line string) bool {
-	name, _, _, _ := headerLine(line)
+	name, _, _, _ := fetch.HeaderLine(line)
 	return strings.EqualFold(name, "Expect")
 }
 
@@ -255,38 +267,14 @@ func expects(req *fetch.Request) bool {
 // for the server's 100 before it sends the body anyway (curl's second).
 const expectTimeout = time.Second
 
-// headerLine reads one -H line as curl does: "Name: value" sends the
-// line as given (value, from its first byte that is no space, not empty);
-// "Name:" with nothing but spaces after it sends nothing; "Name;" with
-// nothing at all after it sends "Name:"; "Name;" followed by anything
-// sends nothing. Whatever it sends, the line replaces the field urlget
-// would send of that name. A name is what comes before the first ':', or,
-// in a line without one, before the first ';'. ok is false for a line
-// that is no header field at all (no name, or no ':' nor ';').
-func headerLine(line string) (name, val string, send, ok bool) {
-	i := strings.IndexByte(line, ':')
-	if i < 0 {
-		j := strings.IndexByte(line, ';')
-		if j <= 0 {
-			return "", "", false, false
-		}
-		return strings.TrimSpace(line[:j]), "", j == len(line)-1, true
-	}
-	if i == 0 {
-		return "", "", false, false
-	}
-	val = strings.TrimLeft(line[i+1:], " \t")
-	return strings.TrimSpace(line[:i]), val, val != "", true
-}
-
-// addHeader applies one -H line (headerLine). The name keeps the case it
+// addHeader applies one -H line (fetch.HeaderLine). The name keeps the case it
 // was given in. given holds the lower-case names of the lines applied
 // before in the same list: the first line of a name replaces the field
 // urlget would send (one set before the list), a later one adds to it, as
 // curl sends every -H line.
 func addHeader(hreq *nethttp.Request, line string, given map[string]bool) error {
 	h := hreq.Header
-	name, val, send, ok := headerLine(line)
+	name, val, send, ok := fetch.HeaderLine(line)
 	if !ok {
 		if strings.TrimSpace(line) == "" {
 			return nil
