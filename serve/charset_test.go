@@ -84,6 +84,24 @@ func TestCharset8Bit(t *testing.T) {
 	}
 }
 
+// A Latin-1 text file from vsftpd (which says nothing of charsets, and
+// sends the bytes as stored) is said to be in the 8-bit charset set,
+// ISO-8859-1 by default, its bytes unchanged.
+func TestCharset8BitVsftpd(t *testing.T) {
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	latin1 := []byte("Gr\xfc\xdfe aus K\xf6ln\r\n")
+	if err := os.WriteFile(filepath.Join(ftp.Anon, "pub", "latin1.txt"), latin1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for set, want := range map[string]string{"": "text/plain; charset=ISO-8859-1", "windows-1252": "text/plain; charset=windows-1252"} {
+		_, srv := gateway(t, Options{Charset: set})
+		res, body := get(t, srv, "/"+ftp.URL+"/pub/latin1.txt", "")
+		if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || ct != want || body != string(latin1) {
+			t.Errorf("Charset %q: %d Content-Type %q, want %q; %q", set, res.StatusCode, ct, want, body)
+		}
+	}
+}
+
 // A text file from vsftpd gets its charset from its bytes, not from its
 // name (Go's table says utf-8 for any .txt), and Accept-Ranges: bytes, which
 // a Range request then gets: 206, the charset found from a first chunk
