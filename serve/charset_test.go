@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,6 +123,39 @@ func TestCharsetVsftpd(t *testing.T) {
 	pr.Body.Close()
 	if pr.StatusCode != http.StatusPartialContent || pr.Header.Get("Accept-Ranges") != "bytes" || pr.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Errorf("a range: %d Accept-Ranges %q Content-Type %q", pr.StatusCode, pr.Header.Get("Accept-Ranges"), pr.Header.Get("Content-Type"))
+	}
+}
+
+// Text files from nginx, which names them text/plain and no charset (no
+// charset directive): UTF-8 is said to be UTF-8, Latin-1 the 8-bit
+// default; nginx's Accept-Ranges: bytes is passed on, and a Range request
+// through the gateway gets its 206.
+func TestCharsetNginx(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"utf8.txt": "K\u00f6ln \u2013 Gr\u00fc\u00dfe\n", "latin1.txt": "K\xf6ln \x96 Gr\xfc\xdfe\n"}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	_, srv := gateway(t, Options{})
+	for name, want := range map[string]string{"utf8.txt": "text/plain; charset=utf-8", "latin1.txt": "text/plain; charset=ISO-8859-1"} {
+		res, body := get(t, srv, "/"+web.URL+"/"+name, "")
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != want || res.Header.Get("Accept-Ranges") != "bytes" || body != files[name] {
+			t.Errorf("%s: %d Content-Type %q (want %q) Accept-Ranges %q %q", name, res.StatusCode, res.Header.Get("Content-Type"), want, res.Header.Get("Accept-Ranges"), body)
+		}
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/"+web.URL+"/utf8.txt", nil)
+	req.Header.Set("Range", "bytes=0-3")
+	pr, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(pr.Body)
+	pr.Body.Close()
+	if pr.StatusCode != http.StatusPartialContent || string(b) != files["utf8.txt"][:4] {
+		t.Errorf("a range: %d %q", pr.StatusCode, b)
 	}
 }
 
