@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -84,6 +85,24 @@ func TestCharset8Bit(t *testing.T) {
 	}
 }
 
+// A Latin-1 text file from vsftpd (which says nothing of charsets, and
+// sends the bytes as stored) is said to be in the 8-bit charset set,
+// ISO-8859-1 by default, its bytes unchanged.
+func TestCharset8BitVsftpd(t *testing.T) {
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	latin1 := []byte("Gr\xfc\xdfe aus K\xf6ln\r\n")
+	if err := os.WriteFile(filepath.Join(ftp.Anon, "pub", "latin1.txt"), latin1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for set, want := range map[string]string{"": "text/plain; charset=ISO-8859-1", "windows-1252": "text/plain; charset=windows-1252"} {
+		_, srv := gateway(t, Options{Charset: set})
+		res, body := get(t, srv, "/"+ftp.URL+"/pub/latin1.txt", "")
+		if ct := res.Header.Get("Content-Type"); res.StatusCode != 200 || ct != want || body != string(latin1) {
+			t.Errorf("Charset %q: %d Content-Type %q, want %q; %q", set, res.StatusCode, ct, want, body)
+		}
+	}
+}
+
 // A text file from vsftpd gets its charset from its bytes, not from its
 // name (Go's table says utf-8 for any .txt), and Accept-Ranges: bytes, which
 // a Range request then gets: 206, the charset found from a first chunk
@@ -104,6 +123,39 @@ func TestCharsetVsftpd(t *testing.T) {
 	pr.Body.Close()
 	if pr.StatusCode != http.StatusPartialContent || pr.Header.Get("Accept-Ranges") != "bytes" || pr.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Errorf("a range: %d Accept-Ranges %q Content-Type %q", pr.StatusCode, pr.Header.Get("Accept-Ranges"), pr.Header.Get("Content-Type"))
+	}
+}
+
+// Text files from nginx, which names them text/plain and no charset (no
+// charset directive): UTF-8 is said to be UTF-8, Latin-1 the 8-bit
+// default; nginx's Accept-Ranges: bytes is passed on, and a Range request
+// through the gateway gets its 206.
+func TestCharsetNginx(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"utf8.txt": "K\u00f6ln \u2013 Gr\u00fc\u00dfe\n", "latin1.txt": "K\xf6ln \x96 Gr\xfc\xdfe\n"}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	_, srv := gateway(t, Options{})
+	for name, want := range map[string]string{"utf8.txt": "text/plain; charset=utf-8", "latin1.txt": "text/plain; charset=ISO-8859-1"} {
+		res, body := get(t, srv, "/"+web.URL+"/"+name, "")
+		if res.StatusCode != 200 || res.Header.Get("Content-Type") != want || res.Header.Get("Accept-Ranges") != "bytes" || body != files[name] {
+			t.Errorf("%s: %d Content-Type %q (want %q) Accept-Ranges %q %q", name, res.StatusCode, res.Header.Get("Content-Type"), want, res.Header.Get("Accept-Ranges"), body)
+		}
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/"+web.URL+"/utf8.txt", nil)
+	req.Header.Set("Range", "bytes=0-3")
+	pr, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(pr.Body)
+	pr.Body.Close()
+	if pr.StatusCode != http.StatusPartialContent || string(b) != files["utf8.txt"][:4] {
+		t.Errorf("a range: %d %q", pr.StatusCode, b)
 	}
 }
 

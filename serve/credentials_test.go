@@ -156,6 +156,39 @@ func TestNewsLogin(t *testing.T) {
 	}
 }
 
+// INN's nnrpd whose readers.conf lets nobody read without AUTHINFO
+// (checked by ckpasswd) through the gateway: a 401 Basic challenge naming
+// it; a wrong answer is asked again; the right one shows the group; a
+// proxy client's Proxy-Authorization logs in too. The password reaches
+// no access log.
+func TestNewsLoginINN(t *testing.T) {
+	const user, pass = "reader", "inn s3cret"
+	inn := testserver.StartINN(t, testserver.INNConfig{AuthUser: user, AuthPassword: pass})
+	var log bytes.Buffer
+	h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AccessLog: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const me = "127.0.0.1:5000"
+	group := "nntp://" + inn.AuthAddr + "/local.test"
+	w := ask(h, me, group, false)
+	if w.Code != http.StatusUnauthorized || w.Header().Get("WWW-Authenticate") != `Basic realm="nntp://`+inn.AuthAddr+`", charset="UTF-8"` {
+		t.Fatalf("no login: %d %q\n%s", w.Code, w.Header().Get("WWW-Authenticate"), w.Body.String())
+	}
+	if w := ask(h, me, group, false, "Authorization", basic(user, "wrong")); w.Code != http.StatusUnauthorized {
+		t.Errorf("a wrong password: %d %s", w.Code, w.Body.String())
+	}
+	if w := ask(h, me, group, false, "Authorization", basic(user, pass)); w.Code != 200 || !strings.Contains(w.Body.String(), "Known article one") {
+		t.Errorf("the answer: %d %s", w.Code, w.Body.String())
+	}
+	if w := ask(h, me, group, true, "Accept", "text/html", "Proxy-Authorization", basic(user, pass)); w.Code != 200 || !strings.Contains(w.Body.String(), "Known article one") {
+		t.Errorf("a proxy client's Proxy-Authorization: %d %s", w.Code, w.Body.String())
+	}
+	if strings.Contains(log.String(), pass) || strings.Contains(log.String(), strings.TrimPrefix(basic(user, pass), "Basic ")) {
+		t.Errorf("the access log holds the password:\n%s", log.String())
+	}
+}
+
 // nginx with auth_basic through the gateway: its 401 gets the browser a
 // 401 Basic challenge for its origin; the answer logs in there, and only
 // there (not at another nginx with the same login, not for another

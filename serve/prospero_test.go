@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 // A Prospero directory behind the gateway, on the in-tree server that
@@ -42,5 +44,33 @@ func TestProsperoPages(t *testing.T) {
 	checkPage(t, body, "a")
 	if c := s.Crashed(); c != "" {
 		t.Errorf("the server crashed: %s", c)
+	}
+}
+
+// A Prospero file known by anonymous FTP (an AFTP access method, listed
+// after PROSPERO-CONTENTS as dirsrv orders them) through the gateway, on
+// the in-tree server that crashes as the stock dirsrv does when asked for
+// such an object's CONTENTS: the page is vsftpd's file, fetched by the
+// access method as ISI's vget does, and the server is still answering.
+func TestProsperoAFTP(t *testing.T) {
+	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	root := prosperotest.DefaultRoot
+	s := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
+		root: {Dir: true},
+		root + "/hello.txt": {Contents: []byte("not this\n"), Methods: [][]string{
+			{"PROSPERO-CONTENTS", "", "", "", ""},
+			{"AFTP", "INTERNET-D", ftp.Host + "(" + strconv.Itoa(ftp.Port) + ")", "ASCII", "/pub/hello.txt", "BINARY"}}},
+	}}
+	addr := s.Start(t)
+	_, srv := gateway(t, Options{})
+	res, body := get(t, srv, "/prospero://"+addr+"/"+root+"/hello.txt", "")
+	if res.StatusCode != 200 || body != string(testserver.FTPHello) {
+		t.Errorf("the AFTP object: %d %q, want vsftpd's %q (server: %q)", res.StatusCode, body, testserver.FTPHello, s.Crashed())
+	}
+	if c := s.Crashed(); c != "" {
+		t.Errorf("the server crashed: %s", c)
+	}
+	if _, body := get(t, srv, "/prospero://"+addr+"/"+root, ""); !strings.Contains(body, ">hello.txt</a>") {
+		t.Errorf("the directory, after it:\n%s", body)
 	}
 }

@@ -741,6 +741,22 @@ func TestManyAtOnce(t *testing.T) {
 	}
 }
 
+// gophernicus's type 7 search (a gophermap's "7" line, its CGI) is
+// labelled [IDX], an index-search, not [ASK], which reads as a Gopher+
+// form; asked, it answers a menu of hits.
+func TestGopherSearchGophernicus(t *testing.T) {
+	gs := testserver.Gophernicus(t)
+	_, srv := gateway(t, Options{})
+	res, body := get(t, srv, "/"+gs.URL("1/menu"), "")
+	if res.StatusCode != 200 || !strings.Contains(body, `<span class="t">[IDX]</span> Search the docs`) || strings.Contains(body, "ASK") {
+		t.Errorf("gophernicus's search item, labelled as something else than an index-search: %d\n%s", res.StatusCode, body)
+	}
+	res, body = get(t, srv, "/.search?u="+url.QueryEscape(gs.URL("7/cgi-bin/search.cgi"))+"&q=one", "")
+	if res.StatusCode != 200 || !strings.Contains(body, "one") || !strings.Contains(body, `value="one"`) {
+		t.Errorf("gophernicus's search, asked: %d\n%s", res.StatusCode, body)
+	}
+}
+
 // A Gopher+ item with a +ASK form shows it as an HTML form; the answers
 // sent back reach the server in order, and stay out of the access log.
 func TestGopherAsk(t *testing.T) {

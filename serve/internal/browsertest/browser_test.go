@@ -54,9 +54,10 @@ func (b *browserT) hasLinks(what string, names ...string) {
 }
 
 // TestBrowser browses the gateway with chromium: the front page's address
-// field, a gopher menu, a text document, a type 7 search; an ftp listing
-// walked down two directories to a binary downloaded whole; a news group
-// and an article; a WAIS search and a hit. No page may log an error.
+// field, a gopher menu, a text document, a type 7 search (labelled
+// [IDX]); an ftp listing walked down two directories to a binary
+// downloaded whole; a news group and an article; a WAIS search and a hit.
+// No page may log an error.
 func TestBrowser(t *testing.T) {
 	gs := testserver.Gophernicus(t)
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
@@ -69,8 +70,13 @@ func TestBrowser(t *testing.T) {
 		b := b.on(t)
 		b.load("front page", chromedp.Navigate(gw+"/"))
 		b.load("typing a gopher URL", chromedp.SendKeys(chromedp.CSS(`form.addr input[name=u]`), gs.URL("1/menu")+"\n"))
-		if menu := b.text("menu"); !strings.Contains(menu, "Welcome to the fixture menu") {
+		menu := b.text("menu")
+		if !strings.Contains(menu, "Welcome to the fixture menu") {
 			t.Errorf("the menu page lacks its i line:\n%s", menu)
+		}
+		// The type 7 item reads as an index-search, not as a Gopher+ form.
+		if !strings.Contains(menu, "[IDX] Search the docs") || strings.Contains(menu, "[ASK]") {
+			t.Errorf("the menu's search item is not labelled [IDX]:\n%s", menu)
 		}
 		b.hasLinks("menu", "Hello", "Docs", "Binary")
 		b.screenshot("serve-gopher")

@@ -80,7 +80,9 @@ func (b *browserT) askLogins(l *loginAsker) {
 // answer shows the page, and another page of that server comes without
 // asking again. A second nginx that wants the same login is asked for
 // anew (the answer given for the first is not sent there); cancelled, the
-// page says the server wants a login.
+// page says the server wants a login. INN's nnrpd that wants AUTHINFO is
+// asked for as the others, and its group's article then comes without
+// asking again.
 func TestBrowserLogin(t *testing.T) {
 	root := t.TempDir()
 	const secret = "the protected page"
@@ -95,6 +97,8 @@ func TestBrowserLogin(t *testing.T) {
 	web := testserver.StartNginx(t, testserver.NginxConfig{Root: root, Protected: "/private/"})
 	other := testserver.StartNginx(t, testserver.NginxConfig{Root: root, Protected: "/private/"})
 	ftp := testserver.StartFTP(t, testserver.Vsftpd)
+	const newsUser, newsPass = "reader", "inn s3cret"
+	inn := testserver.StartINN(t, testserver.INNConfig{AuthUser: newsUser, AuthPassword: newsPass})
 	gw := servetest.Start(t, nil, serve.Options{})
 	b := startBrowser(t).on(t)
 	l := &loginAsker{answer: func(realm string) (string, string, bool) {
@@ -103,6 +107,8 @@ func TestBrowserLogin(t *testing.T) {
 			return testserver.NginxUser, testserver.NginxPassword, true
 		case "ftp://" + ftp.Addr:
 			return testserver.FTPUser, testserver.FTPPassword, true
+		case "nntp://" + inn.AuthAddr:
+			return newsUser, newsPass, true
 		}
 		return "", "", false
 	}}
@@ -146,4 +152,20 @@ func TestBrowserLogin(t *testing.T) {
 		t.Errorf("the ftp login: chromium was asked %+v", ch)
 	}
 	b.noProblems("ftp login")
+
+	b.load("a group of INN's that wants a login", chromedp.Navigate(gw.URL+"/nntp://"+inn.AuthAddr+"/local.test"))
+	if got := b.text("the group"); !strings.Contains(got, "Known article one") {
+		t.Errorf("the group shows %q", got)
+	}
+	if ch := l.challenges(); len(ch) != 4 || ch[3].Realm != "nntp://"+inn.AuthAddr {
+		t.Errorf("the news login: chromium was asked %+v", ch)
+	}
+	b.load("an article of the group", chromedp.Navigate(gw.URL+"/nntp://"+inn.AuthAddr+"/local.test/1"))
+	if got := b.text("the article"); !strings.Contains(got, "This is the known article.") {
+		t.Errorf("the article shows %q", got)
+	}
+	if n := len(l.challenges()); n != 4 {
+		t.Errorf("an article of the same server: chromium was asked again (%d logins)", n)
+	}
+	b.noProblems("news login")
 }
