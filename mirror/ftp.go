@@ -695,14 +695,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			e.fail(rec, err)
 			return true
 		}
-		// A directory recorded as it is (but for when it was listed) is
-		// not written again: a rerun that finds nothing changed leaves
-		// the manifest as it is, rather than rewriting all of it for the
-		// times of its listings (Fetched is then the first listing that
-		// found the directory so).
-		if old.Fetched = rec.Fetched; !had || old != rec {
-			e.man.put(rec)
-		}
+		e.putUnlessSame(old, had, rec)
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	// Cycle check for servers without unique facts: a directory listed

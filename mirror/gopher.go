@@ -407,7 +407,7 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 	} else if err := tmp.commit(rec.Path, time.Time{}); err != nil {
 		return nil, asLocal(err)
 	}
-	e.man.put(*rec)
+	e.putUnlessSame(old, had, *rec)
 	return items, nil
 }
 

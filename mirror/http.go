@@ -139,7 +139,8 @@ func (e *engine) httpDir(s *httpState, w int, j *httpDirJob) {
 			e.fail(rec, asLocal(err))
 			return
 		}
-		e.man.put(rec)
+		old, had := e.man.get(j.url)
+		e.putUnlessSame(old, had, rec)
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	for _, ie := range entries {
