@@ -637,7 +637,7 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 	case had && old.Status == StatusOK && badSize:
 		why = "the copy's size is not what the server states: " + facts.sizeErr(old.Size)
 	case had && old.Status == StatusOK && isRacy:
-		why = "racy: its date (" + old.MTime + ", " + old.MTimeSource + ", the server's time zone unknown) was maybe still current when it was fetched: a change since would not show"
+		why = racyWhy(old)
 	case had && old.Status == StatusOK && unconfirmed && e.fs.intact(old.Path, old.Size) && e.fs.hashIs(old.Path, old.SHA256):
 		why = "--verify: no server stated its length: fetched again to compare"
 	case had && e.opt.Verify && old.Status == StatusOK:

@@ -501,6 +501,7 @@ func TestSortLinesFanIn(t *testing.T) {
 // leaves a sorted version 2 manifest.
 func TestRealManifestMigratesV1(t *testing.T) {
 	s := testserver.StartFTP(t, testserver.Vsftpd)
+	oldTimes(t, filepath.Join(s.Anon, "pub"))
 	dir := t.TempDir()
 	url := s.URL + "/pub/"
 	first := mirrorOK(t, Options{URL: url, Dir: dir})
