@@ -52,7 +52,17 @@ func cutPlan(after int64, cut ...int) func(int) testserver.Fault {
 // every data connection is cut fails, is never recorded ok, and the run
 // fails.
 func TestRealFTPCutFile(t *testing.T) {
-	s := testserver.StartFTP(t, testserver.Vsftpd)
+	testRealFTPCutFile(t, testserver.StartFTP(t, testserver.Vsftpd))
+}
+
+// TestRealFTPCutFileNoSIZE: as TestRealFTPCutFile on a vsftpd that
+// refuses SIZE (cmds_denied): the cut is seen by the listing's size and
+// the 150 reply's "(N bytes)".
+func TestRealFTPCutFileNoSIZE(t *testing.T) {
+	testRealFTPCutFile(t, testserver.StartFTPConf(t, testserver.Vsftpd, "cmds_denied=SIZE"))
+}
+
+func testRealFTPCutFile(t *testing.T, s *testserver.FTPServer) {
 	files := cutFiles(t, filepath.Join(s.Anon, "pub", "cut"), 5)
 	for _, after := range []int64{0, 10000} {
 		t.Run(fmt.Sprintf("retried, cut after %d bytes", after), func(t *testing.T) {
@@ -168,4 +178,69 @@ func TestFTPMirrorShortWith226(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRealHTTPCut: nginx's replies cut (FIN) in the middle of a file's
+// body, the Content-Length not reached: the file is fetched again and
+// arrives whole; when every try is cut it fails, is never recorded ok nor
+// written under its name, its bytes are kept for the next run, which
+// continues them with Range.
+func TestRealHTTPCut(t *testing.T) {
+	root := t.TempDir()
+	big := make([]byte, 300000)
+	rand.NewChaCha8([32]byte{37, 'h'}).Read(big)
+	fetchtest.WriteFile(t, filepath.Join(root, "big.bin"), string(big), t1)
+	fetchtest.WriteFile(t, filepath.Join(root, "small.txt"), "small\n", t1)
+	ng := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
+	want := map[string]string{"big.bin": string(big), "small.txt": "small\n"}
+	// Each connection's replies are cut 100,000 bytes in: in big.bin's
+	// body (the index and small.txt are a few hundred bytes).
+	cut := testserver.Fault{After: 100000, HalfClose: true}
+	t.Run("retried", func(t *testing.T) {
+		p := testserver.StartFaultProxy(t, ng.Addr, func(n int) testserver.Fault {
+			if n == 0 {
+				return cut
+			}
+			return testserver.Fault{}
+		})
+		dir := t.TempDir()
+		sum, err := Run(context.Background(), Options{URL: "http://" + p.Addr() + "/", Dir: dir, Parallel: 1, RetryWait: time.Millisecond})
+		if err != nil || sum.New != 2 || sum.Failed != 0 || p.Struck() != 1 {
+			t.Fatalf("%v: %+v, %d cuts", err, countsOf(sum), p.Struck())
+		}
+		sameTree(t, tree(t, dir), want)
+	})
+	t.Run("every try cut", func(t *testing.T) {
+		var cutting atomic.Bool
+		cutting.Store(true)
+		p := testserver.StartFaultProxy(t, ng.Addr, func(int) testserver.Fault {
+			if cutting.Load() {
+				return cut
+			}
+			return testserver.Fault{}
+		})
+		dir := t.TempDir()
+		url := "http://" + p.Addr() + "/"
+		sum, err := Run(context.Background(), Options{URL: url, Dir: dir, Parallel: 1, Retries: 2, RetryWait: time.Millisecond})
+		if err == nil || sum.Failed != 1 || sum.New != 1 {
+			t.Fatalf("%v: %+v, want big.bin failed and an error", err, countsOf(sum))
+		}
+		if r := records(t, dir)[url+"big.bin"]; r.Status == StatusOK {
+			t.Errorf("big.bin recorded ok after every transfer was cut: %+v", r)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "big.bin")); err == nil {
+			t.Error("big.bin written although every transfer of it was cut")
+		}
+		parts, _ := filepath.Glob(filepath.Join(dir, partPrefix+"*"))
+		if len(parts) != 1 {
+			t.Fatalf("partial files after the cuts: %q, want big.bin's", parts)
+		}
+		// The cuts over, the next run fetches the rest only.
+		cutting.Store(false)
+		sum = mirrorOK(t, Options{URL: url, Dir: dir, Parallel: 1})
+		if sum.New != 1 || sum.Bytes >= int64(len(big)) {
+			t.Errorf("rerun: %+v, %d bytes: want big.bin new, resumed", countsOf(sum), sum.Bytes)
+		}
+		sameTree(t, tree(t, dir), want)
+	})
 }

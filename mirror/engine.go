@@ -609,12 +609,25 @@ func (e *engine) failed(r Record, err error) Event {
 	return Event{Kind: EventFailed, URL: r.URL, Path: r.Path, Err: err}
 }
 
+// putUnlessSame puts rec, a directory, menu or item read again, unless
+// the manifest holds it as it is (old, had) but for when it was read:
+// then it is not written again, so that a rerun that finds nothing
+// changed leaves the manifest as it is, rather than rewriting all of it
+// for the times of its listings (Fetched stays the first read that found
+// it so).
+func (e *engine) putUnlessSame(old Record, had bool, rec Record) {
+	if old.Fetched = rec.Fetched; !had || old != rec {
+		e.man.put(rec)
+	}
+}
+
 // skip records an item deliberately not mirrored.
 func (e *engine) skip(r Record, reason string) {
 	e.nSkipped.Add(1)
 	r.Status, r.Error = StatusSkipped, reason
 	if !e.opt.DryRun {
-		e.man.put(r)
+		old, had := e.man.get(r.URL)
+		e.putUnlessSame(old, had, r)
 	}
 	e.emit(Event{Kind: EventSkipped, URL: r.URL, Path: r.Path, Err: errors.New(reason)})
 }

@@ -695,14 +695,7 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 			e.fail(rec, err)
 			return true
 		}
-		// A directory recorded as it is (but for when it was listed) is
-		// not written again: a rerun that finds nothing changed leaves
-		// the manifest as it is, rather than rewriting all of it for the
-		// times of its listings (Fetched is then the first listing that
-		// found the directory so).
-		if old.Fetched = rec.Fetched; !had || old != rec {
-			e.man.put(rec)
-		}
+		e.putUnlessSame(old, had, rec)
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	// Cycle check for servers without unique facts: a directory listed
@@ -919,6 +912,8 @@ func (e *engine) ftpCheckMDTM(s *ftpState, w int, c *ftpConn, j *ftpDirJob, chec
 		switch {
 		case ck.proven:
 			keep(ck, "same size and modification time as recorded")
+		case !c.mdtm && e.ftpListSameDay(ck.job.old, ck.fe) && racy(ck.job.old):
+			fetchIt(ck, racyWhy(ck.job.old))
 		case !c.mdtm && e.ftpListSameDay(ck.job.old, ck.fe):
 			keep(ck, "same size, and the listing's date matches the copy's time (the server has no MDTM)")
 		case !c.mdtm:
@@ -953,6 +948,8 @@ func (e *engine) ftpCheckMDTM(s *ftpState, w int, c *ftpConn, j *ftpDirJob, chec
 				fetchIt(ck, "the listing cannot show it unchanged and no exact time was recorded")
 			case stamp(mt) != old.MTime:
 				fetchIt(ck, "MDTM "+stamp(mt)+", recorded "+old.MTime)
+			case racy(old):
+				fetchIt(ck, racyWhy(old))
 			default:
 				keep(ck, "same size and MDTM as recorded")
 			}
@@ -1085,6 +1082,8 @@ func (e *engine) ftpUnchanged(local *dirView, old, rec Record, fe ftpEntry) (int
 		return verdictFetch, fmt.Sprintf("size %d, recorded %d", fe.Size, old.Size)
 	case e.opt.Verify && !e.fs.hashIs(old.Path, old.SHA256):
 		return verdictFetch, verifyWhy
+	case fe.exact && old.Key == rec.Key && rec.Key != "" && racy(old):
+		return verdictFetch, racyWhy(old)
 	case fe.exact && old.Key == rec.Key && rec.Key != "":
 		return verdictSame, "same size and modification time as recorded"
 	case fe.exact:
@@ -1326,6 +1325,7 @@ func (e *engine) ftpFiles(s *ftpState, w int, c *ftpConn, t *task) {
 // as failed, or queued again) and gives no error.
 func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, error) {
 	j := p.j
+	started := time.Now() // the copy's time for racy: a change after it may not show
 	var next *prelude
 	// sendNext sends the commands of the next file, if one is waiting.
 	sendNext := func() error {
@@ -1455,7 +1455,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	rec := j.rec
 	rec.Size = tmp.n
 	rec.SHA256 = tmp.sum()
-	rec.Fetched = stamp(time.Now())
+	rec.Fetched = stamp(started)
 	rec.Status = StatusOK
 	mtime := j.mtime
 	if !mdtm.IsZero() {

@@ -35,10 +35,16 @@ type gopherState struct {
 	// directory on the mirrored host: what lies below it is mirrored,
 	// stored relative to it (nil with Parents: the whole host, stored by
 	// its full selectors).
-	base    []string
-	mu      sync.Mutex
-	visited map[string]string      // menuKey, docKey -> the URL that claimed it
-	robots  map[string]*robotsOnce // by host:port
+	base []string
+	mu   sync.Mutex
+	// menus is the menus read or queued (menuKey -> the URL that claimed
+	// it): one per local directory, held as every walk holds its
+	// directories. docs is the documents queued (docKey), which any menu
+	// may link: a keySet, in sorted scratch files past a few thousand, so
+	// that a hole of millions of documents is walked in flat memory.
+	menus  map[string]string
+	docs   *keySet
+	robots map[string]*robotsOnce // by host:port
 }
 
 type robotsOnce struct {
@@ -166,7 +172,8 @@ func (g *gopherState) localSegs(e *engine, host string, port int, sel string) []
 }
 
 func (e *engine) runGopher() error {
-	g := &gopherState{visited: map[string]string{}, robots: map[string]*robotsOnce{}}
+	g := &gopherState{menus: map[string]string{}, docs: newKeySet(e.man), robots: map[string]*robotsOnce{}}
+	defer g.docs.close()
 	raw := *e.client
 	raw.Options = maps.Clone(e.client.Options)
 	if raw.Options == nil {
@@ -205,7 +212,7 @@ func (e *engine) runGopher() error {
 		job := &gopherMenuJob{url: e.rootURL, scheme: e.u.Scheme, host: host, port: port,
 			selector: gu.Selector, segs: segs}
 		job.dir = e.paths.claimDir(ownerKey(e.rootURL), segs)
-		g.visited[menuKey(host, port, gu.Selector)] = e.rootURL
+		g.menus[menuKey(host, port, gu.Selector)] = e.rootURL
 		e.markSeen(e.rootURL)
 		e.sched.push(&task{list: true, host: hostKey(host, port), job: job})
 	} else {
@@ -223,10 +230,13 @@ func (e *engine) runGopher() error {
 		}
 	})
 	if e.opt.RewriteMenus && !e.opt.DryRun && e.ctx.Err() == nil {
+		// A document's local copy is looked up by its own URL (the
+		// documents' keys are digests): one linked under another item
+		// type than the URL that claimed it keeps its server line.
 		e.rewriteMenus(func(key string) string {
 			g.mu.Lock()
 			defer g.mu.Unlock()
-			return g.visited[key]
+			return g.menus[key]
 		})
 	}
 	return nil
@@ -312,6 +322,10 @@ func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
 		}
 		e.menuItem(g, j, it, mods)
 	}
+	// Its documents are claimed: the path table may drop the
+	// directory's files from memory (read back should another menu
+	// link one there).
+	e.paths.done(j.dir)
 }
 
 // readMenu fetches the menu byte for byte, saves it (when it changed) and
@@ -407,7 +421,7 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 	} else if err := tmp.commit(rec.Path, time.Time{}); err != nil {
 		return nil, asLocal(err)
 	}
-	e.man.put(*rec)
+	e.putUnlessSame(old, had, *rec)
 	return items, nil
 }
 
@@ -503,9 +517,9 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 	if it.Type == gopher.TypeMenu {
 		key := menuKey(it.Host, it.Port, it.Selector)
 		g.mu.Lock()
-		_, dup := g.visited[key]
+		_, dup := g.menus[key]
 		if !dup {
-			g.visited[key] = url
+			g.menus[key] = url
 		}
 		g.mu.Unlock()
 		if dup {
@@ -526,15 +540,8 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		e.sched.push(&task{list: true, host: hostKey(it.Host, it.Port), job: job})
 		return
 	}
-	key := docKey(it.Host, it.Port, it.Selector)
-	g.mu.Lock()
-	_, dup := g.visited[key]
-	if !dup {
-		g.visited[key] = url
-	}
-	g.mu.Unlock()
-	if dup {
-		return
+	if !g.docs.add(docKey(it.Host, it.Port, it.Selector)) {
+		return // linked before
 	}
 	if !e.filter.file(rel) {
 		return
@@ -558,7 +565,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 			facts.lo, facts.hi, facts.sizeText = lo, hi, text
 		}
 	}
-	key = "line:" + it.Raw
+	key := "line:" + it.Raw
 	if !facts.mod.IsZero() {
 		key += "|mod:" + facts.mod.Format("20060102150405")
 	}
@@ -630,7 +637,7 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 	case had && old.Status == StatusOK && badSize:
 		why = "the copy's size is not what the server states: " + facts.sizeErr(old.Size)
 	case had && old.Status == StatusOK && isRacy:
-		why = "racy: its date (" + old.MTime + ", " + old.MTimeSource + ", the server's time zone unknown) was maybe still current when it was fetched: a change since would not show"
+		why = racyWhy(old)
 	case had && old.Status == StatusOK && unconfirmed && e.fs.intact(old.Path, old.Size) && e.fs.hashIs(old.Path, old.SHA256):
 		why = "--verify: no server stated its length: fetched again to compare"
 	case had && e.opt.Verify && old.Status == StatusOK:

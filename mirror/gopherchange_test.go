@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -318,5 +319,87 @@ func TestRealGophernicusSizes(t *testing.T) {
 	}
 	if seen != len(sizes) {
 		t.Errorf("%d menu lines read, want %d", seen, len(sizes))
+	}
+}
+
+// cuttingDialer dials as usual; while armed, a connection that has read
+// after bytes ends there (closed, io.EOF): a server's reply cut short,
+// as a restart or a middlebox cuts it.
+type cuttingDialer struct {
+	after int64
+	armed atomic.Bool
+	cuts  atomic.Int32
+}
+
+func (d *cuttingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &cuttingConn{Conn: c, d: d}, nil
+}
+
+type cuttingConn struct {
+	net.Conn
+	d *cuttingDialer
+	n int64
+}
+
+func (c *cuttingConn) Read(p []byte) (int, error) {
+	if c.d.armed.Load() && c.n >= c.d.after {
+		c.d.cuts.Add(1)
+		c.Conn.Close()
+		return 0, io.EOF
+	}
+	if c.d.armed.Load() && int64(len(p)) > c.d.after-c.n {
+		p = p[:c.d.after-c.n]
+	}
+	n, err := c.Conn.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestRealGopherPlusLength: pygopherd's items are Gopher+ ("+" in the
+// menu): each is asked for with "+", whose "+N" states its exact length.
+// A reply cut short of it fails and is never recorded ok; whole, the copy
+// is recorded confirmed with that length, and --verify leaves it alone
+// (where a document whose length nothing stated is fetched again).
+func TestRealGopherPlusLength(t *testing.T) {
+	root := t.TempDir()
+	data := make([]byte, 100000)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	fetchtest.WriteFile(t, filepath.Join(root, "doc.bin"), string(data), t1)
+	openUp(t, root)
+	s := testserver.StartPygopherd(t, testserver.GopherConfig{Root: root})
+	d := &cuttingDialer{after: 50000}
+	client := &fetch.Client{Dialer: d}
+	url := s.URL("")
+	docURL := s.URL("9/doc.bin")
+	dir := t.TempDir()
+
+	d.armed.Store(true)
+	sum, err := Run(context.Background(), Options{URL: url, Dir: dir, Client: client, Retries: -1, IgnoreRobots: true})
+	d.armed.Store(false)
+	if err == nil || sum.Failed != 1 || sum.New != 0 || d.cuts.Load() == 0 {
+		t.Fatalf("cut: %v, %+v, %d cuts; want doc.bin failed", err, countsOf(sum), d.cuts.Load())
+	}
+	if r := records(t, dir)[docURL]; r.Status == StatusOK {
+		t.Errorf("a cut copy recorded ok: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "doc.bin")); err == nil {
+		t.Error("a cut copy kept as doc.bin")
+	}
+
+	sum = mirrorOK(t, Options{URL: url, Dir: dir, Client: client, IgnoreRobots: true})
+	r := records(t, dir)[docURL]
+	if sum.New != 1 || r.Status != StatusOK || r.Unconfirmed || r.Size != int64(len(data)) {
+		t.Errorf("whole: %+v, record %+v: want confirmed, %d bytes", countsOf(sum), r, len(data))
+	}
+	w := &whys{path: "doc.bin"}
+	mirrorOK(t, Options{URL: url, Dir: dir, Client: client, IgnoreRobots: true, Verify: true, Event: w.event})
+	if !strings.HasPrefix(w.String(), "unchanged:") {
+		t.Errorf("--verify, a confirmed copy: %s", w)
 	}
 }

@@ -118,37 +118,3 @@ func scriptOutput(sel string) bool {
 	}
 	return false
 }
-
-// racyZone is how far a server's local time, which menu dates and Gopher+
-// Mod-Dates are in (read as UTC), can lie behind UTC: UTC−12. skewSlack
-// allows for the server's clock and ours disagreeing a little.
-const (
-	racyZone  = 12 * time.Hour
-	skewSlack = time.Minute
-)
-
-// racy reports whether the recorded copy r is "racy", as git and rsync call
-// it: its recorded date (the menu's minute, the Gopher+ second) could still
-// have been current when it was fetched, so that a change made after the
-// fetch within that minute or second leaves the date — and the menu line —
-// as recorded. Nothing tells the server's time zone, so any zone is
-// allowed: a date that, read in UTC−12, is not over before the fetch began
-// makes the copy racy, and the next run fetches it again (a copy with the
-// same bytes is left alone) until a fetch begins after that.
-func racy(r Record) bool {
-	var prec time.Duration
-	switch r.MTimeSource {
-	case "menu":
-		prec = time.Minute
-	case "gopher+":
-		prec = time.Second
-	default:
-		return false
-	}
-	t, err := time.Parse(time.RFC3339Nano, r.MTime)
-	f := fetchedTime(r)
-	if err != nil || f.IsZero() {
-		return false
-	}
-	return t.Add(racyZone + prec + skewSlack).After(f)
-}

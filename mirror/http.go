@@ -139,7 +139,8 @@ func (e *engine) httpDir(s *httpState, w int, j *httpDirJob) {
 			e.fail(rec, asLocal(err))
 			return
 		}
-		e.man.put(rec)
+		old, had := e.man.get(j.url)
+		e.putUnlessSame(old, had, rec)
 	}
 	e.emit(Event{Kind: EventDir, URL: j.url, Path: j.local})
 	for _, ie := range entries {
@@ -398,6 +399,10 @@ func (e *engine) httpEntry(s *httpState, j *httpDirJob, ie indexEntry) {
 		job.why = "--checksum: the server gives no SHA-256: fetched to compare"
 	case old.ETag == "" && old.MTime == "":
 		job.why = "the server gave neither ETag nor Last-Modified to ask with"
+	case racy(old):
+		// nginx's ETag is the time and size: a change in the same
+		// second at the same size keeps it.
+		job.why = racyWhy(old)
 	default:
 		job.cond = true
 	}
@@ -453,6 +458,7 @@ func (e *engine) httpFetchBody(ctx context.Context, touch func(), j *httpFileJob
 	if e.opt.DryRun && !j.cond {
 		return e.wouldGet(j, j.why)
 	}
+	started := time.Now() // the copy's time for racy: a change after it may not show
 	// A dry run asks HEAD with the conditions: a 304 is unchanged.
 	req := &fetch.Request{URL: &u, Head: e.opt.DryRun}
 	if j.cond {
@@ -571,7 +577,7 @@ func (e *engine) httpFetchBody(ctx context.Context, touch func(), j *httpFileJob
 	}
 	rec.Size = tmp.n
 	rec.SHA256 = tmp.sum()
-	rec.Fetched = stamp(time.Now())
+	rec.Fetched = stamp(started)
 	rec.Status = StatusOK
 	rec.ETag = res.Header.Get("ETag")
 	rec.MTime, rec.MTimeSource = "", ""

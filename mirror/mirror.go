@@ -132,9 +132,13 @@
 // killed run's journal, is merged when it is loaded. The URLs found, the
 // manifest's local paths and the files a walker is done with go to such
 // sorted scratch files too (past 1 MiB), and the delete sweep, the gone
-// marking and the gophermap rewrite are passes over the sorted files; the
-// files waiting to be fetched are bounded (workers take files first when
-// more than 4,096 are queued). What memory holds goes with the
+// marking and the gophermap rewrite are passes over the sorted files. The
+// gopher walk, whose documents any menu may link, tells one queued before
+// by a set of 16-byte digests, sorted into scratch runs past 16,384 (a
+// lookup reads one block of each run), and lets the path table drop a
+// menu's files once its items are claimed; the files waiting to be
+// fetched are bounded (workers take files first when more than 1,024 are
+// queued). What memory holds goes with the
 // directories (their index entries, the listed set, directory times) and
 // with what failed or is gone.
 //

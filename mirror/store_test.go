@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 // openTestManifest loads the manifest of dir for url (a run's view).
@@ -489,5 +491,53 @@ func TestSortLinesFanIn(t *testing.T) {
 		if got[u] != w {
 			t.Errorf("%s: %s, want the newest line %s", u, got[u], w)
 		}
+	}
+}
+
+// TestRealManifestMigratesV1: a mirror of vsftpd whose manifest is in
+// today's .urlget-mirror.jsonl form of before (version 1: the records in
+// the order they were written, one of them twice) is migrated by the
+// next run, which finds every file unchanged and sends no RETR, and
+// leaves a sorted version 2 manifest.
+func TestRealManifestMigratesV1(t *testing.T) {
+	s := testserver.StartFTP(t, testserver.Vsftpd)
+	oldTimes(t, filepath.Join(s.Anon, "pub"))
+	dir := t.TempDir()
+	url := s.URL + "/pub/"
+	first := mirrorOK(t, Options{URL: url, Dir: dir})
+	mpath := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	var h header
+	if err := json.Unmarshal([]byte(lines[0]), &h); err != nil || h.Version != 2 {
+		t.Fatalf("header %q: %v", lines[0], err)
+	}
+	h.Version = 1
+	hl, _ := json.Marshal(h)
+	recs := slices.Clone(lines[1 : len(lines)-1]) // without the mark
+	rand.New(rand.NewPCG(37, 1)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	recs = append(recs, recs[0])
+	v1 := string(hl) + "\n" + strings.Join(recs, "\n") + "\n"
+	if err := os.WriteFile(mpath, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := inodes(t, dir)
+	cmds, _ := s.Commands()
+	sum := mirrorOK(t, Options{URL: url, Dir: dir})
+	if sum.Unchanged != first.New || sum.New+sum.Changed != 0 {
+		t.Errorf("after the migration: %+v, want all %d unchanged", countsOf(sum), first.New)
+	}
+	sameInodes(t, before, inodes(t, dir))
+	after, _ := s.Commands()
+	for _, c := range after[len(cmds):] {
+		if strings.HasPrefix(c.Line, "RETR") {
+			t.Errorf("the run after the migration sent %s", c.Line)
+		}
+	}
+	if n := len(checkSorted(t, dir)); n != len(lines)-2 {
+		t.Errorf("the migrated manifest has %d records, want %d", n, len(lines)-2)
 	}
 }

@@ -336,7 +336,14 @@ func TestGopherDocFacts(t *testing.T) {
 		{"2026-12-06T07:57:00Z", "menu", false}, // over before the fetch in every zone
 		{"2026-12-06T07:58:59Z", "gopher+", false},
 		{"2026-12-06T07:59:00Z", "gopher+", true},
-		{"2026-12-06T19:59:00Z", "http", false}, // not gopher's
+		{"2026-12-06T19:59:10Z", "http", true}, // GMT, the second: within a minute's skew
+		{"2026-12-06T19:59:10Z", "mdtm", true},
+		{"2026-12-06T19:59:10Z", "mlsd", true},
+		{"2026-12-06T19:59:10Z", "list-noyear", true},
+		{"2026-12-06T19:58:00Z", "mdtm", false}, // UTC: over more than a minute before the fetch
+		{"2026-12-06T19:58:00Z", "http", false},
+		{"2026-12-06T08:00:00Z", "list-noyear", true}, // an ls minute, any zone
+		{"2026-12-06T19:59:00Z", "", false},           // no date that decides
 	} {
 		r := Record{MTime: tc.mtime, MTimeSource: tc.src, Fetched: fetched.Format(time.RFC3339Nano)}
 		if got := racy(r); got != tc.want {

@@ -434,7 +434,15 @@ func crossCheck(t *testing.T, name string) {
 func TestWARCTornTail(t *testing.T) {
 	s := ftptest.New(t)
 	ftpTree(s)
-	url := "ftp://" + s.Addr + "/pub/"
+	testWARCTornTail(t, "ftp://"+s.Addr+"/pub/")
+}
+
+// TestRealWARCTornTail: the same on vsftpd.
+func TestRealWARCTornTail(t *testing.T) {
+	testWARCTornTail(t, testserver.StartFTP(t, testserver.Vsftpd).URL+"/pub/")
+}
+
+func testWARCTornTail(t *testing.T, url string) {
 	for _, gz := range []bool{true, false} {
 		name := "run.warc"
 		if gz {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -22,6 +23,10 @@ func TestMirrorHTTPCommand(t *testing.T) {
 		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// An old time: a file written just now is racy, fetched again
+		// without conditions, not answered 304.
+		old := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+		os.Chtimes(p, old, old)
 	}
 	s := testserver.StartNginx(t, testserver.NginxConfig{Root: root})
 	dir := t.TempDir()
