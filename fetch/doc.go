@@ -211,7 +211,7 @@
 //	  58  ErrClientCert        the client certificate or key could not be read or used
 //	  59  ErrCipher            a cipher or TLS version asked for is unknown or cannot be used
 //	  60  ErrCertificate       the server's certificate could not be verified (TLSError)
-//	  61  ErrBadEncoding       a body's content coding (gzip, br, zstd) or transfer coding could not be decoded
+//	  61  ErrBadEncoding       a body's content coding (deflate, gzip, br, zstd) or transfer coding could not be decoded
 //	  63  ErrTooLarge          over MaxFileSize or MaxDecompressed
 //	  64  ErrUseSSL            TLS was required and the server refuses it (FTP AUTH, PROT P)
 //	  65  ErrRewind            a body to send again after a 307/308 redirect was read from a pipe

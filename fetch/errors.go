@@ -51,7 +51,7 @@ const (
 	ErrQuote                        // an FTP command given to send (-Q/--quote) was refused (21)
 	ErrGotNothing                   // the server closed the connection without a byte of reply (52)
 	ErrHeaderLine                   // a reply's header line was longer than a client keeps (27, curl's "out of memory" for it)
-	ErrBadEncoding                  // a body's content coding (gzip, br, zstd) or transfer coding could not be decoded (61)
+	ErrBadEncoding                  // a body's content coding (deflate, gzip, br, zstd) or transfer coding could not be decoded (61)
 	ErrPassive                      // an FTP server refused passive mode or gave a port that cannot be (EPSV, PASV) (13)
 	ErrPassiveFormat                // an FTP server's PASV reply held no address that can be read (14)
 	ErrAccount                      // an FTP server refused the account (ACCT) (11)

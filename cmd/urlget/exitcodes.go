@@ -45,7 +45,7 @@ var exitStatuses = []struct {
 	{[]int{58}, "the client certificate or key (`--cert`, `--key`, `--cert-type`) could not be read or used"},
 	{[]int{59}, "`--ciphers` names a suite urlget does not know; `--tlsv1.x` above `--tls-max`"},
 	{[]int{60}, "the server's certificate could not be verified (`SSL certificate problem: …`)"},
-	{[]int{61}, "an HTTP body that cannot be decoded: a broken `--compressed` body (gzip, br, zstd), a Transfer-Encoding other than chunked (curl's \"Unrecognized content encoding\", \"more than 5 content encodings\")"},
+	{[]int{61}, "an HTTP body that cannot be decoded: a broken `--compressed` body (deflate, gzip, br, zstd) or one of more than 5 codings, a Transfer-Encoding other than chunked (curl's \"Unrecognized content encoding\", \"more than 5 content encodings\")"},
 	{[]int{63}, "over `--max-filesize` (or the decompressed size cap)"},
 	{[]int{64}, "ftp: TLS was required (`--ssl-reqd`, `--ftp-ssl-control`, ftps://) and the server refuses it (AUTH, PROT P)"},
 	{[]int{65}, "a body to send again after a 307/308 redirect was read from a pipe (curl's \"send failed, rewind\")"},

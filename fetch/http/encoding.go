@@ -3,10 +3,13 @@ package http
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strings"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
@@ -15,8 +18,12 @@ import (
 )
 
 // acceptEncoding is the Accept-Encoding of Config.Compressed: the codings
-// decoders has (curl 7.88 offers deflate too).
-const acceptEncoding = "gzip, br, zstd"
+// decoders has, in curl 7.88's order.
+const acceptEncoding = "deflate, gzip, br, zstd"
+
+// maxCodings is the most content codings a reply may list, curl's bound:
+// each is a decoder stacked on the others.
+const maxCodings = 5
 
 // zstdMaxWindow is the largest zstd window decoded: RFC 9659's bound for
 // the zstd content coding (8 MiB), which keeps a reply from making the
@@ -24,14 +31,17 @@ const acceptEncoding = "gzip, br, zstd"
 const zstdMaxWindow = 8 << 20
 
 // decoders open a decoding reader for each Content-Encoding decoded:
-// gzip (RFC 1952) with compress/gzip, br (RFC 7932) with
+// deflate (RFC 9110 §8.4.1.2: the zlib format, RFC 1950; the raw deflate
+// data, RFC 1951, that some servers send instead is taken too, as curl
+// takes it), gzip (RFC 1952) with compress/gzip, br (RFC 7932) with
 // github.com/andybalholm/brotli and zstd (RFC 8878) with
 // github.com/klauspost/compress/zstd, both pure Go and maintained
 // (the standard library has neither).
 var decoders = map[string]func(io.Reader) (io.Reader, error){
-	"gzip":   gunzip,
-	"x-gzip": gunzip,
-	"br":     func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil },
+	"deflate": inflate,
+	"gzip":    gunzip,
+	"x-gzip":  gunzip,
+	"br":      func(r io.Reader) (io.Reader, error) { return brotli.NewReader(r), nil },
 	"zstd": func(r io.Reader) (io.Reader, error) {
 		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderLowmem(true))
 		if err != nil {
@@ -39,6 +49,55 @@ var decoders = map[string]func(io.Reader) (io.Reader, error){
 		}
 		return d.IOReadCloser(), nil
 	},
+}
+
+// inflate opens a deflate body: zlib's format when its first two bytes
+// are a zlib header (method 8, the check bits right), else raw deflate.
+func inflate(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	if h, err := br.Peek(2); err == nil && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
+		return zlib.NewReader(br)
+	}
+	return flate.NewReader(br), nil
+}
+
+// codings opens the decoders of a Content-Encoding value: its codings
+// (RFC 9110 §8.4: in the order applied, "identity" none) undone last
+// first. nil when there are none, or one urlget does not decode (the body
+// is then passed on as it is); ErrBadEncoding past maxCodings.
+func codings(value string) (func(io.Reader) (io.Reader, error), error) {
+	var opens []func(io.Reader) (io.Reader, error)
+	n := 0
+	for _, c := range strings.Split(value, ",") {
+		c = strings.ToLower(strings.TrimSpace(c))
+		if c == "" {
+			continue
+		}
+		if n++; n > maxCodings {
+			return nil, &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: fmt.Sprintf("the reply lists more than %d content codings", maxCodings)}
+		}
+		if c == "identity" {
+			continue
+		}
+		open := decoders[c]
+		if open == nil {
+			return nil, nil
+		}
+		opens = append(opens, open)
+	}
+	if len(opens) == 0 {
+		return nil, nil
+	}
+	return func(r io.Reader) (io.Reader, error) {
+		for i := len(opens) - 1; i >= 0; i-- {
+			d, err := opens[i](r)
+			if err != nil {
+				return nil, err
+			}
+			r = d
+		}
+		return r, nil
+	}, nil
 }
 
 // gunzip opens a gzip body (RFC 1952). The first member's header is read

@@ -32,8 +32,9 @@
 // come as the server sends them, multipart/byteranges);
 // If-Modified-Since and If-None-Match from the Request's fields of those
 // names, a 304 reply then being Meta.NotModified with an empty body.
-// With Config.Compressed, "Accept-Encoding: gzip, br, zstd" is sent (not
-// on a resume) and a body in one of those codings is decoded, up to
+// With Config.Compressed, "Accept-Encoding: deflate, gzip, br, zstd" is
+// sent (not on a resume) and a body in those codings is decoded (several
+// listed, as "deflate, gzip", undone last first; five at most), up to
 // Config.MaxDecompressed bytes (ErrTooLarge past that; one that cannot be
 // decoded is ErrBadEncoding); otherwise nothing is decoded.
 //
@@ -476,7 +477,12 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		body, size, m.NotModified = nethttp.NoBody, 0, true
 	}
 	if decode && !req.Head && size != 0 {
-		if open := decoders[strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))]; open != nil {
+		open, err := codings(strings.Join(resp.Header.Values("Content-Encoding"), ","))
+		if err != nil {
+			body.Close()
+			return nil, err
+		}
+		if open != nil {
 			g := newDecoder(body, open, maxDecoded)
 			m.Size = -1
 			return &fetch.Resource{Meta: m, Body: g, WireBytes: func() int64 { return g.src.N }}, nil
