@@ -241,13 +241,13 @@
 //     ("RETR pub/a/deep.txt"), not a CWD per segment and RETR of the last
 //     (TestCWDPerSegment); the per-segment CWDs, %2F, empty segments and
 //     typecodes would all be the caller's to write.
+//   - A RETR ended with 250 (RFC 959 allows it beside 226) fails its
+//     Response.Close; this package takes both (TestFinal250).
 //
 // Read in its source, and not yet shown by a test of that module: one
 // command, one reply (no pipelining: the mirror's batched commands cannot
 // be sent through it); its Login always adds FEAT, TYPE I and OPTS UTF8
-// round trips; a transfer's final reply must be 226 (250, which RFC 959
-// also allows, fails its Close) and a transfer cut short under a 226 is
-// not noticed (no SIZE or "(N bytes)" check); replies are read by
+// round trips; a transfer cut short under a 226 is not noticed (no SIZE or "(N bytes)" check); replies are read by
 // net/textproto with no bound on a line or a reply; a context bounds only
 // the dial; LIST lines it cannot parse are dropped, not returned. Where it
 // would fit — its ServerConn as the control connection, its LIST and MLSD

@@ -154,3 +154,34 @@ func TestActiveMode(t *testing.T) {
 		t.Fatalf("jlaffaye: %q, want a failure (no active mode)", body)
 	}
 }
+
+// TestFinal250: RFC 959 allows 250 as the final reply to RETR. urlget
+// takes it; jlaffaye's Response.Close wants 226 and fails.
+func TestFinal250(t *testing.T) {
+	s := ftptest.New(t)
+	s.AddFile("/f.txt", []byte("file\n"), time.Now())
+	s.Configure(func(s *ftptest.Server) {
+		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+			if verb != "RETR" {
+				return false
+			}
+			ss.Reply(150, "Opening data connection (5 bytes)")
+			dc, err := ss.OpenData()
+			if err != nil {
+				ss.Reply(425, "No data connection")
+				return true
+			}
+			io.WriteString(dc, "file\n")
+			dc.Close()
+			ss.Reply(250, "Transfer complete")
+			return true
+		}
+	})
+	if body, err := urlget(t, nil, "ftp://"+s.Addr+"/f.txt"); err != nil || string(body) != "file\n" {
+		t.Fatalf("urlget: %q %v", body, err)
+	}
+	body, err := jlaffaye(s.Addr, "anonymous", "a@b", "f.txt")
+	if err == nil || !strings.Contains(err.Error(), "250") {
+		t.Fatalf("jlaffaye: %q %v, want its Close to fail on 250", body, err)
+	}
+}
