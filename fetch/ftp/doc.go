@@ -247,9 +247,9 @@
 // Read in its source, and not yet shown by a test of that module: one
 // command, one reply (no pipelining: the mirror's batched commands cannot
 // be sent through it); its Login always adds FEAT, TYPE I and OPTS UTF8
-// round trips; a transfer cut short under a 226 is not noticed (no SIZE or "(N bytes)" check); replies are read by
-// net/textproto with no bound on a line or a reply; a context bounds only
-// the dial; LIST lines it cannot parse are dropped, not returned. Where it
+// round trips; a transfer cut short under a 226 is not noticed (no SIZE
+// or "(N bytes)" check); replies are read by net/textproto with no bound
+// on a line or a reply; a context bounds only the dial; LIST lines it cannot parse are dropped, not returned. Where it
 // would fit — its ServerConn as the control connection, its LIST and MLSD
 // parsers — the points above are the reason too: the control connection
 // is where active mode, ACCT, pipelining and the reply bounds live, and
