@@ -224,4 +224,35 @@
 // A value that goes on the wire (ftp-email, ftp-account, ftp-port, ftp-quote) may not
 // hold CR, LF or NUL (ErrMalformed). Bounds on what a server may send on
 // the control connection: MaxReplyLine, MaxReplyBytes, MaxReplyLines.
+//
+// # Why not github.com/jlaffaye/ftp
+//
+// jlaffaye/ftp (v0.2.4) is the Go FTP client usually named for this job.
+// It is not used because it does not do it; each point below is a test of
+// fetch/ftp/internal/jlaffayecheck (a module of its own, so urlget's
+// go.mod does not carry it), run beside this package on the same server:
+//
+//   - No active mode: it has neither EPRT nor PORT, so it cannot fetch
+//     from a server with passive mode off (vsftpd pasv_enable=NO), where
+//     ftp-port does (TestActiveMode).
+//   - No ACCT: its Login fails on a 332 reply to PASS; this package
+//     answers with ACCT (ftp-account) and logs in (TestACCT).
+//   - No RFC 1738 access method: Retr sends the whole path in one RETR
+//     ("RETR pub/a/deep.txt"), not a CWD per segment and RETR of the last
+//     (TestCWDPerSegment); the per-segment CWDs, %2F, empty segments and
+//     typecodes would all be the caller's to write.
+//   - A RETR ended with 250 (RFC 959 allows it beside 226) fails its
+//     Response.Close; this package takes both (TestFinal250).
+//
+// Read in its source, and not yet shown by a test of that module: one
+// command, one reply (no pipelining: the mirror's batched commands cannot
+// be sent through it); its Login always adds FEAT, TYPE I and OPTS UTF8
+// round trips; a transfer cut short under a 226 is not noticed (no SIZE
+// or "(N bytes)" check); replies are read by net/textproto with no bound
+// on a line or a reply; a context bounds only the dial; LIST lines it cannot parse are dropped, not returned. Where it
+// would fit — its ServerConn as the control connection, its LIST and MLSD
+// parsers — the points above are the reason too: the control connection
+// is where active mode, ACCT, pipelining and the reply bounds live, and
+// its four LIST parsers (MLSx, ls -l, DOS, hostedftp.com) have no VMS,
+// OS/2, NetWare, OS/400, MVS or EPLF, which ListParser reads.
 package ftp
