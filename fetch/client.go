@@ -1067,7 +1067,9 @@ func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
 	return &u, nil
 }
 
-// escapeLax percent-encodes the bytes no URL may hold literally.
+// escapeLax percent-encodes the bytes no URL may hold literally, as curl
+// repairs a Location: lower-case hex digits, and a space in the query
+// (after the first "?") becomes "+", a space before it "%20".
 func escapeLax(s string) string {
 	need := false
 	for i := 0; i < len(s) && !need; i++ {
@@ -1076,14 +1078,20 @@ func escapeLax(s string) string {
 	if !need {
 		return s
 	}
-	const hex = "0123456789ABCDEF"
+	const hex = "0123456789abcdef"
 	var b strings.Builder
+	query := false
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; laxEscape(c) {
+		c := s[i]
+		switch {
+		case c == ' ' && query:
+			b.WriteByte('+')
+		case laxEscape(c):
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])
-		} else {
+		default:
+			query = query || c == '?'
 			b.WriteByte(c)
 		}
 	}

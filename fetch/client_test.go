@@ -1272,3 +1272,30 @@ func TestMaxTime(t *testing.T) {
 		t.Errorf("silent server: %v", err)
 	}
 }
+
+// A Location with spaces and raw UTF-8 is repaired as curl repairs it:
+// lower-case hex, "%20" in the path and "+" in the query (curl's tests 40,
+// 663 and 1138 check these bytes on the wire).
+func TestRedirectLocationRepairedAsCurl(t *testing.T) {
+	var mu sync.Mutex
+	var got string
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a/b" {
+			redirectTo("../x y/?n=d a é&t={1}", 302)(w, r)
+			return
+		}
+		mu.Lock()
+		got = r.RequestURI
+		mu.Unlock()
+		io.WriteString(w, "B")
+	})
+	_, _, err := fetchAll(t, &fetch.Client{FollowRedirects: true}, srv.URL+"/a/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "/x%20y/?n=d+a+%c3%a9&t=%7b1%7d"; got != want {
+		t.Errorf("request target after the redirect %q, want %q", got, want)
+	}
+}
