@@ -210,7 +210,7 @@ func (d *Downloader) Do(ctx context.Context, raw string, t Target) *Result {
 		d.Timer.Begin(&r.Timing)
 		defer d.Timer.End(&r.Timing)
 	}
-	if u, err := fetch.GuessURL(raw); err != nil {
+	if u, err := ParseURL(raw); err != nil {
 		r.Err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.Scheme = u.Scheme

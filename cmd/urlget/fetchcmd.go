@@ -655,9 +655,9 @@ func (c *fetchCmd) startMeter(size int64, toFile bool) func() {
 	return func() { c.meter.Finish(); c.meter = nil }
 }
 
-// parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
-// of a scheme left out).
-func parseFetchURL(raw string) (urlparse.URL, error) { return fetch.GuessURL(raw) }
+// parseFetchURL parses a command-line URL (download.ParseURL: curl's guess
+// of a scheme left out, and its leniency).
+func parseFetchURL(raw string) (urlparse.URL, error) { return download.ParseURL(raw) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
