@@ -523,3 +523,26 @@ func TestHTTP10BesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyUserAgentBesideCurl: -A "" (also from a config file, after an
+// earlier -A) sends no User-Agent, as curl's (its test 71); a -H line can
+// still give one.
+func TestEmptyUserAgentBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/ua"
+	conf := filepath.Join(t.TempDir(), "conf")
+	if err := os.WriteFile(conf, []byte("user-agent = \"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-A", "", url},
+		{"-A", "first/1", "-K", conf, url},
+		{"-A", "", "-H", "User-Agent: given/2", url},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s"}, args...), "")
+		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) {
+			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 		return nil
 	}), "proxy-user", "U", "send `USER[:PASSWORD]` to the proxy, in place of the proxy URL's")
 	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
-	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
+	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent (\"\": none)")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.conn.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")

@@ -174,6 +174,11 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 	if o.dl.Head && (len(o.req.data) > 0 || len(o.req.form) > 0) && !o.dl.Body.Get {
 		return fmt.Errorf("-I/--head and %s: a HEAD request has no body", map[bool]string{true: "-d/--data", false: "-F/--form"}[len(o.req.data) > 0])
 	}
+	if o.fs != nil && o.fs.Changed("user-agent") && o.client.UserAgent == "" {
+		// curl: -A "" sends no User-Agent at all; a -H line still may.
+		key := o.scheme.Key("header")
+		o.options = o.options.With(key, joinLines(append([]string{"User-Agent:"}, o.options.Strings(key)...)))
+	}
 	if o.options != nil {
 		return expandHeaderFiles(o.options, o.scheme.Key("header"), stdin)
 	}

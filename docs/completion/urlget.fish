@@ -47,7 +47,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l sock
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l socks4a -x -d 'use the SOCKS4a proxy HOST[:PORT], which resolves names (as -x socks4a://HOST[:PORT])'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'U' -l proxy-user -x -d 'send USER[:PASSWORD] to the proxy, in place of the proxy URL\'s'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l noproxy -x -d 'comma-separated HOSTS to reach without a proxy ("*": all)'
-complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'A' -l user-agent -x -d 'send NAME as the user agent'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'A' -l user-agent -x -d 'send NAME as the user agent ("": none)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l max-filesize -x -d 'refuse or stop a body over BYTES (suffix k, M, G allowed; exit 63)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'k' -l insecure -d 'do not verify TLS certificates'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l cacert -r -F -d 'trust the CA certificates in FILE (PEM) instead of the system\'s'
