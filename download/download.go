@@ -378,9 +378,22 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 	}
 	res, err := cl.Do(actx, req)
 	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Reply != nil {
-		// Fail: the reply failed, yet Result, Headers and ETagSave tell
-		// of it.
-		return d.reply(fe.Reply, out, r, err)
+		// Fail, or a redirect past the limit: the reply failed, yet
+		// Result, Headers and ETagSave tell of it, and Include prints
+		// its header on stdout, as curl does (a file gets nothing: it
+		// would be a part to resume).
+		if err := d.reply(fe.Reply, out, r, nil); err != nil {
+			return err
+		}
+		if d.Include && out.path == "" {
+			if _, err := out.start(0, 0); err != nil {
+				return err
+			}
+			if _, err := out.Write(HeaderBlock(fe.Reply)); err != nil {
+				return writeError(err)
+			}
+		}
+		return err
 	}
 	if fe := (*fetch.Error)(nil); errors.As(err, &fe) && fe.Kind == fetch.ErrResume && off > 0 && out.path != "" && !out.started {
 		// A resume refused before anything is written (an HTTP 416 with

@@ -485,7 +485,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, nerr
 				}
 				if hops >= limit {
-					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first),
+					// The redirect not followed is the reply the request
+					// failed on: -i, -D and -w tell of it, as curl's.
+					m := res.Meta
+					m.EffectiveURL, m.Redirects = Redacted(cur), via
+					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first), Status: res.Status, Reply: &m,
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
 				if !HasCaps(next.Scheme, RedirectTarget) {

@@ -154,6 +154,22 @@ func TestMaxRedirects(t *testing.T) {
 			continue
 		}
 		wantExit(t, fmt.Sprintf("MaxRedirects %d, %d redirects", tc.max, tc.chain), err, 47)
+		// The redirect not followed is the Reply, the ones followed
+		// before it its Redirects (curl prints them with -i).
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Reply == nil || fe.Status != 302 {
+			t.Errorf("MaxRedirects %d, %d redirects: no 302 Reply in %#v", tc.max, tc.chain, err)
+			continue
+		}
+		n := max(tc.max, 0)
+		if tc.max == 0 {
+			n = fetch.DefaultMaxRedirects
+		}
+		if want := srv.URL + "/r/" + strconv.Itoa(n+1); fe.Reply.Location != want || len(fe.Reply.Redirects) != n ||
+			fe.Reply.EffectiveURL != srv.URL+"/r/"+strconv.Itoa(n) {
+			t.Errorf("MaxRedirects %d: Reply Location %q (want %q), %d redirects before it, at %q",
+				tc.max, fe.Reply.Location, want, len(fe.Reply.Redirects), fe.Reply.EffectiveURL)
+		}
 	}
 }
 

@@ -126,9 +126,9 @@ type Error struct {
 	// NNTP 411, an SMTP 550), 0 when none; curl's -w %{response_code}.
 	Status int
 	// Reply is the reply the request failed on, when it failed on one
-	// (an HTTP status under Client.Fail): its status line, header fields,
-	// content type and EffectiveURL, as net/http hands back the
-	// *Response; nil otherwise.
+	// (an HTTP status under Client.Fail, the redirect past MaxRedirects):
+	// its status line, header fields, content type and EffectiveURL, as
+	// net/http hands back the *Response; nil otherwise.
 	Reply *Meta
 	// retryAfter is how long the server asked to be left alone (HTTP
 	// Retry-After), 0 when it did not say.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -543,6 +544,38 @@ func TestEmptyUserAgentBesideCurl(t *testing.T) {
 		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s"}, args...), "")
 		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) {
 			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
+		}
+	}
+}
+
+// TestRedirectLimitBesideCurl: the redirect past --max-redirs is exit 47,
+// and its header is printed with -i and told of by -w, as by curl (its
+// tests 1261, 25 and 274); with -f, so is a 404's.
+func TestRedirectLimitBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func(raw []byte) string {
+		if bytes.Contains(raw, []byte("GET /gone")) {
+			return "HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\ngone"
+		}
+		return "HTTP/1.1 301 Moved\r\nLocation: next?x=1\r\nContent-Length: 5\r\n\r\nmoved"
+	})
+	base := "http://" + rec.addr
+	for _, args := range [][]string{
+		{"-s", "-i", "-L", "--max-redirs", "0", "-w", "%{redirect_url} %{response_code}\\n", base + "/a/b"},
+		{"-s", "-i", "-L", "--max-redirs", "2", "-w", "%{redirect_url} %{num_redirects}\\n", base + "/a/b"},
+		{"-s", "-i", "-f", "-w", "%{response_code}\\n", base + "/gone"},
+	} {
+		cmd := exec.Command(curl, args...)
+		var cout bytes.Buffer
+		cmd.Stdout = &cout
+		ccode := 0
+		if err := cmd.Run(); err != nil {
+			ccode = err.(*exec.ExitError).ExitCode()
+		}
+		ucode, uout, uerr := runOut(t, args...)
+		if ucode != ccode || uout != cout.String() {
+			t.Errorf("%q: urlget exit %d %q (%s), curl %d %q", args, ucode, uout, strings.TrimSpace(uerr), ccode, cout.String())
 		}
 	}
 }
