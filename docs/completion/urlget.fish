@@ -141,7 +141,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l url 
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l hsts -r -F -d 'keep HSTS (RFC 6797) in FILE (curl\'s format): http URLs of the hosts it names are fetched by https, and https replies\' Strict-Transport-Security is written back at the end'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l man -d 'print the manual page (roff; man -l - reads it)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l completion -x -a 'bash zsh fish' -d 'print the completion script for SHELL: bash, zsh or fish'
-complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l resolve -x -d 'connect to [+]HOST:PORT:ADDR[,ADDR]... without asking DNS (HOST "*": any host); repeatable'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l resolve -x -d 'connect to [+]HOST:PORT:ADDR[,ADDR]... without asking DNS (HOST "*": any host; -HOST:PORT takes away the rules before it); repeatable'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l connect-to -x -d 'connect to HOST2:PORT2 for HOST1:PORT1:HOST2:PORT2 (each may be empty: any, or unchanged); TLS and the request still name HOST1; repeatable'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s '4' -l ipv4 -d 'use IPv4 addresses only'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s '6' -l ipv6 -d 'use IPv6 addresses only'
