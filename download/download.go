@@ -518,6 +518,9 @@ func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, 
 func (d *Downloader) reply(m *fetch.Meta, out *output, r *Result, failed error) error {
 	r.Meta = *m
 	r.Status, r.ContentType = m.Status, m.ContentType
+	if m.Method != "" {
+		r.Method = m.Method // the last request's, after redirects
+	}
 	out.modTime = m.ModTime
 	if m.EffectiveURL != "" {
 		r.Effective = m.EffectiveURL

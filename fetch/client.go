@@ -488,7 +488,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					// The redirect not followed is the reply the request
 					// failed on: -i, -D and -w tell of it, as curl's.
 					m := res.Meta
-					m.EffectiveURL, m.Redirects = Redacted(cur), via
+					m.EffectiveURL, m.Redirects, m.Method = Redacted(cur), via, c.Method(&r)
 					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first), Status: res.Status, Reply: &m,
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
@@ -805,6 +805,7 @@ func DrainClose(rc io.ReadCloser) {
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
+	res.Method = c.Method(r)
 	var failed error
 	if c.Fail || c.FailWithBody {
 		failed = FailError(res, r.Offset)
@@ -1056,7 +1057,8 @@ func isRedirect(status int) bool {
 
 // redirectTarget resolves a Location value against the URL that produced
 // it. Bytes that RFC 3986 does not allow but servers send anyway (spaces,
-// non-ASCII) are percent-encoded first, as browsers and curl do.
+// non-ASCII) are percent-encoded first, as browsers and curl do, and an
+// http or https URL with an empty path gets "/" (curl's %{redirect_url}).
 func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
 	loc = escapeLax(strings.TrimSpace(loc))
 	ref, err := urlparse.ParseRef(loc)
@@ -1064,6 +1066,9 @@ func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
 		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
 	}
 	abs := base.Ref.Resolve(&ref)
+	if abs.RawPath == "" && abs.HasAuth && HasCaps(abs.Scheme, SpeaksHTTP) {
+		abs.RawPath = "/" // the path an HTTP request asks for, as curl writes the URL
+	}
 	u, err := urlparse.Parse(abs.String())
 	if err != nil {
 		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}

@@ -111,6 +111,12 @@ func TestRedirectOnlyWithFollow(t *testing.T) {
 	if n := len(srv.auth("/b")); n != 0 {
 		t.Errorf("/b fetched %d times without FollowRedirects", n)
 	}
+	// An http URL with an empty path is told with "/", as curl's
+	// %{redirect_url} (its test 1270).
+	bare := newRecorder(t, redirectTo("https://moo.example", 301))
+	if res, _, err := fetchAll(t, &fetch.Client{}, bare.URL+"/a"); err != nil || res.Location != "https://moo.example/" {
+		t.Errorf("Location without a path: %q %v", res.Location, err)
+	}
 	for _, code := range []int{301, 302, 303, 307, 308} {
 		srv2 := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/a" {

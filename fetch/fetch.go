@@ -197,6 +197,7 @@ type Meta struct {
 	ContentType  string    // MIME type, when the protocol says
 	ItemType     byte      // gopher item type, 0 elsewhere
 	EffectiveURL string    // the URL finally fetched, after redirects
+	Method       string    // the method of the request answered (Client.Method: GET after a 302 to a POST), "" when not known
 	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none; ftp: the final reply (226) once the body has been read to its end
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing

@@ -579,3 +579,25 @@ func TestRedirectLimitBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodAfterRedirectBesideCurl: -w %{method} is the last request's:
+// GET after a 302 to a POST, POST again after a 307 (curl's test 1197).
+func TestMethodAfterRedirectBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func(raw []byte) string {
+		for _, code := range []string{"302", "307"} {
+			if bytes.HasPrefix(raw, []byte("POST /"+code+" ")) {
+				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\n\r\n"
+			}
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
+	for _, code := range []string{"302", "307"} {
+		args := []string{"-s", "-L", "-d", "x=1", "-w", " %{method}", "http://" + rec.addr + "/" + code}
+		_, _, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if cout != uout {
+			t.Errorf("%q: urlget wrote %q, curl %q", args, uout, cout)
+		}
+	}
+}
