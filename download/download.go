@@ -448,8 +448,13 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// skips what an earlier attempt wrote.
 		got, asked = 0, out.written
 	} else if asked > 0 && got == 0 && !out.started && out.path != "" {
-		if err := d.restarting(req, &res.Meta, out, asked); err != nil {
+		whole, err := d.restarting(req, &res.Meta, out, asked)
+		if err != nil {
 			return err
+		}
+		if whole {
+			out.untouched = true // curl: "the entire document is already downloaded"
+			return nil
 		}
 	}
 	if out.headerName && !out.started {
@@ -497,19 +502,26 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 // restarting is told that the server sends the whole resource m to a
 // resume of out at byte asked: a resource smaller than what is held, not
 // known to have changed since (req.Since), leaves it as it is (ErrResume,
-// curl's 36 for ftp); otherwise a warning says why the transfer starts
-// again.
-func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, asked int64) error {
+// curl's 36 for ftp); one of the very size of the file itself (not a
+// part) is whole already, and left as it is (curl's "already
+// downloaded"); otherwise a warning says why the transfer starts again.
+func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, asked int64) (whole bool, err error) {
 	changed := !req.Since.IsZero() && (m.IsHTTP() || m.ModTime.After(req.Since))
 	if !changed && m.Size >= 0 && m.Size < asked {
-		return fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
+		return false, fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
+	}
+	if !changed && m.Size == asked && out.held() == out.path {
+		if d.Client.Verbose != nil {
+			fmt.Fprintf(d.Client.Verbose, "* %s already holds the %d bytes of the resource: left as it is\n", out.path, asked)
+		}
+		return true, nil
 	}
 	why := "the server does not resume it"
 	if changed {
 		why = "it changed since the part was fetched"
 	}
 	d.warn(fmt.Sprintf("cannot resume %s at byte %d: %s; fetching it whole", out.held(), asked, why))
-	return nil
+	return false, nil
 }
 
 // reply notes what a reply says, for the Result, Headers, ETagSave and
