@@ -45,10 +45,12 @@ type Client struct {
 	//
 	// NoProxy is a --noproxy list: host names, domain suffixes, IP
 	// addresses and CIDR blocks separated by commas, or "*" for every host.
-	// When non-empty it replaces the no_proxy environment variable. It
+	// When non-empty, or when HasNoProxy says it was given empty (curl's
+	// --noproxy ""), it replaces the no_proxy environment variable. It
 	// applies to Proxy as well as to proxies from the environment.
-	Proxy   *urlparse.URL
-	NoProxy string
+	Proxy      *urlparse.URL
+	NoProxy    string
+	HasNoProxy bool
 	// ProxyUser and ProxyPassword (curl's -U/--proxy-user), when
 	// HasProxyUser, are the credentials of every proxy whose URL has no
 	// userinfo of its own.

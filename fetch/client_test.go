@@ -568,15 +568,17 @@ func TestClientProxyOverride(t *testing.T) {
 	c := &fetch.Client{Proxy: x}
 	for _, tc := range []struct {
 		url, noProxy, want string
+		has                bool
 	}{
-		{"http://a.example/", "", "http://cli-proxy:2"},
-		{"gopher://a.example/", "", "http://cli-proxy:2"},
-		{"http://skip.example/", "", ""},                        // no_proxy from the environment
-		{"http://skip.example/", "other", "http://cli-proxy:2"}, // NoProxy replaces it
-		{"http://a.example/", "*", ""},
-		{"file:///x", "", ""},
+		{"http://a.example/", "", "http://cli-proxy:2", false},
+		{"gopher://a.example/", "", "http://cli-proxy:2", false},
+		{"http://skip.example/", "", "", false},                        // no_proxy from the environment
+		{"http://skip.example/", "other", "http://cli-proxy:2", false}, // NoProxy replaces it
+		{"http://skip.example/", "", "http://cli-proxy:2", true},       // so does an empty one given (curl's test 1254)
+		{"http://a.example/", "*", "", false},
+		{"file:///x", "", "", false},
 	} {
-		c.NoProxy = tc.noProxy
+		c.NoProxy, c.HasNoProxy = tc.noProxy, tc.has
 		p, err := c.ProxyFor(parse(t, tc.url))
 		got := ""
 		if p != nil {
