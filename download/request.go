@@ -244,9 +244,7 @@ func (d *Downloader) uploadBody(req *fetch.Request, opts fetch.Options) error {
 		}
 	}
 	if isHTTP(req.URL.Scheme) {
-		if !opts.Has(fetch.OptMethod) && !d.Client.Options.Has(fetch.OptMethod) {
-			opts[fetch.OptMethod] = "PUT"
-		}
+		opts[fetch.OptBodyMethod] = "PUT" // unless -X: a GET after a 303, as curl
 		fetch.AddBodyHeader(opts, "Expect", "100-continue")
 	}
 	return nil

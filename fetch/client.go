@@ -150,11 +150,12 @@ type Client struct {
 	// (Meta.Referral) are followed without FollowRedirects, under the same
 	// limit (NoRedirects: none), but never more than DefaultMaxRedirects.
 	//
-	// A request with a Body follows curl: after a 301, 302 or 303 the
-	// next request is a GET without the body, unless KeepPost names that
-	// status (--post301, --post302, --post303); after a 307 or 308 the
-	// body is sent again (Request.GetBody), and a body that cannot be
-	// replayed is an ErrRewind error (curl's 65).
+	// A request with a Body follows curl: after a 303, and after a 301 or
+	// 302 to a POST, the next request is a GET without the body (an
+	// OptMethod given stays), unless KeepPost names that status
+	// (--post301, --post302, --post303); otherwise (a 307 or 308, a PUT
+	// after a 301 or 302) the body is sent again (Request.GetBody), and a
+	// body that cannot be replayed is an ErrRewind error (curl's 65).
 	FollowRedirects bool
 	MaxRedirects    int
 	KeepPost        []int
@@ -563,12 +564,16 @@ func (c *Client) dedot(u *urlparse.URL) *urlparse.URL {
 }
 
 // redirectBody is req with the body the request after a redirect with
-// status sends to next: none after a 301, 302 or 303 (unless KeepPost
-// names it), so that the next request is a GET; the same body again after
-// a 307 or 308, or when KeepPost keeps it.
+// status sends to next: none after a 303, or a 301 or 302 to a POST
+// (unless KeepPost names it), so that the next request is a GET; the same
+// body again otherwise (a 307 or 308, a PUT after a 301 or 302, or when
+// KeepPost keeps it).
 func (c *Client) redirectBody(ctx context.Context, slow *lowSpeed, req *Request, status int, next *urlparse.URL) (*Request, error) {
 	r := *req
-	if status != 307 && status != 308 && !slices.Contains(c.KeepPost, status) {
+	// curl's rule: a 303 makes any request a GET, a 301 or 302 a POST
+	// only (a PUT is sent again, body and all).
+	toGet := status == 303 || (status == 301 || status == 302) && c.Method(req) == "POST"
+	if toGet && !slices.Contains(c.KeepPost, status) {
 		r.Body, r.BodySize, r.GetBody = nil, 0, nil
 		if c.Verbose != nil {
 			Logf(c.Verbose, "* Switching to GET after a %d: the body is not sent again", status)

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net"
@@ -136,7 +137,8 @@ type Request struct {
 }
 
 // Method is the method an HTTP request for r uses (curl's %{method}):
-// its OptMethod (-X), else HEAD for Head, POST with a Body, else GET.
+// its OptMethod (-X), else HEAD for Head, with a Body OptBodyMethod or
+// POST, else GET.
 func (r *Request) Method() string {
 	switch m := r.Options.String(OptMethod); {
 	case m != "":
@@ -144,7 +146,7 @@ func (r *Request) Method() string {
 	case r.Head:
 		return "HEAD"
 	case r.Body != nil:
-		return "POST"
+		return cmp.Or(r.Options.String(OptBodyMethod), "POST")
 	}
 	return "GET"
 }

@@ -601,3 +601,30 @@ func TestMethodAfterRedirectBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadRedirectBesideCurl: -T with -L follows curl's rule: a 303
+// makes the next request a GET without the body (its test 1524), a 302
+// sends the PUT again, body and all.
+func TestUploadRedirectBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func(raw []byte) string {
+		for _, code := range []string{"302", "303"} {
+			if bytes.HasPrefix(raw, []byte("PUT /"+code+"/")) {
+				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\n\r\n"
+			}
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
+	up := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(up, []byte("moo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"302", "303"} {
+		args := []string{"-s", "-A", "ua/1", "-L", "-T", up, "-w", " %{method}", "http://" + rec.addr + "/" + code + "/"}
+		creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 2 || len(ureqs) != 2 || string(creqs[1]) != string(ureqs[1]) || cout != uout {
+			t.Errorf("%s: urlget sent %q and wrote %q, curl %q and %q", code, ureqs, uout, creqs, cout)
+		}
+	}
+}
