@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -47,5 +48,29 @@ func TestDoTakesCurlsSlips(t *testing.T) {
 	}
 	if u, err := ParseURL("file:/tmp/x"); err != nil || u.Path != "/tmp/x" {
 		t.Errorf("file:/tmp/x: %v %q", err, u.Path)
+	}
+}
+
+// An upload to a URL ending in "/" is named after the file, encoded as
+// curl 7.88 encodes it: lower-case hex digits (curl's test 58).
+func TestDoUploadNameEncodedAsCurl(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("te[]st é.txt", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.RequestURI
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	var out bytes.Buffer
+	d := &Downloader{Client: &fetch.Client{}, Stdout: &out, Body: Body{Upload: "te[]st é.txt"}}
+	if r := d.Do(context.Background(), srv.URL+"/dir/", Target{Name: "-"}); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if want := "/dir/te%5b%5dst%20%c3%a9.txt"; got != want {
+		t.Errorf("request target %q, want %q", got, want)
 	}
 }
