@@ -136,7 +136,9 @@ type Client struct {
 	// it is. By default the Client removes its "." and ".." segments first
 	// (RFC 3986 §5.2.4), as curl does: "/a/../b" asks for "/b", and
 	// Meta.EffectiveURL says so. Percent-encoded dots ("%2e") are not
-	// dot segments and stay.
+	// dot segments and stay. With PathAsIs a relative Location is joined
+	// as curl joins it, the dot segments kept ("../b" from "/../../a" is
+	// "/../b").
 	PathAsIs bool
 
 	// FollowRedirects (-L) follows redirects, only to http, https and
@@ -474,7 +476,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		}
 		c.HSTS.Observe(cur, res.Header)
 		if res.Location != "" {
-			next, nerr := redirectTarget(cur, res.Location)
+			next, nerr := redirectTarget(cur, res.Location, c.PathAsIs)
 			if nerr == nil {
 				res.Location = next.String()
 			}
@@ -1066,13 +1068,16 @@ func isRedirect(status int) bool {
 // it. Bytes that RFC 3986 does not allow but servers send anyway (spaces,
 // non-ASCII) are percent-encoded first, as browsers and curl do, and an
 // http or https URL with an empty path gets "/" (curl's %{redirect_url}).
-func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
+func redirectTarget(base *urlparse.URL, loc string, asIs bool) (*urlparse.URL, error) {
 	loc = escapeLax(strings.TrimSpace(loc))
 	ref, err := urlparse.ParseRef(loc)
 	if err != nil {
 		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
 	}
 	abs := base.Ref.Resolve(&ref)
+	if asIs && !ref.IsAbsolute() && !ref.HasAuth && ref.RawPath != "" && !strings.HasPrefix(ref.RawPath, "/") {
+		abs.RawPath = joinAsIs(base.RawPath, ref.RawPath)
+	}
 	if abs.RawPath == "" && abs.HasAuth && HasCaps(abs.Scheme, SpeaksHTTP) {
 		abs.RawPath = "/" // the path an HTTP request asks for, as curl writes the URL
 	}
@@ -1081,6 +1086,27 @@ func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
 		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
 	}
 	return &u, nil
+}
+
+// joinAsIs is curl's join of a relative path with the path of the URL it
+// is relative to, under --path-as-is (PathAsIs): the base's directory, one
+// segment less for each leading "../" of rel, then rel without its
+// leading "./" and "../"; the base's own dot segments stay.
+func joinAsIs(base, rel string) string {
+	dir := base[:strings.LastIndexByte(base, '/')+1]
+	for {
+		switch {
+		case strings.HasPrefix(rel, "./"):
+			rel = rel[2:]
+		case strings.HasPrefix(rel, "../"):
+			rel = rel[3:]
+			if d := strings.TrimSuffix(dir, "/"); d != "" {
+				dir = d[:strings.LastIndexByte(d, '/')+1]
+			}
+		default:
+			return cmp.Or(dir, "/") + rel
+		}
+	}
 }
 
 // escapeLax percent-encodes the bytes no URL may hold literally, as curl

@@ -1323,3 +1323,38 @@ func TestRedirectLocationRepairedAsCurl(t *testing.T) {
 		t.Errorf("request target after the redirect %q, want %q", got, want)
 	}
 }
+
+// With PathAsIs a relative Location is joined as curl joins it, dot
+// segments kept: "../b" from "/../../a" is "/../b" (curl's test 391);
+// without it RFC 3986 removes them.
+func TestRedirectPathAsIs(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.RequestURI)
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/a") {
+			redirectTo("../b?q=1", 302)(w, r)
+			return
+		}
+		io.WriteString(w, "B")
+	})
+	for _, asIs := range []bool{true, false} {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		if _, _, err := fetchAll(t, &fetch.Client{FollowRedirects: true, PathAsIs: asIs}, srv.URL+"/../../a"); err != nil {
+			t.Fatal(err)
+		}
+		want := "[/../../a /../b?q=1]"
+		if !asIs {
+			want = "[/a /b?q=1]"
+		}
+		mu.Lock()
+		if fmt.Sprint(got) != want {
+			t.Errorf("PathAsIs %v: requests %q, want %s", asIs, got, want)
+		}
+		mu.Unlock()
+	}
+}
