@@ -23,8 +23,9 @@
 //     came from. Any other part (one curl or a browser wrote, NAME
 //     itself) is resumed as curl resumes it: the plain offset, its bytes
 //     taken as they are. A local file larger than the resource is left as
-//     it is (ErrResume, curl's 36), and a transfer that must start again
-//     says why (Warn);
+//     it is (ErrResume, curl's 36), one of the resource's very size too
+//     (success: curl's "already downloaded"), and a transfer that must
+//     start again says why (Warn);
 //   - Remote targets (curl's -O): the file is named after the URL, and a
 //     name that could leave the directory is refused;
 //   - time and ETag conditions (TimeCondition reads curl's -z argument,

@@ -210,7 +210,7 @@ func (d *Downloader) Do(ctx context.Context, raw string, t Target) *Result {
 		d.Timer.Begin(&r.Timing)
 		defer d.Timer.End(&r.Timing)
 	}
-	if u, err := fetch.GuessURL(raw); err != nil {
+	if u, err := ParseURL(raw); err != nil {
 		r.Err = fetch.NewError(fetch.ErrMalformed, "", err) // err says "malformed URL …"
 	} else {
 		r.Scheme = u.Scheme
@@ -381,11 +381,11 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// The reply failed (Fail, too many redirects, a refused proxy
 		// tunnel), yet Result, Headers and ETagSave tell of it; Include
 		// shows the heads that came, as curl writes them as they come
-		// (under Fail, curl stops at the status line).
+		// (under Fail, to stdout only: a file would be a part to resume).
 		if err := d.reply(fe.Reply, out, r, nil); err != nil {
 			return err
 		}
-		if d.Include && fe.Kind != fetch.ErrHTTP {
+		if d.Include && (fe.Kind != fetch.ErrHTTP || out.path == "") {
 			// The heads are all there is to write: the output is whole
 			// (curl leaves them in it), no part to resume.
 			if err := d.include(fe.Reply, out); err != nil {
@@ -457,8 +457,13 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// skips what an earlier attempt wrote.
 		got, asked = 0, out.written
 	} else if asked > 0 && got == 0 && !out.started && out.path != "" {
-		if err := d.restarting(req, &res.Meta, out, asked); err != nil {
+		whole, err := d.restarting(req, &res.Meta, out, asked)
+		if err != nil {
 			return err
+		}
+		if whole {
+			out.untouched = true // curl: "the entire document is already downloaded"
+			return nil
 		}
 	}
 	if out.headerName && !out.started {
@@ -506,19 +511,26 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 // restarting is told that the server sends the whole resource m to a
 // resume of out at byte asked: a resource smaller than what is held, not
 // known to have changed since (req.Since), leaves it as it is (ErrResume,
-// curl's 36 for ftp); otherwise a warning says why the transfer starts
-// again.
-func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, asked int64) error {
+// curl's 36 for ftp); one of the very size of the file itself (not a
+// part) is whole already, and left as it is (curl's "already
+// downloaded"); otherwise a warning says why the transfer starts again.
+func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, asked int64) (whole bool, err error) {
 	changed := !req.Since.IsZero() && (m.IsHTTP() || m.ModTime.After(req.Since))
 	if !changed && m.Size >= 0 && m.Size < asked {
-		return fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
+		return false, fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
+	}
+	if !changed && m.Size == asked && out.held() == out.path {
+		if d.Client.Verbose != nil {
+			fmt.Fprintf(d.Client.Verbose, "* %s already holds the %d bytes of the resource: left as it is\n", out.path, asked)
+		}
+		return true, nil
 	}
 	why := "the server does not resume it"
 	if changed {
 		why = "it changed since the part was fetched"
 	}
 	d.warn(fmt.Sprintf("cannot resume %s at byte %d: %s; fetching it whole", out.held(), asked, why))
-	return nil
+	return false, nil
 }
 
 // include writes m's header block (Include) to out, as the start of what
@@ -543,6 +555,9 @@ func (d *Downloader) include(m *fetch.Meta, out *output) error {
 func (d *Downloader) reply(m *fetch.Meta, out *output, r *Result, failed error) error {
 	r.Meta = *m
 	r.Status, r.ContentType = m.Status, m.ContentType
+	if m.Method != "" {
+		r.Method = m.Method // the last request's, after redirects
+	}
 	out.modTime = m.ModTime
 	if m.EffectiveURL != "" {
 		r.Effective = m.EffectiveURL

@@ -373,3 +373,32 @@ func TestDoAsksModTimeWhenWanted(t *testing.T) {
 		t.Errorf("modtime asked %v, want %s", asked, want)
 	}
 }
+
+// A resume of a file that already has the resource's size, to a server
+// that sends it whole, leaves the file as it is and succeeds, as curl's
+// "already downloaded" (its test 1434); a part of that size is still
+// fetched whole (it may be anything), with a warning.
+func TestDoResumeOfAWholeFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	whole := fetch.FetcherFunc(func(ctx context.Context, req *fetch.Request) (*fetch.Resource, error) {
+		return &fetch.Resource{Meta: fetch.Meta{Size: 7, Proto: "HTTP/1.1", Status: 200}, Body: io.NopCloser(strings.NewReader("PAYLOAD"))}, nil
+	})
+	cl := &fetch.Client{Fetchers: fetchtest.Given(map[string]fetch.Fetcher{"http": whole})}
+	for _, from := range []int64{7, ResumeAtEnd} {
+		os.WriteFile("out", []byte("payload"), 0o644)
+		var warned []string
+		d := &Downloader{Client: cl, Resume: true, ResumeFrom: from, Warn: func(s string) { warned = append(warned, s) }}
+		r := d.Do(context.Background(), "http://h/f", Target{Name: "out"})
+		if b, _ := os.ReadFile("out"); r.Err != nil || string(b) != "payload" || len(warned) != 0 {
+			t.Errorf("-C %d of a whole file: %v, file %q, warnings %q", from, r.Err, b, warned)
+		}
+	}
+	os.Remove("out")
+	os.WriteFile("out.part", []byte("payload"), 0o644)
+	var warned []string
+	d := &Downloader{Client: cl, Resume: true, ResumeFrom: ResumeAtEnd, Warn: func(s string) { warned = append(warned, s) }}
+	r := d.Do(context.Background(), "http://h/f", Target{Name: "out"})
+	if b, _ := os.ReadFile("out"); r.Err != nil || string(b) != "PAYLOAD" || len(warned) != 1 {
+		t.Errorf("-C - of a part of the size: %v, file %q, warnings %q", r.Err, b, warned)
+	}
+}

@@ -128,7 +128,7 @@ func (d *Downloader) setXattr(out *output, r *Result) {
 	if !d.Xattr || out.path == "" || out.untouched || out.direct {
 		return
 	}
-	u, err := fetch.GuessURL(r.URL)
+	u, err := ParseURL(r.URL)
 	if err != nil {
 		return
 	}

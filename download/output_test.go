@@ -115,7 +115,7 @@ func TestShapeRequestLeavesAnswersAlone(t *testing.T) {
 		if c, ok := req.Body.(io.Closer); ok {
 			c.Close()
 		}
-		if req.Options[fetch.OptMethod] != "PUT" || len(req.Options.Strings(fetch.OptBodyHeader)) != 1 || req.Options["answer"] != "yes" {
+		if req.Method() != "PUT" || len(req.Options.Strings(fetch.OptBodyHeader)) != 1 || req.Options["answer"] != "yes" {
 			t.Errorf("attempt %d: options %q, want PUT, one Expect header and the answer", attempt, req.Options)
 		}
 	}

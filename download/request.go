@@ -122,12 +122,13 @@ func (d *Downloader) prepareURL(u *urlparse.URL, r *Result) (*urlparse.URL, erro
 }
 
 // withUploadName gives a URL ending in "/" the upload file's name, as curl
-// does (not for stdin).
+// does (not for stdin), percent-encoded as curl 7.88's URL API writes it:
+// hex digits in lower case ("te%5b%5dst.txt").
 func withUploadName(u *urlparse.URL, file string) (*urlparse.URL, error) {
 	if file == "-" || !strings.HasSuffix(u.RawPath, "/") || u.FTP.Type != 0 || fetch.HasCaps(u.Scheme, fetch.Session) {
 		return u, nil
 	}
-	named, err := fetch.GuessURL(u.String() + urlparse.SegmentEscape(filepath.Base(file)))
+	named, err := fetch.GuessURL(u.String() + lowerHex(urlparse.SegmentEscape(filepath.Base(file))))
 	if err != nil {
 		return nil, fetch.NewError(fetch.ErrMalformed, "malformed URL", err)
 	}
@@ -244,9 +245,7 @@ func (d *Downloader) uploadBody(req *fetch.Request, opts fetch.Options) error {
 		}
 	}
 	if isHTTP(req.URL.Scheme) {
-		if !opts.Has(fetch.OptMethod) && !d.Client.Options.Has(fetch.OptMethod) {
-			opts[fetch.OptMethod] = "PUT"
-		}
+		opts[fetch.OptBodyMethod] = "PUT" // unless -X: a GET after a 303, as curl
 		fetch.AddBodyHeader(opts, "Expect", "100-continue")
 	}
 	return nil
@@ -282,4 +281,24 @@ func (r closingReader) Read(p []byte) (int, error) {
 		r.f.Close()
 	}
 	return n, err
+}
+
+// lowerHex is s, a percent-encoded string, with the hex digits of its
+// percent-encodings in lower case.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = lowerASCII(b[i+1]), lowerASCII(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -182,7 +182,8 @@ type woPiece struct {
 // time_total, url_effective, json, header_json, ...), %header{name} by a
 // response header's, "%%" by "%", and "\n", "\r", "\t" by newline,
 // carriage return and tab. %{stdout} and %{stderr} switch the rest of the
-// output to that stream. The times, addresses and upload size are the
+// output to that stream; after %{onerror}, the rest is printed only for a
+// transfer that failed (Result.Code not 0). The times, addresses and upload size are the
 // Result's Timing (Downloader.Timer).
 type WriteOut struct {
 	pieces []woPiece
@@ -275,6 +276,11 @@ func (w *WriteOut) Render(stdout, stderr io.Writer, r *Result) {
 			b.WriteString(w.json(r))
 		case p.name == "curl_version":
 			b.WriteString(w.Version)
+		case p.name == "onerror":
+			if r.Code == 0 {
+				emit()
+				return // the rest is for a failed transfer only
+			}
 		case p.name == "header_json":
 			b.WriteString(woHeaderJSON(r))
 		case p.name != "":

@@ -39,6 +39,15 @@ func TestWriteOutRender(t *testing.T) {
 	if out.String() != "[]" || !strings.Contains(errw.String(), "unknown --write-out variable: 'nosuch'") {
 		t.Errorf("unknown variable: %q %q", out.String(), errw.String())
 	}
+	// %{onerror}: the rest only after a failure (curl's test 1188).
+	for code, want := range map[int]string{0: "a", 22: "a22b"} {
+		out.Reset()
+		errw.Reset()
+		ParseWriteOut("a%{onerror}%{exitcode}b").Render(&out, &errw, &Result{Code: code})
+		if out.String() != want || errw.Len() != 0 {
+			t.Errorf("%%{onerror} with exit %d: %q (stderr %q), want %q", code, out.String(), errw.String(), want)
+		}
+	}
 	// No Status: 000, as curl.
 	out.Reset()
 	ParseWriteOut("%{http_code}").Render(&out, &errw, &Result{})

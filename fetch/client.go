@@ -45,10 +45,12 @@ type Client struct {
 	//
 	// NoProxy is a --noproxy list: host names, domain suffixes, IP
 	// addresses and CIDR blocks separated by commas, or "*" for every host.
-	// When non-empty it replaces the no_proxy environment variable. It
+	// When non-empty, or when HasNoProxy says it was given empty (curl's
+	// --noproxy ""), it replaces the no_proxy environment variable. It
 	// applies to Proxy as well as to proxies from the environment.
-	Proxy   *urlparse.URL
-	NoProxy string
+	Proxy      *urlparse.URL
+	NoProxy    string
+	HasNoProxy bool
 	// ProxyUser and ProxyPassword (curl's -U/--proxy-user), when
 	// HasProxyUser, are the credentials of every proxy whose URL has no
 	// userinfo of its own.
@@ -144,7 +146,9 @@ type Client struct {
 	// it is. By default the Client removes its "." and ".." segments first
 	// (RFC 3986 §5.2.4), as curl does: "/a/../b" asks for "/b", and
 	// Meta.EffectiveURL says so. Percent-encoded dots ("%2e") are not
-	// dot segments and stay.
+	// dot segments and stay. With PathAsIs a relative Location is joined
+	// as curl joins it, the dot segments kept ("../b" from "/../../a" is
+	// "/../b").
 	PathAsIs bool
 
 	// FollowRedirects (-L) follows redirects, only to http, https and
@@ -158,12 +162,12 @@ type Client struct {
 	// (Meta.Referral) are followed without FollowRedirects, under the same
 	// limit (NoRedirects: none), but never more than DefaultMaxRedirects.
 	//
-	// A request with a Body follows curl: after a 303, and for a POST
-	// after a 301 or 302 too, the next request is a GET without the body,
-	// unless KeepPost names that status (--post301, --post302, --post303);
-	// otherwise (a 307 or 308, a PUT after a 301 or 302) the body is sent
-	// again (Request.GetBody), and a body that cannot be replayed is an
-	// ErrRewind error (curl's 65).
+	// A request with a Body follows curl: after a 303, and after a 301 or
+	// 302 to a POST, the next request is a GET without the body (an
+	// OptMethod given stays), unless KeepPost names that status
+	// (--post301, --post302, --post303); otherwise (a 307 or 308, a PUT
+	// after a 301 or 302) the body is sent again (Request.GetBody), and a
+	// body that cannot be replayed is an ErrRewind error (curl's 65).
 	FollowRedirects bool
 	MaxRedirects    int
 	KeepPost        []int
@@ -482,7 +486,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		}
 		c.HSTS.Observe(cur, res.Header)
 		if res.Location != "" {
-			next, nerr := redirectTarget(cur, res.Location)
+			next, nerr := redirectTarget(cur, res.Location, c.PathAsIs)
 			if nerr == nil {
 				res.Location = next.String()
 			}
@@ -496,12 +500,11 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					return nil, nerr
 				}
 				if hops >= limit {
-					// The replies came, and are shown (curl's -i, -D,
-					// -w %{redirect_url}).
+					// The redirect not followed is the reply the request
+					// failed on: -i, -D and -w tell of it, as curl's.
 					m := res.Meta
-					m.Redirects = via
-					m.EffectiveURL = Redacted(cur)
-					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first), Reply: &m,
+					m.EffectiveURL, m.Redirects, m.Method = Redacted(cur), via, c.Method(&r)
+					return nil, &Error{Kind: ErrTooManyRedirects, URL: Redacted(first), Status: res.Status, Reply: &m,
 						Msg: "maximum (" + strconv.Itoa(limit) + ") redirects followed"}
 				}
 				if !HasCaps(next.Scheme, RedirectTarget) {
@@ -573,17 +576,16 @@ func (c *Client) dedot(u *urlparse.URL) *urlparse.URL {
 }
 
 // redirectBody is req with the body the request after a redirect with
-// status sends to next, as curl's: a POST goes without it after a 301,
-// 302 or 303 (unless KeepPost names the status), and so does any other
-// method after a 303, so that the next request is a GET (a method given
-// in the Client's options, -X, stays as given); otherwise (a 307 or 308,
-// a PUT after a 301 or 302, a status KeepPost keeps) the same body is
-// sent again.
+// status sends to next: none after a 303, or a 301 or 302 to a POST
+// (unless KeepPost names it), so that the next request is a GET; the same
+// body again otherwise (a 307 or 308, a PUT after a 301 or 302, or when
+// KeepPost keeps it).
 func (c *Client) redirectBody(ctx context.Context, slow *lowSpeed, req *Request, status int, next *urlparse.URL) (*Request, error) {
 	r := *req
-	post := req.Method() == "POST"
-	if status == 303 && !(post && slices.Contains(c.KeepPost, status)) ||
-		post && (status == 301 || status == 302) && !slices.Contains(c.KeepPost, status) {
+	// curl's rule: a 303 makes any request a GET, a 301 or 302 a POST
+	// only (a PUT is sent again, body and all).
+	toGet := status == 303 || (status == 301 || status == 302) && c.Method(req) == "POST"
+	if toGet && !slices.Contains(c.KeepPost, status) {
 		r.Body, r.BodySize, r.GetBody = nil, 0, nil
 		if r.Options.Has(OptMethod) && !c.Options.Has(OptMethod) {
 			// The method the body implied (PUT for an upload).
@@ -832,6 +834,7 @@ func DrainClose(rc io.ReadCloser) {
 func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lowSpeed) (*Resource, error) {
 	url := Redacted(r.URL)
 	res.EffectiveURL = url
+	res.Method = c.Method(r)
 	var failed error
 	if c.Fail || c.FailWithBody {
 		failed = FailError(res, r.Offset)
@@ -1083,14 +1086,21 @@ func isRedirect(status int) bool {
 
 // redirectTarget resolves a Location value against the URL that produced
 // it. Bytes that RFC 3986 does not allow but servers send anyway (spaces,
-// non-ASCII) are percent-encoded first, as browsers and curl do.
-func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
+// non-ASCII) are percent-encoded first, as browsers and curl do, and an
+// http or https URL with an empty path gets "/" (curl's %{redirect_url}).
+func redirectTarget(base *urlparse.URL, loc string, asIs bool) (*urlparse.URL, error) {
 	loc = escapeLax(strings.TrimSpace(loc))
 	ref, err := urlparse.ParseRef(loc)
 	if err != nil {
 		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
 	}
 	abs := base.Ref.Resolve(&ref)
+	if asIs && !ref.IsAbsolute() && !ref.HasAuth && ref.RawPath != "" && !strings.HasPrefix(ref.RawPath, "/") {
+		abs.RawPath = joinAsIs(base.RawPath, ref.RawPath)
+	}
+	if abs.RawPath == "" && abs.HasAuth && HasCaps(abs.Scheme, SpeaksHTTP) {
+		abs.RawPath = "/" // the path an HTTP request asks for, as curl writes the URL
+	}
 	u, err := urlparse.Parse(abs.String())
 	if err != nil {
 		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
@@ -1098,7 +1108,30 @@ func redirectTarget(base *urlparse.URL, loc string) (*urlparse.URL, error) {
 	return &u, nil
 }
 
-// escapeLax percent-encodes the bytes no URL may hold literally.
+// joinAsIs is curl's join of a relative path with the path of the URL it
+// is relative to, under --path-as-is (PathAsIs): the base's directory, one
+// segment less for each leading "../" of rel, then rel without its
+// leading "./" and "../"; the base's own dot segments stay.
+func joinAsIs(base, rel string) string {
+	dir := base[:strings.LastIndexByte(base, '/')+1]
+	for {
+		switch {
+		case strings.HasPrefix(rel, "./"):
+			rel = rel[2:]
+		case strings.HasPrefix(rel, "../"):
+			rel = rel[3:]
+			if d := strings.TrimSuffix(dir, "/"); d != "" {
+				dir = d[:strings.LastIndexByte(d, '/')+1]
+			}
+		default:
+			return cmp.Or(dir, "/") + rel
+		}
+	}
+}
+
+// escapeLax percent-encodes the bytes no URL may hold literally, as curl
+// repairs a Location: lower-case hex digits, and a space in the query
+// (after the first "?") becomes "+", a space before it "%20".
 func escapeLax(s string) string {
 	need := false
 	for i := 0; i < len(s) && !need; i++ {
@@ -1107,14 +1140,20 @@ func escapeLax(s string) string {
 	if !need {
 		return s
 	}
-	const hex = "0123456789ABCDEF"
+	const hex = "0123456789abcdef"
 	var b strings.Builder
+	query := false
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; laxEscape(c) {
+		c := s[i]
+		switch {
+		case c == ' ' && query:
+			b.WriteByte('+')
+		case laxEscape(c):
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])
-		} else {
+		default:
+			query = query || c == '?'
 			b.WriteByte(c)
 		}
 	}

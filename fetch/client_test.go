@@ -111,6 +111,12 @@ func TestRedirectOnlyWithFollow(t *testing.T) {
 	if n := len(srv.auth("/b")); n != 0 {
 		t.Errorf("/b fetched %d times without FollowRedirects", n)
 	}
+	// An http URL with an empty path is told with "/", as curl's
+	// %{redirect_url} (its test 1270).
+	bare := newRecorder(t, redirectTo("https://moo.example", 301))
+	if res, _, err := fetchAll(t, &fetch.Client{}, bare.URL+"/a"); err != nil || res.Location != "https://moo.example/" {
+		t.Errorf("Location without a path: %q %v", res.Location, err)
+	}
 	for _, code := range []int{301, 302, 303, 307, 308} {
 		srv2 := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/a" {
@@ -154,6 +160,22 @@ func TestMaxRedirects(t *testing.T) {
 			continue
 		}
 		wantExit(t, fmt.Sprintf("MaxRedirects %d, %d redirects", tc.max, tc.chain), err, 47)
+		// The redirect not followed is the Reply, the ones followed
+		// before it its Redirects (curl prints them with -i).
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Reply == nil || fe.Status != 302 {
+			t.Errorf("MaxRedirects %d, %d redirects: no 302 Reply in %#v", tc.max, tc.chain, err)
+			continue
+		}
+		n := max(tc.max, 0)
+		if tc.max == 0 {
+			n = fetch.DefaultMaxRedirects
+		}
+		if want := srv.URL + "/r/" + strconv.Itoa(n+1); fe.Reply.Location != want || len(fe.Reply.Redirects) != n ||
+			fe.Reply.EffectiveURL != srv.URL+"/r/"+strconv.Itoa(n) {
+			t.Errorf("MaxRedirects %d: Reply Location %q (want %q), %d redirects before it, at %q",
+				tc.max, fe.Reply.Location, want, len(fe.Reply.Redirects), fe.Reply.EffectiveURL)
+		}
 	}
 }
 
@@ -546,15 +568,17 @@ func TestClientProxyOverride(t *testing.T) {
 	c := &fetch.Client{Proxy: x}
 	for _, tc := range []struct {
 		url, noProxy, want string
+		has                bool
 	}{
-		{"http://a.example/", "", "http://cli-proxy:2"},
-		{"gopher://a.example/", "", "http://cli-proxy:2"},
-		{"http://skip.example/", "", ""},                        // no_proxy from the environment
-		{"http://skip.example/", "other", "http://cli-proxy:2"}, // NoProxy replaces it
-		{"http://a.example/", "*", ""},
-		{"file:///x", "", ""},
+		{"http://a.example/", "", "http://cli-proxy:2", false},
+		{"gopher://a.example/", "", "http://cli-proxy:2", false},
+		{"http://skip.example/", "", "", false},                        // no_proxy from the environment
+		{"http://skip.example/", "other", "http://cli-proxy:2", false}, // NoProxy replaces it
+		{"http://skip.example/", "", "http://cli-proxy:2", true},       // so does an empty one given (curl's test 1254)
+		{"http://a.example/", "*", "", false},
+		{"file:///x", "", "", false},
 	} {
-		c.NoProxy = tc.noProxy
+		c.NoProxy, c.HasNoProxy = tc.noProxy, tc.has
 		p, err := c.ProxyFor(parse(t, tc.url))
 		got := ""
 		if p != nil {
@@ -1270,5 +1294,67 @@ func TestMaxTime(t *testing.T) {
 	wantExit(t, "silent server", err, 28)
 	if err == nil || err.Error() != "operation timed out after 200 milliseconds with 0 bytes received" {
 		t.Errorf("silent server: %v", err)
+	}
+}
+
+// A Location with spaces and raw UTF-8 is repaired as curl repairs it:
+// lower-case hex, "%20" in the path and "+" in the query (curl's tests 40,
+// 663 and 1138 check these bytes on the wire).
+func TestRedirectLocationRepairedAsCurl(t *testing.T) {
+	var mu sync.Mutex
+	var got string
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/a/b" {
+			redirectTo("../x y/?n=d a é&t={1}", 302)(w, r)
+			return
+		}
+		mu.Lock()
+		got = r.RequestURI
+		mu.Unlock()
+		io.WriteString(w, "B")
+	})
+	_, _, err := fetchAll(t, &fetch.Client{FollowRedirects: true}, srv.URL+"/a/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "/x%20y/?n=d+a+%c3%a9&t=%7b1%7d"; got != want {
+		t.Errorf("request target after the redirect %q, want %q", got, want)
+	}
+}
+
+// With PathAsIs a relative Location is joined as curl joins it, dot
+// segments kept: "../b" from "/../../a" is "/../b" (curl's test 391);
+// without it RFC 3986 removes them.
+func TestRedirectPathAsIs(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.RequestURI)
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/a") {
+			redirectTo("../b?q=1", 302)(w, r)
+			return
+		}
+		io.WriteString(w, "B")
+	})
+	for _, asIs := range []bool{true, false} {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		if _, _, err := fetchAll(t, &fetch.Client{FollowRedirects: true, PathAsIs: asIs}, srv.URL+"/../../a"); err != nil {
+			t.Fatal(err)
+		}
+		want := "[/../../a /../b?q=1]"
+		if !asIs {
+			want = "[/a /b?q=1]"
+		}
+		mu.Lock()
+		if fmt.Sprint(got) != want {
+			t.Errorf("PathAsIs %v: requests %q, want %s", asIs, got, want)
+		}
+		mu.Unlock()
 	}
 }

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net"
@@ -142,7 +143,8 @@ type Request struct {
 }
 
 // Method is the method an HTTP request for r uses (curl's %{method}):
-// its OptMethod (-X), else HEAD for Head, POST with a Body, else GET.
+// its OptMethod (-X), else HEAD for Head, with a Body OptBodyMethod or
+// POST, else GET.
 func (r *Request) Method() string {
 	switch m := r.Options.String(OptMethod); {
 	case m != "":
@@ -150,7 +152,7 @@ func (r *Request) Method() string {
 	case r.Head:
 		return "HEAD"
 	case r.Body != nil:
-		return "POST"
+		return cmp.Or(r.Options.String(OptBodyMethod), "POST")
 	}
 	return "GET"
 }
@@ -203,6 +205,7 @@ type Meta struct {
 	ContentType  string    // MIME type, when the protocol says
 	ItemType     byte      // gopher item type, 0 elsewhere
 	EffectiveURL string    // the URL finally fetched, after redirects
+	Method       string    // the method of the request answered (Client.Method: GET after a 302 to a POST), "" when not known
 	Status       int       // protocol status (HTTP code, FTP or NNTP reply), 0 when none; ftp: the final reply (226) once the body has been read to its end
 	Offset       int64     // where Body starts within the resource (resume)
 	Dir          bool      // the result is a listing; see Resource.Listing

@@ -221,6 +221,11 @@ const (
 	// OptMethod is the request method of an HTTP request (curl's -X), read
 	// by Request.Method; package http declares its flag.
 	OptMethod = "http-method"
+	// OptBodyMethod is the method a request with a Body is sent with
+	// when OptMethod is not set (an upload's PUT; "": POST), read by
+	// Request.Method. A redirect that drops the body drops it too: the
+	// request after a 303 is a GET. It has no flag.
+	OptBodyMethod = "http-body-method"
 	// OptDryRun, for a scheme that sends a message (a mail, a news
 	// article), makes the message as it would be sent the result, sent
 	// nowhere (--dry-run). Package mailto declares its flag, for every

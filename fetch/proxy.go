@@ -13,8 +13,8 @@ const defaultProxyPort = 1080
 
 // ProxyFor returns the proxy the Client uses for u, or nil for a direct
 // connection: Client.Proxy when set, else the environment (ProxyFromEnv),
-// unless the host matches Client.NoProxy (or, when that is empty, the
-// no_proxy environment variable). file and mailto URLs are never proxied.
+// unless the host matches Client.NoProxy (or, when that is empty and not
+// HasNoProxy, the no_proxy environment variable). file and mailto URLs are never proxied.
 //
 // What a proxy does depends on its scheme. socks5:// and socks5h:// carry
 // the connections of every scheme. An http:// or https:// proxy carries
@@ -40,7 +40,7 @@ func (c *Client) proxyFor(u *urlparse.URL) (*urlparse.URL, error) {
 		return nil, nil
 	}
 	noProxy := c.NoProxy
-	if noProxy == "" {
+	if noProxy == "" && !c.HasNoProxy {
 		noProxy = getenvEither("no_proxy")
 	}
 	if NoProxyMatch(noProxy, u.Host) {

@@ -19,27 +19,40 @@ import (
 // matches any host; a rule for the host itself wins over a "*" one. Host
 // compares without regard to case or a trailing dot. Addrs are tried in
 // order, those of Client.IPVersion only (as curl 7.88 does).
+//
+// A rule with Remove set (curl's "-HOST:PORT") has no Addrs: it takes
+// away the rules for Host and Port that come before it in the list, so
+// that Host is looked up again.
 type ResolveRule struct {
-	Host  string
-	Port  int
-	Addrs []netip.Addr
+	Host   string
+	Port   int
+	Addrs  []netip.Addr
+	Remove bool
 }
 
 // ParseResolve parses curl's --resolve argument: "[+]HOST:PORT:ADDR[,ADDR]…",
-// an IPv6 address in brackets or not. The "+" prefix (curl: the entry
-// expires after a minute) is accepted and means nothing here, since a
-// Client caches no name. A bad argument is ErrOptionSyntax (curl's 49).
+// an IPv6 address in brackets or not, or "-HOST:PORT" (a Remove rule). The
+// "+" prefix (curl: the entry expires after a minute) is accepted and
+// means nothing here, since a Client caches no name. A bad argument is
+// ErrOptionSyntax (curl's 49).
 func ParseResolve(s string) (ResolveRule, error) {
 	bad := func(why string) (ResolveRule, error) {
 		return ResolveRule{}, &Error{Kind: ErrOptionSyntax, Msg: "--resolve " + strconv.Quote(s) + ": " + why}
 	}
-	rest := strings.TrimPrefix(s, "+")
-	if strings.HasPrefix(rest, "-") {
-		return bad("removing an entry (-HOST:PORT) means nothing here: no name is cached")
+	rest, remove := strings.CutPrefix(s, "-")
+	if !remove {
+		rest = strings.TrimPrefix(rest, "+")
 	}
 	host, rest, ok := cutHost(rest)
 	if !ok || host == "" {
-		return bad("want HOST:PORT:ADDR[,ADDR]...")
+		return bad("want HOST:PORT:ADDR[,ADDR]... or -HOST:PORT")
+	}
+	if remove {
+		port, err := parsePort(rest)
+		if err != nil {
+			return bad(err.Error())
+		}
+		return ResolveRule{Host: host, Port: port, Remove: true}, nil
 	}
 	portStr, addrs, ok := strings.Cut(rest, ":")
 	if !ok {
@@ -217,15 +230,24 @@ func (r *route) rule(host string, port int) []netip.Addr {
 		return nil
 	}
 	h := strings.TrimSuffix(host, ".")
+	same := func(e ResolveRule, host string) bool {
+		return e.Port == port && strings.EqualFold(strings.TrimSuffix(e.Host, "."), host)
+	}
+	removed := func(i int, host string) bool {
+		for _, later := range r.resolve[i+1:] {
+			if later.Remove && same(later, host) {
+				return true
+			}
+		}
+		return false
+	}
 	var wild []netip.Addr
-	for _, e := range r.resolve {
-		if e.Port != port {
-			continue
-		}
-		if strings.EqualFold(strings.TrimSuffix(e.Host, "."), h) {
+	for i, e := range r.resolve {
+		switch {
+		case e.Remove || e.Port != port:
+		case same(e, h) && !removed(i, h):
 			return e.Addrs
-		}
-		if e.Host == "*" && wild == nil {
+		case e.Host == "*" && wild == nil && !removed(i, "*"):
 			wild = e.Addrs
 		}
 	}

@@ -23,16 +23,18 @@ func TestParseRouteRules(t *testing.T) {
 		in   string
 		want string // fmt of the rule, or "error"
 	}{
-		{"example.test:80:127.0.0.1", "{example.test 80 [127.0.0.1]}"},
-		{"+example.test:443:127.0.0.1,::1", "{example.test 443 [127.0.0.1 ::1]}"},
-		{"*:8080:[::1],[127.0.0.2]", "{* 8080 [::1 127.0.0.2]}"},
-		{"[::1]:80:127.0.0.1", "{::1 80 [127.0.0.1]}"},
+		{"example.test:80:127.0.0.1", "{example.test 80 [127.0.0.1] false}"},
+		{"+example.test:443:127.0.0.1,::1", "{example.test 443 [127.0.0.1 ::1] false}"},
+		{"*:8080:[::1],[127.0.0.2]", "{* 8080 [::1 127.0.0.2] false}"},
+		{"[::1]:80:127.0.0.1", "{::1 80 [127.0.0.1] false}"},
 		{"example.test:80", "error"},
 		{"example.test:http:127.0.0.1", "error"},
 		{"example.test:0:127.0.0.1", "error"},
 		{"example.test:80:not-an-ip", "error"},
 		{"example.test:80:", "error"},
-		{"-example.test:80", "error"},
+		{"-example.test:80", "{example.test 80 [] true}"},
+		{"-example.test:80:127.0.0.1", "error"},
+		{"-example.test", "error"},
 	} {
 		r, err := fetch.ParseResolve(tc.in)
 		got := fmt.Sprint(r)
@@ -162,6 +164,18 @@ func TestResolveWithoutDNS(t *testing.T) {
 	c = &fetch.Client{IPVersion: 4, Resolve: []fetch.ResolveRule{mustResolve(t, "example.test:"+port+":::1,127.0.0.1")}}
 	if _, body, err = fetchAll(t, c, "http://example.test:"+port+"/"); err != nil {
 		t.Errorf("-4 with a rule of both versions: %q %v", body, err)
+	}
+	// "-HOST:PORT" takes away the rules before it, not those after it
+	// (curl's test 2052): the dead address is forgotten, the wildcard used.
+	c = &fetch.Client{Resolve: []fetch.ResolveRule{mustResolve(t, "example.test:"+port+":127.0.0.2"),
+		mustResolve(t, "-EXAMPLE.test:"+port), mustResolve(t, "*:"+port+":127.0.0.1"), mustResolve(t, "-other.test:"+port)}}
+	if _, body, err = fetchAll(t, c, "http://example.test:"+port+"/"); err != nil {
+		t.Errorf("a rule removed: %q %v", body, err)
+	}
+	c = &fetch.Client{Resolve: []fetch.ResolveRule{mustResolve(t, "*:"+port+":127.0.0.2"), mustResolve(t, "-*:"+port),
+		mustResolve(t, "*:"+port+":127.0.0.1")}}
+	if _, body, err = fetchAll(t, c, "http://example.test:"+port+"/"); err != nil {
+		t.Errorf("a wildcard removed: %q %v", body, err)
 	}
 	// -6 and an IPv4 address in the URL: curl's 7.
 	c = &fetch.Client{IPVersion: 6}

@@ -36,7 +36,7 @@ func addConnFlags(fs *pflag.FlagSet, o *connOpts, cl *fetch.Client) {
 			cl.Resolve = append(cl.Resolve, r)
 		}
 		return err
-	}), "resolve", "connect to `[+]HOST:PORT:ADDR[,ADDR]...` without asking DNS (HOST \"*\": any host); repeatable")
+	}), "resolve", "connect to `[+]HOST:PORT:ADDR[,ADDR]...` without asking DNS (HOST \"*\": any host; -HOST:PORT takes away the rules before it); repeatable")
 	fs.Var(cli.Func("string", func(s string) error {
 		r, err := fetch.ParseConnectTo(s)
 		if err == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -523,6 +524,110 @@ func TestHTTP10BesideCurl(t *testing.T) {
 		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s", "-A", "ua/1"}, args...), "")
 		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) || !strings.Contains(string(ureqs[0]), " HTTP/1.0\r\n") {
 			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
+		}
+	}
+}
+
+// TestEmptyUserAgentBesideCurl: -A "" (also from a config file, after an
+// earlier -A) sends no User-Agent, as curl's (its test 71); a -H line can
+// still give one.
+func TestEmptyUserAgentBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	url := "http://" + rec.addr + "/ua"
+	conf := filepath.Join(t.TempDir(), "conf")
+	if err := os.WriteFile(conf, []byte("user-agent = \"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-A", "", url},
+		{"-A", "first/1", "-K", conf, url},
+		{"-A", "", "-H", "User-Agent: given/2", url},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s"}, args...), "")
+		if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) {
+			t.Errorf("%q: urlget sent %q, curl %q", args, ureqs, creqs)
+		}
+	}
+}
+
+// TestRedirectLimitBesideCurl: the redirect past --max-redirs is exit 47,
+// and its header is printed with -i and told of by -w, as by curl (its
+// tests 1261, 25 and 274); with -f, so is a 404's.
+func TestRedirectLimitBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func(raw []byte) string {
+		if bytes.Contains(raw, []byte("GET /gone")) {
+			return "HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\ngone"
+		}
+		return "HTTP/1.1 301 Moved\r\nLocation: next?x=1\r\nContent-Length: 5\r\n\r\nmoved"
+	})
+	base := "http://" + rec.addr
+	for _, args := range [][]string{
+		{"-s", "-i", "-L", "--max-redirs", "0", "-w", "%{redirect_url} %{response_code}\\n", base + "/a/b"},
+		{"-s", "-i", "-L", "--max-redirs", "2", "-w", "%{redirect_url} %{num_redirects}\\n", base + "/a/b"},
+		{"-s", "-i", "-f", "-w", "%{response_code}\\n", base + "/gone"},
+	} {
+		cmd := exec.Command(curl, args...)
+		var cout bytes.Buffer
+		cmd.Stdout = &cout
+		ccode := 0
+		if err := cmd.Run(); err != nil {
+			ccode = err.(*exec.ExitError).ExitCode()
+		}
+		ucode, uout, uerr := runOut(t, args...)
+		if ucode != ccode || uout != cout.String() {
+			t.Errorf("%q: urlget exit %d %q (%s), curl %d %q", args, ucode, uout, strings.TrimSpace(uerr), ccode, cout.String())
+		}
+	}
+}
+
+// TestMethodAfterRedirectBesideCurl: -w %{method} is the last request's:
+// GET after a 302 to a POST, POST again after a 307 (curl's test 1197).
+func TestMethodAfterRedirectBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func(raw []byte) string {
+		for _, code := range []string{"302", "307"} {
+			if bytes.HasPrefix(raw, []byte("POST /"+code+" ")) {
+				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\n\r\n"
+			}
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
+	for _, code := range []string{"302", "307"} {
+		args := []string{"-s", "-L", "-d", "x=1", "-w", " %{method}", "http://" + rec.addr + "/" + code}
+		_, _, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if cout != uout {
+			t.Errorf("%q: urlget wrote %q, curl %q", args, uout, cout)
+		}
+	}
+}
+
+// TestUploadRedirectBesideCurl: -T with -L follows curl's rule: a 303
+// makes the next request a GET without the body (its test 1524), a 302
+// sends the PUT again, body and all.
+func TestUploadRedirectBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func(raw []byte) string {
+		for _, code := range []string{"302", "303"} {
+			if bytes.HasPrefix(raw, []byte("PUT /"+code+"/")) {
+				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\n\r\n"
+			}
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
+	up := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(up, []byte("moo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"302", "303"} {
+		args := []string{"-s", "-A", "ua/1", "-L", "-T", up, "-w", " %{method}", "http://" + rec.addr + "/" + code + "/"}
+		creqs, ureqs, cout, uout := sendBesideCurl(t, curl, rec, args, "")
+		if len(creqs) != 2 || len(ureqs) != 2 || string(creqs[1]) != string(ureqs[1]) || cout != uout {
+			t.Errorf("%s: urlget sent %q and wrote %q, curl %q and %q", code, ureqs, uout, creqs, cout)
 		}
 	}
 }

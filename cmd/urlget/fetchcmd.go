@@ -138,8 +138,8 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 		o.client.ProxyUser, o.client.ProxyPassword, _ = strings.Cut(s, ":")
 		return nil
 	}), "proxy-user", "U", "send `USER[:PASSWORD]` to the proxy, in place of the proxy URL's")
-	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy (\"*\": all)")
-	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
+	fs.Var(noProxyFlag(&o.client), "noproxy", "comma-separated `HOSTS` to reach without a proxy (\"*\": all; \"\": none, whatever no_proxy says)")
+	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent (\"\": none)")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	fs.StringVar(&o.conn.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
@@ -299,6 +299,14 @@ func proxyFlag(cl *fetch.Client) pflag.Value {
 			cl.Proxy = p
 		}
 		return err
+	})
+}
+
+// noProxyFlag is --noproxy: given, even empty, it replaces no_proxy.
+func noProxyFlag(cl *fetch.Client) pflag.Value {
+	return cli.Func("string", func(s string) error {
+		cl.NoProxy, cl.HasNoProxy = s, true
+		return nil
 	})
 }
 
@@ -660,9 +668,9 @@ func (c *fetchCmd) startMeter(size int64, toFile bool) func() {
 	return func() { c.meter.Finish(); c.meter = nil }
 }
 
-// parseFetchURL parses a command-line URL (fetch.GuessURL: curl's guess
-// of a scheme left out).
-func parseFetchURL(raw string) (urlparse.URL, error) { return fetch.GuessURL(raw) }
+// parseFetchURL parses a command-line URL (download.ParseURL: curl's guess
+// of a scheme left out, and its leniency).
+func parseFetchURL(raw string) (urlparse.URL, error) { return download.ParseURL(raw) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

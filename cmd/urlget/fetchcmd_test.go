@@ -737,9 +737,10 @@ func TestCloseIdleAtExit(t *testing.T) {
 	}
 }
 
-// TestSchemeWithoutSlashesRefused: "http:/host" and an empty "news:" are
-// refused as what they are (exit 3) before any connection or lookup, never
-// guessed into a host named after the scheme. The socks5h proxy would be
+// TestSchemeWithoutSlashesRefused: "nntp:/host", "http:host" and an empty
+// "news:" are refused as what they are (exit 3) before any connection or lookup, never
+// guessed into a host named after the scheme ("http:/host" is curl's slip
+// for "http://host": download.ParseURL). The socks5h proxy would be
 // asked for that name (it resolves names for us), so it must see nothing.
 func TestSchemeWithoutSlashesRefused(t *testing.T) {
 	var mu sync.Mutex
@@ -751,11 +752,9 @@ func TestSchemeWithoutSlashesRefused(t *testing.T) {
 		c.Close()
 	})
 	for raw, want := range map[string]string{
-		"http:/127.0.0.1:8080/x": `urlget: (3) not a valid http URL "http:/127.0.0.1:8080/x" at byte 5: a http URL needs "//" and a host (httpurl)`,
-		"ftp:/127.0.0.1/x":       `urlget: (3) not a valid ftp URL "ftp:/127.0.0.1/x" at byte 4: a ftp URL needs "//" and a host (ftpurl)`,
-		"gopher:/127.0.0.1/":     `urlget: (3) not a valid gopher URL "gopher:/127.0.0.1/" at byte 7: a gopher URL needs "//" and a host (gopherurl)`,
-		"nntp:/127.0.0.1/a.b":    `urlget: (3) not a valid nntp URL "nntp:/127.0.0.1/a.b" at byte 5: a nntp URL needs "//" and a host (nntpurl)`,
-		"news:":                  `urlget: (3) not a valid news URL "news:" at byte 5: empty news URL (want a newsgroup, a message-id or "*") (grouppart)`,
+		"nntp:/127.0.0.1/a.b": `urlget: (3) not a valid nntp URL "nntp:/127.0.0.1/a.b" at byte 5: a nntp URL needs "//" and a host (nntpurl)`,
+		"news:":               `urlget: (3) not a valid news URL "news:" at byte 5: empty news URL (want a newsgroup, a message-id or "*") (grouppart)`,
+		"http:127.0.0.1/x":    `urlget: (3) not a valid http URL "http:127.0.0.1/x" at byte 5: a http URL needs "//" and a host (httpurl)`,
 	} {
 		var out, errb bytes.Buffer
 		code := run(env{args: []string{"-sS", "-x", "socks5h://" + proxy.Addr, raw}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb})

@@ -129,7 +129,7 @@ func newMirrorFlags(e env, o *mirrorOpts) *pflag.FlagSet {
 	}), "ftp-email", "send `ADDR` as the anonymous FTP password (default ftp@example.com)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "https, gophers: do not verify TLS certificates")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` (FTP: socks5:// or socks5h:// only)")
-	fs.StringVar(&o.client.NoProxy, "noproxy", "", "comma-separated `HOSTS` to reach without a proxy")
+	fs.Var(noProxyFlag(&o.client), "noproxy", "comma-separated `HOSTS` to reach without a proxy (\"\": none, whatever no_proxy says)")
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help")
 	return fs

@@ -192,6 +192,11 @@ func checkRequestArgs(o *fetchOpts, stdin io.Reader) error {
 		}
 		o.client.ProxyHeader = lines
 	}
+	if o.fs != nil && o.fs.Changed("user-agent") && o.client.UserAgent == "" {
+		// curl: -A "" sends no User-Agent at all; a -H line still may.
+		key := o.scheme.Key("header")
+		o.options = o.options.With(key, joinLines(append([]string{"User-Agent:"}, o.options.Strings(key)...)))
+	}
 	if o.options != nil {
 		return expandHeaderFiles(o.options, o.scheme.Key("header"), stdin)
 	}
