@@ -266,5 +266,5 @@
 //     CheckURL, which the suite's direct Inject run checks), and a real
 //     server started by internal/testserver where one exists (its Debian
 //     package added to scripts/test);
-//   - its section in README.
+//   - its section in docs/fetching.md (and its line in README's scheme table).
 package fetch

@@ -10,7 +10,7 @@ import (
 )
 
 // Kind classifies a fetch error. Each kind maps to one process exit code,
-// curl's number wherever curl has the same meaning (see README).
+// curl's number wherever curl has the same meaning (docs/exit-codes.md).
 type Kind int
 
 const (

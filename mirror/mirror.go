@@ -247,7 +247,7 @@ type Options struct {
 	Reverse bool
 
 	// Include and Exclude are glob patterns (see the package filter
-	// rules in the README: a pattern without "/" matches base names, one
+	// rules in docs/mirror.md: a pattern without "/" matches base names, one
 	// with "/" the path below the URL).
 	Include, Exclude []string
 

@@ -405,7 +405,7 @@ func TestLocalhostNamesBesideCurl(t *testing.T) {
 	}
 }
 
-// curlSuiteBegin and curlSuiteEnd mark README's block made from
+// curlSuiteBegin and curlSuiteEnd mark docs/curl.md's block made from
 // testdata/curl-suite.tsv and curl-suite-reasons.tsv (curlSuiteBlock).
 const (
 	curlSuiteBegin = "<!-- curl-suite: made from cmd/urlget/testdata/curl-suite*.tsv by go test ./cmd/urlget -run TestCurlSuiteList -update-docs -->\n"
@@ -431,7 +431,7 @@ func readTSV(t *testing.T, name string) (rows [][]string, comments []string) {
 	return rows, comments
 }
 
-// curlSuiteBlock is README's account of curl's test suite: how many of
+// curlSuiteBlock is docs/curl.md's account of curl's test suite: how many of
 // the tests curl passes urlget passes, and for each reason of the list
 // how many tests it explains.
 func curlSuiteBlock(t *testing.T) string {
@@ -479,18 +479,19 @@ func curlSuiteBlock(t *testing.T) string {
 }
 
 // TestCurlSuiteList: every test of the list has a reason the reasons file
-// explains, none is listed twice, and README's block is the one the two
+// explains, none is listed twice, and docs/curl.md's block is the one the two
 // files make (-update-docs rewrites it).
 func TestCurlSuiteList(t *testing.T) {
-	readmeBlock(t, curlSuiteBegin, curlSuiteEnd, curlSuiteBlock(t), "TestCurlSuiteList")
+	docBlock(t, "docs/curl.md", curlSuiteBegin, curlSuiteEnd, curlSuiteBlock(t), "TestCurlSuiteList")
 }
 
-// readmeBlock checks that README's block from begin to end (the marker
-// lines) is block, and with -update-docs writes it there; test names the
-// test that makes it, for the message.
-func readmeBlock(t *testing.T, begin, end, block, test string) {
+// docBlock checks that the block of the repository's document doc (a
+// slash-separated path from the repository's root) from begin to end (the
+// marker lines) is block, and with -update-docs writes it there; test
+// names the test that makes it, for the message.
+func docBlock(t *testing.T, doc, begin, end, block, test string) {
 	t.Helper()
-	readme := filepath.Join("..", "..", "README.md")
+	readme := filepath.Join("..", "..", filepath.FromSlash(doc))
 	b, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
@@ -498,7 +499,7 @@ func readmeBlock(t *testing.T, begin, end, block, test string) {
 	s := string(b)
 	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		t.Fatalf("README has no block %q … %q", begin, end)
+		t.Fatalf("%s has no block %q … %q", doc, begin, end)
 	}
 	block = begin + block + end
 	have := s[i : j+len(end)]
@@ -509,7 +510,7 @@ func readmeBlock(t *testing.T, begin, end, block, test string) {
 		have = block
 	}
 	if have != block {
-		t.Errorf("README's block %q is not what it is made from: run go test ./cmd/urlget -run %s -update-docs", strings.TrimSpace(begin), test)
+		t.Errorf("%s: the block %q is not what it is made from: run go test ./cmd/urlget -run %s -update-docs", doc, strings.TrimSpace(begin), test)
 	}
 }
 

@@ -1,9 +1,9 @@
 package main
 
 // exitStatuses is urlget's table of exit statuses, curl's numbers wherever
-// curl has the same meaning: the one source of README's "Exit codes" table.
+// curl has the same meaning: the one source of the exit-code table in docs/exit-codes.md.
 // TestExitStatuses checks it against fetch's kinds, the fetch package
-// doc's table and --help's summary, and writes README's block from it.
+// doc's table and --help's summary, and writes docs/exit-codes.md's block from it.
 var exitStatuses = []struct {
 	Codes   []int  // one row may hold a pair (FTP TYPE / RETR)
 	Meaning string // Markdown

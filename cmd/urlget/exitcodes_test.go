@@ -20,7 +20,7 @@ const (
 
 // TestExitStatuses: the exit status table has every code a fetch kind
 // maps to, every code the fetch package doc's table and --help's summary
-// name, each once and in order; README's table is made from it.
+// name, each once and in order; docs/exit-codes.md's table is made from it.
 func TestExitStatuses(t *testing.T) {
 	inTable := map[int]bool{}
 	last := -1
@@ -67,5 +67,5 @@ func TestExitStatuses(t *testing.T) {
 	if len(docCodes) == 0 || !slices.Contains(exitStatuses[0].Codes, 0) {
 		t.Fatal("no codes read from fetch's doc, or the table does not start at 0")
 	}
-	readmeBlock(t, exitCodesBegin, exitCodesEnd, b.String(), "TestExitStatuses")
+	docBlock(t, "docs/exit-codes.md", exitCodesBegin, exitCodesEnd, b.String(), "TestExitStatuses")
 }
