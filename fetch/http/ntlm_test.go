@@ -105,6 +105,12 @@ func (s *ntlmServer) serve(w http.ResponseWriter, r *http.Request, body []byte) 
 		io.WriteString(w, "ok\n"+string(body))
 		return
 	}
+	tunnelOnce(w)
+}
+
+// tunnelOnce answers a CONNECT with 200 and then, through the tunnel, one
+// request with "ok\n" and that request's body.
+func tunnelOnce(w http.ResponseWriter) {
 	c, brw, err := w.(http.Hijacker).Hijack()
 	if err != nil {
 		return

@@ -71,17 +71,7 @@ func (p *digestProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodConnect:
 		io.WriteString(w, "ok\n")
 	default:
-		c, brw, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
-			if _, err := http.ReadRequest(brw.Reader); err == nil {
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
-			}
-		}()
+		tunnelOnce(w)
 	}
 }
 
