@@ -1140,7 +1140,6 @@ func escapeLax(s string) string {
 	if !need {
 		return s
 	}
-	const hex = "0123456789abcdef"
 	var b strings.Builder
 	query := false
 	for i := 0; i < len(s); i++ {
@@ -1150,8 +1149,8 @@ func escapeLax(s string) string {
 			b.WriteByte('+')
 		case laxEscape(c):
 			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
+			b.WriteByte(hexLower[c>>4])
+			b.WriteByte(hexLower[c&15])
 		default:
 			query = query || c == '?'
 			b.WriteByte(c)
