@@ -15,6 +15,18 @@ import (
 // from curl's -F arguments and written as curl writes it: a random
 // boundary, each part with its Content-Disposition (and filename= for a
 // file sent as a file) and Content-Type, files read as the body is sent.
+//
+// The body is written here rather than with mime/multipart's Writer
+// because a request needs it as a reader whose length is known before the
+// first byte goes out (curl sends a Content-Length for a form of files,
+// and chunks only when a part comes from stdin). multipart.Writer pushes
+// each part into an io.Writer as it is made: streaming a file's bytes
+// through it needs an io.Pipe and a goroutine per request, and its length
+// is known only once every file has been read — a second pass over the
+// files, or the whole body in memory. Open instead joins the fixed part
+// heads and the open files in an io.MultiReader and adds their sizes. The
+// framing is RFC 2046's, which mime/multipart's Reader parses (the tests
+// read every body this type writes back with it).
 type Form struct {
 	// Backslash (curl's --form-escape) writes a quote and a backslash in a
 	// field or file name as \" and \\ (RFC 822's quoted-string), where by
