@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
+	"path"
 	"strings"
 )
 
@@ -68,4 +70,13 @@ func (r *Resource) writeEntriesJSON(w io.Writer, body io.Reader) error {
 		}
 	}
 	return nil
+}
+
+// TypeByName is the media type a file name's extension suggests (Go's
+// mime table, the system's mime.types added), without parameters: the
+// table says charset=utf-8 for text, which a name cannot tell. "" when the
+// extension is unknown.
+func TypeByName(name string) string {
+	t, _, _ := strings.Cut(mime.TypeByExtension(path.Ext(name)), ";")
+	return t
 }

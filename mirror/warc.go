@@ -2,9 +2,9 @@ package mirror
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
-	"mime"
 	"os"
 	"path"
 	"path/filepath"
@@ -308,10 +308,7 @@ func gopherFields(typ byte, selector, menuLine string, attrs *gopher.Attributes)
 // typeByName is a Content-Type from a file name's extension, else
 // application/octet-stream.
 func typeByName(name string) string {
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-		return t
-	}
-	return "application/octet-stream"
+	return cmp.Or(fetch.TypeByName(name), "application/octet-stream")
 }
 
 // gopherType is the Content-Type of a gopher item type.

@@ -3,10 +3,8 @@ package serve
 import (
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -284,11 +282,8 @@ func contentType(res *fetch.Resource) string {
 		if u.FTP.Name != "" { // the file's name, without ;type=
 			name = u.FTP.Name
 		}
-		if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-			// The type only: Go's table says charset=utf-8 for text,
-			// which the name does not tell (withCharset looks).
-			t, _, _ = strings.Cut(t, ";")
-			return t
+		if t := fetch.TypeByName(name); t != "" {
+			return t // withCharset looks at the bytes for a text's charset
 		}
 	}
 	return "application/octet-stream"
