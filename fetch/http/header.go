@@ -81,6 +81,10 @@ type recording struct {
 	given    int
 	released bool
 	final    [2]int
+	// chunk reads the chunked body after the final head (nil: none);
+	// trailer is its trailer section once it has ended.
+	chunk   *chunkReader
+	trailer []byte
 	// http09: the reply had no status line and was passed on as an
 	// HTTP/0.9 body (reply.http09); head09: that reply answered a HEAD.
 	http09, head09 bool
@@ -223,6 +227,15 @@ func (r *recorder) start(c custom, http10 bool, o replyOptions) *recording {
 // head normalised when it has), maybe nothing yet. lineOver reports that
 // a line of the head is now over maxHeaderLine.
 func (rec *recording) add(p []byte) (out []byte, held, lineOver bool) {
+	if c := rec.chunk; c != nil {
+		// The body after the head: only the reader goroutine (this
+		// one) touches the chunkReader.
+		out = rec.feedChunks(p)
+		if len(out) == len(p) && (len(p) == 0 || &out[0] == &p[0]) {
+			return p, false, false
+		}
+		return out, true, false
+	}
 	if rec.done.Load() {
 		return p, false, false
 	}
@@ -266,8 +279,14 @@ func (rec *recording) add(p []byte) (out []byte, held, lineOver bool) {
 		}
 		rec.released = true
 	case rec.afterHead:
-		out = append(bytes.Clone(rec.buf[rec.given:rec.final[0]]), normalizeHead(rec.buf[rec.final[0]:rec.final[1]], rec.reply)...)
-		out = append(out, rec.buf[rec.final[1]:]...)
+		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], rec.reply)
+		out = append(bytes.Clone(rec.buf[rec.given:rec.final[0]]), head...)
+		rest := rec.buf[rec.final[1]:]
+		if chunked && hasBody(head, rec.reply.head) {
+			rec.chunk = &chunkReader{}
+			rest = rec.feedChunksLocked(bytes.Clone(rest))
+		}
+		out = append(out, rest...)
 		rec.released = true
 	default:
 		// Interim heads go on as they end (a 100 Continue is awaited).
@@ -283,6 +302,31 @@ func (rec *recording) answeredHEAD09() bool {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return rec.head09
+}
+
+// feedChunks passes p through the chunkReader, and keeps the trailer
+// section once the body has ended; feedChunksLocked with rec.mu held.
+func (rec *recording) feedChunks(p []byte) []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.feedChunksLocked(p)
+}
+
+func (rec *recording) feedChunksLocked(p []byte) []byte {
+	out := rec.chunk.feed(p)
+	if rec.chunk.state == chunkDone && rec.chunk.trailer != nil {
+		rec.trailer, rec.chunk.trailer = rec.chunk.trailer, nil
+	}
+	return out
+}
+
+// trailerSection is the chunked body's trailer section as received (each
+// line ending in CRLF), once the body has been read to its end; nil when
+// there is none.
+func (rec *recording) trailerSection() []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.trailer
 }
 
 // flush returns what is held back and not yet passed on, as it is: the

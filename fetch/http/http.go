@@ -71,6 +71,16 @@
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
 //
+// A reply is read with curl's leniency, the Transport being given each
+// final head normalised as it is read (normalizeHead, the recorder):
+// gzip and deflate transfer codings decoded (fetch.OptRaw keeps them), a
+// body with a transfer coding but not chunked read until the close,
+// several Transfer-Encoding fields taken as one list, a Content-Length
+// past 2^63 (or any with OptIgnoreLength) read until the close, a chunked
+// body's lines ending in LF or CRLF with any extension, its trailer
+// section kept for Resource.Trailer (chunkReader); a reply without a
+// status line is HTTP/0.9, taken with OptHTTP09 only.
+//
 // With Config.Verbose set, the request and response headers are written
 // prefixed "> " and "< " (the response's as received), with Authorization
 // and Proxy-Authorization masked, and connection events prefixed "* ".
@@ -432,6 +442,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	}
 	if res != nil && !speaks2 { // HTTP/2 frames are no request record
 		res.Request = rec.request()
+		res.Trailer = rec.trailerSection
 	}
 	return res, err
 }

@@ -41,14 +41,15 @@ var transferCodes = map[string]bool{"gzip": true, "x-gzip": true, "deflate": tru
 // codings end in chunked one "Transfer-Encoding: chunked" takes their
 // place, else the body goes until the close ("Connection: close"); a
 // Content-Length goes with them, with o.ignoreCL, or when it is a number
-// past 2^63-1. h itself when nothing changes.
-func normalizeHead(h []byte, o replyOptions) []byte {
+// past 2^63-1. h itself when nothing changes; chunked says the head
+// given frames the body chunked.
+func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 	lines := bytes.SplitAfter(h, []byte("\n"))
 	if len(lines) > 1 && len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1] // the last is the empty line
 	}
 	if len(lines) < 2 {
-		return h
+		return h, false
 	}
 	var te, cl, tooLong bool
 	var codings []string
@@ -70,9 +71,9 @@ func normalizeHead(h []byte, o replyOptions) []byte {
 		}
 	}
 	if !te && !(cl && (o.ignoreCL || tooLong)) {
-		return h
+		return h, false
 	}
-	chunked := len(codings) > 0 && codings[len(codings)-1] == "chunked"
+	chunked = len(codings) > 0 && codings[len(codings)-1] == "chunked"
 	out := make([]byte, 0, len(h)+32)
 	out = append(out, lines[0]...)
 	for _, l := range lines[1 : len(lines)-1] {
@@ -88,7 +89,17 @@ func normalizeHead(h []byte, o replyOptions) []byte {
 	case te || o.ignoreCL || tooLong:
 		out = append(out, "Connection: close\r\n"...)
 	}
-	return append(out, lines[len(lines)-1]...)
+	return append(out, lines[len(lines)-1]...), chunked
+}
+
+// hasBody reports whether a reply with head h (its status line first)
+// has a body: not to HEAD, not 1xx, 204 or 304 (RFC 9112 §6.3).
+func hasBody(h []byte, toHEAD bool) bool {
+	if toHEAD || len(h) < 12 {
+		return false
+	}
+	code := string(h[9:12])
+	return code[0] != '1' && code != "204" && code != "304"
 }
 
 // splitList splits a field's comma-separated list, its elements trimmed
@@ -124,4 +135,115 @@ func transferCodings(hdr fetch.Header) (func(io.Reader) (io.Reader, error), erro
 		}
 	}
 	return codings(strings.Join(list, ","), "transfer")
+}
+
+// chunkReader passes a chunked body (RFC 9112 §7.1) on to the Transport
+// in the framing it reads, as curl reads one: chunk-size lines with any
+// extension or none, lines ending in LF or CRLF; the trailer section is
+// kept (trailer, each line ending in CRLF, as curl writes them) and not
+// passed on. A line it cannot read goes on as it came, from there on, for
+// the Transport to refuse.
+type chunkReader struct {
+	state   int
+	line    []byte // the line being read
+	left    int64  // of the chunk's data
+	trailer []byte
+}
+
+const (
+	chunkSize = iota
+	chunkData
+	chunkDataEnd
+	chunkTrailer
+	chunkDone // the body has ended: the rest goes as it comes
+	chunkRaw  // a line was not read: the rest goes as it comes
+)
+
+// maxChunkLine bounds a chunk-size line, extensions included.
+const maxChunkLine = 4 << 10
+
+// feed returns what of p to pass on: p itself when nothing changes.
+func (c *chunkReader) feed(p []byte) []byte {
+	if c.state == chunkDone || c.state == chunkRaw || c.state == chunkData && int64(len(p)) <= c.left {
+		if c.state == chunkData {
+			c.left -= int64(len(p))
+			if c.left == 0 {
+				c.state = chunkDataEnd
+			}
+		}
+		return p
+	}
+	out := make([]byte, 0, len(p)+8)
+	for len(p) > 0 {
+		switch c.state {
+		case chunkDone, chunkRaw:
+			return append(out, p...)
+		case chunkData:
+			n := int(min(int64(len(p)), c.left))
+			out = append(out, p[:n]...)
+			p = p[n:]
+			if c.left -= int64(n); c.left == 0 {
+				c.state = chunkDataEnd
+			}
+			continue
+		}
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.line = append(c.line, p...)
+			p = nil
+			if len(c.line) > maxChunkLine || c.state == chunkTrailer && len(c.trailer)+len(c.line) > maxHeaderBytes {
+				out = append(out, c.line...)
+				c.state, c.line = chunkRaw, nil
+			}
+			continue
+		}
+		c.line = append(c.line, p[:i+1]...)
+		p = p[i+1:]
+		out = c.endLine(out)
+	}
+	return out
+}
+
+// endLine reads the line just ended (c.line, its LF included) and appends
+// what goes on for it to out.
+func (c *chunkReader) endLine(out []byte) []byte {
+	line := c.line
+	c.line = nil
+	text := bytes.TrimRight(line, "\r\n")
+	switch c.state {
+	case chunkSize:
+		n := 0
+		for n < len(text) && n <= 16 && strings.IndexByte("0123456789abcdefABCDEF", text[n]) >= 0 {
+			n++
+		}
+		if n == 0 || n > 16 {
+			c.state = chunkRaw
+			return append(out, line...)
+		}
+		size, err := strconv.ParseUint(string(text[:n]), 16, 64)
+		if err != nil || size > 1<<62 {
+			c.state = chunkRaw
+			return append(out, line...)
+		}
+		c.left = int64(size)
+		c.state = chunkData
+		if size == 0 {
+			c.state = chunkTrailer
+		}
+		return append(append(out, text[:n]...), "\r\n"...)
+	case chunkDataEnd:
+		if len(text) != 0 {
+			c.state = chunkRaw
+			return append(out, line...)
+		}
+		c.state = chunkSize
+		return append(out, "\r\n"...)
+	default: // chunkTrailer
+		if len(text) == 0 {
+			c.state = chunkDone
+			return append(out, "\r\n"...)
+		}
+		c.trailer = append(append(c.trailer, text...), "\r\n"...)
+		return out
+	}
 }

@@ -167,3 +167,48 @@ func TestIgnoreContentLength(t *testing.T) {
 		t.Errorf("Content-Length past 2^63: %q, %v", got, err)
 	}
 }
+
+// A chunked body is read as curl reads it: chunk lines ending in LF or
+// CRLF, with extensions; its trailer section is Resource.Trailer once the
+// body is read, each line ending in CRLF. On a kept connection the next
+// reply is read as usual after it; a chunk line without a size is still
+// exit 56.
+func TestChunkedAsCurlReads(t *testing.T) {
+	reply := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"4;name=value\naaa\n\n3\r\nbb\n\r\n0\nt1: one\r\nt2: two\n\n"
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == "\r\n" {
+					break
+				}
+			}
+			io.WriteString(c, reply)
+		}
+	})
+	f := fhttp.New(fetch.Config{UserAgent: "test"})
+	defer f.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+	for i := range 2 {
+		res, err := f.Open(t.Context(), &fetch.Request{URL: parse(t, "http://"+s.Addr+"/")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || string(body) != "aaa\nbb\n" {
+			t.Errorf("request %d: body %q, %v", i, body, err)
+		}
+		if got := string(res.Trailer()); got != "t1: one\r\nt2: two\r\n" {
+			t.Errorf("request %d: trailer %q", i, got)
+		}
+	}
+	bad, _ := onceHTTP(t, []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"))
+	if _, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+bad.Addr+"/")}); fetch.ExitCode(err) != 56 {
+		t.Errorf("a chunk line without a size: %v, want exit 56", err)
+	}
+}
