@@ -268,15 +268,7 @@ func (rec *recording) add(p []byte) (out []byte, held, lineOver bool) {
 		rec.released = true
 	case rec.afterHead && rec.final[0] < 0:
 		// No status line: HTTP/0.9, or bytes the Transport refuses.
-		out = bytes.Clone(rec.buf[rec.given:])
-		if rec.given == 0 && rec.reply.http09 {
-			if rec.reply.head {
-				rec.head09 = true
-			} else {
-				rec.http09 = true
-				out = append([]byte(http09Head), out...)
-			}
-		}
+		out = rec.noStatusLine()
 		rec.released = true
 	case rec.afterHead:
 		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], rec.reply)
@@ -334,11 +326,31 @@ func (rec *recording) trailerSection() []byte {
 func (rec *recording) flush() []byte {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if rec.released || rec.done.Load() {
+	if rec.released || rec.done.Load() || !rec.h1.Load() {
 		return nil
 	}
 	rec.released = true
+	if rec.given == 0 && len(rec.buf) > 0 && !bytes.HasPrefix([]byte("HTTP/"), rec.buf[:min(len(rec.buf), 5)]) {
+		return rec.noStatusLine() // a reply too short to be measured
+	}
 	return bytes.Clone(rec.buf[rec.given:])
+}
+
+// noStatusLine returns what to pass on for a reply whose first bytes
+// (rec.buf) are no status line: them, after http09Head when reply.http09
+// takes them as an HTTP/0.9 body; as they are otherwise, for the
+// Transport to refuse.
+func (rec *recording) noStatusLine() []byte {
+	out := bytes.Clone(rec.buf[rec.given:])
+	if rec.given == 0 && rec.reply.http09 {
+		if rec.reply.head {
+			rec.head09 = true
+		} else {
+			rec.http09 = true
+			out = append([]byte(http09Head), out...)
+		}
+	}
+	return out
 }
 
 // measure follows the head's lines in buf from start: the length of the

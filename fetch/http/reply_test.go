@@ -145,6 +145,10 @@ func TestHTTP09(t *testing.T) {
 	if _, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: u, Options: on, Head: true}); fetch.ExitCode(err) != 8 {
 		t.Errorf("HEAD with OptHTTP09: %v, want exit 8", err)
 	}
+	short, _ := onceHTTP(t, []byte("ok\n")) // shorter than "HTTP/"
+	if _, got, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+short.Addr+"/"), Options: on}); err != nil || string(got) != "ok\n" {
+		t.Errorf("a short HTTP/0.9 reply: %q, %v", got, err)
+	}
 }
 
 // OptIgnoreLength reads until the close, past Content-Length; a
