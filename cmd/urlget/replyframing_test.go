@@ -40,6 +40,7 @@ func TestReplyFramingBesideCurl(t *testing.T) {
 		{"HTTP/0.9 refused", "no head at all\n", nil},
 		{"ignored length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\ngrowing\n", []string{"--ignore-content-length"}},
 		{"length past 2^63", "HTTP/1.1 200 OK\r\nContent-Length: 36893488147419103232\r\n\r\n-foo-\n", nil},
+		{"length past 2^63, --max-filesize", "HTTP/1.1 200 OK\r\nContent-Length: 36893488147419103232\r\n\r\n-foo-\n", []string{"--max-filesize", "2000"}},
 	} {
 		rec.setAnswer(func([]byte) string { return tc.reply })
 		var out [2]string

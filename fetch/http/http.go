@@ -436,6 +436,10 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	if v != nil {
 		writeHead(v, head)
 	}
+	if err := lengthOverMax(head, f.Config.MaxFileSize); err != nil && !req.Head {
+		resp.Body.Close()
+		return nil, err
+	}
 	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
 	if res != nil {
 		res.Tunnel = tunnel

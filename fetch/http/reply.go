@@ -64,10 +64,7 @@ func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 			codings = append(codings, splitList(string(value))...)
 		case bytes.EqualFold(name, []byte("Content-Length")):
 			cl = true
-			v := strings.TrimSpace(string(value))
-			if _, err := strconv.ParseInt(v, 10, 64); errors.Is(err, strconv.ErrRange) && strings.Trim(v, "0123456789") == "" {
-				tooLong = true
-			}
+			tooLong = tooLong || lengthOverflows(string(value))
 		}
 	}
 	if !te && !(cl && (o.ignoreCL || tooLong)) {
@@ -100,6 +97,36 @@ func hasBody(h []byte, toHEAD bool) bool {
 	}
 	code := string(h[9:12])
 	return code[0] != '1' && code != "204" && code != "304"
+}
+
+// lengthOverflows reports whether a Content-Length value is a number past
+// 2^63-1, which curl reads as no length (with a maximum file size, as one
+// over it).
+func lengthOverflows(v string) bool {
+	v = strings.TrimSpace(v)
+	_, err := strconv.ParseInt(v, 10, 64)
+	return errors.Is(err, strconv.ErrRange) && strings.Trim(v, "0123456789") == ""
+}
+
+// lengthOverMax is ErrTooLarge for a reply head h whose Content-Length is
+// past 2^63-1 when there is a maximum file size (max > 0): the Client
+// cannot compare a length Meta.Size cannot hold. Its Reply has the head's
+// lines before that field as its Interim, for -i and -D to show, as curl
+// shows them.
+func lengthOverMax(h *wireHead, max int64) error {
+	if max <= 0 {
+		return nil
+	}
+	for at := 0; at < len(h.raw); {
+		line, _, _ := bytes.Cut(h.raw[at:], []byte("\n"))
+		name, v, ok := strings.Cut(string(line), ":")
+		if ok && strings.EqualFold(name, "Content-Length") && lengthOverflows(v) {
+			return &fetch.Error{Kind: fetch.ErrTooLarge, Reply: &fetch.Meta{Size: -1, Interim: append(bytes.Clone(h.interim), h.raw[:at]...)},
+				Msg: fmt.Sprintf("the reply's Content-Length %s is over the maximum file size %d", fetch.SanitizeLine(strings.TrimSpace(v), 40), max)}
+		}
+		at += len(line) + 1
+	}
+	return nil
 }
 
 // splitList splits a field's comma-separated list, its elements trimmed

@@ -170,6 +170,9 @@ func TestIgnoreContentLength(t *testing.T) {
 	if _, got, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+huge.Addr+"/")}); err != nil || string(got) != "-foo-\n" {
 		t.Errorf("Content-Length past 2^63: %q, %v", got, err)
 	}
+	if _, _, err := get(t, &fetch.Client{MaxFileSize: 2000}, &fetch.Request{URL: parse(t, "http://"+huge.Addr+"/")}); fetch.ExitCode(err) != 63 {
+		t.Errorf("Content-Length past 2^63 with a MaxFileSize: %v, want exit 63", err)
+	}
 }
 
 // A chunked body is read as curl reads it: chunk lines ending in LF or
