@@ -498,6 +498,11 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 	defer body.Close()
 	n, err := x.copyBody(body, out, skip, fetch.HasCaps(u.Scheme, fetch.Local) && body == res.Body)
 	r.Size = n
+	if err == nil && res.Trailer != nil {
+		if err := d.trailer(res.Trailer(), out); err != nil {
+			return err
+		}
+	}
 	if res.WireBytes != nil {
 		r.Size = res.WireBytes() // size_download: the bytes on the wire, as curl counts them
 	}
@@ -545,6 +550,25 @@ func (d *Downloader) include(m *fetch.Meta, out *output) error {
 	}
 	if _, err := out.Write(block); err != nil {
 		return writeError(err)
+	}
+	return nil
+}
+
+// trailer writes a body's trailer section t after it, as curl writes
+// one: to the output with Include, to Headers.
+func (d *Downloader) trailer(t []byte, out *output) error {
+	if len(t) == 0 {
+		return nil
+	}
+	if d.Include {
+		if _, err := out.Write(t); err != nil {
+			return writeError(err)
+		}
+	}
+	if d.Headers != nil {
+		if _, err := d.Headers.Write(t); err != nil {
+			return writeError(err)
+		}
 	}
 	return nil
 }

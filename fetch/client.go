@@ -735,7 +735,7 @@ func CheckURL(u *urlparse.URL) error {
 // Config is the configuration the Client builds its Fetchers from: a
 // Dialer with the connect timeout and the proxy via (newDialer; nil: none),
 // TLS (Insecure applied), and its UserAgent, Jar, Verbose, Warnings,
-// Terminal, Compressed, MaxDecompressed, IdlePerHost and MaxPerHost.
+// Terminal, Compressed, MaxDecompressed, MaxFileSize, IdlePerHost and MaxPerHost.
 func (c *Client) config(via *urlparse.URL) Config {
 	return Config{
 		Dialer:          c.newDialer(via),
@@ -745,6 +745,7 @@ func (c *Client) config(via *urlparse.URL) Config {
 		Jar:             c.Jar,
 		Compressed:      c.Compressed,
 		MaxDecompressed: c.MaxDecompressed,
+		MaxFileSize:     c.MaxFileSize,
 		Verbose:         c.Verbose,
 		Warnings:        c.Warnings,
 		Terminal:        c.Terminal,

@@ -46,6 +46,11 @@ type Config struct {
 	// cap).
 	Compressed      bool
 	MaxDecompressed int64
+	// MaxFileSize is the Client's: the Client refuses a body whose size
+	// is known to be over it; a fetcher refuses (ErrTooLarge) one whose
+	// stated size is past what Meta.Size holds (an HTTP Content-Length
+	// past 2^63), as curl does. 0: no cap.
+	MaxFileSize int64
 
 	// Verbose, when non-nil, receives the protocol exchange, one line per
 	// command or reply, prefixed "> " (sent) or "< " (received), with

@@ -351,6 +351,11 @@ type Resource struct {
 	// with Config.Compressed): curl's size_download. Nil when the body's
 	// bytes are the wire's.
 	WireBytes func() int64
+	// Trailer, when set, is the trailer section of the body (an HTTP/1.1
+	// chunked body's, RFC 9112 §7.1.2): its field lines as received, each
+	// ending in CRLF, known once Body has been read to its end (nil when
+	// there is none). curl writes them where it writes the head.
+	Trailer func() []byte
 }
 
 // Format is how Resource.Render presents a result.

@@ -206,6 +206,11 @@ const (
 	// network text (an ftp listing, a news article, a gopher text) with
 	// its CRLF line ends (see TextReader).
 	OptRaw = "raw"
+	// OptIgnoreLength, "1", reads a body until its connection closes,
+	// whatever size the server stated (an HTTP Content-Length, an ftp
+	// SIZE or 150 reply), as curl's --ignore-content-length; package
+	// http declares its flag.
+	OptIgnoreLength = "ignore-content-length"
 	// OptSSL asks for TLS on a plain connection (STARTTLS): "try" uses it
 	// when the server offers it, "required" refuses a server without it.
 	OptSSL = "ssl"

@@ -536,9 +536,17 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	if t != nil {
 		defer t.closeUnused()
 	}
+	// With OptIgnoreLength no size is asked for or checked: the data
+	// go until the data connection closes (a file still growing), as
+	// curl's --ignore-content-length.
+	unsized, _ := req.Options.Bool(fetch.OptIgnoreLength)
+	unsized = unsized && !req.Head
+	if t != nil && unsized {
+		t.unsized = true
+	}
 	size := int64(-1)
 	missing := false
-	if p.typ == 'i' || req.Head {
+	if (p.typ == 'i' || req.Head) && !unsized {
 		// SIZE counts the bytes of the file as stored, which is what a
 		// binary transfer sends; in ASCII mode it is no promise about
 		// the converted body (and ProFTPD refuses it), but -I reports

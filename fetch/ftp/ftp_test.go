@@ -388,6 +388,26 @@ func TestShortTransfers(t *testing.T) {
 	}
 }
 
+// With fetch.OptIgnoreLength (curl's --ignore-content-length) no SIZE is
+// sent and the 150 reply's size is not checked: the data go until the
+// data connection closes (a file still growing).
+func TestIgnoreLength(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.Hook = ftptest.ShortDataSaying("binary.bin", binary, len(binary),
+			"Opening BINARY mode data connection for binary.bin (1000 bytes).", "226 Transfer complete")
+	})
+	_, body, err := get(t, client(nil, map[string]string{fetch.OptIgnoreLength: "1"}), "ftp://"+s.Addr+"/pub/binary.bin")
+	if err != nil || !bytes.Equal(body, binary) {
+		t.Fatalf("%d bytes, %v; want %d", len(body), err, len(binary))
+	}
+	for _, l := range s.Lines() {
+		if strings.HasPrefix(l, "SIZE") {
+			t.Errorf("commands %q: SIZE sent", s.Lines())
+		}
+	}
+}
+
 // CR, LF and NUL in any decoded field are refused before connecting.
 func TestInjectionRefused(t *testing.T) {
 	s := newServer(t)

@@ -51,6 +51,7 @@ type Transfer struct {
 	first     *Reply // Start's reply
 	n         int64  // bytes of data read (Read, and took for bytes read past it)
 	sizes     []statedSize
+	unsized   bool // no size stated is checked (fetch.OptIgnoreLength)
 	started   bool
 	done      bool
 	halfClose bool // tune shuts the write side of a download's data connection
@@ -269,6 +270,9 @@ func (t *Transfer) took(n int64) { t.n += n }
 // checkSize is ErrPartial (with ErrWrongSize) when the data read are not
 // every size the server stated: short or long.
 func (t *Transfer) checkSize() error {
+	if t.unsized {
+		return nil
+	}
 	for _, s := range t.sizes {
 		want := s.size - t.offset
 		if t.n == want {

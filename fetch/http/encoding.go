@@ -61,11 +61,12 @@ func inflate(r io.Reader) (io.Reader, error) {
 	return flate.NewReader(br), nil
 }
 
-// codings opens the decoders of a Content-Encoding value: its codings
+// codings opens the decoders of a Content-Encoding value (what is
+// "content") or of transfer codings ("transfer"): its codings
 // (RFC 9110 §8.4: in the order applied, "identity" none) undone last
 // first. nil when there are none, or one urlget does not decode (the body
 // is then passed on as it is); ErrBadEncoding past maxCodings.
-func codings(value string) (func(io.Reader) (io.Reader, error), error) {
+func codings(value, what string) (func(io.Reader) (io.Reader, error), error) {
 	var opens []func(io.Reader) (io.Reader, error)
 	n := 0
 	for _, c := range strings.Split(value, ",") {
@@ -74,7 +75,7 @@ func codings(value string) (func(io.Reader) (io.Reader, error), error) {
 			continue
 		}
 		if n++; n > maxCodings {
-			return nil, &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: fmt.Sprintf("the reply lists more than %d content codings", maxCodings)}
+			return nil, &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: fmt.Sprintf("the reply lists more than %d %s codings", maxCodings, what)}
 		}
 		if c == "identity" {
 			continue

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	nethttp "net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type recorder struct {
 	net.Conn
 	mu  sync.Mutex
 	cur *recording // the request's now on the connection
+	// pend is what Read has still to pass on, rerr the read error to
+	// return after it.
+	pend []byte
+	rerr error
 }
 
 // recording is what one request's reply brought, up to its head, and the
@@ -65,6 +70,24 @@ type recording struct {
 	// http10: the request line says HTTP/1.0 (OptVersion "1.0"), the
 	// Transport having written HTTP/1.1, which it always does.
 	http10 bool
+	// The reply as the Transport is given it (see recorder.Read): the
+	// final head is held back until it is whole and normalised
+	// (normalizeHead) before it is passed on. h1 says the request was
+	// HTTP/1.x (nothing is held for HTTP/2); given is how many bytes of
+	// buf were passed on; released that the final head was (the rest
+	// goes as it comes); final the final head's bounds in buf.
+	reply    replyOptions
+	h1       atomic.Bool
+	given    int
+	released bool
+	final    [2]int
+	// chunk reads the chunked body after the final head (nil: none);
+	// trailer is its trailer section once it has ended.
+	chunk   *chunkReader
+	trailer []byte
+	// http09: the reply had no status line and was passed on as an
+	// HTTP/0.9 body (reply.http09); head09: that reply answered a HEAD.
+	http09, head09 bool
 }
 
 // Write records what the Transport writes, before it goes out: so the
@@ -99,6 +122,7 @@ func (rec *recording) reorder(p []byte) []byte {
 		rec.order = false
 		return p
 	}
+	rec.h1.Store(true)
 	rec.pend = append(rec.pend, p...)
 	i := bytes.Index(rec.pend, []byte("\r\n\r\n"))
 	if i < 0 && len(rec.pend) <= maxHeaderBytes {
@@ -140,40 +164,87 @@ func (rec *recording) request() []byte {
 	return rec.sent
 }
 
+// Read reads the reply for the Transport: as it comes, except an
+// HTTP/1.x reply's final head, held back until it is whole and then passed
+// on normalised (recording.add). The Transport is its only reader.
 func (r *recorder) Read(p []byte) (int, error) {
-	n, err := r.Conn.Read(p)
-	if n > 0 {
+	for {
+		if len(r.pend) > 0 {
+			n := copy(p, r.pend)
+			r.pend = r.pend[n:]
+			return n, nil
+		}
+		if r.rerr != nil {
+			err := r.rerr
+			r.rerr = nil
+			return 0, err
+		}
+		n, err := r.Conn.Read(p)
 		r.mu.Lock()
 		rec := r.cur // loaded after the read: the request of these bytes
 		r.mu.Unlock()
-		if rec != nil && rec.add(p[:n]) {
-			return 0, errLineOver()
+		if rec == nil {
+			return n, err
 		}
+		var out []byte
+		held := false
+		if n > 0 {
+			var lineOver bool
+			out, held, lineOver = rec.add(p[:n])
+			if lineOver {
+				return 0, errLineOver()
+			}
+		}
+		if err != nil {
+			if rest := rec.flush(); len(rest) > 0 {
+				out, held = append(bytes.Clone(out), rest...), true
+			}
+		}
+		if !held {
+			return n, err
+		}
+		if len(out) == 0 && err == nil {
+			continue // the head is not whole yet
+		}
+		r.pend, r.rerr = out, err
 	}
-	return n, err
 }
 
 // start begins the recording of the next request on the connection; its
-// head goes out in curl's order, custom naming the -H fields.
-func (r *recorder) start(c custom, http10 bool) *recording {
-	rec := &recording{order: true, custom: c, http10: http10}
+// head goes out in curl's order, custom naming the -H fields, and its
+// reply is read as o says.
+func (r *recorder) start(c custom, http10 bool, o replyOptions) *recording {
+	rec := &recording{order: true, custom: c, http10: http10, reply: o, final: [2]int{-1, -1}}
 	r.mu.Lock()
 	r.cur = rec
 	r.mu.Unlock()
 	return rec
 }
 
-// add records p, and reports whether a line of the head is now over
-// maxHeaderLine.
-func (rec *recording) add(p []byte) bool {
+// add records p, and returns the bytes to pass on to the Transport in its
+// place: p itself (held false) once the final head has been passed on,
+// else what of the reply is ready (interim heads as they end, the final
+// head normalised when it has), maybe nothing yet. lineOver reports that
+// a line of the head is now over maxHeaderLine.
+func (rec *recording) add(p []byte) (out []byte, held, lineOver bool) {
+	if c := rec.chunk; c != nil {
+		// The body after the head: only the reader goroutine (this
+		// one) touches the chunkReader.
+		out = rec.feedChunks(p)
+		if len(out) == len(p) && (len(p) == 0 || &out[0] == &p[0]) {
+			return p, false, false
+		}
+		return out, true, false
+	}
 	if rec.done.Load() {
-		return false
+		return p, false, false
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.done.Load() {
-		return false
+		return p, false, false
 	}
+	whole := p
 	room := maxRecorded - len(rec.buf)
 	if len(p) > room {
 		rec.over = true
@@ -182,7 +253,104 @@ func (rec *recording) add(p []byte) bool {
 	start := len(rec.buf)
 	rec.buf = append(rec.buf, p...)
 	rec.measure(start)
-	return rec.lineOver
+	if rec.lineOver {
+		return nil, true, true
+	}
+	if rec.released || !rec.h1.Load() {
+		rec.released = true
+		return whole, false, false
+	}
+	switch {
+	case rec.over:
+		// Past what is recorded: passed on as it is, for the Transport
+		// to refuse.
+		out = append(bytes.Clone(rec.buf[rec.given:]), whole[len(p):]...)
+		rec.released = true
+	case rec.afterHead && rec.final[0] < 0:
+		// No status line: HTTP/0.9, or bytes the Transport refuses.
+		out = rec.noStatusLine()
+		rec.released = true
+	case rec.afterHead:
+		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], rec.reply)
+		out = append(bytes.Clone(rec.buf[rec.given:rec.final[0]]), head...)
+		rest := rec.buf[rec.final[1]:]
+		if chunked && hasBody(head, rec.reply.head) {
+			rec.chunk = &chunkReader{}
+			rest = rec.feedChunksLocked(bytes.Clone(rest))
+		}
+		out = append(out, rest...)
+		rec.released = true
+	default:
+		// Interim heads go on as they end (a 100 Continue is awaited).
+		out = bytes.Clone(rec.buf[rec.given:rec.headStart])
+		rec.given = rec.headStart
+	}
+	return out, true, false
+}
+
+// answeredHEAD09 reports that a reply to HEAD had no status line, with
+// HTTP/0.9 allowed.
+func (rec *recording) answeredHEAD09() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.head09
+}
+
+// feedChunks passes p through the chunkReader, and keeps the trailer
+// section once the body has ended; feedChunksLocked with rec.mu held.
+func (rec *recording) feedChunks(p []byte) []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.feedChunksLocked(p)
+}
+
+func (rec *recording) feedChunksLocked(p []byte) []byte {
+	out := rec.chunk.feed(p)
+	if rec.chunk.state == chunkDone && rec.chunk.trailer != nil {
+		rec.trailer, rec.chunk.trailer = rec.chunk.trailer, nil
+	}
+	return out
+}
+
+// trailerSection is the chunked body's trailer section as received (each
+// line ending in CRLF), once the body has been read to its end; nil when
+// there is none.
+func (rec *recording) trailerSection() []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.trailer
+}
+
+// flush returns what is held back and not yet passed on, as it is: the
+// connection ended or failed before the head did.
+func (rec *recording) flush() []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.released || rec.done.Load() || !rec.h1.Load() {
+		return nil
+	}
+	rec.released = true
+	if rec.given == 0 && len(rec.buf) > 0 && !bytes.HasPrefix([]byte("HTTP/"), rec.buf[:min(len(rec.buf), 5)]) {
+		return rec.noStatusLine() // a reply too short to be measured
+	}
+	return bytes.Clone(rec.buf[rec.given:])
+}
+
+// noStatusLine returns what to pass on for a reply whose first bytes
+// (rec.buf) are no status line: them, after http09Head when reply.http09
+// takes them as an HTTP/0.9 body; as they are otherwise, for the
+// Transport to refuse.
+func (rec *recording) noStatusLine() []byte {
+	out := bytes.Clone(rec.buf[rec.given:])
+	if rec.given == 0 && rec.reply.http09 {
+		if rec.reply.head {
+			rec.head09 = true
+		} else {
+			rec.http09 = true
+			out = append([]byte(http09Head), out...)
+		}
+	}
+	return out
 }
 
 // measure follows the head's lines in buf from start: the length of the
@@ -205,6 +373,9 @@ func (rec *recording) measure(start int) {
 		// A head has ended: an interim one (1xx) has another after it.
 		h := rec.buf[rec.headStart:]
 		interim := len(h) > 9 && bytes.HasPrefix(h, []byte("HTTP/")) && h[9] == '1'
+		if !interim {
+			rec.final = [2]int{rec.headStart, i + 1}
+		}
 		rec.headStart = i + 1
 		rec.afterHead = !interim
 	}
@@ -230,7 +401,11 @@ func (r *recording) head(code int) (*wireHead, error) {
 	buf, over := r.buf, r.over
 	r.buf = nil
 	r.done.Store(true)
+	http09 := r.http09
 	r.mu.Unlock()
+	if http09 {
+		return &wireHead{proto: "HTTP/0.9", code: nethttp.StatusOK, header: fetch.Header{}, raw: []byte{}}, nil // no head to show
+	}
 	var interim []byte
 	for {
 		h, rest, ok := parseHead(buf)

@@ -71,6 +71,16 @@
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
 //
+// A reply is read with curl's leniency, the Transport being given each
+// final head normalised as it is read (normalizeHead, the recorder):
+// gzip and deflate transfer codings decoded (fetch.OptRaw keeps them), a
+// body with a transfer coding but not chunked read until the close,
+// several Transfer-Encoding fields taken as one list, a Content-Length
+// past 2^63 (or any with OptIgnoreLength) read until the close, a chunked
+// body's lines ending in LF or CRLF with any extension, its trailer
+// section kept for Resource.Trailer (chunkReader); a reply without a
+// status line is HTTP/0.9, taken with OptHTTP09 only.
+//
 // With Config.Verbose set, the request and response headers are written
 // prefixed "> " and "< " (the response's as received), with Authorization
 // and Proxy-Authorization masked, and connection events prefixed "* ".
@@ -311,6 +321,18 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	if err := shape(hreq, req, f.Config.Jar, jarURL); err != nil {
 		return nil, err
 	}
+	trEncoding, _ := req.Options.Bool(OptTransferCoding)
+	trEncoding = trEncoding && !h2
+	if trEncoding {
+		// curl's TE: its own Connection field names it, after any -H
+		// Connection value.
+		if c := h.Get("Connection"); c != "" {
+			h.Set("Connection", c+", TE")
+		} else {
+			h.Set("Connection", "TE")
+		}
+		h["TE"] = []string{"gzip"} // as curl spells it
+	}
 	if direct && proxy != nil && u.Scheme == "http" && hreq.Host != hreq.URL.Host && hreq.URL.Opaque == "" {
 		// A -H Host goes in the Host field only: the request line names
 		// the URL's host, as curl's does (net/http would put Host there);
@@ -321,7 +343,12 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	// before the request is written, and puts its head in curl's order.
 	hdrs := customFields(requestLines(req))
 	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
+	hdrs.te = trEncoding
 	http10 := req.Options.String(OptVersion) == version10
+	var ro replyOptions
+	ro.http09, _ = req.Options.Bool(OptHTTP09)
+	ro.ignoreCL, _ = req.Options.Bool(OptIgnoreLength)
+	ro.head = method == nethttp.MethodHead
 	var (
 		c      *recorder
 		rec    *recording
@@ -330,7 +357,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	trace := &httptrace.ClientTrace{GotConn: func(gi httptrace.GotConnInfo) {
 		nc := gi.Conn
 		if r, ok := gi.Conn.(*recorder); ok {
-			c, rec = r, r.start(hdrs, http10)
+			c, rec = r, r.start(hdrs, http10, ro)
 			nc = r.Conn
 		}
 		if !gi.Reused {
@@ -365,6 +392,9 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 				c.Close()
 			}
 			rt.CloseIdleConnections()
+		}
+		if rec != nil && ctx.Err() == nil && rec.answeredHEAD09() {
+			return nil, &fetch.Error{Kind: fetch.ErrProtocol, Msg: "the reply to HEAD has no status line (HTTP/0.9 has no head to send)"}
 		}
 		if rec != nil && ctx.Err() == nil {
 			// What the Transport read says more than its error does.
@@ -406,12 +436,17 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	if v != nil {
 		writeHead(v, head)
 	}
+	if err := lengthOverMax(head, f.Config.MaxFileSize); err != nil && !req.Head {
+		resp.Body.Close()
+		return nil, err
+	}
 	res, err := result(req, resp, head, decode, f.Config.MaxDecompressed)
 	if res != nil {
 		res.Tunnel = tunnel
 	}
 	if res != nil && !speaks2 { // HTTP/2 frames are no request record
 		res.Request = rec.request()
+		res.Trailer = rec.trailerSection
 	}
 	return res, err
 }
@@ -476,8 +511,22 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		resp.Body.Close()
 		body, size, m.NotModified = nethttp.NoBody, 0, true
 	}
+	var wire func() int64 // the bytes received, when the body is decoded
+	if raw, _ := req.Options.Bool(fetch.OptRaw); !raw && !req.Head && size != 0 {
+		// Transfer codings are the message's: decoded, as curl decodes
+		// them, unless the bytes are asked for as they came.
+		open, err := transferCodings(head.header)
+		if err != nil {
+			body.Close()
+			return nil, err
+		}
+		if open != nil {
+			g := newDecoder(body, open, maxDecoded)
+			body, size, wire = g, -1, func() int64 { return g.src.N }
+		}
+	}
 	if decode && !req.Head && size != 0 {
-		open, err := codings(strings.Join(resp.Header.Values("Content-Encoding"), ","))
+		open, err := codings(strings.Join(resp.Header.Values("Content-Encoding"), ","), "content")
 		if err != nil {
 			body.Close()
 			return nil, err
@@ -485,11 +534,14 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		if open != nil {
 			g := newDecoder(body, open, maxDecoded)
 			m.Size = -1
-			return &fetch.Resource{Meta: m, Body: g, WireBytes: func() int64 { return g.src.N }}, nil
+			if wire == nil {
+				wire = func() int64 { return g.src.N }
+			}
+			return &fetch.Resource{Meta: m, Body: g, WireBytes: wire}, nil
 		}
 	}
 	m.Size = size
-	return &fetch.Resource{Meta: m, Body: body}, nil
+	return &fetch.Resource{Meta: m, Body: body, WireBytes: wire}, nil
 }
 
 // contentRange parses "bytes START-END/TOTAL" or "bytes */TOTAL"; start is
@@ -635,13 +687,6 @@ func roundTripError(ctx context.Context, err error, viaProxy bool) error {
 		return &fetch.Error{Kind: fetch.ErrGotNothing, Msg: "the server closed the connection without a reply", Err: err}
 	case strings.Contains(err.Error(), "malformed HTTP"):
 		return &fetch.Error{Kind: fetch.ErrProtocol, Msg: "malformed reply", Err: transportError{err}}
-	case strings.Contains(err.Error(), "too many transfer encodings"):
-		return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "the reply has more than one Transfer-Encoding field"}
-	case strings.Contains(err.Error(), "unsupported transfer encoding"):
-		// curl decodes gzip and deflate transfer codings, five at most
-		// (61 past them); urlget none but chunked: 61 for all.
-		_, v, _ := strings.Cut(err.Error(), "unsupported transfer encoding: ")
-		return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "the reply's Transfer-Encoding " + fetch.SanitizeLine(v, 60) + " is not one urlget decodes (only chunked)"}
 	case strings.Contains(err.Error(), "server response headers exceeded"):
 		return errHeadOver()
 	case viaProxy && !errors.As(err, &op):

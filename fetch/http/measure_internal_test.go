@@ -20,10 +20,10 @@ func TestHeaderLineMeasure(t *testing.T) {
 		{"body line", [][]byte{[]byte("HTTP/1.1 200 OK\r\nContent-Length: 200000\r\n\r\n"), long}, false},
 		{"HTTP/2 frames", [][]byte{{0, 0, 0x12, 4, 0, 0, 0, 0, 0}, long}, false},
 	} {
-		rec := &recording{}
+		rec := &recording{final: [2]int{-1, -1}}
 		over := false
 		for _, p := range tc.parts {
-			over = rec.add(p)
+			_, _, over = rec.add(p)
 		}
 		if over != tc.over {
 			t.Errorf("%s: over %v, want %v", tc.name, over, tc.over)

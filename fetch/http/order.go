@@ -55,6 +55,9 @@ type custom struct {
 	// "Content-Length: 0" whatever the method (net/http writes none for
 	// a GET).
 	zeroLength bool
+	// te: the request asks for a transfer coding (OptTransferCoding):
+	// its Connection field goes just before TE, as curl writes both.
+	te bool
 }
 
 func customFields(lines []string) custom {
@@ -126,6 +129,9 @@ func curlOrder(head []byte, c custom) []byte {
 		}
 		if name == "host" {
 			f.rank, f.sub = 0, 0
+		}
+		if name == "connection" && c.te {
+			f.rank, f.sub = curlRank["te"], -1
 		}
 		if len(bytes.TrimSpace(l[i+1:])) == 0 {
 			f.line = l[:i+1]

@@ -50,6 +50,21 @@ const (
 	// (--http2-prior-knowledge): HTTP/2 at once on an http URL (h2c), as
 	// "2" on https. A request through an HTTP proxy speaks HTTP/1.1.
 	OptVersion = "http-version"
+	// OptHTTP09, "1", takes a reply without a status line (HTTP/0.9:
+	// the body alone, until the connection closes) as a 200 with no
+	// header fields, as curl's --http0.9; without it such a reply is
+	// refused (ErrUnsupported), as curl 7.88 refuses it by default. A
+	// reply to HEAD has no body to be: it is ErrProtocol either way.
+	OptHTTP09 = "http-0.9"
+	// OptTransferCoding, "1", asks for a compressed transfer coding
+	// ("TE: gzip", with TE named in the Connection field), as curl's
+	// --tr-encoding. A reply in gzip or deflate transfer codings is
+	// decoded with or without it, as curl decodes one.
+	OptTransferCoding = "http-tr-encoding"
+	// OptIgnoreLength (fetch.OptIgnoreLength), "1", reads the body until
+	// the connection closes whatever the reply's Content-Length says, as
+	// curl's --ignore-content-length (ftp reads it too).
+	OptIgnoreLength = fetch.OptIgnoreLength
 )
 
 var httpSchemes = []string{"http", "https"}
@@ -70,6 +85,14 @@ func init() {
 				Help: `send TARGET in the request line instead of the URL's path and query ("*": OPTIONS *)`, Schemes: httpSchemes},
 			{Key: OptVersion, Flag: "http1.0", Short: "0", Kind: fetch.Bool, Set: version10, Schemes: httpSchemes,
 				Help: "send HTTP/1.0 requests (the reply read as any, one request a connection)"},
+			{Key: OptHTTP09, Flag: "http0.9", Kind: fetch.Bool, Schemes: httpSchemes,
+				Help: "take a reply without a status line (HTTP/0.9) as its body; refused by default"},
+			{Key: OptHTTP09, Flag: "no-http0.9", Kind: fetch.Bool, Set: "0", Schemes: httpSchemes,
+				Help: "refuse a reply without a status line (HTTP/0.9), the default (undoes --http0.9)"},
+			{Key: OptTransferCoding, Flag: "tr-encoding", Kind: fetch.Bool, Schemes: httpSchemes,
+				Help: "ask for a compressed transfer coding (TE: gzip); gzip and deflate ones are decoded in any case"},
+			{Key: OptIgnoreLength, Flag: "ignore-content-length", Kind: fetch.Bool, Schemes: []string{"http", "https", "ftp", "ftps"},
+				Help: "read the body until the connection closes, whatever its Content-Length says (ftp: its announced size)"},
 			{Key: OptVersion, Flag: "http1.1", Kind: fetch.Bool, Set: version11, Schemes: httpSchemes,
 				Help: "speak HTTP/1.1 (the default)"},
 			{Key: OptVersion, Flag: "http2", Kind: fetch.Bool, Set: version2, Schemes: httpSchemes,
