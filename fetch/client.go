@@ -837,7 +837,9 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 	res.Method = c.Method(r)
 	var failed error
 	if c.Fail || c.FailWithBody {
-		failed = FailError(res, r.Offset)
+		// A 416 to a resume fails too (curl's -f): the whole file is
+		// there only by what the server says, and -f asks to hear it.
+		failed = FailError(res, 0)
 		if failed != nil && !c.FailWithBody {
 			res.Body.Close()
 			return nil, failed
@@ -879,7 +881,8 @@ func (c *Client) progress(ctx context.Context) func(done, total int64) {
 // reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
 // the status, the server's Retry-After and the reply's Meta (Reply); nil
 // for any other reply, and for a 416 to a resume (offset > 0), which says
-// the file is whole.
+// the file is whole (the mirror's reading; Client.Fail passes offset 0:
+// curl's -f fails that 416 too).
 func FailError(res *Resource, offset int64) error {
 	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
 		return nil

@@ -738,11 +738,14 @@ func TestResumeIfRange(t *testing.T) {
 	if err != nil || res.Offset != 0 || !bytes.Equal(body, data) || res.Status != 200 {
 		t.Errorf("changed: Offset %d status %d %d bytes %v", res.Offset, res.Status, len(body), err)
 	}
-	// Complete already: 416, treated as done.
-	res, body, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
+	// Complete already: 416, treated as done, except under Fail, which
+	// fails it as curl's -f does (exit 22).
+	res, body, err = doAll(&fetch.Client{}, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
 	if err != nil || res.Offset != int64(len(data)) || len(body) != 0 {
 		t.Errorf("complete: %v Offset %d body %q", err, res.Offset, body)
 	}
+	_, _, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
+	wantExit(t, "complete, with Fail", err, 22)
 }
 
 // A server that answers 206 from another offset than asked is refused.

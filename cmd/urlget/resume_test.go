@@ -203,7 +203,8 @@ func TestResumeOwnPartAfterKill(t *testing.T) {
 // redirect too — does not resume: exit 33 at once (the reply's body is not
 // read: this server keeps the connection open after it, as curl's test
 // server does), the file left as it is, and with -i the heads written to
-// stdout; beside curl on the same server.
+// stdout; beside curl on the same server. A 416 saying the file is whole
+// is done (exit 0), except with -f, which fails it (22) as curl's does.
 func TestResumeNotRanged(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -211,9 +212,10 @@ func TestResumeNotRanged(t *testing.T) {
 	}
 	t.Cleanup(func() { ln.Close() })
 	replies := map[string]string{
-		"/whole": "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole resource, and no end to it\n",
-		"/gone":  "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\ngone\n",
-		"/moved": "HTTP/1.1 301 Moved\r\nLocation: /whole\r\nContent-Length: 3\r\n\r\nOK\n",
+		"/whole":    "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole resource, and no end to it\n",
+		"/gone":     "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\ngone\n",
+		"/moved":    "HTTP/1.1 301 Moved\r\nLocation: /whole\r\nContent-Length: 3\r\n\r\nOK\n",
+		"/complete": "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */10\r\nContent-Length: 4\r\n\r\nbad\n",
 	}
 	go func() {
 		for {
@@ -244,13 +246,16 @@ func TestResumeNotRanged(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		args   []string
+		code   int
 		stdout string
 	}{
-		{"200 to a file", []string{"-o", "f", base + "/whole"}, ""},
-		{"404 to a file", []string{"-o", "f", base + "/gone"}, ""},
-		{"200 to stdout with -i", []string{"-i", base + "/whole"}, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"},
-		{"404 to stdout with -i", []string{"-i", base + "/gone"}, "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\n"},
-		{"redirected, -L -i", []string{"-L", "-i", base + "/moved"}, "HTTP/1.1 301 Moved\r\nLocation: /whole\r\nContent-Length: 3\r\n\r\nHTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"},
+		{"200 to a file", []string{"-o", "f", base + "/whole"}, 33, ""},
+		{"404 to a file", []string{"-o", "f", base + "/gone"}, 33, ""},
+		{"200 to stdout with -i", []string{"-i", base + "/whole"}, 33, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"},
+		{"404 to stdout with -i", []string{"-i", base + "/gone"}, 33, "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\n"},
+		{"redirected, -L -i", []string{"-L", "-i", base + "/moved"}, 33, "HTTP/1.1 301 Moved\r\nLocation: /whole\r\nContent-Length: 3\r\n\r\nHTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"},
+		{"416, whole already", []string{"-o", "f", base + "/complete"}, 0, ""},
+		{"416, whole already, with -f", []string{"-f", "-o", "f", base + "/complete"}, 22, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"-s", "-m", "10", "-C", "10"}, tc.args...)
@@ -267,8 +272,8 @@ func TestResumeNotRanged(t *testing.T) {
 				} else {
 					out, stderr, code = urlgetIn(t, dir, args)
 				}
-				if code != 33 || out != tc.stdout {
-					t.Errorf("%s: exit %d, stdout %q, want 33 and %q: %s", prog, code, out, tc.stdout, stderr)
+				if code != tc.code || out != tc.stdout {
+					t.Errorf("%s: exit %d, stdout %q, want %d and %q: %s", prog, code, out, tc.code, tc.stdout, stderr)
 				}
 				sameFile(t, prog, filepath.Join(dir, "f"), held)
 				if _, err := os.Stat(filepath.Join(dir, "f.part")); err == nil {
