@@ -479,6 +479,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 			r.Bearer = c.Bearer
 		} else {
 			r.OtherOrigin = true
+			if err := c.netrcFor(cur, &r); err != nil {
+				return nil, err
+			}
 		}
 		res, err := c.open(ctx, &r)
 		if err != nil {
@@ -1010,7 +1013,10 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 	}
 	if u.HasUserinfo {
 		cr := cred{set: true, user: u.User, pass: u.Password, hasPass: u.HasPassword}
-		if !u.HasPassword && c.Netrc {
+		// netrc gives the user's password when the URL has none; a
+		// netrc required (not NetrcOptional) gives it over the URL's, as
+		// curl's -n.
+		if c.Netrc && (!u.HasPassword || !c.NetrcOptional) {
 			n, err := c.netrc()
 			if err != nil {
 				return cred{}, err
@@ -1031,6 +1037,23 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 		}
 	}
 	return cred{}, nil
+}
+
+// netrcFor gives r, a redirect to another origin u, the credentials netrc
+// holds for u's host, as curl looks them up for each host it is sent to;
+// none when the caller gave its own (User, Password).
+func (c *Client) netrcFor(u *urlparse.URL, r *Request) error {
+	if !c.Netrc || c.HasUser || c.User != "" || c.HasPassword || u.Host == "" || HasCaps(u.Scheme, Local) {
+		return nil
+	}
+	n, err := c.netrc()
+	if err != nil {
+		return err
+	}
+	if m, ok := n.Lookup(u.Host, ""); ok {
+		r.User, r.Password, r.HasPassword = m.Login, m.Password, m.HasPassword
+	}
+	return nil
 }
 
 // netrc reads the Client's netrc file. A missing default ~/.netrc is an
