@@ -321,6 +321,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	// before the request is written, and puts its head in curl's order.
 	hdrs := customFields(requestLines(req))
 	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
+	hdrs.userAgent = f.Config.UserAgent
 	http10 := req.Options.String(OptVersion) == version10
 	var (
 		c      *recorder

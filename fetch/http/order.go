@@ -55,6 +55,11 @@ type custom struct {
 	// "Content-Length: 0" whatever the method (net/http writes none for
 	// a GET).
 	zeroLength bool
+	// userAgent is the User-Agent configured (Config.UserAgent), to go
+	// out as given: net/http trims the spaces and tabs at a value's ends,
+	// curl sends them (a line break is never written: net/http's value
+	// stands then).
+	userAgent string
 }
 
 func customFields(lines []string) custom {
@@ -95,6 +100,17 @@ func (c custom) asGiven(l []byte, used []bool) []byte {
 		}
 	}
 	return l
+}
+
+// givenAgent is the User-Agent field l as c.userAgent was given, when l is
+// that value trimmed; l itself otherwise.
+func (c custom) givenAgent(l []byte) []byte {
+	_, val, _ := bytes.Cut(l, []byte(":"))
+	ua := c.userAgent
+	if ua == "" || strings.ContainsAny(ua, "\r\n\x00") || strings.TrimSpace(ua) != string(bytes.TrimSpace(val)) {
+		return l
+	}
+	return []byte("User-Agent: " + ua)
 }
 
 // curlOrder returns the HTTP/1.x request head (request line, fields,
@@ -151,6 +167,8 @@ func curlOrder(head []byte, c custom) []byte {
 	for _, f := range fields {
 		if f.rank == rankCustom {
 			f.line = c.asGiven(f.line, used)
+		} else if f.rank == curlRank["user-agent"] {
+			f.line = c.givenAgent(f.line)
 		}
 		out = append(out, f.line...)
 		out = append(out, "\r\n"...)

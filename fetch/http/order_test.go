@@ -103,3 +103,19 @@ func TestUploadResumeContentRange(t *testing.T) {
 		}
 	}
 }
+
+// TestUserAgentAsGiven: a User-Agent with a tab or spaces at its ends goes
+// out as given, as curl sends it (its test 17); net/http would trim them.
+func TestUserAgentAsGiven(t *testing.T) {
+	addr, heads := headServer(t)
+	for _, ua := range []string{"agent007 license to drill\t", "  spaced  "} {
+		c := &fetch.Client{UserAgent: ua}
+		if _, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+addr+"/ua")}); err != nil {
+			t.Fatal(err)
+		}
+		want := "GET /ua HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: " + ua + "\r\nAccept: */*\r\n\r\n"
+		if got := <-heads; got != want {
+			t.Errorf("request\n%q\nwant\n%q", got, want)
+		}
+	}
+}
