@@ -60,17 +60,24 @@ type custom struct {
 	// curl sends them (a line break is never written: net/http's value
 	// stands then).
 	userAgent string
+	// emptyHost: the first Host line is "Host;", the field sent empty,
+	// as curl sends it (net/http always writes the URL's host).
+	emptyHost bool
 }
 
 func customFields(lines []string) custom {
 	var c custom
+	host := false
 	for _, line := range lines {
-		name, _, send, ok := fetch.HeaderLine(line)
+		name, val, send, ok := fetch.HeaderLine(line)
 		if !ok {
 			continue
 		}
 		name = strings.ToLower(name)
 		if name == "host" {
+			if !host {
+				host, c.emptyHost = true, send && val == "" // the first Host line decides
+			}
 			continue
 		}
 		if !slices.Contains(c.names, name) {
@@ -142,6 +149,9 @@ func curlOrder(head []byte, c custom) []byte {
 		}
 		if name == "host" {
 			f.rank, f.sub = 0, 0
+			if c.emptyHost {
+				f.line = []byte("Host:")
+			}
 		}
 		if len(bytes.TrimSpace(l[i+1:])) == 0 {
 			f.line = l[:i+1]

@@ -119,3 +119,16 @@ func TestUserAgentAsGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyHost: -H "Host;" sends the Host field empty, as curl (its test
+// 1292); a later Host line changes nothing.
+func TestEmptyHost(t *testing.T) {
+	addr, heads := headServer(t)
+	c := &fetch.Client{UserAgent: "ua", Options: fetch.Options{fhttp.OptHeader: "Host;\nAccept;\nHost: other"}}
+	if _, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+addr+"/h")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := <-heads, "GET /h HTTP/1.1\r\nHost:\r\nUser-Agent: ua\r\nAccept:\r\n\r\n"; got != want {
+		t.Errorf("request\n%q\nwant\n%q", got, want)
+	}
+}
