@@ -27,7 +27,7 @@ var exitStatuses = []struct {
 	{[]int{21}, "an ftp `-Q/--quote` command refused (a reply of 400 or more, without the `*` prefix)"},
 	{[]int{22}, "HTTP status ≥ 400 with `-f`"},
 	{[]int{23}, "writing the output failed (a full disk, no inodes left: for a mirror too, its manifest included); cannot create the output file or directory; `-O` name refused; stdout closed (a closed pipe is said with the code alone)"},
-	{[]int{25}, "upload refused (ftp STOR; news: the server does not permit posting, 440)"},
+	{[]int{25}, "upload refused (ftp STOR; news: the server does not permit posting, 440); an HTTP/1.0 upload of unknown length (`-0 -T -`), before it is sent"},
 	{[]int{26}, "reading a local file failed (`--netrc-file`, the `-T` file, a `-F` file)"},
 	{[]int{27}, "an HTTP reply's header line over 100 KiB (curl 7.88's bound and code)"},
 	{[]int{28}, "timeout (`--max-time`, `--connect-timeout`, `-Y`/`-y` too slow); an ftp server's 421 (it closes the session: curl's reading, \"timeout\")"},

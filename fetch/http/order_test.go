@@ -132,3 +132,20 @@ func TestEmptyHost(t *testing.T) {
 		t.Errorf("request\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestHTTP10UnknownLength: HTTP/1.0 has no chunked coding, so a body of
+// unknown length (-T - with -0) is refused before anything is sent:
+// ErrUpload, curl's 25 (its test 1069).
+func TestHTTP10UnknownLength(t *testing.T) {
+	addr, heads := headServer(t)
+	c := &fetch.Client{Options: fetch.Options{fetch.OptMethod: "PUT", fhttp.OptVersion: "1.0"}}
+	req := &fetch.Request{URL: parse(t, "http://"+addr+"/up"), Body: strings.NewReader("data"), BodySize: -1}
+	if _, _, err := get(t, c, req); fetch.KindOf(err) != fetch.ErrUpload {
+		t.Errorf("HTTP/1.0, unknown length: %v, want ErrUpload", err)
+	}
+	select {
+	case h := <-heads:
+		t.Errorf("a request was sent: %q", h)
+	default:
+	}
+}

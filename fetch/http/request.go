@@ -195,6 +195,12 @@ func bodyFraming(hreq *nethttp.Request, req *fetch.Request, given map[string]boo
 			hreq.Body = nethttp.NoBody
 		}
 	}
+	if hreq.ContentLength < 0 && req.Options.String(OptVersion) == version10 {
+		// HTTP/1.0 has no chunked coding: a body of unknown length has
+		// no end a server could find. Refused before sending, as curl's
+		// "upload failed".
+		return &fetch.Error{Kind: fetch.ErrUpload, Msg: "an HTTP/1.0 request cannot carry a body of unknown length (no chunked coding in HTTP/1.0): give its size (Content-Length) or use HTTP/1.1"}
+	}
 	return nil
 }
 
