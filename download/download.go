@@ -422,10 +422,10 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		if err := fetch.FailError(res, off); err != nil && fetch.TransientStatus(res.Status) && retryStatus(err) {
 			return err
 		}
-		if off > 0 && out.path != "" && !d.Head && res.Status >= 400 && res.Status != 416 {
-			// Resuming into a file: an error page must not replace (or be
-			// appended to) the part already held.
-			return fetch.NewError(fetch.ErrHTTP, fmt.Sprintf("cannot resume: the server answered %d; %s left as it was", res.Status, out.path), nil)
+		if off > 0 && req.Range == nil && !d.Head && res.Offset == 0 && res.Status >= 400 {
+			// A resume answered by an error page (a 416 is not one: it
+			// comes at the offset): nothing is written after the part.
+			return d.notResumed(&res.Meta, out, off)
 		}
 	}
 	if d.Head {
@@ -456,7 +456,7 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		// A part, not a resume: a retry asks for the range again and
 		// skips what an earlier attempt wrote.
 		got, asked = 0, out.written
-	} else if asked > 0 && got == 0 && !out.started && out.path != "" {
+	} else if asked > 0 && got == 0 && !out.started && (out.path != "" || res.IsHTTP()) {
 		whole, err := d.restarting(req, &res.Meta, out, asked)
 		if err != nil {
 			return err
@@ -514,21 +514,27 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 }
 
 // restarting is told that the server sends the whole resource m to a
-// resume of out at byte asked: a resource smaller than what is held, not
-// known to have changed since (req.Since), leaves it as it is (ErrResume,
-// curl's 36 for ftp); one of the very size of the file itself (not a
-// part) is whole already, and left as it is (curl's "already
-// downloaded"); otherwise a warning says why the transfer starts again.
+// resume of out at byte asked. One of the very size of the file itself
+// (not a part), not known to have changed since (req.Since), is whole
+// already, and left as it is (curl's "already downloaded"). Otherwise an
+// HTTP server that ignored a plain Range does not resume: ErrRange (curl's
+// 33), out left as it is (after an If-Range, the part's mark, the 200 says
+// the resource changed: it comes whole). A resource smaller than what is
+// held, not known to have changed, leaves it as it is (ErrResume, curl's 36
+// for ftp); otherwise a warning says why the transfer starts again.
 func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, asked int64) (whole bool, err error) {
 	changed := !req.Since.IsZero() && (m.IsHTTP() || m.ModTime.After(req.Since))
-	if !changed && m.Size >= 0 && m.Size < asked {
-		return false, fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
-	}
 	if !changed && m.Size == asked && out.held() == out.path {
 		if d.Client.Verbose != nil {
 			fmt.Fprintf(d.Client.Verbose, "* %s already holds the %d bytes of the resource: left as it is\n", out.path, asked)
 		}
 		return true, nil
+	}
+	if !changed && m.IsHTTP() {
+		return false, d.notResumed(m, out, asked)
+	}
+	if !changed && m.Size >= 0 && m.Size < asked {
+		return false, fetch.NewError(fetch.ErrResume, fmt.Sprintf("cannot resume at byte %d: the resource has %d bytes; %s left as it is", asked, m.Size, out.held()), nil)
 	}
 	why := "the server does not resume it"
 	if changed {
@@ -536,6 +542,31 @@ func (d *Downloader) restarting(req *fetch.Request, m *fetch.Meta, out *output, 
 	}
 	d.warn(fmt.Sprintf("cannot resume %s at byte %d: %s; fetching it whole", out.held(), asked, why))
 	return false, nil
+}
+
+// notResumed is the error of an HTTP reply m to a resume of out at byte
+// asked that is not the range asked for (no Content-Range): the server does
+// not resume, or it failed (an error status). Nothing goes after the part
+// held; Include writes the head to stdout, as curl writes it before it
+// stops (a file keeps only its part).
+func (d *Downloader) notResumed(m *fetch.Meta, out *output, asked int64) error {
+	msg := fmt.Sprintf("cannot resume at byte %d: the server answered %d without the range (it does not resume)", asked, m.Status)
+	if m.Status >= 400 {
+		msg = fmt.Sprintf("cannot resume at byte %d: the server answered %d", asked, m.Status)
+	}
+	if out.path != "" {
+		msg += "; " + out.held() + " left as it is"
+	} else if d.Include {
+		if err := d.include(m, out); err != nil {
+			return err
+		}
+		if err := out.commit(); err != nil {
+			return err
+		}
+	}
+	e := fetch.NewError(fetch.ErrRange, msg, nil)
+	e.Status = m.Status // -w %{http_code}
+	return e
 }
 
 // include writes m's header block (Include) to out, as the start of what

@@ -479,6 +479,9 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 			r.Bearer = c.Bearer
 		} else {
 			r.OtherOrigin = true
+			if err := c.netrcFor(cur, &r); err != nil {
+				return nil, err
+			}
 		}
 		res, err := c.open(ctx, &r)
 		if err != nil {
@@ -838,7 +841,9 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 	res.Method = c.Method(r)
 	var failed error
 	if c.Fail || c.FailWithBody {
-		failed = FailError(res, r.Offset)
+		// A 416 to a resume fails too (curl's -f): the whole file is
+		// there only by what the server says, and -f asks to hear it.
+		failed = FailError(res, 0)
 		if failed != nil && !c.FailWithBody {
 			res.Body.Close()
 			return nil, failed
@@ -880,7 +885,8 @@ func (c *Client) progress(ctx context.Context) func(done, total int64) {
 // reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
 // the status, the server's Retry-After and the reply's Meta (Reply); nil
 // for any other reply, and for a 416 to a resume (offset > 0), which says
-// the file is whole.
+// the file is whole (the mirror's reading; Client.Fail passes offset 0:
+// curl's -f fails that 416 too).
 func FailError(res *Resource, offset int64) error {
 	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
 		return nil
@@ -1008,7 +1014,10 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 	}
 	if u.HasUserinfo {
 		cr := cred{set: true, user: u.User, pass: u.Password, hasPass: u.HasPassword}
-		if !u.HasPassword && c.Netrc {
+		// netrc gives the user's password when the URL has none; a
+		// netrc required (not NetrcOptional) gives it over the URL's, as
+		// curl's -n.
+		if c.Netrc && (!u.HasPassword || !c.NetrcOptional) {
 			n, err := c.netrc()
 			if err != nil {
 				return cred{}, err
@@ -1029,6 +1038,23 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 		}
 	}
 	return cred{}, nil
+}
+
+// netrcFor gives r, a redirect to another origin u, the credentials netrc
+// holds for u's host, as curl looks them up for each host it is sent to;
+// none when the caller gave its own (User, Password).
+func (c *Client) netrcFor(u *urlparse.URL, r *Request) error {
+	if !c.Netrc || c.HasUser || c.User != "" || c.HasPassword || u.Host == "" || HasCaps(u.Scheme, Local) {
+		return nil
+	}
+	n, err := c.netrc()
+	if err != nil {
+		return err
+	}
+	if m, ok := n.Lookup(u.Host, ""); ok {
+		r.User, r.Password, r.HasPassword = m.Login, m.Password, m.HasPassword
+	}
+	return nil
 }
 
 // netrc reads the Client's netrc file. A missing default ~/.netrc is an

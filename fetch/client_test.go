@@ -306,7 +306,8 @@ func TestRedirectInjectionRefused(t *testing.T) {
 
 const basicAlice = "Basic YWxpY2U6cHc=" // alice:pw
 
-// Credentials follow a redirect only to the same scheme, host and port.
+// Credentials follow a redirect only to the same scheme, host and port;
+// netrc's are looked up for each host.
 func TestCredentialsNotLeakedOnRedirect(t *testing.T) {
 	netrc := filepath.Join(t.TempDir(), "netrc")
 	other := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "other") })
@@ -350,9 +351,16 @@ func TestCredentialsNotLeakedOnRedirect(t *testing.T) {
 			if a := origin.auth("/final"); len(a) == 0 || a[len(a)-1] != basicAlice {
 				t.Errorf("same-origin redirect lost the credentials: %q", a)
 			}
+			// netrc names hosts, not origins: its entry for 127.0.0.1
+			// goes to any port of it, as curl looks netrc up for each
+			// host it is sent to.
+			want := ""
+			if tc.c.Netrc {
+				want = basicAlice
+			}
 			a := other.auth("/final")
-			if len(a) != before+1 || a[len(a)-1] != "" {
-				t.Errorf("redirect to another port carried Authorization %q", a)
+			if len(a) != before+1 || a[len(a)-1] != want {
+				t.Errorf("redirect to another port carried Authorization %q, want %q", a, want)
 			}
 			if a := origin.auth("/final-localhost"); len(a) == 0 || a[len(a)-1] != "" {
 				t.Errorf("redirect to another host name carried Authorization %q", a)
@@ -453,8 +461,8 @@ func TestNetrcParse(t *testing.T) {
 		{"secure.example.com", "bob", false, "", ""},
 		{"after.macro", "", true, "m", "mp"},
 		{"unknown.example", "", true, "dflt", "dpw"},
-		{"never.reached", "", true, "n", "np"},
-		{"cd", "", true, "dflt", "dpw"}, // macro body is not parsed as tokens
+		{"never.reached", "", true, "dflt", "dpw"}, // default matches first, as in curl
+		{"cd", "", true, "dflt", "dpw"},            // macro body is not parsed as tokens
 	} {
 		m, ok := n.Lookup(tc.host, tc.login)
 		if ok != tc.ok || ok && (m.Login != tc.wantLogin || m.Password != tc.want || !m.HasPassword) {
@@ -738,11 +746,14 @@ func TestResumeIfRange(t *testing.T) {
 	if err != nil || res.Offset != 0 || !bytes.Equal(body, data) || res.Status != 200 {
 		t.Errorf("changed: Offset %d status %d %d bytes %v", res.Offset, res.Status, len(body), err)
 	}
-	// Complete already: 416, treated as done.
-	res, body, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
+	// Complete already: 416, treated as done, except under Fail, which
+	// fails it as curl's -f does (exit 22).
+	res, body, err = doAll(&fetch.Client{}, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
 	if err != nil || res.Offset != int64(len(data)) || len(body) != 0 {
 		t.Errorf("complete: %v Offset %d body %q", err, res.Offset, body)
 	}
+	_, _, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
+	wantExit(t, "complete, with Fail", err, 22)
 }
 
 // A server that answers 206 from another offset than asked is refused.
@@ -1356,5 +1367,44 @@ func TestRedirectPathAsIs(t *testing.T) {
 			t.Errorf("PathAsIs %v: requests %q, want %s", asIs, got, want)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestNetrcAsCurl: a netrc that is required (not NetrcOptional) gives the
+// URL's user the netrc password over the URL's own; an optional one only
+// when the URL has none; a redirect to another host takes that host's
+// netrc entry (curl's tests 133 and 257).
+func TestNetrcAsCurl(t *testing.T) {
+	netrc := filepath.Join(t.TempDir(), "netrc")
+	var rec *recorder
+	rec = newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/away" {
+			redirectTo("http://localhost:"+rec.URL[strings.LastIndexByte(rec.URL, ':')+1:]+"/there", 302)(w, r)
+		}
+	})
+	os.WriteFile(netrc, []byte("machine 127.0.0.1 login bob password bpw\nmachine 127.0.0.1 login alice password pw\nmachine localhost login carol password cpw\n"), 0o600)
+	hp := rec.hostPort()
+	for _, tc := range []struct {
+		name     string
+		optional bool
+		want     string
+	}{
+		{"required", false, basicAlice},
+		{"optional", true, "Basic YWxpY2U6dXJs"}, // alice:url
+	} {
+		c := &fetch.Client{Netrc: true, NetrcFile: netrc, NetrcOptional: tc.optional}
+		if _, _, err := fetchAll(t, c, "http://alice:url@"+hp+"/"+tc.name); err != nil {
+			t.Fatal(err)
+		}
+		if a := rec.auth("/" + tc.name); len(a) != 1 || a[0] != tc.want {
+			t.Errorf("%s netrc, URL alice:url: Authorization %q, want %q", tc.name, a, tc.want)
+		}
+	}
+	c := &fetch.Client{Netrc: true, NetrcFile: netrc, FollowRedirects: true}
+	if _, _, err := fetchAll(t, c, "http://"+hp+"/away"); err != nil {
+		t.Fatal(err)
+	}
+	if a := rec.auth("/there"); len(a) != 1 || a[0] != "Basic Y2Fyb2w6Y3B3" { // carol:cpw
+		t.Errorf("redirect to localhost: Authorization %q, want carol's", a)
 	}
 }

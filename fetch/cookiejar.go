@@ -156,9 +156,27 @@ func (c *CookieJar) store(k keptCookie) {
 // curl drops it (RFC 6265bis §5.6 step 14: a network attacker on plain
 // http could otherwise plant cookies that https requests send); curl's
 // secure contexts are https and the loopback names.
+//
+// An Expires net/http cannot read (it takes RFC 1123 dates only) is read
+// by RFC 6265's cookie-date algorithm (cookieDate), as curl reads any date
+// it can: "Thu Jan  1 00:00:00 GMT 1970" has expired, not made a session
+// cookie.
 func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 	if !secureContext(u) {
 		cookies = slices.DeleteFunc(slices.Clone(cookies), func(hc *http.Cookie) bool { return hc.Secure })
+	}
+	cloned := false
+	for i, hc := range cookies {
+		if hc.Expires.IsZero() && hc.RawExpires != "" {
+			if t, ok := cookieDate(hc.RawExpires); ok {
+				if !cloned {
+					cookies, cloned = slices.Clone(cookies), true
+				}
+				read := *hc
+				read.Expires = t
+				cookies[i] = &read
+			}
+		}
 	}
 	c.jar.SetCookies(u, cookies)
 	now := c.now()
@@ -267,6 +285,72 @@ func (c *CookieJar) CookieHeader(u *url.URL) string {
 		b.WriteString(strings.Join(c.texts, ";"))
 	}
 	return b.String()
+}
+
+// cookieDate reads a cookie's Expires by RFC 6265 §5.1.1: the tokens
+// between delimiters give, each first found, the time (h:m:s), the day of
+// the month (one or two digits), the month (its name's first three
+// letters) and the year (two to four digits: 70-99 is 19xx, 0-69 20xx),
+// in any order; anything else is ignored. The date is UTC.
+func cookieDate(s string) (time.Time, bool) {
+	delim := func(r rune) bool {
+		return r == '\t' || r >= 0x20 && r <= 0x2f || r >= 0x3b && r <= 0x40 || r >= 0x5b && r <= 0x60 || r >= 0x7b && r <= 0x7e
+	}
+	// digits reads the lo to hi leading digits of t (what follows them
+	// is no digit): their value and the rest of t.
+	digits := func(t string, lo, hi int) (int, string, bool) {
+		n := 0
+		for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+			n++
+		}
+		if n < lo || n > hi {
+			return 0, "", false
+		}
+		v, _ := strconv.Atoi(t[:n])
+		return v, t[n:], true
+	}
+	var hour, minute, sec, day, month, year int
+	var haveTime, haveDay, haveMonth, haveYear bool
+	for _, tok := range strings.FieldsFunc(s, delim) {
+		if !haveTime {
+			if h, rest, ok := digits(tok, 1, 2); ok && strings.HasPrefix(rest, ":") {
+				if m, rest, ok := digits(rest[1:], 1, 2); ok && strings.HasPrefix(rest, ":") {
+					if sc, _, ok := digits(rest[1:], 1, 2); ok {
+						hour, minute, sec, haveTime = h, m, sc, true
+						continue
+					}
+				}
+			}
+		}
+		if !haveDay {
+			if d, _, ok := digits(tok, 1, 2); ok {
+				day, haveDay = d, true
+				continue
+			}
+		}
+		if !haveMonth && len(tok) >= 3 {
+			if i := strings.Index("janfebmaraprmayjunjulaugsepoctnovdec", strings.ToLower(tok[:3])); i >= 0 && i%3 == 0 {
+				month, haveMonth = i/3+1, true
+				continue
+			}
+		}
+		if !haveYear {
+			if y, _, ok := digits(tok, 2, 4); ok {
+				year, haveYear = y, true
+				continue
+			}
+		}
+	}
+	switch {
+	case year >= 70 && year <= 99:
+		year += 1900
+	case year <= 69:
+		year += 2000
+	}
+	if !haveTime || !haveDay || !haveMonth || !haveYear || day < 1 || day > 31 || year < 1601 || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), true
 }
 
 // pathMatch is RFC 6265 §5.1.4's path-match of a request path p and a

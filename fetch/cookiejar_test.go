@@ -382,3 +382,32 @@ func TestCookieHeaderCurlOrder(t *testing.T) {
 		t.Errorf("160 cookies: %d sent, first %q last %q; want 150, n150=v to n1=v", len(got), got[0], got[len(got)-1])
 	}
 }
+
+// TestCookieExpiresAnyDate: an Expires net/http cannot read is read as RFC
+// 6265 §5.1.1 reads a cookie date, as curl reads it (its test 1104): a date
+// in the past deletes the cookie, one to come is the cookie's expiry, and
+// one that cannot be read at all leaves a session cookie.
+func TestCookieExpiresAnyDate(t *testing.T) {
+	c := fetch.NewCookieJar()
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1", Path: "/"}
+	resp := &http.Response{Header: http.Header{"Set-Cookie": {
+		"old=1; path=/; expires=Thu Jan  1 00:00:00 GMT 1970;",
+		"later=2; path=/; expires=Fri Feb 13 11:56:27 GMT 2037;",
+		"twodigit=3; path=/; expires=Sat, 13-Feb-38 11:56:27 GMT",
+		"unread=4; path=/; expires=soon",
+		"gone=5; path=/; expires=1-Jan-99 23:59:59",
+	}}}
+	c.SetCookies(u, resp.Cookies())
+	if got := c.CookieHeader(u); got != "twodigit=3; unread=4; later=2" {
+		t.Errorf("Cookie %q, want the three not expired", got)
+	}
+	var saved strings.Builder
+	if err := c.Save(&saved); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\t2118138987\tlater\t2\n", "\t2149674987\ttwodigit\t3\n", "\t0\tunread\t4\n"} {
+		if !strings.Contains(saved.String(), want) {
+			t.Errorf("saved file lacks %q:\n%s", want, saved.String())
+		}
+	}
+}

@@ -198,6 +198,7 @@
 //	  27  ErrHeaderLine        an HTTP reply's header line longer than a client keeps (100 KiB)
 //	  28  ErrTimeout           a timeout fired (connect timeout, context deadline); an FTP 421
 //	  30  ErrActive            an FTP server refused the address for active mode (EPRT, PORT)
+//	  33  ErrRange             a resume answered without the range asked for (the server does not resume)
 //	  35  ErrTLS               TLS handshake failure
 //	  36  ErrResume            resume impossible (offset past the end, wrong range)
 //	  37  ErrFileRead          file:// could not read the file

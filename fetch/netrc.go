@@ -122,20 +122,17 @@ func ParseNetrc(r io.Reader) (*Netrc, error) {
 	}
 }
 
-// Lookup finds the entry for host: the first machine entry of that name
-// (compared without regard to case) whose login is login, or any login
-// when login is ""; failing that, the default entry under the same rule.
+// Lookup finds the entry for host: the first, in file order, that is the
+// machine entry of that name (compared without regard to case) or the
+// default entry, whose login is login, or any login when login is "". The
+// default entry belongs after every machine entry; one before them
+// matches first, as in curl.
 func (n *Netrc) Lookup(host, login string) (NetrcMachine, bool) {
 	if n == nil {
 		return NetrcMachine{}, false
 	}
 	for _, m := range n.Machines {
-		if !m.Default && strings.EqualFold(m.Name, host) && (login == "" || m.Login == login) {
-			return m, true
-		}
-	}
-	for _, m := range n.Machines {
-		if m.Default && (login == "" || m.Login == login) {
+		if (m.Default || strings.EqualFold(m.Name, host)) && (login == "" || m.Login == login) {
 			return m, true
 		}
 	}

@@ -7,7 +7,11 @@ package main
 // resource (If-Range) even after a kill -9.
 
 import (
+	"bufio"
 	"bytes"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,19 +104,37 @@ func TestResumeForeignPartBesideCurl(t *testing.T) {
 }
 
 // TestResumeSaysWhy: a server that does not resume (nginx max_ranges 0)
-// sends the whole resource, which replaces the part, and a warning says
-// why; a file larger than the resource is left alone with its reason.
+// sends the whole resource to a plain Range: exit 33, the file left as it
+// is, as curl's "server doesn't seem to support byte ranges" (beside curl);
+// a file larger than the resource is left alone with its reason.
 func TestResumeSaysWhy(t *testing.T) {
 	data := bigData(38)[:200000]
 	s, ftp, _ := resumeServers(t, data)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	os.WriteFile(out, data[:1000], 0o644)
-	r := runQuiet(t, "--no-progress-meter", "-C", "-", "-o", out, s.URL+"/noranges/data.bin")
-	if r.code != 0 || !strings.Contains(r.stderr, "cannot resume "+out+" at byte 1000: the server does not resume it; fetching it whole") {
-		t.Errorf("exit %d, stderr %q: want 0 and a warning saying why", r.code, r.stderr)
+	curl, _ := exec.LookPath("curl")
+	for _, prog := range []string{"urlget", curl} {
+		if prog == "" {
+			continue
+		}
+		os.WriteFile(out, data[:1000], 0o644)
+		args := []string{"--no-progress-meter", "-C", "-", "-o", out, s.URL + "/noranges/data.bin"}
+		var code int
+		var stderr string
+		if prog == curl {
+			_, stderr, code = curlIn(t, curl, dir, args)
+		} else {
+			r := runQuiet(t, args...)
+			code, stderr = r.code, r.stderr
+			if !strings.Contains(stderr, "cannot resume at byte 1000: the server answered 200 without the range (it does not resume); "+out+" left as it is") {
+				t.Errorf("stderr %q: want the reason", stderr)
+			}
+		}
+		if code != 33 {
+			t.Errorf("%s: exit %d, want 33: %s", prog, code, stderr)
+		}
+		sameFile(t, prog+": no ranges", out, data[:1000])
 	}
-	sameFile(t, "no ranges", out, data)
 	for _, url := range []string{s.URL + "/data.bin", ftp.URL + "/pub/data.bin"} {
 		big := append(append([]byte{}, data...), 'x')
 		os.WriteFile(out, big, 0o644)
@@ -174,4 +196,90 @@ func TestResumeOwnPartAfterKill(t *testing.T) {
 		t.Errorf("-C - after the resource changed: exit %d, status %s, want 0, 200 and a warning: %s", r.code, r.stdout, r.stderr)
 	}
 	sameFile(t, "changed resource, -C -", out, changed)
+}
+
+// TestResumeNotRanged: an http server that answers a resume (-C N) without
+// the range — a 200 with the whole resource, an error page, after a
+// redirect too — does not resume: exit 33 at once (the reply's body is not
+// read: this server keeps the connection open after it, as curl's test
+// server does), the file left as it is, and with -i the heads written to
+// stdout; beside curl on the same server. A 416 saying the file is whole
+// is done (exit 0), except with -f, which fails it (22) as curl's does.
+func TestResumeNotRanged(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	replies := map[string]string{
+		"/whole":    "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole resource, and no end to it\n",
+		"/gone":     "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\ngone\n",
+		"/moved":    "HTTP/1.1 301 Moved\r\nLocation: /whole\r\nContent-Length: 3\r\n\r\nOK\n",
+		"/complete": "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */10\r\nContent-Length: 4\r\n\r\nbad\n",
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					if req.Header.Get("Range") != "bytes=10-" {
+						io.WriteString(c, "HTTP/1.1 400 Bad\r\nContent-Length: 0\r\n\r\n")
+						continue
+					}
+					io.WriteString(c, replies[req.URL.Path])
+				}
+			}()
+		}
+	}()
+	base := "http://" + ln.Addr().String()
+	held := []byte("0123456789")
+	curl, _ := exec.LookPath("curl")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+	}{
+		{"200 to a file", []string{"-o", "f", base + "/whole"}, 33, ""},
+		{"404 to a file", []string{"-o", "f", base + "/gone"}, 33, ""},
+		{"200 to stdout with -i", []string{"-i", base + "/whole"}, 33, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"},
+		{"404 to stdout with -i", []string{"-i", base + "/gone"}, 33, "HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\n"},
+		{"redirected, -L -i", []string{"-L", "-i", base + "/moved"}, 33, "HTTP/1.1 301 Moved\r\nLocation: /whole\r\nContent-Length: 3\r\n\r\nHTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"},
+		{"416, whole already", []string{"-o", "f", base + "/complete"}, 0, ""},
+		{"416, whole already, with -f", []string{"-f", "-o", "f", base + "/complete"}, 22, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-s", "-m", "10", "-C", "10"}, tc.args...)
+			for _, prog := range []string{"urlget", curl} {
+				if prog == "" {
+					continue
+				}
+				dir := t.TempDir()
+				os.WriteFile(filepath.Join(dir, "f"), held, 0o644)
+				var out, stderr string
+				var code int
+				if prog == curl {
+					out, stderr, code = curlIn(t, curl, dir, args)
+				} else {
+					out, stderr, code = urlgetIn(t, dir, args)
+				}
+				if code != tc.code || out != tc.stdout {
+					t.Errorf("%s: exit %d, stdout %q, want %d and %q: %s", prog, code, out, tc.code, tc.stdout, stderr)
+				}
+				sameFile(t, prog, filepath.Join(dir, "f"), held)
+				if _, err := os.Stat(filepath.Join(dir, "f.part")); err == nil {
+					t.Errorf("%s: f.part made", prog)
+				}
+			}
+		})
+	}
 }

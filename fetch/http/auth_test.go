@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,6 +289,40 @@ func TestPathAsIs(t *testing.T) {
 			if err != nil || len(got) != 1 || got[0] != want || res.EffectiveURL != srv.URL+want {
 				t.Errorf("%s (PathAsIs %v): asked for %q, EffectiveURL %q, %v; want %q", tc.path, asIs, got, res.EffectiveURL, err, want)
 			}
+		}
+	}
+}
+
+// TestHostLines: of several -H Host lines the first is the Host, and a
+// redirect to another origin sends that origin's own Host, as curl (its
+// tests 1121 and 184); one to the same origin keeps the given Host.
+func TestHostLines(t *testing.T) {
+	var mu sync.Mutex
+	var hosts []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		if to := r.URL.Query().Get("to"); to != "" {
+			http.Redirect(w, r, to, http.StatusFound)
+		}
+	})
+	a, b := httptest.NewServer(h), httptest.NewServer(h)
+	defer a.Close()
+	defer b.Close()
+	opts := fetch.Options{"http-header": "Host: one.example\nHost: two.example"}
+	c := &fetch.Client{FollowRedirects: true}
+	for _, to := range []string{a.URL + "/next", b.URL + "/next"} {
+		hosts = nil
+		if _, _, err := get(t, c, &fetch.Request{URL: parse(t, a.URL+"/first?to="+to), Options: opts}); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"one.example", "one.example"}
+		if to != a.URL+"/next" {
+			want[1] = strings.TrimPrefix(b.URL, "http://")
+		}
+		if !slices.Equal(hosts, want) {
+			t.Errorf("redirect to %s: Host %q, want %q", to, hosts, want)
 		}
 	}
 }

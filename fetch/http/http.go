@@ -344,6 +344,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	hdrs := customFields(requestLines(req))
 	hdrs.zeroLength = req.Body != nil && hreq.ContentLength == 0 && len(hreq.TransferEncoding) == 0
 	hdrs.te = trEncoding
+	hdrs.userAgent = f.Config.UserAgent
 	http10 := req.Options.String(OptVersion) == version10
 	var ro replyOptions
 	ro.http09, _ = req.Options.Bool(OptHTTP09)

@@ -58,17 +58,29 @@ type custom struct {
 	// te: the request asks for a transfer coding (OptTransferCoding):
 	// its Connection field goes just before TE, as curl writes both.
 	te bool
+	// userAgent is the User-Agent configured (Config.UserAgent), to go
+	// out as given: net/http trims the spaces and tabs at a value's ends,
+	// curl sends them (a line break is never written: net/http's value
+	// stands then).
+	userAgent string
+	// emptyHost: the first Host line is "Host;", the field sent empty,
+	// as curl sends it (net/http always writes the URL's host).
+	emptyHost bool
 }
 
 func customFields(lines []string) custom {
 	var c custom
+	host := false
 	for _, line := range lines {
-		name, _, send, ok := fetch.HeaderLine(line)
+		name, val, send, ok := fetch.HeaderLine(line)
 		if !ok {
 			continue
 		}
 		name = strings.ToLower(name)
 		if name == "host" {
+			if !host {
+				host, c.emptyHost = true, send && val == "" // the first Host line decides
+			}
 			continue
 		}
 		if !slices.Contains(c.names, name) {
@@ -100,6 +112,17 @@ func (c custom) asGiven(l []byte, used []bool) []byte {
 	return l
 }
 
+// givenAgent is the User-Agent field l as c.userAgent was given, when l is
+// that value trimmed; l itself otherwise.
+func (c custom) givenAgent(l []byte) []byte {
+	_, val, _ := bytes.Cut(l, []byte(":"))
+	ua := c.userAgent
+	if ua == "" || strings.ContainsAny(ua, "\r\n\x00") || strings.TrimSpace(ua) != string(bytes.TrimSpace(val)) {
+		return l
+	}
+	return []byte("User-Agent: " + ua)
+}
+
 // curlOrder returns the HTTP/1.x request head (request line, fields,
 // empty line) with its fields in curl's order, c naming the -H fields
 // (customFields), each of which goes out as its -H line was given; a
@@ -129,6 +152,9 @@ func curlOrder(head []byte, c custom) []byte {
 		}
 		if name == "host" {
 			f.rank, f.sub = 0, 0
+			if c.emptyHost {
+				f.line = []byte("Host:")
+			}
 		}
 		if name == "connection" && c.te {
 			f.rank, f.sub = curlRank["te"], -1
@@ -157,6 +183,8 @@ func curlOrder(head []byte, c custom) []byte {
 	for _, f := range fields {
 		if f.rank == rankCustom {
 			f.line = c.asGiven(f.line, used)
+		} else if f.rank == curlRank["user-agent"] {
+			f.line = c.givenAgent(f.line)
 		}
 		out = append(out, f.line...)
 		out = append(out, "\r\n"...)

@@ -103,3 +103,49 @@ func TestUploadResumeContentRange(t *testing.T) {
 		}
 	}
 }
+
+// TestUserAgentAsGiven: a User-Agent with a tab or spaces at its ends goes
+// out as given, as curl sends it (its test 17); net/http would trim them.
+func TestUserAgentAsGiven(t *testing.T) {
+	addr, heads := headServer(t)
+	for _, ua := range []string{"agent007 license to drill\t", "  spaced  "} {
+		c := &fetch.Client{UserAgent: ua}
+		if _, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+addr+"/ua")}); err != nil {
+			t.Fatal(err)
+		}
+		want := "GET /ua HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: " + ua + "\r\nAccept: */*\r\n\r\n"
+		if got := <-heads; got != want {
+			t.Errorf("request\n%q\nwant\n%q", got, want)
+		}
+	}
+}
+
+// TestEmptyHost: -H "Host;" sends the Host field empty, as curl (its test
+// 1292); a later Host line changes nothing.
+func TestEmptyHost(t *testing.T) {
+	addr, heads := headServer(t)
+	c := &fetch.Client{UserAgent: "ua", Options: fetch.Options{fhttp.OptHeader: "Host;\nAccept;\nHost: other"}}
+	if _, _, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+addr+"/h")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := <-heads, "GET /h HTTP/1.1\r\nHost:\r\nUser-Agent: ua\r\nAccept:\r\n\r\n"; got != want {
+		t.Errorf("request\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestHTTP10UnknownLength: HTTP/1.0 has no chunked coding, so a body of
+// unknown length (-T - with -0) is refused before anything is sent:
+// ErrUpload, curl's 25 (its test 1069).
+func TestHTTP10UnknownLength(t *testing.T) {
+	addr, heads := headServer(t)
+	c := &fetch.Client{Options: fetch.Options{fetch.OptMethod: "PUT", fhttp.OptVersion: "1.0"}}
+	req := &fetch.Request{URL: parse(t, "http://"+addr+"/up"), Body: strings.NewReader("data"), BodySize: -1}
+	if _, _, err := get(t, c, req); fetch.KindOf(err) != fetch.ErrUpload {
+		t.Errorf("HTTP/1.0, unknown length: %v, want ErrUpload", err)
+	}
+	select {
+	case h := <-heads:
+		t.Errorf("a request was sent: %q", h)
+	default:
+	}
+}

@@ -20,8 +20,10 @@ const (
 	// -H: "Name: value" adds the field, as given, or replaces the one
 	// urlget would send (Host, User-Agent, Accept, ...); "Name:" removes
 	// that one; "Name;" sends the field with an empty value; two lines of
-	// one name both go (fetch.HeaderLine). Authorization and Cookie lines
-	// are left out of a request to another origin (Request.OtherOrigin).
+	// one name both go (fetch.HeaderLine), but of several Host lines the
+	// first is the Host, as curl's. Authorization, Cookie and Host lines
+	// are left out of a request to another origin (Request.OtherOrigin):
+	// a Host given for the first server is not another's, as curl.
 	OptHeader = "http-header"
 	// OptMethod is the request method (-X): fetch.OptMethod, read by
 	// Request.Method.
@@ -146,7 +148,7 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 	}
 	given := map[string]bool{}
 	for _, line := range requestLines(req) {
-		if req.OtherOrigin && credentialLine(line) {
+		if req.OtherOrigin && (credentialLine(line) || isHost(line)) {
 			continue
 		}
 		if err := addHeader(hreq, line, given); err != nil {
@@ -216,6 +218,12 @@ func bodyFraming(hreq *nethttp.Request, req *fetch.Request, given map[string]boo
 			hreq.Body = nethttp.NoBody
 		}
 	}
+	if hreq.ContentLength < 0 && req.Options.String(OptVersion) == version10 {
+		// HTTP/1.0 has no chunked coding: a body of unknown length has
+		// no end a server could find. Refused before sending, as curl's
+		// "upload failed".
+		return &fetch.Error{Kind: fetch.ErrUpload, Msg: "an HTTP/1.0 request cannot carry a body of unknown length (no chunked coding in HTTP/1.0): give its size (Content-Length) or use HTTP/1.1"}
+	}
 	return nil
 }
 
@@ -273,6 +281,12 @@ func credentialLine(line string) bool {
 	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
 }
 
+// isHost reports whether a header line is a Host field.
+func isHost(line string) bool {
+	name, _, _, _ := fetch.HeaderLine(line)
+	return strings.EqualFold(name, "Host")
+}
+
 // isExpect reports whether a header line is an Expect field.
 func isExpect(line string) bool {
 	name, _, _, _ := fetch.HeaderLine(line)
@@ -319,7 +333,7 @@ func addHeader(hreq *nethttp.Request, line string, given map[string]bool) error 
 	}
 	switch {
 	case lower == "host":
-		if send && val != "" {
+		if send && val != "" && first {
 			hreq.Host = strings.TrimSpace(val)
 		}
 		return nil
