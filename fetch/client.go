@@ -121,6 +121,10 @@ type Client struct {
 	ProxyNTLM    bool
 	ProxyAnyAuth bool
 	ProxyDigest  bool
+	// ProxyHTTP10 (curl's --proxy1.0) sends the CONNECT of an HTTP
+	// proxy's tunnels as an HTTP/1.0 request; what goes through the tunnel,
+	// and a request sent to the proxy itself, are not changed.
+	ProxyHTTP10 bool
 	// ProxyHeader holds header lines (curl's --proxy-header, read as
 	// HeaderLine does) sent to an HTTP proxy only: in the CONNECT of its
 	// tunnels, and in a request sent to it (after the request's own
@@ -474,6 +478,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		r.User, r.Password, r.HasPassword = "", "", false
 		r.Bearer, r.Digest, r.AnyAuth, r.NTLM, r.OtherOrigin = "", c.Digest, c.AnyAuth, c.NTLM, false
 		r.ProxyNTLM, r.ProxyAnyAuth, r.ProxyDigest, r.ProxyHeader = c.ProxyNTLM, c.ProxyAnyAuth, c.ProxyDigest, c.ProxyHeader
+		r.ProxyHTTP10 = c.ProxyHTTP10
 		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
 			r.Bearer = c.Bearer

@@ -126,6 +126,13 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	})
 	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
+	fs.Var(cli.Func("string", func(s string) error {
+		if err := proxyFlag(&o.client).Set(s); err != nil {
+			return err
+		}
+		o.client.ProxyHTTP10 = true
+		return nil
+	}), "proxy1.0", "as -x `HOST[:PORT]`, the HTTP proxy's CONNECT sent as HTTP/1.0")
 	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
 	fs.Var(cli.Func("PATH", func(s string) error { o.client.UnixSocket = s; return nil }), "unix-socket", "connect to the Unix domain socket `PATH` instead of each URL's host and port (the request still names them)")
 	fs.Var(cli.Func("NAME", func(s string) error { o.client.UnixSocket = "@" + s; return nil }), "abstract-unix-socket", "as --unix-socket, to the abstract socket `NAME` (Linux)")

@@ -241,7 +241,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
 		default:
 			d.tunnel = proxy
-			d.tunnelOpts = fetch.TunnelOptions{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest, Header: req.ProxyHeader}
+			d.tunnelOpts = fetch.TunnelOptions{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest, Header: req.ProxyHeader, HTTP10: req.ProxyHTTP10}
 		}
 		switch {
 		case a.authz != "":

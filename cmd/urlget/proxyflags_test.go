@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/urlget/urlget/fetch/fetchtest"
+	"github.com/urlget/urlget/internal/testserver"
+)
+
+// curl's proxy options that its test suite uses (issue #40), each beside
+// curl: --proxy1.0.
+
+// TestProxy10BesideCurl: --proxy1.0 HOST:PORT is -x HOST:PORT whose
+// CONNECT says HTTP/1.0 — the tunnel of an https URL, and every URL's
+// with -p — while what goes through the tunnel stays HTTP/1.1.
+func TestProxy10BesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	defer srv.Close()
+	proxy := fetchtest.NewProxy(t, nil)
+	seen := 0
+	for _, client := range []string{"curl", "urlget"} {
+		code, _ := runClient(t, curl, client, "-s", "-p", "--proxy1.0", proxy.Addr, "-o", os.DevNull, "http://"+rec.addr+"/ten")
+		reqs := proxy.Requests()[seen:]
+		seen += len(reqs)
+		got := rec.take()
+		if code != 0 || len(reqs) != 1 || reqs[0].Line != "CONNECT "+rec.addr+" HTTP/1.0" {
+			t.Errorf("%s -p --proxy1.0: exit %d, the proxy was asked %q", client, code, reqs)
+		}
+		if len(got) != 1 || !strings.HasPrefix(string(got[0]), "GET /ten HTTP/1.1\r\n") {
+			t.Errorf("%s -p --proxy1.0: the server got %q", client, got)
+		}
+
+		addr := strings.TrimPrefix(srv.URL, "https://")
+		code, out := runClient(t, curl, client, "-s", "-k", "--proxy1.0", proxy.Addr, srv.URL+"/s")
+		reqs = proxy.Requests()[seen:]
+		seen += len(reqs)
+		if code != 0 || out != "HTTP/1.1" || len(reqs) != 1 || reqs[0].Line != "CONNECT "+addr+" HTTP/1.0" {
+			t.Errorf("%s --proxy1.0 https: exit %d, %q; the proxy was asked %q", client, code, out, reqs)
+		}
+	}
+}
