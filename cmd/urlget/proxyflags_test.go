@@ -13,7 +13,7 @@ import (
 )
 
 // curl's proxy options that its test suite uses (issue #40), each beside
-// curl: --proxy1.0.
+// curl: --proxy1.0, SOCKS failures' exit status.
 
 // TestProxy10BesideCurl: --proxy1.0 HOST:PORT is -x HOST:PORT whose
 // CONNECT says HTTP/1.0 — the tunnel of an https URL, and every URL's
