@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +47,37 @@ func TestProxy10BesideCurl(t *testing.T) {
 		if code != 0 || out != "HTTP/1.1" || len(reqs) != 1 || reqs[0].Line != "CONNECT "+addr+" HTTP/1.0" {
 			t.Errorf("%s --proxy1.0 https: exit %d, %q; the proxy was asked %q", client, code, out, reqs)
 		}
+	}
+}
+
+// TestSuppressConnectHeadersBesideCurl: --suppress-connect-headers leaves
+// the proxy's reply to CONNECT out of -i and -D, and -w still sees it
+// (%{http_connect}, %{size_header}); without it both write it.
+func TestSuppressConnectHeadersBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := fetchtest.NewProxy(t, nil)
+	url := "http://" + rec.addr + "/s"
+	heads := filepath.Join(t.TempDir(), "heads")
+	for _, suppress := range []bool{false, true} {
+		args := []string{"-s", "-p", "-x", proxy.Addr, "-i", "-D", heads, "-w", "[%{http_connect} %{size_header}]", url}
+		if suppress {
+			args = append([]string{"--suppress-connect-headers"}, args...)
+		}
+		var outs, dumps [2]string
+		for i, client := range []string{"curl", "urlget"} {
+			code, out := runClient(t, curl, client, args...)
+			b, err := os.ReadFile(heads)
+			if code != 0 || err != nil {
+				t.Fatalf("%s suppress %v: exit %d, %v", client, suppress, code, err)
+			}
+			outs[i], dumps[i] = out, string(b)
+		}
+		connects := strings.Count(outs[1]+dumps[1], "200 Connection established")
+		if outs[0] != outs[1] || dumps[0] != dumps[1] || connects != map[bool]int{false: 2, true: 0}[suppress] ||
+			!strings.HasSuffix(outs[1], "ok\n[200 151]") {
+			t.Errorf("suppress %v: urlget wrote %q and -D %q; curl %q and %q", suppress, outs[1], dumps[1], outs[0], dumps[0])
+		}
+		rec.take()
 	}
 }
