@@ -195,8 +195,11 @@ type Client struct {
 	Compressed      bool
 	MaxDecompressed int64
 
-	// Insecure skips TLS certificate verification (-k).
-	Insecure bool
+	// Insecure skips TLS certificate verification (-k), an https://
+	// proxy's too; ProxyInsecure (curl's --proxy-insecure) skips the
+	// proxy's only.
+	Insecure      bool
+	ProxyInsecure bool
 
 	// PinnedPubKeys, when set, accepts only a server whose certificate's
 	// public key (its SubjectPublicKeyInfo) has one of these SHA-256
@@ -746,6 +749,7 @@ func (c *Client) config(via *urlparse.URL) Config {
 		Dialer:          c.newDialer(via),
 		ConnectTimeout:  c.ConnectTimeout,
 		TLS:             c.tlsConfig(),
+		ProxyTLS:        c.proxyTLSConfig(),
 		UserAgent:       cmp.Or(c.UserAgent, DefaultUserAgent),
 		Jar:             c.Jar,
 		Compressed:      c.Compressed,
@@ -983,6 +987,16 @@ func (c *Client) tlsConfig() *tls.Config {
 	}
 	if len(c.PinnedPubKeys) > 0 {
 		t.VerifyConnection = verifyPin(c.PinnedPubKeys, t.VerifyConnection)
+	}
+	return t
+}
+
+// proxyTLSConfig is the TLS configuration of a connection to an https://
+// proxy: the server's, unverified with ProxyInsecure.
+func (c *Client) proxyTLSConfig() *tls.Config {
+	t := c.tlsConfig()
+	if c.ProxyInsecure {
+		t.InsecureSkipVerify = true
 	}
 	return t
 }

@@ -54,7 +54,7 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	switch {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
-		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.tlsConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
+		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.proxyTLSConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
 		d.tunnelOpts = TunnelOptions{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth, Digest: c.ProxyDigest, Header: c.ProxyHeader, HTTP10: c.ProxyHTTP10}
 	default:
 		d.socks = via

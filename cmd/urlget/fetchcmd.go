@@ -149,6 +149,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent (\"\": none)")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.BoolVar(&o.client.ProxyInsecure, "proxy-insecure", false, "do not verify the TLS certificate of an https:// proxy")
 	fs.StringVar(&o.conn.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
 	fs.StringVar(&o.conn.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
 	fs.BoolVar(&o.client.Compressed, "compressed", false, "ask for a compressed body and decode it")

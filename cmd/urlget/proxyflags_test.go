@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,4 +82,58 @@ func TestSuppressConnectHeadersBesideCurl(t *testing.T) {
 		}
 		rec.take()
 	}
+}
+
+// TestProxyInsecureBesideCurl: --proxy-insecure accepts an https://
+// proxy's certificate unverified — for a request sent to it, a gateway
+// request, a CONNECT tunnel with -p — where without it the certificate
+// is refused (exit 60) and the server's is still verified.
+func TestProxyInsecureBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	gw := fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\ngateway\n")
+	})
+	certs := httptest.NewUnstartedServer(nil)
+	certs.StartTLS() // for its certificate, which no client here trusts
+	defer certs.Close()
+	front := fetchtest.NewServer(t, func(c net.Conn) {
+		tc := tls.Server(c, certs.TLS)
+		defer tc.Close()
+		up, err := net.Dial("tcp", gw.Addr)
+		if err != nil {
+			return
+		}
+		go func() {
+			io.Copy(up, tc)
+			up.Close()
+		}()
+		io.Copy(tc, up)
+	})
+	proxy := "https://" + front.Addr
+	for _, tc := range []struct {
+		args []string
+		out  string
+	}{
+		{[]string{"http://" + rec.addr + "/a"}, "gateway\n"},
+		{[]string{"ftp://ftp.example/f"}, "gateway\n"},
+		{[]string{"-p", "http://" + rec.addr + "/b"}, "ok\n"},
+	} {
+		for _, insecure := range []bool{false, true} {
+			args := append([]string{"-s", "-x", proxy}, tc.args...)
+			want, wantCode := tc.out, 0
+			if insecure {
+				args = append(args, "--proxy-insecure")
+			} else {
+				want, wantCode = "", 60
+			}
+			for _, client := range []string{"curl", "urlget"} {
+				code, out := runClient(t, curl, client, args...)
+				if code != wantCode || out != want {
+					t.Errorf("%s %q: exit %d, %q; want %d, %q", client, args, code, out, wantCode, want)
+				}
+			}
+		}
+	}
+	rec.take()
 }

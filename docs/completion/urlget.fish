@@ -51,6 +51,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l nopr
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'A' -l user-agent -x -d 'send NAME as the user agent ("": none)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l max-filesize -x -d 'refuse or stop a body over BYTES (suffix k, M, G allowed; exit 63)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'k' -l insecure -d 'do not verify TLS certificates'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l proxy-insecure -d 'do not verify the TLS certificate of an https:// proxy'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l cacert -r -F -d 'trust the CA certificates in FILE (PEM) instead of the system\'s'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l capath -r -a '(__fish_complete_directories)' -d 'trust the CA certificates in the PEM files in DIR instead of the system\'s'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l compressed -d 'ask for a compressed body and decode it'
