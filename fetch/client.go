@@ -64,6 +64,10 @@ type Client struct {
 	// for another scheme). The target is then spoken to as without a
 	// proxy; only the proxy learns where to.
 	ProxyTunnel bool
+	// PreProxy (curl's --preproxy) is a SOCKS proxy (ParsePreProxy)
+	// through which the connections to an HTTP proxy go; without an HTTP
+	// proxy it is the proxy itself. A SOCKS Proxy leaves it unused.
+	PreProxy *urlparse.URL
 	// UnixSocket (curl's --unix-socket; "@NAME": --abstract-unix-socket)
 	// is the Unix domain socket every direct TCP connection goes to in
 	// place of the URL's host and port, which the request still names
@@ -674,7 +678,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	r.Proxy = nil
 	if proxy != nil {
 		switch {
-		case c.dialsThrough(proxy):
+		case c.dialsThrough(proxy, u):
 			via = proxy
 		default:
 			switch {
@@ -683,6 +687,9 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			case HasCaps(u.Scheme, Gateway):
 				r.Proxy = proxy
 				gateway, name = true, "http"
+			}
+			if r.Proxy != nil && c.PreProxy != nil {
+				via = c.PreProxy // the connections to the HTTP proxy
 			}
 		}
 	}
@@ -795,7 +802,7 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	var via *urlparse.URL
 	if proxy != nil {
 		switch {
-		case c.dialsThrough(proxy):
+		case c.dialsThrough(proxy, u):
 			via = proxy
 		default:
 			r.Proxy = proxy
@@ -805,10 +812,11 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 }
 
 // dialsThrough reports whether the fetchers' Dialer goes through proxy
-// (a SOCKS proxy, or an HTTP proxy's tunnel with ProxyTunnel) rather than
-// the http fetcher sending it the request.
-func (c *Client) dialsThrough(proxy *urlparse.URL) bool {
-	return isSOCKS(proxy) || c.ProxyTunnel
+// for u (a SOCKS proxy, or an HTTP proxy's tunnel with ProxyTunnel or
+// when ConnectTo sends u's connection elsewhere, as curl switches to a
+// tunnel then) rather than the http fetcher sending it the request.
+func (c *Client) dialsThrough(proxy, u *urlparse.URL) bool {
+	return isSOCKS(proxy) || c.ProxyTunnel || c.route().redirects(u)
 }
 
 // maxRedirectDrain is how much of a reply's own body is read before it is

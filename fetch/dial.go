@@ -55,6 +55,7 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
 		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.proxyTLSConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
+		d.socks = c.PreProxy // to the HTTP proxy (dialProxy)
 		d.tunnelOpts = TunnelOptions{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth, Digest: c.ProxyDigest, Header: c.ProxyHeader, HTTP10: c.ProxyHTTP10}
 	default:
 		d.socks = via
@@ -109,7 +110,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		// target only (as for SOCKS); the proxy resolves the target.
 		direct := *d
 		direct.tunnel, direct.data = nil, true
-		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelOpts)
+		conn, err = DialTunnel(dctx, dialerFunc(direct.dialProxy), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelOpts)
 		if err == nil {
 			conn = tunnelConn{conn}
 		}
@@ -199,6 +200,15 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 		return d.base.DialContext(ctx, network, addr)
 	}
 	return d.dialAddrs(ctx, network, addrs, port)
+}
+
+// dialProxy connects to an HTTP proxy: through the SOCKS proxy before it
+// (Client.PreProxy) when there is one.
+func (d *dialer) dialProxy(ctx context.Context, network, addr string) (net.Conn, error) {
+	if d.socks != nil {
+		return d.dialSOCKS(ctx, network, addr)
+	}
+	return d.dialDirect(ctx, network, addr)
 }
 
 // loopback is where "localhost" and every name under it are, without

@@ -133,6 +133,13 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 		o.client.ProxyHTTP10 = true
 		return nil
 	}), "proxy1.0", "as -x `HOST[:PORT]`, the HTTP proxy's CONNECT sent as HTTP/1.0")
+	fs.Var(cli.Func("string", func(s string) error {
+		p, err := fetch.ParsePreProxy(s)
+		if err == nil {
+			o.client.PreProxy = p
+		}
+		return err
+	}), "preproxy", "reach the HTTP proxy through the SOCKS proxy `URL` ([socks4|socks4a|socks5|socks5h://]host[:port], socks4 when none); alone, the proxy itself")
 	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
 	fs.Var(cli.Func("PATH", func(s string) error { o.client.UnixSocket = s; return nil }), "unix-socket", "connect to the Unix domain socket `PATH` instead of each URL's host and port (the request still names them)")
 	fs.Var(cli.Func("NAME", func(s string) error { o.client.UnixSocket = "@" + s; return nil }), "abstract-unix-socket", "as --unix-socket, to the abstract socket `NAME` (Linux)")

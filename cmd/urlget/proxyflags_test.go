@@ -137,3 +137,44 @@ func TestProxyInsecureBesideCurl(t *testing.T) {
 	}
 	rec.take()
 }
+
+// TestPreProxyBesideCurl: --preproxy SOCKS reaches the HTTP proxy
+// through the SOCKS proxy — for a request sent to the HTTP proxy and for
+// its -p tunnel — and a --connect-to rule for the URL's host makes the
+// HTTP proxy a tunnel to where the rule sends it, as curl does.
+func TestPreProxyBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	proxy := fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\ngateway\n")
+	})
+	socks := fetchtest.NewSOCKS5(t, false, nil)
+	_, port, _ := net.SplitHostPort(rec.addr)
+	for _, tc := range []struct {
+		args       []string
+		out, line  string // the reply, the HTTP proxy's request line ("": none)
+		socksFor   string // what the SOCKS proxy is asked for, "" when not used
+		serverLine string // the server's request line, "" when none
+	}{
+		{[]string{"--preproxy", "socks5://" + socks.Addr, "-x", proxy.Addr, "http://" + rec.addr + "/a"}, "gateway\n", "GET http://" + rec.addr + "/a HTTP/1.1", proxy.Addr, ""},
+		{[]string{"--preproxy", "socks5h://" + socks.Addr, "-p", "-x", proxy.Addr, "http://" + rec.addr + "/b"}, "ok\n", "CONNECT " + rec.addr + " HTTP/1.1", proxy.Addr, "GET /b HTTP/1.1"},
+		{[]string{"--connect-to", "origin.example:80:127.0.0.1:" + port, "-x", proxy.Addr, "http://origin.example/c"}, "ok\n", "CONNECT 127.0.0.1:" + port + " HTTP/1.1", "", "GET /c HTTP/1.1"},
+		{[]string{"--preproxy", "socks5://" + socks.Addr, "http://" + rec.addr + "/d"}, "ok\n", "", rec.addr, "GET /d HTTP/1.1"},
+	} {
+		for _, client := range []string{"curl", "urlget"} {
+			asked, seen := len(socks.Asked()), len(proxy.Requests())
+			code, out := runClient(t, curl, client, append([]string{"-s"}, tc.args...)...)
+			reqs := proxy.Requests()[seen:]
+			got := rec.take()
+			if code != 0 || out != tc.out || (tc.line == "") != (len(reqs) == 0) || len(reqs) > 0 && (len(reqs) != 1 || reqs[0].Line != tc.line) {
+				t.Errorf("%s %q: exit %d, %q; the proxy was asked %q", client, tc.args, code, out, reqs)
+			}
+			if s := socks.Asked()[asked:]; tc.socksFor == "" && len(s) > 0 || tc.socksFor != "" && (len(s) != 1 || s[0] != tc.socksFor) {
+				t.Errorf("%s %q: the SOCKS proxy was asked %q", client, tc.args, s)
+			}
+			if tc.serverLine != "" && (len(got) != 1 || !strings.HasPrefix(string(got[0]), tc.serverLine+"\r\n")) {
+				t.Errorf("%s %q: the server got %q", client, tc.args, got)
+			}
+		}
+	}
+}

@@ -64,3 +64,24 @@ func TestSOCKSExitBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectToThroughSOCKSFTP: an ftp session through a SOCKS proxy
+// with --connect-to sends its data connections where the control
+// connection went (the rule's host), not to the URL's host.
+func TestConnectToThroughSOCKSFTP(t *testing.T) {
+	ftp := newFTPServer(t)
+	dead := refusedAddr(t)
+	socks := fetchtest.NewSOCKS5(t, false, func(asked string) string {
+		if strings.HasPrefix(asked, "127.0.0.1:") {
+			return asked
+		}
+		return dead // no name is looked up
+	})
+	_, port, _ := net.SplitHostPort(ftp.Addr)
+	code, out, errText := runOut(t, "-s", "-S", "--connect-to", "ftp.invalid:21:127.0.0.1:"+port,
+		"--socks5-hostname", socks.Addr, "ftp://ftp.invalid/pub/hello.bin")
+	asked := socks.Asked()
+	if code != 0 || out != "hello\r\nworld\n" || len(asked) != 2 || asked[0] != ftp.Addr || !strings.HasPrefix(asked[1], "127.0.0.1:") {
+		t.Errorf("exit %d (%s), %q; the SOCKS proxy was asked %q", code, strings.TrimSpace(errText), out, asked)
+	}
+}

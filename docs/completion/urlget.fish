@@ -39,6 +39,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l netr
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l disallow-username-in-url -d 'refuse a URL holding a user name (exit 67)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'x' -l proxy -x -d 'use the proxy URL ([scheme://]host[:port]) for every scheme'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l proxy1.0 -x -d 'as -x HOST[:PORT], the HTTP proxy\'s CONNECT sent as HTTP/1.0'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l preproxy -x -d 'reach the HTTP proxy through the SOCKS proxy URL ([socks4|socks4a|socks5|socks5h://]host[:port], socks4 when none); alone, the proxy itself'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'p' -l proxytunnel -d 'reach every URL through the -x HTTP proxy\'s CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l unix-socket -x -d 'connect to the Unix domain socket PATH instead of each URL\'s host and port (the request still names them)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l abstract-unix-socket -x -d 'as --unix-socket, to the abstract socket NAME (Linux)'
