@@ -8,9 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -176,5 +179,38 @@ func TestPreProxyBesideCurl(t *testing.T) {
 				t.Errorf("%s %q: the server got %q", client, tc.args, got)
 			}
 		}
+	}
+}
+
+// TestProxyAnyAuthBodyBesideCurl: with --proxy-anyauth the first request
+// to the proxy carries the body (nothing says yet that the proxy wants
+// credentials), and the one answering its 407 carries it again.
+func TestProxyAnyAuthBodyBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	var mu sync.Mutex
+	var got []string
+	proxy := fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		auth := req.Header.Get("Proxy-Authorization")
+		mu.Lock()
+		got = append(got, auth+"|"+string(body))
+		mu.Unlock()
+		if auth == "" {
+			io.WriteString(w, "HTTP/1.1 407 Who\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+		io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+	})
+	want := []string{"|postit", fetch.BasicAuth("u", "pw") + "|postit"}
+	for _, client := range []string{"curl", "urlget"} {
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		code, out := runClient(t, curl, client, "-s", "-x", proxy.Addr, "-U", "u:pw", "--proxy-anyauth", "-d", "postit", "http://origin.example/p")
+		mu.Lock()
+		if code != 0 || out != "ok\n" || !slices.Equal(got, want) {
+			t.Errorf("%s: exit %d, %q; the proxy got %q, want %q", client, code, out, got, want)
+		}
+		mu.Unlock()
 	}
 }
