@@ -701,8 +701,8 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		}
 		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: msg}
 	}
-	if r.Body != nil {
-		if err := checkBody(f, u, gateway); err != nil {
+	if r.Body != nil && !gateway {
+		if err := checkBody(f, u); err != nil {
 			return nil, err
 		}
 	}
@@ -710,6 +710,17 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		return nil, &Error{Kind: ErrResume, URL: Redacted(u), Msg: "cannot resume: a negative offset (UploadAtEnd) is for an upload to " + nameList(ResumesUpload)}
 	}
 	r.Options = mergeOptions(c.Options, r.Options)
+	if gateway && r.Body != nil && r.Options.String(OptBodyMethod) == "" {
+		// What is sent to another scheme's URL is an upload: the proxy
+		// gets a PUT of it, as curl sends (Expect: 100-continue too).
+		o := maps.Clone(r.Options)
+		if o == nil {
+			o = Options{}
+		}
+		o[OptBodyMethod] = "PUT"
+		AddBodyHeader(o, "Expect", "100-continue")
+		r.Options = o
+	}
 	if c.Verbose != nil && proxy != nil {
 		how := "proxy"
 		if gateway {
@@ -1236,11 +1247,7 @@ func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (emptyBody) Close() error             { return nil }
 
 // checkBody refuses a request body that f cannot send to u.
-func checkBody(f Fetcher, u *urlparse.URL, gateway bool) error {
-	if gateway {
-		return &Error{Kind: ErrUnsupported, URL: Redacted(u),
-			Msg: "cannot send data to a " + u.Scheme + ": URL through an HTTP proxy (the proxy would be sent a GET)"}
-	}
+func checkBody(f Fetcher, u *urlparse.URL) error {
 	if bs, ok := f.(BodySender); !ok || !bs.SendsBody(u) {
 		return &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: "cannot send data to this " + u.Scheme + ": URL"}
 	}

@@ -214,3 +214,42 @@ func TestProxyAnyAuthBodyBesideCurl(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// TestGatewayUploadBesideCurl: -T to an ftp URL through an HTTP proxy is
+// a PUT of the file to the proxy (Expect: 100-continue, as to an http
+// URL), and the URL's or -u's credentials go in the target and by Basic,
+// a GET's too.
+func TestGatewayUploadBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	var mu sync.Mutex
+	var got []string
+	proxy := fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		mu.Lock()
+		got = append(got, strings.Join([]string{req.Method, req.RequestURI, req.Header.Get("Authorization"), req.Header.Get("Expect"), string(body)}, "|"))
+		mu.Unlock()
+		io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+	})
+	file := filepath.Join(t.TempDir(), "up.txt")
+	write(t, file, "upload\n")
+	basic := fetch.BasicAuth("joe", "pw")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-T", file, "ftp://joe:pw@ftp.example/in/up.txt"}, "PUT|ftp://joe:pw@ftp.example/in/up.txt|" + basic + "|100-continue|upload\n"},
+		{[]string{"-u", "joe:pw", "ftp://ftp.example/f"}, "GET|ftp://joe:pw@ftp.example/f|" + basic + "||"},
+	} {
+		for _, client := range []string{"curl", "urlget"} {
+			mu.Lock()
+			got = nil
+			mu.Unlock()
+			code, _ := runClient(t, curl, client, append([]string{"-s", "-x", proxy.Addr}, tc.args...)...)
+			mu.Lock()
+			if code != 0 || len(got) != 1 || got[0] != tc.want {
+				t.Errorf("%s %q: exit %d; the proxy got %q, want %q", client, tc.args, code, got, tc.want)
+			}
+			mu.Unlock()
+		}
+	}
+}

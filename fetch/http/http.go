@@ -271,6 +271,10 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		if proxyBasic {
 			h.Set("Proxy-Authorization", fetch.BasicAuth(proxy.User, proxy.Password))
 		}
+		if req.User != "" || req.HasPassword {
+			// The URL names them, and curl sends them by Basic too.
+			hreq.SetBasicAuth(req.User, req.Password)
+		}
 		h.Set("Proxy-Connection", "Keep-Alive")
 		verboseTarget = absolute(u, req, true)
 	}
