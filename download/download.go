@@ -65,6 +65,11 @@ type Downloader struct {
 	// Head asks for the metadata only, written as HeadText (-I); Include
 	// writes the header block (HeaderBlock) before the body (-i).
 	Head, Include bool
+	// NoTunnelHeads leaves the CONNECT replies of proxy tunnels out of
+	// what Head, Include and Headers write (curl's
+	// --suppress-connect-headers); Result.Meta keeps them (-w
+	// %{http_connect}, %{size_header}).
+	NoTunnelHeads bool
 	// Range asks for these bytes only (-r): a retry asks for it again and
 	// skips what an earlier attempt wrote.
 	Range *fetch.Range
@@ -432,7 +437,7 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		if _, err := out.start(0, 0); err != nil {
 			return err
 		}
-		if _, err := out.Write(HeadText(&res.Meta)); err != nil {
+		if _, err := out.Write(headText(&res.Meta, !d.NoTunnelHeads)); err != nil {
 			return writeError(err)
 		}
 		return nil
@@ -483,7 +488,7 @@ func (x *xfer) attempt(ctx context.Context, u *urlparse.URL, out *output, r *Res
 		return err
 	}
 	if d.Include && skip == 0 {
-		if block := HeaderBlock(&res.Meta); block != nil {
+		if block := headerBlock(&res.Meta, !d.NoTunnelHeads); block != nil {
 			if _, err := out.Write(block); err != nil {
 				return writeError(err)
 			}
@@ -572,7 +577,7 @@ func (d *Downloader) notResumed(m *fetch.Meta, out *output, asked int64) error {
 // include writes m's header block (Include) to out, as the start of what
 // is written.
 func (d *Downloader) include(m *fetch.Meta, out *output) error {
-	block := HeaderBlock(m)
+	block := headerBlock(m, !d.NoTunnelHeads)
 	if block == nil {
 		return nil
 	}
@@ -618,7 +623,7 @@ func (d *Downloader) reply(m *fetch.Meta, out *output, r *Result, failed error) 
 		r.Effective = m.EffectiveURL
 	}
 	if d.Headers != nil {
-		if block := HeaderBlock(m); block != nil {
+		if block := headerBlock(m, !d.NoTunnelHeads); block != nil {
 			if _, err := d.Headers.Write(block); err != nil {
 				return writeError(err)
 			}

@@ -694,11 +694,15 @@ func (o *output) removeTemp() {
 // kept), an HTTP/2 one as lines ended by CRLF; for every other scheme the
 // fields the fetcher gave (Meta.Header: ftp, file), else the metadata, as
 // header lines ended by CRLF, as curl prints them.
-func HeadText(res *fetch.Meta) []byte {
+func HeadText(res *fetch.Meta) []byte { return headText(res, true) }
+
+// headText is HeadText, the proxy tunnels' CONNECT replies left out
+// unless tunnels (curl's --suppress-connect-headers).
+func headText(res *fetch.Meta, tunnels bool) []byte {
 	var b bytes.Buffer
 	if hasHeads(res) {
 		for _, m := range res.Replies() {
-			if m.Tunnel != nil {
+			if m.Tunnel != nil && tunnels {
 				b.Write(m.Tunnel.Head)
 			}
 			b.Write(m.Interim)
@@ -731,9 +735,13 @@ func HeadText(res *fetch.Meta) []byte {
 // HTTP reply's header block, the redirects' first, as received (HeadText);
 // a file's header fields (Content-Length, Accept-ranges, Last-Modified)
 // and an empty line; nil for other results.
-func HeaderBlock(res *fetch.Meta) []byte {
+func HeaderBlock(res *fetch.Meta) []byte { return headerBlock(res, true) }
+
+// headerBlock is HeaderBlock, the tunnels' CONNECT replies left out
+// unless tunnels.
+func headerBlock(res *fetch.Meta, tunnels bool) []byte {
 	if hasHeads(res) {
-		return HeadText(res)
+		return headText(res, tunnels)
 	}
 	if len(res.Header) == 0 {
 		return nil

@@ -64,6 +64,10 @@ type Client struct {
 	// for another scheme). The target is then spoken to as without a
 	// proxy; only the proxy learns where to.
 	ProxyTunnel bool
+	// PreProxy (curl's --preproxy) is a SOCKS proxy (ParsePreProxy)
+	// through which the connections to an HTTP proxy go; without an HTTP
+	// proxy it is the proxy itself. A SOCKS Proxy leaves it unused.
+	PreProxy *urlparse.URL
 	// UnixSocket (curl's --unix-socket; "@NAME": --abstract-unix-socket)
 	// is the Unix domain socket every direct TCP connection goes to in
 	// place of the URL's host and port, which the request still names
@@ -121,6 +125,10 @@ type Client struct {
 	ProxyNTLM    bool
 	ProxyAnyAuth bool
 	ProxyDigest  bool
+	// ProxyHTTP10 (curl's --proxy1.0) sends the CONNECT of an HTTP
+	// proxy's tunnels as an HTTP/1.0 request; what goes through the tunnel,
+	// and a request sent to the proxy itself, are not changed.
+	ProxyHTTP10 bool
 	// ProxyHeader holds header lines (curl's --proxy-header, read as
 	// HeaderLine does) sent to an HTTP proxy only: in the CONNECT of its
 	// tunnels, and in a request sent to it (after the request's own
@@ -191,8 +199,11 @@ type Client struct {
 	Compressed      bool
 	MaxDecompressed int64
 
-	// Insecure skips TLS certificate verification (-k).
-	Insecure bool
+	// Insecure skips TLS certificate verification (-k), an https://
+	// proxy's too; ProxyInsecure (curl's --proxy-insecure) skips the
+	// proxy's only.
+	Insecure      bool
+	ProxyInsecure bool
 
 	// PinnedPubKeys, when set, accepts only a server whose certificate's
 	// public key (its SubjectPublicKeyInfo) has one of these SHA-256
@@ -474,6 +485,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		r.User, r.Password, r.HasPassword = "", "", false
 		r.Bearer, r.Digest, r.AnyAuth, r.NTLM, r.OtherOrigin = "", c.Digest, c.AnyAuth, c.NTLM, false
 		r.ProxyNTLM, r.ProxyAnyAuth, r.ProxyDigest, r.ProxyHeader = c.ProxyNTLM, c.ProxyAnyAuth, c.ProxyDigest, c.ProxyHeader
+		r.ProxyHTTP10 = c.ProxyHTTP10
 		if c.LocationTrusted || originOf(cur) == origin {
 			cred.apply(&r)
 			r.Bearer = c.Bearer
@@ -669,7 +681,7 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 	r.Proxy = nil
 	if proxy != nil {
 		switch {
-		case c.dialsThrough(proxy):
+		case c.dialsThrough(proxy, u):
 			via = proxy
 		default:
 			switch {
@@ -678,6 +690,9 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 			case HasCaps(u.Scheme, Gateway):
 				r.Proxy = proxy
 				gateway, name = true, "http"
+			}
+			if r.Proxy != nil && c.PreProxy != nil {
+				via = c.PreProxy // the connections to the HTTP proxy
 			}
 		}
 	}
@@ -689,8 +704,8 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		}
 		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: msg}
 	}
-	if r.Body != nil {
-		if err := checkBody(f, u, gateway); err != nil {
+	if r.Body != nil && !gateway {
+		if err := checkBody(f, u); err != nil {
 			return nil, err
 		}
 	}
@@ -698,6 +713,17 @@ func (c *Client) open(ctx context.Context, r *Request) (*Resource, error) {
 		return nil, &Error{Kind: ErrResume, URL: Redacted(u), Msg: "cannot resume: a negative offset (UploadAtEnd) is for an upload to " + nameList(ResumesUpload)}
 	}
 	r.Options = mergeOptions(c.Options, r.Options)
+	if gateway && r.Body != nil && r.Options.String(OptBodyMethod) == "" {
+		// What is sent to another scheme's URL is an upload: the proxy
+		// gets a PUT of it, as curl sends (Expect: 100-continue too).
+		o := maps.Clone(r.Options)
+		if o == nil {
+			o = Options{}
+		}
+		o[OptBodyMethod] = "PUT"
+		AddBodyHeader(o, "Expect", "100-continue")
+		r.Options = o
+	}
 	if c.Verbose != nil && proxy != nil {
 		how := "proxy"
 		if gateway {
@@ -744,6 +770,7 @@ func (c *Client) config(via *urlparse.URL) Config {
 		Dialer:          c.newDialer(via),
 		ConnectTimeout:  c.ConnectTimeout,
 		TLS:             c.tlsConfig(),
+		ProxyTLS:        c.proxyTLSConfig(),
 		UserAgent:       cmp.Or(c.UserAgent, DefaultUserAgent),
 		Jar:             c.Jar,
 		Compressed:      c.Compressed,
@@ -790,7 +817,7 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 	var via *urlparse.URL
 	if proxy != nil {
 		switch {
-		case c.dialsThrough(proxy):
+		case c.dialsThrough(proxy, u):
 			via = proxy
 		default:
 			r.Proxy = proxy
@@ -800,10 +827,11 @@ func (c *Client) Prepare(u *urlparse.URL) (*Request, Config, error) {
 }
 
 // dialsThrough reports whether the fetchers' Dialer goes through proxy
-// (a SOCKS proxy, or an HTTP proxy's tunnel with ProxyTunnel) rather than
-// the http fetcher sending it the request.
-func (c *Client) dialsThrough(proxy *urlparse.URL) bool {
-	return isSOCKS(proxy) || c.ProxyTunnel
+// for u (a SOCKS proxy, or an HTTP proxy's tunnel with ProxyTunnel or
+// when ConnectTo sends u's connection elsewhere, as curl switches to a
+// tunnel then) rather than the http fetcher sending it the request.
+func (c *Client) dialsThrough(proxy, u *urlparse.URL) bool {
+	return isSOCKS(proxy) || c.ProxyTunnel || c.route().redirects(u)
 }
 
 // maxRedirectDrain is how much of a reply's own body is read before it is
@@ -985,6 +1013,16 @@ func (c *Client) tlsConfig() *tls.Config {
 	}
 	if len(c.PinnedPubKeys) > 0 {
 		t.VerifyConnection = verifyPin(c.PinnedPubKeys, t.VerifyConnection)
+	}
+	return t
+}
+
+// proxyTLSConfig is the TLS configuration of a connection to an https://
+// proxy: the server's, unverified with ProxyInsecure.
+func (c *Client) proxyTLSConfig() *tls.Config {
+	t := c.tlsConfig()
+	if c.ProxyInsecure {
+		t.InsecureSkipVerify = true
 	}
 	return t
 }
@@ -1236,11 +1274,7 @@ func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (emptyBody) Close() error             { return nil }
 
 // checkBody refuses a request body that f cannot send to u.
-func checkBody(f Fetcher, u *urlparse.URL, gateway bool) error {
-	if gateway {
-		return &Error{Kind: ErrUnsupported, URL: Redacted(u),
-			Msg: "cannot send data to a " + u.Scheme + ": URL through an HTTP proxy (the proxy would be sent a GET)"}
-	}
+func checkBody(f Fetcher, u *urlparse.URL) error {
 	if bs, ok := f.(BodySender); !ok || !bs.SendsBody(u) {
 		return &Error{Kind: ErrUnsupported, URL: Redacted(u), Msg: "cannot send data to this " + u.Scheme + ": URL"}
 	}

@@ -32,7 +32,10 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// TLS configures TLS for the schemes that use it (https, gophers,
 	// nntps, smtps); HandshakeTLS clones it. nil: the defaults.
-	TLS *tls.Config
+	// ProxyTLS is TLS to an https:// proxy (Client.ProxyInsecure applied);
+	// nil: TLS (ProxyTLSConfig).
+	TLS      *tls.Config
+	ProxyTLS *tls.Config
 
 	// UserAgent is sent by protocols that carry one ("": DefaultUserAgent).
 	UserAgent string
@@ -135,4 +138,13 @@ type SessionControl interface {
 	Send(name string) error
 	// Commands lists the names Send takes, each with a short description.
 	Commands() [][2]string
+}
+
+// ProxyTLSConfig is the TLS configuration of a connection to an https://
+// proxy: ProxyTLS, else TLS.
+func (c *Config) ProxyTLSConfig() *tls.Config {
+	if c.ProxyTLS != nil {
+		return c.ProxyTLS
+	}
+	return c.TLS
 }

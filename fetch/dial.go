@@ -54,8 +54,9 @@ func (c *Client) newDialer(via *urlparse.URL) Dialer {
 	switch {
 	case via == nil:
 	case via.Scheme == "http" || via.Scheme == "https":
-		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.tlsConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
-		d.tunnelOpts = TunnelOptions{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth, Digest: c.ProxyDigest, Header: c.ProxyHeader}
+		d.tunnel, d.tunnelTLS, d.userAgent, d.verbose = via, c.proxyTLSConfig(), cmp.Or(c.UserAgent, DefaultUserAgent), c.Verbose
+		d.socks = c.PreProxy // to the HTTP proxy (dialProxy)
+		d.tunnelOpts = TunnelOptions{NTLM: c.ProxyNTLM, AnyAuth: c.ProxyAnyAuth, Digest: c.ProxyDigest, Header: c.ProxyHeader, HTTP10: c.ProxyHTTP10}
 	default:
 		d.socks = via
 	}
@@ -109,7 +110,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		// target only (as for SOCKS); the proxy resolves the target.
 		direct := *d
 		direct.tunnel, direct.data = nil, true
-		conn, err = DialTunnel(dctx, dialerFunc(direct.dialDirect), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelOpts)
+		conn, err = DialTunnel(dctx, dialerFunc(direct.dialProxy), d.tunnelTLS, d.tunnel, addr, d.userAgent, d.verbose, d.tunnelOpts)
 		if err == nil {
 			conn = tunnelConn{conn}
 		}
@@ -152,7 +153,11 @@ func (d *dialer) dialError(ctx, dctx context.Context, addr string, err error) er
 		return &Error{Kind: ErrTimeout, Msg: "connection to " + addr + " timed out", Err: err}
 	}
 	msg := "could not connect to " + addr
-	if d.socks != nil {
+	var pe proxyUnreached
+	switch {
+	case errors.As(err, &pe):
+		msg, err = "could not connect to the SOCKS proxy "+Redacted(d.socks), pe.err
+	case d.socks != nil:
 		msg += " through SOCKS proxy " + Redacted(d.socks)
 	}
 	return &Error{Kind: ErrConnect, Msg: msg, Err: NetCause(err)}
@@ -195,6 +200,15 @@ func (d *dialer) dialDirect(ctx context.Context, network, addr string) (net.Conn
 		return d.base.DialContext(ctx, network, addr)
 	}
 	return d.dialAddrs(ctx, network, addrs, port)
+}
+
+// dialProxy connects to an HTTP proxy: through the SOCKS proxy before it
+// (Client.PreProxy) when there is one.
+func (d *dialer) dialProxy(ctx context.Context, network, addr string) (net.Conn, error) {
+	if d.socks != nil {
+		return d.dialSOCKS(ctx, network, addr)
+	}
+	return d.dialDirect(ctx, network, addr)
 }
 
 // loopback is where "localhost" and every name under it are, without
@@ -261,16 +275,31 @@ func NetCause(err error) error {
 // URL's user as the user id; dialSOCKS4). socks5:// and socks4:// resolve
 // the host name here and send the proxy an address; socks5h:// and
 // socks4a:// let the proxy resolve it, as curl does.
+//
+// A failure once the proxy is reached — its refusal, a login refused, a
+// reply that breaks off or makes no sense — is ErrProxy (curl's 97); one
+// to reach the proxy stays ErrConnect (proxyUnreached).
 func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn, error) {
 	var auth *proxy.Auth
 	if d.socks.HasUserinfo {
 		auth = &proxy.Auth{User: d.socks.User, Password: d.socks.Password}
+		// RFC 1929 gives each a length byte: one longer cannot be sent.
+		if s := d.socks.Scheme; (s == "socks5" || s == "socks5h") && (len(auth.User) > 255 || len(auth.Password) > 255) {
+			return nil, &Error{Kind: ErrProxy, Msg: "the SOCKS5 proxy's user name or password is longer than 255 bytes"}
+		}
 	}
 	// The proxy is reached as any host is (Resolve, IPVersion, the local
 	// address), but ConnectTo applies to the target, not to the proxy, as
 	// in curl.
 	direct := *d
 	direct.socks, direct.data = nil, true
+	toProxy := dialerFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := direct.dialDirect(ctx, network, addr)
+		if err != nil {
+			return nil, proxyUnreached{err}
+		}
+		return c, nil
+	})
 	if s := d.socks.Scheme; s == "socks5" || s == "socks4" {
 		// socks5 and socks4: the name is resolved here, by the rules any
 		// name is; socks5h and socks4a hand the name to the proxy (Resolve
@@ -303,14 +332,27 @@ func (d *dialer) dialSOCKS(ctx context.Context, network, addr string) (net.Conn,
 		}
 	}
 	if s := d.socks.Scheme; s == "socks4" || s == "socks4a" {
-		return dialSOCKS4(ctx, dialerFunc(direct.dialDirect), d.socks, addr)
+		return dialSOCKS4(ctx, toProxy, d.socks, addr)
 	}
-	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{dialerFunc(direct.dialDirect)})
+	sd, err := proxy.SOCKS5("tcp", hostPort(d.socks, defaultProxyPort), auth, forward{toProxy})
 	if err != nil {
 		return nil, err
 	}
-	return sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
+	c, err := sd.(proxy.ContextDialer).DialContext(ctx, network, addr)
+	if err != nil && ctx.Err() == nil && !errors.As(err, new(proxyUnreached)) {
+		// x/net words a refusal "unknown error connection refused".
+		why := strings.TrimPrefix(NetCause(err).Error(), "unknown error ")
+		return nil, &Error{Kind: ErrProxy, Msg: "the SOCKS5 proxy " + Redacted(d.socks) + " did not connect to " + addr + ": " + why}
+	}
+	return c, err
 }
+
+// proxyUnreached is the error of a connection to a SOCKS proxy itself,
+// which stays ErrConnect (curl's 7) where what follows is ErrProxy.
+type proxyUnreached struct{ err error }
+
+func (e proxyUnreached) Error() string { return e.err.Error() }
+func (e proxyUnreached) Unwrap() error { return e.err }
 
 func v6rank(a netip.Addr) int {
 	if a.Unmap().Is4() {

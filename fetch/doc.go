@@ -221,6 +221,7 @@
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
 //	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)
+//	  97  ErrProxy             a SOCKS proxy refused or failed the connection (its handshake, login, reply); one not reached is ErrConnect
 //
 // # Writing a Fetcher
 //

@@ -105,6 +105,9 @@ type Request struct {
 	ProxyNTLM    bool
 	ProxyAnyAuth bool
 	ProxyDigest  bool
+	// ProxyHTTP10 (Client.ProxyHTTP10) makes a tunnel's CONNECT an
+	// HTTP/1.0 request.
+	ProxyHTTP10 bool
 	// ProxyHeader (Client.ProxyHeader) is header lines for the proxy
 	// only: added to a request sent to the proxy (after the caller's
 	// own), and a tunnel's CONNECT's (TunnelOptions.Header).

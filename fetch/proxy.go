@@ -52,7 +52,26 @@ func (c *Client) proxyFor(u *urlparse.URL) (*urlparse.URL, error) {
 		}
 		return c.Proxy, nil
 	}
-	return envProxy(u.Scheme)
+	p, err := envProxy(u.Scheme)
+	if p == nil && err == nil && c.PreProxy != nil {
+		return c.PreProxy, nil // no HTTP proxy to go before: the SOCKS proxy alone
+	}
+	return p, err
+}
+
+// ParsePreProxy parses a SOCKS proxy to go through to an HTTP proxy
+// (Client.PreProxy, curl's --preproxy): "[scheme://][user:password@]host[:port]",
+// the scheme socks4 (when absent), socks4a, socks5 or socks5h. Another
+// scheme is ErrUnsupported.
+func ParsePreProxy(s string) (*urlparse.URL, error) {
+	if !strings.Contains(s, "://") {
+		s = "socks4://" + strings.TrimSpace(s)
+	}
+	p, err := ParseProxy(s)
+	if err == nil && !isSOCKS(p) {
+		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(p), Msg: "a proxy before the proxy is a SOCKS one (socks4, socks4a, socks5, socks5h), not " + p.Scheme}
+	}
+	return p, err
 }
 
 // ProxyFromEnv returns the proxy that the environment names for u, or nil,

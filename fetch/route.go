@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/urlget/urlget/urlparse"
 )
 
 // This file is where a connection goes and where it comes from: curl's
@@ -178,6 +180,16 @@ func (c *Client) route() *route {
 	return r
 }
 
+// Redirected is addr after ConnectTo when d is a Client's Dialer (which
+// applies it; a DataDialer does not), else addr: the host a connection
+// for addr reaches, named as the proxy it goes through is asked for it.
+func Redirected(d Dialer, addr string) string {
+	if cd, ok := d.(*dialer); ok {
+		return cd.target(addr)
+	}
+	return addr
+}
+
 // Destination is where d, a Client's Dialer, connects for addr: addr
 // after ConnectTo, its host replaced by the first address a ResolveRule
 // gives it (of the IP version asked for). For another Dialer it is addr.
@@ -188,7 +200,7 @@ func Destination(d Dialer, addr string) string {
 	if !ok || cd.route == nil {
 		return addr
 	}
-	addr = cd.target(addr)
+	addr = Redirected(d, addr)
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return addr
@@ -225,6 +237,16 @@ func (r *route) redirect(addr string) string {
 }
 
 // rule is the addresses a ResolveRule gives host:port, nil when none does.
+// redirects reports whether a ConnectTo rule sends u's connection to
+// another host or port.
+func (r *route) redirects(u *urlparse.URL) bool {
+	if r == nil || len(r.connectTo) == 0 || u.Host == "" {
+		return false
+	}
+	addr := net.JoinHostPort(u.Host, strconv.Itoa(u.PortOrDefault()))
+	return r.redirect(addr) != addr
+}
+
 func (r *route) rule(host string, port int) []netip.Addr {
 	if r == nil {
 		return nil

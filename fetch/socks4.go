@@ -32,7 +32,8 @@ const socks4Granted = 90
 
 // dialSOCKS4 connects to addr ("host:port", an IPv4 address unless p is
 // socks4a://) through the SOCKS4 proxy p, reached with d; the proxy URL's
-// user is the user id sent.
+// user is the user id sent. Once the proxy is reached, a failure is
+// ErrProxy (curl's 97).
 func dialSOCKS4(ctx context.Context, d Dialer, p *urlparse.URL, addr string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -50,7 +51,7 @@ func dialSOCKS4(ctx context.Context, d Dialer, p *urlparse.URL, addr string) (ne
 		copy(req[4:], ip.To4())
 		req = append(append(req, p.User...), 0)
 	case ip != nil:
-		return nil, &Error{Kind: ErrConnect, Msg: "a SOCKS4 proxy cannot reach the IPv6 address " + host}
+		return nil, &Error{Kind: ErrProxy, Msg: "a SOCKS4 proxy cannot reach the IPv6 address " + host}
 	case p.Scheme != "socks4a":
 		return nil, &Error{Kind: ErrResolve, Msg: "could not resolve host: " + host + " (for the SOCKS4 proxy)"}
 	default:
@@ -71,10 +72,10 @@ func dialSOCKS4(ctx context.Context, d Dialer, p *urlparse.URL, addr string) (ne
 	switch {
 	case err != nil:
 		c.Close()
-		return nil, &Error{Kind: ErrConnect, Msg: "the SOCKS4 proxy did not answer", Err: err}
+		return nil, &Error{Kind: ErrProxy, Msg: "the SOCKS4 proxy did not answer", Err: err}
 	case reply[1] != socks4Granted:
 		c.Close()
-		return nil, &Error{Kind: ErrConnect, Msg: "the SOCKS4 proxy refused the connection (code " + strconv.Itoa(int(reply[1])) + ")"}
+		return nil, &Error{Kind: ErrProxy, Msg: "the SOCKS4 proxy refused the connection (code " + strconv.Itoa(int(reply[1])) + ")"}
 	}
 	return c, nil
 }

@@ -57,10 +57,12 @@ const maxConnectReply = 64 << 10
 // CONNECT without them, its 407's Digest challenge answered:
 // --proxy-digest), or as the proxy's 407 asks, the first CONNECT without
 // them (AnyAuth, --proxy-anyauth: Digest when offered, else NTLM, else
-// Basic).
+// Basic). HTTP10 sends the CONNECT as HTTP/1.0 (curl's --proxy1.0),
+// its fields unchanged.
 type TunnelOptions struct {
 	NTLM, AnyAuth, Digest bool
 	Header                []string
+	HTTP10                bool
 }
 
 // hasDigest reports whether the values of a Proxy-Authenticate field hold
@@ -171,7 +173,11 @@ func DialTunnel(ctx context.Context, d Dialer, base *tls.Config, p *urlparse.URL
 		// The request is curl's, field for field, in its order, then the
 		// Header lines.
 		var head strings.Builder
-		fmt.Fprintf(&head, "CONNECT %s HTTP/1.1\r\n", addr)
+		version := "HTTP/1.1"
+		if auth.HTTP10 {
+			version = "HTTP/1.0"
+		}
+		fmt.Fprintf(&head, "CONNECT %s %s\r\n", addr, version)
 		for _, f := range [][2]string{{"Host", addr}, {"Proxy-Authorization", authz}, {"User-Agent", userAgent}, {"Proxy-Connection", "Keep-Alive"}} {
 			if f[1] != "" && !replaced[strings.ToLower(f[0])] {
 				fmt.Fprintf(&head, "%s: %s\r\n", f[0], f[1])

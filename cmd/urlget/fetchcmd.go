@@ -126,6 +126,20 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	})
 	fs.BoolVar(&o.client.NoURLUser, "disallow-username-in-url", false, "refuse a URL holding a user name (exit 67)")
 	fs.VarP(proxyFlag(&o.client), "proxy", "x", "use the proxy `URL` ([scheme://]host[:port]) for every scheme")
+	fs.Var(cli.Func("string", func(s string) error {
+		if err := proxyFlag(&o.client).Set(s); err != nil {
+			return err
+		}
+		o.client.ProxyHTTP10 = true
+		return nil
+	}), "proxy1.0", "as -x `HOST[:PORT]`, the HTTP proxy's CONNECT sent as HTTP/1.0")
+	fs.Var(cli.Func("string", func(s string) error {
+		p, err := fetch.ParsePreProxy(s)
+		if err == nil {
+			o.client.PreProxy = p
+		}
+		return err
+	}), "preproxy", "reach the HTTP proxy through the SOCKS proxy `URL` ([socks4|socks4a|socks5|socks5h://]host[:port], socks4 when none); alone, the proxy itself")
 	fs.BoolVarP(&o.client.ProxyTunnel, "proxytunnel", "p", false, "reach every URL through the -x HTTP proxy's CONNECT tunnel (an http URL, an ftp data connection too) instead of sending the proxy the request")
 	fs.Var(cli.Func("PATH", func(s string) error { o.client.UnixSocket = s; return nil }), "unix-socket", "connect to the Unix domain socket `PATH` instead of each URL's host and port (the request still names them)")
 	fs.Var(cli.Func("NAME", func(s string) error { o.client.UnixSocket = "@" + s; return nil }), "abstract-unix-socket", "as --unix-socket, to the abstract socket `NAME` (Linux)")
@@ -142,6 +156,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.client.UserAgent, "user-agent", "A", "", "send `NAME` as the user agent (\"\": none)")
 	fs.Var(cli.Size(&o.client.MaxFileSize, false), "max-filesize", "refuse or stop a body over `BYTES` (suffix k, M, G allowed; exit 63)")
 	fs.BoolVarP(&o.client.Insecure, "insecure", "k", false, "do not verify TLS certificates")
+	fs.BoolVar(&o.client.ProxyInsecure, "proxy-insecure", false, "do not verify the TLS certificate of an https:// proxy")
 	fs.StringVar(&o.conn.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
 	fs.StringVar(&o.conn.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
 	fs.BoolVar(&o.client.Compressed, "compressed", false, "ask for a compressed body and decode it")

@@ -57,6 +57,7 @@ func addRequestFlags(fs *pflag.FlagSet, r *reqOpts, d *download.Downloader) {
 	fs.BoolVar(&d.Body.FormEscape, "form-escape", false, "escape a quote and a backslash in a -F name or file name with a backslash (default: a quote, CR and LF percent-encoded, as browsers)")
 	fs.Var(formFlag(&r.form, true), "form-string", "a multipart/form-data text field `NAME=VALUE`, VALUE as it is (a leading @ or < and ;type= mean nothing)")
 	fs.BoolVarP(&d.Include, "include", "i", false, "write the response header before the body")
+	fs.BoolVar(&d.NoTunnelHeads, "suppress-connect-headers", false, "leave the proxy's replies to CONNECT out of what -i, -I and -D write (-v and -w still see them)")
 	fs.VarP(cli.Texts(&r.cookies, "NAME=VALUE|FILE"), "cookie", "b", `send cookies: "NAME=VALUE; ..." as given, or those of a Netscape cookie FILE`)
 	fs.VarP(cli.Text(&r.cookieJar, "FILE"), "cookie-jar", "c", "write every cookie to FILE (Netscape format) at the end")
 	fs.VarP(cli.Texts(&r.config, "FILE"), "config", "K", "read options from FILE (curl's config syntax; \"-\": stdin); ~/.urlgetrc is read first unless -q")

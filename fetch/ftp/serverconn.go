@@ -138,7 +138,10 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 		acceptTimeout: DefaultAcceptTimeout,
 	}
 	c.observe = c.note
-	c.peerHost, c.remoteIP, c.viaSOCKS = dataHost(raw, req.URL.Host)
+	// Through a proxy, the data goes to the host the control connection
+	// was sent to (after ConnectTo), as curl sends it.
+	toHost, _, _ := net.SplitHostPort(fetch.Redirected(d, addr))
+	c.peerHost, c.remoteIP, c.viaSOCKS = dataHost(raw, toHost)
 	c.disableEPSV(o.noEPSV)
 	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
 		c.localIP = la.IP
@@ -165,7 +168,8 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 // control connection reached, so that a name resolving to several hosts
 // cannot send the data connection to another one. Through a SOCKS proxy
 // (the connection reports the proxy's BoundAddr) the peer address is the
-// proxy's, so the URL's host is used and the proxy connects to it.
+// proxy's, so the URL's host (after ConnectTo) is used and the proxy
+// connects to it.
 func dataHost(raw net.Conn, urlHost string) (host string, ip net.IP, socks bool) {
 	if _, ok := fetch.ConnLayer[interface{ BoundAddr() net.Addr }](raw); ok {
 		return urlHost, nil, true

@@ -155,8 +155,8 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 // ProxyDigest and ProxyAnyAuth.
 //
 // A request with a body goes first as a probe, "Content-Length: 0" (so
-// does one carrying a NEGOTIATE message), but with Request.AnyAuth, as
-// curl's, it goes with its body; a probe answered 2xx is sent
+// does one carrying a NEGOTIATE message), but with Request.AnyAuth or
+// ProxyAnyAuth, as curl's, it goes with its body; a probe answered 2xx is sent
 // again with its body, without credentials. A body sent a second time
 // comes from Request.GetBody; without it, the reply that would need it is
 // the result. Any other reply is the result; the replies before it are
@@ -195,9 +195,9 @@ func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn 
 		}
 	}
 	makeProbe()
-	// With --anyauth the first request goes with its body, as curl's:
-	// it does not know yet that credentials are wanted.
-	firstProbe := probe != nil && !(srvOn && req.AnyAuth)
+	// With --anyauth (--proxy-anyauth) the first request goes with its
+	// body, as curl's: it does not know yet that credentials are wanted.
+	firstProbe := probe != nil && !(srvOn && req.AnyAuth) && !(prxOn && req.ProxyAnyAuth)
 	var asked []fetch.Meta
 	sent := false // the body has gone once: another send needs GetBody
 	first := true

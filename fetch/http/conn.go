@@ -31,6 +31,7 @@ type dialer struct {
 	ctx        context.Context
 	cfg        *fetch.Config
 	tunnel     *urlparse.URL       // the proxy to CONNECT through, or nil
+	toProxy    bool                // dialTLS dials an https:// proxy (a request sent to it), not the server
 	tunnelOpts fetch.TunnelOptions // how the CONNECT sends the proxy's credentials, its --proxy-header lines
 	v          io.Writer           // verbose log, or nil
 	haproxy    bool                // OptHAProxy: a PROXY line starts each connection
@@ -76,7 +77,11 @@ func (d *dialer) dialTLS(tctx context.Context, _, addr string) (net.Conn, error)
 		return nil, err
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	tc, err := fetch.HandshakeTLS(ctx, d.cfg.TLS, nc, host, "https")
+	base, what := d.cfg.TLS, "https"
+	if d.toProxy {
+		base, what = d.cfg.ProxyTLSConfig(), "proxy"
+	}
+	tc, err := fetch.HandshakeTLS(ctx, base, nc, host, what)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +129,7 @@ func writeProxyLine(nc net.Conn) error {
 
 // connectTunnel asks the proxy for a tunnel to addr (fetch.DialTunnel).
 func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, error) {
-	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.TLS, d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelOpts)
+	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.ProxyTLSConfig(), d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelOpts)
 }
 
 func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }

@@ -249,9 +249,10 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		case u.Scheme == "http":
 			pu := netURL(proxy, proxyBasic)
 			tr.Proxy = func(*nethttp.Request) (*url.URL, error) { return pu, nil }
+			d.toProxy = proxy.Scheme == "https"
 		default:
 			d.tunnel = proxy
-			d.tunnelOpts = fetch.TunnelOptions{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest, Header: req.ProxyHeader}
+			d.tunnelOpts = fetch.TunnelOptions{NTLM: req.ProxyNTLM, AnyAuth: req.ProxyAnyAuth, Digest: req.ProxyDigest, Header: req.ProxyHeader, HTTP10: req.ProxyHTTP10}
 		}
 		switch {
 		case a.authz != "":
@@ -267,6 +268,9 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	} else {
 		abs := absolute(u, req, false)
 		hreq.URL = &url.URL{Scheme: proxy.Scheme, Host: fetch.ProxyAddr(proxy), Opaque: abs}
+		if d != nil {
+			d.toProxy = proxy.Scheme == "https"
+		}
 		hreq.Host = authority(u)
 		if p := u.PortOrDefault(); u.RawPort == "" && p > 0 && u.Host != "" {
 			hreq.Host += ":" + strconv.Itoa(p) // curl names the port of a scheme that is not HTTP's
@@ -276,6 +280,10 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		}
 		if proxyBasic {
 			h.Set("Proxy-Authorization", fetch.BasicAuth(proxy.User, proxy.Password))
+		}
+		if req.User != "" || req.HasPassword {
+			// The URL names them, and curl sends them by Basic too.
+			hreq.SetBasicAuth(req.User, req.Password)
 		}
 		h.Set("Proxy-Connection", "Keep-Alive")
 		verboseTarget = absolute(u, req, true)
