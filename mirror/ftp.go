@@ -140,6 +140,7 @@ type ftpConn struct {
 	mdtm    bool
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
+	listed  string // the command of the last listing read (look)
 	noSIZE  bool   // SIZE refused as unknown (500-502): not sent again
 	listArg string // "-a" until the server refuses it
 	// ahead is a passive request already sent (sendAhead) whose replies
@@ -419,6 +420,7 @@ func (c *ftpConn) look(j *ftpDirJob, other bool) (entries []ftpEntry, self, doub
 		case data[len(data)-1] != '\n':
 			doubt = verb + "'s last line has no line end (cut short?)"
 		}
+		c.listed = verb
 		entries, self = parseListing(data, verb)
 		if verb == "NLST" {
 			entries, err = c.probeNLST(entries)
@@ -683,8 +685,8 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 	if err == nil && doubt != "" {
 		entries, self, _, err = c.look(j, true)
 		if err == nil && len(entries) > 0 {
-			e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on another connection: %d %s",
-				j.local, doubt, len(entries), plural(int64(len(entries)), "entry", "entries")))
+			e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on another connection with %s: %d %s",
+				j.local, doubt, c.listed, len(entries), plural(int64(len(entries)), "entry", "entries")))
 		}
 	}
 	e.setCurrent(w, "")
