@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -101,14 +102,25 @@ func testRealFTPCutFile(t *testing.T, s *testserver.FTPServer) {
 }
 
 // A directory listing cut (empty, or in the middle of a line) is not
-// believed: listed again on a new connection, its files are fetched; a
-// directory mirrored before keeps its files under --delete.
+// believed: listed again on a new connection — with LIST where MLSD came
+// first (pure-ftpd and ProFTPD have MLSD, vsftpd has not) — its files are
+// fetched; a directory mirrored before keeps its files under --delete.
 func TestRealFTPCutListing(t *testing.T) {
-	s := testserver.StartFTP(t, testserver.Vsftpd)
+	for _, kind := range []testserver.FTPKind{testserver.Vsftpd, testserver.PureFTPd, testserver.ProFTPD} {
+		t.Run(string(kind), func(t *testing.T) { testRealFTPCutListing(t, testserver.StartFTP(t, kind)) })
+	}
+}
+
+func testRealFTPCutListing(t *testing.T, s *testserver.FTPServer) {
 	files := cutFiles(t, filepath.Join(s.Anon, "pub", "cutlist", "d"), 20)
 	want := map[string]string{}
 	for name, data := range files {
 		want["d/"+name] = data
+	}
+	// The first listing's command, and the one the second look uses.
+	first, again := "MLSD", "LIST"
+	if s.Kind == testserver.Vsftpd {
+		first = "LIST"
 	}
 	for _, after := range []int64{0, 100} {
 		t.Run(fmt.Sprintf("cut after %d bytes", after), func(t *testing.T) {
@@ -117,18 +129,46 @@ func TestRealFTPCutListing(t *testing.T) {
 			plan := func(n int) testserver.Fault { return cutPlan(after, 1)(n - int(base.Load())) }
 			p := testserver.StartFTPFaultProxy(t, s.Addr, nil, plan)
 			dir := t.TempDir()
-			sum, err := Run(context.Background(), Options{URL: "ftp://" + p.Addr() + "/pub/cutlist/", Dir: dir, Parallel: 1})
+			var mu sync.Mutex
+			var notes []string
+			note := func(ev Event) {
+				if ev.Kind == EventSkipped && ev.Err != nil {
+					mu.Lock()
+					notes = append(notes, ev.Err.Error())
+					mu.Unlock()
+				}
+			}
+			// The note of the second look names the first command.
+			relisted := func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, n := range notes {
+					if strings.HasPrefix(n, "d/: the first listing was not believed ("+first) &&
+						strings.Contains(n, "listed again on another connection with "+again+": 20 entries") {
+						return true
+					}
+				}
+				return false
+			}
+			sum, err := Run(context.Background(), Options{URL: "ftp://" + p.Addr() + "/pub/cutlist/", Dir: dir, Parallel: 1, Event: note})
 			if err != nil || sum.New != 20 || p.Struck() != 1 {
 				t.Fatalf("%v: %+v, %d cuts", err, countsOf(sum), p.Struck())
+			}
+			if !relisted() || p.Conns() < 2 {
+				t.Errorf("d/ not listed again with %s on a new connection (%d connections): notes %q", again, p.Conns(), notes)
 			}
 			sameTree(t, tree(t, dir), want)
 
 			// Again, with --delete, the listing of d/ cut once more:
 			// nothing is deleted.
 			base.Store(int64(p.DataConns()))
-			sum, err = Run(context.Background(), Options{URL: "ftp://" + p.Addr() + "/pub/cutlist/", Dir: dir, Parallel: 1, Delete: true})
+			notes = nil
+			sum, err = Run(context.Background(), Options{URL: "ftp://" + p.Addr() + "/pub/cutlist/", Dir: dir, Parallel: 1, Delete: true, Event: note})
 			if err != nil || sum.Deleted != 0 || sum.Gone != 0 || sum.Unchanged != 20 || p.Struck() != 2 {
 				t.Fatalf("rerun: %v: %+v, %d cuts", err, countsOf(sum), p.Struck())
+			}
+			if !relisted() {
+				t.Errorf("rerun: d/ not listed again: notes %q", notes)
 			}
 			sameTree(t, tree(t, dir), want)
 			for url, r := range records(t, dir) {

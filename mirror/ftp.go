@@ -140,6 +140,7 @@ type ftpConn struct {
 	mdtm    bool
 	hash    string // the command that gives a file's SHA-256 (HASH, XSHA256), "" for none
 	noMLSD  bool
+	listed  string // the command of the last listing read (look)
 	noSIZE  bool   // SIZE refused as unknown (500-502): not sent again
 	listArg string // "-a" until the server refuses it
 	// ahead is a passive request already sent (sendAhead) whose replies
@@ -241,12 +242,35 @@ func replyCode(err error) int { return fetch.StatusOf(err) }
 func is421(err error) bool { return replyCode(err) == 421 }
 
 // connBroken reports whether err left the control connection unusable (an
-// I/O error, a reply that was not one), as opposed to a refused command.
+// I/O error, a reply that was not one, a reply that said the session is
+// over), as opposed to a refused command.
 func connBroken(err error) bool {
-	if code := replyCode(err); code != 0 {
-		return code == 421
+	if replyCode(err) != 0 {
+		return ftp.SessionGone(err)
 	}
 	return !errors.Is(err, errLocal)
+}
+
+// ReadReply is the connection's, but a reply that says the session is over
+// (ftp.Reply.Gone: 421, or vsftpd's "500 OOPS: priv_sock_get_int" when its
+// helper process died) is an error: it answers nothing that was asked, the
+// connection is dead (connBroken), and what was asked is asked again on a
+// new one, within the retry budget (the error is transient), instead of
+// being taken as the server's refusal of a file or a listing command.
+func (c *ftpConn) ReadReply() (*ftp.Reply, error) { return sessionGone(c.Conn.ReadReply()) }
+
+// Cmd is the connection's, with ReadReply's rule.
+func (c *ftpConn) Cmd(verb, arg string) (*ftp.Reply, error) {
+	return sessionGone(c.Conn.Cmd(verb, arg))
+}
+
+// sessionGone turns a reply that says the session is over into its error
+// (ReadReply's rule, also for a transfer's replies).
+func sessionGone(r *ftp.Reply, err error) (*ftp.Reply, error) {
+	if err == nil && r.Gone() {
+		return nil, ftp.RefusedError(r.Verb(), "", r)
+	}
+	return r, err
 }
 
 // errOutOfStep marks a failure caused by the replies coming out of step
@@ -396,6 +420,7 @@ func (c *ftpConn) look(j *ftpDirJob, other bool) (entries []ftpEntry, self, doub
 		case data[len(data)-1] != '\n':
 			doubt = verb + "'s last line has no line end (cut short?)"
 		}
+		c.listed = verb
 		entries, self = parseListing(data, verb)
 		if verb == "NLST" {
 			entries, err = c.probeNLST(entries)
@@ -546,7 +571,7 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 	if err != nil {
 		return nil, nil, err
 	}
-	if r, err = t.Start(); err != nil {
+	if r, err = sessionGone(t.Start()); err != nil {
 		return nil, nil, err
 	}
 	if !r.Preliminary() && !r.Positive() {
@@ -561,7 +586,7 @@ func (c *ftpConn) transfer(dir, verb, arg string, max int64) ([]byte, *ftp.Reply
 	if n > max {
 		return nil, nil, &fetch.Error{Kind: fetch.ErrTooLarge, Msg: fmt.Sprintf("ftp: %s: over %d bytes", verb, max)}
 	}
-	if r, err = t.Finish(); err != nil {
+	if r, err = sessionGone(t.Finish()); err != nil {
 		return nil, nil, err
 	}
 	if !r.Positive() {
@@ -660,8 +685,8 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 	if err == nil && doubt != "" {
 		entries, self, _, err = c.look(j, true)
 		if err == nil && len(entries) > 0 {
-			e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on another connection: %d %s",
-				j.local, doubt, len(entries), plural(int64(len(entries)), "entry", "entries")))
+			e.markNote(fmt.Sprintf("%s/: the first listing was not believed (%s); listed again on another connection with %s: %d %s",
+				j.local, doubt, c.listed, len(entries), plural(int64(len(entries)), "entry", "entries")))
 		}
 	}
 	e.setCurrent(w, "")
@@ -1405,7 +1430,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	}
 	e.setCurrent(w, j.rec.Path)
 	defer e.setCurrent(w, "")
-	r, err := xfer.Start()
+	r, err := sessionGone(xfer.Start())
 	if err != nil {
 		return next, err
 	}
@@ -1415,7 +1440,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if lerr != nil {
 		// Read and drop the data, so that the connection stays usable.
 		io.Copy(io.Discard, xfer)
-		if _, err := xfer.Finish(); err != nil {
+		if _, err := sessionGone(xfer.Finish()); err != nil {
 			return next, err
 		}
 		return refused(asLocal(lerr))
@@ -1428,7 +1453,7 @@ func (e *engine) ftpRetr(s *ftpState, w int, c *ftpConn, p *prelude) (*prelude, 
 	if errors.Is(cerr, errBytesCap) {
 		return next, cerr // the run stops
 	}
-	fr, err := xfer.Finish()
+	fr, err := sessionGone(xfer.Finish())
 	if err != nil && errors.Is(err, ftp.ErrWrongSize) && cerr == nil {
 		// Cut short (or long) while the server's final reply says it
 		// went well: the file failed, the connection is in step. Its

@@ -45,6 +45,10 @@ type gopherState struct {
 	menus  map[string]string
 	docs   *keySet
 	robots map[string]*robotsOnce // by host:port
+	// dots says, by host:port, whether the server ends its menus with
+	// the "." line (true once one did) or not (false: the same menu
+	// twice without one, as pygopherd writes them).
+	dots map[string]bool
 }
 
 type robotsOnce struct {
@@ -64,6 +68,10 @@ type gopherMenuJob struct {
 	dir      string   // local directory
 	rel      string   // path below the mirrored URL's host root, for filters
 	segs     []string // local path components of dir
+	// look is what a first read that ended without a "." line got (its
+	// size and SHA-256): a second read that gets the same is the menu
+	// of a server that writes no "." line (menuEnd).
+	look string
 }
 
 // gopherDocJob is a document to fetch.
@@ -172,7 +180,7 @@ func (g *gopherState) localSegs(e *engine, host string, port int, sel string) []
 }
 
 func (e *engine) runGopher() error {
-	g := &gopherState{menus: map[string]string{}, docs: newKeySet(e.man), robots: map[string]*robotsOnce{}}
+	g := &gopherState{menus: map[string]string{}, docs: newKeySet(e.man), robots: map[string]*robotsOnce{}, dots: map[string]bool{}}
 	defer g.docs.close()
 	raw := *e.client
 	raw.Options = maps.Clone(e.client.Options)
@@ -291,6 +299,9 @@ func (e *engine) gopherMenu(g *gopherState, w int, j *gopherMenuJob) {
 	err := e.retrying(w, rec.Path, func() error {
 		var err error
 		items, err = e.readMenu(g, j, &rec)
+		if errors.Is(err, errLookAgain) {
+			items, err = e.readMenu(g, j, &rec)
+		}
 		return err
 	})
 	if e.ctx.Err() != nil {
@@ -358,7 +369,8 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 		e.touch(j.dir)
 	}
 	cr := &countReader{r: res.Body, e: e, limit: maxMenu, touch: touch}
-	tee := io.TeeReader(cr, sink)
+	var end lastByte
+	tee := io.TeeReader(cr, io.MultiWriter(sink, &end))
 	mr := gopher.NewMenuReader(tee)
 	var items []gopher.Item
 	var first gopher.Item
@@ -405,6 +417,13 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 		}
 		return nil, &fetch.Error{Kind: k, URL: j.url, Msg: "gopher: the server answered with an error", Err: se}
 	}
+	look := strconv.FormatInt(cr.n, 10)
+	if tmp != nil {
+		look += " " + tmp.sum()
+	}
+	if err := g.menuEnd(j, mr.Terminated, cr.n == 0 || end.b == '\n', look); err != nil {
+		return nil, err
+	}
 	rec.Size = cr.n
 	rec.Fetched = stamp(time.Now())
 	rec.Status = StatusOK
@@ -423,6 +442,60 @@ func (e *engine) readMenuBody(ctx context.Context, touch func(), g *gopherState,
 	}
 	e.putUnlessSame(old, had, *rec)
 	return items, nil
+}
+
+// errLookAgain is menuEnd's word for a menu to be read once more before
+// it is believed (not a failure: gopherMenu reads it again at once).
+var errLookAgain = errors.New("gopher: the menu ended without a \".\" line: read again")
+
+// menuEnd decides whether a menu read to its end is the whole menu: one
+// that ended with the "." line is (and says that its server ends its
+// menus so). One that ended without it — a connection closed early by a
+// server restart, a NAT, a proxy looks the same as the end of a menu from
+// a server that writes no "." line (pygopherd) — is not, from a server
+// known to end its menus with one, nor when its last line has no line
+// end; from a server not known either way it is read again (errLookAgain),
+// and the same bytes twice are the menu of a server without "." lines.
+// A menu not believed is ErrPartial: retried, then failed, its directory
+// never taken as it looked (the items it lost kept in the manifest).
+func (g *gopherState) menuEnd(j *gopherMenuJob, dot, eol bool, look string) error {
+	host := hostKey(j.host, j.port)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if dot {
+		g.dots[host] = true
+		return nil
+	}
+	cut := func(why string) error {
+		return &fetch.Error{Kind: fetch.ErrPartial, URL: j.url, Msg: "gopher: the menu " + why + " (cut short?)"}
+	}
+	dotted, known := g.dots[host]
+	switch {
+	case dotted:
+		return cut("ended before its \".\" line, which this server ends its menus with")
+	case !eol:
+		return cut("ended in the middle of a line")
+	case known: // a server without "." lines
+		return nil
+	case j.look == "":
+		j.look = look
+		return errLookAgain
+	case j.look == look:
+		g.dots[host] = false
+		return nil
+	}
+	j.look = look
+	return cut("ended without a \".\" line, and otherwise on a second read")
+}
+
+// lastByte remembers the last byte written to it.
+type lastByte struct{ b byte }
+
+func (l *lastByte) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.b = p[len(p)-1]
+	}
+	return len(p), nil
 }
 
 // menuAttributes asks a Gopher+ server for the attributes of every item of

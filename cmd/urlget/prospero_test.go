@@ -8,14 +8,15 @@ import (
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
 )
 
-// TestProsperoCLI: a file, a listing (readable and --json-lines), a missing
-// name (exit 78), --prospero-resolve and the effective URL, through the
+// TestProsperoCLI: a file, a listing (readable and --json-lines), a file
+// longer than its SIZE (exit 18), a missing name (exit 78), --prospero-resolve and the effective URL, through the
 // in-tree Prospero server.
 func TestProsperoCLI(t *testing.T) {
 	root := prosperotest.DefaultRoot
 	s := &prosperotest.Server{Objects: map[string]*prosperotest.Object{
 		root + "/pub":           {Dir: true},
 		root + "/pub/a.txt":     {Contents: []byte("alpha\n")},
+		root + "/pub/long.txt":  {Contents: []byte("alpha\n"), Size: "4 bytes"},
 		root + "/pub/elsewhere": {Methods: [][]string{{"AFTP", "INTERNET-D", "ftp.example", "ASCII", "/pub/x", "TEXT"}}},
 	}}
 	base := "prospero://" + s.Start(t) + "/" + root
@@ -30,6 +31,10 @@ func TestProsperoCLI(t *testing.T) {
 	r = runCLI(t, nil, "--json-lines", base+"/pub")
 	if r.code != 0 || !strings.Contains(r.stdout, `{"name":"a.txt","type":"file","size":6,`) {
 		t.Errorf("JSON listing: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// More data than the SIZE attribute states: 18, as a short file.
+	if r := runCLI(t, nil, base+"/pub/long.txt"); r.code != 18 || !strings.Contains(r.stderr, "2 bytes more than the server stated") {
+		t.Errorf("longer than its SIZE: %d %q", r.code, r.stderr)
 	}
 	if r := runCLI(t, nil, base+"/pub/nope"); r.code != 78 || !strings.Contains(r.stderr, "NOT-FOUND") {
 		t.Errorf("missing: %d %q", r.code, r.stderr)

@@ -13,7 +13,8 @@ import (
 // at a time), documents of every awkward size arrive byte for byte by both
 // URL forms; -C - resumes; -O names the file after the document's file
 // name; -I on a search says what is written; the exit codes of a missing
-// document (78), a missing database (78) and a server that dies (18).
+// document (78), a missing database (78), a server that dies and a
+// document shorter than its URL's LENGTH (18).
 func TestWAISCLI(t *testing.T) {
 	inDir(t)
 	const odd = "odd;name=x%41+y&z#q.txt"
@@ -79,5 +80,16 @@ func TestWAISCLI(t *testing.T) {
 	url = crash.DocURL("sizes", docs[3], true)
 	if r := runCLI(t, nil, "-sS", url); r.code != 18 || !strings.Contains(r.stderr, "the server closed the connection after the retrieval request for bytes 0–") {
 		t.Errorf("crash: exit %d, %q", r.code, r.stderr)
+	}
+
+	// A document that ends (the server says the rest is out of range)
+	// before the LENGTH its URL gives, as a search listed it: 18.
+	url = s.DocURL("sizes", docs[2], true)
+	short := strings.Replace(url, "/10001/", "/10050/", 1)
+	if short == url {
+		t.Fatalf("no LENGTH 10001 in %s", url)
+	}
+	if r := runCLI(t, nil, "-sS", "-o", "short", short); r.code != 18 || !strings.Contains(r.stderr, "the document ends at byte 10001, but the URL gives its length as 10050") {
+		t.Errorf("shorter than its LENGTH: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -37,6 +37,7 @@ type ReplyError struct {
 	Command string // the command as sent, the PASS and ACCT arguments masked
 	Code    int    // the reply code
 	Text    string // the reply's first line after the code, control bytes replaced
+	Gone    bool   // the reply said the session is over (Reply.Gone)
 }
 
 func (e *ReplyError) Error() string {
@@ -44,9 +45,18 @@ func (e *ReplyError) Error() string {
 }
 
 // Transient reports whether the reply says the command may succeed later:
-// a 4xx reply, RFC 959's "transient negative completion" (fetch.Retryable
-// reads it).
-func (e *ReplyError) Transient() bool { return e.Code >= 400 && e.Code < 500 }
+// a 4xx reply, RFC 959's "transient negative completion", or a reply that
+// said the session is over (Reply.Gone), which is no answer to the command
+// (fetch.Retryable reads it).
+func (e *ReplyError) Transient() bool { return e.Gone || e.Code >= 400 && e.Code < 500 }
+
+// SessionGone reports whether err is a reply that said the session is over
+// (Reply.Gone): the connection is dead, and what was asked is to be asked
+// again on a new one.
+func SessionGone(err error) bool {
+	var re *ReplyError
+	return errors.As(err, &re) && re.Gone
+}
 
 // Reply is one complete server reply.
 type Reply struct {
@@ -57,6 +67,10 @@ type Reply struct {
 
 // Code is the reply's three-digit code.
 func (r *Reply) Code() int { return r.code }
+
+// Verb is the command the reply answers, as far as the connection knows
+// ("" for the greeting).
+func (r *Reply) Verb() string { return r.verb }
 
 // Lines are the reply's lines as received (without CRLF, each cut at
 // MaxReplyLine bytes): one, or several for a multi-line reply. They are the
@@ -81,6 +95,19 @@ func (r *Reply) String() string { return strconv.Itoa(r.code) + " " + r.Text() }
 
 // Positive reports a 2xx reply (completion).
 func (r *Reply) Positive() bool { return r.code >= 200 && r.code < 300 }
+
+// Gone reports whether the reply says the session is over, whatever the
+// command: 421 (RFC 959: the service is closing the control connection),
+// or vsftpd's "500 OOPS: ..." (its session process or its privileged
+// helper died — "500 OOPS: priv_sock_get_int" under load — and it closes
+// the connection after it). Such a reply is no refusal of the command.
+func (r *Reply) Gone() bool {
+	if r.code == 421 {
+		return true
+	}
+	return r.code == 500 && len(r.lines) > 0 && len(r.lines[0]) > 4 &&
+		strings.HasPrefix(strings.ToUpper(strings.TrimLeft(r.lines[0][4:], " ")), "OOPS")
+}
 
 // Preliminary reports a 1xx reply (a transfer starts; another reply follows).
 func (r *Reply) Preliminary() bool { return r.code >= 100 && r.code < 200 }
@@ -140,7 +167,7 @@ func RefusedError(verb, arg string, r *Reply) error {
 // reply's code is both the *fetch.Error's Status (-w %{response_code},
 // fetch.StatusOf) and its *ReplyError's Code.
 func replyError(kind fetch.Kind, msg, command string, r *Reply) *fetch.Error {
-	return &fetch.Error{Kind: kind, Msg: msg, Status: r.code, Err: &ReplyError{Command: command, Code: r.code, Text: r.Text()}}
+	return &fetch.Error{Kind: kind, Msg: msg, Status: r.code, Err: &ReplyError{Command: command, Code: r.code, Text: r.Text(), Gone: r.Gone()}}
 }
 
 // shownCommand is a command as verbose output and errors show it: the
@@ -164,7 +191,7 @@ type conn struct {
 	timeout time.Duration // > 0: bounds each write and each wait for a reply
 
 	broken   bool      // out of step or closed: never reuse
-	got421   bool      // the server said it is closing the connection
+	gone     bool      // the server said the session is over (Reply.Gone)
 	answered bool      // a reply arrived (since the pool last cleared it)
 	queue    []Command // commands sent whose final replies were not read, in order
 	lastVerb string
@@ -223,7 +250,8 @@ func (c *conn) sendAll(cmds []Command, hasArg bool) error {
 }
 
 // readReply reads one complete reply and notes what it means for the
-// connection (421: closing; an error: not usable any more).
+// connection (421 or vsftpd's 500 OOPS, Reply.Gone: closing; an error: not
+// usable any more).
 func (c *conn) readReply() (*Reply, error) {
 	if c.timeout > 0 {
 		c.raw.SetReadDeadline(time.Now().Add(c.timeout))
@@ -233,10 +261,10 @@ func (c *conn) readReply() (*Reply, error) {
 		c.broken = true
 		return nil, err
 	}
-	if code == 421 {
-		c.got421, c.broken = true, true
-	}
 	r := &Reply{code: code, lines: lines}
+	if r.Gone() {
+		c.gone, c.broken = true, true
+	}
 	var cmd Command
 	if len(c.queue) > 0 {
 		cmd = c.queue[0]

@@ -314,8 +314,10 @@ func (d *dataConn) acceptWatching(ctx context.Context, c *Conn, timeout time.Dur
 				return nil, ioError(ctx, fetch.ErrProtocol, "waiting for the data connection", rerr)
 			}
 			// A 421 here is the server's word on this transfer (curl
-			// reads it so, and sends QUIT).
-			c.got421, c.broken = false, false
+			// reads it so, and sends QUIT); a 500 OOPS is not.
+			if r.code == 421 {
+				c.gone, c.broken = false, false
+			}
 			return nil, replyError(fetch.ErrAccept, "ftp: the server could not connect for the data", c.lastVerb, r)
 		case err == nil:
 			a := <-done

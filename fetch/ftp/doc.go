@@ -182,7 +182,10 @@
 // bounds, and every refusal through one table, ReplyKind (RefusedError
 // builds the error): a refused CWD is ErrAccessDenied (exit 9) for a fetch
 // and for a mirror alike. A 4xx reply is transient (ReplyError.Transient),
-// which fetch.Retryable reads.
+// which fetch.Retryable reads; so is a reply that says the session is over
+// whatever was asked (Reply.Gone: 421, and vsftpd's "500 OOPS: ..." when
+// its helper process died), which also marks the connection dead
+// (SessionGone): what was asked is to be asked again on a new connection.
 //
 // Some servers read commands sent during a transfer only once it is over
 // (vsftpd, ProFTPD); pure-ftpd answers them at once with 500. A caller that

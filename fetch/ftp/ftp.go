@@ -371,7 +371,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c = f.take(key)
 		}
 		if c != nil {
-			c.reused, c.answered, c.got421 = true, false, false
+			c.reused, c.answered, c.gone = true, false, false
 			c.verbose = f.Config.Verbose
 			c.pasvTrust = o.pasvTrust
 			c.disableEPSV(o.noEPSV)
@@ -388,8 +388,9 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 		if err == nil {
 			return res, nil
 		}
-		if c.reused && attempt == 0 && ctx.Err() == nil && (c.broken && !c.answered || c.got421) {
-			// The pooled connection had died (the server's idle timeout):
+		if c.reused && attempt == 0 && ctx.Err() == nil && (c.broken && !c.answered || c.gone) {
+			// The pooled connection had died (the server's idle timeout,
+			// or its session process: Reply.Gone):
 			// nothing was done on it; start again on a new one.
 			c.Close()
 			continue

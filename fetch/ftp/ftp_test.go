@@ -586,36 +586,40 @@ func TestConnectionReuse(t *testing.T) {
 }
 
 // A pooled connection the server has closed meanwhile is replaced
-// transparently.
+// transparently: one it timed out (421), and one whose session process
+// died (vsftpd's "500 OOPS", Reply.Gone).
 func TestReuseStaleConnection(t *testing.T) {
-	s := newServer(t)
-	f := &ftp.Fetcher{}
-	defer f.CloseIdle()
-	c := client(f, nil)
-	if _, _, err := get(t, c, "ftp://"+s.Addr+"/readme"); err != nil {
-		t.Fatal(err)
-	}
-	// The server times the idle session out.
-	var once atomic.Bool
-	configure(s, func(s *ftptest.Server) {
-		s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
-			if once.CompareAndSwap(false, true) {
-				ss.Raw([]byte("421 Timeout.\r\n"))
-				ss.Conn().Close()
-				return true
+	for _, said := range []string{"421 Timeout.", "500 OOPS: priv_sock_get_int"} {
+		t.Run(said[:3], func(t *testing.T) {
+			s := newServer(t)
+			f := &ftp.Fetcher{}
+			defer f.CloseIdle()
+			c := client(f, nil)
+			if _, _, err := get(t, c, "ftp://"+s.Addr+"/readme"); err != nil {
+				t.Fatal(err)
 			}
-			return false
-		}
-	})
-	_, body, err := get(t, c, "ftp://"+s.Addr+"/pub/binary.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, binary) {
-		t.Error("body differs")
-	}
-	if s.Conns() != 2 {
-		t.Errorf("%d connections, want 2", s.Conns())
+			var once atomic.Bool
+			configure(s, func(s *ftptest.Server) {
+				s.Hook = func(ss *ftptest.Session, verb, arg string) bool {
+					if once.CompareAndSwap(false, true) {
+						ss.Raw([]byte(said + "\r\n"))
+						ss.Conn().Close()
+						return true
+					}
+					return false
+				}
+			})
+			_, body, err := get(t, c, "ftp://"+s.Addr+"/pub/binary.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(body, binary) {
+				t.Error("body differs")
+			}
+			if s.Conns() != 2 {
+				t.Errorf("%d connections, want 2", s.Conns())
+			}
+		})
 	}
 }
 

@@ -443,7 +443,8 @@ func (c *Conn) PassiveCommand() string {
 
 // Passive reads the reply r to EPSV or PASV (sent with Cmd or Send) and
 // returns the address to open the data connection to. When EPSV was
-// refused (any 3xx to 5xx reply but 421) it asks PASV (and does so from
+// refused (any 3xx to 5xx reply but one that says the session is over,
+// Reply.Gone) it asks PASV (and does so from
 // then on). The address in a PASV
 // reply is not used — the data connection goes to the address the control
 // connection reached — unless ftp-pasv-trust says so: a server naming
@@ -473,7 +474,7 @@ func (c *Conn) Passive(r *Reply) (string, error) {
 			host = ip.String()
 		}
 		return net.JoinHostPort(host, strconv.Itoa(p)), nil
-	case verb == "EPSV" && r.code >= 300 && r.code != 421:
+	case verb == "EPSV" && r.code >= 300 && !r.Gone():
 		// Refused, or a reply that is no answer (curl's test server
 		// says 314): PASV, as curl does.
 		c.noEPSV = true

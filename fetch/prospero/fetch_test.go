@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -21,6 +22,7 @@ import (
 	"github.com/urlget/urlget/fetch/prospero"
 	"github.com/urlget/urlget/fetch/prospero/ardp"
 	"github.com/urlget/urlget/fetch/prospero/prosperotest"
+	"github.com/urlget/urlget/urlparse"
 )
 
 const root = prosperotest.DefaultRoot
@@ -773,5 +775,35 @@ func TestNoServerLongRequest(t *testing.T) {
 		if fetch.KindOf(err) != fetch.ErrTimeout {
 			t.Errorf("%d-byte name: %v, want a timeout", len(name), err)
 		}
+	}
+}
+
+// TestContentsSize: the data must be the size the SIZE attribute states:
+// fewer or more bytes are ErrPartial (curl's 18), as an FTP file checked
+// against its SIZE; a resumed fetch is checked the same way.
+func TestContentsSize(t *testing.T) {
+	objs := tree()
+	objs[root+"/pub/short.txt"] = &prosperotest.Object{Contents: hello, Size: strconv.Itoa(len(hello)+5) + " bytes"}
+	objs[root+"/pub/long.txt"] = &prosperotest.Object{Contents: hello, Size: strconv.Itoa(len(hello)-2) + " bytes"}
+	e := start(t, &prosperotest.Server{Objects: objs})
+	for _, tc := range []struct{ name, msg string }{
+		{"short.txt", "5 bytes remaining to read (SIZE attribute"},
+		{"long.txt", "2 bytes more than the server stated (SIZE attribute"},
+	} {
+		_, _, err := get(t, nil, e.url(root+"/pub/"+tc.name))
+		if fetch.KindOf(err) != fetch.ErrPartial || fetch.ExitCode(err) != 18 || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: %v (exit %d), want ErrPartial saying %q", tc.name, err, fetch.ExitCode(err), tc.msg)
+		}
+		u, perr := urlparse.Parse(e.url(root + "/pub/" + tc.name))
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		_, _, err = fetchtest.Read((&fetch.Client{}).Do(ctxT(t, 30*time.Second), &fetch.Request{URL: &u, Offset: 3}))
+		if fetch.KindOf(err) != fetch.ErrPartial {
+			t.Errorf("%s resumed: %v, want ErrPartial", tc.name, err)
+		}
+	}
+	if _, got, err := get(t, nil, e.url(root+"/pub/hello.txt")); err != nil || !bytes.Equal(got, hello) {
+		t.Errorf("hello.txt: %v", err)
 	}
 }

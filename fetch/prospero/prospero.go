@@ -549,7 +549,7 @@ func (t *target) contents(ctx context.Context, req *fetch.Request, info *Reply) 
 			meta.Size = max(meta.Size-req.Offset, 0)
 		}
 	}
-	body := &contentsReader{br: br, r: r}
+	body := &contentsReader{br: br, r: r, size: sizeOf(info.Attrs)}
 	res := &fetch.Resource{Meta: meta, Body: body}
 	if req.Offset > 0 {
 		res.Body = struct {
@@ -562,10 +562,13 @@ func (t *target) contents(ctx context.Context, req *fetch.Request, info *Reply) 
 
 // contentsReader unquotes the data token as it arrives: a "'" opens a
 // quoted run in which a doubled quote is one "'"; outside quotes the token ends at a
-// space, tab or LF.
+// space, tab or LF. The data must be the size the SIZE attribute stated,
+// when it stated one: fewer or more bytes are ErrPartial.
 type contentsReader struct {
 	br     *bufio.Reader
 	r      *ardp.Reply
+	size   int64 // the SIZE attribute's, -1 for none
+	n      int64 // data bytes returned
 	quoted bool
 	end    bool
 	err    error
@@ -629,13 +632,31 @@ func (c *contentsReader) Read(p []byte) (int, error) {
 			n++
 		}
 	}
+	c.n += int64(n)
 	if c.end && c.err == nil {
 		c.err = c.finish()
+		if c.err == io.EOF {
+			c.err = c.checkSize()
+		}
 		if n == 0 {
 			return 0, c.err
 		}
 	}
 	return n, nil
+}
+
+// checkSize is io.EOF when the data are the size the SIZE attribute
+// stated (or it stated none), else ErrPartial.
+func (c *contentsReader) checkSize() error {
+	switch {
+	case c.size < 0 || c.n == c.size:
+		return io.EOF
+	case c.n < c.size:
+		return &fetch.Error{Kind: fetch.ErrPartial,
+			Msg: fmt.Sprintf("prospero: CONTENTS data end with %d bytes remaining to read (SIZE attribute: %d bytes)", c.size-c.n, c.size)}
+	}
+	return &fetch.Error{Kind: fetch.ErrPartial,
+		Msg: fmt.Sprintf("prospero: CONTENTS data are %d bytes more than the server stated (SIZE attribute: %d bytes)", c.n-c.size, c.size)}
 }
 
 // quoteOrBlank are the bytes that end a run of unquoted data.

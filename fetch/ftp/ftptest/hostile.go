@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -244,6 +245,32 @@ func EOFEndsData() Hook {
 		}
 		dc.Close()
 		s.Reply(226, "Transfer complete")
+		return true
+	}
+}
+
+// Oops answers the first n commands verb (on any connection) as vsftpd
+// does when its privileged helper died under load — "500 OOPS:
+// priv_sock_get_int" — and closes the control connection; later ones are
+// left to the server. A verb "" takes any command but USER and PASS.
+func Oops(verb string, n int) Hook {
+	var mu sync.Mutex
+	left := n
+	return func(s *Session, v, _ string) bool {
+		if v == "(connect)" || verb == "" && (v == "USER" || v == "PASS") || verb != "" && v != verb {
+			return false
+		}
+		mu.Lock()
+		take := left > 0
+		if take {
+			left--
+		}
+		mu.Unlock()
+		if !take {
+			return false
+		}
+		s.Raw([]byte("500 OOPS: priv_sock_get_int\r\n"))
+		s.conn.Close()
 		return true
 	}
 }

@@ -60,6 +60,9 @@ type Object struct {
 	External bool
 	// ModTime is LAST-MODIFIED (default 20261121071312Z).
 	ModTime string
+	// Size is the SIZE attribute as written (default: the data's length
+	// and " bytes"): another number is a size the data do not match.
+	Size string
 	// Forward answers every request about the object with FORWARDED to
 	// this host ("127.0.0.1(PORT)"), same hsoname.
 	Forward string
@@ -594,7 +597,11 @@ func (s *Server) objectAttrs(out *strings.Builder, o *Object, data []byte, metho
 			mod = "20261121071312Z"
 		}
 		if !o.Dir {
-			attrLine(out, "SIZE", strconv.Itoa(len(data))+" bytes")
+			size := o.Size
+			if size == "" {
+				size = strconv.Itoa(len(data)) + " bytes"
+			}
+			attrLine(out, "SIZE", size)
 		}
 		attrLine(out, "NATIVE-OWNER", "root")
 		attrLine(out, "NATIVE-GROUP", "root")
