@@ -59,8 +59,7 @@ func (b *body) read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
-	if b.closed.Load() {
-		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
+	if b.isClosed() {
 		return 0, b.err
 	}
 	if b.ctx.Err() != nil {
@@ -214,7 +213,7 @@ func (b *body) straight(w io.Writer, chunk int64, src func() io.Reader, fail fun
 	var written int64
 	sb, _ := b.rc.(StraightBody)
 	var small []byte
-	for b.err == nil {
+	for b.err == nil && !b.isClosed() {
 		if b.ctx.Err() != nil {
 			b.err = ctxError(b.ctx, b.url)
 			break
@@ -352,6 +351,18 @@ func (b *body) end(err error) {
 		return
 	}
 	b.err = bodyError(b.ctx, b.url, err)
+}
+
+// isClosed reports whether Close was called, making it the body's error
+// when no other ended it before.
+func (b *body) isClosed() bool {
+	if !b.closed.Load() {
+		return false
+	}
+	if b.err == nil {
+		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
+	}
+	return true
 }
 
 func (b *body) tooLarge() error {

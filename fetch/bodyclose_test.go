@@ -1,9 +1,11 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"os"
 	"testing"
 )
 
@@ -69,5 +71,22 @@ func TestBodyCloseDuringRead(t *testing.T) {
 	<-ar.ended
 	if n, err := b.Read(make([]byte, 10)); n != 0 || err == nil || err == io.EOF {
 		t.Errorf("Read after Close: %d, %v", n, err)
+	}
+}
+
+// TestBodyCopyAfterClose: a body closed before it is copied fails the
+// copy as a Read after Close does, straight from a file too.
+func TestBodyCopyAfterClose(t *testing.T) {
+	f, err := os.Open("body.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &body{rc: f, ctx: context.Background(), url: "file:///body.go", size: -1, limit: -1}
+	b.Close()
+	var out bytes.Buffer
+	n, err := CopyBody(&out, b, nil)
+	var fe *Error
+	if n != 0 || !errors.As(err, &fe) || fe.Msg != "read from a closed body" {
+		t.Errorf("CopyBody after Close: %d, %v", n, err)
 	}
 }
