@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,11 @@ type body struct {
 	// maxTime is Client.MaxTime (0: none), stop ends its clock.
 	maxTime time.Duration
 	stop    context.CancelFunc
+	// closed is set by Close, which may come from another goroutine while
+	// a Read is under way (fetch.Buffered's read-ahead, left inside a Read
+	// when its renderer stopped early): Close touches nothing else of
+	// the reading's state, and the reader fails its next Read.
+	closed atomic.Bool
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -51,6 +57,9 @@ func (b *body) timedOut() {
 
 func (b *body) read(p []byte) (int, error) {
 	if b.err != nil {
+		return 0, b.err
+	}
+	if b.isClosed() {
 		return 0, b.err
 	}
 	if b.ctx.Err() != nil {
@@ -204,7 +213,7 @@ func (b *body) straight(w io.Writer, chunk int64, src func() io.Reader, fail fun
 	var written int64
 	sb, _ := b.rc.(StraightBody)
 	var small []byte
-	for b.err == nil {
+	for b.err == nil && !b.isClosed() {
 		if b.ctx.Err() != nil {
 			b.err = ctxError(b.ctx, b.url)
 			break
@@ -344,6 +353,18 @@ func (b *body) end(err error) {
 	b.err = bodyError(b.ctx, b.url, err)
 }
 
+// isClosed reports whether Close was called, making it the body's error
+// when no other ended it before.
+func (b *body) isClosed() bool {
+	if !b.closed.Load() {
+		return false
+	}
+	if b.err == nil {
+		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
+	}
+	return true
+}
+
 func (b *body) tooLarge() error {
 	return &Error{Kind: ErrTooLarge, URL: b.url, Msg: "maximum file size exceeded"}
 }
@@ -354,14 +375,14 @@ func (b *body) report() {
 	}
 }
 
+// Close closes the fetcher's body, which ends a Read under way in another
+// goroutine; later Reads fail (or give the end already reached).
 func (b *body) Close() error {
+	b.closed.Store(true)
 	err := b.rc.Close()
 	b.pace.slow.done()
 	if b.stop != nil {
 		b.stop()
-	}
-	if b.err == nil {
-		b.err = &Error{Kind: ErrOther, URL: b.url, Msg: "read from a closed body"}
 	}
 	return err
 }

@@ -189,6 +189,43 @@ func TestNewsLoginINN(t *testing.T) {
 	}
 }
 
+// INN's nnrpd that wants AUTHINFO, through a gateway serving other
+// machines too (AllowFrom), for a client on another address: without
+// AllowCredentials the refusal is a 403 with no challenge, and neither a
+// browser's answer nor a proxy client's Authorization or
+// Proxy-Authorization reaches the server; with it, a 401 challenge, and
+// each logs in. As TestFTPLoginRemote and TestHTTPLoginRemote for ftp and
+// http.
+func TestNewsLoginRemote(t *testing.T) {
+	const user, pass = "reader", "inn s3cret"
+	inn := testserver.StartINN(t, testserver.INNConfig{AuthUser: user, AuthPassword: pass})
+	group := "nntp://" + inn.AuthAddr + "/local.test"
+	good := basic(user, pass)
+	const them = "203.0.113.9:4000"
+	for _, allow := range []bool{false, true} {
+		h, err := New(&fetch.Client{NoProxy: "*"}, Options{Resolver: newStub(nil), AllowPrivate: true, AllowCredentials: allow,
+			AllowFrom: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := ask(h, them, group, false)
+		challenged := w.Header().Get("WWW-Authenticate") != ""
+		if want := map[bool]int{false: http.StatusForbidden, true: http.StatusUnauthorized}[allow]; w.Code != want || challenged != allow {
+			t.Errorf("AllowCredentials %v, no login: %d, challenge %q; want %d", allow, w.Code, w.Header().Get("WWW-Authenticate"), want)
+		}
+		w = ask(h, them, group, false, "Authorization", good)
+		if got := w.Code == 200 && strings.Contains(w.Body.String(), "Known article one"); got != allow {
+			t.Errorf("AllowCredentials %v, the browser's answer: %d", allow, w.Code)
+		}
+		for _, field := range []string{"Authorization", "Proxy-Authorization"} {
+			w = ask(h, them, group, true, "Accept", "text/html", field, good)
+			if got := w.Code == 200 && strings.Contains(w.Body.String(), "Known article one"); got != allow {
+				t.Errorf("AllowCredentials %v, a proxy client's %s: %d", allow, field, w.Code)
+			}
+		}
+	}
+}
+
 // nginx with auth_basic through the gateway: its 401 gets the browser a
 // 401 Basic challenge for its origin; the answer logs in there, and only
 // there (not at another nginx with the same login, not for another

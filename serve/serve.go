@@ -293,10 +293,18 @@ func validCharset(name string) bool {
 // lets the requests in flight run on for grace (0: none), cuts those still
 // running, and ends the upstream connections kept. It returns nil after
 // such a stop, an error wrapping ErrCut when it cut requests, or the error
-// that ended the serving before (ln failed).
+// that ended the serving before (ln failed). On Linux, a client on this
+// machine is sent to without the pacing of a congestion control that paces
+// (BBR: on loopback, which has no link to pace for, it only costs the
+// gateway a pacing timer per send): its connection uses reno.
 func (h *Handler) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	defer h.CloseIdleConnections()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			unpace(c)
+			return ctx
+		},
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
