@@ -592,7 +592,9 @@ func TestMethodAfterRedirectBesideCurl(t *testing.T) {
 	rec.setAnswer(func(raw []byte) string {
 		for _, code := range []string{"302", "307"} {
 			if bytes.HasPrefix(raw, []byte("POST /"+code+" ")) {
-				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\n\r\n"
+				// The recorder closes each connection after one reply:
+				// it says so, or a reuse of it would race the close.
+				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 			}
 		}
 		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -615,10 +617,12 @@ func TestUploadRedirectBesideCurl(t *testing.T) {
 	rec.setAnswer(func(raw []byte) string {
 		for _, code := range []string{"302", "303"} {
 			if bytes.HasPrefix(raw, []byte("PUT /"+code+"/")) {
-				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\n\r\n"
+				// The recorder closes each connection after one reply:
+				// it says so, or a reuse of it would race the close.
+				return "HTTP/1.1 " + code + " Moved\r\nLocation: /end\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 			}
 		}
-		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
 	})
 	up := filepath.Join(t.TempDir(), "up.txt")
 	if err := os.WriteFile(up, []byte("moo\n"), 0o644); err != nil {
