@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"strings"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
@@ -61,20 +60,15 @@ func inflate(r io.Reader) (io.Reader, error) {
 	return flate.NewReader(br), nil
 }
 
-// codings opens the decoders of a Content-Encoding value (what is
-// "content") or of transfer codings ("transfer"): its codings
-// (RFC 9110 §8.4: in the order applied, "identity" none) undone last
+// codings opens the decoders of a list of content codings (what is
+// "content") or transfer codings ("transfer"), as splitList gives it
+// (RFC 9110 §8.4: in the order applied, "identity" none), undone last
 // first. nil when there are none, or one urlget does not decode (the body
 // is then passed on as it is); ErrBadEncoding past maxCodings.
-func codings(value, what string) (func(io.Reader) (io.Reader, error), error) {
+func codings(list []string, what string) (func(io.Reader) (io.Reader, error), error) {
 	var opens []func(io.Reader) (io.Reader, error)
-	n := 0
-	for _, c := range strings.Split(value, ",") {
-		c = strings.ToLower(strings.TrimSpace(c))
-		if c == "" {
-			continue
-		}
-		if n++; n > maxCodings {
+	for n, c := range list {
+		if n+1 > maxCodings {
 			return nil, &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: fmt.Sprintf("the reply lists more than %d %s codings", maxCodings, what)}
 		}
 		if c == "identity" {

@@ -535,7 +535,7 @@ func result(req *fetch.Request, resp *nethttp.Response, head *wireHead, decode b
 		}
 	}
 	if decode && !req.Head && size != 0 {
-		open, err := codings(strings.Join(resp.Header.Values("Content-Encoding"), ","), "content")
+		open, err := codings(splitList(strings.Join(resp.Header.Values("Content-Encoding"), ",")), "content")
 		if err != nil {
 			body.Close()
 			return nil, err

@@ -161,7 +161,7 @@ func transferCodings(hdr fetch.Header) (func(io.Reader) (io.Reader, error), erro
 				Msg: fmt.Sprintf("the reply's transfer coding %q is not one urlget decodes (chunked, gzip, deflate)", fetch.SanitizeLine(c, 40))}
 		}
 	}
-	return codings(strings.Join(list, ","), "transfer")
+	return codings(list, "transfer")
 }
 
 // chunkReader passes a chunked body (RFC 9112 §7.1) on to the Transport
