@@ -1066,14 +1066,21 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 		}
 		return cr, nil
 	}
-	if c.Netrc && u.Host != "" {
-		n, err := c.netrc()
-		if err != nil {
-			return cred{}, err
-		}
-		if m, ok := n.Lookup(u.Host, ""); ok {
-			return cred{set: true, user: m.Login, pass: m.Password, hasPass: m.HasPassword}, nil
-		}
+	return c.netrcHost(u)
+}
+
+// netrcHost is the netrc entry of u's host (any login) as credentials,
+// none without Netrc or a host.
+func (c *Client) netrcHost(u *urlparse.URL) (cred, error) {
+	if !c.Netrc || u.Host == "" {
+		return cred{}, nil
+	}
+	n, err := c.netrc()
+	if err != nil {
+		return cred{}, err
+	}
+	if m, ok := n.Lookup(u.Host, ""); ok {
+		return cred{set: true, user: m.Login, pass: m.Password, hasPass: m.HasPassword}, nil
 	}
 	return cred{}, nil
 }
@@ -1082,17 +1089,12 @@ func (c *Client) userinfo(u *urlparse.URL) (cred, error) {
 // holds for u's host, as curl looks them up for each host it is sent to;
 // none when the caller gave its own (User, Password).
 func (c *Client) netrcFor(u *urlparse.URL, r *Request) error {
-	if !c.Netrc || c.HasUser || c.User != "" || c.HasPassword || u.Host == "" || HasCaps(u.Scheme, Local) {
+	if c.HasUser || c.User != "" || c.HasPassword || HasCaps(u.Scheme, Local) {
 		return nil
 	}
-	n, err := c.netrc()
-	if err != nil {
-		return err
-	}
-	if m, ok := n.Lookup(u.Host, ""); ok {
-		r.User, r.Password, r.HasPassword = m.Login, m.Password, m.HasPassword
-	}
-	return nil
+	cr, err := c.netrcHost(u)
+	cr.apply(r)
+	return err
 }
 
 // netrc reads the Client's netrc file. A missing default ~/.netrc is an
