@@ -291,7 +291,11 @@ func (c *CookieJar) CookieHeader(u *url.URL) string {
 // between delimiters give, each first found, the time (h:m:s), the day of
 // the month (one or two digits), the month (its name's first three
 // letters) and the year (two to four digits: 70-99 is 19xx, 0-69 20xx),
-// in any order; anything else is ignored. The date is UTC.
+// in any order; anything else is ignored. The date is UTC. It is not
+// ParseDate (curl's -z grammar): that one refuses a word it does not know
+// and a year before 1970, as a date the user typed must be refused, where
+// a server's Expires is read for what it gives and a 1969 date has
+// expired.
 func cookieDate(s string) (time.Time, bool) {
 	delim := func(r rune) bool {
 		return r == '\t' || r >= 0x20 && r <= 0x2f || r >= 0x3b && r <= 0x40 || r >= 0x5b && r <= 0x60 || r >= 0x7b && r <= 0x7e
