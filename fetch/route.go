@@ -236,7 +236,6 @@ func (r *route) redirect(addr string) string {
 	return addr
 }
 
-// rule is the addresses a ResolveRule gives host:port, nil when none does.
 // redirects reports whether a ConnectTo rule sends u's connection to
 // another host or port.
 func (r *route) redirects(u *urlparse.URL) bool {
@@ -247,6 +246,7 @@ func (r *route) redirects(u *urlparse.URL) bool {
 	return r.redirect(addr) != addr
 }
 
+// rule is the addresses a ResolveRule gives host:port, nil when none does.
 func (r *route) rule(host string, port int) []netip.Addr {
 	if r == nil {
 		return nil
