@@ -134,7 +134,7 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 		given := map[string]bool{}
 		for _, line := range req.Options.Strings(OptBodyHeader) {
-			if isExpect(line) && !expects(req) {
+			if lineNames(line, "Expect") && !expects(req) {
 				continue
 			}
 			if err := addHeader(hreq, line, given); err != nil {
@@ -148,7 +148,7 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 	}
 	given := map[string]bool{}
 	for _, line := range requestLines(req) {
-		if req.OtherOrigin && (credentialLine(line) || isHost(line)) {
+		if req.OtherOrigin && (credentialLine(line) || lineNames(line, "Host")) {
 			continue
 		}
 		if err := addHeader(hreq, line, given); err != nil {
@@ -276,21 +276,13 @@ func headerLines(opts fetch.Options) []string {
 
 // credentialLine reports whether an OptHeader line sets Authorization or
 // Cookie, which curl sends only to the first URL's origin.
-func credentialLine(line string) bool {
-	name, _, _, _ := fetch.HeaderLine(line)
-	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Cookie")
-}
+func credentialLine(line string) bool { return lineNames(line, "Authorization", "Cookie") }
 
-// isHost reports whether a header line is a Host field.
-func isHost(line string) bool {
+// lineNames reports whether an OptHeader line is a field of one of names
+// (compared without regard to case).
+func lineNames(line string, names ...string) bool {
 	name, _, _, _ := fetch.HeaderLine(line)
-	return strings.EqualFold(name, "Host")
-}
-
-// isExpect reports whether a header line is an Expect field.
-func isExpect(line string) bool {
-	name, _, _, _ := fetch.HeaderLine(line)
-	return strings.EqualFold(name, "Expect")
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(name, n) })
 }
 
 // expects reports whether a request may say "Expect: 100-continue", as
