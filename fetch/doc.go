@@ -220,6 +220,7 @@
 //	  70  ErrDiskFull          the server had no room for the data sent (FTP 552 after STOR)
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
+//	  84  ErrPRET              an FTP server refused PRET (ftp-pret), sent before passive mode
 //	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)
 //	  97  ErrProxy             a SOCKS proxy refused or failed the connection (its handshake, login, reply); one not reached is ErrConnect
 //

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
+	"github.com/urlget/urlget/internal/testserver"
 )
 
 func newFTPServer(t *testing.T) *ftptest.Server {
@@ -148,5 +149,47 @@ func TestFTPListingsCLI(t *testing.T) {
 	fi, err := os.Stat(out)
 	if err != nil || !fi.ModTime().Equal(time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)) {
 		t.Errorf("-R mtime %v (%v), want 2025-03-04 05:06:07 UTC", fi.ModTime(), err)
+	}
+}
+
+// TestFTPPRETBesideCurl: --ftp-pret sends the same commands as curl's
+// (PRET RETR name, PRET LIST, PRET STOR name before EPSV) to a server that
+// needs PRET (drftpd's model), and a server that refuses PRET ends both
+// with exit 84 and no QUIT (curl's tests 1107 and 1108).
+func TestFTPPRETBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	local := filepath.Join(t.TempDir(), "up.txt")
+	if err := os.WriteFile(local, []byte("up\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		pret bool // the server needs PRET (else refuses it)
+		args func(addr string) []string
+		code int
+	}{
+		{"RETR", true, func(a string) []string { return []string{"-o", os.DevNull, "ftp://" + a + "/pub/hello.bin"} }, 0},
+		{"LIST", true, func(a string) []string { return []string{"-o", os.DevNull, "ftp://" + a + "/pub/"} }, 0},
+		{"STOR", true, func(a string) []string { return []string{"-T", local, "ftp://urlget:secret@" + a + "/upload/"} }, 0},
+		{"refused", false, func(a string) []string { return []string{"-o", os.DevNull, "ftp://" + a + "/pub/hello.bin"} }, 84},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines [2][]string
+			for i, client := range []string{"curl", "urlget"} {
+				s := newFTPServer(t)
+				s.Configure(func(s *ftptest.Server) { s.NeedPRET = tc.pret })
+				code, _ := runClient(t, curl, client, append([]string{"-s", "--ftp-pret"}, tc.args(s.Addr)...)...)
+				if code != tc.code {
+					t.Errorf("%s: exit %d, want %d", client, code, tc.code)
+				}
+				lines[i] = s.Lines()
+			}
+			if strings.Join(lines[1], "\n") != strings.Join(lines[0], "\n") {
+				t.Errorf("urlget sent\n\t%s\ncurl\n\t%s", strings.Join(lines[1], "\n\t"), strings.Join(lines[0], "\n\t"))
+			}
+			if want := "PRET "; !strings.Contains(strings.Join(lines[1], "\n"), want) {
+				t.Errorf("no PRET in %q", lines[1])
+			}
+		})
 	}
 }

@@ -78,6 +78,7 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'P' -l ftp-port -x -d 'active mode (EPRT/PORT), listening on ADDR ("-": the control connection\'s address)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l disable-epsv -d 'passive mode with PASV only'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l disable-eprt -d 'active mode with PORT only'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-pret -d 'passive mode: send PRET and the transfer command before EPSV/PASV (drftpd needs it); refused: exit 84'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'l' -l list-only -d 'list directories with NLST (names only)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-mlsd -d 'list directories with MLSD where the server has it'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-no-reuse -d 'a new connection for every URL'

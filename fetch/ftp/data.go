@@ -34,12 +34,15 @@ func (d *dataConn) close() {
 	}
 }
 
-// openData prepares a data connection for a transfer command: active
-// mode (EPRT/PORT) once SetActive named an address, else passive (EPSV,
-// then PASV).
-func (c *Conn) openData(ctx context.Context) (*dataConn, error) {
+// openData prepares a data connection for the transfer command cmd:
+// active mode (EPRT/PORT) once SetActive named an address, else passive
+// (PRET cmd when asked for, then EPSV, then PASV).
+func (c *Conn) openData(ctx context.Context, cmd Command) (*dataConn, error) {
 	if c.active != "" {
 		return c.openActive(ctx)
+	}
+	if err := c.Pret(cmd); err != nil {
+		return nil, err
 	}
 	dc, err := c.OpenPassive(ctx)
 	if err != nil {

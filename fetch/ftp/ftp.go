@@ -58,6 +58,7 @@ type options struct {
 	port      string
 	noEPSV    bool
 	noEPRT    bool
+	pret      bool // ftp-pret
 	listOnly  bool
 	mlsd      bool
 	email     string
@@ -79,6 +80,7 @@ const (
 	OptPort      = "ftp-port"                // active mode: the address to listen on, "-" for the control connection's (-P)
 	OptEPSV      = "ftp-epsv"                // "0": never try EPSV (--disable-epsv)
 	OptEPRT      = "ftp-eprt"                // "0": never try EPRT (--disable-eprt)
+	OptPRET      = "ftp-pret"                // "1": send PRET before EPSV/PASV (--ftp-pret)
 	OptListOnly  = "ftp-list-only"           // "1": list directories with NLST (-l)
 	OptMLSD      = "ftp-mlsd"                // "1": list directories with MLSD when the server has it (--ftp-mlsd)
 	OptMDTM      = fetch.OptModTime          // "1": ask MDTM for Meta.ModTime (-R)
@@ -108,6 +110,7 @@ func init() {
 				Help: "active mode (EPRT/PORT), listening on ADDR (\"-\": the control connection's address)"},
 			{Key: OptEPSV, Flag: "disable-epsv", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "passive mode with PASV only"},
 			{Key: OptEPRT, Flag: "disable-eprt", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "active mode with PORT only"},
+			{Key: OptPRET, Kind: fetch.Bool, Schemes: ftp, Help: "passive mode: send PRET and the transfer command before EPSV/PASV (drftpd needs it); refused: exit 84"},
 			{Key: OptListOnly, Flag: "list-only", Short: "l", Kind: fetch.Bool, Schemes: ftp, Help: "list directories with NLST (names only)"},
 			{Key: OptMLSD, Kind: fetch.Bool, Schemes: ftp, Help: "list directories with MLSD where the server has it"},
 			{Key: OptReuse, Flag: "ftp-no-reuse", Kind: fetch.Bool, Set: "0", Schemes: ftp, Help: "a new connection for every URL"},
@@ -177,7 +180,7 @@ func parseOptions(m fetch.Options) (*options, error) {
 	for _, b := range []struct {
 		key string
 		v   *bool
-	}{{OptPasvTrust, &o.pasvTrust}, {OptListOnly, &o.listOnly}, {OptMLSD, &o.mlsd}, {OptMDTM, &o.mdtm}, {OptMkdirs, &o.mkdirs}} {
+	}{{OptPasvTrust, &o.pasvTrust}, {OptPRET, &o.pret}, {OptListOnly, &o.listOnly}, {OptMLSD, &o.mlsd}, {OptMDTM, &o.mdtm}, {OptMkdirs, &o.mkdirs}} {
 		if *b.v, err = m.Bool(b.key); err != nil {
 			return nil, err
 		}
@@ -376,6 +379,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 			c.pasvTrust = o.pasvTrust
 			c.disableEPSV(o.noEPSV)
 			c.noEPRT = c.noEPRT || o.noEPRT
+			c.pret = o.pret
 			c.SetActive(o.port, f.acceptTimeout())
 			c.watch(ctx)
 			fetch.Retrace(ctx, c.raw)
@@ -491,7 +495,7 @@ func (f *Fetcher) run(ctx context.Context, c *pconn, req *fetch.Request, o *opti
 func (f *Fetcher) transfer(ctx context.Context, c *pconn, t *Transfer, verb, arg string, rest int64) (*Transfer, *Reply, error) {
 	if t == nil {
 		var err error
-		if t, err = c.openTransfer(ctx); err != nil {
+		if t, err = c.openTransfer(ctx, Command{Verb: verb, Arg: arg}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -530,7 +534,7 @@ func (f *Fetcher) retrieve(ctx context.Context, c *pconn, req *fetch.Request, o 
 	if !req.Head && req.Unchanged(mtime) {
 		return f.done(ctx, c, o, fetch.Meta{Size: 0, ModTime: mtime, Status: 213, NotModified: true})
 	}
-	t, err := f.startTransfer(ctx, c, o, p.typ, !req.Head)
+	t, err := f.startTransfer(ctx, c, o, p.typ, !req.Head, Command{Verb: "RETR", Arg: p.name})
 	if err != nil {
 		return nil, err
 	}
@@ -708,7 +712,7 @@ func (f *Fetcher) list(ctx context.Context, c *pconn, req *fetch.Request, o *opt
 	if req.Head {
 		return f.doneListing(ctx, c, o, res)
 	}
-	t, err := c.openTransfer(ctx)
+	t, err := c.openTransfer(ctx, Command{Verb: verb, Arg: p.listArg})
 	if err != nil {
 		return nil, err
 	}

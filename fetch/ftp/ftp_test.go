@@ -1443,3 +1443,43 @@ func TestActiveRefusedAfter150(t *testing.T) {
 		}
 	}
 }
+
+// TestPRET: with ftp-pret, PRET and the transfer command to come go
+// before EPSV (curl's --ftp-pret, its test 1107), for downloads,
+// listings and uploads, so that a server that needs it (drftpd's model,
+// ftptest.NeedPRET) serves them; without it such a server refuses
+// passive mode (exit 13). A refused PRET is ErrPRET (curl's 84, its test
+// 1108) and the session ends without QUIT, as curl's.
+func TestPRET(t *testing.T) {
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.NeedPRET = true })
+	_, _, err := get(t, client(nil, nil), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrPassive)
+
+	s = newServer(t)
+	configure(s, func(s *ftptest.Server) { s.NeedPRET = true })
+	c := client(nil, map[string]string{ftp.OptPRET: "1"})
+	if _, body, err := get(t, c, "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+		t.Fatalf("RETR: %q %v", body, err)
+	}
+	if _, _, err := get(t, c, "ftp://"+s.Addr+"/pub/"); err != nil {
+		t.Fatalf("LIST: %v", err)
+	}
+	u, err := urlparse.Parse("ftp://urlget:secret@" + s.Addr + "/upload/new.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ftp.Upload(ctx(t), c, &fetch.Request{URL: &u}, strings.NewReader("new\n"), false); err != nil {
+		t.Fatalf("STOR: %v", err)
+	}
+	sameLines(t, "commands", s.Lines(), []string{
+		"USER anonymous", "PASS " + email, "PWD", "PRET RETR readme", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT",
+		"USER anonymous", "PASS " + email, "PWD", "CWD pub", "PRET LIST", "EPSV", "TYPE A", "LIST", "QUIT",
+		"USER urlget", "PASS secret", "PWD", "CWD upload", "PRET STOR new.txt", "EPSV", "TYPE I", "STOR new.txt", "QUIT",
+	})
+
+	s = newServer(t)
+	_, _, err = get(t, client(nil, map[string]string{ftp.OptPRET: "1"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrPRET)
+	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "PRET RETR readme"})
+}

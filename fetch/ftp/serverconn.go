@@ -43,6 +43,7 @@ type Conn struct {
 	typ           byte          // current TYPE: 'a', 'i', or 0 when not known
 	noEPSV        bool          // EPSV refused once (or ftp-epsv=0): go straight to PASV
 	noEPRT        bool          // EPRT refused once (or ftp-eprt=0): go straight to PORT
+	pret          bool          // ftp-pret: PRET before each passive data connection (Pret)
 	active        string        // active mode: where to listen (ftp-port, SetActive); "" passive
 	acceptTimeout time.Duration // active mode: the wait for the server's data connection
 	feat          map[string]string
@@ -62,7 +63,7 @@ type Conn struct {
 // req.Password and req.HasPassword (see the package documentation for
 // anonymous logins, ACCT and *PasswordNeededError), and the ftp options of
 // req.Options that concern a connection (ftp-email, ftp-account,
-// ftp-pasv-trust, ftp-epsv, ftp-eprt). Verbose output goes to cfg.Verbose.
+// ftp-pasv-trust, ftp-epsv, ftp-eprt, ftp-pret). Verbose output goes to cfg.Verbose.
 // fetch.Client.Prepare gives req and cfg with a Client's policy.
 //
 // ctx bounds the dial and the login. The connection outlives it: tie it to
@@ -134,6 +135,7 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, o *options
 		life:          life,
 		pasvTrust:     o.pasvTrust,
 		noEPRT:        o.noEPRT,
+		pret:          o.pret,
 		active:        o.port,
 		acceptTimeout: DefaultAcceptTimeout,
 	}
@@ -429,6 +431,34 @@ func (c *Conn) disableEPSV(off bool) {
 	if off && (c.remoteIP == nil || c.remoteIP.To4() != nil) {
 		c.noEPSV = true
 	}
+}
+
+// Pret tells the server which transfer command the next passive data
+// connection is for — PRET, then cmd as it will be sent ("PRET RETR
+// name", "PRET LIST") — when the connection was dialled with ftp-pret;
+// without it Pret sends nothing. Some servers (drftpd, whose files live
+// on other machines) need it to choose where the data connection goes.
+// Retr, List and Stor with no address send it themselves; a caller that
+// pipelines PassiveCommand sends it first. Any reply but 200 is ErrPRET
+// (curl's 84, "PRET command not accepted"), and the connection is not
+// usable any more: curl ends the session without QUIT (its test 1108).
+func (c *Conn) Pret(cmd Command) error {
+	if !c.pret {
+		return nil
+	}
+	arg := cmd.Verb
+	if cmd.Arg != "" {
+		arg += " " + cmd.Arg
+	}
+	r, err := c.Cmd("PRET", arg)
+	if err != nil {
+		return err
+	}
+	if r.code != 200 {
+		c.broken = true
+		return replyError(fetch.ErrPRET, "ftp: the server refused PRET "+printable(arg), shownCommand("PRET", arg), r)
+	}
+	return nil
 }
 
 // PassiveCommand is the command that asks for a passive data connection on

@@ -100,7 +100,7 @@ func (c *Conn) transfer(ctx context.Context, addr, verb, arg string, offset int6
 	var t *Transfer
 	if addr == "" {
 		var err error
-		if t, err = c.openTransfer(ctx); err != nil {
+		if t, err = c.openTransfer(ctx, Command{Verb: verb, Arg: arg}); err != nil {
 			return nil, err
 		}
 	} else {
@@ -119,13 +119,14 @@ func (c *Conn) newTransfer(ctx context.Context) *Transfer {
 	return &Transfer{c: c, ctx: ctx, dctx: dctx, cancel: cancel}
 }
 
-// openTransfer sets up the data connection of a transfer whose command
-// comes later (command): passive (EPSV, then PASV, and the connection) or
-// active (EPRT, then PORT, and the listener), so that TYPE, SIZE and the
-// like can be sent between, in curl's order.
-func (c *Conn) openTransfer(ctx context.Context) (*Transfer, error) {
+// openTransfer sets up the data connection of a transfer whose command,
+// cmd, comes later (command): passive (PRET cmd with ftp-pret, EPSV, then
+// PASV, and the connection) or active (EPRT, then PORT, and the
+// listener), so that TYPE, SIZE and the like can be sent between, in
+// curl's order.
+func (c *Conn) openTransfer(ctx context.Context, cmd Command) (*Transfer, error) {
 	t := c.newTransfer(ctx)
-	d, err := c.openData(t.dctx)
+	d, err := c.openData(t.dctx, cmd)
 	if err != nil {
 		t.closeData()
 		return nil, err

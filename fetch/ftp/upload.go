@@ -65,13 +65,13 @@ func Upload(ctx context.Context, c *fetch.Client, req *fetch.Request, r io.Reade
 }
 
 // startTransfer readies a transfer in curl's order: the data connection
-// (when open: not for -I), TYPE typ, then the "+" quoted commands. The
-// caller closes the Transfer if it goes unused (closeUnused).
-func (f *Fetcher) startTransfer(ctx context.Context, c *pconn, o *options, typ byte, open bool) (*Transfer, error) {
+// for cmd (when open: not for -I), TYPE typ, then the "+" quoted commands.
+// The caller closes the Transfer if it goes unused (closeUnused).
+func (f *Fetcher) startTransfer(ctx context.Context, c *pconn, o *options, typ byte, open bool, cmd Command) (*Transfer, error) {
 	var t *Transfer
 	if open {
 		var err error
-		if t, err = c.openTransfer(ctx); err != nil {
+		if t, err = c.openTransfer(ctx, cmd); err != nil {
 			return nil, err
 		}
 	}
@@ -94,7 +94,11 @@ func (f *Fetcher) startTransfer(ctx context.Context, c *pconn, o *options, typ b
 // curl's order: the data connection, TYPE, the "+" quoted commands, SIZE
 // for a resume at the end, STOR or APPE.
 func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *options, p *plan, up *upload) (*fetch.Resource, error) {
-	t, err := f.startTransfer(ctx, c, o, p.typ, true)
+	verb := "STOR"
+	if up.append {
+		verb = "APPE"
+	}
+	t, err := f.startTransfer(ctx, c, o, p.typ, true, Command{Verb: verb, Arg: p.name})
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +112,8 @@ func (f *Fetcher) store(ctx context.Context, c *pconn, req *fetch.Request, o *op
 			return f.done(ctx, c, o, fetch.Meta{Size: 0, Status: 213})
 		}
 	}
-	verb := "STOR"
 	if up.append {
-		verb = "APPE"
+		verb = "APPE" // resumeUpload appends
 	}
 	t, r, err := f.transfer(ctx, c, t, verb, p.name, 0)
 	if err != nil {

@@ -84,6 +84,11 @@ type Server struct {
 	// Greet230 greets with "230" instead of "220": the session is logged
 	// in as anonymous from the start (a server that needs no USER).
 	Greet230 bool
+	// NeedPRET makes the server drftpd's: PRET (which names the transfer
+	// command to come) is answered 200, and EPSV or PASV without a PRET
+	// since the last transfer 500, as are a transfer command other than
+	// the one PRET named. Without it PRET is 502, as any unknown command.
+	NeedPRET bool
 
 	loop     *fetchtest.Loop
 	mu       sync.Mutex
@@ -134,6 +139,7 @@ type config struct {
 	noMLSD         bool
 	listStyle      string
 	greet230       bool
+	needPRET       bool
 	pasvAddress    string
 	password, home string
 	known          bool
@@ -144,7 +150,7 @@ func (s *Server) conf(user string) config {
 	defer s.mu.Unlock()
 	pw, known := s.Users[user]
 	return config{hook: s.Hook, anonymous: s.Anonymous, features: s.Features,
-		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, greet230: s.Greet230, pasvAddress: s.PASVAddress,
+		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, greet230: s.Greet230, needPRET: s.NeedPRET, pasvAddress: s.PASVAddress,
 		password: pw, known: known, home: s.Homes[user]}
 }
 
@@ -254,6 +260,7 @@ type Session struct {
 	rest     int64
 	pasv     net.Listener
 	active   string // address from PORT/EPRT
+	pret     string // the verb the last PRET named (NeedPRET)
 }
 
 // Conn is the control connection.
@@ -497,6 +504,42 @@ func (ss *Session) command(verb, arg, line string) bool {
 		}
 		ss.rest = v
 		ss.Reply(350, "Restart position accepted")
+	case "PRET":
+		if !cf.needPRET {
+			ss.Reply(502, "Command not implemented")
+			break
+		}
+		v, _, _ := strings.Cut(arg, " ")
+		ss.pret = strings.ToUpper(v)
+		ss.Reply(200, "OK, will use this server for the upcoming transfer")
+	case "EPSV", "PASV":
+		if cf.needPRET && ss.pret == "" {
+			ss.Reply(500, "You need to use a client supporting PRET (PRE Transfer) to use "+verb)
+			break
+		}
+		ss.passive(verb, cf)
+	case "PORT", "EPRT":
+		ss.port(verb, arg, cf)
+	case "RETR", "LIST", "NLST", "MLSD", "STOR", "APPE":
+		pret := ss.pret
+		ss.pret = ""
+		if cf.needPRET && ss.pasv != nil && pret != verb {
+			ss.Reply(503, "PRET was not for "+verb)
+			ss.closeData()
+			break
+		}
+		ss.transfer(verb, arg)
+	case "ABOR":
+		ss.Reply(226, "No transfer to abort")
+	default:
+		ss.Reply(502, "Command not implemented")
+	}
+	return true
+}
+
+// passive runs EPSV or PASV.
+func (ss *Session) passive(verb string, cf config) {
+	switch verb {
 	case "EPSV":
 		if cf.noEPSV {
 			ss.Reply(502, "EPSV not implemented")
@@ -516,6 +559,24 @@ func (ss *Session) command(verb, arg, line string) bool {
 		}
 		ip := net.ParseIP(cf.pasvAddress).To4()
 		ss.Reply(227, fmt.Sprintf("Entering Passive Mode (%d,%d,%d,%d,%d,%d).", ip[0], ip[1], ip[2], ip[3], p>>8, p&0xff))
+	}
+}
+
+// transfer runs a transfer command.
+func (ss *Session) transfer(verb, arg string) {
+	switch verb {
+	case "RETR":
+		ss.retr(arg)
+	case "LIST", "NLST", "MLSD":
+		ss.list(verb, arg)
+	case "STOR", "APPE":
+		ss.store(verb, arg)
+	}
+}
+
+// port runs PORT or EPRT.
+func (ss *Session) port(verb, arg string, cf config) {
+	switch verb {
 	case "PORT":
 		var n [6]int
 		parts := strings.Split(arg, ",")
@@ -549,18 +610,7 @@ func (ss *Session) command(verb, arg, line string) bool {
 		ss.closeData()
 		ss.active = net.JoinHostPort(f[1], f[2])
 		ss.Reply(200, "EPRT command successful")
-	case "RETR":
-		ss.retr(arg)
-	case "LIST", "NLST", "MLSD":
-		ss.list(verb, arg)
-	case "STOR", "APPE":
-		ss.store(verb, arg)
-	case "ABOR":
-		ss.Reply(226, "No transfer to abort")
-	default:
-		ss.Reply(502, "Command not implemented")
 	}
-	return true
 }
 
 func (ss *Session) lookup(p string) *node {
