@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -211,6 +212,16 @@ type Client struct {
 	// Insecure too; another key fails the handshake with ErrPinnedKey
 	// (curl's 90).
 	PinnedPubKeys [][sha256.Size]byte
+
+	// CRLs, when set, are certificate revocation lists (curl's
+	// --crlfile; LoadCRLs) the server's certificate chain is checked
+	// against, unless Insecure: every certificate of it but the root
+	// must be covered by a current list from its issuer and not be
+	// listed in it, as curl (OpenSSL's CRL_CHECK_ALL) has it; else the
+	// handshake fails with ErrCertificate (curl's 60). An https://
+	// proxy's chain is not checked (curl's --proxy-crlfile, which urlget
+	// lacks).
+	CRLs []*x509.RevocationList
 
 	// TLS, when set, is the base TLS configuration (root CAs, client
 	// certificates, versions, cipher suites: see LoadClientCert,
@@ -1001,7 +1012,17 @@ func (c *Client) builtFetchers() *builtFetchers {
 	return c.built
 }
 
+// tlsConfig is the TLS configuration of a connection to a server.
 func (c *Client) tlsConfig() *tls.Config {
+	t := c.baseTLSConfig()
+	if len(c.CRLs) > 0 && !t.InsecureSkipVerify {
+		t.VerifyConnection = verifyCRLs(c.CRLs, t.VerifyConnection)
+	}
+	return t
+}
+
+// baseTLSConfig is what a server's and a proxy's TLS share.
+func (c *Client) baseTLSConfig() *tls.Config {
 	var t *tls.Config
 	if c.TLS != nil {
 		t = c.TLS.Clone()
@@ -1020,7 +1041,7 @@ func (c *Client) tlsConfig() *tls.Config {
 // proxyTLSConfig is the TLS configuration of a connection to an https://
 // proxy: the server's, unverified with ProxyInsecure.
 func (c *Client) proxyTLSConfig() *tls.Config {
-	t := c.tlsConfig()
+	t := c.baseTLSConfig()
 	if c.ProxyInsecure {
 		t.InsecureSkipVerify = true
 	}

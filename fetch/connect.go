@@ -122,6 +122,7 @@ func HandshakeTLS(ctx context.Context, base *tls.Config, nc net.Conn, host, what
 // ways out); anything else is ErrTLS. what names the connection.
 func TLSError(err error, what string) *Error {
 	var (
+		crl  crlProblem
 		uerr x509.UnknownAuthorityError
 		herr x509.HostnameError
 		cerr x509.CertificateInvalidError
@@ -130,6 +131,8 @@ func TLSError(err error, what string) *Error {
 	switch {
 	case errors.Is(err, errPinMismatch):
 		return &Error{Kind: ErrPinnedKey, Msg: errPinMismatch.Error(), Err: quietCause{err}}
+	case errors.As(err, &crl):
+		problem = string(crl)
 	case errors.As(err, &uerr):
 		problem = "unable to get local issuer certificate"
 		if c := uerr.Cert; c != nil && bytes.Equal(c.RawIssuer, c.RawSubject) {

@@ -155,7 +155,8 @@
 // --local-port — to every scheme, SOCKS by curl's rules, an FTP data
 // connection without ConnectTo (DataDialer). Client.TLS takes a client
 // certificate (LoadClientCert), versions (ParseTLSVersion) and TLS 1.2
-// cipher suites (CipherSuites); PinnedPubKeys pins the server's key.
+// cipher suites (CipherSuites); PinnedPubKeys pins the server's key; CRLs
+// (LoadCRLs) refuse a revoked server certificate.
 //
 // A Trace in the context (WithTrace) hears a request's events, as
 // net/http/httptrace's ClientTrace does, for every scheme: name resolved,
@@ -220,6 +221,7 @@
 //	  70  ErrDiskFull          the server had no room for the data sent (FTP 552 after STOR)
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
+//	  82  ErrCRLFile           the certificate revocation list given (LoadCRLs) could not be read
 //	  84  ErrPRET              an FTP server refused PRET (ftp-pret), sent before passive mode
 //	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)
 //	  97  ErrProxy             a SOCKS proxy refused or failed the connection (its handshake, login, reply); one not reached is ErrConnect

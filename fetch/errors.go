@@ -62,6 +62,7 @@ const (
 	ErrRange                        // a resume asked for, the server answered without the range: it does not resume (33)
 	ErrProxy                        // a SOCKS proxy refused or failed the connection asked for: its handshake, login or reply (97)
 	ErrPRET                         // an FTP server refused PRET, asked for before passive mode (84)
+	ErrCRLFile                      // the certificate revocation list given (--crlfile) could not be read (82)
 
 	kindEnd // one past the last kind: add new kinds above it
 )
@@ -76,7 +77,7 @@ var exitCodes = map[Kind]int{
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
 	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61, ErrPassive: 13, ErrPassiveFormat: 14, ErrAccount: 11,
 	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70, ErrUseSSL: 64, ErrRange: 33, ErrProxy: 97,
-	ErrPRET: 84,
+	ErrPRET: 84, ErrCRLFile: 82,
 }
 
 // Kinds are every Kind, in order: for tables of exit codes.
@@ -108,7 +109,7 @@ var kindText = map[Kind]string{
 	ErrPassive: "passive mode refused", ErrPassiveFormat: "unreadable passive address", ErrAccount: "account refused",
 	ErrActive: "active mode address refused", ErrAccept: "server could not connect for the data", ErrDiskFull: "server disk full",
 	ErrUseSSL: "TLS required and refused", ErrRange: "range not sent", ErrProxy: "proxy failed",
-	ErrPRET: "PRET refused",
+	ErrPRET: "PRET refused", ErrCRLFile: "cannot read the revocation list",
 }
 
 // Error makes a Kind a target for errors.Is: errors.Is(err, ErrNotFound)

@@ -10,12 +10,14 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"time"
 )
 
 // This file is the client side of TLS that curl's --cert, --key,
-// --pinnedpubkey, --tlsv1.x, --tls-max and --ciphers set: helpers that
-// build a tls.Config's fields (Client.TLS) and the public key pin the
-// Client checks (Client.PinnedPubKeys).
+// --pinnedpubkey, --crlfile, --tlsv1.x, --tls-max and --ciphers set:
+// helpers that build a tls.Config's fields (Client.TLS), and the public
+// key pin and the revocation lists the Client checks (Client.PinnedPubKeys,
+// Client.CRLs).
 
 // LoadClientCert reads a client certificate and its private key, both PEM
 // (curl's --cert FILE[:PASSWORD] and --key FILE): keyFile "" means the key
@@ -169,6 +171,109 @@ func verifyPin(pins [][sha256.Size]byte, next func(tls.ConnectionState) error) f
 		}
 		return errPinMismatch
 	}
+}
+
+// LoadCRLs reads certificate revocation lists from file (curl's
+// --crlfile): PEM ("X509 CRL" blocks, one or more) or one DER list. A
+// file that cannot be read or holds no list is ErrCRLFile (curl's 82).
+// A list's signature is checked at the handshake, against the issuer the
+// server's chain names.
+func LoadCRLs(file string) ([]*x509.RevocationList, error) {
+	fail := func(msg string, err error) ([]*x509.RevocationList, error) {
+		return nil, &Error{Kind: ErrCRLFile, Msg: "--crlfile " + file + msg, Err: err}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return fail("", pathError(err))
+	}
+	var crls []*x509.RevocationList
+	for rest := b; ; {
+		var p *pem.Block
+		if p, rest = pem.Decode(rest); p == nil {
+			break
+		}
+		if p.Type != "X509 CRL" {
+			continue
+		}
+		crl, err := x509.ParseRevocationList(p.Bytes)
+		if err != nil {
+			return fail(": a PEM X509 CRL that cannot be read", errors.New(strings.TrimPrefix(err.Error(), "x509: ")))
+		}
+		crls = append(crls, crl)
+	}
+	if crls == nil {
+		crl, err := x509.ParseRevocationList(b)
+		if err != nil {
+			return fail(": no certificate revocation list in it (PEM or DER)", nil)
+		}
+		crls = append(crls, crl)
+	}
+	return crls, nil
+}
+
+// crlProblem is a chain that the revocation lists refuse, in OpenSSL's
+// words (curl's "SSL certificate problem: certificate revoked"); TLSError
+// makes it ErrCertificate.
+type crlProblem string
+
+func (e crlProblem) Error() string { return string(e) }
+
+// verifyCRLs is a tls.Config.VerifyConnection that accepts a verified
+// chain only when each of its certificates but the root is covered by one
+// of crls — issued by the certificate's issuer, its signature that
+// issuer's, current — and not listed in it (OpenSSL's
+// X509_V_FLAG_CRL_CHECK_ALL, which curl sets for --crlfile). One chain
+// that passes is enough; otherwise the first chain's problem is the error.
+func verifyCRLs(crls []*x509.RevocationList, next func(tls.ConnectionState) error) func(tls.ConnectionState) error {
+	return func(cs tls.ConnectionState) error {
+		if next != nil {
+			if err := next(cs); err != nil {
+				return err
+			}
+		}
+		var first error
+		for _, chain := range cs.VerifiedChains {
+			err := checkChainCRLs(chain, crls, time.Now())
+			if err == nil {
+				return nil
+			}
+			if first == nil {
+				first = err
+			}
+		}
+		if first == nil {
+			first = crlProblem("unable to get certificate CRL") // no verified chain to check
+		}
+		return first
+	}
+}
+
+// checkChainCRLs is verifyCRLs' check of one chain (leaf first, root last).
+func checkChainCRLs(chain []*x509.Certificate, crls []*x509.RevocationList, now time.Time) error {
+	for i := 0; i+1 < len(chain); i++ {
+		cert, issuer := chain[i], chain[i+1]
+		var crl *x509.RevocationList
+		for _, l := range crls {
+			if bytes.Equal(l.RawIssuer, cert.RawIssuer) && l.CheckSignatureFrom(issuer) == nil {
+				crl = l
+				break
+			}
+		}
+		switch {
+		case crl == nil:
+			return crlProblem("unable to get certificate CRL")
+		case now.Before(crl.ThisUpdate):
+			return crlProblem("CRL is not yet valid")
+		case !crl.NextUpdate.IsZero() && now.After(crl.NextUpdate):
+			return crlProblem("CRL has expired")
+		}
+		for _, e := range crl.RevokedCertificateEntries {
+			if e.SerialNumber != nil && e.SerialNumber.Cmp(cert.SerialNumber) == 0 {
+				return crlProblem("certificate revoked")
+			}
+		}
+	}
+	return nil
 }
 
 // ParseTLSVersion reads a TLS version as curl's --tls-max takes it

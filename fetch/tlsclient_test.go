@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 	"github.com/urlget/urlget/fetch/fetchtest"
@@ -121,4 +122,56 @@ func pemPublicKey(t *testing.T, pki *fetchtest.PKI) []byte {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}
+
+// TestCRLs: a server certificate listed in a revocation list of its CA
+// (LoadCRLs, PEM or DER) fails the handshake with exit 60, "certificate
+// revoked", as curl's --crlfile (its test 313); a list that does not
+// list it lets it through, an expired one or one from another CA does
+// not (OpenSSL's CRL_CHECK_ALL, which curl sets); -k skips the check;
+// an unreadable file is exit 82.
+func TestCRLs(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	pki := fetchtest.NewPKI(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{pki.Server}}
+	srv.StartTLS()
+	defer srv.Close()
+	other := fetchtest.NewPKI(t)
+	day := time.Now().Add(24 * time.Hour)
+	for _, tc := range []struct {
+		name     string
+		file     string
+		insecure bool
+		exit     int
+		msg      string
+	}{
+		{"revoked", pki.CRL(t, "revoked.pem", true, day, false), false, 60, "SSL certificate problem: certificate revoked"},
+		{"revoked DER", pki.CRL(t, "revoked.der", true, day, true), false, 60, "SSL certificate problem: certificate revoked"},
+		{"revoked -k", pki.CRL(t, "revoked.pem", true, day, false), true, 0, ""},
+		{"not listed", pki.CRL(t, "empty.pem", false, day, false), false, 0, ""},
+		{"expired", pki.CRL(t, "old.pem", false, time.Now().Add(-time.Minute), false), false, 60, "SSL certificate problem: CRL has expired"},
+		{"another CA's", other.CRL(t, "other.pem", true, day, false), false, 60, "SSL certificate problem: unable to get certificate CRL"},
+	} {
+		crls, err := fetch.LoadCRLs(tc.file)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		_, body, err := fetchAll(t, &fetch.Client{TLS: &tls.Config{RootCAs: pki.Pool}, CRLs: crls, Insecure: tc.insecure}, srv.URL+"/")
+		if tc.exit == 0 {
+			if err != nil || string(body) != "ok" {
+				t.Errorf("%s: %q %v", tc.name, body, err)
+			}
+			continue
+		}
+		wantExit(t, tc.name, err, tc.exit)
+		if err != nil && err.Error() != tc.msg {
+			t.Errorf("%s: %q, want %q", tc.name, err, tc.msg)
+		}
+	}
+	for _, bad := range []string{filepath.Join(pki.Dir, "nosuch"), pki.CA} {
+		if _, err := fetch.LoadCRLs(bad); fetch.ExitCode(err) != 82 {
+			t.Errorf("LoadCRLs(%s): %v, want exit 82", filepath.Base(bad), err)
+		}
+	}
 }

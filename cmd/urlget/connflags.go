@@ -13,7 +13,7 @@ import (
 )
 
 // The connection and TLS flags: curl's --resolve, --connect-to, -4/-6,
-// --interface, --local-port, --cacert, --capath, --cert, --key,
+// --interface, --local-port, --cacert, --capath, --crlfile, --cert, --key,
 // --cert-type, --pinnedpubkey, --tlsv1.x, --tls-max and --ciphers. Each
 // sets a fetch.Client field (or its TLS config), parsed by the library as
 // it is given; what needs two flags at once is done by apply.
@@ -22,6 +22,7 @@ import (
 type connOpts struct {
 	ipv4, ipv6     bool
 	cacert, capath string
+	crlfile        string
 	cert, key      string
 	certType       string
 	tls            tls.Config // --tlsv1.x, --tls-max, --ciphers
@@ -91,6 +92,13 @@ func (o *connOpts) apply(cl *fetch.Client) error {
 		}
 		t.RootCAs = pool
 	}
+	if o.crlfile != "" {
+		crls, err := fetch.LoadCRLs(o.crlfile)
+		if err != nil {
+			return err
+		}
+		cl.CRLs = crls
+	}
 	if o.key != "" && o.cert == "" {
 		return errors.New("--key: give the certificate with --cert")
 	}
@@ -137,10 +145,11 @@ func splitCertArg(s string) (file, password string) {
 
 // connExit is the exit code for an error of apply that curl gives a code
 // of its own (49 bad --resolve or --connect-to, 58 client certificate,
-// 59 cipher, 90 pinned key); false for a plain usage error (2).
+// 59 cipher, 77 CA certificates, 82 revocation list, 90 pinned key);
+// false for a plain usage error (2).
 func connExit(err error) (int, bool) {
 	switch fetch.KindOf(err) {
-	case fetch.ErrOptionSyntax, fetch.ErrClientCert, fetch.ErrCipher, fetch.ErrPinnedKey, fetch.ErrCACert:
+	case fetch.ErrOptionSyntax, fetch.ErrClientCert, fetch.ErrCipher, fetch.ErrPinnedKey, fetch.ErrCACert, fetch.ErrCRLFile:
 		return fetch.ExitCode(err), true
 	}
 	return 0, false

@@ -54,6 +54,7 @@ var exitStatuses = []struct {
 	{[]int{70}, "ftp: the server had no room for the upload (552 after STOR)"},
 	{[]int{77}, "`--cacert` / `--capath` gave no CA certificate"},
 	{[]int{78}, "remote file, article, group or gopher item not found; a prospero name not found; a wais document or database not found (the server's diagnostic, or no records at all for a database)"},
+	{[]int{82}, "`--crlfile` could not be read or held no certificate revocation list (PEM or DER)"},
 	{[]int{84}, "ftp `--ftp-pret`: the server refused PRET (any reply but 200); the session ends without QUIT, as curl's"},
 	{[]int{90}, "the server's public key is not the one pinned (`--pinnedpubkey`)"},
 	{[]int{97}, "a SOCKS proxy refused or failed the connection: the target it could not reach, a login refused or too long (over 255 bytes), a handshake that broke or made no sense, a target name it cannot take (curl 7.73's `CURLE_PROXY`); a SOCKS proxy that cannot be connected to is 7"},

@@ -159,6 +159,7 @@ func newFetchFlags(e env, o *fetchOpts) *pflag.FlagSet {
 	fs.BoolVar(&o.client.ProxyInsecure, "proxy-insecure", false, "do not verify the TLS certificate of an https:// proxy")
 	fs.StringVar(&o.conn.cacert, "cacert", "", "trust the CA certificates in `FILE` (PEM) instead of the system's")
 	fs.StringVar(&o.conn.capath, "capath", "", "trust the CA certificates in the PEM files in `DIR` instead of the system's")
+	fs.StringVar(&o.conn.crlfile, "crlfile", "", "refuse a server certificate listed in the revocation lists in `FILE` (PEM or DER; each certificate of the chain but the root needs a current list from its issuer: exit 60)")
 	fs.BoolVar(&o.client.Compressed, "compressed", false, "ask for a compressed body and decode it")
 	fs.BoolVarP(&o.silent, "silent", "s", false, "no progress meter, no error messages")
 	fs.BoolVarP(&o.showError, "show-error", "S", false, "with -s, still print error messages")

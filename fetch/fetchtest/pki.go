@@ -32,6 +32,33 @@ type PKI struct {
 	ServerPin             string // sha256//BASE64 of the server's public key (curl's --pinnedpubkey)
 	Server                tls.Certificate
 	Pool                  *x509.CertPool // the CA
+
+	ca     *x509.Certificate
+	caKey  *ecdsa.PrivateKey
+	server *x509.Certificate
+}
+
+// CRL writes a certificate revocation list of the CA to Dir/name (PEM, or
+// DER when der), valid until next; with revoked it lists the server
+// certificate (curl's --crlfile).
+func (p *PKI) CRL(t testing.TB, name string, revoked bool, next time.Time, der bool) string {
+	t.Helper()
+	tmpl := &x509.RevocationList{Number: big.NewInt(1), ThisUpdate: time.Now().Add(-time.Hour), NextUpdate: next}
+	if revoked {
+		tmpl.RevokedCertificateEntries = []x509.RevocationListEntry{{SerialNumber: p.server.SerialNumber, RevocationTime: time.Now().Add(-time.Minute)}}
+	}
+	b, err := x509.CreateRevocationList(rand.Reader, tmpl, p.ca, p.caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !der {
+		b = pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: b})
+	}
+	path := filepath.Join(p.Dir, name)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // NewPKI makes a PKI in a temporary directory (ECDSA P-256 keys).
@@ -72,7 +99,7 @@ func NewPKI(t testing.TB) *PKI {
 	}
 	caTmpl := func(cn string) *x509.Certificate {
 		return &x509.Certificate{Subject: pkix.Name{CommonName: cn}, IsCA: true, BasicConstraintsValid: true,
-			KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+			KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature}
 	}
 	ca, caKey, caPEM, _ := issue(caTmpl("urlget test CA"), nil, nil)
 	p.CA = write("ca.pem", caPEM)
@@ -81,6 +108,7 @@ func NewPKI(t testing.TB) *PKI {
 		DNSNames: []string{"localhost", "example.test"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, ca, caKey)
 	p.ServerCert, p.ServerKey = write("server.pem", srvPEM), write("server.key", srvKey)
+	p.ca, p.caKey, p.server = ca, caKey, srv
 	var err error
 	if p.Server, err = tls.X509KeyPair(pem.EncodeToMemory(srvPEM), pem.EncodeToMemory(srvKey)); err != nil {
 		t.Fatal(err)
