@@ -221,6 +221,7 @@
 //	  70  ErrDiskFull          the server had no room for the data sent (FTP 552 after STOR)
 //	  77  ErrCACert            the CA certificates given could not be read
 //	  78  ErrNotFound          remote file not found
+//	  80  ErrTLSShutdown       TLS could not be ended as asked (FTP CCC: the server did not end its TLS)
 //	  82  ErrCRLFile           the certificate revocation list given (LoadCRLs) could not be read
 //	  84  ErrPRET              an FTP server refused PRET (ftp-pret), sent before passive mode
 //	  90  ErrPinnedKey         the server's public key is not the one pinned (PinnedPubKey)

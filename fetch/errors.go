@@ -63,6 +63,7 @@ const (
 	ErrProxy                        // a SOCKS proxy refused or failed the connection asked for: its handshake, login or reply (97)
 	ErrPRET                         // an FTP server refused PRET, asked for before passive mode (84)
 	ErrCRLFile                      // the certificate revocation list given (--crlfile) could not be read (82)
+	ErrTLSShutdown                  // TLS could not be ended as asked (FTP CCC: the server did not close its TLS) (80)
 
 	kindEnd // one past the last kind: add new kinds above it
 )
@@ -77,7 +78,7 @@ var exitCodes = map[Kind]int{
 	ErrCipher: 59, ErrPinnedKey: 90, ErrOptionSyntax: 49, ErrQuote: 21,
 	ErrGotNothing: 52, ErrHeaderLine: 27, ErrBadEncoding: 61, ErrPassive: 13, ErrPassiveFormat: 14, ErrAccount: 11,
 	ErrActive: 30, ErrAccept: 10, ErrDiskFull: 70, ErrUseSSL: 64, ErrRange: 33, ErrProxy: 97,
-	ErrPRET: 84, ErrCRLFile: 82,
+	ErrPRET: 84, ErrCRLFile: 82, ErrTLSShutdown: 80,
 }
 
 // Kinds are every Kind, in order: for tables of exit codes.
@@ -110,6 +111,7 @@ var kindText = map[Kind]string{
 	ErrActive: "active mode address refused", ErrAccept: "server could not connect for the data", ErrDiskFull: "server disk full",
 	ErrUseSSL: "TLS required and refused", ErrRange: "range not sent", ErrProxy: "proxy failed",
 	ErrPRET: "PRET refused", ErrCRLFile: "cannot read the revocation list",
+	ErrTLSShutdown: "TLS shutdown failed",
 }
 
 // Error makes a Kind a target for errors.Is: errors.Is(err, ErrNotFound)

@@ -54,6 +54,7 @@ var exitStatuses = []struct {
 	{[]int{70}, "ftp: the server had no room for the upload (552 after STOR)"},
 	{[]int{77}, "`--cacert` / `--capath` gave no CA certificate"},
 	{[]int{78}, "remote file, article, group or gopher item not found; a prospero name not found; a wais document or database not found (the server's diagnostic, or no records at all for a database)"},
+	{[]int{80}, "ftp `--ftp-ssl-ccc`: the server took CCC but did not end TLS on the control connection (no close_notify, or data in its place)"},
 	{[]int{82}, "`--crlfile` could not be read or held no certificate revocation list (PEM or DER)"},
 	{[]int{84}, "ftp `--ftp-pret`: the server refused PRET (any reply but 200); the session ends without QUIT, as curl's"},
 	{[]int{90}, "the server's public key is not the one pinned (`--pinnedpubkey`)"},

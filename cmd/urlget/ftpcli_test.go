@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urlget/urlget/fetch/fetchtest"
 	"github.com/urlget/urlget/fetch/ftp/ftptest"
 	"github.com/urlget/urlget/internal/testserver"
 )
@@ -189,6 +190,43 @@ func TestFTPPRETBesideCurl(t *testing.T) {
 			}
 			if want := "PRET "; !strings.Contains(strings.Join(lines[1], "\n"), want) {
 				t.Errorf("no PRET in %q", lines[1])
+			}
+		})
+	}
+}
+
+// TestFTPCCCBesideCurl: --ftp-ssl-ccc (and --ftp-ssl-ccc-mode active)
+// send the commands curl sends — CCC after PBSZ and PROT, the rest in the
+// clear, which the in-tree server reads on the TCP connection — and fetch
+// the file; a server without CCC leaves both in TLS, going on (curl's
+// test 403).
+func TestFTPCCCBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	srvTLS, _ := fetchtest.TLSConfigs(t)
+	for _, tc := range []struct {
+		name string
+		ccc  bool // the server takes CCC
+		args []string
+	}{
+		{"passive", true, []string{"--ftp-ssl-ccc"}},
+		{"active", true, []string{"--ftp-ssl-ccc-mode", "active"}},
+		{"active, then --ftp-ssl-ccc", true, []string{"--ftp-ssl-ccc-mode", "active", "--ftp-ssl-ccc"}},
+		{"refused", false, []string{"--ftp-ssl-ccc"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines [2][]string
+			for i, client := range []string{"curl", "urlget"} {
+				s := newFTPServer(t)
+				s.Configure(func(s *ftptest.Server) { s.TLS, s.CCC = srvTLS, tc.ccc })
+				args := append([]string{"-s", "-k", "--ssl-reqd"}, tc.args...)
+				code, out := runClient(t, curl, client, append(args, "ftp://"+s.Addr+"/pub/hello.bin")...)
+				if code != 0 || out != "hello\r\nworld\n" {
+					t.Errorf("%s: exit %d, %q", client, code, out)
+				}
+				lines[i] = s.Lines()
+			}
+			if strings.Join(lines[1], "\n") != strings.Join(lines[0], "\n") {
+				t.Errorf("urlget sent\n\t%s\ncurl\n\t%s", strings.Join(lines[1], "\n\t"), strings.Join(lines[0], "\n\t"))
 			}
 		})
 	}

@@ -95,6 +95,8 @@ complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-ssl -d 'curl\'s older name of --ssl for ftp: AUTH TLS where the server has it'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-ssl-reqd -d 'curl\'s older name of --ssl-reqd for ftp: TLS for the login and the data, or exit 64'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-ssl-control -d 'TLS for the login (or exit 64), the data in the clear (PROT C)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-ssl-ccc -d 'after the login in TLS, CCC: the control connection goes on in the clear (refused: it stays in TLS)'
+complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -l ftp-ssl-ccc-mode -x -a 'active passive' -d 'how TLS ends after CCC: passive (wait for the server\'s close_notify) or active (send ours first); implies --ftp-ssl-ccc (default passive)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'H' -l header -x -d 'add "Name: value" to the request ("Name:" removes it, "Name;" sends it empty, @FILE: one a line)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'X' -l request -x -d 'send METHOD instead of GET (POST with a body, PUT with -T)'
 complete -c urlget -n 'not __fish_seen_subcommand_from url mirror serve' -s 'e' -l referer -x -d 'send URL as the Referer'

@@ -71,6 +71,7 @@ type options struct {
 	mkdirs    bool       // ftp-create-dirs
 	tls       int        // tlsNone, tlsTry, tlsControl, tlsAll (tlsLevel)
 	implicit  bool       // an ftps URL: TLS from the first byte
+	ccc       string     // CCC after the login in TLS: "" none, CCCPassive, CCCActive (cccMode)
 }
 
 // Request.Options keys this package reads (the CLI flag in brackets).
@@ -129,6 +130,9 @@ func init() {
 			{Key: fetch.OptSSL, Flag: "ftp-ssl", Kind: fetch.Bool, Set: "try", Schemes: ftp, Help: "curl's older name of --ssl for ftp: AUTH TLS where the server has it"},
 			{Key: fetch.OptSSL, Flag: "ftp-ssl-reqd", Kind: fetch.Bool, Set: "required", Schemes: ftp, Help: "curl's older name of --ssl-reqd for ftp: TLS for the login and the data, or exit 64"},
 			{Key: OptSSLControl, Kind: fetch.Bool, Schemes: ftp, Help: "TLS for the login (or exit 64), the data in the clear (PROT C)"},
+			{Key: OptCCC, Kind: fetch.Bool, Schemes: ftp, Help: "after the login in TLS, CCC: the control connection goes on in the clear (refused: it stays in TLS)"},
+			{Key: OptCCCMode, Kind: fetch.String, Arg: "MODE", Default: CCCPassive, Values: []string{CCCActive, CCCPassive}, Schemes: ftp,
+				Help: "how TLS ends after CCC: passive (wait for the server's close_notify) or active (send ours first); implies --ftp-ssl-ccc"},
 		},
 		Examples: []fetch.Example{
 			{Args: "ftp://ftp.gnu.org/gnu/", Help: "a directory listing"},
@@ -157,6 +161,9 @@ func requestOptions(req *fetch.Request) (*options, error) {
 	}
 	o.implicit = req.URL.Scheme == "ftps"
 	if o.tls, err = tlsLevel(req.Options, o.implicit); err != nil {
+		return nil, err
+	}
+	if o.ccc, err = cccMode(req.Options); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -361,7 +368,7 @@ func (f *Fetcher) do(ctx context.Context, req *fetch.Request, up *upload) (*fetc
 	if err != nil {
 		return nil, err
 	}
-	key := poolKey{addr: serverAddr(req), user: req.User, tls: o.tls}
+	key := poolKey{addr: serverAddr(req), user: req.User, tls: o.tls, ccc: o.ccc}
 	if req.HasPassword {
 		key.pass = "\x00" + req.Password
 	}

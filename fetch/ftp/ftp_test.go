@@ -1483,3 +1483,84 @@ func TestPRET(t *testing.T) {
 	fetchtest.WantKind(t, err, fetch.ErrPRET)
 	sameLines(t, "commands", s.Lines(), []string{"USER anonymous", "PASS " + email, "PWD", "PRET RETR readme"})
 }
+
+// TestCCC: with ftp-ssl-ccc, CCC follows PBSZ and PROT after a login in
+// TLS (curl's order) and, once the server takes it, the control
+// connection goes on in the clear — the server reads the commands after
+// it on the TCP connection — while the data connections stay in TLS
+// (PROT P), in the passive and the active mode; on a reused connection
+// too. A server that refuses CCC leaves the connection in TLS, and the
+// transfer goes on (curl's test 403). A server that sends data in TLS
+// where its close_notify should be is ErrTLSShutdown (curl's 80).
+func TestCCC(t *testing.T) {
+	srvTLS, cliTLS := fetchtest.TLSConfigs(t)
+	tlsClient := func(f *ftp.Fetcher, opts map[string]string) *fetch.Client {
+		c := client(f, opts)
+		c.TLS = cliTLS
+		return c
+	}
+	want := func(ccc bool) []string {
+		l := []string{"AUTH SSL", "USER anonymous", "PASS " + email, "PBSZ 0", "PROT P"}
+		if ccc {
+			l = append(l, "CCC")
+		}
+		return append(l, "PWD", "EPSV", "TYPE I", "SIZE readme", "RETR readme", "QUIT")
+	}
+	for _, tc := range []struct {
+		name  string
+		opts  map[string]string
+		taken bool // the server takes CCC
+	}{
+		{"passive", map[string]string{ftp.OptCCC: "1"}, true},
+		{"active", map[string]string{ftp.OptCCCMode: ftp.CCCActive}, true},
+		{"passive, said", map[string]string{ftp.OptCCC: "1", ftp.OptCCCMode: ftp.CCCPassive}, true},
+		{"refused", map[string]string{ftp.OptCCC: "1"}, false},
+	} {
+		s := newServer(t)
+		configure(s, func(s *ftptest.Server) { s.TLS, s.CCC = srvTLS, tc.taken })
+		opts := map[string]string{fetch.OptSSL: "required"}
+		for k, v := range tc.opts {
+			opts[k] = v
+		}
+		if _, body, err := get(t, tlsClient(nil, opts), "ftp://"+s.Addr+"/readme"); err != nil || string(body) != "readme\n" {
+			t.Errorf("%s: %q %v", tc.name, body, err)
+		}
+		sameLines(t, tc.name, s.Lines(), want(true))
+	}
+
+	// Reuse: the second request goes on the clear connection (no new
+	// login), and one without CCC gets a connection of its own.
+	s := newServer(t)
+	configure(s, func(s *ftptest.Server) { s.TLS, s.CCC = srvTLS, true })
+	f := &ftp.Fetcher{}
+	ccc := tlsClient(f, map[string]string{fetch.OptSSL: "required", ftp.OptCCC: "1"})
+	for _, name := range []string{"readme", "etc/motd"} {
+		if _, _, err := get(t, ccc, "ftp://"+s.Addr+"/"+name); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, _, err := get(t, tlsClient(f, map[string]string{fetch.OptSSL: "required"}), "ftp://"+s.Addr+"/readme"); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Conns(); n != 2 {
+		t.Errorf("%d connections, want 2 (one with CCC, reused; one without)", n)
+	}
+
+	s = newServer(t)
+	configure(s, func(s *ftptest.Server) {
+		s.TLS = srvTLS
+		s.Hook = func(ss *ftptest.Session, verb, _ string) bool {
+			if verb == "CCC" {
+				ss.Reply(200, "CCC command successful")
+				ss.Raw([]byte("220 still in TLS\r\n"))
+				return true
+			}
+			return false
+		}
+	})
+	_, _, err := get(t, tlsClient(nil, map[string]string{fetch.OptSSL: "required", ftp.OptCCC: "1"}), "ftp://"+s.Addr+"/readme")
+	fetchtest.WantKind(t, err, fetch.ErrTLSShutdown)
+	if _, _, err := get(t, tlsClient(nil, map[string]string{fetch.OptSSL: "required", ftp.OptCCCMode: "sideways"}), "ftp://"+s.Addr+"/readme"); fetch.KindOf(err) != fetch.ErrMalformed {
+		t.Errorf("ccc mode sideways: %v", err)
+	}
+}

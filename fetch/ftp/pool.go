@@ -14,7 +14,8 @@ import (
 // to log in.
 type poolKey struct {
 	addr, user, pass string
-	tls              int // the TLS level asked for (tlsLevel)
+	tls              int    // the TLS level asked for (tlsLevel)
+	ccc              string // CCC sent after the login (cccMode): the control connection is clear
 }
 
 // pconn is a connection of the pool: a Conn and where the pool's requests

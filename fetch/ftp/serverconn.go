@@ -216,7 +216,7 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 		if r.code == 230 {
 			// Logged in already (a greeting that needs no USER): curl
 			// goes on without one, and so do we.
-			return c.protect(ctx, o.tls)
+			return c.protect(ctx, o.tls, o.ccc)
 		}
 		break
 	}
@@ -259,7 +259,7 @@ func (c *Conn) login(ctx context.Context, req *fetch.Request, o *options) error 
 	}
 	if r.code/100 == 2 {
 		// 230, 202 (RFC 959), or another 2xx: logged in, as curl takes it
-		return c.protect(ctx, o.tls)
+		return c.protect(ctx, o.tls, o.ccc)
 	}
 	return RefusedError(c.lastVerb, "", r)
 }
@@ -545,7 +545,7 @@ func (c *Conn) DialData(ctx context.Context, addr string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.protectData(nc), nil
+	return c.dataConnTLS(nc), nil
 }
 
 // OpenPassive asks for a passive data connection (EPSV, else PASV) and

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/urlget/urlget/fetch"
 )
@@ -27,6 +30,45 @@ const (
 	tlsControl // OptSSLControl: TLS required for the login, data clear (PROT C)
 	tlsAll     // "required", and ftps URLs: TLS for the login and the data
 )
+
+// CCC modes (OptCCCMode), curl's --ftp-ssl-ccc-mode.
+const (
+	CCCPassive = "passive" // wait for the server's close_notify, send none (the default)
+	CCCActive  = "active"  // send close_notify, then wait for the server's
+)
+
+// OptCCC, "1", sends CCC (RFC 4217 §6, "clear command channel") after a
+// login in TLS, and goes on with the control connection in the clear (the
+// data connections stay as PROT made them), so that a NAT router can read
+// the PORT and PASV replies: curl's --ftp-ssl-ccc. OptCCCMode (CCCPassive,
+// CCCActive) says how TLS is ended, and implies OptCCC, as curl's
+// --ftp-ssl-ccc-mode. A server that refuses CCC (a reply of 500 or more:
+// vsftpd, curl's test server) leaves the connection in TLS, as curl
+// goes on; one that takes it must then end its TLS (close_notify), else
+// ErrTLSShutdown (curl's 80).
+const (
+	OptCCC     = "ftp-ssl-ccc"
+	OptCCCMode = "ftp-ssl-ccc-mode"
+)
+
+// cccMode reads OptCCC and OptCCCMode: "" for no CCC, else the mode.
+func cccMode(m fetch.Options) (string, error) {
+	on, err := m.Bool(OptCCC)
+	if err != nil {
+		return "", err
+	}
+	switch v := strings.ToLower(m.String(OptCCCMode)); v {
+	case "":
+		if on {
+			return CCCPassive, nil
+		}
+		return "", nil
+	case CCCPassive, CCCActive:
+		return v, nil
+	default:
+		return "", &fetch.Error{Kind: fetch.ErrMalformed, Msg: "option " + OptCCCMode + "=" + strconv.Quote(v) + ": want active or passive"}
+	}
+}
 
 // OptSSLControl, "1", requires TLS for the control connection (the
 // login) and leaves the data connections clear (PROT C): curl's
@@ -118,8 +160,76 @@ func (c *Conn) auth(ctx context.Context, level int) error {
 
 // protect sends PBSZ 0 and PROT after a login in TLS: PROT P at level
 // tlsAll and tlsTry, PROT C at tlsControl. A refused PROT P is ErrUseSSL
-// at level tlsAll; at tlsTry the data go in the clear.
-func (c *Conn) protect(ctx context.Context, level int) error {
+// at level tlsAll; at tlsTry the data go in the clear. Then, with a CCC
+// mode, CCC (clearControl), in curl's order.
+func (c *Conn) protect(ctx context.Context, level int, ccc string) error {
+	if err := c.protectData(ctx, level); err != nil {
+		return err
+	}
+	if ccc != "" && c.tlsOn {
+		return c.clearControl(ctx, ccc)
+	}
+	return nil
+}
+
+// shutdownTimeout bounds the wait for the server's close_notify after CCC
+// when the connection has no timeout of its own: curl's
+// SSL_SHUTDOWN_TIMEOUT.
+const shutdownTimeout = 10 * time.Second
+
+// clearControl sends CCC and, when the server takes it (2xx), ends TLS on
+// the control connection: in mode CCCActive it sends close_notify first;
+// in both modes it waits for the server's, and goes on with the TCP
+// connection underneath. A refusal leaves the connection in TLS. A reply
+// followed by more bytes, TLS data in place of the close_notify, or none
+// in time is ErrTLSShutdown, and the connection is not usable any more.
+func (c *Conn) clearControl(ctx context.Context, mode string) error {
+	r, err := c.cmd("CCC", "", false)
+	if err != nil {
+		return ioError(ctx, fetch.ErrProtocol, "CCC", err)
+	}
+	if !r.Positive() {
+		return nil // refused: go on in TLS, as curl does (its test 403)
+	}
+	tc, ok := c.raw.(*tls.Conn)
+	fail := func(msg string, err error) error {
+		c.broken = true
+		if ctx.Err() != nil {
+			return fetch.ContextError(ctx)
+		}
+		return &fetch.Error{Kind: fetch.ErrTLSShutdown, Msg: "ftp: CCC: " + msg, Err: err}
+	}
+	if !ok || c.br.Buffered() > 0 {
+		return fail("the server sent more than its reply before ending TLS", nil)
+	}
+	wait := c.timeout
+	if wait <= 0 {
+		wait = shutdownTimeout
+	}
+	tc.SetDeadline(time.Now().Add(wait))
+	if mode == CCCActive {
+		if err := tc.CloseWrite(); err != nil {
+			return fail("sending close_notify", err)
+		}
+	}
+	var b [1]byte
+	n, err := tc.Read(b[:])
+	switch {
+	case n > 0:
+		return fail("the server sent data in TLS where it was to end TLS", nil)
+	case err != io.EOF:
+		return fail("the server did not end TLS", err)
+	}
+	raw := tc.NetConn()
+	raw.SetDeadline(time.Time{}) // CloseWrite and the wait above left deadlines on it
+	c.raw = raw
+	c.br = bufio.NewReaderSize(raw, MaxReplyLine)
+	c.tlsOn = false
+	return nil
+}
+
+// protectData is protect's PBSZ and PROT.
+func (c *Conn) protectData(ctx context.Context, level int) error {
 	if !c.tlsOn {
 		return nil
 	}
@@ -143,11 +253,11 @@ func (c *Conn) protect(ctx context.Context, level int) error {
 	return nil
 }
 
-// protectData puts a data connection in TLS when PROT P was taken, with
+// dataConnTLS puts a data connection in TLS when PROT P was taken, with
 // the control connection's session to resume. The handshake is run by
 // handshakeData once the server has answered the transfer command (a
 // server starts it only then), or by the first read or write.
-func (c *Conn) protectData(nc net.Conn) net.Conn {
+func (c *Conn) dataConnTLS(nc net.Conn) net.Conn {
 	if !c.dataTLS {
 		return nc
 	}

@@ -131,6 +131,21 @@ func TestRealTLS(t *testing.T) {
 			}
 		})
 	}
+	t.Run("CCC", func(t *testing.T) {
+		// vsftpd has no CCC ("500 Unknown command."): the control
+		// connection stays in TLS and the transfer goes on, as curl's.
+		s := startVsftpdTLS(t, false)
+		url := "ftp://" + testserver.FTPUser + ":" + testserver.FTPPassword + "@" + s.Addr + "/private.txt"
+		_, body, err := get(t, tlsClient(t, nil, map[string]string{fetch.OptSSL: "required", ftp.OptCCC: "1"}), url)
+		if err != nil || string(body) != string(testserver.FTPHomeFiles["private.txt"]) {
+			t.Fatalf("retrieve: %q %v", body, err)
+		}
+		l := vsftpdLines(t, s)
+		want := []string{"AUTH SSL", "USER urlget", "PASS <password>", "PBSZ 0", "PROT P", "CCC", "PWD"}
+		if len(l) < len(want) || strings.Join(l[:len(want)], "|") != strings.Join(want, "|") {
+			t.Errorf("commands %q, want %q first", l, want)
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
 		s := testserver.StartFTP(t, testserver.Vsftpd) // no ssl_enable: AUTH is refused
 		url := s.URL + "/readme.txt"

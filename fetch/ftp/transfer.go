@@ -346,7 +346,7 @@ func (t *Transfer) start() (*Reply, error) {
 			t.c.broken = true
 			return nil, err
 		}
-		t.data = t.c.protectData(nc)
+		t.data = t.c.dataConnTLS(nc)
 		t.tune()
 	}
 	if r.Preliminary() && t.data != nil {

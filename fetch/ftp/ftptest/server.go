@@ -1,6 +1,7 @@
 // Package ftptest is an in-process FTP server for tests (RFC 959, with
 // SIZE, MDTM, REST, MLSD and FEAT from RFC 3659 and RFC 2389, EPSV and
-// EPRT from RFC 2428). It serves an in-memory tree, records every command
+// EPRT from RFC 2428, AUTH, PBSZ, PROT and CCC from RFC 4217 when given a
+// TLS configuration). It serves an in-memory tree, records every command
 // line it receives, and misbehaves on purpose when a test installs a Hook
 // (see hostile.go): endless or huge replies, PASV replies naming another
 // host, data connections that never open, close early or never end, final
@@ -14,6 +15,7 @@ import (
 	"github.com/urlget/urlget/fetch/fetchtest"
 
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -89,6 +91,16 @@ type Server struct {
 	// since the last transfer 500, as are a transfer command other than
 	// the one PRET named. Without it PRET is 502, as any unknown command.
 	NeedPRET bool
+	// TLS, when set, offers FTP over TLS (RFC 4217): AUTH TLS (or SSL)
+	// puts the control connection in TLS, PBSZ and PROT are taken, and
+	// PROT P puts the data connections in TLS. Without it AUTH is 502.
+	TLS *tls.Config
+	// CCC takes CCC (RFC 4217 §6) on a control connection in TLS: 200,
+	// then the server's close_notify, and the connection goes on in the
+	// clear; a client's close_notify (curl's active mode) is read and
+	// dropped. Without it CCC is 502, as vsftpd and curl's test server
+	// answer it.
+	CCC bool
 
 	loop     *fetchtest.Loop
 	mu       sync.Mutex
@@ -140,6 +152,8 @@ type config struct {
 	listStyle      string
 	greet230       bool
 	needPRET       bool
+	tls            *tls.Config
+	ccc            bool
 	pasvAddress    string
 	password, home string
 	known          bool
@@ -150,7 +164,7 @@ func (s *Server) conf(user string) config {
 	defer s.mu.Unlock()
 	pw, known := s.Users[user]
 	return config{hook: s.Hook, anonymous: s.Anonymous, features: s.Features,
-		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, greet230: s.Greet230, needPRET: s.NeedPRET, pasvAddress: s.PASVAddress,
+		noEPSV: s.NoEPSV, noEPRT: s.NoEPRT, noMLSD: s.NoMLSD, listStyle: s.ListStyle, greet230: s.Greet230, needPRET: s.NeedPRET, tls: s.TLS, ccc: s.CCC, pasvAddress: s.PASVAddress,
 		password: pw, known: known, home: s.Homes[user]}
 }
 
@@ -259,8 +273,10 @@ type Session struct {
 	typ      byte
 	rest     int64
 	pasv     net.Listener
-	active   string // address from PORT/EPRT
-	pret     string // the verb the last PRET named (NeedPRET)
+	active   string   // address from PORT/EPRT
+	pret     string   // the verb the last PRET named (NeedPRET)
+	clear    net.Conn // the TCP connection under conn while it is in TLS
+	prot     byte     // PROT: 'P' puts data connections in TLS
 }
 
 // Conn is the control connection.
@@ -319,8 +335,17 @@ func (ss *Session) Resolve(arg string) string {
 }
 
 // OpenData returns the data connection the client prepared: accepts on
-// the passive listener, or connects to the PORT/EPRT address.
+// the passive listener, or connects to the PORT/EPRT address; in TLS
+// after PROT P.
 func (ss *Session) OpenData() (net.Conn, error) {
+	c, err := ss.openData()
+	if err != nil || ss.prot != 'P' {
+		return c, err
+	}
+	return tls.Server(c, ss.srv.conf(ss.user).tls), nil
+}
+
+func (ss *Session) openData() (net.Conn, error) {
 	defer ss.closeData()
 	if ss.pasv != nil {
 		ss.pasv.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
@@ -330,6 +355,52 @@ func (ss *Session) OpenData() (net.Conn, error) {
 		return net.DialTimeout("tcp", ss.active, 10*time.Second)
 	}
 	return nil, errors.New("no PASV, EPSV, PORT or EPRT before the transfer")
+}
+
+// auth runs AUTH: 234 and the TLS handshake on the control connection.
+func (ss *Session) auth(arg string, cf config) bool {
+	if cf.tls == nil || ss.clear != nil {
+		ss.Reply(502, "Command not implemented")
+		return true
+	}
+	if m := strings.ToUpper(arg); m != "TLS" && m != "SSL" {
+		ss.Reply(504, "Unknown AUTH type")
+		return true
+	}
+	ss.Reply(234, "Proceed with negotiation")
+	tc := tls.Server(ss.conn, cf.tls)
+	tc.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := tc.Handshake(); err != nil {
+		return false
+	}
+	tc.SetDeadline(time.Time{})
+	ss.clear, ss.conn = ss.conn, tc
+	ss.br = bufio.NewReaderSize(tc, MaxLine)
+	return true
+}
+
+// ccc runs CCC: 200 in TLS, the server's close_notify, then the clear
+// connection, dropping a close_notify the client sends back.
+func (ss *Session) ccc(cf config) bool {
+	tc, ok := ss.conn.(*tls.Conn)
+	if !cf.ccc || !ok {
+		ss.Reply(502, "Command not implemented")
+		return true
+	}
+	ss.Reply(200, "CCC command successful")
+	if tc.CloseWrite() != nil {
+		return false
+	}
+	ss.conn, ss.clear = ss.clear, nil
+	ss.conn.SetWriteDeadline(time.Time{}) // CloseWrite leaves it at now
+	ss.br = bufio.NewReaderSize(ss.conn, MaxLine)
+	// A TLS record (an alert, or in TLS 1.3 one typed application
+	// data) where a command would start is the client's close_notify;
+	// no command starts with these bytes.
+	if b, err := ss.br.Peek(5); err == nil && (b[0] == 0x15 || b[0] == 0x17) && b[1] == 3 {
+		ss.br.Discard(5 + int(b[3])<<8 + int(b[4]))
+	}
+	return true
 }
 
 func (ss *Session) closeData() {
@@ -400,7 +471,7 @@ func (ss *Session) command(verb, arg, line string) bool {
 	cf := ss.srv.conf(ss.user)
 	if !ss.loggedIn {
 		switch verb {
-		case "USER", "PASS", "QUIT", "FEAT", "SYST", "NOOP":
+		case "USER", "PASS", "QUIT", "FEAT", "SYST", "NOOP", "AUTH":
 		default:
 			ss.Reply(530, "Please login with USER and PASS")
 			return true
@@ -504,6 +575,19 @@ func (ss *Session) command(verb, arg, line string) bool {
 		}
 		ss.rest = v
 		ss.Reply(350, "Restart position accepted")
+	case "AUTH":
+		return ss.auth(arg, cf)
+	case "PBSZ":
+		ss.Reply(200, "PBSZ=0")
+	case "PROT":
+		if p := strings.ToUpper(arg); p == "C" || p == "P" {
+			ss.prot = p[0]
+			ss.Reply(200, "PROT now "+p)
+		} else {
+			ss.Reply(504, "PROT "+arg+" not supported")
+		}
+	case "CCC":
+		return ss.ccc(cf)
 	case "PRET":
 		if !cf.needPRET {
 			ss.Reply(502, "Command not implemented")
