@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urlget/urlget/fetch"
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // woVar is one write-out variable.
@@ -146,7 +147,7 @@ func woErr(r *Result) string {
 	if r.Err == nil {
 		return ""
 	}
-	return fetch.OneLine(r.Err.Error())
+	return cli.InFlags(fetch.OneLine(r.Err.Error()))
 }
 
 func woSpeed(r *Result) int64 { return woPer(r.Size, r.Elapsed) }

@@ -471,7 +471,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 		first = up
 	}
 	if c.Protocols != nil && !slices.Contains(c.Protocols, first.Scheme) {
-		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(first), Msg: first.Scheme + ": not among the allowed protocols (--proto)"}
+		return nil, &Error{Kind: ErrUnsupported, URL: Redacted(first), Msg: first.Scheme + ": not among the allowed protocols (Client.Protocols)"}
 	}
 	cred, err := c.credentials(first, req.Options)
 	if err != nil {
@@ -540,7 +540,7 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 				if c.RedirectProtocols != nil && !slices.Contains(c.RedirectProtocols, next.Scheme) ||
 					c.Protocols != nil && !slices.Contains(c.Protocols, next.Scheme) {
 					return nil, &Error{Kind: ErrUnsupported, URL: Redacted(next),
-						Msg: "redirect to a " + next.Scheme + ": URL refused: not among the allowed protocols (--proto, --proto-redir)"}
+						Msg: "redirect to a " + next.Scheme + ": URL refused: not among the allowed protocols (Client.Protocols, Client.RedirectProtocols)"}
 				}
 				if c.Verbose != nil {
 					Logf(c.Verbose, "* Following redirect (%d) to %s", res.Status, Redacted(next))
@@ -1053,7 +1053,7 @@ func (c *Client) proxyTLSConfig() *tls.Config {
 // netrc knows), then netrc by host.
 func (c *Client) credentials(u *urlparse.URL, opts Options) (cred, error) {
 	if c.NoURLUser && u.HasUserinfo {
-		return cred{}, &Error{Kind: ErrLoginDenied, URL: Redacted(u), Msg: "the URL holds a user name (--disallow-username-in-url)"}
+		return cred{}, &Error{Kind: ErrLoginDenied, URL: Redacted(u), Msg: "the URL holds a user name (Client.NoURLUser)"}
 	}
 	cr, err := c.userinfo(u)
 	if pw, ok := mergeOptions(c.Options, opts)[OptPassword]; ok && cr.set {

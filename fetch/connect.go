@@ -166,7 +166,7 @@ func RootCAs(file, dir string) (*x509.CertPool, error) {
 	if dir != "" {
 		des, err := os.ReadDir(dir)
 		if err != nil {
-			return nil, NewError(ErrCACert, "--capath "+dir, PathCause(err))
+			return nil, NewError(ErrCACert, "CA directory "+dir, PathCause(err))
 		}
 		for _, de := range des {
 			if de.Type().IsRegular() || de.Type()&os.ModeSymlink != 0 {
@@ -179,18 +179,18 @@ func RootCAs(file, dir string) (*x509.CertPool, error) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			if f == file {
-				return nil, NewError(ErrCACert, "--cacert "+file, PathCause(err))
+				return nil, NewError(ErrCACert, "CA file "+file, PathCause(err))
 			}
 			continue
 		}
 		if pool.AppendCertsFromPEM(b) {
 			n++
 		} else if f == file {
-			return nil, NewError(ErrCACert, "--cacert "+file+": no PEM certificate in it", nil)
+			return nil, NewError(ErrCACert, "CA file "+file+": no PEM certificate in it", nil)
 		}
 	}
 	if n == 0 {
-		return nil, NewError(ErrCACert, "--capath "+dir+": no PEM certificate in it", nil)
+		return nil, NewError(ErrCACert, "CA directory "+dir+": no PEM certificate in it", nil)
 	}
 	return pool, nil
 }

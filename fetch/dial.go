@@ -99,7 +99,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	if via := cmp.Or(d.socks, d.tunnel); via != nil && !strings.HasPrefix(network, "tcp") {
 		return nil, &Error{Kind: ErrUnsupported,
-			Msg: "a proxy cannot carry " + network + " (" + Redacted(via) + "): use --noproxy for this host"}
+			Msg: "a proxy cannot carry " + network + " (" + Redacted(via) + "): use Client.NoProxy for this host"}
 	}
 	var conn net.Conn
 	var err error

@@ -125,6 +125,13 @@ func (k Kind) Error() string {
 }
 
 // Error is a typed fetch error.
+//
+// Its message says what failed in the library's own terms. Where a setting
+// would change the outcome, the message names it as a Go program sets it:
+// a Client field ("use Client.NoProxy for this host"), a Request option
+// with the value that helps ("Options[ssl]=required"), or another
+// package's field ("mirror.Options.MaxDepth"); never a flag of a command.
+// A command shows these in its own words (urlget spells each as its flag).
 type Error struct {
 	Kind Kind
 	URL  string // the URL being fetched, passwords masked

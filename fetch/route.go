@@ -39,7 +39,7 @@ type ResolveRule struct {
 // ErrOptionSyntax (curl's 49).
 func ParseResolve(s string) (ResolveRule, error) {
 	bad := func(why string) (ResolveRule, error) {
-		return ResolveRule{}, &Error{Kind: ErrOptionSyntax, Msg: "--resolve " + strconv.Quote(s) + ": " + why}
+		return ResolveRule{}, &Error{Kind: ErrOptionSyntax, Msg: strconv.Quote(s) + ": " + why}
 	}
 	rest, remove := strings.CutPrefix(s, "-")
 	if !remove {
@@ -94,7 +94,7 @@ type ConnectToRule struct {
 // brackets. A bad argument is ErrOptionSyntax (curl's 49).
 func ParseConnectTo(s string) (ConnectToRule, error) {
 	bad := func(why string) (ConnectToRule, error) {
-		return ConnectToRule{}, &Error{Kind: ErrOptionSyntax, Msg: "--connect-to " + strconv.Quote(s) + ": " + why}
+		return ConnectToRule{}, &Error{Kind: ErrOptionSyntax, Msg: strconv.Quote(s) + ": " + why}
 	}
 	var parts [4]string
 	rest, ok := s, true
@@ -138,7 +138,7 @@ func ParsePortRange(s string) (PortRange, error) {
 	l, err1 := parsePort(lo)
 	h, err2 := parsePort(hi)
 	if err1 != nil || err2 != nil || l > h {
-		return PortRange{}, &Error{Kind: ErrMalformed, Msg: "--local-port " + strconv.Quote(s) + ": want a port or a range N-M of ports from 1 to 65535"}
+		return PortRange{}, &Error{Kind: ErrMalformed, Msg: strconv.Quote(s) + ": want a port or a range N-M of ports from 1 to 65535"}
 	}
 	return PortRange{l, h}, nil
 }
@@ -339,7 +339,7 @@ func (r *route) localAddrs(ctx context.Context) ([]netip.Addr, error) {
 	}
 	s := r.iface
 	fail := func(err error) ([]netip.Addr, error) {
-		return nil, &Error{Kind: ErrInterface, Msg: "--interface " + s + ": " + err.Error()}
+		return nil, &Error{Kind: ErrInterface, Msg: "Client.Interface " + s + ": " + err.Error()}
 	}
 	kind, name, ok := strings.Cut(s, "!")
 	if !ok {
@@ -392,7 +392,7 @@ func (r *route) dialFrom(ctx context.Context, base Dialer, network string, ip ne
 	}
 	nd, ok := base.(*net.Dialer)
 	if !ok {
-		return nil, &Error{Kind: ErrInterface, Msg: "a local address or port (--interface, --local-port) needs the Client's own dialer, not a Dialer of the program's"}
+		return nil, &Error{Kind: ErrInterface, Msg: "a local address or port (Client.Interface, Client.LocalPorts) needs the Client's own dialer, not a Dialer of the program's"}
 	}
 	locals, err := r.localAddrs(ctx)
 	if err != nil {
@@ -409,7 +409,7 @@ func (r *route) dialFrom(ctx context.Context, base Dialer, network string, ip ne
 		if !local.IsValid() {
 			// curl's 7, not 45: the interface is fine, this address is not
 			// reachable from it.
-			return nil, &Error{Kind: ErrConnect, Msg: "could not connect to " + to + ": --interface " + r.iface + " has no IPv" + map[bool]string{true: "4", false: "6"}[ip.Is4()] + " address"}
+			return nil, &Error{Kind: ErrConnect, Msg: "could not connect to " + to + ": Client.Interface " + r.iface + " has no IPv" + map[bool]string{true: "4", false: "6"}[ip.Is4()] + " address"}
 		}
 	}
 	low, high := r.ports.Low, r.ports.High

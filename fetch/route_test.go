@@ -40,8 +40,8 @@ func TestParseRouteRules(t *testing.T) {
 		got := fmt.Sprint(r)
 		if err != nil {
 			got = "error"
-			if fetch.ExitCode(err) != 49 || !strings.Contains(err.Error(), "--resolve") {
-				t.Errorf("ParseResolve(%q): %v, want exit 49 naming --resolve", tc.in, err)
+			if fetch.ExitCode(err) != 49 || !strings.Contains(err.Error(), strconv.Quote(tc.in)) {
+				t.Errorf("ParseResolve(%q): %v, want exit 49 quoting the rule", tc.in, err)
 			}
 		}
 		if got != tc.want {

@@ -66,7 +66,7 @@ func LoadClientCert(certFile, keyFile, password string) (tls.Certificate, error)
 			//lint:ignore SA1019 curl reads keys in the legacy encrypted PEM form (RFC 1423, "Proc-Type: 4,ENCRYPTED"), and so must --cert FILE:PASSWORD
 			if x509.IsEncryptedPEMBlock(b) {
 				if password == "" {
-					return fail("key "+name+" is encrypted: give its password (--cert FILE:PASSWORD)", nil)
+					return fail("key "+name+" is encrypted: its password is needed", nil)
 				}
 				//lint:ignore SA1019 as above: the legacy form is the one curl users hold
 				der, err := x509.DecryptPEMBlock(b, []byte(password))
@@ -82,7 +82,7 @@ func LoadClientCert(certFile, keyFile, password string) (tls.Certificate, error)
 		}
 	}
 	if key == nil {
-		return fail("key "+name+": no PEM private key in it (give one with --key)", nil)
+		return fail("key "+name+": no PEM private key in it (give the key's own file)", nil)
 	}
 	c, err := tls.X509KeyPair(certs, key)
 	if err != nil {
@@ -117,13 +117,13 @@ func ParsePinnedPubKey(s string) ([][sha256.Size]byte, error) {
 	if !strings.HasPrefix(s, "sha256//") {
 		b, err := os.ReadFile(s)
 		if err != nil {
-			return nil, &Error{Kind: ErrPinnedKey, Msg: "--pinnedpubkey " + s, Err: pathError(err)}
+			return nil, &Error{Kind: ErrPinnedKey, Msg: s, Err: pathError(err)}
 		}
 		if p, _ := pem.Decode(b); p != nil {
 			b = p.Bytes
 		}
 		if _, err := x509.ParsePKIXPublicKey(b); err != nil {
-			return nil, &Error{Kind: ErrPinnedKey, Msg: "--pinnedpubkey " + s + ": no public key in it (PEM or DER)"}
+			return nil, &Error{Kind: ErrPinnedKey, Msg: s + ": no public key in it (PEM or DER)"}
 		}
 		return [][sha256.Size]byte{sha256.Sum256(b)}, nil
 	}
@@ -132,7 +132,7 @@ func ParsePinnedPubKey(s string) ([][sha256.Size]byte, error) {
 		b64, ok := strings.CutPrefix(strings.TrimSpace(h), "sha256//")
 		raw, err := base64.StdEncoding.DecodeString(b64)
 		if !ok || err != nil || len(raw) != sha256.Size {
-			return nil, &Error{Kind: ErrPinnedKey, Msg: "--pinnedpubkey: " + quoteShort(h) + " is not sha256// and the base64 of a SHA-256 hash"}
+			return nil, &Error{Kind: ErrPinnedKey, Msg: quoteShort(h) + " is not sha256// and the base64 of a SHA-256 hash"}
 		}
 		pins = append(pins, [sha256.Size]byte(raw))
 	}
@@ -340,14 +340,14 @@ func CipherSuites(list string) ([]uint16, error) {
 			id, ok = iana[strings.ToUpper(name)]
 		}
 		if !ok {
-			return nil, &Error{Kind: ErrCipher, Msg: "--ciphers: unknown cipher " + quoteShort(name) + " (TLS 1.2 suites by their OpenSSL or IANA names; OpenSSL's keywords such as HIGH are not supported)"}
+			return nil, &Error{Kind: ErrCipher, Msg: "unknown cipher " + quoteShort(name) + " (TLS 1.2 suites by their OpenSSL or IANA names; OpenSSL's keywords such as HIGH are not supported)"}
 		}
 		if !isTLS13(id) {
 			out = append(out, id)
 		}
 	}
 	if len(out) == 0 {
-		return nil, &Error{Kind: ErrCipher, Msg: "--ciphers: no cipher given"}
+		return nil, &Error{Kind: ErrCipher, Msg: "no cipher given"}
 	}
 	return out, nil
 }

@@ -169,7 +169,7 @@ func (e *engine) finishDeletes() {
 		return
 	case e.opt.DeleteLimit < 0 && len(files) > 0,
 		e.opt.DeleteLimit > 0 && len(files) > e.opt.DeleteLimit:
-		keep(fmt.Sprintf("%d files are gone from the server, more than --max-delete %d allows: none deleted",
+		keep(fmt.Sprintf("%d files are gone from the server, more than mirror.Options.DeleteLimit %d allows: none deleted",
 			len(files), max(e.opt.DeleteLimit, 0)))
 		return
 	}

@@ -196,7 +196,7 @@ func newEngine(ctx context.Context, opt Options, u *urlparse.URL) (*engine, erro
 		e.paths.close()
 		e.man.release()
 		e.fs.close()
-		return nil, fmt.Errorf("mirror: --warc: %w", err)
+		return nil, fmt.Errorf("mirror: mirror.Options.WARC: %w", err)
 	}
 	e.ctx, e.cancel = context.WithCancelCause(ctx)
 	e.sched = newScheduler(e.perHost)
@@ -416,7 +416,7 @@ func (e *engine) touch(localDir string) {
 func (e *engine) claimFileSlot() bool {
 	n := e.filesClaimed.Add(1)
 	if e.maxFiles > 0 && n > int64(e.maxFiles) {
-		e.hitCap(fmt.Sprintf("--max-files %d reached", e.maxFiles))
+		e.hitCap(fmt.Sprintf("mirror.Options.MaxFiles %d reached", e.maxFiles))
 		return false
 	}
 	e.filesKnown.Add(1)
@@ -428,7 +428,7 @@ func (e *engine) claimFileSlot() bool {
 func (e *engine) addBytes(n int64) bool {
 	total := e.bytes.Add(n)
 	if e.opt.MaxBytes > 0 && total > e.opt.MaxBytes {
-		e.hitCap(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
+		e.hitCap(fmt.Sprintf("mirror.Options.MaxBytes %d reached", e.opt.MaxBytes))
 		return false
 	}
 	return true
@@ -462,7 +462,7 @@ func (e *engine) idleErr(ctx context.Context, err error) error {
 }
 
 // errBytesCap stops a transfer at MaxBytes.
-var errBytesCap = errors.New("--max-bytes reached")
+var errBytesCap = errors.New("mirror.Options.MaxBytes reached")
 
 // sameBytes ends a file fetched again whose bytes are those of the copy
 // (same SHA-256, the copy intact): the copy is left alone (only its time
@@ -502,8 +502,8 @@ func (e *engine) descend(rec Record, rel string, depth int) bool {
 		return false
 	}
 	if e.maxDepth >= 0 && depth > e.maxDepth {
-		e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
-		e.skip(rec, "deeper than --max-depth")
+		e.hitCap(fmt.Sprintf("mirror.Options.MaxDepth %d reached", e.maxDepth))
+		e.skip(rec, "deeper than mirror.Options.MaxDepth")
 		return false
 	}
 	return true

@@ -108,7 +108,7 @@ func (e *engine) ftpSession() (*ftpState, []string, error) {
 	}
 	if req.Proxy != nil {
 		return nil, nil, &fetch.Error{Kind: fetch.ErrUnsupported, URL: e.rootURL,
-			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, --noproxy, or unset ftp_proxy"}
+			Msg: "mirror: ftp through an HTTP proxy (" + fetch.Redacted(req.Proxy) + ") is not supported: use a SOCKS proxy, Client.NoProxy, or unset ftp_proxy"}
 	}
 	s := &ftpState{req: req, cfg: cfg, host: hostKey(u.Host, u.PortOrDefault()), urlHost: u.Host, urlPort: u.PortOrDefault(),
 		visited: map[string]bool{}, uniques: map[string]bool{}}
@@ -993,7 +993,7 @@ var sha256Hex = regexp.MustCompile(`\b[0-9a-fA-F]{64}\b`)
 // alone).
 func (e *engine) ftpCheckHash(s *ftpState, w int, c *ftpConn, j *ftpDirJob, same []mdtmCheck) {
 	fetchIt := func(ck mdtmCheck, why string) {
-		ck.job.why = "--checksum: " + why
+		ck.job.why = "mirror.Options.Checksum: " + why
 		e.queueFile(s, ck.job)
 	}
 	for start := 0; start < len(same); start += 100 {
@@ -1098,7 +1098,7 @@ const (
 func (e *engine) ftpUnchanged(local *dirView, old, rec Record, fe ftpEntry) (int, string) {
 	switch {
 	case e.opt.Refetch:
-		return verdictFetch, "--refetch"
+		return verdictFetch, "mirror.Options.Refetch"
 	case old.Status != StatusOK:
 		return verdictFetch, "not mirrored yet (" + old.Status + ")"
 	case old.Path != rec.Path || !local.intact(old.Path, old.Size):
@@ -1309,7 +1309,7 @@ func (e *engine) ftpFiles(s *ftpState, w int, c *ftpConn, t *task) {
 	for {
 		if e.ctx.Err() != nil || e.overBytes() {
 			if e.overBytes() {
-				e.markIncomplete(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
+				e.markIncomplete(fmt.Sprintf("mirror.Options.MaxBytes %d reached", e.opt.MaxBytes))
 			}
 			// Its commands were sent: the connection is not in a
 			// known state any more.

@@ -582,7 +582,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		return
 	}
 	if !g.below(e, it.Host, it.Port, it.Selector) {
-		rec.Type, rec.Error = TypeExternal, "above the start menu: not followed (--parents follows it)"
+		rec.Type, rec.Error = TypeExternal, "above the start menu: not followed (mirror.Options.Parents follows it)"
 		e.record(rec)
 		return
 	}
@@ -702,9 +702,9 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 	why := "new"
 	switch {
 	case had && e.opt.Refetch:
-		why = "--refetch"
+		why = "mirror.Options.Refetch"
 	case had && checkBytes && old.Key == key:
-		why = "--checksum: no Gopher+ date: fetched to compare"
+		why = "mirror.Options.Checksum: no Gopher+ date: fetched to compare"
 	case had && old.Key != key:
 		why = "the menu line or Gopher+ date changed"
 	case had && old.Status == StatusOK && badSize:
@@ -712,7 +712,7 @@ func (e *engine) queueDoc(g *gopherState, it gopher.Item, attrs *gopher.Attribut
 	case had && old.Status == StatusOK && isRacy:
 		why = racyWhy(old)
 	case had && old.Status == StatusOK && unconfirmed && e.fs.intact(old.Path, old.Size) && e.fs.hashIs(old.Path, old.SHA256):
-		why = "--verify: no server stated its length: fetched again to compare"
+		why = "mirror.Options.Verify: no server stated its length: fetched again to compare"
 	case had && e.opt.Verify && old.Status == StatusOK:
 		why = verifyWhy
 	case had:
@@ -731,7 +731,7 @@ func (e *engine) gopherDoc(w int, j *gopherDocJob) {
 		return
 	}
 	if e.overBytes() {
-		e.markIncomplete(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
+		e.markIncomplete(fmt.Sprintf("mirror.Options.MaxBytes %d reached", e.opt.MaxBytes))
 		return
 	}
 	err := e.retrying(w, j.rec.Path, func() error { return e.fetchDoc(j) })

@@ -386,7 +386,7 @@ func (e *engine) httpEntry(s *httpState, j *httpDirJob, ie indexEntry) {
 	case !had:
 		job.why = "new"
 	case e.opt.Refetch:
-		job.why = "--refetch"
+		job.why = "mirror.Options.Refetch"
 	case old.Status != StatusOK:
 		job.why = "not mirrored yet (" + old.Status + ")"
 	case old.Path != rec.Path || !e.fs.intact(old.Path, old.Size):
@@ -396,7 +396,7 @@ func (e *engine) httpEntry(s *httpState, j *httpDirJob, ie indexEntry) {
 	case e.opt.Verify && !e.fs.hashIs(old.Path, old.SHA256):
 		job.why = verifyWhy
 	case e.opt.Checksum:
-		job.why = "--checksum: the server gives no SHA-256: fetched to compare"
+		job.why = "mirror.Options.Checksum: the server gives no SHA-256: fetched to compare"
 	case old.ETag == "" && old.MTime == "":
 		job.why = "the server gave neither ETag nor Last-Modified to ask with"
 	case racy(old):
@@ -415,7 +415,7 @@ func (e *engine) httpEntry(s *httpState, j *httpDirJob, ie indexEntry) {
 // httpFile fetches one file (conditionally when its copy is intact).
 func (e *engine) httpFile(w int, j *httpFileJob) {
 	if e.overBytes() {
-		e.markIncomplete(fmt.Sprintf("--max-bytes %d reached", e.opt.MaxBytes))
+		e.markIncomplete(fmt.Sprintf("mirror.Options.MaxBytes %d reached", e.opt.MaxBytes))
 		return
 	}
 	err := e.retrying(w, j.rec.Path, func() error { return e.httpFetch(j) })

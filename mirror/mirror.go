@@ -473,7 +473,7 @@ func run(ctx context.Context, opt Options) (Summary, error) {
 }
 
 // verifyWhy is why Verify fetches a file again.
-const verifyWhy = "--verify: the local copy's SHA-256 is not the one recorded when it was fetched (changed on disk)"
+const verifyWhy = "mirror.Options.Verify: the local copy's SHA-256 is not the one recorded when it was fetched (changed on disk)"
 
 // canonicalURL is the URL as the manifest names it: without a password.
 func canonicalURL(u *urlparse.URL) string {

@@ -77,7 +77,7 @@ func (ev Event) Line(verbose bool) string {
 		}
 		return line
 	case EventGone:
-		return fmt.Sprintf("gone      %s (kept: no --delete)", what)
+		return fmt.Sprintf("gone      %s (kept: no mirror.Options.Delete)", what)
 	case EventSkipped:
 		if what == "" {
 			return "note      " + fetch.OneLine(err)

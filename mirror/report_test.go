@@ -59,7 +59,7 @@ func TestEventLine(t *testing.T) {
 		{Event{Kind: EventLinked, Path: "ln"}, true, "linked    ln"},
 		{Event{Kind: EventRecorded, URL: "telnet://h/"}, true, "recorded  telnet://h/"},
 		{Event{Kind: EventGone, Path: "left.txt"}, false, ""},
-		{Event{Kind: EventGone, Path: "left.txt"}, true, "gone      left.txt (kept: no --delete)"},
+		{Event{Kind: EventGone, Path: "left.txt"}, true, "gone      left.txt (kept: no mirror.Options.Delete)"},
 		{Event{Kind: EventSkipped, Path: "big.iso", Err: errors.New("excluded")}, false, ""},
 		{Event{Kind: EventSkipped, Path: "big.iso", Err: errors.New("excluded")}, true, "skipped   big.iso: excluded"},
 		{Event{Kind: EventSkipped, Err: errors.New("robots.txt:\n  disallows /x")}, true, "note      robots.txt: disallows /x"},

@@ -331,7 +331,7 @@ func (r *reverse) walkDir(c *ftpConn, d upDir) ([]upDir, error) {
 				continue
 			}
 			if e.maxDepth >= 0 && d.depth+1 > e.maxDepth {
-				e.hitCap(fmt.Sprintf("--max-depth %d reached", e.maxDepth))
+				e.hitCap(fmt.Sprintf("mirror.Options.MaxDepth %d reached", e.maxDepth))
 				continue
 			}
 			nd := upDir{url: r.url(segs, ""), rel: rel, remote: joinServer(d.remote, name), segs: segs, exists: onServer, depth: d.depth + 1}
@@ -429,7 +429,7 @@ func upTempName(j *upJob) string {
 func (r *reverse) differs(j *upJob, fe ftpEntry) string {
 	switch {
 	case r.e.opt.Refetch:
-		return "--refetch"
+		return "mirror.Options.Refetch"
 	case fe.Size >= 0 && fe.Size != j.size:
 		return fmt.Sprintf("size %d on the server, %d here", fe.Size, j.size)
 	case fe.Size < 0 || !fe.exact:
@@ -723,7 +723,7 @@ func (r *reverse) deleteGone() {
 		return
 	}
 	if lim := e.opt.DeleteLimit; lim < 0 || lim > 0 && len(r.deletes) > lim {
-		e.markIncomplete(fmt.Sprintf("%d items are gone from %s: more than --max-delete allows, none deleted", len(r.deletes), e.opt.Dir))
+		e.markIncomplete(fmt.Sprintf("%d items are gone from %s: more than mirror.Options.DeleteLimit allows, none deleted", len(r.deletes), e.opt.Dir))
 		return
 	}
 	for _, it := range r.deletes {
@@ -757,7 +757,7 @@ func (r *reverse) remove(c *ftpConn, dir, name string, isDir bool, depth int) er
 		return c.do("DELE", p)
 	}
 	if depth > r.e.maxDepth && r.e.maxDepth >= 0 {
-		return errors.New("deeper than --max-depth: not deleted")
+		return errors.New("deeper than mirror.Options.MaxDepth: not deleted")
 	}
 	entries, _, err := c.list(&ftpDirJob{path: p})
 	if err != nil {

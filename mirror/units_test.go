@@ -234,7 +234,7 @@ func TestFTPLimitsAndFilters(t *testing.T) {
 	// --max-depth 1: the top and one level below.
 	dir = t.TempDir()
 	sum, err := Run(context.Background(), Options{URL: url, Dir: dir, MaxDepth: 1})
-	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "--max-depth 1 reached") {
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "mirror.Options.MaxDepth 1 reached") {
 		t.Errorf("max-depth: %v", err)
 	}
 	if got, want := keys(tree(t, dir)), []string{"a/one.txt", "link", "readme.txt", "space dir/f g.txt"}; !reflect.DeepEqual(got, want) {
@@ -251,7 +251,7 @@ func TestFTPLimitsAndFilters(t *testing.T) {
 	// --max-bytes: stops.
 	dir = t.TempDir()
 	_, err = Run(context.Background(), Options{URL: url, Dir: dir, MaxBytes: 100, Parallel: 1})
-	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "--max-bytes 100 reached") {
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "mirror.Options.MaxBytes 100 reached") {
 		t.Errorf("max-bytes: %v", err)
 	}
 

@@ -137,7 +137,7 @@ func (g *guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 
 // refusal is the error for a connection to an address not allowed.
 func refusal(addr string) error {
-	return &fetch.Error{Kind: fetch.ErrAccessDenied, Msg: "the gateway does not connect to " + addr + " (not a public address; see --allow-private)"}
+	return &fetch.Error{Kind: fetch.ErrAccessDenied, Msg: "the gateway does not connect to " + addr + " (not a public address)"}
 }
 
 var (

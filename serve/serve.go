@@ -362,7 +362,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	q := &query{local: cip.IsLoopback(), head: r.Method == http.MethodHead}
 	if strings.HasPrefix(r.RequestURI, "/") && !h.hostAllowed(r.Host) {
-		h.fail(w, r, nil, http.StatusMisdirectedRequest, "the gateway does not answer to the name "+r.Host+" (see --allow-host)")
+		h.fail(w, r, nil, http.StatusMisdirectedRequest, "the gateway does not answer to the name "+r.Host)
 		return
 	}
 	m, path := h.mountOf(r)
@@ -721,7 +721,7 @@ var pathReplace = func() (t [256]string) {
 // a file below Options.AllowFile, symbolic links resolved.
 func (h *Handler) fileAllowed(u *urlparse.URL) string {
 	if h.opt.AllowFile == "" {
-		return "the gateway shows no file: URLs (see --allow-file)"
+		return "the gateway shows no file: URLs"
 	}
 	if !u.File.Local {
 		return "the gateway shows only local files"
@@ -745,10 +745,10 @@ func checkDir(dir string) (string, error) {
 		abs, err = filepath.EvalSymlinks(abs)
 	}
 	if err != nil {
-		return "", fmt.Errorf("serve: --allow-file %s: no such directory", dir)
+		return "", fmt.Errorf("serve: serve.Options.AllowFile %s: no such directory", dir)
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("serve: --allow-file %s: not a directory", dir)
+		return "", fmt.Errorf("serve: serve.Options.AllowFile %s: not a directory", dir)
 	}
 	return abs, nil
 }

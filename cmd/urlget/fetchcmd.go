@@ -607,7 +607,7 @@ func (c *fetchCmd) report(r *download.Result, status *int) bool {
 			return false
 		}
 		if !c.o.silent || c.o.showError {
-			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.Code, fetch.OneLine(r.Err.Error()))
+			fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", r.Code, cli.InFlags(fetch.OneLine(r.Err.Error())))
 			c.reportKept(r)
 		}
 		if c.o.failEarly {

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/urlget/urlget/download"
+	"github.com/urlget/urlget/internal/cli"
 	"github.com/urlget/urlget/urlglob"
 )
 
@@ -30,9 +31,9 @@ func (c *fetchCmd) globFailed(err error) int {
 		return code
 	}
 	if ge, ok := err.(*urlglob.Error); ok {
-		fmt.Fprintf(c.e.stderr, "urlget: (%d) %s:\n%s\n", code, ge.Error(), ge.Caret())
+		fmt.Fprintf(c.e.stderr, "urlget: (%d) %s:\n%s\n", code, cli.InFlags(ge.Error()), ge.Caret())
 	} else {
-		fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", code, err)
+		fmt.Fprintf(c.e.stderr, "urlget: (%d) %s\n", code, cli.InFlags(err.Error()))
 	}
 	return code
 }

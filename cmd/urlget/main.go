@@ -67,7 +67,7 @@ func run(e env) int {
 
 // fail prints one line on stderr, prefixed with the program name.
 func fail(e env, code int, format string, a ...any) int {
-	fmt.Fprintf(e.stderr, "urlget: "+format+"\n", a...)
+	fmt.Fprintf(e.stderr, "urlget: %s\n", cli.InFlags(fmt.Sprintf(format, a...)))
 	return code
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/urlget/urlget/internal/cli"
 )
 
 // warnPrefix begins every warning urlget prints.
@@ -22,7 +24,7 @@ type warnWriter struct{ w io.Writer }
 func (ww warnWriter) Write(p []byte) (int, error) {
 	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
 		if len(line) > 0 {
-			if _, err := io.WriteString(ww.w, warnPrefix+string(line)); err != nil {
+			if _, err := io.WriteString(ww.w, warnPrefix+cli.InFlags(string(line))); err != nil {
 				return 0, err
 			}
 		}

@@ -226,7 +226,7 @@ func runMirrorWith(ctx context.Context, e env, setup func(*mirrorCmd, *mirror.Op
 // event prints one line per item with -v (and --dry-run), failures always.
 func (c *mirrorCmd) event(ev mirror.Event) {
 	if line := ev.Line(c.o.verbose); line != "" {
-		c.out.Print("urlget: " + fetch.Sanitize(line) + "\n")
+		c.out.Print("urlget: " + cli.InFlags(fetch.Sanitize(line)) + "\n")
 	}
 }
 
@@ -255,16 +255,16 @@ func (c *mirrorCmd) finish(ctx context.Context, sum mirror.Summary, err error) i
 	case errors.Is(err, mirror.ErrIncomplete) && errors.As(err, &fe):
 		// Some local copy may not be written (left as it is): 23, as -o.
 		code := fe.Kind.ExitCode()
-		c.out.Print(fmt.Sprintf("urlget: (%d) %s\n", code, fetch.Sanitize(err.Error())))
+		c.out.Print(fmt.Sprintf("urlget: (%d) %s\n", code, cli.InFlags(fetch.Sanitize(err.Error()))))
 		return code
 	case errors.Is(err, mirror.ErrIncomplete):
-		c.out.Print("urlget: " + fetch.Sanitize(err.Error()) + "\n")
+		c.out.Print("urlget: " + cli.InFlags(fetch.Sanitize(err.Error())) + "\n")
 		return mirrorExitIncomplete
 	case errors.As(err, &fe):
 		code := fe.Kind.ExitCode()
-		c.out.Print(fmt.Sprintf("urlget: (%d) %s\n", code, fetch.OneLine(err.Error())))
+		c.out.Print(fmt.Sprintf("urlget: (%d) %s\n", code, cli.InFlags(fetch.OneLine(err.Error()))))
 		return code
 	}
-	c.out.Print("urlget: " + fetch.OneLine(err.Error()) + "\n")
+	c.out.Print("urlget: " + cli.InFlags(fetch.OneLine(err.Error())) + "\n")
 	return mirrorExitLocal
 }

@@ -60,7 +60,7 @@ func TestUntrustedCertificateBesideCurl(t *testing.T) {
 		t.Errorf("curl --cacert: exit %d %q", ccode, out)
 	}
 	code, _, uerr = urlget("--cacert", empty, srv.URL+"/")
-	if want := "urlget: (77) --cacert " + empty + ": no PEM certificate in it\n"; code != 77 || uerr != want {
+	if want := "urlget: (77) CA file " + empty + ": no PEM certificate in it\n"; code != 77 || uerr != want {
 		t.Errorf("empty --cacert: exit %d %q, want 77 %q", code, uerr, want)
 	}
 }

@@ -923,7 +923,7 @@ func (f Fetcher) askForm(ctx context.Context, req *fetch.Request, p *plan) (*fet
 			}
 		}
 		if len(missing) > 0 {
-			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with --ask-answer", askInput(&AskError{Questions: qs, Missing: missing, Reason: "no answers given"}))
+			return nil, malformed("gopher: the item asks questions (+ASK); give the answers with Options[gopher-ask]", askInput(&AskError{Questions: qs, Missing: missing, Reason: "no answers given"}))
 		}
 	}
 	lines, err := Answer(qs, answers)

@@ -69,7 +69,7 @@ type PortError struct {
 
 func (e *PortError) Error() string {
 	return "gopher to port " + strconv.Itoa(e.Port) + " (" + e.Service + ") refused: a gopher request there would be a " +
-		e.Service + " command (RFC 1738 §6); give --gopher-allow-port to send it anyway"
+		e.Service + " command (RFC 1738 §6); give Options[gopher-allow-port] to send it anyway"
 }
 
 func (e *PortError) Unwrap() error { return ErrPortRefused }

@@ -308,10 +308,10 @@ func addHeader(hreq *nethttp.Request, line string, given map[string]bool) error 
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
-		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "-H/--header " + fetch.SanitizeLine(line, 80) + `: want "Name: value"`}
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Options[http-header] " + fetch.SanitizeLine(line, 80) + `: want "Name: value"`}
 	}
 	if strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(val, "\r\n\x00") {
-		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "-H/--header " + fetch.SanitizeLine(line, 80) + ": not one header field"}
+		return &fetch.Error{Kind: fetch.ErrMalformed, Msg: "Options[http-header] " + fetch.SanitizeLine(line, 80) + ": not one header field"}
 	}
 	lower := strings.ToLower(name)
 	first := !given[lower]

@@ -55,7 +55,7 @@ func compose(m *urlparse.Mailto, from string, allowBcc bool) (*Message, error) {
 	if from == "" {
 		from = fetch.DefaultAddress()
 	}
-	a, err := parseAddress(from, "sender (--mail-from)")
+	a, err := parseAddress(from, "sender (Options[mail-from])")
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +105,10 @@ func compose(m *urlparse.Mailto, from string, allowBcc bool) (*Message, error) {
 		case "bcc":
 			if !allowBcc {
 				return nil, fetch.NewError(fetch.ErrMalformed, "mailto: the URL asks for a blind copy to "+
-					quote(h.Value)+": refused; give --mail-allow-bcc to send it", nil)
+					quote(h.Value)+": refused; give Options[mail-allow-bcc] to send it", nil)
 			}
 			err = add(&msg.Bcc, h.Value, "bcc")
-			msg.Warnings = append(msg.Warnings, "mailto: blind copy to "+quote(h.Value)+" (--mail-allow-bcc)")
+			msg.Warnings = append(msg.Warnings, "mailto: blind copy to "+quote(h.Value)+" (Options[mail-allow-bcc])")
 		case "keywords":
 			if msg.Keywords != "" {
 				msg.Keywords += ", "

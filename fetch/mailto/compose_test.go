@@ -327,7 +327,7 @@ func TestNoDelivery(t *testing.T) {
 	sendmailPaths = nil
 	defer func() { sendmailPaths = old }()
 	_, err := open(t, "mailto:a@example.org", fetch.Options{OptFrom: "me@example.net"}, nil)
-	if fetch.KindOf(err) != fetch.ErrNotConfigured || fetch.ExitCode(err) != 2 || !strings.Contains(err.Error(), "--smtp-server") {
+	if fetch.KindOf(err) != fetch.ErrNotConfigured || fetch.ExitCode(err) != 2 || !strings.Contains(err.Error(), "Options[smtp-server]") {
 		t.Errorf("no server: %v (exit %d), want exit 2", err, fetch.ExitCode(err))
 	}
 	t.Setenv(EnvMailhost, "host:bad")

@@ -160,7 +160,7 @@ func confirm(req *fetch.Request, msg *Message) error {
 	}
 	if !req.Options.Has(OptConfirm) {
 		return &fetch.InputNeededError{Key: OptConfirm, Prompt: msg.summary() + "Send this message? [y/N] ",
-			Err: fetch.NewError(fetch.ErrAborted, "mailto: not sent: confirm with --yes", nil)}
+			Err: fetch.NewError(fetch.ErrAborted, "mailto: not sent: confirm with Options[mail-confirm]=yes", nil)}
 	}
 	switch strings.ToLower(strings.TrimSpace(req.Options.String(OptConfirm))) {
 	case "y", "yes", "1", "true", "on":
@@ -181,7 +181,7 @@ type method struct {
 // ErrNotConfigured (exit 2) saying how to configure one.
 func deliveryMethod(req *fetch.Request) (method, error) {
 	for _, c := range []struct{ v, from string }{
-		{req.Options.String(OptServer), "--smtp-server"},
+		{req.Options.String(OptServer), "Options[smtp-server]"},
 		{os.Getenv(EnvServer), "$" + EnvServer},
 		{os.Getenv(EnvMailhost), "$" + EnvMailhost},
 	} {
@@ -193,8 +193,8 @@ func deliveryMethod(req *fetch.Request) (method, error) {
 	if p := findSendmail(); p != "" {
 		return method{sendmail: p}, nil
 	}
-	return method{}, fetch.NewError(fetch.ErrNotConfigured, "mailto: no way to send mail: give --smtp-server HOST[:PORT] (or smtps://HOST), set "+
-		EnvServer+" or "+EnvMailhost+", or install a sendmail; --dry-run writes the message instead", nil)
+	return method{}, fetch.NewError(fetch.ErrNotConfigured, "mailto: no way to send mail: give Options[smtp-server] HOST[:PORT] (or smtps://HOST), set "+
+		EnvServer+" or "+EnvMailhost+", or install a sendmail; Options[dry-run] writes the message instead", nil)
 }
 
 func findSendmail() string {

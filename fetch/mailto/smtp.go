@@ -168,7 +168,7 @@ func dial(ctx context.Context, cfg *fetch.Config, req *fetch.Request, srv server
 			}
 		case ssl == "required":
 			s.close()
-			return nil, &fetch.Error{Kind: fetch.ErrTLS, Msg: "smtp: " + srv.String() + " does not offer STARTTLS (--ssl-reqd)"}
+			return nil, &fetch.Error{Kind: fetch.ErrTLS, Msg: "smtp: " + srv.String() + " does not offer STARTTLS (Options[ssl]=required)"}
 		}
 	}
 	return s, nil

@@ -80,15 +80,15 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 		base := req.Options.String(OptBase)
 		switch {
 		case base == "":
-			return nil, fetch.NewError(fetch.ErrMalformed, "cid: a cid: URL needs the message it is in: give --base FILE or --base mid:MESSAGE-ID", nil)
+			return nil, fetch.NewError(fetch.ErrMalformed, "cid: a cid: URL needs the message it is in: give Options[cid-base] FILE or Options[cid-base] mid:MESSAGE-ID", nil)
 		case strings.HasPrefix(strings.ToLower(base), "mid:"):
 			bu, err := urlparse.Parse(base)
 			if err != nil {
-				return nil, fetch.NewError(fetch.ErrMalformed, "cid: --base", err)
+				return nil, fetch.NewError(fetch.ErrMalformed, "cid: Options[cid-base]", err)
 			}
 			bm, err := bu.MID()
 			if err != nil || bm.ContentID != "" {
-				return nil, fetch.NewError(fetch.ErrMalformed, "cid: --base must be a mid: URL of a whole message", err)
+				return nil, fetch.NewError(fetch.ErrMalformed, "cid: Options[cid-base] must be a mid: URL of a whole message", err)
 			}
 			if mres, err = f.article(ctx, req, bm.MessageID, false); err != nil {
 				return nil, err
@@ -101,7 +101,7 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 				if errors.Is(err, os.ErrNotExist) {
 					k = fetch.ErrNotFound
 				}
-				return nil, &fetch.Error{Kind: k, Msg: "cid: --base", Err: err}
+				return nil, &fetch.Error{Kind: k, Msg: "cid: Options[cid-base]", Err: err}
 			}
 			msg = f
 		}

@@ -288,7 +288,7 @@ func (c *conn) auth(trigger reply) error {
 	case 481, 482:
 		return &fetch.Error{Kind: fetch.ErrLoginDenied, Msg: "nntp: login refused: " + quote(r.line)}
 	case 483:
-		return &fetch.Error{Kind: fetch.ErrAccessDenied, Msg: "nntp: the server requires TLS before login (use nntps:// or --ssl-reqd): " + quote(r.line)}
+		return &fetch.Error{Kind: fetch.ErrAccessDenied, Msg: "nntp: the server requires TLS before login (use nntps:// or Options[ssl]=required): " + quote(r.line)}
 	case 502:
 		return &fetch.Error{Kind: fetch.ErrAccessDenied, Msg: "nntp: AUTHINFO refused: " + quote(r.line)}
 	}
@@ -438,7 +438,7 @@ func replyError(what string, r reply) error {
 	case 481, 482:
 		k, msg = fetch.ErrLoginDenied, "login refused"
 	case 483:
-		k, msg = fetch.ErrAccessDenied, "the server requires TLS (use nntps:// or --ssl-reqd)"
+		k, msg = fetch.ErrAccessDenied, "the server requires TLS (use nntps:// or Options[ssl]=required)"
 	case 502:
 		k, msg = fetch.ErrAccessDenied, "access denied"
 	case 400:

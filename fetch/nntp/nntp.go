@@ -334,12 +334,12 @@ func resolve(req *fetch.Request) (*target, error) {
 const ErrNoServer = fetch.Sentinel("no news server given")
 
 // NoServerHint says how to give a news server.
-const NoServerHint = "give one with --nntp-server HOST[:PORT] or set " + EnvServer + "=HOST[:PORT]"
+const NoServerHint = "give one with Options[nntp-server] HOST[:PORT] or set " + EnvServer + "=HOST[:PORT]"
 
 // serverFromOptions sets the server of a news: URL from Options or the
 // environment.
 func serverFromOptions(req *fetch.Request, t *target) error {
-	s, from := req.Options[OptServer], "--nntp-server"
+	s, from := req.Options[OptServer], "Options[nntp-server]"
 	if s == "" {
 		s, from = os.Getenv(EnvServer), "$"+EnvServer
 	}

@@ -457,7 +457,7 @@ func TestServerChoice(t *testing.T) {
 	// No server anywhere: refused before connecting, with advice.
 	_, _, err := get(t, request(t, nil, "news:local.test"))
 	fetchtest.WantKind(t, err, fetch.ErrMalformed)
-	if !strings.Contains(err.Error(), "--nntp-server") || !strings.Contains(err.Error(), EnvServer) {
+	if !strings.Contains(err.Error(), "Options[nntp-server]") || !strings.Contains(err.Error(), EnvServer) {
 		t.Errorf("error %q does not say how to set a server", err)
 	}
 	// $NNTPSERVER.
