@@ -180,7 +180,7 @@ func verifyPin(pins [][sha256.Size]byte, next func(tls.ConnectionState) error) f
 // server's chain names.
 func LoadCRLs(file string) ([]*x509.RevocationList, error) {
 	fail := func(msg string, err error) ([]*x509.RevocationList, error) {
-		return nil, &Error{Kind: ErrCRLFile, Msg: "--crlfile " + file + msg, Err: err}
+		return nil, &Error{Kind: ErrCRLFile, Msg: "CRL file " + file + msg, Err: err}
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
