@@ -207,3 +207,68 @@ func TestDigestProbeLength(t *testing.T) {
 	}
 	<-heads // headServer answers 200: the body goes again, without credentials
 }
+
+// TestHTTP10ReplyDowngradesConnection: after an HTTP/1.0 reply on a kept
+// connection, the next request on it goes as HTTP/1.0, as curl sends it
+// (its tests 1074, 1078): without the Expect urlget would add, and a body
+// of unknown length is refused (ErrUpload), HTTP/1.0 having no chunked
+// coding. A new connection speaks HTTP/1.1 again.
+func TestHTTP10ReplyDowngradesConnection(t *testing.T) {
+	lines := make(chan string, 8)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			head, expect, length := "", false, 0
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if head == "" {
+					head = strings.TrimSpace(l)
+				}
+				expect = expect || strings.HasPrefix(l, "Expect:")
+				if v, ok := strings.CutPrefix(l, "Content-Length: "); ok {
+					fmt.Sscan(v, &length)
+				}
+				if l == "\r\n" {
+					break
+				}
+			}
+			if _, err := io.CopyN(io.Discard, br, int64(length)); err != nil {
+				return
+			}
+			lines <- fmt.Sprintf("%s expect=%v", head, expect)
+			io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\nConnection: Keep-Alive\r\n\r\nok\n")
+		}
+	})
+	c := &fetch.Client{}
+	u := parse(t, "http://"+s.Addr+"/x")
+	for range 2 {
+		if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
+			t.Fatalf("GET: %q %v", got, err)
+		}
+	}
+	body := "data"
+	if _, got, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: int64(len(body)),
+		Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue", fetch.OptMethod: "PUT"}}); err != nil || string(got) != "ok\n" {
+		t.Fatalf("PUT: %q %v", got, err)
+	}
+	_, _, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: -1,
+		Options: fetch.Options{fetch.OptMethod: "PUT"}})
+	if fetch.KindOf(err) != fetch.ErrUpload {
+		t.Errorf("chunked PUT on the HTTP/1.0 connection: %v, want ErrUpload", err)
+	}
+	if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
+		t.Fatalf("GET on a new connection: %q %v", got, err)
+	}
+	close(lines)
+	var got []string
+	for l := range lines {
+		got = append(got, l)
+	}
+	want := []string{"GET /x HTTP/1.1 expect=false", "GET /x HTTP/1.0 expect=false", "PUT /x HTTP/1.0 expect=false", "GET /x HTTP/1.1 expect=false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}

@@ -7,7 +7,9 @@
 // returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
 // decides. Connections go through the Request's Dialer (connect timeout,
 // SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, HTTP/2
-// when OptVersion asks (a connection of its own for the request). A Fetcher
+// when OptVersion asks (a connection of its own for the request), HTTP/1.0
+// when it asks, or on a connection whose previous reply was HTTP/1.0, as
+// curl's (recorder.start, downgrade). A Fetcher
 // built by New keeps its direct connections (no HTTP proxy) alive between
 // requests, a few idle per host for a minute at most, and reuses them, as
 // net/http's Transport does; CloseIdleConnections (through
@@ -368,6 +370,11 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		if r, ok := gi.Conn.(*recorder); ok {
 			c, rec = r, r.start(hdrs, http10, ro)
 			nc = r.Conn
+			if rec.http10 && !http10 {
+				// The connection's last reply was HTTP/1.0.
+				http10 = true
+				downgrade(hreq, rec, requestLines(req))
+			}
 		}
 		if !gi.Reused {
 			tunnel = fetch.TunnelReply(nc)
@@ -380,11 +387,12 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, hdrs)
-		if http10 {
-			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
-		}
 		trace.WroteHeaders = func() {
+			// The head as written: downgrade may have dropped Expect.
+			head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, hdrs)
+			if http10 { // known once the connection is (GotConn)
+				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
+			}
 			if ht != nil && ht.speaksHTTP2() {
 				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)
 			}
