@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
@@ -214,8 +215,68 @@ func TestDigestProbeLength(t *testing.T) {
 // of unknown length is refused (ErrUpload), HTTP/1.0 having no chunked
 // coding. A new connection speaks HTTP/1.1 again.
 func TestHTTP10ReplyDowngradesConnection(t *testing.T) {
-	lines := make(chan string, 8)
+	addr, requests := keepAlive10Server(t, "Connection: Keep-Alive")
+	c := &fetch.Client{}
+	u := parse(t, "http://"+addr+"/x")
+	for range 2 {
+		if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
+			t.Fatalf("GET: %q %v", got, err)
+		}
+	}
+	body := "data"
+	if _, got, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: int64(len(body)),
+		Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue", fetch.OptMethod: "PUT"}}); err != nil || string(got) != "ok\n" {
+		t.Fatalf("PUT: %q %v", got, err)
+	}
+	_, _, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: -1,
+		Options: fetch.Options{fetch.OptMethod: "PUT"}})
+	if fetch.KindOf(err) != fetch.ErrUpload {
+		t.Errorf("chunked PUT on the HTTP/1.0 connection: %v, want ErrUpload", err)
+	}
+	if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
+		t.Fatalf("GET on a new connection: %q %v", got, err)
+	}
+	want := []string{"1 GET /x HTTP/1.1 expect=false", "1 GET /x HTTP/1.0 expect=false", "1 PUT /x HTTP/1.0 expect=false", "2 GET /x HTTP/1.1 expect=false"}
+	if got := requests(); !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// TestGatewayKeepsHTTP10Proxy: requests of another scheme sent to an
+// http:// proxy go on one connection while the proxy keeps it, an HTTP/1.0
+// reply's "Proxy-Connection: Keep-Alive" keeping it as curl reads it, and
+// the request after that reply goes as HTTP/1.0 (curl's test 1077).
+func TestGatewayKeepsHTTP10Proxy(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	addr, requests := keepAlive10Server(t, "Proxy-Connection: Keep-Alive")
+	p, _ := fetch.ParseProxy("http://" + addr)
+	c := &fetch.Client{Proxy: p}
+	for _, f := range []string{"a", "b"} {
+		if _, got, err := get(t, c, &fetch.Request{URL: parse(t, "ftp://ftp.example/"+f)}); err != nil || string(got) != "ok\n" {
+			t.Fatalf("%s: %q %v", f, got, err)
+		}
+	}
+	want := []string{"1 GET ftp://ftp.example/a HTTP/1.1 expect=false", "1 GET ftp://ftp.example/b HTTP/1.0 expect=false"}
+	if got := requests(); !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// keepAlive10Server answers every request with an HTTP/1.0 200 holding
+// the field keep, on the connection it came on; requests returns the
+// request lines it has read, each after its connection's number and with
+// whether it said Expect.
+func keepAlive10Server(t *testing.T, keep string) (addr string, requests func() []string) {
+	var (
+		mu    sync.Mutex
+		conns int
+		got   []string
+	)
 	s := fetchtest.NewServer(t, func(c net.Conn) {
+		mu.Lock()
+		conns++
+		n := conns
+		mu.Unlock()
 		br := bufio.NewReader(c)
 		for {
 			head, expect, length := "", false, 0
@@ -238,37 +299,15 @@ func TestHTTP10ReplyDowngradesConnection(t *testing.T) {
 			if _, err := io.CopyN(io.Discard, br, int64(length)); err != nil {
 				return
 			}
-			lines <- fmt.Sprintf("%s expect=%v", head, expect)
-			io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\nConnection: Keep-Alive\r\n\r\nok\n")
+			mu.Lock()
+			got = append(got, fmt.Sprintf("%d %s expect=%v", n, head, expect))
+			mu.Unlock()
+			io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n"+keep+"\r\n\r\nok\n")
 		}
 	})
-	c := &fetch.Client{}
-	u := parse(t, "http://"+s.Addr+"/x")
-	for range 2 {
-		if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
-			t.Fatalf("GET: %q %v", got, err)
-		}
-	}
-	body := "data"
-	if _, got, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: int64(len(body)),
-		Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue", fetch.OptMethod: "PUT"}}); err != nil || string(got) != "ok\n" {
-		t.Fatalf("PUT: %q %v", got, err)
-	}
-	_, _, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: -1,
-		Options: fetch.Options{fetch.OptMethod: "PUT"}})
-	if fetch.KindOf(err) != fetch.ErrUpload {
-		t.Errorf("chunked PUT on the HTTP/1.0 connection: %v, want ErrUpload", err)
-	}
-	if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
-		t.Fatalf("GET on a new connection: %q %v", got, err)
-	}
-	close(lines)
-	var got []string
-	for l := range lines {
-		got = append(got, l)
-	}
-	want := []string{"GET /x HTTP/1.1 expect=false", "GET /x HTTP/1.0 expect=false", "PUT /x HTTP/1.0 expect=false", "GET /x HTTP/1.1 expect=false"}
-	if !slices.Equal(got, want) {
-		t.Errorf("requests %q, want %q", got, want)
+	return s.Addr, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
 	}
 }

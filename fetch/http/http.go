@@ -10,11 +10,14 @@
 // when OptVersion asks (a connection of its own for the request), HTTP/1.0
 // when it asks, or on a connection whose previous reply was HTTP/1.0, as
 // curl's (recorder.start, downgrade). A Fetcher
-// built by New keeps its direct connections (no HTTP proxy) alive between
-// requests, a few idle per host for a minute at most, and reuses them, as
-// net/http's Transport does; CloseIdleConnections (through
-// fetch.Client.CloseIdleConnections) closes them. A request through an HTTP
-// proxy, or from a Fetcher built without New, has a connection of its own,
+// built by New keeps its direct connections (no HTTP proxy), and those of
+// the requests of other schemes it sends an http:// proxy (a gateway's),
+// alive between requests, a few idle per host for a minute at most, and
+// reuses them, as net/http's Transport does; CloseIdleConnections (through
+// fetch.Client.CloseIdleConnections) closes them. A proxy's HTTP/1.0 reply
+// keeps its connection with "Proxy-Connection: keep-alive", as curl reads
+// it (normalizeHead). Any other request through an HTTP proxy, or one from a
+// Fetcher built without New, has a connection of its own,
 // closed with the Body (the request does not ask the server to close; curl
 // does not either). An HTTP/1.1 body of known length over plain TCP is read
 // with the kernel gathering up to fetch.BulkReadSize bytes before it wakes
@@ -176,7 +179,11 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	// A request for HTTP/2 has a connection of its own too (h2Transport).
 	h2 := wantsHTTP2(req, direct, proxy != nil)
 	haproxy, _ := req.Options.Bool(OptHAProxy)
-	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy && a.pin == nil
+	// So does a gateway's request to an http:// proxy: it is a request
+	// to the proxy as to any server (hreq.URL names the proxy), its
+	// connection kept for the next as curl keeps it.
+	gateway := !direct && proxy != nil && proxy.Scheme == "http"
+	pooled := f.pool != nil && (proxy == nil || gateway) && !h2 && !haproxy && a.pin == nil
 	var (
 		reused bool // the exchange's Transport, its proxy already set
 		v      io.Writer
@@ -360,6 +367,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	ro.http09, _ = req.Options.Bool(OptHTTP09)
 	ro.ignoreCL, _ = req.Options.Bool(OptIgnoreLength)
 	ro.head = method == nethttp.MethodHead
+	ro.proxy = proxy != nil && (!direct || u.Scheme == "http") // not through a tunnel
 	var (
 		c      *recorder
 		rec    *recording
