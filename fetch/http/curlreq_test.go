@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -309,5 +310,44 @@ func keepAlive10Server(t *testing.T, keep string) (addr string, requests func() 
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(got)
+	}
+}
+
+// TestAnyAuthChunkedTo10: --anyauth sends a body of unknown length at
+// once (chunked); the HTTP/1.0 server's 401 would have it sent again as
+// HTTP/1.0, which cannot frame it: ErrUpload (curl's 25, its test 1072),
+// the 401 among the AuthReplies, nothing sent a second time.
+func TestAnyAuthChunkedTo10(t *testing.T) {
+	heads := make(chan string, 4)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		l, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		heads <- strings.TrimSpace(l)
+		for l != "0\r\n" { // the head, then the chunked body to its last chunk
+			if l, err = br.ReadString('\n'); err != nil {
+				return
+			}
+		}
+		io.WriteString(c, "HTTP/1.0 401 Who\r\nWWW-Authenticate: Basic realm=\"r\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	})
+	c := &fetch.Client{AnyAuth: true, User: "u", Password: "p", HasUser: true, HasPassword: true,
+		Options: fetch.Options{fetch.OptMethod: "PUT"}}
+	// No GetBody: a pipe's, which could not go again anyway.
+	req := &fetch.Request{URL: parse(t, "http://"+s.Addr+"/x"), Body: strings.NewReader("data"), BodySize: -1}
+	_, _, err := get(t, c, req)
+	var fe *fetch.Error
+	if fetch.KindOf(err) != fetch.ErrUpload || !errors.As(err, &fe) || fe.Reply == nil || len(fe.Reply.AuthReplies) != 1 {
+		t.Errorf("%v, want ErrUpload after the 401", err)
+	}
+	close(heads)
+	var got []string
+	for h := range heads {
+		got = append(got, h)
+	}
+	if want := []string{"PUT /x HTTP/1.1"}; !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
 	}
 }
