@@ -351,3 +351,47 @@ func TestAnyAuthChunkedTo10(t *testing.T) {
 		t.Errorf("requests %q, want %q", got, want)
 	}
 }
+
+// TestFinalReplyBeforeContinue: a request with "Expect: 100-continue"
+// answered 404 before its 100 does not send its body, and its connection
+// closes (net/http's Transport would send the body to keep it), as curl
+// stops sending (its tests 1129, 1131): the next request goes on a new
+// connection.
+func TestFinalReplyBeforeContinue(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		after []int // per connection, the bytes read after the first head
+	)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if l == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 404 No\r\nContent-Length: 6\r\n\r\n-foo-\n")
+		n, _ := io.Copy(io.Discard, br) // until urlget closes
+		mu.Lock()
+		after = append(after, int(n))
+		mu.Unlock()
+	})
+	c := &fetch.Client{Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue"}}
+	body := strings.Repeat("x", 100000)
+	for range 2 {
+		res, got, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/x"), Body: strings.NewReader(body), BodySize: int64(len(body))})
+		if err != nil || res.Status != 404 || string(got) != "-foo-\n" {
+			t.Fatalf("%v %q", err, got)
+		}
+	}
+	c.CloseIdleConnections()
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(after, []int{0, 0}) {
+		t.Errorf("bytes sent after the 404, per connection: %v, want two connections, no body", after)
+	}
+}

@@ -76,6 +76,9 @@ type recording struct {
 	refuse error
 	// replied10: the final head's status line says HTTP/1.0.
 	replied10 bool
+	// awaiting: the head went with "Expect: 100-continue" and no byte of
+	// the body has gone yet (a final reply now closes: see add).
+	awaiting atomic.Bool
 	// The reply as the Transport is given it (see recorder.Read): the
 	// final head is held back until it is whole and normalised
 	// (normalizeHead) before it is passed on. h1 says the request was
@@ -117,6 +120,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if rec != nil && len(p) > 0 {
+		rec.awaiting.Store(false) // the body is going
 		rec.addSent(p)
 	}
 	return r.Conn.Write(p)
@@ -143,6 +147,7 @@ func (rec *recording) reorder(p []byte) []byte {
 		return out
 	}
 	head := curlOrder(out[:i+4], rec.custom)
+	rec.awaiting.Store(len(out) == i+4 && expects100(head))
 	if rec.http10 {
 		if j := bytes.Index(head, []byte(" HTTP/1.1\r\n")); j >= 0 && j < bytes.IndexByte(head, '\n') {
 			head = append(append(head[:j:j], " HTTP/1.0\r\n"...), head[j+len(" HTTP/1.1\r\n"):]...)
@@ -289,7 +294,12 @@ func (rec *recording) add(p []byte) (out []byte, held, lineOver bool) {
 		out = rec.noStatusLine()
 		rec.released = true
 	case rec.afterHead:
-		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], rec.reply)
+		// A final reply to a request still awaiting its 100 Continue: the
+		// body is not sent and the connection closes (the Transport would
+		// send the body to keep it), as curl stops sending.
+		o := rec.reply
+		o.close = rec.awaiting.Load()
+		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], o)
 		out = append(bytes.Clone(rec.buf[rec.given:rec.final[0]]), head...)
 		rest := rec.buf[rec.final[1]:]
 		if chunked && hasBody(head, rec.reply.head) {

@@ -26,6 +26,7 @@ type replyOptions struct {
 	head     bool // the request is HEAD: no body, so no HTTP/0.9 either
 	ignoreCL bool // OptIgnoreLength: the body goes until the close
 	proxy    bool // the request went to an HTTP proxy itself (not through a tunnel)
+	close    bool // the connection ends with this reply (the Transport is told so)
 }
 
 // http09Head is the head the Transport is given before an HTTP/0.9 reply:
@@ -46,7 +47,8 @@ var transferCodes = map[string]bool{"gzip": true, "x-gzip": true, "deflate": tru
 // past 2^63-1. From a proxy (o.proxy), a head without a Connection field
 // gets the one its Proxy-Connection field means, as curl reads it: an
 // HTTP/1.0 reply's "keep-alive" keeps the connection, an HTTP/1.1 reply's
-// "close" closes it (net/http reads Connection only). h itself when
+// "close" closes it (net/http reads Connection only); with o.close the
+// Transport is told the connection closes. h itself when
 // nothing changes; chunked says the head given frames the body chunked.
 func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 	lines := bytes.SplitAfter(h, []byte("\n"))
@@ -85,6 +87,9 @@ func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 	}
 	if conn {
 		persist = ""
+	}
+	if o.close {
+		persist = "Connection: close\r\n"
 	}
 	if !te && !(cl && (o.ignoreCL || tooLong)) && persist == "" {
 		return h, false
@@ -294,4 +299,15 @@ func (c *chunkReader) endLine(out []byte) []byte {
 		c.trailer = append(append(c.trailer, text...), "\r\n"...)
 		return out
 	}
+}
+
+// expects100 reports whether a request head says "Expect: 100-continue".
+func expects100(head []byte) bool {
+	for _, l := range bytes.Split(head, []byte("\n"))[1:] {
+		name, value, ok := bytes.Cut(bytes.TrimRight(l, "\r"), []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Expect")) && bytes.EqualFold(bytes.TrimSpace(value), []byte("100-continue")) {
+			return true
+		}
+	}
+	return false
 }
