@@ -395,3 +395,57 @@ func TestFinalReplyBeforeContinue(t *testing.T) {
 		t.Errorf("bytes sent after the 404, per connection: %v, want two connections, no body", after)
 	}
 }
+
+// TestExpectationFailedRetried: a 417 to urlget's "Expect: 100-continue",
+// before the body went, has the request sent again without Expect, as
+// curl does (its test 357); the 417 comes first among the AuthReplies.
+func TestExpectationFailedRetried(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			expect, length := false, 0
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				expect = expect || strings.HasPrefix(l, "Expect:")
+				if v, ok := strings.CutPrefix(l, "Content-Length: "); ok {
+					fmt.Sscan(v, &length)
+				}
+				if l == "\r\n" {
+					break
+				}
+			}
+			if expect {
+				mu.Lock()
+				got = append(got, "expect")
+				mu.Unlock()
+				io.WriteString(c, "HTTP/1.1 417 No\r\nContent-Length: 0\r\n\r\n")
+				continue
+			}
+			b := make([]byte, length)
+			if _, err := io.ReadFull(br, b); err != nil {
+				return
+			}
+			mu.Lock()
+			got = append(got, string(b))
+			mu.Unlock()
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+		}
+	})
+	c := &fetch.Client{Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue", fetch.OptMethod: "PUT"}}
+	res, body, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/x"), Body: strings.NewReader("data"), BodySize: 4})
+	if err != nil || res.Status != 200 || string(body) != "ok\n" || len(res.AuthReplies) != 1 || res.AuthReplies[0].Status != 417 {
+		t.Fatalf("%v %q %+v", err, body, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"expect", "data"}; !slices.Equal(got, want) {
+		t.Errorf("server got %q, want %q", got, want)
+	}
+}

@@ -76,6 +76,11 @@
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
 //
+// A request with "Expect: 100-continue" answered finally before its 100
+// does not send its body, and its connection closes (the recorder tells
+// the Transport so), as curl stops sending; a 417 to urlget's own Expect,
+// the body unsent, has the request sent again without it, as curl's.
+//
 // A reply is read with curl's leniency, the Transport being given each
 // final head normalised as it is read (normalizeHead, the recorder):
 // gzip and deflate transfer codings decoded (fetch.OptRaw keeps them), a
@@ -107,6 +112,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/urlget/urlget/fetch"
@@ -151,8 +157,49 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if srvAuth || prxAuth {
 		return f.openAuth(ctx, req, srvAuth, prxAuth)
 	}
-	return f.open(ctx, req, sendAuth{})
+	if req.Body == nil || !expects(req) || slices.ContainsFunc(requestLines(req), func(l string) bool { return lineNames(l, "Expect") }) {
+		return f.open(ctx, req, sendAuth{})
+	}
+	// A 417 (Expectation Failed) to urlget's "Expect: 100-continue",
+	// before any byte of the body went, has the request sent again
+	// without it, once, as curl does.
+	g := &untouched{r: req.Body}
+	first := *req
+	first.Body = g
+	res, err := f.open(ctx, &first, sendAuth{})
+	if err != nil || res.Status != nethttp.StatusExpectationFailed || !expects100(res.Request) || !g.take() {
+		return res, err
+	}
+	fetch.DrainClose(res.Body)
+	again := *req
+	again.Options = noExpect(req.Options)
+	asked := []fetch.Meta{res.Meta} // shown before the result (-i), as curl shows the 417
+	res, err = f.open(ctx, &again, sendAuth{})
+	if err != nil {
+		return nil, withAuthReplies(err, asked)
+	}
+	res.AuthReplies = append(asked, res.AuthReplies...)
+	return res, nil
 }
+
+// untouched is a request body that can be taken back (take) as long as
+// nothing has read it, so that it can go again; once taken back, it reads
+// as empty (a Transport still holding it sends nothing of it).
+type untouched struct {
+	r     io.Reader
+	state atomic.Int32 // 0: unread, 1: read, 2: taken back
+}
+
+func (u *untouched) Read(p []byte) (int, error) {
+	u.state.CompareAndSwap(0, 1)
+	if u.state.Load() == 2 {
+		return 0, io.EOF
+	}
+	return u.r.Read(p)
+}
+
+// take reports whether u was never read, and if so makes it unreadable.
+func (u *untouched) take() bool { return u.state.CompareAndSwap(0, 2) }
 
 // open sends one request, with a's authentication fields and pinned
 // connection when set.
