@@ -161,7 +161,8 @@ func (s *authSide) step(h fetch.Header, method, uri string, closing bool) bool {
 // comes from Request.GetBody; without it, the reply that would need it is
 // the result. Any other reply is the result; the replies before it are
 // its AuthReplies. A server that answers HTTP/1.0 is spoken to in
-// HTTP/1.0 from then on, as curl does.
+// HTTP/1.0 from then on, as curl does: a body of unknown length sent
+// before cannot go again (ErrUpload, curl's 25).
 func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn bool) (*fetch.Resource, error) {
 	srv := authSide{status: 401, field: "WWW-Authenticate"}
 	if srvOn {
@@ -222,6 +223,14 @@ func (f Fetcher) openAuth(ctx context.Context, req *fetch.Request, srvOn, prxOn 
 		case probe != nil && (first && firstProbe || ntlm1):
 			r = probe
 		case sent && req.Body != nil:
+			if req.BodySize < 0 && req.Options.String(OptVersion) == version10 {
+				// Spoken to in HTTP/1.0 now, which cannot frame it:
+				// curl's "upload failed" too, whether or not it could
+				// be read again.
+				fetch.DrainClose(res.Body)
+				asked = append(asked, res.Meta)
+				return nil, false, errUnknownLength10()
+			}
 			if req.GetBody == nil {
 				return res, false, nil
 			}

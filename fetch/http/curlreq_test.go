@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/urlget/urlget/fetch"
@@ -206,4 +208,244 @@ func TestDigestProbeLength(t *testing.T) {
 		t.Errorf("probe:\n%q\nwant one Content-Length: 0", probe)
 	}
 	<-heads // headServer answers 200: the body goes again, without credentials
+}
+
+// TestHTTP10ReplyDowngradesConnection: after an HTTP/1.0 reply on a kept
+// connection, the next request on it goes as HTTP/1.0, as curl sends it
+// (its tests 1074, 1078): without the Expect urlget would add, and a body
+// of unknown length is refused (ErrUpload), HTTP/1.0 having no chunked
+// coding. A new connection speaks HTTP/1.1 again.
+func TestHTTP10ReplyDowngradesConnection(t *testing.T) {
+	addr, requests := keepAlive10Server(t, "Connection: Keep-Alive")
+	c := &fetch.Client{}
+	u := parse(t, "http://"+addr+"/x")
+	for range 2 {
+		if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
+			t.Fatalf("GET: %q %v", got, err)
+		}
+	}
+	body := "data"
+	if _, got, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: int64(len(body)),
+		Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue", fetch.OptMethod: "PUT"}}); err != nil || string(got) != "ok\n" {
+		t.Fatalf("PUT: %q %v", got, err)
+	}
+	_, _, err := get(t, c, &fetch.Request{URL: u, Body: strings.NewReader(body), BodySize: -1,
+		Options: fetch.Options{fetch.OptMethod: "PUT"}})
+	if fetch.KindOf(err) != fetch.ErrUpload {
+		t.Errorf("chunked PUT on the HTTP/1.0 connection: %v, want ErrUpload", err)
+	}
+	if _, got, err := get(t, c, &fetch.Request{URL: u}); err != nil || string(got) != "ok\n" {
+		t.Fatalf("GET on a new connection: %q %v", got, err)
+	}
+	want := []string{"1 GET /x HTTP/1.1 expect=false", "1 GET /x HTTP/1.0 expect=false", "1 PUT /x HTTP/1.0 expect=false", "2 GET /x HTTP/1.1 expect=false"}
+	if got := requests(); !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// TestGatewayKeepsHTTP10Proxy: requests of another scheme sent to an
+// http:// proxy go on one connection while the proxy keeps it, an HTTP/1.0
+// reply's "Proxy-Connection: Keep-Alive" keeping it as curl reads it, and
+// the request after that reply goes as HTTP/1.0 (curl's test 1077).
+func TestGatewayKeepsHTTP10Proxy(t *testing.T) {
+	fetchtest.ClearProxyEnv(t)
+	addr, requests := keepAlive10Server(t, "Proxy-Connection: Keep-Alive")
+	p, _ := fetch.ParseProxy("http://" + addr)
+	c := &fetch.Client{Proxy: p}
+	for _, f := range []string{"a", "b"} {
+		if _, got, err := get(t, c, &fetch.Request{URL: parse(t, "ftp://ftp.example/"+f)}); err != nil || string(got) != "ok\n" {
+			t.Fatalf("%s: %q %v", f, got, err)
+		}
+	}
+	want := []string{"1 GET ftp://ftp.example/a HTTP/1.1 expect=false", "1 GET ftp://ftp.example/b HTTP/1.0 expect=false"}
+	if got := requests(); !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// keepAlive10Server answers every request with an HTTP/1.0 200 holding
+// the field keep, on the connection it came on; requests returns the
+// request lines it has read, each after its connection's number and with
+// whether it said Expect.
+func keepAlive10Server(t *testing.T, keep string) (addr string, requests func() []string) {
+	var (
+		mu    sync.Mutex
+		conns int
+		got   []string
+	)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		mu.Lock()
+		conns++
+		n := conns
+		mu.Unlock()
+		br := bufio.NewReader(c)
+		for {
+			head, expect, length := "", false, 0
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if head == "" {
+					head = strings.TrimSpace(l)
+				}
+				expect = expect || strings.HasPrefix(l, "Expect:")
+				if v, ok := strings.CutPrefix(l, "Content-Length: "); ok {
+					fmt.Sscan(v, &length)
+				}
+				if l == "\r\n" {
+					break
+				}
+			}
+			if _, err := io.CopyN(io.Discard, br, int64(length)); err != nil {
+				return
+			}
+			mu.Lock()
+			got = append(got, fmt.Sprintf("%d %s expect=%v", n, head, expect))
+			mu.Unlock()
+			io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n"+keep+"\r\n\r\nok\n")
+		}
+	})
+	return s.Addr, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// TestAnyAuthChunkedTo10: --anyauth sends a body of unknown length at
+// once (chunked); the HTTP/1.0 server's 401 would have it sent again as
+// HTTP/1.0, which cannot frame it: ErrUpload (curl's 25, its test 1072),
+// the 401 among the AuthReplies, nothing sent a second time.
+func TestAnyAuthChunkedTo10(t *testing.T) {
+	heads := make(chan string, 4)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		l, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		heads <- strings.TrimSpace(l)
+		for l != "0\r\n" { // the head, then the chunked body to its last chunk
+			if l, err = br.ReadString('\n'); err != nil {
+				return
+			}
+		}
+		io.WriteString(c, "HTTP/1.0 401 Who\r\nWWW-Authenticate: Basic realm=\"r\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	})
+	c := &fetch.Client{AnyAuth: true, User: "u", Password: "p", HasUser: true, HasPassword: true,
+		Options: fetch.Options{fetch.OptMethod: "PUT"}}
+	// No GetBody: a pipe's, which could not go again anyway.
+	req := &fetch.Request{URL: parse(t, "http://"+s.Addr+"/x"), Body: strings.NewReader("data"), BodySize: -1}
+	_, _, err := get(t, c, req)
+	var fe *fetch.Error
+	if fetch.KindOf(err) != fetch.ErrUpload || !errors.As(err, &fe) || fe.Reply == nil || len(fe.Reply.AuthReplies) != 1 {
+		t.Errorf("%v, want ErrUpload after the 401", err)
+	}
+	close(heads)
+	var got []string
+	for h := range heads {
+		got = append(got, h)
+	}
+	if want := []string{"PUT /x HTTP/1.1"}; !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+// TestFinalReplyBeforeContinue: a request with "Expect: 100-continue"
+// answered 404 before its 100 does not send its body, and its connection
+// closes (net/http's Transport would send the body to keep it), as curl
+// stops sending (its tests 1129, 1131): the next request goes on a new
+// connection.
+func TestFinalReplyBeforeContinue(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		after []int // per connection, the bytes read after the first head
+	)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if l == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 404 No\r\nContent-Length: 6\r\n\r\n-foo-\n")
+		n, _ := io.Copy(io.Discard, br) // until urlget closes
+		mu.Lock()
+		after = append(after, int(n))
+		mu.Unlock()
+	})
+	c := &fetch.Client{Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue"}}
+	body := strings.Repeat("x", 100000)
+	for range 2 {
+		res, got, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/x"), Body: strings.NewReader(body), BodySize: int64(len(body))})
+		if err != nil || res.Status != 404 || string(got) != "-foo-\n" {
+			t.Fatalf("%v %q", err, got)
+		}
+	}
+	c.CloseIdleConnections()
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(after, []int{0, 0}) {
+		t.Errorf("bytes sent after the 404, per connection: %v, want two connections, no body", after)
+	}
+}
+
+// TestExpectationFailedRetried: a 417 to urlget's "Expect: 100-continue",
+// before the body went, has the request sent again without Expect, as
+// curl does (its test 357); the 417 comes first among the AuthReplies.
+func TestExpectationFailedRetried(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	s := fetchtest.NewServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			expect, length := false, 0
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				expect = expect || strings.HasPrefix(l, "Expect:")
+				if v, ok := strings.CutPrefix(l, "Content-Length: "); ok {
+					fmt.Sscan(v, &length)
+				}
+				if l == "\r\n" {
+					break
+				}
+			}
+			if expect {
+				mu.Lock()
+				got = append(got, "expect")
+				mu.Unlock()
+				io.WriteString(c, "HTTP/1.1 417 No\r\nContent-Length: 0\r\n\r\n")
+				continue
+			}
+			b := make([]byte, length)
+			if _, err := io.ReadFull(br, b); err != nil {
+				return
+			}
+			mu.Lock()
+			got = append(got, string(b))
+			mu.Unlock()
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+		}
+	})
+	c := &fetch.Client{Options: fetch.Options{fhttp.OptBodyHeader: "Expect: 100-continue", fetch.OptMethod: "PUT"}}
+	res, body, err := get(t, c, &fetch.Request{URL: parse(t, "http://"+s.Addr+"/x"), Body: strings.NewReader("data"), BodySize: 4})
+	if err != nil || res.Status != 200 || string(body) != "ok\n" || len(res.AuthReplies) != 1 || res.AuthReplies[0].Status != 417 {
+		t.Fatalf("%v %q %+v", err, body, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"expect", "data"}; !slices.Equal(got, want) {
+		t.Errorf("server got %q, want %q", got, want)
+	}
 }

@@ -67,9 +67,18 @@ type recording struct {
 	order  bool
 	custom custom
 	pend   []byte
-	// http10: the request line says HTTP/1.0 (OptVersion "1.0"), the
+	// http10: the request line says HTTP/1.0 (OptVersion "1.0", or the
+	// connection's previous reply was HTTP/1.0: see start), the
 	// Transport having written HTTP/1.1, which it always does.
 	http10 bool
+	// refuse, when set, is what Write returns instead of writing the
+	// request (a body an HTTP/1.0 request cannot frame: downgrade).
+	refuse error
+	// replied10: the final head's status line says HTTP/1.0.
+	replied10 bool
+	// awaiting: the head went with "Expect: 100-continue" and no byte of
+	// the body has gone yet (a final reply now closes: see add).
+	awaiting atomic.Bool
 	// The reply as the Transport is given it (see recorder.Read): the
 	// final head is held back until it is whole and normalised
 	// (normalizeHead) before it is passed on. h1 says the request was
@@ -96,6 +105,9 @@ func (r *recorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	rec := r.cur
 	r.mu.Unlock()
+	if rec != nil && rec.refuse != nil {
+		return 0, rec.refuse
+	}
 	if rec != nil && rec.order && len(p) > 0 {
 		out := rec.reorder(p)
 		if out == nil {
@@ -108,6 +120,7 @@ func (r *recorder) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if rec != nil && len(p) > 0 {
+		rec.awaiting.Store(false) // the body is going
 		rec.addSent(p)
 	}
 	return r.Conn.Write(p)
@@ -134,6 +147,7 @@ func (rec *recording) reorder(p []byte) []byte {
 		return out
 	}
 	head := curlOrder(out[:i+4], rec.custom)
+	rec.awaiting.Store(len(out) == i+4 && expects100(head))
 	if rec.http10 {
 		if j := bytes.Index(head, []byte(" HTTP/1.1\r\n")); j >= 0 && j < bytes.IndexByte(head, '\n') {
 			head = append(append(head[:j:j], " HTTP/1.0\r\n"...), head[j+len(" HTTP/1.1\r\n"):]...)
@@ -212,12 +226,21 @@ func (r *recorder) Read(p []byte) (int, error) {
 
 // start begins the recording of the next request on the connection; its
 // head goes out in curl's order, custom naming the -H fields, and its
-// reply is read as o says.
+// reply is read as o says. Its request line says HTTP/1.0 with http10, or
+// when the connection's previous reply was an HTTP/1.0 one, as curl
+// speaks to a server that answered so on the connection (its
+// conn->httpversion): rec.http10 says which line goes out.
 func (r *recorder) start(c custom, http10 bool, o replyOptions) *recording {
 	rec := &recording{order: true, custom: c, http10: http10, reply: o, final: [2]int{-1, -1}}
 	r.mu.Lock()
+	prev := r.cur
 	r.cur = rec
 	r.mu.Unlock()
+	if prev != nil {
+		prev.mu.Lock()
+		rec.http10 = rec.http10 || prev.replied10
+		prev.mu.Unlock()
+	}
 	return rec
 }
 
@@ -271,7 +294,12 @@ func (rec *recording) add(p []byte) (out []byte, held, lineOver bool) {
 		out = rec.noStatusLine()
 		rec.released = true
 	case rec.afterHead:
-		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], rec.reply)
+		// A final reply to a request still awaiting its 100 Continue: the
+		// body is not sent and the connection closes (the Transport would
+		// send the body to keep it), as curl stops sending.
+		o := rec.reply
+		o.close = rec.awaiting.Load()
+		head, chunked := normalizeHead(rec.buf[rec.final[0]:rec.final[1]], o)
 		out = append(bytes.Clone(rec.buf[rec.given:rec.final[0]]), head...)
 		rest := rec.buf[rec.final[1]:]
 		if chunked && hasBody(head, rec.reply.head) {
@@ -375,6 +403,7 @@ func (rec *recording) measure(start int) {
 		interim := len(h) > 9 && bytes.HasPrefix(h, []byte("HTTP/")) && h[9] == '1'
 		if !interim {
 			rec.final = [2]int{rec.headStart, i + 1}
+			rec.replied10 = bytes.HasPrefix(h, []byte("HTTP/1.0 "))
 		}
 		rec.headStart = i + 1
 		rec.afterHead = !interim

@@ -7,12 +7,17 @@
 // returned as it is, with Meta.Status and Meta.Location, and the fetch.Client
 // decides. Connections go through the Request's Dialer (connect timeout,
 // SOCKS proxy, cancellation) and TLS config; HTTP/1.1 is spoken, HTTP/2
-// when OptVersion asks (a connection of its own for the request). A Fetcher
-// built by New keeps its direct connections (no HTTP proxy) alive between
-// requests, a few idle per host for a minute at most, and reuses them, as
-// net/http's Transport does; CloseIdleConnections (through
-// fetch.Client.CloseIdleConnections) closes them. A request through an HTTP
-// proxy, or from a Fetcher built without New, has a connection of its own,
+// when OptVersion asks (a connection of its own for the request), HTTP/1.0
+// when it asks, or on a connection whose previous reply was HTTP/1.0, as
+// curl's (recorder.start, downgrade). A Fetcher
+// built by New keeps its direct connections (no HTTP proxy), and those of
+// the requests of other schemes it sends an http:// proxy (a gateway's),
+// alive between requests, a few idle per host for a minute at most, and
+// reuses them, as net/http's Transport does; CloseIdleConnections (through
+// fetch.Client.CloseIdleConnections) closes them. A proxy's HTTP/1.0 reply
+// keeps its connection with "Proxy-Connection: keep-alive", as curl reads
+// it (normalizeHead). Any other request through an HTTP proxy, or one from a
+// Fetcher built without New, has a connection of its own,
 // closed with the Body (the request does not ask the server to close; curl
 // does not either). An HTTP/1.1 body of known length over plain TCP is read
 // with the kernel gathering up to fetch.BulkReadSize bytes before it wakes
@@ -71,6 +76,11 @@
 // proxy itself (not through a tunnel) carries "Proxy-Connection:
 // Keep-Alive", as curl's does.
 //
+// A request with "Expect: 100-continue" answered finally before its 100
+// does not send its body, and its connection closes (the recorder tells
+// the Transport so), as curl stops sending; a 417 to urlget's own Expect,
+// the body unsent, has the request sent again without it, as curl's.
+//
 // A reply is read with curl's leniency, the Transport being given each
 // final head normalised as it is read (normalizeHead, the recorder):
 // gzip and deflate transfer codings decoded (fetch.OptRaw keeps them), a
@@ -102,6 +112,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/urlget/urlget/fetch"
@@ -146,8 +157,49 @@ func (f Fetcher) Open(ctx context.Context, req *fetch.Request) (*fetch.Resource,
 	if srvAuth || prxAuth {
 		return f.openAuth(ctx, req, srvAuth, prxAuth)
 	}
-	return f.open(ctx, req, sendAuth{})
+	if req.Body == nil || !expects(req) || slices.ContainsFunc(requestLines(req), func(l string) bool { return lineNames(l, "Expect") }) {
+		return f.open(ctx, req, sendAuth{})
+	}
+	// A 417 (Expectation Failed) to urlget's "Expect: 100-continue",
+	// before any byte of the body went, has the request sent again
+	// without it, once, as curl does.
+	g := &untouched{r: req.Body}
+	first := *req
+	first.Body = g
+	res, err := f.open(ctx, &first, sendAuth{})
+	if err != nil || res.Status != nethttp.StatusExpectationFailed || !expects100(res.Request) || !g.take() {
+		return res, err
+	}
+	fetch.DrainClose(res.Body)
+	again := *req
+	again.Options = noExpect(req.Options)
+	asked := []fetch.Meta{res.Meta} // shown before the result (-i), as curl shows the 417
+	res, err = f.open(ctx, &again, sendAuth{})
+	if err != nil {
+		return nil, withAuthReplies(err, asked)
+	}
+	res.AuthReplies = append(asked, res.AuthReplies...)
+	return res, nil
 }
+
+// untouched is a request body that can be taken back (take) as long as
+// nothing has read it, so that it can go again; once taken back, it reads
+// as empty (a Transport still holding it sends nothing of it).
+type untouched struct {
+	r     io.Reader
+	state atomic.Int32 // 0: unread, 1: read, 2: taken back
+}
+
+func (u *untouched) Read(p []byte) (int, error) {
+	u.state.CompareAndSwap(0, 1)
+	if u.state.Load() == 2 {
+		return 0, io.EOF
+	}
+	return u.r.Read(p)
+}
+
+// take reports whether u was never read, and if so makes it unreadable.
+func (u *untouched) take() bool { return u.state.CompareAndSwap(0, 2) }
 
 // open sends one request, with a's authentication fields and pinned
 // connection when set.
@@ -174,7 +226,11 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	// A request for HTTP/2 has a connection of its own too (h2Transport).
 	h2 := wantsHTTP2(req, direct, proxy != nil)
 	haproxy, _ := req.Options.Bool(OptHAProxy)
-	pooled := f.pool != nil && proxy == nil && !h2 && !haproxy && a.pin == nil
+	// So does a gateway's request to an http:// proxy: it is a request
+	// to the proxy as to any server (hreq.URL names the proxy), its
+	// connection kept for the next as curl keeps it.
+	gateway := !direct && proxy != nil && proxy.Scheme == "http"
+	pooled := f.pool != nil && (proxy == nil || gateway) && !h2 && !haproxy && a.pin == nil
 	var (
 		reused bool // the exchange's Transport, its proxy already set
 		v      io.Writer
@@ -358,6 +414,7 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 	ro.http09, _ = req.Options.Bool(OptHTTP09)
 	ro.ignoreCL, _ = req.Options.Bool(OptIgnoreLength)
 	ro.head = method == nethttp.MethodHead
+	ro.proxy = proxy != nil && (!direct || u.Scheme == "http") // not through a tunnel
 	var (
 		c      *recorder
 		rec    *recording
@@ -368,6 +425,11 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		if r, ok := gi.Conn.(*recorder); ok {
 			c, rec = r, r.start(hdrs, http10, ro)
 			nc = r.Conn
+			if rec.http10 && !http10 {
+				// The connection's last reply was HTTP/1.0.
+				http10 = true
+				downgrade(hreq, rec, requestLines(req))
+			}
 		}
 		if !gi.Reused {
 			tunnel = fetch.TunnelReply(nc)
@@ -380,11 +442,12 @@ func (f Fetcher) open(ctx context.Context, req *fetch.Request, a sendAuth) (*fet
 		}
 	}}
 	if v != nil {
-		head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, hdrs)
-		if http10 {
-			head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
-		}
 		trace.WroteHeaders = func() {
+			// The head as written: downgrade may have dropped Expect.
+			head := requestHead(method, verboseTarget, hreq, direct && proxy != nil && u.Scheme == "http" && proxyBasic, hdrs)
+			if http10 { // known once the connection is (GotConn)
+				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" HTTP/1.0\n"), 1)
+			}
 			if ht != nil && ht.speaksHTTP2() {
 				head = bytes.Replace(head, []byte(" HTTP/1.1\n"), []byte(" "+protoHTTP2+"\n"), 1)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,8 @@ type replyOptions struct {
 	http09   bool // OptHTTP09: a reply without a status line is a body
 	head     bool // the request is HEAD: no body, so no HTTP/0.9 either
 	ignoreCL bool // OptIgnoreLength: the body goes until the close
+	proxy    bool // the request went to an HTTP proxy itself (not through a tunnel)
+	close    bool // the connection ends with this reply (the Transport is told so)
 }
 
 // http09Head is the head the Transport is given before an HTTP/0.9 reply:
@@ -41,8 +44,12 @@ var transferCodes = map[string]bool{"gzip": true, "x-gzip": true, "deflate": tru
 // codings end in chunked one "Transfer-Encoding: chunked" takes their
 // place, else the body goes until the close ("Connection: close"); a
 // Content-Length goes with them, with o.ignoreCL, or when it is a number
-// past 2^63-1. h itself when nothing changes; chunked says the head
-// given frames the body chunked.
+// past 2^63-1. From a proxy (o.proxy), a head without a Connection field
+// gets the one its Proxy-Connection field means, as curl reads it: an
+// HTTP/1.0 reply's "keep-alive" keeps the connection, an HTTP/1.1 reply's
+// "close" closes it (net/http reads Connection only); with o.close the
+// Transport is told the connection closes. h itself when
+// nothing changes; chunked says the head given frames the body chunked.
 func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 	lines := bytes.SplitAfter(h, []byte("\n"))
 	if len(lines) > 1 && len(lines[len(lines)-1]) == 0 {
@@ -51,14 +58,25 @@ func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 	if len(lines) < 2 {
 		return h, false
 	}
-	var te, cl, tooLong bool
+	var te, cl, tooLong, conn bool
 	var codings []string
+	persist := "" // the Connection field a proxy's Proxy-Connection means
 	for _, l := range lines[1:] {
 		name, value, ok := bytes.Cut(bytes.TrimRight(l, "\r\n"), []byte(":"))
 		if !ok {
 			continue
 		}
 		switch {
+		case bytes.EqualFold(name, []byte("Connection")):
+			conn = true
+		case o.proxy && bytes.EqualFold(name, []byte("Proxy-Connection")):
+			v := splitList(string(value))
+			switch {
+			case bytes.HasPrefix(h, []byte("HTTP/1.0 ")) && slices.Contains(v, "keep-alive"):
+				persist = "Connection: keep-alive\r\n"
+			case bytes.HasPrefix(h, []byte("HTTP/1.1 ")) && slices.Contains(v, "close"):
+				persist = "Connection: close\r\n"
+			}
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 			te = true
 			codings = append(codings, splitList(string(value))...)
@@ -67,7 +85,13 @@ func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 			tooLong = tooLong || lengthOverflows(string(value))
 		}
 	}
-	if !te && !(cl && (o.ignoreCL || tooLong)) {
+	if conn {
+		persist = ""
+	}
+	if o.close {
+		persist = "Connection: close\r\n"
+	}
+	if !te && !(cl && (o.ignoreCL || tooLong)) && persist == "" {
 		return h, false
 	}
 	chunked = len(codings) > 0 && codings[len(codings)-1] == "chunked"
@@ -85,7 +109,9 @@ func normalizeHead(h []byte, o replyOptions) (head []byte, chunked bool) {
 		out = append(out, "Transfer-Encoding: chunked\r\n"...)
 	case te || o.ignoreCL || tooLong:
 		out = append(out, "Connection: close\r\n"...)
+		persist = ""
 	}
+	out = append(out, persist...)
 	return append(out, lines[len(lines)-1]...), chunked
 }
 
@@ -273,4 +299,15 @@ func (c *chunkReader) endLine(out []byte) []byte {
 		c.trailer = append(append(c.trailer, text...), "\r\n"...)
 		return out
 	}
+}
+
+// expects100 reports whether a request head says "Expect: 100-continue".
+func expects100(head []byte) bool {
+	for _, l := range bytes.Split(head, []byte("\n"))[1:] {
+		name, value, ok := bytes.Cut(bytes.TrimRight(l, "\r"), []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Expect")) && bytes.EqualFold(bytes.TrimSpace(value), []byte("100-continue")) {
+			return true
+		}
+	}
+	return false
 }

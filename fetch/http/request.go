@@ -219,12 +219,32 @@ func bodyFraming(hreq *nethttp.Request, req *fetch.Request, given map[string]boo
 		}
 	}
 	if hreq.ContentLength < 0 && req.Options.String(OptVersion) == version10 {
-		// HTTP/1.0 has no chunked coding: a body of unknown length has
-		// no end a server could find. Refused before sending, as curl's
-		// "upload failed".
-		return &fetch.Error{Kind: fetch.ErrUpload, Msg: "an HTTP/1.0 request cannot carry a body of unknown length (no chunked coding in HTTP/1.0): give its size (Content-Length) or use HTTP/1.1"}
+		return errUnknownLength10()
 	}
 	return nil
+}
+
+// errUnknownLength10 refuses a body of unknown length in an HTTP/1.0
+// request: HTTP/1.0 has no chunked coding, so such a body has no end a
+// server could find. Refused before it is sent, as curl's "upload failed".
+func errUnknownLength10() error {
+	return &fetch.Error{Kind: fetch.ErrUpload, Msg: "an HTTP/1.0 request cannot carry a body of unknown length (no chunked coding in HTTP/1.0): give its size (Content-Length) or use HTTP/1.1"}
+}
+
+// downgrade makes hreq, about to go out as HTTP/1.1 on a connection rec
+// found answering in HTTP/1.0 (recorder.start), an HTTP/1.0 request: no
+// "Expect: 100-continue" unless an -H line (lines) gives it (HTTP/1.0 has
+// no 100 Continue; expects), and a body of unknown length refused
+// (errUnknownLength10) when the Transport would write it. It runs as
+// the Transport hands over the connection, before it reads the head to
+// write it, which it can only do once it has the connection.
+func downgrade(hreq *nethttp.Request, rec *recording, lines []string) {
+	if !slices.ContainsFunc(lines, func(l string) bool { return lineNames(l, "Expect") }) {
+		hreq.Header.Del("Expect")
+	}
+	if hreq.Body != nil && hreq.Body != nethttp.NoBody && hreq.ContentLength < 0 {
+		rec.refuse = errUnknownLength10()
+	}
 }
 
 // cookieURL is the URL whose cookies a request sends and stores: jarURL,
