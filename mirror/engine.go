@@ -753,8 +753,11 @@ func asLocal(err error) error {
 // returns false when the context ended.
 func (e *engine) backoff(attempt int) bool {
 	d, _ := e.retry.Wait(attempt, nil, 0)
-	return fetch.Sleep(e.ctx, d) == nil
+	return retrySleep(e.ctx, d) == nil
 }
+
+// retrySleep is backoff's wait (a test counts the waits).
+var retrySleep = fetch.Sleep
 
 // setCurrent shows what worker w transfers ("" when idle).
 func (e *engine) setCurrent(w int, p string) {

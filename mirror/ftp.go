@@ -327,7 +327,14 @@ func (e *engine) retryOrFail(t *task, err error) {
 	}
 	if e.again(t.attempt, err) {
 		t.attempt++
-		if e.backoff(t.attempt) {
+		// A session the server ended (421, vsftpd's 500 OOPS) is asked
+		// again at once on a new connection: that login is the test of
+		// the server, and its refusal waits (ftpTask). vsftpd on
+		// loopback ends about one session in a thousand transfers when
+		// its random passive port is taken ten times ("500 OOPS:
+		// vsf_sysutil_bind"); a second's wait each time kept a worker
+		// idle for 120 s of a 100,000-file mirror (issue 37).
+		if ftp.SessionGone(err) || e.backoff(t.attempt) {
 			e.sched.requeue(t)
 			return
 		}

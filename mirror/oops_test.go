@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,4 +85,33 @@ func TestFTPOopsIsADeadConnection(t *testing.T) {
 		t.Errorf("always OOPS: exit 0")
 	}
 	t.Logf("always OOPS: %v (exit %d)", err, fetch.ExitCode(err))
+}
+
+// A session the server ends is asked again at once on a new connection,
+// without the retry wait: vsftpd on loopback ends about one session in a
+// thousand transfers ("500 OOPS: vsf_sysutil_bind", its passive port
+// taken), and a second's wait each time made a 100,000-file mirror 1.4x
+// slower than lftp's (issue 37). The mirror keeps its -P connections:
+// one more login for each session ended, no more.
+func TestFTPOopsNoWait(t *testing.T) {
+	s := ftptest.New(t)
+	const n = 60
+	for i := 0; i < n; i++ {
+		s.AddFile(fmt.Sprintf("pub/d%d/f%02d.txt", i%3, i), []byte(fmt.Sprintf("file %d\n", i)), t1)
+	}
+	const oopses = 3
+	s.Configure(func(s *ftptest.Server) { s.Hook = ftptest.Oops("EPSV", oopses) })
+	var waits atomic.Int64
+	defer func(f func(context.Context, time.Duration) error) { retrySleep = f }(retrySleep)
+	retrySleep = func(context.Context, time.Duration) error { waits.Add(1); return nil }
+	sum := mirrorOK(t, Options{URL: "ftp://" + s.Addr + "/pub/", Dir: t.TempDir(), Parallel: 4})
+	if sum.Failed != 0 || sum.New != n {
+		t.Errorf("%+v", countsOf(sum))
+	}
+	if w := waits.Load(); w != 0 {
+		t.Errorf("%d retry waits after sessions the server ended, want none", w)
+	}
+	if c := s.Conns(); c > 4+oopses {
+		t.Errorf("%d control connections for -P 4 and %d sessions ended, want at most %d", c, oopses, 4+oopses)
+	}
 }
