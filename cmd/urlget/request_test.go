@@ -440,3 +440,24 @@ func TestRequestPartsShort(t *testing.T) {
 		t.Errorf("-c file keeps an expired or a -b text cookie:\n%s", saved)
 	}
 }
+
+// TestHeaderLinesRefused: a -H line that is no field, or whose name holds
+// spaces (a leading one would be an obs-fold a server joins to the field
+// before it), is exit 3 before anything is sent (curl skips the first and
+// sends the second: a listed difference, curl's test 1147).
+func TestHeaderLinesRefused(t *testing.T) {
+	rec := newRecorder(t)
+	file := filepath.Join(t.TempDir(), "heads.txt")
+	if err := os.WriteFile(file, []byte("One: 1\nno-colon\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"no-colon", " And A Funny One : wohoo", "@" + file} {
+		code, _, stderr := runOut(t, "-sS", "-H", h, "http://"+rec.addr+"/h")
+		if code != 3 || !strings.HasPrefix(stderr, "urlget: (3) -H/--header ") {
+			t.Errorf("-H %q: exit %d %q, want 3", h, code, stderr)
+		}
+	}
+	if n := len(rec.take()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
