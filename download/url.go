@@ -26,29 +26,10 @@ func ParseURL(raw string) (urlparse.URL, error) {
 	return u, err
 }
 
-// authoritySchemes are the schemes whose URLs always name a host, where
-// curl takes "scheme:/host" and "scheme:///host" for "scheme://host".
-var authoritySchemes = []string{"http", "https", "ftp", "ftps", "gopher", "gophers", "telnet"}
-
 // curlLenient is raw with curl's repairs of ParseURL applied.
 func curlLenient(raw string) string {
 	if i := strings.IndexByte(raw, '#'); i >= 0 {
 		raw = raw[:i+1] + strings.ReplaceAll(raw[i+1:], "#", "%23")
 	}
-	scheme, rest, ok := strings.Cut(raw, ":")
-	if !ok {
-		return raw
-	}
-	known := false
-	for _, s := range authoritySchemes {
-		known = known || strings.EqualFold(scheme, s)
-	}
-	if !known {
-		return raw
-	}
-	n := len(rest) - len(strings.TrimLeft(rest, "/"))
-	if n == 1 || n == 3 {
-		raw = scheme + "://" + rest[n:]
-	}
-	return raw
+	return fetch.FixSlashes(raw)
 }

@@ -523,7 +523,12 @@ func (c *Client) do(ctx context.Context, req *Request, slow *lowSpeed) (*Resourc
 					res.Body.Close()
 				}
 				if nerr != nil {
-					return nil, nerr
+					// -i and -D tell of the reply whose Location it is, as curl's.
+					m := res.Meta
+					m.EffectiveURL, m.Redirects, m.Method = Redacted(cur), via, c.Method(&r)
+					e := nerr.(*Error)
+					e.Status, e.Reply = res.Status, &m
+					return nil, e
 				}
 				if hops >= limit {
 					// The redirect not followed is the reply the request
@@ -1174,13 +1179,29 @@ func isRedirect(status int) bool {
 
 // redirectTarget resolves a Location value against the URL that produced
 // it. Bytes that RFC 3986 does not allow but servers send anyway (spaces,
-// non-ASCII) are percent-encoded first, as browsers and curl do, and an
-// http or https URL with an empty path gets "/" (curl's %{redirect_url}).
+// non-ASCII) are percent-encoded first, as browsers and curl do; one or
+// three slashes after an http scheme are two (FixSlashes), as curl takes
+// them; and an http or https URL with an empty path gets "/" (curl's
+// %{redirect_url}). A Location that is no URL even so is curl's exit 3.
 func redirectTarget(base *urlparse.URL, loc string, asIs bool) (*urlparse.URL, error) {
 	loc = escapeLax(strings.TrimSpace(loc))
+	u, err := resolveLocation(base, loc, asIs)
+	if err != nil {
+		if fixed := FixSlashes(loc); fixed != loc {
+			if fu, ferr := resolveLocation(base, fixed, asIs); ferr == nil {
+				return fu, nil
+			}
+		}
+		return nil, &Error{Kind: ErrMalformed, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
+	}
+	return u, nil
+}
+
+// resolveLocation is redirectTarget for a Location already repaired.
+func resolveLocation(base *urlparse.URL, loc string, asIs bool) (*urlparse.URL, error) {
 	ref, err := urlparse.ParseRef(loc)
 	if err != nil {
-		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
+		return nil, err
 	}
 	abs := base.Ref.Resolve(&ref)
 	if asIs && !ref.IsAbsolute() && !ref.HasAuth && ref.RawPath != "" && !strings.HasPrefix(ref.RawPath, "/") {
@@ -1191,7 +1212,7 @@ func redirectTarget(base *urlparse.URL, loc string, asIs bool) (*urlparse.URL, e
 	}
 	u, err := urlparse.Parse(abs.String())
 	if err != nil {
-		return nil, &Error{Kind: ErrProtocol, URL: Redacted(base), Msg: "malformed redirect Location", Err: err}
+		return nil, err
 	}
 	return &u, nil
 }

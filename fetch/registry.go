@@ -324,6 +324,36 @@ func GuessURL(raw string) (urlparse.URL, error) {
 	return u, err
 }
 
+// authoritySchemes are the schemes whose URLs always name a host, where
+// curl takes "scheme:/host" and "scheme:///host" for "scheme://host".
+var authoritySchemes = []string{"http", "https", "ftp", "ftps", "gopher", "gophers", "telnet"}
+
+// FixSlashes is raw with curl's repair of the slashes after the scheme
+// of a URL that always names a host (http, https, ftp, ftps, gopher,
+// gophers, telnet): one or three become two ("http:/h/p" and
+// "http:///h/p" are "http://h/p"); anything else is raw as it is. Such a
+// URL never parses as written (its host would be empty or missing), so
+// callers try it only after the URL as written was refused: on the
+// command line and in a redirect's Location, as curl does in both.
+func FixSlashes(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok {
+		return raw
+	}
+	known := false
+	for _, s := range authoritySchemes {
+		known = known || strings.EqualFold(scheme, s)
+	}
+	if !known {
+		return raw
+	}
+	n := len(rest) - len(strings.TrimLeft(rest, "/"))
+	if n == 1 || n == 3 {
+		raw = scheme + "://" + rest[n:]
+	}
+	return raw
+}
+
 // SchemeLess reports whether raw is a URL written without its scheme, one
 // GuessURL gives a guessed scheme ("ftp.example.org/pub/", "h:8080/x").
 func SchemeLess(raw string) bool {

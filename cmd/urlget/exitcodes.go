@@ -11,7 +11,7 @@ var exitStatuses = []struct {
 	{[]int{0}, "success (an HTTP status ≥ 400 without `-f` is success, as in curl)"},
 	{[]int{1}, "unsupported scheme (or one `--proto` leaves out), refused redirect target or proxy scheme, an HTTP reply in a version not spoken (`HTTP/1.2`), a server error with no better code, other errors"},
 	{[]int{2}, "usage: unknown flag, bad flag value (including an unreadable `-w @FILE` or a bad `-x`), no URL; mailto: no way to send mail (no `--smtp-server`, `$SMTP_SERVER`, `$MAILHOST` or sendmail)"},
-	{[]int{3}, "malformed URL (or IRI); a URL that breaks its scheme's syntax (when fetching, or with `urlget url --strict`); CR, LF or NUL (or a scheme's other forbidden bytes) in a decoded URL field; a `file://` URL naming another host; a gopher port refused; a news: URL with no server; a gopher search or +ASK answer needed; a mailto URL's bcc without `--mail-allow-bcc`; a news article to post without From or Subject, or with a malformed header"},
+	{[]int{3}, "malformed URL (or IRI); a URL that breaks its scheme's syntax (when fetching, or with `urlget url --strict`); CR, LF or NUL (or a scheme's other forbidden bytes) in a decoded URL field; a redirect's Location that is no URL (with `-L`, as curl); a `file://` URL naming another host; a gopher port refused; a news: URL with no server; a gopher search or +ASK answer needed; a mailto URL's bcc without `--mail-allow-bcc`; a news article to post without From or Subject, or with a malformed header"},
 	{[]int{4}, "`urlget mirror` only: the run went through but some items failed or a limit stopped it"},
 	{[]int{6}, "host name did not resolve"},
 	{[]int{7}, "could not connect (to the server or through the proxy)"},

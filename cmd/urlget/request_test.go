@@ -289,6 +289,47 @@ func TestRedirectAfterPostBesideCurl(t *testing.T) {
 	}
 }
 
+// TestLocationSlashesBesideCurl: a Location with one or three slashes
+// after "http:" names the host after them, as curl takes it (curl's tests
+// 1141 and 1142); four are no URL, curl's exit 3, nothing sent after,
+// and -i shows the reply that gave it.
+func TestLocationSlashesBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	for _, tc := range []struct {
+		loc  string
+		code int
+	}{
+		{"http:/foo.example.com/want/2", 0},
+		{"http:///foo.example.com/want/2", 0},
+		{"http:////foo.example.com/want/2", 3},
+	} {
+		rec.setAnswer(func(raw []byte) string {
+			if bytes.Contains(raw, []byte("/want/1 ")) {
+				return "HTTP/1.1 302 Moved\r\nLocation: " + tc.loc + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+			}
+			return ""
+		})
+		args := []string{"-s", "-i", "-L", "-x", "http://" + rec.addr, "http://" + rec.addr + "/want/1"}
+		ccode, cout := runClient(t, curl, "curl", args...)
+		creqs := rec.take()
+		ucode, uout := runClient(t, curl, "urlget", args...)
+		ureqs := rec.take()
+		if ccode != tc.code || ucode != tc.code || cout != uout {
+			t.Errorf("%s: urlget exit %d %q, curl %d %q; want exit %d", tc.loc, ucode, uout, ccode, cout, tc.code)
+		}
+		if len(creqs) != len(ureqs) {
+			t.Fatalf("%s: curl sent %d requests, urlget %d", tc.loc, len(creqs), len(ureqs))
+		}
+		for i := range creqs {
+			if c, u := comparableRequest(creqs[i]), comparableRequest(ureqs[i]); c != u {
+				t.Errorf("%s: request %d differs:\nurlget %q\ncurl   %q", tc.loc, i+1, u, c)
+			}
+		}
+	}
+	rec.setAnswer(nil)
+}
+
 // TestCookieJarBesideCurl: the cookie file urlget writes (-c) is one curl
 // reads (-b), and the other way round.
 func TestCookieJarBesideCurl(t *testing.T) {
@@ -397,5 +438,26 @@ func TestRequestPartsShort(t *testing.T) {
 	}
 	if strings.Contains(string(saved), "expired") || strings.Contains(string(saved), "extra") {
 		t.Errorf("-c file keeps an expired or a -b text cookie:\n%s", saved)
+	}
+}
+
+// TestHeaderLinesRefused: a -H line that is no field, or whose name holds
+// spaces (a leading one would be an obs-fold a server joins to the field
+// before it), is exit 3 before anything is sent (curl skips the first and
+// sends the second: a listed difference, curl's test 1147).
+func TestHeaderLinesRefused(t *testing.T) {
+	rec := newRecorder(t)
+	file := filepath.Join(t.TempDir(), "heads.txt")
+	if err := os.WriteFile(file, []byte("One: 1\nno-colon\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"no-colon", " And A Funny One : wohoo", "@" + file} {
+		code, _, stderr := runOut(t, "-sS", "-H", h, "http://"+rec.addr+"/h")
+		if code != 3 || !strings.HasPrefix(stderr, "urlget: (3) -H/--header ") {
+			t.Errorf("-H %q: exit %d %q, want 3", h, code, stderr)
+		}
+	}
+	if n := len(rec.take()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }
