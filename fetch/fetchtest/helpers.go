@@ -1,6 +1,7 @@
 package fetchtest
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"os"
@@ -128,4 +129,33 @@ func WriteFile(t testing.TB, p, data string, mtime time.Time) {
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ReadHead reads a request or reply head from br, up to the empty line that
+// ends it, and returns its lines without their line ends (the start line
+// first). An error means the connection ended before the head did.
+func ReadHead(br *bufio.Reader) ([]string, error) {
+	var lines []string
+	for {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			return lines, err
+		}
+		l = strings.TrimRight(l, "\r\n")
+		if l == "" {
+			return lines, nil
+		}
+		lines = append(lines, l)
+	}
+}
+
+// HeadField is the value of the first field called name (any case) among
+// the lines ReadHead returned, and whether there is one.
+func HeadField(lines []string, name string) (string, bool) {
+	for _, l := range lines[min(1, len(lines)):] {
+		if n, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(n, name) {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }

@@ -105,22 +105,12 @@ func TestAnyAuthSendsBody(t *testing.T) {
 func TestDigestDowngradesTo10(t *testing.T) {
 	lines := make(chan string, 4)
 	s := fetchtest.NewServer(t, func(c net.Conn) {
-		br := bufio.NewReader(c)
-		head, expect := "", false
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			if head == "" {
-				head = strings.TrimSpace(l)
-			}
-			expect = expect || strings.HasPrefix(l, "Expect:")
-			if l == "\r\n" {
-				break
-			}
+		h, err := fetchtest.ReadHead(bufio.NewReader(c))
+		if err != nil {
+			return
 		}
-		lines <- fmt.Sprintf("%s expect=%v", head, expect)
+		_, expect := fetchtest.HeadField(h, "Expect")
+		lines <- fmt.Sprintf("%s expect=%v", h[0], expect)
 		if len(lines) == 1 {
 			io.WriteString(c, "HTTP/1.0 401 Who\r\nWWW-Authenticate: Digest realm=\"r\", nonce=\"n\"\r\nContent-Length: 0\r\n\r\n")
 			return
@@ -280,28 +270,20 @@ func keepAlive10Server(t *testing.T, keep string) (addr string, requests func() 
 		mu.Unlock()
 		br := bufio.NewReader(c)
 		for {
-			head, expect, length := "", false, 0
-			for {
-				l, err := br.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if head == "" {
-					head = strings.TrimSpace(l)
-				}
-				expect = expect || strings.HasPrefix(l, "Expect:")
-				if v, ok := strings.CutPrefix(l, "Content-Length: "); ok {
-					fmt.Sscan(v, &length)
-				}
-				if l == "\r\n" {
-					break
-				}
+			h, err := fetchtest.ReadHead(br)
+			if err != nil {
+				return
+			}
+			_, expect := fetchtest.HeadField(h, "Expect")
+			length := 0
+			if v, ok := fetchtest.HeadField(h, "Content-Length"); ok {
+				fmt.Sscan(v, &length)
 			}
 			if _, err := io.CopyN(io.Discard, br, int64(length)); err != nil {
 				return
 			}
 			mu.Lock()
-			got = append(got, fmt.Sprintf("%d %s expect=%v", n, head, expect))
+			got = append(got, fmt.Sprintf("%d %s expect=%v", n, h[0], expect))
 			mu.Unlock()
 			io.WriteString(c, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n"+keep+"\r\n\r\nok\n")
 		}
@@ -364,14 +346,8 @@ func TestFinalReplyBeforeContinue(t *testing.T) {
 	)
 	s := fetchtest.NewServer(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
-		for {
-			l, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			if l == "\r\n" {
-				break
-			}
+		if _, err := fetchtest.ReadHead(br); err != nil {
+			return
 		}
 		io.WriteString(c, "HTTP/1.1 404 No\r\nContent-Length: 6\r\n\r\n-foo-\n")
 		n, _ := io.Copy(io.Discard, br) // until urlget closes

@@ -186,14 +186,8 @@ func TestChunkedAsCurlReads(t *testing.T) {
 	s := fetchtest.NewServer(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for {
-			for {
-				l, err := br.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if l == "\r\n" {
-					break
-				}
+			if _, err := fetchtest.ReadHead(br); err != nil {
+				return
 			}
 			io.WriteString(c, reply)
 		}
