@@ -155,15 +155,17 @@ func (c *CookieJar) store(k keptCookie) {
 // Secure cookie from an origin that is no secure context is dropped, as
 // curl drops it (RFC 6265bis §5.6 step 14: a network attacker on plain
 // http could otherwise plant cookies that https requests send); curl's
-// secure contexts are https and the loopback names.
+// secure contexts are https and the loopback names. So is a "__Secure-"
+// or "__Host-" cookie without what its prefix asks for (prefixAllowed).
 //
 // An Expires net/http cannot read (it takes RFC 1123 dates only) is read
 // by RFC 6265's cookie-date algorithm (cookieDate), as curl reads any date
 // it can: "Thu Jan  1 00:00:00 GMT 1970" has expired, not made a session
 // cookie.
 func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
-	if !secureContext(u) {
-		cookies = slices.DeleteFunc(slices.Clone(cookies), func(hc *http.Cookie) bool { return hc.Secure })
+	secure := secureContext(u)
+	if slices.ContainsFunc(cookies, func(hc *http.Cookie) bool { return hc.Secure && !secure || !prefixAllowed(hc) }) {
+		cookies = slices.DeleteFunc(slices.Clone(cookies), func(hc *http.Cookie) bool { return hc.Secure && !secure || !prefixAllowed(hc) })
 	}
 	cloned := false
 	for i, hc := range cookies {
@@ -206,6 +208,22 @@ func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 		}
 		c.kept = append(c.kept, k)
 	}
+}
+
+// prefixAllowed is RFC 6265bis §4.1.3's rule for a cookie whose name
+// starts with a prefix (in any case, as the draft's later versions say;
+// curl 7.88 compares it exactly): a "__Secure-" cookie must be Secure, a
+// "__Host-" one Secure too, with no Domain and Path "/", so that only its
+// own host over a secure origin can have set it. A cookie that breaks it
+// is dropped, as curl drops it.
+func prefixAllowed(hc *http.Cookie) bool {
+	switch n := hc.Name; {
+	case len(n) >= 9 && strings.EqualFold(n[:9], "__Secure-"):
+		return hc.Secure
+	case len(n) >= 7 && strings.EqualFold(n[:7], "__Host-"):
+		return hc.Secure && hc.Domain == "" && hc.Path == "/"
+	}
+	return true
 }
 
 // Cookies gives the cookies to send to u: the jar's, then AddText's.

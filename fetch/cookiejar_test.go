@@ -73,6 +73,30 @@ func TestCookieForAnotherDomain(t *testing.T) {
 	}
 }
 
+// TestCookiePrefixes: a "__Secure-" cookie without Secure, and a
+// "__Host-" one without Secure, with a Domain or with a Path other than
+// "/", are dropped (RFC 6265bis §4.1.3, as curl drops them: curl's test
+// 1561); the same cookies with what the prefix asks for are kept, and
+// sent over https.
+func TestCookiePrefixes(t *testing.T) {
+	c := fetch.NewCookieJar()
+	u := &url.URL{Scheme: "https", Host: "www.example.com", Path: "/x/y"}
+	c.SetCookies(u, []*http.Cookie{
+		{Name: "__Secure-a", Value: "no"},
+		{Name: "__Secure-b", Value: "yes", Secure: true, Domain: "example.com"},
+		{Name: "__secure-c", Value: "no", Domain: "example.com"},
+		{Name: "__Host-d", Value: "no", Path: "/"},
+		{Name: "__Host-e", Value: "no", Secure: true, Domain: "example.com", Path: "/"},
+		{Name: "__Host-f", Value: "no", Secure: true, Path: "/x"},
+		{Name: "__Host-g", Value: "no", Secure: true},
+		{Name: "__HOST-h", Value: "yes", Secure: true, Path: "/"},
+		{Name: "__Hostile", Value: "yes"},
+	})
+	if got, want := c.CookieHeader(u), "__Hostile=yes; __Secure-b=yes; __HOST-h=yes"; got != want { // longer paths first
+		t.Errorf("Cookie: %q, want %q", got, want)
+	}
+}
+
 // TestCookieNewSession: with NewSession (curl's -j), the session cookies
 // of a file are not loaded, and so not sent nor saved; those with an
 // expiry are; a session cookie received afterwards is kept.
