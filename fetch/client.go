@@ -885,9 +885,7 @@ func (c *Client) finish(ctx context.Context, r *Request, res *Resource, slow *lo
 	res.Method = c.Method(r)
 	var failed error
 	if c.Fail || c.FailWithBody {
-		// A 416 to a resume fails too (curl's -f): the whole file is
-		// there only by what the server says, and -f asks to hear it.
-		failed = FailError(res, 0)
+		failed = FailError(res, failOffset(res, r.Offset))
 		if failed != nil && !c.FailWithBody {
 			res.Body.Close()
 			return nil, failed
@@ -925,12 +923,25 @@ func (c *Client) progress(ctx context.Context) func(done, total int64) {
 	}
 }
 
+// failOffset is the resume offset Client.Fail judges a reply by, as curl's
+// -f does: a 416 to a resume says the file is whole, unless it carries a
+// Content-Range that names no start ("bytes */N", what nginx and net/http
+// send): curl then forgets the resume, and -f fails the 416 (exit 22).
+func failOffset(res *Resource, offset int64) int64 {
+	if v, ok := res.Header.Lookup("Content-Range"); ok && res.Status == 416 {
+		v = strings.TrimLeftFunc(v, func(r rune) bool { return r != '*' && (r < '0' || r > '9') })
+		if v == "" || v[0] == '*' {
+			return 0
+		}
+	}
+	return offset
+}
+
 // FailError is what Client.Fail (curl's -f) makes of a reply: for an HTTP
 // reply with a status of 400 or more, an *Error of kind ErrHTTP carrying
 // the status, the server's Retry-After and the reply's Meta (Reply); nil
 // for any other reply, and for a 416 to a resume (offset > 0), which says
-// the file is whole (the mirror's reading; Client.Fail passes offset 0:
-// curl's -f fails that 416 too).
+// the file is whole (Client.Fail passes the offset failOffset gives).
 func FailError(res *Resource, offset int64) error {
 	if !res.IsHTTP() || res.Status < 400 || res.Status == 416 && offset > 0 {
 		return nil

@@ -754,6 +754,17 @@ func TestResumeIfRange(t *testing.T) {
 	}
 	_, _, err = doAll(c, context.Background(), &fetch.Request{URL: u, Offset: int64(len(data))})
 	wantExit(t, "complete, with Fail", err, 22)
+	// A 416 without Content-Range to a resume is the file whole under
+	// Fail too, as curl's -f takes it (curl's test 1273).
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusRequestedRangeNotSatisfiable)
+	}))
+	defer bare.Close()
+	res, body, err = doAll(c, context.Background(), &fetch.Request{URL: parse(t, bare.URL+"/f"), Offset: int64(len(data))})
+	if err != nil || res.Status != 416 || len(body) != 0 {
+		t.Errorf("complete, with Fail, no Content-Range: %v body %q", err, body)
+	}
 }
 
 // A server that answers 206 from another offset than asked is refused.
