@@ -465,6 +465,14 @@ func curlSuiteBlock(t *testing.T) string {
 	var b strings.Builder
 	if len(comments) > 0 {
 		if _, m, ok := strings.Cut(comments[0], "Measured "); ok {
+			// The score and the list come from one run: every test curl
+			// passes and urlget does not is a row.
+			var passed, of int
+			if _, s, ok := strings.Cut(m, "): "); !ok {
+				t.Fatalf("curl-suite.tsv: the Measured line %q gives no score", m)
+			} else if _, err := fmt.Sscanf(s, "%d of %d passed", &passed, &of); err != nil || of-passed != len(tests) {
+				t.Fatalf("curl-suite.tsv: the Measured line says %q, but %d tests are listed", s, len(tests))
+			}
 			fmt.Fprintf(&b, "Measured %s %d tests are listed.\n\n", m, len(tests))
 		}
 	}
