@@ -582,7 +582,7 @@ func (e *engine) menuItem(g *gopherState, j *gopherMenuJob, it gopher.Item, mods
 		return
 	}
 	if !g.below(e, it.Host, it.Port, it.Selector) {
-		rec.Type, rec.Error = TypeExternal, "above the start menu: not followed (mirror.Options.Parents follows it)"
+		rec.Type, rec.Error = TypeExternal, "above the start menu: not followed (following parents is off)"
 		e.record(rec)
 		return
 	}

@@ -68,7 +68,7 @@ func TestRealGopherBound(t *testing.T) {
 		for u, r := range records(t, dir) {
 			if r.Type == TypeExternal {
 				ext++
-				if !strings.HasSuffix(u, "/1/pub/a/") || !strings.Contains(r.Error, "--parents") {
+				if !strings.HasSuffix(u, "/1/pub/a/") || !strings.Contains(r.Error, "parents is off") {
 					t.Errorf("external %s: %+v", u, r)
 				}
 			}
