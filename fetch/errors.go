@@ -186,6 +186,11 @@ type quietCause struct{ error }
 
 func (q quietCause) Unwrap() error { return q.error }
 
+// Quiet wraps err as an Error's Err whose text the Error does not repeat:
+// its Msg says what failed in our words (a decoder's "flate: corrupt
+// input" is not for people), and errors.Is and errors.As still reach err.
+func Quiet(err error) error { return quietCause{err} }
+
 func quiet(err error) bool {
 	switch err.(type) {
 	case Sentinel, quietCause:

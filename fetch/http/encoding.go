@@ -232,7 +232,7 @@ func (g *decoder) decodeError(err error) error {
 	case g.src.err != nil:
 		return g.src.err
 	}
-	return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "the body could not be decoded", Err: err}
+	return &fetch.Error{Kind: fetch.ErrBadEncoding, Msg: "the body could not be decoded: its coding is corrupt or cut short", Err: fetch.Quiet(err)}
 }
 
 func (g *decoder) Close() error {
