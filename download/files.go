@@ -89,14 +89,14 @@ func (f *Files) lockDir(path string) (unlock func()) {
 }
 
 // saveETag is ETagSave: the ETag as received and a newline, or an empty
-// file when the response has none, as curl writes it. A reply that
+// file when the response has none or an empty one, as curl writes it. A reply that
 // changed nothing (304) leaves the file alone.
 func (d *Downloader) saveETag(res *fetch.Meta) error {
 	if d.ETagSave == "" || res.NotModified {
 		return nil
 	}
 	etag := ""
-	if v, ok := res.Header.Lookup("ETag"); ok {
+	if v := res.Header.Get("ETag"); strings.TrimSpace(v) != "" {
 		etag = v + "\n"
 	}
 	if err := os.WriteFile(d.ETagSave, []byte(etag), 0o666); err != nil {

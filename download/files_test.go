@@ -1,8 +1,12 @@
 package download
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/urlget/urlget/fetch"
 )
 
 // Files.lockDir: the files of one directory are created one at a time, those
@@ -33,4 +37,19 @@ func TestFilesLockDir(t *testing.T) {
 	}
 	var none *Files
 	none.lockDir("/out/a/f1.bin")()
+}
+
+// saveETag: an ETag field with no value (curl's test 347) leaves an empty
+// file, as a reply without one does; a value is written with a newline.
+func TestSaveETagEmpty(t *testing.T) {
+	for _, tc := range []struct{ value, want string }{{"  ", ""}, {"", ""}, {`"abc"`, "\"abc\"\n"}} {
+		name := filepath.Join(t.TempDir(), "etag")
+		d := &Downloader{ETagSave: name}
+		if err := d.saveETag(&fetch.Meta{Header: fetch.Header{{Name: "ETag", Value: tc.value}}}); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(name); err != nil || string(b) != tc.want {
+			t.Errorf("ETag %q: file %q, %v; want %q", tc.value, b, err, tc.want)
+		}
+	}
 }

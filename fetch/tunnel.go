@@ -34,15 +34,45 @@ func BasicAuth(user, password string) string {
 
 // OffersScheme reports whether the values of a WWW-Authenticate or
 // Proxy-Authenticate field offer the authentication scheme (alone or
-// with parameters).
+// with parameters), among the challenges of each value (RFC 9110 §11.6.1:
+// one value may hold several, `X-Token realm="a", Basic realm="b"`).
 func OffersScheme(values []string, scheme string) bool {
 	for _, v := range values {
-		s, _, _ := strings.Cut(strings.TrimSpace(v), " ")
-		if strings.EqualFold(s, scheme) {
-			return true
+		for _, s := range challengeSchemes(v) {
+			if strings.EqualFold(s, scheme) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// challengeSchemes is the scheme of each challenge in one value of a
+// WWW-Authenticate field: the comma-separated elements (commas inside a
+// quoted string do not count) whose first word has no "=" start a
+// challenge; the others are its parameters.
+func challengeSchemes(v string) []string {
+	var schemes []string
+	elem := func(e string) {
+		word, _, _ := strings.Cut(strings.TrimSpace(e), " ")
+		if word != "" && !strings.Contains(word, "=") {
+			schemes = append(schemes, word)
+		}
+	}
+	start, quoted := 0, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			elem(v[start:i])
+			start = i + 1
+		}
+	}
+	elem(v[start:])
+	return schemes
 }
 
 // maxConnectReply bounds the proxy's reply to CONNECT.

@@ -425,3 +425,25 @@ func TestExpectationFailedRetried(t *testing.T) {
 		t.Errorf("server got %q, want %q", got, want)
 	}
 }
+
+// TestHeaderContentTypeKeepsBoundary: an -H Content-Type in place of a
+// form's own gets the form's boundary when it names none, as curl's
+// (tests 277 and 669); one that names a boundary is sent as given.
+func TestHeaderContentTypeKeepsBoundary(t *testing.T) {
+	addr, heads := headServer(t)
+	for _, tc := range []struct{ header, want string }{
+		{"Content-Type: text/info", "\r\nContent-Type: text/info; boundary=abc\r\n"},
+		{"Content-type: multipart/form-data; charset=utf-8", "; charset=utf-8; boundary=abc\r\n"},
+		{"Content-Type: multipart/form-data; boundary=xyz", "\r\nContent-Type: multipart/form-data; boundary=xyz\r\n"},
+	} {
+		c := &fetch.Client{Options: fetch.Options{fhttp.OptHeader: tc.header,
+			fhttp.OptBodyHeader: "Content-Type: multipart/form-data; boundary=abc"}}
+		req := &fetch.Request{URL: parse(t, "http://"+addr+"/x"), Body: strings.NewReader("data"), BodySize: 4}
+		if _, _, err := get(t, c, req); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-heads; !strings.Contains(got, tc.want) {
+			t.Errorf("-H %q: head\n%q\nwant it to hold %q", tc.header, got, tc.want)
+		}
+	}
+}

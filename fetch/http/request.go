@@ -2,6 +2,7 @@ package http
 
 import (
 	"io"
+	"mime"
 	nethttp "net/http"
 	"net/url"
 	"slices"
@@ -156,6 +157,9 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 	}
 	if req.Body != nil {
+		if given["content-type"] {
+			keepBoundary(h, req.Options.Strings(OptBodyHeader))
+		}
 		if err := bodyFraming(hreq, req, given); err != nil {
 			return err
 		}
@@ -177,6 +181,30 @@ func shape(hreq *nethttp.Request, req *fetch.Request, jar nethttp.CookieJar, jar
 		}
 	}
 	return nil
+}
+
+// keepBoundary gives an -H Content-Type that replaces a multipart body's
+// own (-F: bodyLines) the body's boundary when it names none, as curl
+// does: without it the body could not be split into its parts.
+func keepBoundary(h nethttp.Header, bodyLines []string) {
+	boundary := ""
+	for _, line := range bodyLines {
+		if name, val, _, ok := fetch.HeaderLine(line); ok && strings.EqualFold(name, "Content-Type") {
+			if _, params, err := mime.ParseMediaType(val); err == nil {
+				boundary = params["boundary"]
+			}
+		}
+	}
+	if boundary == "" {
+		return
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, "Content-Type") && len(v) == 1 {
+			if _, params, err := mime.ParseMediaType(v[0]); err == nil && params["boundary"] == "" {
+				h[k] = []string{v[0] + "; boundary=" + boundary}
+			}
+		}
+	}
 }
 
 // optProbe marks the request openAuth sends first without its body:
