@@ -60,13 +60,21 @@ func TestBodyCloseDuringRead(t *testing.T) {
 	ar := &afterRead{r: b, ended: make(chan struct{})}
 	w := &countWriter{fail: errors.New("connection reset by peer")}
 	err := Buffered(w, ar, func(w io.Writer, r io.Reader) error {
-		_, err := io.Copy(w, r) // its flush, the input pausing, fails
+		buf := make([]byte, 64)
+		n, err := r.Read(buf) // the first chunk
+		if err != nil {
+			return err
+		}
+		// The read-ahead goroutine has a free buffer and goes on to the
+		// body's next Read, where it stays: the renderer stops now, and
+		// Buffered's flush of what it wrote fails.
+		<-c.entered
+		_, err = w.Write(buf[:n])
 		return err
 	})
 	if KindOf(err) != ErrWrite {
 		t.Fatalf("Buffered: %v, want the failed write", err)
 	}
-	<-c.entered // the read-ahead goroutine is inside the body's Read
 	b.Close()
 	<-ar.ended
 	if n, err := b.Read(make([]byte, 10)); n != 0 || err == nil || err == io.EOF {
