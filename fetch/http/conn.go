@@ -132,7 +132,9 @@ func (d *dialer) connectTunnel(ctx context.Context, addr string) (net.Conn, erro
 	return fetch.DialTunnel(ctx, d.cfg.Dialer, d.cfg.ProxyTLSConfig(), d.tunnel, addr, d.cfg.UserAgent, d.v, d.tunnelOpts)
 }
 
-func (d *dialer) record(nc net.Conn) *recorder { return &recorder{Conn: nc} }
+func (d *dialer) record(nc net.Conn) *recorder {
+	return &recorder{Conn: nc, wrote: make(chan struct{}), closed: make(chan struct{})}
+}
 
 // closeBody closes the response body, then the connection under it, for a
 // request's own Transport: it would otherwise keep the connection idle

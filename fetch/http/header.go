@@ -43,6 +43,15 @@ type recorder struct {
 	// return after it.
 	pend []byte
 	rerr error
+	// wrote is closed by the first Write, closed by Close. An HTTP server
+	// speaks only when spoken to, so nothing is read before the request
+	// goes out: bytes a server sends at once (an ftp or smtp greeting on
+	// the port) are then read as the reply to the request, HTTP/0.9
+	// refused, as curl reads them, not as the Transport's "unsolicited
+	// response" on a connection no request holds yet, whose answer would
+	// depend on which came first.
+	wrote, closed         chan struct{}
+	wroteOnce, closedOnce sync.Once
 }
 
 // recording is what one request's reply brought, up to its head, and the
@@ -102,6 +111,7 @@ type recording struct {
 // Write records what the Transport writes, before it goes out: so the
 // request is in its recording before any reply to it can come back.
 func (r *recorder) Write(p []byte) (int, error) {
+	r.wroteOnce.Do(func() { close(r.wrote) })
 	r.mu.Lock()
 	rec := r.cur
 	r.mu.Unlock()
@@ -193,6 +203,11 @@ func (r *recorder) Read(p []byte) (int, error) {
 			r.rerr = nil
 			return 0, err
 		}
+		select {
+		case <-r.wrote:
+		case <-r.closed:
+			return 0, net.ErrClosed
+		}
 		n, err := r.Conn.Read(p)
 		r.mu.Lock()
 		rec := r.cur // loaded after the read: the request of these bytes
@@ -222,6 +237,13 @@ func (r *recorder) Read(p []byte) (int, error) {
 		}
 		r.pend, r.rerr = out, err
 	}
+}
+
+// Close closes the connection, and ends a Read still waiting for the
+// first request.
+func (r *recorder) Close() error {
+	r.closedOnce.Do(func() { close(r.closed) })
+	return r.Conn.Close()
 }
 
 // start begins the recording of the next request on the connection; its

@@ -445,6 +445,13 @@ func TestWeirdReplies(t *testing.T) {
 		}
 	})
 	garbage := fetchtest.CloseEarly(t, "\r\n\r\n", []byte("SSH-2.0-OpenSSH_9.2\r\n\r\n"))
+	// An ftp server on the port greets before the request: read as the
+	// reply, as curl reads it, every time (not as the Transport's
+	// unsolicited response when the greeting beats the request out).
+	greets := fetchtest.NewServer(t, func(c net.Conn) {
+		io.WriteString(c, "220 ftp ready\r\n")
+		time.Sleep(100 * time.Millisecond)
+	})
 	reset := fetchtest.NewServer(t, func(c net.Conn) {
 		buf := make([]byte, 4096)
 		c.Read(buf)
@@ -464,6 +471,12 @@ func TestWeirdReplies(t *testing.T) {
 		_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+tc.addr+"/")})
 		if got := fetch.ExitCode(err); got != tc.code {
 			t.Errorf("%s: %v: exit %d, want %d", tc.name, err, got, tc.code)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		_, _, err := get(t, &fetch.Client{}, &fetch.Request{URL: parse(t, "http://"+greets.Addr+"/")})
+		if got := fetch.ExitCode(err); got != 1 || !strings.Contains(fmt.Sprint(err), "HTTP/0.9") {
+			t.Fatalf("a server that greets first, try %d: %v: exit %d, want 1 (HTTP/0.9 refused)", i, err, got)
 		}
 	}
 }

@@ -2,7 +2,10 @@ package http
 
 import (
 	"bytes"
+	"io"
+	"net"
 	"testing"
+	"time"
 )
 
 // TestHeaderLineMeasure: a line of an HTTP/1.x head over 100 KiB is found,
@@ -28,5 +31,53 @@ func TestHeaderLineMeasure(t *testing.T) {
 		if over != tc.over {
 			t.Errorf("%s: over %v, want %v", tc.name, over, tc.over)
 		}
+	}
+}
+
+// TestRecorderReadsAfterRequest: what a server says before the request
+// goes out (a greeting on the port) is not read until the first Write,
+// so the Transport takes it as the reply to that request; and Close ends
+// a Read still waiting.
+func TestRecorderReadsAfterRequest(t *testing.T) {
+	client, server := net.Pipe()
+	defer server.Close()
+	go io.WriteString(server, "220 ftp ready\r\n")
+	d := &dialer{}
+	r := d.record(client)
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, _ := r.Read(buf)
+		got <- string(buf[:n])
+	}()
+	select {
+	case s := <-got:
+		t.Fatalf("read %q before any request was written", s)
+	case <-time.After(100 * time.Millisecond):
+	}
+	go io.Copy(io.Discard, server)
+	if _, err := r.Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "220 ftp ready\r\n" {
+		t.Fatalf("read %q after the request, want the greeting", s)
+	}
+
+	c2, s2 := net.Pipe()
+	defer s2.Close()
+	r2 := d.record(c2)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r2.Read(make([]byte, 8))
+		done <- err
+	}()
+	r2.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a Read on a closed connection gave no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end a Read waiting for the first request")
 	}
 }
