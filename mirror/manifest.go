@@ -253,7 +253,7 @@ func (m *manifest) block(b string) *block {
 	if blk, ok := m.cache.get(b); ok {
 		return blk
 	}
-	blk := &block{bucket: b, recs: map[string]Record{}}
+	blk := &block{bucket: b, recs: map[string][]byte{}}
 	if s, ok := m.index[b]; ok && m.f != nil {
 		if rb, err := readBlock(m.f, b, s); err == nil {
 			blk = rb
@@ -269,8 +269,15 @@ func (m *manifest) block(b string) *block {
 func (m *manifest) get(url string) (Record, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r, ok := m.block(bucketOf(url)).recs[url]
-	return r, ok
+	line, ok := m.block(bucketOf(url)).recs[url]
+	if !ok {
+		return Record{}, false
+	}
+	var r Record
+	if json.Unmarshal(line, &r) != nil {
+		return Record{}, false
+	}
+	return r, true
 }
 
 // each calls fn for every record of the sorted file in order (the records
@@ -368,13 +375,14 @@ func (m *manifest) anyOK() bool {
 // put records r: appended to the journal, and to the cached records of
 // its bucket.
 func (m *manifest) put(r Record) {
+	line, _ := json.Marshal(r)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if blk, ok := m.cache.get(bucketOf(r.URL)); ok {
 		if r.Status == StatusDeleted {
 			delete(blk.recs, r.URL)
 		} else {
-			blk.recs[r.URL] = r
+			blk.recs[r.URL] = line
 		}
 	}
 	if m.dryRun {
@@ -388,9 +396,7 @@ func (m *manifest) put(r Record) {
 		// torn line must stay the last one, which loading drops.
 		return
 	}
-	line, _ := json.Marshal(r)
-	line = append(line, '\n')
-	if _, err := m.journal.Write(line); err != nil && m.err == nil {
+	if _, err := m.journal.Write(append(line[:len(line):len(line)], '\n')); err != nil && m.err == nil {
 		m.err = err
 	}
 	m.written = true

@@ -782,9 +782,12 @@ type lru struct {
 	m map[string]*list.Element
 }
 
+// block is a bucket's records, each as its line (a record is parsed when
+// it is asked for: a line is one allocation, a parsed Record a dozen, and
+// a bucket's records are a run's largest state).
 type block struct {
 	bucket string
-	recs   map[string]Record
+	recs   map[string][]byte
 }
 
 func newLRU() *lru { return &lru{l: list.New(), m: map[string]*list.Element{}} }
@@ -809,16 +812,15 @@ func (c *lru) add(b *block) {
 
 // readBlock reads the records of a bucket from f.
 func readBlock(f *os.File, bucket string, s span) (*block, error) {
-	b := &block{bucket: bucket, recs: map[string]Record{}}
+	b := &block{bucket: bucket, recs: map[string][]byte{}}
 	lr := newLineReader(f, s.off, s.end)
 	for {
 		line, _, ok := lr.next()
 		if !ok {
 			break
 		}
-		var r Record
-		if json.Unmarshal(line, &r) == nil && r.URL != "" {
-			b.recs[r.URL] = r
+		if u := lineURL(line); u != "" {
+			b.recs[u] = bytes.Clone(line)
 		}
 	}
 	return b, lr.failed()
