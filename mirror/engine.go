@@ -837,15 +837,25 @@ func stamp(t time.Time) string {
 // host; but files first once more than fileBacklog are queued, so that the
 // files waiting are bounded (a listing adds one directory's) rather than
 // the whole tree's.
+//
+// With depthFirst the newest listing goes first: the tree is walked depth
+// first, and the listings waiting are those of the directories beside the
+// path walked (a few fan-outs), not a whole level of the tree (oldest
+// first: every directory of a level is queued before the next is listed,
+// 10,000 of them in a tree of 100 x 100). That suits a tree whose every
+// directory is listed, whatever its depth (ftp); a walk bounded by depth
+// that can reach a page by more than one path (http, gopher) needs the
+// shortest path found first, oldest first.
 type scheduler struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	lists   []*task
-	files   []*task
-	active  int
-	perHost map[string]int
-	hostCap int
-	stopped bool
+	mu         sync.Mutex
+	cond       *sync.Cond
+	lists      []*task
+	files      []*task
+	active     int
+	perHost    map[string]int
+	hostCap    int
+	stopped    bool
+	depthFirst bool
 }
 
 // task is one listing or one file to fetch.
@@ -880,14 +890,34 @@ func (s *scheduler) push(t *task) {
 	s.cond.Signal()
 }
 
-// pick removes the first task of q whose host has room (scanning at most
-// a few hundred).
-func (s *scheduler) pick(q *[]*task, needRoom bool) *task {
-	for i, t := range *q {
-		if i > 512 {
-			break
+// pushLists adds the listings of a directory's subdirectories, to be
+// taken in their order (depthFirst: pushed last first).
+func (s *scheduler) pushLists(ts []*task) {
+	if len(ts) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for i := range ts {
+		t := ts[i]
+		if s.depthFirst {
+			t = ts[len(ts)-1-i]
 		}
-		if !needRoom || s.perHost[t.host] < s.hostCap {
+		s.lists = append(s.lists, t)
+	}
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// pick removes the first task of q whose host has room (scanning at most
+// a few hundred); with newest, the last such.
+func (s *scheduler) pick(q *[]*task, needRoom, newest bool) *task {
+	n := len(*q)
+	for k := 0; k < n && k <= 512; k++ {
+		i := k
+		if newest {
+			i = n - 1 - k
+		}
+		if t := (*q)[i]; !needRoom || s.perHost[t.host] < s.hostCap {
 			removeAt(q, i)
 			return t
 		}
@@ -896,14 +926,19 @@ func (s *scheduler) pick(q *[]*task, needRoom bool) *task {
 }
 
 // removeAt removes the task at i from q: the first by moving the start
-// (no copy of the queue), another by moving those after it.
+// (no copy of the queue), the last by shortening it, another by moving
+// those after it.
 func removeAt(q *[]*task, i int) {
-	if i == 0 {
+	switch i {
+	case 0:
 		(*q)[0] = nil
 		*q = (*q)[1:]
-		return
+	case len(*q) - 1:
+		(*q)[i] = nil
+		*q = (*q)[:i]
+	default:
+		*q = slices.Delete(*q, i, i+1)
 	}
-	*q = slices.Delete(*q, i, i+1)
 }
 
 // next waits for a task; nil when there is none left and none running
@@ -917,13 +952,13 @@ func (s *scheduler) next() *task {
 		}
 		var t *task
 		if len(s.files) > fileBacklog {
-			t = s.pick(&s.files, true)
+			t = s.pick(&s.files, true, false)
 		}
 		if t == nil {
-			t = s.pick(&s.lists, true)
+			t = s.pick(&s.lists, true, s.depthFirst)
 		}
 		if t == nil {
-			t = s.pick(&s.files, true)
+			t = s.pick(&s.files, true, false)
 		}
 		if t != nil {
 			s.active++

@@ -58,6 +58,7 @@ type ftpDirJob struct {
 	// listed once already: the next look (on another connection) decides.
 	doubt string
 	view  *dirView // the local directory, while its entries are handled
+	subs  []*task  // the listings of its subdirectories, while they are
 }
 
 // dirEntry is what a directory's record takes from its parent's listing
@@ -82,6 +83,7 @@ func (e *engine) runFTP() error {
 	if err != nil {
 		return err
 	}
+	e.sched.depthFirst = true // every directory is listed (see scheduler)
 	root := &ftpDirJob{url: e.rootURL, segs: clean, node: &dirNode{url: e.rootURL}}
 	root.local = e.paths.claimDir(e.rootURL, nil)
 	e.markSeen(e.rootURL)
@@ -748,6 +750,8 @@ func (e *engine) ftpList(s *ftpState, w int, c *ftpConn, t *task, j *ftpDirJob) 
 		}
 	}
 	e.paths.done(j.local) // its entries are claimed
+	e.sched.pushLists(j.subs)
+	j.subs = nil
 	e.ftpCheckMDTM(s, w, c, j, checks)
 	return true
 }
@@ -837,7 +841,7 @@ func (e *engine) ftpEntry(s *ftpState, j *ftpDirJob, fe ftpEntry) (mdtmCheck, bo
 			e.dirTimes[sub.local] = fe.ModTime
 			e.mu.Unlock()
 		}
-		e.sched.push(&task{list: true, host: s.host, job: sub})
+		j.subs = append(j.subs, &task{list: true, host: s.host, job: sub})
 	case fetch.EntryLink:
 		rec.URL = urlparse.FTPURL(s.urlHost, s.urlPort, s.urlUser, "", j.segs, name, 0)
 		rec.Type, rec.Target, rec.Size = TypeSymlink, fe.Target, -1
