@@ -202,7 +202,7 @@ func hostComponent(host string, port int) string {
 //
 // Directories are held in memory; files by directory, and only for the
 // directories in use: the manifest's file paths (reserveFile) are sorted
-// into a scratch file read a directory at a time (store.go's pathIndex),
+// into a scratch file read a directory at a time (runlists.go's pathIndex),
 // and a walker that claims a directory's files in one listing (FTP, HTTP)
 // says when it is done with it, which drops its files from memory (kept
 // in a scratch file of their own, read back should the directory be
