@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -189,11 +190,15 @@ func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 			name: hc.Name, value: hc.Value}
 		if hc.Domain != "" {
 			k.domain, k.hostOnly = strings.TrimPrefix(strings.ToLower(hc.Domain), "."), false
-			if host := strings.ToLower(u.Hostname()); host != k.domain && !strings.HasSuffix(host, "."+k.domain) {
+			host := strings.ToLower(u.Hostname())
+			if host != k.domain && !strings.HasSuffix(host, "."+k.domain) || net.ParseIP(host) != nil && host != k.domain {
 				// The jar refused it (RFC 6265 §5.3 step 6): written to
 				// the -c file it would be loaded for that domain next time.
 				continue
 			}
+			// An address is no domain: its cookie is the host's alone, as
+			// the jar keeps it and curl writes it (no leading dot, FALSE).
+			k.hostOnly = net.ParseIP(host) != nil
 		}
 		if k.path == "" || k.path[0] != '/' {
 			k.path = defaultCookiePath(u.Path)

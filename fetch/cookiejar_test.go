@@ -73,6 +73,23 @@ func TestCookieForAnotherDomain(t *testing.T) {
 	}
 }
 
+// TestCookieDomainAddress: a Domain that is the host's address makes a
+// host cookie, written without the leading dot and with FALSE, as curl
+// writes it (and net/http's jar keeps it); a Domain that is a part of the
+// address is refused.
+func TestCookieDomainAddress(t *testing.T) {
+	c := fetch.NewCookieJar()
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1:8080", Path: "/"}
+	c.SetCookies(u, []*http.Cookie{{Name: "a", Value: "1", Domain: "127.0.0.1"}, {Name: "b", Value: "2", Domain: "0.0.1"}})
+	var saved strings.Builder
+	if err := c.Save(&saved); err != nil {
+		t.Fatal(err)
+	}
+	if s := saved.String(); strings.Contains(s, "\tb\t") || !strings.HasSuffix(s, "\n127.0.0.1\tFALSE\t/\tFALSE\t0\ta\t1\n") {
+		t.Errorf("saved:\n%s", s)
+	}
+}
+
 // TestCookiePrefixes: a "__Secure-" cookie without Secure, and a
 // "__Host-" one without Secure, with a Domain or with a Path other than
 // "/", are dropped (RFC 6265bis §4.1.3, as curl drops them: curl's test
