@@ -284,6 +284,35 @@ func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 	}
 }
 
+// TestSecureCookieOverlayBesideCurl: over plain http a cookie that would
+// replace or shadow a Secure one held of its name (the same domain, its
+// path under the Secure one's first segment) is dropped, as curl drops
+// it (RFC 6265bis §5.6 step 15; curl's tests 414 and 1561); one of
+// another name, or under another first segment, is kept.
+func TestSecureCookieOverlayBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func([]byte) string {
+		return "HTTP/1.1 200 OK\r\nSet-Cookie: s=hacker\r\nSet-Cookie: s=deeper; path=/a/b/c\r\nSet-Cookie: s=elsewhere; path=/other\r\nSet-Cookie: t=plain; path=/a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	})
+	dir := t.TempDir()
+	held := filepath.Join(dir, "held")
+	write(t, held, "shop.example\tFALSE\t/a/b\tTRUE\t0\ts\tsecret\n")
+	cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	args := []string{"-s", "-b", held, "-x", "http://" + rec.addr, "http://shop.example/a/b/page"}
+	if err := exec.Command(curl, append(args, "-c", cjar)...).Run(); err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	if code, _, uerr := runOut(t, append(args, "-c", ujar)...); code != 0 {
+		t.Fatalf("urlget exit %d: %s", code, uerr)
+	}
+	c, u := jarLines(cjar), jarLines(ujar)
+	if len(u) != 3 || slices.ContainsFunc(u, func(l string) bool { return strings.Contains(l, "hacker") || strings.Contains(l, "deeper") }) || !slices.Equal(c, u) {
+		t.Errorf("urlget kept\n%q\ncurl\n%q", u, c)
+	}
+	rec.take()
+}
+
 // jarLines is a -c file's cookie lines (#HttpOnly_ ones included, the
 // comments not), sorted: curl writes the newest first.
 func jarLines(path string) []string {
