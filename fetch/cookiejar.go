@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -162,10 +163,17 @@ func (c *CookieJar) store(k keptCookie) {
 // by RFC 6265's cookie-date algorithm (cookieDate), as curl reads any date
 // it can: "Thu Jan  1 00:00:00 GMT 1970" has expired, not made a session
 // cookie.
+//
+// From such an origin a cookie is also dropped when it would replace or
+// shadow a Secure cookie the jar holds (RFC 6265bis §5.6 step 15, as curl
+// 7.88 applies it: overlaysSecure).
 func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 	secure := secureContext(u)
-	if slices.ContainsFunc(cookies, func(hc *http.Cookie) bool { return hc.Secure && !secure || !prefixAllowed(hc) }) {
-		cookies = slices.DeleteFunc(slices.Clone(cookies), func(hc *http.Cookie) bool { return hc.Secure && !secure || !prefixAllowed(hc) })
+	drop := func(hc *http.Cookie) bool {
+		return hc.Secure && !secure || !prefixAllowed(hc) || !secure && c.overlaysSecure(u, hc)
+	}
+	if slices.ContainsFunc(cookies, drop) {
+		cookies = slices.DeleteFunc(slices.Clone(cookies), drop)
 	}
 	cloned := false
 	for i, hc := range cookies {
@@ -189,11 +197,15 @@ func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 			name: hc.Name, value: hc.Value}
 		if hc.Domain != "" {
 			k.domain, k.hostOnly = strings.TrimPrefix(strings.ToLower(hc.Domain), "."), false
-			if host := strings.ToLower(u.Hostname()); host != k.domain && !strings.HasSuffix(host, "."+k.domain) {
+			host := strings.ToLower(u.Hostname())
+			if host != k.domain && !strings.HasSuffix(host, "."+k.domain) || net.ParseIP(host) != nil && host != k.domain {
 				// The jar refused it (RFC 6265 §5.3 step 6): written to
 				// the -c file it would be loaded for that domain next time.
 				continue
 			}
+			// An address is no domain: its cookie is the host's alone, as
+			// the jar keeps it and curl writes it (no leading dot, FALSE).
+			k.hostOnly = net.ParseIP(host) != nil
 		}
 		if k.path == "" || k.path[0] != '/' {
 			k.path = defaultCookiePath(u.Path)
@@ -208,6 +220,56 @@ func (c *CookieJar) SetCookies(u *url.URL, cookies []*http.Cookie) {
 		}
 		c.kept = append(c.kept, k)
 	}
+}
+
+// overlaysSecure tells whether hc, set by u, would overlay a Secure
+// cookie the jar holds, by curl 7.88's rule for RFC 6265bis §5.6 step 15:
+// one of its name, for the same domain (or host), whose path's first
+// segment ("/a" of "/a/b") starts hc's path, both without a trailing
+// slash. A cookie that is itself Secure is not asked about.
+func (c *CookieJar) overlaysSecure(u *url.URL, hc *http.Cookie) bool {
+	if hc.Secure {
+		return false
+	}
+	domain := strings.TrimPrefix(hc.Domain, ".")
+	if domain == "" {
+		domain = u.Hostname()
+	}
+	p := hc.Path
+	if p == "" || p[0] != '/' {
+		p = defaultCookiePath(u.Path)
+	}
+	trim := func(p string) string {
+		if len(p) > 1 {
+			return strings.TrimSuffix(p, "/")
+		}
+		return p
+	}
+	p = trim(p)
+	type key struct{ domain, path, name string }
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := map[key]keptCookie{}
+	for _, k := range c.kept {
+		if strings.EqualFold(k.name, hc.Name) {
+			last[key{k.domain, k.path, k.name}] = k
+		}
+	}
+	for _, k := range last {
+		if !k.secure || !strings.EqualFold(k.domain, domain) || !k.expires.IsZero() && !k.expires.After(now) {
+			continue
+		}
+		kp := trim(k.path)
+		n := len(kp)
+		if i := strings.IndexByte(kp[min(1, n):], '/'); i >= 0 {
+			n = i + 1
+		}
+		if len(p) >= n && strings.EqualFold(p[:n], kp[:n]) {
+			return true
+		}
+	}
+	return false
 }
 
 // prefixAllowed is RFC 6265bis §4.1.3's rule for a cookie whose name

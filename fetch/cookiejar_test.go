@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -70,6 +71,100 @@ func TestCookieForAnotherDomain(t *testing.T) {
 	}
 	if s := saved.String(); strings.Contains(s, "example.org") || !strings.Contains(s, ".example.net\tTRUE\t/\tFALSE\t0\tb\t2\n") {
 		t.Errorf("saved:\n%s", s)
+	}
+}
+
+// TestCookieDomainAddress: a Domain that is the host's address makes a
+// host cookie, written without the leading dot and with FALSE, as curl
+// writes it (and net/http's jar keeps it); a Domain that is a part of the
+// address is refused.
+func TestCookieDomainAddress(t *testing.T) {
+	c := fetch.NewCookieJar()
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1:8080", Path: "/"}
+	c.SetCookies(u, []*http.Cookie{{Name: "a", Value: "1", Domain: "127.0.0.1"}, {Name: "b", Value: "2", Domain: "0.0.1"}})
+	var saved strings.Builder
+	if err := c.Save(&saved); err != nil {
+		t.Fatal(err)
+	}
+	if s := saved.String(); strings.Contains(s, "\tb\t") || !strings.HasSuffix(s, "\n127.0.0.1\tFALSE\t/\tFALSE\t0\ta\t1\n") {
+		t.Errorf("saved:\n%s", s)
+	}
+}
+
+// TestCookieOverlaysSecure: over plain http a cookie that would replace
+// or shadow a Secure one of its name, domain and first path segment is
+// dropped (RFC 6265bis §5.6 step 15, as curl 7.88 drops it): curl's tests
+// 1561 (its -c file's cookies, in any order) and 414 (the Cookie sent
+// after).
+func TestCookieOverlaysSecure(t *testing.T) {
+	set := func(c *fetch.CookieJar, raw string, lines ...string) {
+		u, _ := url.Parse(raw)
+		h := http.Header{}
+		for _, l := range lines {
+			h.Add("Set-Cookie", l)
+		}
+		c.SetCookies(u, (&http.Response{Header: h}).Cookies())
+	}
+	c := fetch.NewCookieJar()
+	set(c, "https://www.example.com/15610001",
+		"super=secret; domain=example.com; path=/1561; secure;",
+		"supersuper=secret; domain=example.com; path=/1561/login/; secure;",
+		"__Secure-SID=12345; Domain=example.com",
+		"__SecURE-SID=12346; Secure; Domain=example.com",
+		"supersupersuper=secret; __Secure-SID=12346; Secure; Domain=example.com",
+		"__Host-SID=22345",
+		"__Host-SID=22346; Secure",
+		"__Host-SID=22347; Domain=example.com",
+		"__Host-SID=22348; Domain=example.com; Path=/",
+		"__Host-SID=22349; Secure; Domain=example.com; Path=/",
+		"__Host-SID=12346; Secure; Path=/")
+	set(c, "http://www.example.com/15610002",
+		"super=plain; domain=example.com; path=/1561; httponly;",
+		"super=plain; domain=example.com; path=/1561/; httponly;",
+		"super=plain; domain=example.com; path=/15; httponly;",
+		"public=yes; domain=example.com; path=/foo;",
+		"supersuper=plain; domain=example.com; path=/1561/login/en;",
+		"supersuper=plain; domain=example.com; path=/1561/login;",
+		"secureoverhttp=yes; domain=example.com; path=/1561; secure;",
+		"__Secure-SID=22345; Domain=example.com",
+		"__SecuRE-SID=22346; Secure; Domain=example.com",
+		"__Host-SID=32345",
+		"__Host-SID=32346; Secure",
+		"__Host-SID=32347; Domain=example.com",
+		"__Host-SID=32348; Domain=example.com; Path=/",
+		"__Host-SID=32349; Secure; Domain=example.com; Path=/",
+		"__Host-SID=32350; Secure; Path=/")
+	var saved strings.Builder
+	if err := c.Save(&saved); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(saved.String(), "\n") {
+		if l != "" && (!strings.HasPrefix(l, "#") || strings.HasPrefix(l, "#HttpOnly_")) {
+			got = append(got, l)
+		}
+	}
+	want := []string{ // curl's test 1561, its order
+		".example.com\tTRUE\t/foo\tFALSE\t0\tpublic\tyes",
+		"#HttpOnly_.example.com\tTRUE\t/15\tFALSE\t0\tsuper\tplain",
+		"www.example.com\tFALSE\t/\tTRUE\t0\t__Host-SID\t12346",
+		".example.com\tTRUE\t/\tTRUE\t0\tsupersupersuper\tsecret",
+		".example.com\tTRUE\t/\tTRUE\t0\t__SecURE-SID\t12346",
+		".example.com\tTRUE\t/1561/login/\tTRUE\t0\tsupersuper\tsecret",
+		".example.com\tTRUE\t/1561\tTRUE\t0\tsuper\tsecret",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("1561: saved\n%q\nwant (curl)\n%q", got, want)
+	}
+
+	c = fetch.NewCookieJar()
+	set(c, "https://attack.invalid/a/b/414", "SESSIONID=originaltoken; secure", "second=originaltoken; secure; path=/a")
+	set(c, "http://attack.invalid/a/b/4140002", "SESSIONID=hacker; domain=attack.invalid;", "second=replacement; path=/a/b")
+	u, _ := url.Parse("https://attack.invalid/a/b/4140003")
+	if got, want := c.CookieHeader(u), "SESSIONID=originaltoken; second=originaltoken"; got != want {
+		t.Errorf("414: Cookie: %q, want (curl) %q", got, want)
 	}
 }
 

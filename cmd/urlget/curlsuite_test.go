@@ -262,16 +262,6 @@ func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 	rec.setAnswer(func([]byte) string {
 		return "HTTP/1.1 200 OK\r\nSet-Cookie: s=1; Secure\r\nSet-Cookie: p=2\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 	})
-	cookieLines := func(path string) []string {
-		b, _ := os.ReadFile(path)
-		var out []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if l != "" && (!strings.HasPrefix(l, "#") || strings.HasPrefix(l, "#HttpOnly_")) {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		args []string
 		want int // cookies kept
@@ -287,12 +277,93 @@ func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 		if code, _, uerr := runOut(t, append([]string{"-s", "-c", ujar}, tc.args...)...); code != 0 {
 			t.Fatalf("urlget exit %d: %s", code, uerr)
 		}
-		c, u := cookieLines(cjar), cookieLines(ujar)
-		slices.Sort(c) // curl writes the newest first
-		slices.Sort(u)
+		c, u := jarLines(cjar), jarLines(ujar)
 		if len(u) != tc.want || strings.Join(c, "\n") != strings.Join(u, "\n") {
 			t.Errorf("%q: urlget kept\n%q\ncurl\n%q", tc.args, u, c)
 		}
+	}
+}
+
+// TestSecureCookieOverlayBesideCurl: over plain http a cookie that would
+// replace or shadow a Secure one held of its name (the same domain, its
+// path under the Secure one's first segment) is dropped, as curl drops
+// it (RFC 6265bis §5.6 step 15; curl's tests 414 and 1561); one of
+// another name, or under another first segment, is kept.
+func TestSecureCookieOverlayBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func([]byte) string {
+		return "HTTP/1.1 200 OK\r\nSet-Cookie: s=hacker\r\nSet-Cookie: s=deeper; path=/a/b/c\r\nSet-Cookie: s=elsewhere; path=/other\r\nSet-Cookie: t=plain; path=/a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	})
+	dir := t.TempDir()
+	held := filepath.Join(dir, "held")
+	write(t, held, "shop.example\tFALSE\t/a/b\tTRUE\t0\ts\tsecret\n")
+	cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	args := []string{"-s", "-b", held, "-x", "http://" + rec.addr, "http://shop.example/a/b/page"}
+	if err := exec.Command(curl, append(args, "-c", cjar)...).Run(); err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	if code, _, uerr := runOut(t, append(args, "-c", ujar)...); code != 0 {
+		t.Fatalf("urlget exit %d: %s", code, uerr)
+	}
+	c, u := jarLines(cjar), jarLines(ujar)
+	if len(u) != 3 || slices.ContainsFunc(u, func(l string) bool { return strings.Contains(l, "hacker") || strings.Contains(l, "deeper") }) || !slices.Equal(c, u) {
+		t.Errorf("urlget kept\n%q\ncurl\n%q", u, c)
+	}
+	rec.take()
+}
+
+// jarLines is a -c file's cookie lines (#HttpOnly_ ones included, the
+// comments not), sorted: curl writes the newest first.
+func jarLines(path string) []string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && (!strings.HasPrefix(l, "#") || strings.HasPrefix(l, "#HttpOnly_")) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestHttpOnlyJarBesideCurl: a cookie set HttpOnly is written to the -c
+// file as curl writes it, its line starting "#HttpOnly_", and the others
+// as curl's lines: a Domain that is the host's address makes no domain
+// cookie (no leading dot, FALSE), as curl keeps it.
+func TestHttpOnlyJarBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	rec.setAnswer(func([]byte) string {
+		return "HTTP/1.1 200 OK\r\nSet-Cookie: h=1; HttpOnly; Path=/\r\nSet-Cookie: p=2; path=/dir; expires=Fri, 01 Jan 2100 00:00:00 GMT\r\nSet-Cookie: d=3; domain=127.0.0.1; httponly; path=/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+	})
+	dir := t.TempDir()
+	cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	url := "http://" + rec.addr + "/dir/page"
+	if err := exec.Command(curl, "-s", "-c", cjar, url).Run(); err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	if code, _, uerr := runOut(t, "-s", "-c", ujar, url); code != 0 {
+		t.Fatalf("urlget exit %d: %s", code, uerr)
+	}
+	c, u := jarLines(cjar), jarLines(ujar)
+	if len(u) != 3 || !slices.Contains(u, "#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\th\t1") || !slices.Equal(c, u) {
+		t.Errorf("urlget wrote\n%q\ncurl\n%q", u, c)
+	}
+	rec.take()
+}
+
+// TestConfigTabBesideCurl: a -K value's escaped trailing tab stays in
+// it, as curl keeps it (its test 17): the User-Agent goes out ending in
+// the tab, the request byte for byte curl's.
+func TestConfigTabBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	conf := "#\n# a request without '--':\nrequest MOOO\n-A \"agent007 license to drill\\t\"\n--max-time 180\n"
+	creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, []string{"-s", "-K", "-", "http://" + rec.addr + "/that.site.com/17"}, conf)
+	if len(creqs) != 1 || len(ureqs) != 1 || string(creqs[0]) != string(ureqs[0]) ||
+		!strings.Contains(string(ureqs[0]), "\r\nUser-Agent: agent007 license to drill\t\r\n") {
+		t.Errorf("urlget sent %q, curl %q", ureqs, creqs)
 	}
 }
 

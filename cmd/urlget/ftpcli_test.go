@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,6 +228,64 @@ func TestFTPCCCBesideCurl(t *testing.T) {
 			}
 			if strings.Join(lines[1], "\n") != strings.Join(lines[0], "\n") {
 				t.Errorf("urlget sent\n\t%s\ncurl\n\t%s", strings.Join(lines[1], "\n\t"), strings.Join(lines[0], "\n\t"))
+			}
+		})
+	}
+}
+
+// TestFTPSessionBesideCurl: the commands of an ftp session are curl's,
+// beside curl (issue 40): the anonymous password is curl's address, which
+// names no one (PASS ftp@example.com, not $USER@hostname); -C past the
+// file's end is exit 36, the session ended with QUIT;
+// --ftp-alternative-to-user sends its command when USER is refused;
+// --ftp-skip-pasv-ip connects to the control connection's peer whatever
+// address PASV names.
+func TestFTPSessionBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	refuseAnonymous := func(ss *ftptest.Session, verb, arg string) bool {
+		switch {
+		case verb == "USER" && arg == "anonymous":
+			ss.Reply(530, "We don't like USER commands")
+			return true
+		case verb == "PASS":
+			ss.LogIn()
+			ss.Reply(230, "Logged in")
+			return true
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		name string
+		conf func(*ftptest.Server)
+		args []string
+		code int
+		want []string // lines urlget must send, in order
+	}{
+		{"anonymous", nil, nil, 0, []string{"USER anonymous", "PASS ftp@example.com"}},
+		{"-C past the end", nil, []string{"-C", "100"}, 36, []string{"SIZE hello.bin", "QUIT"}},
+		{"--ftp-alternative-to-user", func(s *ftptest.Server) { s.Hook = refuseAnonymous },
+			[]string{"--ftp-alternative-to-user", "USER replacement"}, 0, []string{"USER anonymous", "USER replacement", "PASS ftp@example.com"}},
+		{"--ftp-skip-pasv-ip", func(s *ftptest.Server) { s.NoEPSV, s.PASVAddress = true, "127.0.0.2" },
+			[]string{"--ftp-skip-pasv-ip"}, 0, []string{"EPSV", "PASV", "RETR hello.bin"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines [2][]string
+			for i, client := range []string{"curl", "urlget"} {
+				s := newFTPServer(t)
+				if tc.conf != nil {
+					s.Configure(tc.conf)
+				}
+				code, _ := runClient(t, curl, client, append(append([]string{"-s", "-o", os.DevNull}, tc.args...), "ftp://"+s.Addr+"/pub/hello.bin")...)
+				if code != tc.code {
+					t.Errorf("%s: exit %d, want %d", client, code, tc.code)
+				}
+				lines[i] = s.Lines()
+			}
+			if strings.Join(lines[1], "\n") != strings.Join(lines[0], "\n") {
+				t.Errorf("urlget sent\n\t%s\ncurl\n\t%s", strings.Join(lines[1], "\n\t"), strings.Join(lines[0], "\n\t"))
+			}
+			if got := slices.DeleteFunc(slices.Clone(lines[1]), func(l string) bool { return !slices.Contains(tc.want, l) }); !slices.Equal(got, tc.want) {
+				t.Errorf("urlget sent %q, want %q in that order", lines[1], tc.want)
 			}
 		})
 	}
