@@ -58,7 +58,7 @@ type ftpDirJob struct {
 	// listed once already: the next look (on another connection) decides.
 	doubt string
 	view  *dirView // the local directory, while its entries are handled
-	subs  []*task  // the listings of its subdirectories, while they are
+	subs  []*task  // its subdirectories' listings, pushed once its entries are handled
 }
 
 // dirEntry is what a directory's record takes from its parent's listing

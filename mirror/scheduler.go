@@ -54,13 +54,18 @@ func newScheduler(hostCap int) *scheduler {
 
 func (s *scheduler) push(t *task) {
 	s.mu.Lock()
+	s.queue(t)
+	s.mu.Unlock()
+	s.cond.Signal()
+}
+
+// queue appends t to its queue (s.mu held).
+func (s *scheduler) queue(t *task) {
 	if t.list {
 		s.lists = append(s.lists, t)
 	} else {
 		s.files = append(s.files, t)
 	}
-	s.mu.Unlock()
-	s.cond.Signal()
 }
 
 // pushLists adds the listings of a directory's subdirectories, to be
@@ -171,29 +176,21 @@ func (s *scheduler) tryFile(host string) *task {
 }
 
 // done ends a task taken with next or tryFile.
-func (s *scheduler) done(t *task) {
-	s.mu.Lock()
-	s.active--
-	if t.slot {
-		s.perHost[t.host]--
-		t.slot = false
-	}
-	s.mu.Unlock()
-	s.cond.Broadcast()
-}
+func (s *scheduler) done(t *task) { s.end(t, false) }
 
 // requeue puts a task taken with next or tryFile back (to be tried again).
-func (s *scheduler) requeue(t *task) {
+func (s *scheduler) requeue(t *task) { s.end(t, true) }
+
+// end ends a task taken, putting it back with again.
+func (s *scheduler) end(t *task, again bool) {
 	s.mu.Lock()
 	s.active--
 	if t.slot {
 		s.perHost[t.host]--
 		t.slot = false
 	}
-	if t.list {
-		s.lists = append(s.lists, t)
-	} else {
-		s.files = append(s.files, t)
+	if again {
+		s.queue(t)
 	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
