@@ -269,15 +269,7 @@ func TestSecureCookieOverHTTPBesideCurl(t *testing.T) {
 		{[]string{"-x", "http://" + rec.addr, "http://shop.example/"}, 1},
 		{[]string{"http://" + rec.addr + "/"}, 2}, // 127.0.0.1: a secure context
 	} {
-		dir := t.TempDir()
-		cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
-		if err := exec.Command(curl, append([]string{"-s", "-c", cjar}, tc.args...)...).Run(); err != nil {
-			t.Fatalf("curl: %v", err)
-		}
-		if code, _, uerr := runOut(t, append([]string{"-s", "-c", ujar}, tc.args...)...); code != 0 {
-			t.Fatalf("urlget exit %d: %s", code, uerr)
-		}
-		c, u := jarLines(cjar), jarLines(ujar)
+		c, u := jarsBesideCurl(t, curl, tc.args...)
 		if len(u) != tc.want || strings.Join(c, "\n") != strings.Join(u, "\n") {
 			t.Errorf("%q: urlget kept\n%q\ncurl\n%q", tc.args, u, c)
 		}
@@ -298,19 +290,26 @@ func TestSecureCookieOverlayBesideCurl(t *testing.T) {
 	dir := t.TempDir()
 	held := filepath.Join(dir, "held")
 	write(t, held, "shop.example\tFALSE\t/a/b\tTRUE\t0\ts\tsecret\n")
-	cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
-	args := []string{"-s", "-b", held, "-x", "http://" + rec.addr, "http://shop.example/a/b/page"}
-	if err := exec.Command(curl, append(args, "-c", cjar)...).Run(); err != nil {
-		t.Fatalf("curl: %v", err)
-	}
-	if code, _, uerr := runOut(t, append(args, "-c", ujar)...); code != 0 {
-		t.Fatalf("urlget exit %d: %s", code, uerr)
-	}
-	c, u := jarLines(cjar), jarLines(ujar)
+	c, u := jarsBesideCurl(t, curl, "-b", held, "-x", "http://"+rec.addr, "http://shop.example/a/b/page")
 	if len(u) != 3 || slices.ContainsFunc(u, func(l string) bool { return strings.Contains(l, "hacker") || strings.Contains(l, "deeper") }) || !slices.Equal(c, u) {
 		t.Errorf("urlget kept\n%q\ncurl\n%q", u, c)
 	}
 	rec.take()
+}
+
+// jarsBesideCurl runs curl, then urlget, with -s, args and a -c file of
+// its own each, and gives the cookie lines each wrote (jarLines).
+func jarsBesideCurl(t *testing.T, curl string, args ...string) (c, u []string) {
+	t.Helper()
+	dir := t.TempDir()
+	cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
+	if err := exec.Command(curl, append([]string{"-s", "-c", cjar}, args...)...).Run(); err != nil {
+		t.Fatalf("curl: %v", err)
+	}
+	if code, _, uerr := runOut(t, append([]string{"-s", "-c", ujar}, args...)...); code != 0 {
+		t.Fatalf("urlget exit %d: %s", code, uerr)
+	}
+	return jarLines(cjar), jarLines(ujar)
 }
 
 // jarLines is a -c file's cookie lines (#HttpOnly_ ones included, the
@@ -337,16 +336,7 @@ func TestHttpOnlyJarBesideCurl(t *testing.T) {
 	rec.setAnswer(func([]byte) string {
 		return "HTTP/1.1 200 OK\r\nSet-Cookie: h=1; HttpOnly; Path=/\r\nSet-Cookie: p=2; path=/dir; expires=Fri, 01 Jan 2100 00:00:00 GMT\r\nSet-Cookie: d=3; domain=127.0.0.1; httponly; path=/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 	})
-	dir := t.TempDir()
-	cjar, ujar := filepath.Join(dir, "c"), filepath.Join(dir, "u")
-	url := "http://" + rec.addr + "/dir/page"
-	if err := exec.Command(curl, "-s", "-c", cjar, url).Run(); err != nil {
-		t.Fatalf("curl: %v", err)
-	}
-	if code, _, uerr := runOut(t, "-s", "-c", ujar, url); code != 0 {
-		t.Fatalf("urlget exit %d: %s", code, uerr)
-	}
-	c, u := jarLines(cjar), jarLines(ujar)
+	c, u := jarsBesideCurl(t, curl, "http://"+rec.addr+"/dir/page")
 	if len(u) != 3 || !slices.Contains(u, "#HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\th\t1") || !slices.Equal(c, u) {
 		t.Errorf("urlget wrote\n%q\ncurl\n%q", u, c)
 	}
