@@ -15,11 +15,12 @@ import (
 func TestFilesLockDir(t *testing.T) {
 	var d Files
 	unlockA := d.lockDir("/out/a/f1.bin.part")
-	got := make(chan struct{})
+	got, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		unlock := d.lockDir("/out/a/f2.bin")
 		close(got)
 		unlock()
+		close(done)
 	}()
 	d.lockDir("/out/b/f3.bin.part")() // another directory: not held up
 	select {
@@ -29,6 +30,7 @@ func TestFilesLockDir(t *testing.T) {
 	}
 	unlockA()
 	<-got
+	<-done // the second file's unlock has returned
 	d.mu.Lock()
 	left := len(d.dirs)
 	d.mu.Unlock()
