@@ -253,3 +253,48 @@ func TestGatewayUploadBesideCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyDigestBesideCurl: --proxy-digest sends the first request to
+// the proxy without credentials and answers its 407's Digest challenge
+// (MD5, qop=auth) with a response the proxy checks, as curl does.
+func TestProxyDigestBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	d := &fetchtest.DigestAuth{Realm: "proxy", User: "u", Password: "pw", QOP: "auth"}
+	proxy := fetchtest.NewProxy(t, func(w io.Writer, req *http.Request) {
+		if auth := req.Header.Get("Proxy-Authorization"); auth != "" && d.Check(req.Method, req.URL.RequestURI(), auth) == nil {
+			io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
+			return
+		}
+		io.WriteString(w, "HTTP/1.1 407 Who\r\nProxy-Authenticate: "+d.Challenge(false)+"\r\nContent-Length: 0\r\n\r\n")
+	})
+	for _, client := range []string{"curl", "urlget"} {
+		seen := len(proxy.Requests())
+		code, out := runClient(t, curl, client, "-s", "-x", proxy.Addr, "-U", "u:pw", "--proxy-digest", "http://origin.example/p")
+		reqs := proxy.Requests()[seen:]
+		if code != 0 || out != "ok\n" || len(reqs) != 2 || reqs[0].ProxyAuth != "" || !strings.HasPrefix(reqs[1].ProxyAuth, "Digest ") {
+			t.Errorf("%s: exit %d, %q; the proxy was asked %q", client, code, out, reqs)
+		}
+	}
+}
+
+// TestProxyHeaderBesideCurl: --proxy-header lines go to the HTTP proxy a
+// request is sent to, after the -H lines, "Name:" removing a field
+// (Proxy-Connection) and "Name;" sending it empty, as curl's. (A line
+// naming a field of urlget's own, "Accept: text/x", replaces it; curl
+// 7.88 sends its "Accept: */*" and the line both.)
+func TestProxyHeaderBesideCurl(t *testing.T) {
+	curl := testserver.Require(t, "curl")
+	rec := newRecorder(t)
+	for _, args := range [][]string{
+		{"--proxy-header", "X-P: 1", "--proxy-header", "Proxy-Connection:", "-H", "X-S: 2", "http://origin.invalid/p"},
+		{"--proxy-header", "X-Empty;", "-H", "X-S: 2", "--proxy-header", "X-Q: 3", "http://origin.invalid/q"},
+	} {
+		creqs, ureqs, _, _ := sendBesideCurl(t, curl, rec, append([]string{"-s", "-x", "http://" + rec.addr}, args...), "")
+		if len(creqs) != 1 || len(ureqs) != 1 {
+			t.Fatalf("%q: curl sent %d requests, urlget %d", args, len(creqs), len(ureqs))
+		}
+		if c, u := comparableRequest(creqs[0]), comparableRequest(ureqs[0]); c != u || !strings.Contains(u, "\r\nX-") {
+			t.Errorf("%q: requests differ:\nurlget %q\ncurl   %q", args, u, c)
+		}
+	}
+}
