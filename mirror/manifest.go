@@ -274,7 +274,7 @@ func (m *manifest) get(url string) (Record, bool) {
 		return Record{}, false
 	}
 	var r Record
-	if json.Unmarshal(line, &r) != nil {
+	if decodeRecord(line, &r) != nil {
 		return Record{}, false
 	}
 	return r, true
@@ -308,7 +308,7 @@ func (m *manifest) eachIf(journal bool, want func(line []byte) bool, fn func(Rec
 			continue
 		}
 		var r Record
-		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+		if decodeRecord(line, &r) != nil || r.URL == "" {
 			continue
 		}
 		if !fn(r) {
@@ -347,7 +347,7 @@ func (m *manifest) eachJournal(journal bool, fn func(Record) bool) error {
 			break
 		}
 		var r Record
-		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+		if decodeRecord(line, &r) != nil || r.URL == "" {
 			continue
 		}
 		if !fn(r) {
@@ -523,7 +523,7 @@ func ReadManifest(dir string) (url string, recs []Record, err error) {
 			break
 		}
 		var r Record
-		if err := json.Unmarshal(line, &r); err != nil || r.URL == "" {
+		if err := decodeRecord(line, &r); err != nil || r.URL == "" {
 			continue
 		}
 		if r.Status == StatusDeleted {

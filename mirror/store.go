@@ -642,7 +642,7 @@ func (m *manifest) journalSourcesOf(lr *lineReader) (*runs, error) {
 			return entry{k: keyOf(u), line: bytes.Clone(line), deleted: deletedLine(line)}, true
 		}
 		var r Record
-		if json.Unmarshal(line, &r) != nil || r.URL == "" {
+		if decodeRecord(line, &r) != nil || r.URL == "" {
 			return entry{}, false
 		}
 		b, _ := json.Marshal(r)
