@@ -3,6 +3,7 @@ package mirror
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // decodeRecord parses a manifest line into r, as json.Unmarshal does.
@@ -145,4 +146,22 @@ func (r *Record) stringField(k string) *string {
 		return &r.Error
 	}
 	return nil
+}
+
+// decodePathLine parses a line of a pathIndex file into pl, as
+// json.Unmarshal does: a line as Marshal writes it in one pass (as
+// decodeRecord reads records), any other by json.Unmarshal.
+func decodePathLine(line []byte, pl *pathLine) error {
+	const pre, mid = `{"url":`, `,"owner":`
+	if s := string(line); strings.HasPrefix(s, pre) {
+		p, n, ok := quickString(s, len(pre))
+		if ok && strings.HasPrefix(s[n:], mid) {
+			if o, e, ok := quickString(s, n+len(mid)); ok && e == len(s)-1 && s[e] == '}' {
+				*pl = pathLine{Path: p, Owner: o}
+				return nil
+			}
+		}
+	}
+	*pl = pathLine{}
+	return json.Unmarshal(line, pl)
 }

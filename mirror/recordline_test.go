@@ -21,7 +21,6 @@ func TestDecodeRecordIsUnmarshal(t *testing.T) {
 		}
 		return plain[rnd.Intn(len(plain))]
 	}
-	const noise = ` {}[]",:\0123456789-tfnule.UR`
 	quick := 0
 	for i := 0; i < 20000; i++ {
 		rec := Record{URL: pick(), Path: pick(), Type: pick(), Name: pick(), ItemType: pick(),
@@ -34,24 +33,7 @@ func TestDecodeRecordIsUnmarshal(t *testing.T) {
 		}
 		line := string(b)
 		if i%2 == 1 {
-			m := []byte(line)
-			for k := rnd.Intn(3); k >= 0; k-- {
-				switch p := rnd.Intn(len(m)); rnd.Intn(4) {
-				case 0:
-					m[p] = noise[rnd.Intn(len(noise))]
-				case 1:
-					m = append(m[:p], m[p+1:]...)
-				case 2:
-					m = append(m[:p], append([]byte{noise[rnd.Intn(len(noise))]}, m[p:]...)...)
-				default:
-					q := rnd.Intn(len(m)) // a piece repeated: keys twice, and the like
-					if p > q {
-						p, q = q, p
-					}
-					m = append(m[:q], append([]byte(string(m[p:q])), m[q:]...)...)
-				}
-			}
-			line = string(m)
+			line = mutateLine(rnd, line)
 		} else if quickRecord(line, new(Record)) {
 			quick++
 		} else if !strings.ContainsAny(line, "\\é\xff\u2028<&>") {
@@ -85,6 +67,50 @@ func TestRecordKeysAllRead(t *testing.T) {
 		case key == "size" && f.Type.Kind() == reflect.Int64, key == "unconfirmed" && f.Type.Kind() == reflect.Bool:
 		default:
 			t.Errorf("Record.%s (json %q, %s): quickRecord does not read it", f.Name, key, f.Type)
+		}
+	}
+}
+
+// mutateLine changes a few bytes of line at random: replaced, dropped,
+// added, or a piece of it repeated (keys twice, and the like).
+func mutateLine(rnd *rand.Rand, line string) string {
+	const noise = ` {}[]",:\0123456789-tfnule.UR`
+	m := []byte(line)
+	for k := rnd.Intn(3); k >= 0 && len(m) > 0; k-- {
+		switch p := rnd.Intn(len(m)); rnd.Intn(4) {
+		case 0:
+			m[p] = noise[rnd.Intn(len(noise))]
+		case 1:
+			m = append(m[:p], m[p+1:]...)
+		case 2:
+			m = append(m[:p], append([]byte{noise[rnd.Intn(len(noise))]}, m[p:]...)...)
+		default:
+			q := rnd.Intn(len(m))
+			if p > q {
+				p, q = q, p
+			}
+			m = append(m[:q], append([]byte(string(m[p:q])), m[q:]...)...)
+		}
+	}
+	return string(m)
+}
+
+// decodePathLine gives what json.Unmarshal gives, on lines as Marshal
+// writes them and on those lines changed at random.
+func TestDecodePathLineIsUnmarshal(t *testing.T) {
+	rnd := rand.New(rand.NewSource(3))
+	names := []string{"", "d00/s01/f.bin", "ftp://h/pub/d00/s01/f.bin", `a"b`, "é", "x\\y"}
+	for i := 0; i < 20000; i++ {
+		b, _ := json.Marshal(pathLine{Path: names[rnd.Intn(len(names))], Owner: names[rnd.Intn(len(names))]})
+		line := string(b)
+		if i%2 == 1 {
+			line = mutateLine(rnd, line)
+		}
+		var got, want pathLine
+		gerr := decodePathLine([]byte(line), &got)
+		werr := json.Unmarshal([]byte(line), &want)
+		if (gerr == nil) != (werr == nil) || gerr == nil && got != want {
+			t.Fatalf("line %s: decodePathLine %+v, %v; json.Unmarshal %+v, %v", line, got, gerr, want, werr)
 		}
 	}
 }

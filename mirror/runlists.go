@@ -131,7 +131,7 @@ func (ix *pathIndex) seal(m *manifest, keep func(p, owner string)) error {
 				return lr.failed()
 			}
 			var pl pathLine
-			if json.Unmarshal(line, &pl) == nil {
+			if decodePathLine(line, &pl) == nil {
 				keep(pl.Path, pl.Owner)
 			}
 		}
@@ -179,7 +179,7 @@ func (ix *pathIndex) load(b string) map[string]string {
 				off = -1 // older than any release
 			}
 			var pl pathLine
-			if json.Unmarshal(line, &pl) != nil || spilled && bucketOf(pl.Path) != b || ix.isReleased(pl.Path, off) {
+			if decodePathLine(line, &pl) != nil || spilled && bucketOf(pl.Path) != b || ix.isReleased(pl.Path, off) {
 				continue
 			}
 			out[pl.Path] = pl.Owner

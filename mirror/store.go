@@ -168,6 +168,9 @@ func newLineReaderSize(f *os.File, off, end int64, size int) *lineReader {
 	if end < 0 {
 		end = 1 << 62
 	}
+	if n := end - off; n < int64(size) {
+		size = int(max(n, 16)) // a bucket's few records need no 64 KiB buffer each
+	}
 	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, off, end-off), size), off: off}
 }
 
@@ -813,13 +816,19 @@ func (c *lru) add(b *block) {
 func readBlock(f *os.File, bucket string, s span) (*block, error) {
 	b := &block{bucket: bucket, recs: map[string][]byte{}}
 	lr := newLineReader(f, s.off, s.end)
+	var arena []byte // the lines kept, in one allocation when the span is known
+	if s.end > s.off {
+		arena = make([]byte, 0, s.end-s.off)
+	}
 	for {
 		line, _, ok := lr.next()
 		if !ok {
 			break
 		}
 		if u := lineURL(line); u != "" {
-			b.recs[u] = bytes.Clone(line)
+			start := len(arena)
+			arena = append(arena, line...)
+			b.recs[u] = arena[start:len(arena):len(arena)]
 		}
 	}
 	return b, lr.failed()
