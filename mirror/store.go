@@ -90,6 +90,9 @@ func lineURL(line []byte) string {
 	}
 	if len(line) > 0 && line[0] == '"' {
 		// A URL list's line (urlLine).
+		if u, n, ok := quickString(string(line), 0); ok && n == len(line) {
+			return u
+		}
 		var u string
 		if json.Unmarshal(line, &u) != nil {
 			return ""
@@ -815,21 +818,34 @@ func (c *lru) add(b *block) {
 // readBlock reads the records of a bucket from f.
 func readBlock(f *os.File, bucket string, s span) (*block, error) {
 	b := &block{bucket: bucket, recs: map[string][]byte{}}
-	lr := newLineReader(f, s.off, s.end)
-	var arena []byte // the lines kept, in one allocation when the span is known
-	if s.end > s.off {
-		arena = make([]byte, 0, s.end-s.off)
+	if s.end < 0 {
+		lr := newLineReader(f, s.off, s.end)
+		for {
+			line, _, ok := lr.next()
+			if !ok {
+				return b, lr.failed()
+			}
+			if u := lineURL(line); u != "" {
+				b.recs[u] = bytes.Clone(line)
+			}
+		}
 	}
-	for {
-		line, _, ok := lr.next()
-		if !ok {
-			break
+	// The span is known: read in one piece, its lines kept where they lie.
+	buf := make([]byte, max(s.end-s.off, 0))
+	n, err := io.ReadFull(io.NewSectionReader(f, s.off, int64(len(buf))), buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return b, err
+	}
+	for rest := buf[:n]; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i:i], rest[i+1:]
+		} else {
+			rest = nil
 		}
 		if u := lineURL(line); u != "" {
-			start := len(arena)
-			arena = append(arena, line...)
-			b.recs[u] = arena[start:len(arena):len(arena)]
+			b.recs[u] = line
 		}
 	}
-	return b, lr.failed()
+	return b, nil
 }
