@@ -353,3 +353,39 @@ func CipherSuites(list string) ([]uint16, error) {
 }
 
 func isTLS13(id uint16) bool { return id>>8 == 0x13 }
+
+// tlsConfig is the TLS configuration of a connection to a server.
+func (c *Client) tlsConfig() *tls.Config {
+	t := c.baseTLSConfig()
+	if len(c.CRLs) > 0 && !t.InsecureSkipVerify {
+		t.VerifyConnection = verifyCRLs(c.CRLs, t.VerifyConnection)
+	}
+	return t
+}
+
+// baseTLSConfig is what a server's and a proxy's TLS share.
+func (c *Client) baseTLSConfig() *tls.Config {
+	var t *tls.Config
+	if c.TLS != nil {
+		t = c.TLS.Clone()
+	} else {
+		t = &tls.Config{}
+	}
+	if c.Insecure {
+		t.InsecureSkipVerify = true
+	}
+	if len(c.PinnedPubKeys) > 0 {
+		t.VerifyConnection = verifyPin(c.PinnedPubKeys, t.VerifyConnection)
+	}
+	return t
+}
+
+// proxyTLSConfig is the TLS configuration of a connection to an https://
+// proxy: the server's, unverified with ProxyInsecure.
+func (c *Client) proxyTLSConfig() *tls.Config {
+	t := c.baseTLSConfig()
+	if c.ProxyInsecure {
+		t.InsecureSkipVerify = true
+	}
+	return t
+}
