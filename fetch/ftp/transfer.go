@@ -198,10 +198,10 @@ func (t *Transfer) tune() {
 	if t.verb == "STOR" || t.verb == "APPE" {
 		return
 	}
-	if tc, ok := fetch.ConnLayer[*net.TCPConn](t.data); ok {
-		tc.SetReadBuffer(4 << 20) // TLS too, where ReadToEnd does nothing
+	t.bulk = fetch.ReadToEnd(t.data) // the receive buffer set with the mark
+	if tc, ok := fetch.ConnLayer[*net.TCPConn](t.data); ok && t.bulk == nil {
+		tc.SetReadBuffer(fetch.LowWaterBuffer) // TLS too, where ReadToEnd does nothing
 	}
-	t.bulk = fetch.ReadToEnd(t.data)
 	if _, isTLS := t.data.(*tls.Conn); !t.halfClose || isTLS {
 		// TLS: the close_notify would end the server's side too.
 		return
