@@ -36,7 +36,7 @@ func TestDecodeRecordIsUnmarshal(t *testing.T) {
 			line = mutateLine(rnd, line)
 		} else if quickRecord(line, new(Record)) {
 			quick++
-		} else if !strings.ContainsAny(line, "\\é\xff\u2028<&>") {
+		} else if !strings.ContainsRune(line, '\\') && strings.IndexFunc(line, func(r rune) bool { return r >= 0x80 }) < 0 {
 			t.Fatalf("a plain line as Marshal writes it was not read in one pass: %s", line)
 		}
 		var got, want Record
