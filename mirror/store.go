@@ -815,22 +815,10 @@ func (c *lru) add(b *block) {
 	}
 }
 
-// readBlock reads the records of a bucket from f.
+// readBlock reads the records of a bucket from f: its span in the index
+// (whose end is always known) in one read, the lines kept where they lie.
 func readBlock(f *os.File, bucket string, s span) (*block, error) {
 	b := &block{bucket: bucket, recs: map[string][]byte{}}
-	if s.end < 0 {
-		lr := newLineReader(f, s.off, s.end)
-		for {
-			line, _, ok := lr.next()
-			if !ok {
-				return b, lr.failed()
-			}
-			if u := lineURL(line); u != "" {
-				b.recs[u] = bytes.Clone(line)
-			}
-		}
-	}
-	// The span is known: read in one piece, its lines kept where they lie.
 	buf := make([]byte, max(s.end-s.off, 0))
 	n, err := io.ReadFull(io.NewSectionReader(f, s.off, int64(len(buf))), buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
